@@ -1,0 +1,248 @@
+/*
+ * mpcore.h - the Motor message-passing core: a flat C ABI over MPI.
+ *
+ * Every function returns 0 (or a documented non-negative value) on success and a
+ * negative MP_E* code on failure.  Handles are small integers, constants are
+ * Motor's own (translated to the MPI library's values inside the core), and the
+ * status has one fixed layout, so callers never depend on which MPI library or
+ * ABI is underneath.
+ *
+ * Each function is marked
+ *   [fast]      never waits: safe to call with SuppressGCTransition (no GC can
+ *               start while it runs, so it must return promptly);
+ *   [blocking]  may wait for other ranks: call it with a normal GC transition.
+ *   [any thread] touches no MPI state and may be called from any thread at any
+ *               MPI thread level (finalizers, the GC extension).
+ */
+#ifndef MPCORE_H
+#define MPCORE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define MP_API __attribute__((visibility("default")))
+#else
+#define MP_API
+#endif
+
+/* Bumped whenever the table layout or any signature changes. */
+#define MP_ABI_VERSION 1
+
+/* ---- Errors: one table, X-macro generated (names, codes, messages). ---- */
+#define MP_ERROR_MAP(X)                                                              \
+    X(OK,         0,  "success")                                                     \
+    X(EINVAL,    -1,  "invalid argument")                                            \
+    X(ESTATE,    -2,  "MPI is not initialized or already finalized")                 \
+    X(EHANDLE,   -3,  "invalid or stale handle")                                     \
+    X(ERANK,     -4,  "rank out of range for the communicator")                      \
+    X(ETAG,      -5,  "tag out of range")                                            \
+    X(ECOUNT,    -6,  "count out of range")                                          \
+    X(ENOMEM,    -7,  "out of memory")                                               \
+    X(ETRUNCATE, -8,  "message truncated: the receive buffer is too small")          \
+    X(EMPI,      -9,  "the MPI library reported an error")                           \
+    X(ENOLIB,    -10, "no usable MPI library could be loaded")                       \
+    X(ENOSYM,    -11, "the MPI library lacks a required function")                   \
+    X(EPENDING,  -12, "operation still pending")                                     \
+    X(EBUSY,     -13, "handle is in use by another operation")                       \
+    X(EROOT,     -14, "root out of range for the communicator")
+
+enum mp_error {
+#define MP_ERROR_ENUM(name, code, msg) MP_##name = (code),
+    MP_ERROR_MAP(MP_ERROR_ENUM)
+#undef MP_ERROR_ENUM
+};
+
+/* [any thread] Static name ("MP_ETRUNCATE") and message of a code. */
+MP_API const char *mp_err_name(int code);
+MP_API const char *mp_err_message(int code);
+
+/* [fast] Details of the last failure on the calling thread: the MPI error class
+ * (0 when the failure did not come from MPI) and a message that names what went
+ * wrong (for MPI errors, the library's own error string).  Returns the length
+ * of the message (truncated to cap - 1 bytes, always NUL-terminated). */
+MP_API int mp_last_error(int *mpi_error_class, char *buf, int cap);
+
+/* ---- Constants (Motor's values, not the MPI library's). ---- */
+#define MP_ANY_SOURCE  (-1)
+#define MP_ANY_TAG     (-1)
+#define MP_PROC_NULL   (-2)
+#define MP_UNDEFINED   (-3)
+
+#define MP_COMM_WORLD  0
+#define MP_COMM_SELF   1
+#define MP_COMM_NULL   (-1)
+#define MP_REQ_NULL    (-1)
+
+enum mp_thread_level { MP_THREAD_SINGLE = 0, MP_THREAD_FUNNELED = 1,
+                       MP_THREAD_SERIALIZED = 2, MP_THREAD_MULTIPLE = 3 };
+
+enum mp_send_mode { MP_SEND_STANDARD = 0, MP_SEND_SYNC = 1 };
+
+enum mp_state { MP_STATE_UNINIT = 0, MP_STATE_READY = 1, MP_STATE_FINALIZED = 2 };
+
+typedef int32_t mp_comm_t;  /* communicator handle */
+typedef int32_t mp_req_t;   /* nonblocking request handle (slot + generation) */
+typedef int64_t mp_token_t; /* a blocking operation's pending part; wait on it once */
+
+/* Fixed layout shared with managed code (24 bytes). */
+typedef struct mp_status {
+    int32_t source;    /* Motor rank, MP_PROC_NULL for a ProcNull peer */
+    int32_t tag;
+    int32_t error;     /* MP_OK or MP_E* of this operation */
+    int32_t cancelled; /* 1 when the operation was cancelled */
+    int64_t bytes;     /* bytes received (0 for sends) */
+} mp_status_t;
+
+/* ---- Lifecycle ---- */
+
+/* [blocking] Loads the MPI library (see pal), initializes MPI with the required
+ * thread level (MP_THREAD_*), sets MPI_ERRORS_RETURN on world and self. Calling
+ * it again after success returns 0 and the level provided the first time. */
+MP_API int mp_init(int required, int *provided);
+/* [blocking] MPI_Finalize. Outstanding requests are abandoned. */
+MP_API int mp_finalize(void);
+/* [fast][any thread] MP_STATE_*. */
+MP_API int mp_state(void);
+/* [blocking] MPI_Abort on comm; does not return on success. */
+MP_API int mp_abort(mp_comm_t comm, int errorcode);
+/* [fast] MPI_Wtime / MPI_Wtick. */
+MP_API double mp_wtime(void);
+MP_API double mp_wtick(void);
+/* [fast] The thread level provided by MPI_Init_thread. */
+MP_API int mp_thread_level(int *provided);
+/* [fast] Processor name / library version into buf; return the full length. */
+MP_API int mp_processor_name(char *buf, int cap);
+MP_API int mp_library_version(char *buf, int cap);
+/* [fast] Largest tag value the library accepts (MPI_TAG_UB). */
+MP_API int mp_tag_ub(int *tag_ub);
+/* [fast][any thread] Path of the MPI library that was loaded ("" before). */
+MP_API const char *mp_library_path(void);
+
+/* ---- Communicators ---- */
+
+/* [fast] */
+MP_API int mp_comm_rank(mp_comm_t comm, int *rank);
+MP_API int mp_comm_size(mp_comm_t comm, int *size);
+/* [blocking] Collective over comm. */
+MP_API int mp_comm_dup(mp_comm_t comm, mp_comm_t *newcomm);
+/* [blocking] color MP_UNDEFINED yields *newcomm = MP_COMM_NULL. */
+MP_API int mp_comm_split(mp_comm_t comm, int color, int key, mp_comm_t *newcomm);
+/* [blocking] World and self cannot be freed (MP_EHANDLE). */
+MP_API int mp_comm_free(mp_comm_t comm);
+
+/* ---- Point-to-point, blocking operations in two steps ----
+ * A blocking Send/Recv is posted by a fast call that also tests for completion.
+ * It returns 1 when the operation completed at once (status filled for
+ * receives), or 0 with *token set: the caller then waits with mp_token_wait,
+ * a blocking call, exactly once.  The buffer must stay put until then. */
+
+/* [fast] mode: MP_SEND_STANDARD or MP_SEND_SYNC. */
+MP_API int mp_send_start(const void *buf, int64_t bytes, int dest, int tag,
+                         mp_comm_t comm, int mode, mp_token_t *token);
+/* [fast] */
+MP_API int mp_recv_start(void *buf, int64_t bytes, int source, int tag,
+                         mp_comm_t comm, mp_status_t *status, mp_token_t *token);
+/* [fast] Returns 1 when the operation behind token completed (status filled,
+ * token consumed), else 0.  Lets a caller poll briefly before blocking. */
+MP_API int mp_token_test(mp_token_t token, mp_status_t *status);
+/* [blocking] Completes the operation behind token; status may be NULL. */
+MP_API int mp_token_wait(mp_token_t token, mp_status_t *status);
+
+/* ---- Point-to-point, nonblocking ----
+ * obj, when not NULL, is the managed object that owns buf: it is recorded in the
+ * request's slot of the in-flight table in the same call that posts the
+ * operation, and the GC extension reports it as a pinned root while the
+ * operation is in flight (see mpcore_gc.h).  Pass NULL when the caller pins. */
+
+/* [fast] */
+MP_API int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm,
+                    int mode, void *obj, mp_req_t *req);
+/* [fast] */
+MP_API int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
+                    void *obj, mp_req_t *req);
+/* [fast] Returns 1 and frees the request when complete (status filled), else 0.
+ * A truncated receive completes with MP_ETRUNCATE (the request is freed and the
+ * status filled all the same). */
+MP_API int mp_req_test(mp_req_t req, mp_status_t *status);
+/* [blocking] Waits, frees the request, fills status. */
+MP_API int mp_req_wait(mp_req_t req, mp_status_t *status);
+/* [fast] Marks the request for cancellation; complete it with test/wait. */
+MP_API int mp_req_cancel(mp_req_t req);
+/* [fast][any thread] The owner lost interest (e.g. a finalizer): the core frees
+ * the request once it completes, and its object stops being reported then. */
+MP_API int mp_req_orphan(mp_req_t req);
+/* [fast] Completes orphaned requests that have finished; returns how many are
+ * still pending. Called by the core itself on every wait. */
+MP_API int mp_req_sweep(void);
+/* [fast] Returns 1 when all n completed (all freed, statuses filled), else 0
+ * (none freed).  MP_REQ_NULL entries count as complete with an empty status. */
+MP_API int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses);
+/* [blocking] Waits for all n; statuses may be NULL.  Returns the first error
+ * after completing (and freeing) every request. */
+MP_API int mp_req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses);
+/* [blocking] Waits for one of n; returns its index (or MP_UNDEFINED when every
+ * entry is MP_REQ_NULL) and frees only that request. */
+MP_API int mp_req_waitany(int n, const mp_req_t *reqs, mp_status_t *status);
+/* [fast] Number of requests that are posted and not yet freed. */
+MP_API int mp_req_active(void);
+
+/* ---- Probe ---- */
+/* [fast] Returns 1 (status filled) when a matching message is pending, else 0. */
+MP_API int mp_iprobe(int source, int tag, mp_comm_t comm, mp_status_t *status);
+/* [blocking] */
+MP_API int mp_probe(int source, int tag, mp_comm_t comm, mp_status_t *status);
+
+/* ---- The call table: what the motor host hands to managed code. ----
+ * Field order is ABI: append only, bump MP_ABI_VERSION. */
+typedef struct mp_table {
+    uint32_t abi_version;
+    uint32_t size; /* sizeof(mp_table_t) */
+    const char *(*err_name)(int);
+    const char *(*err_message)(int);
+    int (*last_error)(int *, char *, int);
+    int (*init)(int, int *);
+    int (*finalize)(void);
+    int (*state)(void);
+    int (*abort)(mp_comm_t, int);
+    double (*wtime)(void);
+    double (*wtick)(void);
+    int (*thread_level)(int *);
+    int (*processor_name)(char *, int);
+    int (*library_version)(char *, int);
+    int (*tag_ub)(int *);
+    const char *(*library_path)(void);
+    int (*comm_rank)(mp_comm_t, int *);
+    int (*comm_size)(mp_comm_t, int *);
+    int (*comm_dup)(mp_comm_t, mp_comm_t *);
+    int (*comm_split)(mp_comm_t, int, int, mp_comm_t *);
+    int (*comm_free)(mp_comm_t);
+    int (*send_start)(const void *, int64_t, int, int, mp_comm_t, int, mp_token_t *);
+    int (*recv_start)(void *, int64_t, int, int, mp_comm_t, mp_status_t *, mp_token_t *);
+    int (*token_test)(mp_token_t, mp_status_t *);
+    int (*token_wait)(mp_token_t, mp_status_t *);
+    int (*isend)(const void *, int64_t, int, int, mp_comm_t, int, void *, mp_req_t *);
+    int (*irecv)(void *, int64_t, int, int, mp_comm_t, void *, mp_req_t *);
+    int (*req_test)(mp_req_t, mp_status_t *);
+    int (*req_wait)(mp_req_t, mp_status_t *);
+    int (*req_cancel)(mp_req_t);
+    int (*req_orphan)(mp_req_t);
+    int (*req_sweep)(void);
+    int (*req_testall)(int, const mp_req_t *, mp_status_t *);
+    int (*req_waitall)(int, const mp_req_t *, mp_status_t *);
+    int (*req_waitany)(int, const mp_req_t *, mp_status_t *);
+    int (*req_active)(void);
+    int (*iprobe)(int, int, mp_comm_t, mp_status_t *);
+    int (*probe)(int, int, mp_comm_t, mp_status_t *);
+} mp_table_t;
+
+/* [fast][any thread] The core's call table (static storage). */
+MP_API const mp_table_t *mp_core_table(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MPCORE_H */

@@ -1,0 +1,54 @@
+/*
+ * mpcore_gc.h - the one small interface between the GC extension (gc-patches/,
+ * libmpgc) and mpcore's in-flight table.
+ *
+ * The in-flight table holds, for every nonblocking operation posted with an
+ * owner object (mp_isend/mp_irecv with obj != NULL), a stable native slot that
+ * contains the object reference.  At each GC the extension's GcScanRoots proxy
+ * calls mp_gc_scan twice for a compacting GC (mark, then relocate), once for a
+ * sweeping GC, and mp_gc_scan reports every slot whose operation is in flight
+ * through the callback, which passes it to the GC as a pinned root.
+ *
+ * Rules (ARCHITECTURE.md, "The GC extension"):
+ *  - "in flight" is decided once, in the mark pass; the relocate pass of the
+ *    same GC reports exactly the same slots;
+ *  - each slot is reported once per pass (the caller calls only for heap 0);
+ *  - when in doubt, pin: an operation whose completion the core has not
+ *    observed is in flight.
+ */
+#ifndef MPCORE_GC_H
+#define MPCORE_GC_H
+
+#include <stdint.h>
+#include "mpcore.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum mp_gc_pass { MP_GC_MARK = 1, MP_GC_RELOCATE = 2 };
+
+/* Receives the address of a slot holding an object reference (Object**). */
+typedef void (*mp_gc_report_fn)(void **slot, void *ctx);
+
+/* [any thread] Called from the GC while managed threads are suspended.
+ * Returns the number of slots reported. */
+MP_API int mp_gc_scan(int pass, mp_gc_report_fn report, void *ctx);
+
+typedef struct mp_gc_stats {
+    uint64_t scans;            /* mark passes seen */
+    uint64_t pinned_last_mark; /* slots reported as pinned at the last mark */
+    uint64_t pinned_total;     /* sum over all marks */
+    uint64_t released_at_mark; /* operations found complete at a mark, whose
+                                  objects were therefore no longer reported */
+    uint64_t registered;       /* objects registered by posting calls */
+    uint64_t pins_avoided;     /* nonblocking ops that needed no pin at all */
+} mp_gc_stats_t;
+
+/* [fast][any thread] */
+MP_API void mp_gc_stats(mp_gc_stats_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MPCORE_GC_H */

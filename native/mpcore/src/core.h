@@ -1,0 +1,86 @@
+/* core.h - mpcore internals shared by its source files. */
+#ifndef MPCORE_CORE_H
+#define MPCORE_CORE_H
+
+#include "mpcore.h"
+#include "mpcore_gc.h"
+#include "pal.h"
+#include "pal_mpi.h"
+
+#include <stdatomic.h>
+
+#if defined(__GNUC__)
+#define MP_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define MP_COLD __attribute__((cold, noinline))
+#define MP_FMT(a, b) __attribute__((format(printf, a, b)))
+#else
+#define MP_LIKELY(x) (x)
+#define MP_UNLIKELY(x) (x)
+#define MP_COLD
+#define MP_FMT(a, b)
+#endif
+
+/* ---- errors (error.c): the one translation point ---- */
+/* Records a message for mp_last_error and returns code. */
+MP_COLD int mp_fail(int code, const char *fmt, ...) MP_FMT(2, 3);
+/* Translates an MPI return code: MPI_SUCCESS -> 0, truncation -> MP_ETRUNCATE,
+ * anything else -> MP_EMPI, recording the class and MPI's own string. */
+MP_COLD int mp_mpi_fail(int rc, const char *call);
+#define MP_MPI_CHECK(rc, call) (MP_LIKELY((rc) == MPI_SUCCESS) ? 0 : mp_mpi_fail((rc), (call)))
+
+/* ---- state (core.c) ---- */
+extern _Atomic int mp_g_state;  /* MP_STATE_* */
+extern int mp_g_tag_ub;
+extern int mp_g_thread_level;
+
+#define MP_MAX_COMMS 4096
+typedef struct comm_entry {
+    MPI_Comm mpi;
+    int size;
+    int rank;
+} comm_entry_t;
+extern comm_entry_t mp_g_comms[MP_MAX_COMMS];
+extern _Atomic int mp_g_comm_used[MP_MAX_COMMS];
+
+/* Looks up a live communicator or returns NULL after recording the error. */
+static inline const comm_entry_t *mp_comm_get(mp_comm_t c)
+{
+    if (MP_LIKELY((unsigned)c < MP_MAX_COMMS && atomic_load_explicit(&mp_g_comm_used[c], memory_order_acquire)))
+        return &mp_g_comms[c];
+    return 0;
+}
+MP_COLD int mp_fail_comm(mp_comm_t c);
+MP_COLD int mp_fail_state(void);
+
+static inline int mp_ready(void)
+{
+    return MP_LIKELY(atomic_load_explicit(&mp_g_state, memory_order_relaxed) == MP_STATE_READY);
+}
+
+/* Peer/tag translation (Motor constants -> MPI). Return 0 or MP_E*. */
+int mp_check_dest(const comm_entry_t *ce, int dest, int *mpi_dest);
+int mp_check_source(const comm_entry_t *ce, int source, int *mpi_source);
+int mp_check_send_tag(int tag);
+int mp_check_recv_tag(int tag, int *mpi_tag);
+void mp_status_from_mpi(const MPI_Status *st, mp_status_t *out);
+
+/* ---- blocking-call bracket (requests.c): lets the GC extension call MPI
+ * only while no thread is inside a blocking MPI call ---- */
+void mp_blocking_enter(void);
+void mp_blocking_leave(void);
+
+/* A simple test-and-set spinlock for short critical sections. */
+typedef struct { atomic_flag f; } mp_spin_t;
+#define MP_SPIN_INIT { ATOMIC_FLAG_INIT }
+static inline void mp_spin_lock(mp_spin_t *l)
+{
+    while (atomic_flag_test_and_set_explicit(&l->f, memory_order_acquire))
+        pal_cpu_relax();
+}
+static inline void mp_spin_unlock(mp_spin_t *l)
+{
+    atomic_flag_clear_explicit(&l->f, memory_order_release);
+}
+
+#endif /* MPCORE_CORE_H */

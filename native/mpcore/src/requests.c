@@ -1,0 +1,601 @@
+/*
+ * requests.c - point-to-point posting and completion, the request slot table
+ * (which is also the in-flight table the GC extension scans), and orphans.
+ *
+ * Slots live in fixed-size chunks that never move, so the address of a slot's
+ * `obj` field is a stable native root for the GC.  A handle is
+ * (generation << 20) | index, so a stale handle is detected, not misused.
+ */
+#include "core.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SLOT_CHUNK_BITS 10
+#define SLOT_CHUNK (1 << SLOT_CHUNK_BITS)
+#define SLOT_MAX_CHUNKS 1024 /* 1M slots: index fits the 20 low handle bits */
+#define HANDLE_INDEX_MASK 0xFFFFF
+#define HANDLE_GEN_SHIFT 20
+#define HANDLE_GEN_MASK 0x7FF
+
+enum slot_state { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_DONE = 2 };
+enum slot_flags { SLOT_ORPHANED = 1, SLOT_WAITING = 2 };
+
+typedef struct slot {
+    void *obj;            /* owner object (GC root while in flight) or NULL */
+    MPI_Request mpi;
+    _Atomic uint32_t state;
+    _Atomic uint32_t flags;
+    uint32_t gen;
+    int32_t next_free;
+    int32_t is_recv;
+    int32_t done_rc;      /* result recorded when the core saw completion */
+    mp_status_t status;   /* status recorded when the core saw completion */
+} slot_t;
+
+static slot_t *g_chunks[SLOT_MAX_CHUNKS];
+static _Atomic int g_nslots;      /* high-water mark of slots ever used */
+static int g_free_head = -1;
+static _Atomic int g_active;      /* slots not FREE */
+static _Atomic int g_orphans;     /* ACTIVE slots whose owner is gone */
+static mp_spin_t g_slot_lock = MP_SPIN_INIT;
+
+/* GC statistics and the mark snapshot reused by the relocate pass. */
+static mp_gc_stats_t g_gc_stats;
+static void ***g_snapshot;
+static int g_snapshot_len, g_snapshot_cap;
+
+/* ---- blocking-call bracket ----
+ * The GC extension may call MPI_Test on in-flight requests at mark time
+ * (managed threads are suspended, so no fast call can be running); it must
+ * not overlap a blocking MPI call made by a thread in preemptive mode.  A
+ * Dekker-style pair of flags decides: the GC side only ever skips, never waits. */
+static _Atomic int g_in_blocking;
+static _Atomic int g_gc_probe;
+
+void mp_blocking_enter(void)
+{
+    for (;;) {
+        atomic_fetch_add(&g_in_blocking, 1);
+        if (MP_LIKELY(!atomic_load(&g_gc_probe)))
+            return;
+        atomic_fetch_sub(&g_in_blocking, 1);
+        while (atomic_load(&g_gc_probe))
+            pal_cpu_relax();
+    }
+}
+
+void mp_blocking_leave(void)
+{
+    atomic_fetch_sub(&g_in_blocking, 1);
+}
+
+/* ---- slots ---- */
+
+static inline slot_t *slot_at(int idx)
+{
+    return &g_chunks[idx >> SLOT_CHUNK_BITS][idx & (SLOT_CHUNK - 1)];
+}
+
+static int slot_alloc(slot_t **out, mp_req_t *handle)
+{
+    int idx = 0;
+    slot_t *s;
+    mp_spin_lock(&g_slot_lock);
+    if (g_free_head >= 0) {
+        idx = g_free_head;
+        g_free_head = slot_at(idx)->next_free;
+    } else {
+        idx = atomic_load_explicit(&g_nslots, memory_order_relaxed);
+        if (idx >= SLOT_CHUNK * SLOT_MAX_CHUNKS) {
+            mp_spin_unlock(&g_slot_lock);
+            return mp_fail(MP_ENOMEM, "too many pending requests (at most %d)", SLOT_CHUNK * SLOT_MAX_CHUNKS);
+        }
+        if (!g_chunks[idx >> SLOT_CHUNK_BITS]) {
+            g_chunks[idx >> SLOT_CHUNK_BITS] = calloc(SLOT_CHUNK, sizeof(slot_t));
+            if (!g_chunks[idx >> SLOT_CHUNK_BITS]) {
+                mp_spin_unlock(&g_slot_lock);
+                return mp_fail(MP_ENOMEM, "out of memory for the request table");
+            }
+        }
+        atomic_store_explicit(&g_nslots, idx + 1, memory_order_release);
+    }
+    s = slot_at(idx);
+    s->gen = (s->gen + 1) & HANDLE_GEN_MASK;
+    s->next_free = -1;
+    atomic_store_explicit(&s->flags, 0, memory_order_relaxed);
+    mp_spin_unlock(&g_slot_lock);
+    atomic_fetch_add_explicit(&g_active, 1, memory_order_relaxed);
+    *out = s;
+    *handle = (mp_req_t)((s->gen << HANDLE_GEN_SHIFT) | (uint32_t)idx);
+    return 0;
+}
+
+static void slot_free(slot_t *s, int idx)
+{
+    __atomic_store_n(&s->obj, NULL, __ATOMIC_RELEASE);
+    atomic_store_explicit(&s->state, SLOT_FREE, memory_order_release);
+    mp_spin_lock(&g_slot_lock);
+    s->next_free = g_free_head;
+    g_free_head = idx;
+    mp_spin_unlock(&g_slot_lock);
+    atomic_fetch_sub_explicit(&g_active, 1, memory_order_relaxed);
+}
+
+static inline slot_t *slot_get(mp_req_t h, int *idx)
+{
+    int i = h & HANDLE_INDEX_MASK;
+    slot_t *s;
+    if (MP_UNLIKELY(h < 0 || i >= atomic_load_explicit(&g_nslots, memory_order_acquire)))
+        return NULL;
+    s = slot_at(i);
+    if (MP_UNLIKELY((uint32_t)(h >> HANDLE_GEN_SHIFT) != s->gen ||
+                    atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_FREE))
+        return NULL;
+    *idx = i;
+    return s;
+}
+
+static MP_COLD int fail_req(mp_req_t h)
+{
+    return mp_fail(MP_EHANDLE, "request handle %d is not valid (already completed or never posted)", h);
+}
+
+/* Records completion in the slot (the core has seen it: the buffer is no
+ * longer touched by MPI, so the GC may move it from now on). */
+static void slot_complete(slot_t *s, int rc, const MPI_Status *st)
+{
+    if (s->is_recv) {
+        mp_status_from_mpi(st, &s->status);
+    } else {
+        memset(&s->status, 0, sizeof s->status);
+        s->status.cancelled = pal_status_cancelled(st);
+    }
+    s->status.error = rc;
+    s->done_rc = rc;
+    atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
+}
+
+/* ---- posting ----
+ * post_send/post_recv validate everything, then post; they return 0 when
+ * posted (*r set), 1 when the peer is ProcNull (nothing posted: the
+ * operation is complete), or a negative MP_E*. */
+
+static inline int check_count(const void *buf, int64_t bytes)
+{
+    if (MP_UNLIKELY(bytes < 0))
+        return mp_fail(MP_ECOUNT, "byte count %lld is negative", (long long)bytes);
+    if (MP_UNLIKELY(!buf && bytes > 0))
+        return mp_fail(MP_EINVAL, "buffer is NULL but byte count is %lld", (long long)bytes);
+    return 0;
+}
+
+static int post_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm,
+                     int mode, MPI_Request *r)
+{
+    const comm_entry_t *ce = mp_comm_get(comm);
+    int d = 0, rc;
+    if (MP_UNLIKELY(!ce || !mp_ready()))
+        return mp_fail_comm(comm);
+    if ((rc = mp_check_dest(ce, dest, &d)) || (rc = mp_check_send_tag(tag)) ||
+        (rc = check_count(buf, bytes)))
+        return rc;
+    if (MP_UNLIKELY(mode != MP_SEND_STANDARD && mode != MP_SEND_SYNC))
+        return mp_fail(MP_EINVAL, "send mode %d is not MP_SEND_STANDARD or MP_SEND_SYNC", mode);
+    if (MP_UNLIKELY(d == MPI_PROC_NULL))
+        return 1;
+    if (MP_LIKELY(bytes <= INT_MAX)) {
+        rc = (mode == MP_SEND_SYNC ? pal_mpi.Issend : pal_mpi.Isend)(
+            buf, (int)bytes, MPI_BYTE, d, tag, ce->mpi, r);
+        return MP_MPI_CHECK(rc, mode == MP_SEND_SYNC ? "MPI_Issend" : "MPI_Isend");
+    }
+    if (!pal_mpi.Isend_c || !pal_mpi.Issend_c)
+        return mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions, "
+                       "which this MPI library lacks", (long long)bytes);
+    rc = (mode == MP_SEND_SYNC ? pal_mpi.Issend_c : pal_mpi.Isend_c)(
+        buf, (MPI_Count)bytes, MPI_BYTE, d, tag, ce->mpi, r);
+    return MP_MPI_CHECK(rc, mode == MP_SEND_SYNC ? "MPI_Issend_c" : "MPI_Isend_c");
+}
+
+static int post_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, MPI_Request *r)
+{
+    const comm_entry_t *ce = mp_comm_get(comm);
+    int s = 0, t = 0, rc;
+    if (MP_UNLIKELY(!ce || !mp_ready()))
+        return mp_fail_comm(comm);
+    if ((rc = mp_check_source(ce, source, &s)) || (rc = mp_check_recv_tag(tag, &t)) ||
+        (rc = check_count(buf, bytes)))
+        return rc;
+    if (MP_UNLIKELY(s == MPI_PROC_NULL))
+        return 1;
+    if (MP_LIKELY(bytes <= INT_MAX))
+        return MP_MPI_CHECK(pal_mpi.Irecv(buf, (int)bytes, MPI_BYTE, s, t, ce->mpi, r), "MPI_Irecv");
+    if (!pal_mpi.Irecv_c)
+        return mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions, "
+                       "which this MPI library lacks", (long long)bytes);
+    return MP_MPI_CHECK(pal_mpi.Irecv_c(buf, (MPI_Count)bytes, MPI_BYTE, s, t, ce->mpi, r),
+                        "MPI_Irecv_c");
+}
+
+/* Completes finished orphans when there are any (one relaxed load otherwise).
+ * Callers in preemptive mode call it inside the blocking bracket. */
+static inline void sweep_orphans(void)
+{
+    if (MP_UNLIKELY(atomic_load_explicit(&g_orphans, memory_order_relaxed)))
+        mp_req_sweep();
+}
+
+/* The status of a receive from ProcNull (MPI-4.0 3.11): source ProcNull,
+ * tag AnyTag, count 0.  Such operations never reach the MPI library. */
+static void status_proc_null(mp_status_t *st)
+{
+    st->source = MP_PROC_NULL;
+    st->tag = MP_ANY_TAG;
+    st->error = MP_OK;
+    st->cancelled = 0;
+    st->bytes = 0;
+}
+
+/* ---- blocking operations in two steps ---- */
+
+int mp_send_start(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
+                  mp_token_t *token)
+{
+    MPI_Request r;
+    int flag = 0, rc;
+    if ((rc = post_send(buf, bytes, dest, tag, comm, mode, &r)))
+        return rc; /* an error, or 1 for ProcNull */
+    if ((rc = MP_MPI_CHECK(pal_mpi.Test(&r, &flag, MPI_STATUS_IGNORE), "MPI_Test")))
+        return rc;
+    if (flag)
+        return 1;
+    *token = (mp_token_t)r;
+    return 0;
+}
+
+int mp_recv_start(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
+                  mp_status_t *status, mp_token_t *token)
+{
+    MPI_Request r;
+    MPI_Status st;
+    int flag = 0, rc;
+    if (MP_UNLIKELY(rc = post_recv(buf, bytes, source, tag, comm, &r))) {
+        if (rc == 1 && status)
+            status_proc_null(status);
+        return rc;
+    }
+    rc = pal_mpi.Test(&r, &flag, &st);
+    if (MP_LIKELY(rc == MPI_SUCCESS) && !flag) {
+        *token = (mp_token_t)r;
+        return 0;
+    }
+    if (status)
+        mp_status_from_mpi(&st, status);
+    return rc == MPI_SUCCESS ? 1 : mp_mpi_fail(rc, "MPI_Recv");
+}
+
+int mp_token_test(mp_token_t token, mp_status_t *status)
+{
+    MPI_Request r = (MPI_Request)token;
+    MPI_Status st;
+    int flag = 0, rc = pal_mpi.Test(&r, &flag, &st);
+    if (MP_LIKELY(rc == MPI_SUCCESS) && !flag)
+        return 0;
+    if (status)
+        mp_status_from_mpi(&st, status);
+    return rc == MPI_SUCCESS ? 1 : mp_mpi_fail(rc, "MPI_Test");
+}
+
+int mp_token_wait(mp_token_t token, mp_status_t *status)
+{
+    MPI_Request r = (MPI_Request)token;
+    MPI_Status st;
+    int rc;
+    mp_blocking_enter();
+    rc = pal_mpi.Wait(&r, &st);
+    sweep_orphans();
+    mp_blocking_leave();
+    if (status)
+        mp_status_from_mpi(&st, status);
+    return MP_MPI_CHECK(rc, "MPI_Wait");
+}
+
+/* ---- nonblocking ---- */
+
+/* Gives a posted operation (posted == 0) or a ProcNull one (posted == 1,
+ * already complete) a slot. */
+static int track(int posted, MPI_Request r, void *obj, int is_recv, mp_req_t *req)
+{
+    slot_t *s = NULL;
+    int rc = slot_alloc(&s, req);
+    if (MP_UNLIKELY(rc)) {
+        /* Nothing can hold the operation now: let it complete on its own. */
+        if (posted == 0)
+            pal_mpi.Request_free(&r);
+        return rc;
+    }
+    s->is_recv = is_recv;
+    if (posted == 1) {
+        s->obj = NULL;
+        status_proc_null(&s->status);
+        s->done_rc = 0;
+        atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
+        return 0;
+    }
+    s->mpi = r;
+    s->obj = obj;
+    if (obj)
+        g_gc_stats.registered++;
+    else
+        g_gc_stats.pins_avoided++;
+    atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
+    return 0;
+}
+
+int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
+             void *obj, mp_req_t *req)
+{
+    MPI_Request r = MPI_REQUEST_NULL;
+    int rc = post_send(buf, bytes, dest, tag, comm, mode, &r);
+    return rc < 0 ? rc : track(rc, r, bytes > 0 ? obj : NULL, 0, req);
+}
+
+int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)
+{
+    MPI_Request r = MPI_REQUEST_NULL;
+    int rc = post_recv(buf, bytes, source, tag, comm, &r);
+    return rc < 0 ? rc : track(rc, r, bytes > 0 ? obj : NULL, 1, req);
+}
+
+/* Finishes a request the owner is completing: copies out the status and
+ * frees the slot.  Returns the operation's result. */
+static int finish(slot_t *s, int idx, mp_status_t *status)
+{
+    int rc = s->done_rc;
+    if (status)
+        *status = s->status;
+    slot_free(s, idx);
+    return rc;
+}
+
+/* Tests an ACTIVE slot once; records completion. Returns 1 if done. */
+static int slot_poll(slot_t *s)
+{
+    MPI_Status st;
+    int flag = 0, rc = pal_mpi.Test(&s->mpi, &flag, &st);
+    if (rc != MPI_SUCCESS)
+        rc = mp_mpi_fail(rc, "MPI_Test");
+    else if (!flag)
+        return 0;
+    slot_complete(s, rc, &st);
+    return 1;
+}
+
+int mp_req_test(mp_req_t req, mp_status_t *status)
+{
+    int idx = 0;
+    slot_t *s = slot_get(req, &idx);
+    if (MP_UNLIKELY(!s))
+        return fail_req(req);
+    if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE && !slot_poll(s))
+        return 0;
+    {
+        int rc = finish(s, idx, status);
+        return rc ? rc : 1;
+    }
+}
+
+int mp_req_wait(mp_req_t req, mp_status_t *status)
+{
+    int idx = 0, rc;
+    slot_t *s = slot_get(req, &idx);
+    if (MP_UNLIKELY(!s))
+        return fail_req(req);
+    if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE) {
+        MPI_Status st;
+        atomic_fetch_or(&s->flags, SLOT_WAITING);
+        mp_blocking_enter();
+        rc = pal_mpi.Wait(&s->mpi, &st);
+        sweep_orphans();
+        mp_blocking_leave();
+        slot_complete(s, MP_MPI_CHECK(rc, "MPI_Wait"), &st);
+    }
+    return finish(s, idx, status);
+}
+
+int mp_req_cancel(mp_req_t req)
+{
+    int idx = 0;
+    slot_t *s = slot_get(req, &idx);
+    if (MP_UNLIKELY(!s))
+        return fail_req(req);
+    if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_ACTIVE)
+        return 0; /* already complete: nothing to cancel */
+    return MP_MPI_CHECK(pal_mpi.Cancel(&s->mpi), "MPI_Cancel");
+}
+
+int mp_req_orphan(mp_req_t req)
+{
+    int idx = 0;
+    slot_t *s = slot_get(req, &idx);
+    if (!s)
+        return fail_req(req);
+    if (atomic_fetch_or(&s->flags, SLOT_ORPHANED) & SLOT_ORPHANED)
+        return fail_req(req);
+    /* A completed slot can go at once; an active one is left to the sweep
+     * (done by the core on the next wait, or by the GC extension at mark). */
+    if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_DONE)
+        slot_free(s, idx);
+    else
+        atomic_fetch_add(&g_orphans, 1);
+    return 0;
+}
+
+int mp_req_sweep(void)
+{
+    int n = atomic_load_explicit(&g_nslots, memory_order_acquire), left = 0;
+    if (!atomic_load(&g_orphans) || !mp_ready())
+        return atomic_load(&g_orphans);
+    for (int i = 0; i < n; i++) {
+        slot_t *s = slot_at(i);
+        if ((atomic_load(&s->flags) & (SLOT_ORPHANED | SLOT_WAITING)) != SLOT_ORPHANED ||
+            atomic_load(&s->state) != SLOT_ACTIVE)
+            continue;
+        if (slot_poll(s)) {
+            atomic_fetch_sub(&g_orphans, 1);
+            slot_free(s, i);
+        } else {
+            left++;
+        }
+    }
+    return left;
+}
+
+int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
+{
+    int i, idx = 0, rc = 0;
+    if (n < 0 || (n > 0 && !reqs))
+        return mp_fail(MP_EINVAL, "request array is NULL or its length %d is negative", n);
+    for (i = 0; i < n; i++) {
+        slot_t *s;
+        if (reqs[i] == MP_REQ_NULL)
+            continue;
+        if (!(s = slot_get(reqs[i], &idx)))
+            return fail_req(reqs[i]);
+        if (atomic_load(&s->state) == SLOT_ACTIVE && !slot_poll(s))
+            return 0;
+    }
+    for (i = 0; i < n; i++) {
+        int r;
+        slot_t *s;
+        if (reqs[i] == MP_REQ_NULL) {
+            if (statuses)
+                memset(&statuses[i], 0, sizeof statuses[i]);
+            continue;
+        }
+        s = slot_get(reqs[i], &idx);
+        r = finish(s, idx, statuses ? &statuses[i] : NULL);
+        if (r && !rc)
+            rc = r;
+    }
+    return rc ? rc : 1;
+}
+
+int mp_req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)
+{
+    int rc = 0;
+    if (n < 0 || (n > 0 && !reqs))
+        return mp_fail(MP_EINVAL, "request array is NULL or its length %d is negative", n);
+    for (int i = 0; i < n; i++) {
+        int idx;
+        if (reqs[i] != MP_REQ_NULL && !slot_get(reqs[i], &idx))
+            return fail_req(reqs[i]);
+    }
+    for (int i = 0; i < n; i++) {
+        int r;
+        if (reqs[i] == MP_REQ_NULL) {
+            if (statuses)
+                memset(&statuses[i], 0, sizeof statuses[i]);
+            continue;
+        }
+        r = mp_req_wait(reqs[i], statuses ? &statuses[i] : NULL);
+        if (r && !rc)
+            rc = r;
+    }
+    return rc;
+}
+
+int mp_req_waitany(int n, const mp_req_t *reqs, mp_status_t *status)
+{
+    int idx = 0, live = 0;
+    if (n < 0 || (n > 0 && !reqs))
+        return mp_fail(MP_EINVAL, "request array is NULL or its length %d is negative", n);
+    for (int i = 0; i < n; i++) {
+        if (reqs[i] == MP_REQ_NULL)
+            continue;
+        if (!slot_get(reqs[i], &idx))
+            return fail_req(reqs[i]);
+        live++;
+    }
+    if (!live) {
+        if (status)
+            memset(status, 0, sizeof *status);
+        return MP_UNDEFINED;
+    }
+    /* Poll all in rounds, inside the bracket: this thread is in a blocking
+     * call and calls MPI throughout. */
+    mp_blocking_enter();
+    for (;;) {
+        for (int i = 0; i < n; i++) {
+            slot_t *s;
+            if (reqs[i] == MP_REQ_NULL)
+                continue;
+            s = slot_get(reqs[i], &idx);
+            if (atomic_load(&s->state) == SLOT_DONE || slot_poll(s)) {
+                int rc;
+                sweep_orphans();
+                mp_blocking_leave();
+                rc = finish(s, idx, status);
+                return rc ? rc : i;
+            }
+        }
+        pal_cpu_relax();
+    }
+}
+
+int mp_req_active(void)
+{
+    return atomic_load(&g_active);
+}
+
+/* ---- the GC extension's view ---- */
+
+static int snapshot_push(void **slot)
+{
+    if (g_snapshot_len == g_snapshot_cap) {
+        int cap = g_snapshot_cap ? g_snapshot_cap * 2 : 256;
+        void ***p = realloc(g_snapshot, (size_t)cap * sizeof *p);
+        if (!p)
+            return -1;
+        g_snapshot = p;
+        g_snapshot_cap = cap;
+    }
+    g_snapshot[g_snapshot_len++] = slot;
+    return 0;
+}
+
+int mp_gc_scan(int pass, mp_gc_report_fn report, void *ctx)
+{
+    int n = atomic_load_explicit(&g_nslots, memory_order_acquire);
+    if ((pass & 0xFF) == MP_GC_RELOCATE) {
+        for (int i = 0; i < g_snapshot_len; i++)
+            report(g_snapshot[i], ctx);
+        return g_snapshot_len;
+    }
+    g_snapshot_len = 0;
+    g_gc_stats.scans++;
+    for (int i = 0; i < n; i++) {
+        slot_t *s = slot_at(i);
+        void *obj = __atomic_load_n(&s->obj, __ATOMIC_ACQUIRE);
+        if (!obj)
+            continue;
+        if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_ACTIVE) {
+            g_gc_stats.released_at_mark++;
+            continue;
+        }
+        if (snapshot_push(&s->obj) != 0) {
+            /* Cannot remember it for relocate; pinned objects do not move, so
+             * reporting it now is what matters: when in doubt, pin. */
+        }
+        report(&s->obj, ctx);
+    }
+    g_gc_stats.pinned_last_mark = (uint64_t)g_snapshot_len;
+    g_gc_stats.pinned_total += (uint64_t)g_snapshot_len;
+    return g_snapshot_len;
+}
+
+void mp_gc_stats(mp_gc_stats_t *out)
+{
+    *out = g_gc_stats;
+}

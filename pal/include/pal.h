@@ -1,0 +1,44 @@
+/*
+ * pal.h - platform adaptation for Motor: dynamic loading, clocks, CPU hints.
+ * Only pal/ knows which OS it is on.  The MPI binding lives in pal_mpi.h.
+ */
+#ifndef PAL_H
+#define PAL_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Dynamic libraries.  global != 0 makes the library's symbols available to
+ * libraries loaded later (needed by MPI libraries that load plugins). */
+void *pal_dl_open(const char *path, int global);
+void *pal_dl_sym(void *lib, const char *name);
+const char *pal_dl_error(void);
+/* Absolute path of the file a loaded library handle came from ("" if unknown). */
+int pal_dl_path(void *lib, const char *any_symbol, char *buf, int cap);
+
+/* Monotonic clock in nanoseconds. */
+uint64_t pal_clock_ns(void);
+
+/* Spin-wait hint and scheduler yield. */
+static inline void pal_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#else
+    __asm__ __volatile__("" ::: "memory");
+#endif
+}
+void pal_yield(void);
+
+/* Environment: set name=value unless the user already set it. */
+void pal_env_default(const char *name, const char *value);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PAL_H */

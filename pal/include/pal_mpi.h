@@ -1,0 +1,84 @@
+/*
+ * pal_mpi.h - the MPI library, loaded at run time.
+ *
+ * mpcore is compiled against one MPI ABI (today the MPICH ABI, shared by MPICH,
+ * Intel MPI, MVAPICH and Cray MPICH) and calls MPI only through the table
+ * `pal_mpi`, filled by pal_mpi_load() from the library found at run time.  The
+ * library is opened with RTLD_GLOBAL, so MPI libraries that load plugins work.
+ *
+ * Adding another ABI (Open MPI's, or the MPI-5 standard ABI) means building
+ * pal+mpcore once more against that ABI's mpi.h into a second core library and
+ * choosing between them with pal_mpi_detect_abi(); mpcore's callers (the mp_*
+ * ABI) do not change.  ABI-specific status access is kept here (below).
+ *
+ * Choice of library: $MOTOR_MPI_LIBRARY (a file name or path) if set; otherwise
+ * libmpi.so.12 (the MPICH ABI name), then libmpich.so.12 (Debian's name), then
+ * the unversioned names.
+ */
+#ifndef PAL_MPI_H
+#define PAL_MPI_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if !defined(MPICH) && !defined(MPICH_NAME)
+#error "pal_mpi.h: this build of pal targets the MPICH ABI; compile against an MPICH-family mpi.h"
+#endif
+
+/* Functions every supported library must have. */
+#define PAL_MPI_REQUIRED(X)                                                   \
+    X(Init_thread) X(Initialized) X(Finalized) X(Finalize) X(Abort)           \
+    X(Query_thread) X(Wtime) X(Wtick) X(Get_processor_name)                   \
+    X(Get_library_version) X(Error_class) X(Error_string)                     \
+    X(Comm_set_errhandler) X(Comm_get_attr) X(Comm_rank) X(Comm_size)         \
+    X(Comm_dup) X(Comm_split) X(Comm_free)                                    \
+    X(Isend) X(Issend) X(Irecv) X(Test) X(Wait) X(Testall) X(Waitall)         \
+    X(Waitany) X(Cancel) X(Request_free) X(Iprobe) X(Probe)                   \
+    X(Test_cancelled) X(Get_count)
+
+/* Functions used when present (MPI-4 large counts). */
+#define PAL_MPI_OPTIONAL(X) X(Isend_c) X(Issend_c) X(Irecv_c)
+
+typedef struct pal_mpi {
+#define PAL_MPI_FIELD(name) __typeof__(MPI_##name) *name;
+    PAL_MPI_REQUIRED(PAL_MPI_FIELD)
+    PAL_MPI_OPTIONAL(PAL_MPI_FIELD)
+#undef PAL_MPI_FIELD
+} pal_mpi_t;
+
+/* The loaded library's functions; all NULL before pal_mpi_load succeeds. */
+extern pal_mpi_t pal_mpi;
+
+enum pal_mpi_abi { PAL_ABI_UNKNOWN = 0, PAL_ABI_MPICH = 1, PAL_ABI_OPENMPI = 2,
+                   PAL_ABI_STANDARD = 3 };
+
+/* Loads the MPI library (once; later calls return the first result).
+ * Before loading, sets UCX_ERROR_SIGNALS="" unless the user set it: UCX (under
+ * Debian's MPICH) would otherwise trap SIGSEGV/SIGBUS/SIGFPE/SIGILL, which the
+ * .NET runtime needs for NullReferenceException and friends.
+ * Returns 0, or -1 with a message in err naming what was tried. */
+int pal_mpi_load(char *err, int cap);
+/* The file the library was loaded from ("" before loading). */
+const char *pal_mpi_path(void);
+/* Which ABI a loaded library handle speaks. */
+int pal_mpi_detect_abi(void *lib);
+
+/* MPICH-ABI status access (count_lo / count_hi_and_cancelled layout). */
+static inline int64_t pal_status_bytes(const MPI_Status *st)
+{
+    return (int64_t)(uint32_t)st->count_lo |
+           ((int64_t)(st->count_hi_and_cancelled >> 1) << 32);
+}
+static inline int pal_status_cancelled(const MPI_Status *st)
+{
+    return st->count_hi_and_cancelled & 1;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PAL_MPI_H */

@@ -1,0 +1,247 @@
+/*
+ * test_mpcore.c - mpcore's C ABI on one process (MPI singleton): the error
+ * table, argument checks before anything is sent, self messaging, truncation
+ * without writes outside the buffer, orphans, the in-flight table as the GC
+ * extension sees it, and the lifecycle states.
+ */
+#include "mpcore.h"
+#include "mpcore_gc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_failed, g_passed;
+
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (cond) {                                                                  \
+            g_passed++;                                                              \
+        } else {                                                                     \
+            char m_[512];                                                            \
+            mp_last_error(NULL, m_, (int)sizeof m_);                                 \
+            fprintf(stderr, "FAIL %s:%d: %s (last error: %s)\n", __FILE__, __LINE__, #cond, m_); \
+            g_failed++;                                                              \
+        }                                                                            \
+    } while (0)
+
+static int last_error_mentions(const char *word)
+{
+    char m[512];
+    mp_last_error(NULL, m, (int)sizeof m);
+    return strstr(m, word) != NULL;
+}
+
+static void test_error_table(void)
+{
+    CHECK(strcmp(mp_err_name(MP_ETRUNCATE), "MP_ETRUNCATE") == 0);
+    CHECK(strcmp(mp_err_name(MP_OK), "MP_OK") == 0);
+    CHECK(strstr(mp_err_message(MP_ERANK), "rank") != NULL);
+    CHECK(strcmp(mp_err_name(-999), "MP_E?") == 0);
+    /* Codes are distinct and negative (except OK). */
+    {
+        int codes[] = {
+#define C(name, code, msg) code,
+            MP_ERROR_MAP(C)
+#undef C
+        };
+        int n = (int)(sizeof codes / sizeof *codes);
+        for (int i = 0; i < n; i++) {
+            CHECK(i == 0 ? codes[i] == 0 : codes[i] < 0);
+            for (int j = i + 1; j < n; j++)
+                CHECK(codes[i] != codes[j]);
+        }
+    }
+}
+
+static void test_before_init(void)
+{
+    int v;
+    char b[8];
+    mp_token_t t;
+    CHECK(mp_state() == MP_STATE_UNINIT);
+    CHECK(mp_comm_rank(MP_COMM_WORLD, &v) == MP_ESTATE);
+    CHECK(last_error_mentions("not initialized"));
+    CHECK(mp_send_start(b, 1, 0, 0, MP_COMM_WORLD, MP_SEND_STANDARD, &t) == MP_ESTATE);
+    CHECK(mp_init(7, &v) == MP_EINVAL);
+}
+
+static void test_arguments(void)
+{
+    char buf[16];
+    mp_token_t t = 0;
+    mp_req_t r = MP_REQ_NULL;
+    mp_status_t st;
+    mp_comm_t c;
+    int ub = 0;
+    CHECK(mp_tag_ub(&ub) == 0 && ub >= 32767);
+    CHECK(mp_send_start(buf, 1, 1, 0, MP_COMM_SELF, MP_SEND_STANDARD, &t) == MP_ERANK);
+    CHECK(last_error_mentions("destination rank 1"));
+    CHECK(mp_send_start(buf, 1, MP_ANY_SOURCE, 0, MP_COMM_SELF, MP_SEND_STANDARD, &t) == MP_ERANK);
+    CHECK(mp_send_start(buf, 1, 0, -5, MP_COMM_SELF, MP_SEND_STANDARD, &t) == MP_ETAG);
+    CHECK(mp_send_start(buf, 1, 0, MP_ANY_TAG, MP_COMM_SELF, MP_SEND_STANDARD, &t) == MP_ETAG);
+    CHECK(mp_send_start(buf, 1, 0, ub + 1, MP_COMM_SELF, MP_SEND_STANDARD, &t) == MP_ETAG);
+    CHECK(mp_send_start(buf, -1, 0, 0, MP_COMM_SELF, MP_SEND_STANDARD, &t) == MP_ECOUNT);
+    CHECK(mp_send_start(NULL, 4, 0, 0, MP_COMM_SELF, MP_SEND_STANDARD, &t) == MP_EINVAL);
+    CHECK(mp_send_start(buf, 1, 0, 0, MP_COMM_SELF, 9, &t) == MP_EINVAL);
+    CHECK(mp_send_start(buf, 1, 0, 0, 77, MP_SEND_STANDARD, &t) == MP_EHANDLE);
+    CHECK(mp_send_start(buf, 1, 0, 0, -4, MP_SEND_STANDARD, &t) == MP_EHANDLE);
+    CHECK(mp_recv_start(buf, 1, 3, 0, MP_COMM_SELF, &st, &t) == MP_ERANK);
+    CHECK(mp_recv_start(buf, 1, 0, -7, MP_COMM_SELF, &st, &t) == MP_ETAG);
+    CHECK(mp_irecv(buf, 1, 0, 0, MP_COMM_SELF, NULL, &r) == 0);
+    CHECK(mp_req_cancel(r) == 0);
+    CHECK(mp_req_wait(r, &st) == 0 && st.cancelled == 1);
+    CHECK(mp_req_wait(r, &st) == MP_EHANDLE); /* stale: completed above */
+    CHECK(mp_req_test(12345, &st) == MP_EHANDLE);
+    CHECK(mp_req_orphan(-9) == MP_EHANDLE);
+    CHECK(mp_comm_free(MP_COMM_WORLD) == MP_EHANDLE);
+    CHECK(mp_comm_split(MP_COMM_SELF, -8, 0, &c) == MP_EINVAL);
+    CHECK(mp_req_active() == 0);
+}
+
+static void test_self_messages(void)
+{
+    int32_t out[4] = { 1, 2, 3, 4 }, in[6] = { -1, 0, 0, 0, 0, -1 };
+    mp_token_t t = 0;
+    mp_status_t st;
+    mp_req_t r;
+    int rc;
+    /* Post the receive first, then a blocking send that completes. */
+    CHECK(mp_irecv(&in[1], 16, MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, NULL, &r) == 0);
+    rc = mp_send_start(out, 16, 0, 42, MP_COMM_SELF, MP_SEND_STANDARD, &t);
+    CHECK(rc == 1 || (rc == 0 && mp_token_wait(t, NULL) == 0));
+    CHECK(mp_req_wait(r, &st) == 0);
+    CHECK(st.source == 0 && st.tag == 42 && st.bytes == 16 && st.cancelled == 0);
+    CHECK(in[0] == -1 && in[1] == 1 && in[4] == 4 && in[5] == -1);
+
+    /* ProcNull: completes at once, empty status from ProcNull. */
+    CHECK(mp_recv_start(in, 16, MP_PROC_NULL, 0, MP_COMM_SELF, &st, &t) == 1);
+    CHECK(st.source == MP_PROC_NULL && st.tag == MP_ANY_TAG && st.bytes == 0);
+    CHECK(mp_send_start(out, 16, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD, &t) == 1);
+
+    /* Truncation: 16 bytes into an 8-byte window; guards stay untouched. */
+    in[0] = in[1] = in[2] = in[3] = -7;
+    CHECK(mp_isend(out, 16, 0, 5, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    rc = mp_recv_start(&in[1], 8, 0, 5, MP_COMM_SELF, &st, &t);
+    if (rc == 0)
+        rc = mp_token_wait(t, &st);
+    CHECK(rc == MP_ETRUNCATE);
+    CHECK(last_error_mentions("runcat"));
+    {
+        int cls = 0;
+        mp_last_error(&cls, NULL, 0);
+        CHECK(cls != 0);
+    }
+    CHECK(in[0] == -7 && in[1] == 1 && in[2] == 2 && in[3] == -7);
+    CHECK(mp_req_wait(r, NULL) == 0);
+
+    /* Probe sees size and tag before the receive. */
+    CHECK(mp_isend(out, 12, 0, 9, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    CHECK(mp_iprobe(0, 9, MP_COMM_SELF, &st) == 1 && st.bytes == 12 && st.tag == 9);
+    CHECK(mp_iprobe(0, 10, MP_COMM_SELF, &st) == 0);
+    CHECK(mp_probe(MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, &st) == 0 && st.bytes == 12);
+    CHECK(mp_recv_start(in, 16, 0, 9, MP_COMM_SELF, &st, &t) == 1 && st.bytes == 12);
+    CHECK(mp_req_test(r, &st) == 1);
+    CHECK(mp_req_active() == 0);
+}
+
+static int g_reported;
+static void **g_last_slot;
+static void count_report(void **slot, void *ctx)
+{
+    (void)ctx;
+    g_reported++;
+    g_last_slot = slot;
+}
+
+static void test_inflight_table(void)
+{
+    static char fake_object[64];
+    int32_t in[4], out[4] = { 5, 6, 7, 8 };
+    mp_req_t r, rs[2];
+    mp_status_t sts[2];
+    mp_gc_stats_t gs;
+    mp_token_t t;
+
+    /* An in-flight receive with an owner object is reported at mark and, the
+     * same slot, at relocate; once complete it is no longer reported. */
+    CHECK(mp_irecv(in, 16, 0, 3, MP_COMM_SELF, fake_object, &r) == 0);
+    g_reported = 0;
+    CHECK(mp_gc_scan(MP_GC_MARK, count_report, NULL) == 1 && g_reported == 1);
+    CHECK(g_last_slot && *g_last_slot == fake_object);
+    g_reported = 0;
+    CHECK(mp_gc_scan(MP_GC_RELOCATE, count_report, NULL) == 1 && g_reported == 1);
+    mp_gc_stats(&gs);
+    CHECK(gs.pinned_last_mark == 1 && gs.registered >= 1);
+    CHECK(mp_send_start(out, 16, 0, 3, MP_COMM_SELF, MP_SEND_STANDARD, &t) == 1);
+    CHECK(mp_req_wait(r, NULL) == 0 && in[3] == 8);
+    g_reported = 0;
+    CHECK(mp_gc_scan(MP_GC_MARK, count_report, NULL) == 0 && g_reported == 0);
+
+    /* An orphaned receive is freed by the sweep once its message arrived. */
+    CHECK(mp_irecv(in, 16, 0, 4, MP_COMM_SELF, fake_object, &r) == 0);
+    CHECK(mp_req_orphan(r) == 0);
+    CHECK(mp_req_orphan(r) == MP_EHANDLE); /* twice is an error */
+    CHECK(mp_req_sweep() == 1);
+    CHECK(mp_send_start(out, 16, 0, 4, MP_COMM_SELF, MP_SEND_STANDARD, &t) == 1);
+    CHECK(mp_req_sweep() == 0);
+    CHECK(mp_req_active() == 0);
+
+    /* testall / waitall / waitany. */
+    CHECK(mp_irecv(in, 16, 0, 6, MP_COMM_SELF, NULL, &rs[0]) == 0);
+    CHECK(mp_isend(out, 16, 0, 6, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &rs[1]) == 0);
+    CHECK(mp_req_waitall(2, rs, sts) == 0 && sts[0].bytes == 16 && sts[0].tag == 6);
+    CHECK(mp_irecv(in, 16, 0, 7, MP_COMM_SELF, NULL, &rs[0]) == 0);
+    rs[1] = MP_REQ_NULL;
+    CHECK(mp_req_testall(2, rs, sts) == 0);
+    CHECK(mp_send_start(out, 4, 0, 7, MP_COMM_SELF, MP_SEND_STANDARD, &t) == 1);
+    CHECK(mp_req_waitany(2, rs, sts) == 0 && sts[0].bytes == 4);
+    rs[0] = MP_REQ_NULL;
+    CHECK(mp_req_waitany(2, rs, sts) == MP_UNDEFINED);
+    CHECK(mp_req_active() == 0);
+}
+
+static void test_comms(void)
+{
+    mp_comm_t d, s;
+    int v;
+    CHECK(mp_comm_dup(MP_COMM_WORLD, &d) == 0 && d > MP_COMM_SELF);
+    CHECK(mp_comm_size(d, &v) == 0 && v == 1);
+    CHECK(mp_comm_split(MP_COMM_WORLD, MP_UNDEFINED, 0, &s) == 0 && s == MP_COMM_NULL);
+    CHECK(mp_comm_split(MP_COMM_WORLD, 3, 0, &s) == 0 && s > MP_COMM_SELF);
+    CHECK(mp_comm_free(s) == 0);
+    CHECK(mp_comm_free(d) == 0);
+    CHECK(mp_comm_free(d) == MP_EHANDLE);
+    CHECK(mp_comm_rank(d, &v) == MP_EHANDLE);
+}
+
+int main(void)
+{
+    int provided = -1, n;
+    char text[256];
+    const mp_table_t *tab = mp_core_table();
+    test_error_table();
+    CHECK(tab->abi_version == MP_ABI_VERSION && tab->size == sizeof(mp_table_t));
+    CHECK(tab->send_start == mp_send_start && tab->probe == mp_probe);
+    test_before_init();
+    CHECK(mp_init(MP_THREAD_FUNNELED, &provided) == 0);
+    CHECK(provided >= MP_THREAD_FUNNELED);
+    CHECK(mp_init(MP_THREAD_SINGLE, &provided) == 0); /* idempotent */
+    CHECK(mp_state() == MP_STATE_READY);
+    CHECK(strlen(mp_library_path()) > 0);
+    n = mp_library_version(text, (int)sizeof text);
+    CHECK(n > 0 && strlen(text) > 0);
+    CHECK(mp_processor_name(text, (int)sizeof text) > 0);
+    CHECK(mp_wtime() > 0 && mp_wtick() > 0);
+    test_arguments();
+    test_self_messages();
+    test_inflight_table();
+    test_comms();
+    CHECK(mp_finalize() == 0);
+    CHECK(mp_state() == MP_STATE_FINALIZED);
+    CHECK(mp_comm_rank(MP_COMM_WORLD, &n) == MP_ESTATE);
+    CHECK(last_error_mentions("finalized"));
+    CHECK(mp_init(MP_THREAD_SINGLE, &provided) == MP_ESTATE);
+    printf("test_mpcore: %d passed, %d failed\n", g_passed, g_failed);
+    return g_failed ? 1 : 0;
+}
