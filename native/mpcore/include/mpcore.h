@@ -185,10 +185,15 @@ MP_API int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses);
  * after completing (and freeing) every request. */
 MP_API int mp_req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses);
 /* [blocking] Waits for one of n; returns its index (or MP_UNDEFINED when every
- * entry is MP_REQ_NULL) and frees only that request. */
+ * entry is MP_REQ_NULL) and frees only that request.  That operation's own
+ * result (e.g. MP_ETRUNCATE) is in status->error; status must not be NULL. */
 MP_API int mp_req_waitany(int n, const mp_req_t *reqs, mp_status_t *status);
 /* [fast] Number of requests that are posted and not yet freed. */
 MP_API int mp_req_active(void);
+
+/* ---- Collectives, in the same two steps as blocking point-to-point ---- */
+/* [fast] Posts MPI_Ibarrier and tests it: 1 when complete, else 0 with *token. */
+MP_API int mp_barrier_start(mp_comm_t comm, mp_token_t *token);
 
 /* ---- Probe ---- */
 /* [fast] Returns 1 (status filled) when a matching message is pending, else 0. */
@@ -237,6 +242,7 @@ typedef struct mp_table {
     int (*req_active)(void);
     int (*iprobe)(int, int, mp_comm_t, mp_status_t *);
     int (*probe)(int, int, mp_comm_t, mp_status_t *);
+    int (*barrier_start)(mp_comm_t, mp_token_t *);
 } mp_table_t;
 
 /* [fast][any thread] The core's call table (static storage). */

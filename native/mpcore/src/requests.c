@@ -533,11 +533,10 @@ int mp_req_waitany(int n, const mp_req_t *reqs, mp_status_t *status)
                 continue;
             s = slot_get(reqs[i], &idx);
             if (atomic_load(&s->state) == SLOT_DONE || slot_poll(s)) {
-                int rc;
                 sweep_orphans();
                 mp_blocking_leave();
-                rc = finish(s, idx, status);
-                return rc ? rc : i;
+                finish(s, idx, status); /* its result is in status->error */
+                return i;
             }
         }
         pal_cpu_relax();

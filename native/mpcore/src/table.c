@@ -40,6 +40,7 @@ static const mp_table_t k_table = {
     .req_active = mp_req_active,
     .iprobe = mp_iprobe,
     .probe = mp_probe,
+    .barrier_start = mp_barrier_start,
 };
 
 const mp_table_t *mp_core_table(void)

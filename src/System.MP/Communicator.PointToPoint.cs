@@ -1,0 +1,325 @@
+using System.MP.Interop;
+using System.Runtime.CompilerServices;
+
+namespace System.MP;
+
+// Point-to-point communication (MPI-4.0 chapter 3).  Buffer operations are
+// zero-copy: the message moves straight between the arrays of the two ranks.
+// A blocking operation keeps its buffer under `fixed` for its whole life, so a
+// pin exists only if a GC happens meanwhile; it is posted and tested by one
+// fast call and, only when not complete, waited for in a blocking call.
+public unsafe partial class Communicator
+{
+    /// <summary>Sends the whole array to <paramref name="dest"/> (MPI_Send).</summary>
+    /// <param name="buffer">The elements to send.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    public unsafe void Send<T>(T[] buffer, int dest, int tag) where T : unmanaged
+    {
+        if (buffer is null)
+            ThrowHelper.ThrowNull(nameof(buffer));
+        int h = Handle;
+        CheckDest(dest);
+        CheckSendTag(tag);
+        fixed (T* p = buffer)
+            SendCore(p, (long)buffer.Length * sizeof(T), dest, tag, h, CoreConst.SendStandard);
+    }
+
+    /// <summary>Sends <paramref name="count"/> elements starting at <paramref name="offset"/> (MPI_Send).</summary>
+    /// <param name="buffer">The array holding the elements.</param>
+    /// <param name="offset">Index of the first element to send.</param>
+    /// <param name="count">Number of elements to send.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    public unsafe void Send<T>(T[] buffer, int offset, int count, int dest, int tag) where T : unmanaged
+    {
+        CheckSlice(buffer, offset, count, nameof(buffer));
+        int h = Handle;
+        CheckDest(dest);
+        CheckSendTag(tag);
+        fixed (T* p = buffer)
+            SendCore(p + offset, (long)count * sizeof(T), dest, tag, h, CoreConst.SendStandard);
+    }
+
+    /// <summary>Sends the elements of a span (MPI_Send).</summary>
+    /// <param name="buffer">The elements to send.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    public unsafe void Send<T>(ReadOnlySpan<T> buffer, int dest, int tag) where T : unmanaged
+    {
+        int h = Handle;
+        CheckDest(dest);
+        CheckSendTag(tag);
+        fixed (T* p = buffer)
+            SendCore(p, (long)buffer.Length * sizeof(T), dest, tag, h, CoreConst.SendStandard);
+    }
+
+    /// <summary>Sends one value (MPI_Send of one element).</summary>
+    /// <param name="value">The value to send.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    public unsafe void Send<T>(T value, int dest, int tag) where T : unmanaged
+    {
+        int h = Handle;
+        CheckDest(dest);
+        CheckSendTag(tag);
+        SendCore(&value, sizeof(T), dest, tag, h, CoreConst.SendStandard);
+    }
+
+    /// <summary>
+    /// Sends the whole array and returns only once the matching receive has
+    /// started (MPI_Ssend).
+    /// </summary>
+    /// <param name="buffer">The elements to send.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    public unsafe void SyncSend<T>(T[] buffer, int dest, int tag) where T : unmanaged
+    {
+        if (buffer is null)
+            ThrowHelper.ThrowNull(nameof(buffer));
+        int h = Handle;
+        CheckDest(dest);
+        CheckSendTag(tag);
+        fixed (T* p = buffer)
+            SendCore(p, (long)buffer.Length * sizeof(T), dest, tag, h, CoreConst.SendSync);
+    }
+
+    /// <summary>Receives into the whole array (MPI_Recv).</summary>
+    /// <param name="buffer">Where the message goes; it may be longer than the message.</param>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    /// <returns>Who sent it, its tag and how much arrived.</returns>
+    /// <exception cref="MessageTruncatedException">The message was longer than the array; only the array was written.</exception>
+    public unsafe Status Recv<T>(T[] buffer, int source, int tag) where T : unmanaged
+    {
+        if (buffer is null)
+            ThrowHelper.ThrowNull(nameof(buffer));
+        int h = Handle;
+        CheckSource(source);
+        CheckRecvTag(tag);
+        fixed (T* p = buffer)
+            return RecvCore(p, (long)buffer.Length * sizeof(T), source, tag, h);
+    }
+
+    /// <summary>Receives into <paramref name="count"/> elements starting at <paramref name="offset"/> (MPI_Recv).</summary>
+    /// <param name="buffer">The array to receive into.</param>
+    /// <param name="offset">Index of the first element to write.</param>
+    /// <param name="count">Capacity in elements; nothing outside [offset, offset + count) is written.</param>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    /// <returns>Who sent it, its tag and how much arrived.</returns>
+    /// <exception cref="MessageTruncatedException">The message was longer than <paramref name="count"/> elements.</exception>
+    public unsafe Status Recv<T>(T[] buffer, int offset, int count, int source, int tag) where T : unmanaged
+    {
+        CheckSlice(buffer, offset, count, nameof(buffer));
+        int h = Handle;
+        CheckSource(source);
+        CheckRecvTag(tag);
+        fixed (T* p = buffer)
+            return RecvCore(p + offset, (long)count * sizeof(T), source, tag, h);
+    }
+
+    /// <summary>Receives into a span (MPI_Recv).</summary>
+    /// <param name="buffer">Where the message goes.</param>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    /// <returns>Who sent it, its tag and how much arrived.</returns>
+    /// <exception cref="MessageTruncatedException">The message was longer than the span.</exception>
+    public unsafe Status Recv<T>(Span<T> buffer, int source, int tag) where T : unmanaged
+    {
+        int h = Handle;
+        CheckSource(source);
+        CheckRecvTag(tag);
+        fixed (T* p = buffer)
+            return RecvCore(p, (long)buffer.Length * sizeof(T), source, tag, h);
+    }
+
+    /// <summary>Receives one value (MPI_Recv of one element).</summary>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    /// <returns>The value; default when <paramref name="source"/> is <see cref="Mpi.ProcNull"/>.</returns>
+    /// <exception cref="MpiException">The message was shorter than one value.</exception>
+    public T Recv<T>(int source, int tag) where T : unmanaged => Recv<T>(source, tag, out _);
+
+    /// <summary>Receives one value (MPI_Recv of one element) and its status.</summary>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    /// <param name="status">Who sent it and with which tag.</param>
+    /// <returns>The value; default when <paramref name="source"/> is <see cref="Mpi.ProcNull"/>.</returns>
+    /// <exception cref="MpiException">The message was shorter than one value.</exception>
+    public unsafe T Recv<T>(int source, int tag, out Status status) where T : unmanaged
+    {
+        int h = Handle;
+        CheckSource(source);
+        CheckRecvTag(tag);
+        T value = default;
+        status = RecvCore(&value, sizeof(T), source, tag, h);
+        if (status.ByteCount != sizeof(T) && status.Source != Mpi.ProcNull)
+            ThrowHelper.ThrowShortScalar(status.ByteCount, typeof(T), sizeof(T));
+        return value;
+    }
+
+    /// <summary>
+    /// Sends one array and receives another in one operation, free of the
+    /// deadlock two blocking calls could cause (MPI_Sendrecv).
+    /// </summary>
+    /// <param name="sendBuffer">The elements to send.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="sendTag">Tag of the outgoing message.</param>
+    /// <param name="recvBuffer">Where the incoming message goes (a different array).</param>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="recvTag">Tag of the incoming message, or <see cref="Mpi.AnyTag"/>.</param>
+    /// <returns>The status of the receive.</returns>
+    public unsafe Status SendRecv<T>(T[] sendBuffer, int dest, int sendTag,
+                                     T[] recvBuffer, int source, int recvTag) where T : unmanaged
+    {
+        if (sendBuffer is null)
+            ThrowHelper.ThrowNull(nameof(sendBuffer));
+        if (recvBuffer is null)
+            ThrowHelper.ThrowNull(nameof(recvBuffer));
+        int h = Handle;
+        CheckDest(dest);
+        CheckSource(source);
+        if ((uint)sendTag > (uint)Mpi.TagUpperBound)
+            ThrowHelper.ThrowTag(sendTag, allowAny: false, nameof(sendTag));
+        if ((uint)recvTag > (uint)Mpi.TagUpperBound && recvTag != Mpi.AnyTag)
+            ThrowHelper.ThrowTag(recvTag, allowAny: true, nameof(recvTag));
+        Status status;
+        long recvToken = 0, sendToken = 0;
+        fixed (T* r = recvBuffer)
+        fixed (T* s = sendBuffer)
+        {
+            int rrc = Core.RecvStart(r, (long)recvBuffer.Length * sizeof(T), source, recvTag, h, &status, &recvToken);
+            if (rrc < 0)
+                ThrowHelper.ThrowCore(rrc);
+            int src = Core.SendStart(s, (long)sendBuffer.Length * sizeof(T), dest, sendTag, h, CoreConst.SendStandard, &sendToken);
+            if (src == 0)
+                src = Core.CompleteToken(sendToken, null);
+            if (rrc == 0)
+                rrc = Core.CompleteToken(recvToken, &status);
+            if (src < 0)
+                ThrowHelper.ThrowCore(src);
+            if (rrc < 0)
+                ThrowHelper.ThrowCore(rrc);
+        }
+        return status;
+    }
+
+    /// <summary>Waits until a matching message is pending and returns its status, without receiving it (MPI_Probe).</summary>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    public unsafe Status Probe(int source, int tag)
+    {
+        int h = Handle;
+        CheckSource(source);
+        CheckRecvTag(tag);
+        Status status;
+        for (int i = Core.SpinPolls; i > 0; i--)
+        {
+            int frc = Core.IProbe(source, tag, h, &status);
+            if (frc == 1)
+                return status;
+            if (frc < 0)
+                ThrowHelper.ThrowCore(frc);
+        }
+        int rc = Core.Probe(source, tag, h, &status);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        return status;
+    }
+
+    /// <summary>Checks, without waiting, whether a matching message is pending (MPI_Iprobe).</summary>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    /// <param name="status">The pending message's status when the result is true.</param>
+    public unsafe bool IProbe(int source, int tag, out Status status)
+    {
+        int h = Handle;
+        CheckSource(source);
+        CheckRecvTag(tag);
+        Status st;
+        int rc = Core.IProbe(source, tag, h, &st);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        status = rc == 1 ? st : default;
+        return rc == 1;
+    }
+
+    /// <summary>Starts sending the whole array (MPI_Isend).  The array must not change until the request completes.</summary>
+    /// <param name="buffer">The elements to send.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    public Request ISend<T>(T[] buffer, int dest, int tag) where T : unmanaged
+    {
+        if (buffer is null)
+            ThrowHelper.ThrowNull(nameof(buffer));
+        return ISend(buffer, 0, buffer.Length, dest, tag);
+    }
+
+    /// <summary>Starts sending <paramref name="count"/> elements from <paramref name="offset"/> (MPI_Isend).</summary>
+    /// <param name="buffer">The array holding the elements.</param>
+    /// <param name="offset">Index of the first element to send.</param>
+    /// <param name="count">Number of elements to send.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    public Request ISend<T>(T[] buffer, int offset, int count, int dest, int tag) where T : unmanaged
+    {
+        CheckSlice(buffer, offset, count, nameof(buffer));
+        int h = Handle;
+        CheckDest(dest);
+        CheckSendTag(tag);
+        return Request.PostSend(buffer, offset, count, dest, tag, h, CoreConst.SendStandard);
+    }
+
+    /// <summary>Starts receiving into the whole array (MPI_Irecv).  Do not touch the array until the request completes.</summary>
+    /// <param name="buffer">Where the message goes.</param>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    public Request IRecv<T>(T[] buffer, int source, int tag) where T : unmanaged
+    {
+        if (buffer is null)
+            ThrowHelper.ThrowNull(nameof(buffer));
+        return IRecv(buffer, 0, buffer.Length, source, tag);
+    }
+
+    /// <summary>Starts receiving into <paramref name="count"/> elements from <paramref name="offset"/> (MPI_Irecv).</summary>
+    /// <param name="buffer">The array to receive into.</param>
+    /// <param name="offset">Index of the first element to write.</param>
+    /// <param name="count">Capacity in elements.</param>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    public Request IRecv<T>(T[] buffer, int offset, int count, int source, int tag) where T : unmanaged
+    {
+        CheckSlice(buffer, offset, count, nameof(buffer));
+        int h = Handle;
+        CheckSource(source);
+        CheckRecvTag(tag);
+        return Request.PostRecv(buffer, offset, count, source, tag, h);
+    }
+
+    // ---- the two blocking paths ----
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static unsafe void SendCore(void* p, long bytes, int dest, int tag, int comm, int mode)
+    {
+        long token;
+        int rc = Core.SendStart(p, bytes, dest, tag, comm, mode, &token);
+        if (rc == 0)
+            rc = Core.CompleteToken(token, null);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static unsafe Status RecvCore(void* p, long bytes, int source, int tag, int comm)
+    {
+        Status status;
+        long token;
+        int rc = Core.RecvStart(p, bytes, source, tag, comm, &status, &token);
+        if (rc == 0)
+            rc = Core.CompleteToken(token, &status);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        return status;
+    }
+}

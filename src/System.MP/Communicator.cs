@@ -1,0 +1,161 @@
+using System.MP.Interop;
+using System.Runtime.CompilerServices;
+
+namespace System.MP;
+
+/// <summary>
+/// A group of ranks that exchange messages in a context of their own
+/// (an MPI intracommunicator).  Point-to-point operations live in
+/// Communicator.PointToPoint.cs.
+/// </summary>
+public unsafe partial class Communicator : IDisposable
+{
+    private int _handle;
+    private readonly int _rank;
+    private readonly int _size;
+    private readonly bool _predefined;
+
+    internal unsafe Communicator(int handle, bool predefined)
+    {
+        int rank = 0, size = 0, rc;
+        if ((rc = Core.CommRank(handle, &rank)) < 0 || (rc = Core.CommSize(handle, &size)) < 0)
+            ThrowHelper.ThrowCore(rc);
+        _handle = handle;
+        _rank = rank;
+        _size = size;
+        _predefined = predefined;
+    }
+
+    /// <summary>All ranks of the job (MPI_COMM_WORLD).  First use initializes MPI.</summary>
+    public static Communicator World => Mpi.World;
+
+    /// <summary>This rank alone (MPI_COMM_SELF).  First use initializes MPI.</summary>
+    public static Communicator Self => Mpi.Self;
+
+    /// <summary>This process's rank in the communicator, in [0, <see cref="Size"/>).</summary>
+    public int Rank
+    {
+        get
+        {
+            _ = Handle;
+            return _rank;
+        }
+    }
+
+    /// <summary>Number of ranks in the communicator.</summary>
+    public int Size
+    {
+        get
+        {
+            _ = Handle;
+            return _size;
+        }
+    }
+
+    /// <summary>True after <see cref="Dispose()"/> (never for World or Self).</summary>
+    public bool IsDisposed => _handle < 0;
+
+    /// <summary>The core handle; throws <see cref="ObjectDisposedException"/> once disposed.</summary>
+    internal int Handle
+    {
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get
+        {
+            int h = _handle;
+            if (h < 0)
+                ThrowHelper.ThrowDisposed();
+            return h;
+        }
+    }
+
+    /// <summary>A new communicator with the same ranks and a separate context (MPI_Comm_dup). Collective.</summary>
+    public unsafe Communicator Dup()
+    {
+        int h = Handle, dup = 0;
+        int rc = Core.CommDup(h, &dup);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        return new Communicator(dup, predefined: false);
+    }
+
+    /// <summary>
+    /// Partitions the ranks by <paramref name="color"/>, ordering each part by
+    /// <paramref name="key"/> then old rank (MPI_Comm_split). Collective.
+    /// </summary>
+    /// <returns>This rank's new communicator, or null when <paramref name="color"/> is <see cref="Mpi.Undefined"/>.</returns>
+    public unsafe Communicator? Split(int color, int key)
+    {
+        int h = Handle, part = 0;
+        if (color < 0 && color != Mpi.Undefined)
+            throw new ArgumentOutOfRangeException(nameof(color), color, SR.Format(SR.SplitColor, color));
+        int rc = Core.CommSplit(h, color, key, &part);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        return part == CoreConst.CommNull ? null : new Communicator(part, predefined: false);
+    }
+
+    /// <summary>Frees the communicator (MPI_Comm_free). World and Self are never freed; disposing twice is harmless.</summary>
+    public void Dispose()
+    {
+        Dispose(true);
+        GC.SuppressFinalize(this);
+    }
+
+    /// <summary>Frees the communicator when <paramref name="disposing"/>.</summary>
+    protected virtual void Dispose(bool disposing)
+    {
+        if (_predefined || _handle < 0 || !disposing)
+            return;
+        int h = _handle;
+        _handle = -1;
+        if (Mpi.IsInitialized)
+        {
+            int rc = Core.CommFree(h);
+            if (rc < 0)
+                ThrowHelper.ThrowCore(rc);
+        }
+    }
+
+    /// <inheritdoc/>
+    public override string ToString() =>
+        _handle < 0 ? "Communicator(disposed)" : $"Communicator(rank {_rank} of {_size})";
+
+    // ---- argument checks shared by every operation (before any native call) ----
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void CheckDest(int dest)
+    {
+        if ((uint)dest >= (uint)_size && dest != Mpi.ProcNull)
+            ThrowHelper.ThrowRank(dest, _size, "Mpi.ProcNull", nameof(dest));
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void CheckSource(int source)
+    {
+        if ((uint)source >= (uint)_size && source != Mpi.AnySource && source != Mpi.ProcNull)
+            ThrowHelper.ThrowRank(source, _size, "Mpi.AnySource or Mpi.ProcNull", nameof(source));
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void CheckSendTag(int tag)
+    {
+        if ((uint)tag > (uint)Mpi.TagUpperBound)
+            ThrowHelper.ThrowTag(tag, allowAny: false, nameof(tag));
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void CheckRecvTag(int tag)
+    {
+        if ((uint)tag > (uint)Mpi.TagUpperBound && tag != Mpi.AnyTag)
+            ThrowHelper.ThrowTag(tag, allowAny: true, nameof(tag));
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void CheckSlice<T>(T[] buffer, int offset, int count, string paramName)
+    {
+        if (buffer is null)
+            ThrowHelper.ThrowNull(paramName);
+        if ((uint)offset > (uint)buffer.Length || (uint)count > (uint)(buffer.Length - offset))
+            ThrowHelper.ThrowSlice(buffer.Length, offset, count);
+    }
+}

@@ -1,0 +1,125 @@
+using System.Runtime.CompilerServices;
+
+namespace System.MP.Interop;
+
+/// <summary>
+/// mpcore's functions as unmanaged function pointers, read once from the call
+/// table.  Functions documented [fast] in mpcore.h are called with
+/// SuppressGCTransition (a plain indirect call: they never wait, so no GC needs
+/// to run meanwhile); [blocking] ones with a normal GC transition, so the GC
+/// runs freely while the thread waits for other ranks.
+/// Touch this class only after <see cref="CoreLoader.EnsureLoaded"/> succeeded.
+/// </summary>
+internal static unsafe class Core
+{
+    // ---- lifecycle and queries ----
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, byte*, int, int> LastError;
+    internal static readonly delegate* unmanaged[Cdecl]<int, int*, int> Init;
+    internal static readonly delegate* unmanaged[Cdecl]<int> Finalize;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int> State;
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int> Abort;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<double> Wtime;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<double> Wtick;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int> ThreadLevel;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<byte*, int, int> ProcessorName;
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, int, int> LibraryVersion;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int> TagUb;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<byte*> LibraryPath;
+
+    // ---- communicators ----
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CommRank;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CommSize;
+    internal static readonly delegate* unmanaged[Cdecl]<int, int*, int> CommDup;
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, int*, int> CommSplit;
+    internal static readonly delegate* unmanaged[Cdecl]<int, int> CommFree;
+
+    // ---- point-to-point ----
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, long*, int> SendStart;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, Status*, long*, int> RecvStart;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<long, Status*, int> TokenTest;
+    internal static readonly delegate* unmanaged[Cdecl]<long, Status*, int> TokenWait;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int> ISend;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, void*, int*, int> IRecv;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, Status*, int> ReqTest;
+    internal static readonly delegate* unmanaged[Cdecl]<int, Status*, int> ReqWait;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> ReqCancel;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> ReqOrphan;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int> ReqSweep;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, Status*, int> ReqTestAll;
+    internal static readonly delegate* unmanaged[Cdecl]<int, int*, Status*, int> ReqWaitAll;
+    internal static readonly delegate* unmanaged[Cdecl]<int, int*, Status*, int> ReqWaitAny;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int> ReqActive;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, Status*, int> IProbe;
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, Status*, int> Probe;
+
+    // ---- collectives ----
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int> BarrierStart;
+
+#pragma warning disable CA1810 // the table must be validated before any field is read
+    static Core()
+#pragma warning restore CA1810
+    {
+        CoreTable* t = CoreLoader.Table;
+        LastError = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, byte*, int, int>)t->LastError;
+        Init = (delegate* unmanaged[Cdecl]<int, int*, int>)t->Init;
+        Finalize = (delegate* unmanaged[Cdecl]<int>)t->Finalize;
+        State = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)t->State;
+        Abort = (delegate* unmanaged[Cdecl]<int, int, int>)t->Abort;
+        Wtime = (delegate* unmanaged[Cdecl, SuppressGCTransition]<double>)t->Wtime;
+        Wtick = (delegate* unmanaged[Cdecl, SuppressGCTransition]<double>)t->Wtick;
+        ThreadLevel = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int>)t->ThreadLevel;
+        ProcessorName = (delegate* unmanaged[Cdecl, SuppressGCTransition]<byte*, int, int>)t->ProcessorName;
+        LibraryVersion = (delegate* unmanaged[Cdecl]<byte*, int, int>)t->LibraryVersion;
+        TagUb = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int>)t->TagUb;
+        LibraryPath = (delegate* unmanaged[Cdecl, SuppressGCTransition]<byte*>)t->LibraryPath;
+        CommRank = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CommRank;
+        CommSize = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CommSize;
+        CommDup = (delegate* unmanaged[Cdecl]<int, int*, int>)t->CommDup;
+        CommSplit = (delegate* unmanaged[Cdecl]<int, int, int, int*, int>)t->CommSplit;
+        CommFree = (delegate* unmanaged[Cdecl]<int, int>)t->CommFree;
+        SendStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, long*, int>)t->SendStart;
+        RecvStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, Status*, long*, int>)t->RecvStart;
+        TokenTest = (delegate* unmanaged[Cdecl, SuppressGCTransition]<long, Status*, int>)t->TokenTest;
+        TokenWait = (delegate* unmanaged[Cdecl]<long, Status*, int>)t->TokenWait;
+        ISend = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int>)t->ISend;
+        IRecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, void*, int*, int>)t->IRecv;
+        ReqTest = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, Status*, int>)t->ReqTest;
+        ReqWait = (delegate* unmanaged[Cdecl]<int, Status*, int>)t->ReqWait;
+        ReqCancel = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqCancel;
+        ReqOrphan = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqOrphan;
+        ReqSweep = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)t->ReqSweep;
+        ReqTestAll = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, Status*, int>)t->ReqTestAll;
+        ReqWaitAll = (delegate* unmanaged[Cdecl]<int, int*, Status*, int>)t->ReqWaitAll;
+        ReqWaitAny = (delegate* unmanaged[Cdecl]<int, int*, Status*, int>)t->ReqWaitAny;
+        ReqActive = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)t->ReqActive;
+        IProbe = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, Status*, int>)t->IProbe;
+        Probe = (delegate* unmanaged[Cdecl]<int, int, int, Status*, int>)t->Probe;
+        BarrierStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int>)t->BarrierStart;
+    }
+
+    /// <summary>
+    /// How many fast tests a blocking operation makes before it waits in a
+    /// blocking call.  Polling first keeps short waits free of GC transitions
+    /// (the JIT places a GC poll after each fast call, so GCs still proceed).
+    /// </summary>
+    internal static readonly int SpinPolls = ReadSpinPolls();
+
+    private static int ReadSpinPolls()
+    {
+        string? s = Environment.GetEnvironmentVariable("MOTOR_SPIN_POLLS");
+        return s is not null && int.TryParse(s, out int n) && n >= 0 ? n : 64;
+    }
+
+    /// <summary>Completes a blocking operation's pending part: polls, then waits.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static int CompleteToken(long token, Status* status)
+    {
+        for (int i = SpinPolls; i > 0; i--)
+        {
+            int rc = TokenTest(token, status);
+            if (rc != 0)
+                return rc;
+        }
+        return TokenWait(token, status);
+    }
+}

@@ -1,0 +1,114 @@
+using System.Globalization;
+using System.IO;
+using System.Runtime.InteropServices;
+
+namespace System.MP.Interop;
+
+/// <summary>
+/// Finds mpcore's call table: under the motor host it arrives as the runtime
+/// property <c>Motor.CoreTable</c> and no native library is bound here; under
+/// plain <c>dotnet</c> (library mode) libmpcore is loaded with NativeLibrary.
+/// </summary>
+internal static unsafe class CoreLoader
+{
+    internal const string TableProperty = "Motor.CoreTable";
+    internal const string LibraryEnvironmentVariable = "MOTOR_CORE_LIBRARY";
+    private const string LibraryFileName = "libmpcore.so";
+
+    private static readonly object s_lock = new();
+    private static CoreTable* s_table;
+    private static bool s_hosted;
+
+    /// <summary>True once the table came from the motor host.</summary>
+    internal static bool IsHosted
+    {
+        get
+        {
+            EnsureLoaded();
+            return s_hosted;
+        }
+    }
+
+    /// <summary>The validated table; loads it on first use.</summary>
+    internal static CoreTable* Table
+    {
+        get
+        {
+            if (s_table == null)
+                EnsureLoaded();
+            return s_table;
+        }
+    }
+
+    internal static void EnsureLoaded()
+    {
+        if (s_table != null)
+            return;
+        lock (s_lock)
+        {
+            if (s_table != null)
+                return;
+            CoreTable* table;
+            bool hosted = false;
+            if (AppContext.GetData(TableProperty) is string address)
+            {
+                table = (CoreTable*)ParseAddress(address);
+                hosted = true;
+            }
+            else
+            {
+                nint lib = LoadLibrary();
+                var getTable = (delegate* unmanaged[Cdecl]<CoreTable*>)NativeLibrary.GetExport(lib, "mp_core_table");
+                table = getTable();
+            }
+            Validate(table);
+            s_hosted = hosted;
+            s_table = table;
+        }
+    }
+
+    private static nint ParseAddress(string text)
+    {
+        string digits = text.StartsWith("0x", StringComparison.OrdinalIgnoreCase) ? text[2..] : text;
+        if (!ulong.TryParse(digits, NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out ulong value) || value == 0)
+            throw new InvalidOperationException(SR.Format(SR.BadCoreTableProperty, TableProperty, text));
+        return (nint)value;
+    }
+
+    private static void Validate(CoreTable* table)
+    {
+        if (table == null)
+            throw new InvalidOperationException(SR.CoreTableNull);
+        if (table->AbiVersion != CoreTable.ExpectedAbiVersion || table->Size < (uint)sizeof(CoreTable))
+            throw new InvalidOperationException(SR.Format(SR.CoreAbiMismatch, table->AbiVersion, table->Size,
+                CoreTable.ExpectedAbiVersion, sizeof(CoreTable)));
+    }
+
+    private static nint LoadLibrary()
+    {
+        var tried = new Collections.Generic.List<string>();
+        string? forced = Environment.GetEnvironmentVariable(LibraryEnvironmentVariable);
+        if (!string.IsNullOrEmpty(forced))
+        {
+            if (NativeLibrary.TryLoad(forced, out nint h))
+                return h;
+            throw new DllNotFoundException(SR.Format(SR.CoreLibraryForcedMissing, LibraryEnvironmentVariable, forced));
+        }
+#pragma warning disable IL3000 // empty in a single-file app: the base directory is tried too
+        string assemblyDir = Path.GetDirectoryName(typeof(CoreLoader).Assembly.Location) ?? "";
+#pragma warning restore IL3000
+        foreach (string dir in new[] { assemblyDir, AppContext.BaseDirectory })
+        {
+            if (string.IsNullOrEmpty(dir))
+                continue;
+            string path = Path.Combine(dir, LibraryFileName);
+            tried.Add(path);
+            if (File.Exists(path) && NativeLibrary.TryLoad(path, out nint h))
+                return h;
+        }
+        tried.Add(LibraryFileName);
+        if (NativeLibrary.TryLoad(LibraryFileName, out nint byName))
+            return byName;
+        throw new DllNotFoundException(SR.Format(SR.CoreLibraryMissing, string.Join(", ", tried), LibraryEnvironmentVariable));
+    }
+}

@@ -1,0 +1,237 @@
+using System.MP.Interop;
+using System.Text;
+using System.Threading;
+
+namespace System.MP;
+
+/// <summary>
+/// The MPI environment of this process: initialization and shutdown, the
+/// special rank and tag values, timers and identification.
+/// </summary>
+public static unsafe class Mpi
+{
+    /// <summary>Receive from any rank (MPI_ANY_SOURCE).</summary>
+    public const int AnySource = -1;
+
+    /// <summary>Receive a message with any tag (MPI_ANY_TAG).</summary>
+    public const int AnyTag = -1;
+
+    /// <summary>The null peer: sends to it and receives from it complete at once and move nothing (MPI_PROC_NULL).</summary>
+    public const int ProcNull = -2;
+
+    /// <summary>
+    /// "Not defined": a <see cref="Communicator.Split"/> color meaning "in no new
+    /// communicator", and the value of <see cref="Status.GetCount{T}"/> when the
+    /// count is not a whole number of elements (MPI_UNDEFINED).
+    /// </summary>
+    public const int Undefined = -3;
+
+    private const int StateNone = 0, StateReady = 1, StateShutDown = 2;
+
+    private static readonly Lock s_lock = new();
+    private static volatile int s_state;
+    private static ThreadLevel s_threadLevel;
+    private static Communicator? s_world, s_self;
+
+    /// <summary>Largest tag this MPI library accepts (MPI_TAG_UB, at least 32767).</summary>
+    internal static int TagUpperBound = 32767;
+
+    /// <summary>True between a successful <see cref="Init"/> and <see cref="Shutdown"/>.</summary>
+    public static bool IsInitialized => s_state == StateReady;
+
+    /// <summary>
+    /// True when the program runs under the motor VM (which owns MPI and pins
+    /// in-flight buffers through its GC extension); false under plain dotnet.
+    /// </summary>
+    public static bool IsHosted => CoreLoader.IsHosted;
+
+    /// <summary>The thread support MPI provides (at least what <see cref="Init"/> asked for, when the library can).</summary>
+    public static ThreadLevel ThreadLevel
+    {
+        get
+        {
+            RequireInitialized();
+            return s_threadLevel;
+        }
+    }
+
+    /// <summary>
+    /// Initializes MPI with the required thread level.  Idempotent: later calls
+    /// return at once.  The first use of <see cref="Communicator.World"/> also
+    /// initializes.  Under motor, MPI is already initialized by the VM.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">MPI was already shut down in this process.</exception>
+    /// <exception cref="DllNotFoundException">No MPI library or message-passing core could be loaded.</exception>
+    /// <exception cref="MpiException">MPI_Init_thread failed.</exception>
+    public static void Init(ThreadLevel required = ThreadLevel.Single)
+    {
+        if ((uint)required > (uint)ThreadLevel.Multiple)
+            throw new ArgumentOutOfRangeException(nameof(required), required, SR.Format(SR.ThreadLevelRange, (int)required));
+        if (s_state == StateReady)
+            return;
+        InitSlow(required);
+    }
+
+    internal static void EnsureInitialized()
+    {
+        if (s_state != StateReady)
+            InitSlow(ThreadLevel.Single);
+    }
+
+    private static unsafe void InitSlow(ThreadLevel required)
+    {
+        lock (s_lock)
+        {
+            if (s_state == StateReady)
+                return;
+            if (s_state == StateShutDown)
+                throw new InvalidOperationException(SR.AfterShutdown);
+            CoreLoader.EnsureLoaded();
+            int provided = 0, ub = 0;
+            int rc = Core.Init((int)required, &provided);
+            if (rc < 0)
+                ThrowHelper.ThrowCore(rc);
+            if (Core.TagUb(&ub) == 0)
+                TagUpperBound = ub;
+            s_threadLevel = (ThreadLevel)provided;
+            s_world = new Communicator(CoreConst.CommWorld, predefined: true);
+            s_self = new Communicator(CoreConst.CommSelf, predefined: true);
+            AppDomain.CurrentDomain.UnhandledException += OnUnhandledException;
+            // Under motor the VM finalizes after Main; in library mode we do it at exit.
+            if (!CoreLoader.IsHosted)
+                AppDomain.CurrentDomain.ProcessExit += OnProcessExit;
+            s_state = StateReady;
+        }
+    }
+
+    internal static Communicator World
+    {
+        get
+        {
+            EnsureInitialized();
+            return s_world!;
+        }
+    }
+
+    internal static Communicator Self
+    {
+        get
+        {
+            EnsureInitialized();
+            return s_self!;
+        }
+    }
+
+    /// <summary>
+    /// Finalizes MPI (MPI_Finalize), collectively over all ranks.  Happens
+    /// automatically at process exit; after it, MPI cannot be used again in this
+    /// process.  Calling it again does nothing.
+    /// </summary>
+    public static void Shutdown()
+    {
+        lock (s_lock)
+        {
+            if (s_state != StateReady)
+                return;
+            s_state = StateShutDown;
+            int rc = Core.Finalize();
+            if (rc < 0)
+                ThrowHelper.ThrowCore(rc);
+        }
+    }
+
+    /// <summary>Seconds since an arbitrary time in the past (MPI_Wtime).</summary>
+    public static double Wtime()
+    {
+        RequireInitialized();
+        return Core.Wtime();
+    }
+
+    /// <summary>Resolution of <see cref="Wtime"/> in seconds (MPI_Wtick).</summary>
+    public static double Wtick
+    {
+        get
+        {
+            RequireInitialized();
+            return Core.Wtick();
+        }
+    }
+
+    /// <summary>Name of the processor (host) this rank runs on (MPI_Get_processor_name).</summary>
+    public static unsafe string ProcessorName
+    {
+        get
+        {
+            RequireInitialized();
+            byte* buf = stackalloc byte[512];
+            int rc = Core.ProcessorName(buf, 512);
+            if (rc < 0)
+                ThrowHelper.ThrowCore(rc);
+            return Encoding.UTF8.GetString(buf, Math.Min(rc, 511));
+        }
+    }
+
+    /// <summary>The MPI library's version string (MPI_Get_library_version); available before <see cref="Init"/>.</summary>
+    public static unsafe string LibraryVersion
+    {
+        get
+        {
+            CoreLoader.EnsureLoaded();
+            byte* buf = stackalloc byte[8192];
+            int rc = Core.LibraryVersion(buf, 8192);
+            if (rc < 0)
+                ThrowHelper.ThrowCore(rc);
+            return Encoding.UTF8.GetString(buf, Math.Min(rc, 8191));
+        }
+    }
+
+    /// <summary>Path of the MPI library file in use (empty before it is loaded).</summary>
+    public static unsafe string LibraryPath
+    {
+        get
+        {
+            CoreLoader.EnsureLoaded();
+            return new string((sbyte*)Core.LibraryPath());
+        }
+    }
+
+    /// <summary>
+    /// Ends every rank of the job with <paramref name="errorCode"/> (MPI_Abort
+    /// on the world communicator).  Does not return.
+    /// </summary>
+    public static void Abort(int errorCode)
+    {
+        RequireInitialized();
+        int rc = Core.Abort(CoreConst.CommWorld, errorCode);
+        ThrowHelper.ThrowCore(rc < 0 ? rc : CoreError.Mpi);
+    }
+
+    private static void RequireInitialized()
+    {
+        if (s_state != StateReady)
+            throw new InvalidOperationException(s_state == StateShutDown ? SR.AfterShutdown : SR.NotInitialized);
+    }
+
+    private static void OnProcessExit(object? sender, EventArgs e)
+    {
+        try
+        {
+            Shutdown();
+        }
+        catch (MpiException)
+        {
+            // Exit goes on; the MPI library reports what it must.
+        }
+    }
+
+    private static unsafe void OnUnhandledException(object? sender, UnhandledExceptionEventArgs e)
+    {
+        if (s_state != StateReady)
+            return;
+        int rank = -1;
+        Core.CommRank(CoreConst.CommWorld, &rank);
+        Console.Error.WriteLine(SR.Format(SR.Unhandled, rank, e.ExceptionObject));
+        Console.Error.Flush();
+        Core.Abort(CoreConst.CommWorld, 1);
+    }
+}

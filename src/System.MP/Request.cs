@@ -1,0 +1,329 @@
+using System.Collections.Concurrent;
+using System.MP.Interop;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Threading;
+
+namespace System.MP;
+
+/// <summary>
+/// A nonblocking operation in flight (an MPI request).  Complete it with
+/// <see cref="Wait"/>, <see cref="Test"/> or the static WaitAll/WaitAny/TestAll;
+/// until then the operation's array must not be touched.
+/// </summary>
+/// <remarks>
+/// Buffer lifetime: under motor with its GC extension the array is recorded in
+/// the core's in-flight table by the same call that posts the operation, and
+/// the GC treats it as pinned only while the operation is in flight.  Under
+/// plain dotnet the array is held by a pinned GCHandle until completion.  A
+/// request dropped without completion is noticed by its finalizer and released
+/// once the operation completes; the array is never moved while MPI may touch it.
+/// A Request is not thread-safe: complete it from one thread.
+/// </remarks>
+public sealed unsafe class Request : IDisposable
+{
+    /// <summary>True when the motor GC extension pins registered buffers, so no GCHandle is needed.</summary>
+    internal static readonly bool s_registerBuffers =
+        CoreLoader.IsHosted && AppContext.GetData("Motor.GcExtension") as string == "true";
+
+    private static readonly ConcurrentQueue<(int Handle, GCHandle Pin)> s_orphans = new();
+    private static int s_orphanCount;
+
+    private int _handle;
+    private GCHandle _pin;
+    private Status _status;
+    private bool _disposed;
+
+    private Request(int handle, GCHandle pin)
+    {
+        _handle = handle;
+        _pin = pin;
+    }
+
+    /// <summary>True once the operation has completed (tests it when not yet known).</summary>
+    public bool IsCompleted => _handle == CoreConst.ReqNull || Test(out _);
+
+    internal static unsafe Request PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, int comm, int mode)
+        where T : unmanaged
+    {
+        long bytes = (long)count * sizeof(T);
+        int req = 0, rc;
+        if (s_registerBuffers)
+        {
+            fixed (T* p = buffer)
+                rc = Core.ISend(p + offset, bytes, dest, tag, comm, mode, ObjectAddress(ref buffer), &req);
+            if (rc < 0)
+                ThrowHelper.ThrowCore(rc);
+            return new Request(req, default);
+        }
+        GCHandle pin = count > 0 ? GCHandle.Alloc(buffer, GCHandleType.Pinned) : default;
+        rc = Core.ISend(count > 0 ? (T*)pin.AddrOfPinnedObject() + offset : null, bytes, dest, tag, comm, mode, null, &req);
+        return Posted(rc, req, pin);
+    }
+
+    internal static unsafe Request PostRecv<T>(T[] buffer, int offset, int count, int source, int tag, int comm)
+        where T : unmanaged
+    {
+        long bytes = (long)count * sizeof(T);
+        int req = 0, rc;
+        if (s_registerBuffers)
+        {
+            fixed (T* p = buffer)
+                rc = Core.IRecv(p + offset, bytes, source, tag, comm, ObjectAddress(ref buffer), &req);
+            if (rc < 0)
+                ThrowHelper.ThrowCore(rc);
+            return new Request(req, default);
+        }
+        GCHandle pin = count > 0 ? GCHandle.Alloc(buffer, GCHandleType.Pinned) : default;
+        rc = Core.IRecv(count > 0 ? (T*)pin.AddrOfPinnedObject() + offset : null, bytes, source, tag, comm, null, &req);
+        return Posted(rc, req, pin);
+    }
+
+    /// <summary>The array object's address; stable only while the array is fixed.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static unsafe void* ObjectAddress<T>(ref T[] array) => (void*)Unsafe.As<T[], nint>(ref array);
+
+    private static Request Posted(int rc, int req, GCHandle pin)
+    {
+        if (rc < 0)
+        {
+            Exception e = ThrowHelper.CoreException(rc);
+            if (pin.IsAllocated)
+                pin.Free();
+            throw e;
+        }
+        if (Volatile.Read(ref s_orphanCount) != 0)
+            SweepOrphans();
+        return new Request(req, pin);
+    }
+
+    /// <summary>Waits for the operation to complete (MPI_Wait).</summary>
+    /// <returns>The operation's status (for a receive: source, tag, size).</returns>
+    /// <exception cref="MessageTruncatedException">A receive got a message longer than its buffer.</exception>
+    public unsafe Status Wait()
+    {
+        int h = ActiveHandle();
+        if (h == CoreConst.ReqNull)
+            return _status;
+        Status st = default;
+        int rc = 0;
+        for (int i = Core.SpinPolls; i > 0 && rc == 0; i--)
+            rc = Core.ReqTest(h, &st);
+        if (rc == 0)
+            rc = Core.ReqWait(h, &st);
+        return Finish(rc, st);
+    }
+
+    /// <summary>Tests whether the operation completed, without waiting (MPI_Test).</summary>
+    /// <param name="status">The status when the result is true.</param>
+    /// <exception cref="MessageTruncatedException">A receive got a message longer than its buffer.</exception>
+    public unsafe bool Test(out Status status)
+    {
+        int h = ActiveHandle();
+        if (h == CoreConst.ReqNull)
+        {
+            status = _status;
+            return true;
+        }
+        Status st;
+        int rc = Core.ReqTest(h, &st);
+        if (rc == 0)
+        {
+            status = default;
+            return false;
+        }
+        status = Finish(rc, st);
+        return true;
+    }
+
+    /// <summary>
+    /// Asks MPI to cancel the operation (MPI_Cancel); complete the request
+    /// afterwards and check <see cref="Status.Cancelled"/>.  A receive that has
+    /// not matched a message can always be cancelled.
+    /// </summary>
+    public void Cancel()
+    {
+        int h = ActiveHandle();
+        if (h == CoreConst.ReqNull)
+            return;
+        int rc = Core.ReqCancel(h);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+    }
+
+    /// <summary>
+    /// Gives up the request without waiting (MPI_Request_free): the operation
+    /// still completes, and its buffer is released when it does.
+    /// </summary>
+    public void Dispose()
+    {
+        if (_disposed)
+            return;
+        _disposed = true;
+        Abandon();
+        GC.SuppressFinalize(this);
+    }
+
+    /// <summary>Releases a request that was dropped without completion.</summary>
+    ~Request() => Abandon();
+
+    private void Abandon()
+    {
+        int h = _handle;
+        if (h == CoreConst.ReqNull)
+            return;
+        _handle = CoreConst.ReqNull;
+        if (_pin.IsAllocated)
+        {
+            // The finalizer thread must not call MPI: a user thread tests it later.
+            s_orphans.Enqueue((h, _pin));
+            Interlocked.Increment(ref s_orphanCount);
+        }
+        else
+        {
+            Core.ReqOrphan(h); // the core frees it once complete (any thread)
+        }
+    }
+
+    /// <summary>Completes dropped library-mode requests whose operation has finished, releasing their pins.</summary>
+    internal static unsafe void SweepOrphans()
+    {
+        for (int n = s_orphans.Count; n > 0 && s_orphans.TryDequeue(out var o); n--)
+        {
+            Status st;
+            if (Core.ReqTest(o.Handle, &st) != 0)
+            {
+                o.Pin.Free();
+                Interlocked.Decrement(ref s_orphanCount);
+            }
+            else
+            {
+                s_orphans.Enqueue(o);
+            }
+        }
+    }
+
+    /// <summary>Number of dropped requests whose operations have not completed yet (library mode).</summary>
+    internal static int PendingOrphans => Volatile.Read(ref s_orphanCount);
+
+    private int ActiveHandle()
+    {
+        if (_disposed)
+            throw new ObjectDisposedException(nameof(Request));
+        return _handle;
+    }
+
+    private Status Finish(int rc, Status st)
+    {
+        Exception? error = rc < 0 ? ThrowHelper.CoreException(rc) : null;
+        _handle = CoreConst.ReqNull;
+        _status = st;
+        if (_pin.IsAllocated)
+            _pin.Free();
+        GC.SuppressFinalize(this);
+        if (Volatile.Read(ref s_orphanCount) != 0)
+            SweepOrphans();
+        if (error is not null)
+            throw error;
+        return st;
+    }
+
+    /// <summary>Waits for every request (MPI_Waitall).</summary>
+    /// <param name="requests">The requests; completed ones contribute their stored status.</param>
+    /// <returns>The statuses, in the order of <paramref name="requests"/>.</returns>
+    /// <exception cref="MessageTruncatedException">A receive was truncated (after all requests completed).</exception>
+    public static unsafe Status[] WaitAll(params Request[] requests)
+    {
+        int[] handles = Handles(requests);
+        var statuses = new Status[requests.Length];
+        int rc = 0;
+        fixed (int* h = handles)
+        fixed (Status* s = statuses)
+        {
+            for (int i = Core.SpinPolls; i > 0 && rc == 0; i--)
+                rc = Core.ReqTestAll(handles.Length, h, s);
+            if (rc == 0)
+                rc = Core.ReqWaitAll(handles.Length, h, s);
+        }
+        return FinishAll(requests, handles, statuses, rc);
+    }
+
+    /// <summary>Tests whether every request completed (MPI_Testall); completes them all when so.</summary>
+    /// <param name="requests">The requests.</param>
+    public static unsafe bool TestAll(Request[] requests)
+    {
+        int[] handles = Handles(requests);
+        var statuses = new Status[requests.Length];
+        int rc;
+        fixed (int* h = handles)
+        fixed (Status* s = statuses)
+            rc = Core.ReqTestAll(handles.Length, h, s);
+        if (rc == 0)
+            return false;
+        FinishAll(requests, handles, statuses, rc);
+        return true;
+    }
+
+    /// <summary>Waits until one of the requests completes (MPI_Waitany).</summary>
+    /// <param name="requests">The requests; already completed ones are skipped.</param>
+    /// <param name="status">The status of the one that completed.</param>
+    /// <returns>Its index, or <see cref="Mpi.Undefined"/> when none was still pending.</returns>
+    public static unsafe int WaitAny(Request[] requests, out Status status)
+    {
+        int[] handles = Handles(requests);
+        Status st = default;
+        for (int round = Core.SpinPolls; round > 0; round--)
+        {
+            for (int i = 0; i < handles.Length; i++)
+            {
+                if (handles[i] == CoreConst.ReqNull)
+                    continue;
+                int trc = Core.ReqTest(handles[i], &st);
+                if (trc != 0)
+                {
+                    status = requests[i].Finish(trc, st);
+                    return i;
+                }
+            }
+        }
+        int rc;
+        fixed (int* h = handles)
+            rc = Core.ReqWaitAny(handles.Length, h, &st);
+        if (rc == Mpi.Undefined)
+        {
+            status = default;
+            return Mpi.Undefined;
+        }
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        status = requests[rc].Finish(st.ErrorCode, st); // throws when that operation failed
+        return rc;
+    }
+
+    private static int[] Handles(Request[] requests)
+    {
+        ArgumentNullException.ThrowIfNull(requests);
+        var handles = new int[requests.Length];
+        for (int i = 0; i < requests.Length; i++)
+        {
+            Request r = requests[i] ?? throw new ArgumentNullException(nameof(requests), $"requests[{i}] is null.");
+            handles[i] = r.ActiveHandle();
+        }
+        return handles;
+    }
+
+    private static Status[] FinishAll(Request[] requests, int[] handles, Status[] statuses, int rc)
+    {
+        Exception? error = rc < 0 ? ThrowHelper.CoreException(rc) : null;
+        for (int i = 0; i < requests.Length; i++)
+        {
+            if (handles[i] == CoreConst.ReqNull)
+                statuses[i] = requests[i]._status;
+            else
+                requests[i].Finish(0, statuses[i]);
+        }
+        if (error is not null)
+            throw error;
+        return statuses;
+    }
+}

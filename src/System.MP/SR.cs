@@ -1,0 +1,30 @@
+using System.Globalization;
+
+namespace System.MP;
+
+/// <summary>Every user-visible message of System.MP, in one place.</summary>
+internal static class SR
+{
+    internal const string BadCoreTableProperty = "The runtime property {0} has the value '{1}', which is not a core table address.";
+    internal const string CoreTableNull = "The message-passing core returned no call table.";
+    internal const string CoreAbiMismatch = "The message-passing core speaks ABI version {0} (table of {1} bytes); this System.MP needs version {2} (table of at least {3} bytes). Use the System.MP that ships with this Motor.";
+    internal const string CoreLibraryForcedMissing = "The message-passing core named by {0}='{1}' could not be loaded.";
+    internal const string CoreLibraryMissing = "The message-passing core (libmpcore.so) was not found; tried: {0}. Run the program with 'motor', keep libmpcore.so next to System.MP.dll, or set {1}.";
+    internal const string AfterShutdown = "MPI has been shut down (Mpi.Shutdown); no further MPI operations are possible in this process.";
+    internal const string NotInitialized = "MPI is not initialized.";
+    internal const string RankOutOfRange = "Rank {0} is outside [0, {1}) of this communicator and is not {2}.";
+    internal const string TagOutOfRange = "Tag {0} is outside [0, {1}]{2}.";
+    internal const string OrAnyTag = " and is not Mpi.AnyTag";
+    internal const string OffsetOutOfRange = "Offset {0} is outside the array of length {1}.";
+    internal const string CountOutOfRange = "Count {0} is negative or runs past the end of the array (offset {1}, length {2}).";
+    internal const string ScalarShortMessage = "The message carried {0} bytes but a {1} needs {2}.";
+    internal const string RequestCompleted = "The request has already completed.";
+    internal const string WorldNotFreed = "Communicator.World and Communicator.Self are never freed.";
+    internal const string ThreadLevelRange = "Thread level {0} is not a ThreadLevel value.";
+    internal const string SplitColor = "Split color {0} must be non-negative or Mpi.Undefined.";
+    internal const string Unhandled = "[rank {0}] Unhandled exception; aborting the MPI job:\n{1}";
+    internal const string CoreError = "{0} ({1})";
+
+    internal static string Format(string format, params object?[] args) =>
+        string.Format(CultureInfo.InvariantCulture, format, args);
+}

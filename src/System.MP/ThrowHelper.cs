@@ -1,0 +1,65 @@
+using System.Diagnostics.CodeAnalysis;
+using System.MP.Interop;
+using System.Runtime.CompilerServices;
+using System.Text;
+
+namespace System.MP;
+
+/// <summary>
+/// The one place exceptions are built: hot paths call these cold, non-inlined
+/// methods so their own code stays small.
+/// </summary>
+internal static class ThrowHelper
+{
+    /// <summary>Throws the .NET exception that matches a negative mpcore code.</summary>
+    [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
+    internal static void ThrowCore(int code) => throw CoreException(code);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    internal static unsafe Exception CoreException(int code)
+    {
+        int errorClass = 0;
+        byte* buf = stackalloc byte[1024];
+        int len = Core.LastError(&errorClass, buf, 1024);
+        string detail = Encoding.UTF8.GetString(buf, Math.Min(len, 1023));
+        return code switch
+        {
+            CoreError.Truncate => new MessageTruncatedException(detail, errorClass),
+            CoreError.Mpi => new MpiException(detail, errorClass),
+            CoreError.State => new InvalidOperationException(detail),
+            CoreError.Rank or CoreError.Tag or CoreError.Count or CoreError.Root => new ArgumentOutOfRangeException(null, detail),
+            CoreError.Invalid => new ArgumentException(detail),
+            CoreError.Handle => new ObjectDisposedException(null, detail),
+            CoreError.NoMemory => new InsufficientMemoryException(detail),
+            CoreError.NoLibrary or CoreError.NoSymbol => new DllNotFoundException(detail),
+            _ => new MpiException(SR.Format(SR.CoreError, detail, code), errorClass),
+        };
+    }
+
+    [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
+    internal static void ThrowDisposed() => throw new ObjectDisposedException(nameof(Communicator));
+
+    [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
+    internal static void ThrowRank(int rank, int size, string what, string paramName) =>
+        throw new ArgumentOutOfRangeException(paramName, rank, SR.Format(SR.RankOutOfRange, rank, size, what));
+
+    [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
+    internal static void ThrowTag(int tag, bool allowAny, string paramName) =>
+        throw new ArgumentOutOfRangeException(paramName, tag,
+            SR.Format(SR.TagOutOfRange, tag, Mpi.TagUpperBound, allowAny ? SR.OrAnyTag : ""));
+
+    [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
+    internal static void ThrowSlice(int length, int offset, int count)
+    {
+        if ((uint)offset > (uint)length)
+            throw new ArgumentOutOfRangeException(nameof(offset), offset, SR.Format(SR.OffsetOutOfRange, offset, length));
+        throw new ArgumentOutOfRangeException(nameof(count), count, SR.Format(SR.CountOutOfRange, count, offset, length));
+    }
+
+    [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
+    internal static void ThrowNull(string paramName) => throw new ArgumentNullException(paramName);
+
+    [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
+    internal static void ThrowShortScalar(long bytes, Type type, int size) =>
+        throw new MpiException(SR.Format(SR.ScalarShortMessage, bytes, type.Name, size), 0);
+}
