@@ -1,0 +1,62 @@
+using System.Runtime.CompilerServices;
+
+namespace Scenarios;
+
+/// <summary>Assertions for scenarios: a failure is recorded with its rank, and the scenario goes on.</summary>
+internal static class Check
+{
+    internal static int Failures;
+    internal static int Passed;
+    internal static int Rank;
+
+    internal static void True(bool condition, string what, [CallerLineNumber] int line = 0)
+    {
+        if (condition)
+        {
+            Passed++;
+            return;
+        }
+        Failures++;
+        Console.Error.WriteLine($"FAIL rank {Rank} line {line}: {what}");
+    }
+
+    internal static void Equal<T>(T expected, T actual, string what, [CallerLineNumber] int line = 0) =>
+        True(EqualityComparer<T>.Default.Equals(expected, actual), $"{what}: expected {expected}, got {actual}", line);
+
+    internal static void Sequence<T>(ReadOnlySpan<T> expected, ReadOnlySpan<T> actual, string what, [CallerLineNumber] int line = 0)
+        where T : IEquatable<T>
+    {
+        if (expected.Length != actual.Length)
+        {
+            True(false, $"{what}: length {actual.Length}, expected {expected.Length}", line);
+            return;
+        }
+        for (int i = 0; i < expected.Length; i++)
+        {
+            if (!expected[i].Equals(actual[i]))
+            {
+                True(false, $"{what}: element {i} is {actual[i]}, expected {expected[i]}", line);
+                return;
+            }
+        }
+        Passed++;
+    }
+
+    internal static void Throws<TException>(Action action, string what, [CallerLineNumber] int line = 0)
+        where TException : Exception
+    {
+        try
+        {
+            action();
+            True(false, $"{what}: no exception, expected {typeof(TException).Name}", line);
+        }
+        catch (TException)
+        {
+            Passed++;
+        }
+        catch (Exception e)
+        {
+            True(false, $"{what}: {e.GetType().Name} ({e.Message}), expected {typeof(TException).Name}", line);
+        }
+    }
+}

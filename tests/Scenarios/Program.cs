@@ -1,0 +1,33 @@
+using System.MP;
+using Scenarios;
+
+// Runs one named scenario on every rank of the job:
+//   mpiexec -n 2 dotnet Scenarios.dll <scenario>
+var all = new Dictionary<string, Action<Communicator>>(StringComparer.Ordinal);
+PointToPointBuffers.Register(all);
+Robustness.Register(all);
+
+if (args.Length != 1 || !all.TryGetValue(args[0], out var scenario))
+{
+    Console.Error.WriteLine($"usage: Scenarios <name>; names: {string.Join(", ", all.Keys.Order())}");
+    return 2;
+}
+var world = Communicator.World;
+Check.Rank = world.Rank;
+try
+{
+    scenario(world);
+}
+catch (Exception e)
+{
+    Check.True(false, $"scenario threw {e}");
+}
+if (Mpi.IsInitialized)
+    Mpi.Shutdown();
+if (Check.Failures == 0)
+{
+    Console.WriteLine($"PASS {args[0]} rank {Check.Rank} ({Check.Passed} checks)");
+    return 0;
+}
+Console.WriteLine($"FAIL {args[0]} rank {Check.Rank}: {Check.Failures} failed, {Check.Passed} passed");
+return 1;

@@ -1,0 +1,190 @@
+using System.Diagnostics;
+using System.MP;
+
+namespace Scenarios;
+
+/// <summary>Bad input, managed exceptions under MPI, GC progress while waiting, lifecycle.</summary>
+internal static class Robustness
+{
+    internal static void Register(Dictionary<string, Action<Communicator>> s)
+    {
+        s["bad-args"] = BadArguments;
+        s["managed-exceptions"] = ManagedExceptions;
+        s["gc-not-starved"] = GcNotStarved;
+        s["after-shutdown"] = AfterShutdown;
+        s["dropped-request"] = DroppedRequest;
+    }
+
+    private static void BadArguments(Communicator c)
+    {
+        var a = new int[8];
+        int n = c.Size;
+        // Each of these must throw before anything is sent or received.
+        Check.Throws<ArgumentOutOfRangeException>(() => c.Send(a, n, 0), "dest = Size");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.Send(a, -7, 0), "dest negative");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.Send(a, Mpi.AnySource, 0), "dest AnySource");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.Send(a, 0, -3), "negative tag");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.Send(a, 0, Mpi.AnyTag), "send with AnyTag");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.Send(a, 0, int.MaxValue), "tag above MPI_TAG_UB");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.Send(a, 0, -1, 0, 0), "negative count");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.Send(a, -1, 2, 0, 0), "negative offset");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.Send(a, 5, 4, 0, 0), "offset + count past the end");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.Send(a, 9, 0, 0, 0), "offset past the end");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.ISend(a, 4, 5, 0, 0), "isend slice past the end");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.Recv(a, 4, 5, 0, 0), "recv slice past the end");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.IRecv(a, 8, 1, 0, 0), "irecv slice past the end");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.Recv(a, n + 1, 0), "source past Size");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.Recv(a, 0, -9), "receive tag negative");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.Probe(-5, 0), "probe source");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.IProbe(0, -2, out _), "iprobe tag");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.SendRecv(a, 0, -1, a, 0, 0), "sendrecv tag");
+        Check.Throws<ArgumentNullException>(() => c.Send((int[])null!, 0, 0), "null send buffer");
+        Check.Throws<ArgumentNullException>(() => c.Recv((int[])null!, 0, 0), "null receive buffer");
+        Check.Throws<ArgumentNullException>(() => c.ISend((int[])null!, 0, 0), "null isend buffer");
+        Check.Throws<ArgumentNullException>(() => Request.WaitAll(null!), "null request array");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.Split(-5, 0), "negative split color");
+        try
+        {
+            c.Send(a, 0, 3, n, 0);
+        }
+        catch (ArgumentOutOfRangeException e)
+        {
+            Check.Equal("dest", e.ParamName, "the exception names the argument");
+        }
+        // Nothing of the above reached the wire: the only message is this one.
+        if (c.Rank == 0)
+        {
+            c.Send(new[] { 31337 }, 1, 5);
+        }
+        else if (c.Rank == 1)
+        {
+            Status st = c.Probe(Mpi.AnySource, Mpi.AnyTag);
+            Check.Equal(5, st.Tag, "first message to arrive is the good one");
+            Check.Equal(31337, c.Recv<int>(0, 5), "good message data");
+        }
+        c.Barrier();
+        Check.True(!c.IProbe(Mpi.AnySource, Mpi.AnyTag, out _), "no stray message");
+    }
+
+    private sealed class Holder
+    {
+        public int[]? Data = null;
+    }
+
+    private static void ManagedExceptions(Communicator c)
+    {
+        // UCX traps SIGSEGV/SIGFPE by default; the runtime needs them for these.
+        Holder? h = c.Rank < 0 ? new Holder() : null;
+        Check.Throws<NullReferenceException>(() => _ = h!.Data, "null dereference after MPI init");
+        int zero = c.Rank - c.Rank;
+        Check.Throws<DivideByZeroException>(() => _ = 10 / zero, "integer division by zero");
+        var small = new int[2];
+        int index = c.Size + 5;
+        Check.Throws<IndexOutOfRangeException>(() => small[index] = 1, "index out of range");
+        var holder = new Holder();
+        Check.Throws<NullReferenceException>(() => holder.Data![0] = 1, "null array element store");
+        // MPI keeps working after the signals were handled by the runtime.
+        int right = (c.Rank + 1) % c.Size, left = (c.Rank + c.Size - 1) % c.Size;
+        var got = new int[1];
+        c.SendRecv(new[] { c.Rank }, right, 1, got, left, 1);
+        Check.Equal(left, got[0], "messages after exceptions");
+    }
+
+    private static void GcNotStarved(Communicator c)
+    {
+        // Rank 0 sits in Recv for ~2 s while another thread allocates: the
+        // waiting rank must not hold off the GC.
+        const int DelayMs = 2000;
+        if (c.Rank == 1)
+        {
+            Thread.Sleep(DelayMs);
+            c.Send(new[] { 1 }, 0, 1);
+        }
+        else if (c.Rank == 0)
+        {
+            int gcsBefore = GC.CollectionCount(0);
+            long longestPauseTicks = 0;
+            var stop = new ManualResetEventSlim();
+            var allocator = new Thread(() =>
+            {
+                var keep = new object[64];
+                var sw = Stopwatch.StartNew();
+                long last = sw.ElapsedTicks;
+                for (int i = 0; !stop.IsSet; i++)
+                {
+                    keep[i & 63] = new byte[(i & 7) * 1024 + 64];
+                    long now = sw.ElapsedTicks;
+                    longestPauseTicks = Math.Max(longestPauseTicks, now - last);
+                    last = now;
+                }
+            });
+            allocator.Start();
+            Thread.Sleep(50);
+            var buf = new int[1];
+            c.Recv(buf, 1, 1);
+            stop.Set();
+            allocator.Join();
+            int gcs = GC.CollectionCount(0) - gcsBefore;
+            double longestMs = longestPauseTicks * 1000.0 / Stopwatch.Frequency;
+            Console.WriteLine($"gc-not-starved: {gcs} gen0 GCs while waiting, longest allocation gap {longestMs:F1} ms");
+            Check.True(gcs >= 10, $"GCs ran while rank 0 waited in Recv ({gcs})");
+            Check.True(longestMs < DelayMs / 4.0, $"longest allocation gap {longestMs:F1} ms is far below the {DelayMs} ms wait");
+            Check.Equal(1, buf[0], "message after the wait");
+        }
+    }
+
+    private static void AfterShutdown(Communicator c)
+    {
+        c.Barrier();
+        Mpi.Shutdown();
+        Check.True(!Mpi.IsInitialized, "not initialized after shutdown");
+        Check.Throws<InvalidOperationException>(() => c.Send(new[] { 1 }, 0, 0), "send after shutdown");
+        Check.Throws<InvalidOperationException>(() => Mpi.Init(), "init after shutdown");
+        Check.Throws<InvalidOperationException>(() => _ = Communicator.World, "world after shutdown");
+        Check.Throws<InvalidOperationException>(() => Mpi.Wtime(), "wtime after shutdown");
+        Mpi.Shutdown(); // again: harmless
+    }
+
+    private static void DroppedRequest(Communicator c)
+    {
+        // A receive request dropped without Wait: once its message arrives the
+        // buffer must be released (no pin, no leak) and the request freed.
+        if (c.Rank == 0)
+        {
+            WeakReference weak = PostAndDrop(c);
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+            c.Barrier(); // rank 1 sends after this
+            c.Barrier(); // the message has been sent
+            // Any later MPI activity lets the library complete the orphan.
+            for (int i = 0; i < 20 && weak.IsAlive; i++)
+            {
+                c.SendRecv(new[] { i }, Mpi.ProcNull, 0, new int[1], Mpi.ProcNull, 0);
+                using (c.ISend(new byte[1], Mpi.ProcNull, 0)) { }
+                GC.Collect();
+                GC.WaitForPendingFinalizers();
+                Thread.Sleep(10);
+            }
+            Check.True(!weak.IsAlive, "dropped receive buffer was collected after its message arrived");
+        }
+        else if (c.Rank == 1)
+        {
+            c.Barrier();
+            c.Send(new byte[4096], 0, 42);
+            c.Barrier();
+        }
+        else
+        {
+            c.Barrier();
+            c.Barrier();
+        }
+    }
+
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    private static WeakReference PostAndDrop(Communicator c)
+    {
+        var buffer = new byte[4096];
+        c.IRecv(buffer, 1, 42);
+        return new WeakReference(buffer);
+    }
+}
