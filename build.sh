@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# build.sh - Motor's one entry point.
+#
+#   ./build.sh          install what is missing, build everything, run the ping-pong demo on 2 ranks
+#   ./build.sh build    build only
+#   ./build.sh test     build, then run every test suite; ends with "N passed, N failed"
+#   ./build.sh demo     run the demo (after a build)
+#
+# Works as root without sudo (CI) and as a user with sudo.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+NATIVE_BUILD="$ROOT/build/native"
+BIN="$ROOT/artifacts/bin"
+MANAGED_BIN="$ROOT/artifacts/dotnet/bin"
+CONFIG=Release
+JOBS="$(nproc 2>/dev/null || echo 2)"
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+
+log() { printf '\n== %s\n' "$*"; }
+die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    die "need root (or sudo) to install: $*"; fi
+}
+
+# ---- dependencies: install only what is missing ----
+deps() {
+  local missing=()
+  command -v mpiexec >/dev/null || missing+=(mpich)
+  command -v mpicc >/dev/null || missing+=(libmpich-dev)
+  command -v cmake >/dev/null || missing+=(cmake)
+  { command -v gcc >/dev/null && command -v make >/dev/null; } || missing+=(build-essential)
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing: ${missing[*]}"
+    command -v apt-get >/dev/null || die "missing ${missing[*]} and no apt-get to install them"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+  command -v dotnet >/dev/null || die "the .NET SDK (dotnet, 10 or later) is required and was not found on PATH"
+}
+
+build_native() {
+  log "native: pal, mpcore, gc extension, host, C benchmarks"
+  cmake -S "$ROOT" -B "$NATIVE_BUILD" -DCMAKE_BUILD_TYPE=Release -DMOTOR_BIN_DIR="$BIN" >/dev/null
+  cmake --build "$NATIVE_BUILD" -j "$JOBS"
+}
+
+build_managed() {
+  log "managed: System.MP, samples, tests"
+  dotnet build "$ROOT/Motor.slnx" -c "$CONFIG" -nologo -v quiet -clp:ErrorsOnly
+}
+
+build() { deps; build_native; build_managed; }
+
+demo() {
+  local app="$MANAGED_BIN/PingPong/${CONFIG,,}/PingPong.dll"
+  [ -f "$app" ] || die "demo not built; run ./build.sh first"
+  if [ -x "$BIN/motor" ]; then
+    log "demo: mpiexec -n 2 motor PingPong.dll  (C# ping-pong, osu_latency methodology, on the Motor VM)"
+    mpiexec -n 2 "$BIN/motor" "$app"
+  else
+    log "demo: mpiexec -n 2 dotnet PingPong.dll  (C# ping-pong, osu_latency methodology)"
+    mpiexec -n 2 dotnet "$app"
+  fi
+}
+
+# ---- tests: every suite, one summary line at the end ----
+TOTAL_PASSED=0
+TOTAL_FAILED=0
+record() { # suite passed failed
+  printf '%-28s %s passed, %s failed\n' "$1" "$2" "$3" >>"$SUMMARY"
+  TOTAL_PASSED=$((TOTAL_PASSED + $2)); TOTAL_FAILED=$((TOTAL_FAILED + $3))
+}
+
+run_ctest() {
+  log "suite: native (ctest)"
+  local out rc=0
+  out="$(ctest --test-dir "$NATIVE_BUILD" --output-on-failure 2>&1)" || rc=$?
+  printf '%s\n' "$out"
+  local line total failed
+  line="$(printf '%s\n' "$out" | grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' | tail -1)"
+  if [ -z "$line" ]; then record native 0 1; return; fi
+  failed="$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")"
+  total="$(sed -E 's/.* failed out of ([0-9]+).*/\1/' <<<"$line")"
+  [ "$rc" = 0 ] || [ "$failed" -gt 0 ] || failed=1
+  record native $((total - failed)) "$failed"
+}
+
+run_dotnet_tests() {
+  log "suite: managed (xunit: single-rank in-process, multi-rank jobs, samples)"
+  local out rc=0
+  out="$(dotnet test "$ROOT/tests/System.MP.Tests" -c "$CONFIG" --no-build -nologo 2>&1)" || rc=$?
+  printf '%s\n' "$out" | grep -vE '^\s*$' | tail -n 60
+  local line passed failed
+  line="$(printf '%s\n' "$out" | grep -E '(Passed|Failed)!\s+-\s+Failed:' | tail -1)"
+  if [ -z "$line" ]; then record managed 0 1; return; fi
+  failed="$(sed -E 's/.*Failed:\s*([0-9]+).*/\1/' <<<"$line")"
+  passed="$(sed -E 's/.*Passed:\s*([0-9]+).*/\1/' <<<"$line")"
+  [ "$rc" = 0 ] || [ "$failed" -gt 0 ] || failed=1
+  record managed "$passed" "$failed"
+}
+
+run_script_suite() { # name script
+  [ -f "$2" ] || return 0
+  log "suite: $1 ($2)"
+  local out rc=0
+  out="$(bash "$2" 2>&1)" || rc=$?
+  printf '%s\n' "$out" | tail -n 40
+  local line
+  line="$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)"
+  if [ -z "$line" ]; then record "$1" 0 1; return; fi
+  local passed failed
+  passed="${line%% passed*}"; failed="$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")"
+  [ "$rc" = 0 ] || [ "$failed" -gt 0 ] || failed=1
+  record "$1" "$passed" "$failed"
+}
+
+test_all() {
+  build
+  SUMMARY="$(mktemp)"
+  run_ctest
+  run_dotnet_tests
+  run_script_suite host "$ROOT/runtime/test/run.sh"
+  run_script_suite gc-extension "$ROOT/gc-patches/test/run.sh"
+  log "summary"
+  cat "$SUMMARY"
+  rm -f "$SUMMARY"
+  echo "$TOTAL_PASSED passed, $TOTAL_FAILED failed"
+  [ "$TOTAL_FAILED" = 0 ]
+}
+
+case "${1:-all}" in
+  all) build; demo ;;
+  build) build ;;
+  demo) demo ;;
+  test) test_all ;;
+  deps) deps ;;
+  *) die "unknown command '$1' (use: ./build.sh [build|test|demo])" ;;
+esac

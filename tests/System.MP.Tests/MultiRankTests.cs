@@ -1,0 +1,51 @@
+using Xunit;
+
+namespace System.MP.Tests;
+
+/// <summary>
+/// Point-to-point behaviour across real MPI jobs: each scenario runs on every
+/// rank, checks the data it received and prints PASS or FAIL per rank.
+/// </summary>
+public class MultiRankTests
+{
+    public static TheoryData<string, int> Scenarios => new()
+    {
+        { "types", 2 },
+        { "zero-length", 2 },
+        { "procnull", 2 },
+        { "any-source-tag", 3 },
+        { "ordering", 2 },
+        { "probe", 2 },
+        { "nonblocking", 2 },
+        { "cancel", 2 },
+        { "syncsend", 2 },
+        { "truncate", 2 },
+        { "sendrecv-ring", 3 },
+        { "dup-split", 4 },
+        { "bad-args", 2 },
+        { "managed-exceptions", 2 },
+        { "gc-not-starved", 2 },
+        { "after-shutdown", 2 },
+        { "dropped-request", 2 },
+    };
+
+    [Theory]
+    [MemberData(nameof(Scenarios))]
+    public void Scenario(string name, int ranks)
+    {
+        Job.Result r = Job.Mpi(ranks, Job.ManagedProgram("Scenarios"), name);
+        Assert.False(r.TimedOut, $"{name} on {ranks} ranks hung:\n{r}");
+        Assert.True(r.ExitCode == 0, $"{name} on {ranks} ranks failed:\n{r}");
+        for (int rank = 0; rank < ranks; rank++)
+            Assert.Contains($"PASS {name} rank {rank} ", r.Output);
+        Assert.DoesNotContain("FAIL", r.Output);
+    }
+
+    [Fact]
+    public void UnknownScenarioIsAnError()
+    {
+        Job.Result r = Job.Run("dotnet", $"{Job.ManagedProgram("Scenarios")} no-such-scenario", 60);
+        Assert.Equal(2, r.ExitCode);
+        Assert.Contains("usage", r.Output);
+    }
+}

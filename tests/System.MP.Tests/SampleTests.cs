@@ -1,0 +1,43 @@
+using System.Globalization;
+using System.Text.RegularExpressions;
+using Xunit;
+
+namespace System.MP.Tests;
+
+/// <summary>Every sample in samples/ runs here.</summary>
+public class SampleTests
+{
+    [Theory]
+    [InlineData(2)]
+    [InlineData(3)]
+    public void HelloListsEveryRankInOrder(int ranks)
+    {
+        Job.Result r = Job.Mpi(ranks, Job.ManagedProgram("Hello"));
+        Assert.True(r.ExitCode == 0, r.ToString());
+        var lines = r.Output.Split('\n').Where(l => l.StartsWith("Hello from rank", StringComparison.Ordinal)).ToArray();
+        Assert.Equal(ranks, lines.Length);
+        for (int i = 0; i < ranks; i++)
+            Assert.StartsWith($"Hello from rank {i} of {ranks} on ", lines[i]);
+        Assert.Contains("MPI library: MPICH", r.Output);
+    }
+
+    [Fact]
+    public void PingPongPrintsALatencyForEverySize()
+    {
+        // A short run: sizes 0..64 KiB with 1% of the OSU iterations.
+        Job.Result r = Job.Mpi(2, Job.ManagedProgram("PingPong"), "65536 0.01");
+        Assert.True(r.ExitCode == 0, r.ToString());
+        var rows = Regex.Matches(r.Output, @"^(\d+)\s+([0-9.]+)\s*$", RegexOptions.Multiline);
+        var sizes = rows.Select(m => long.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture)).ToArray();
+        Assert.Equal(new long[] { 0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536 }, sizes);
+        Assert.All(rows, m => Assert.True(double.Parse(m.Groups[2].Value, CultureInfo.InvariantCulture) > 0));
+    }
+
+    [Fact]
+    public void PingPongNeedsTwoRanks()
+    {
+        Job.Result r = Job.Mpi(1, Job.ManagedProgram("PingPong"), "64 0.01", 60);
+        Assert.NotEqual(0, r.ExitCode);
+        Assert.Contains("needs at least 2 ranks", r.Output);
+    }
+}
