@@ -243,36 +243,25 @@ int mp_send_start(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t c
                   mp_token_t *token)
 {
     MPI_Request r;
-    int flag = 0, rc;
+    int rc;
     if ((rc = post_send(buf, bytes, dest, tag, comm, mode, &r)))
         return rc; /* an error, or 1 for ProcNull */
-    if ((rc = MP_MPI_CHECK(pal_mpi.Test(&r, &flag, MPI_STATUS_IGNORE), "MPI_Test")))
-        return rc;
-    if (flag)
-        return 1;
     *token = (mp_token_t)r;
-    return 0;
+    return mp_token_test(*token, NULL);
 }
 
 int mp_recv_start(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
                   mp_status_t *status, mp_token_t *token)
 {
     MPI_Request r;
-    MPI_Status st;
-    int flag = 0, rc;
+    int rc;
     if (MP_UNLIKELY(rc = post_recv(buf, bytes, source, tag, comm, &r))) {
         if (rc == 1 && status)
             status_proc_null(status);
         return rc;
     }
-    rc = pal_mpi.Test(&r, &flag, &st);
-    if (MP_LIKELY(rc == MPI_SUCCESS) && !flag) {
-        *token = (mp_token_t)r;
-        return 0;
-    }
-    if (status)
-        mp_status_from_mpi(&st, status);
-    return rc == MPI_SUCCESS ? 1 : mp_mpi_fail(rc, "MPI_Recv");
+    *token = (mp_token_t)r;
+    return mp_token_test(*token, status);
 }
 
 int mp_token_test(mp_token_t token, mp_status_t *status)
