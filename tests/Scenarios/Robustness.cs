@@ -13,6 +13,34 @@ internal static class Robustness
         s["gc-not-starved"] = GcNotStarved;
         s["after-shutdown"] = AfterShutdown;
         s["dropped-request"] = DroppedRequest;
+        s["abort"] = Abort;
+        s["unhandled"] = Unhandled;
+    }
+
+    // Rank 1 aborts while rank 0 waits for a message that never comes: the
+    // whole job must end (the test asserts the exit code and that it did not hang).
+    private static void Abort(Communicator c)
+    {
+        if (c.Rank == 1)
+        {
+            Console.WriteLine("rank 1 aborting with 7");
+            Console.Out.Flush();
+            Mpi.Abort(7);
+        }
+        c.Recv(new int[1], 1, 99);
+        Check.True(false, "rank 0 must not get past the receive");
+    }
+
+    private static void Unhandled(Communicator c)
+    {
+        if (c.Rank == 1)
+        {
+            var t = new Thread(() => throw new InvalidTimeZoneException("boom on rank 1"));
+            t.Start();
+            t.Join();
+        }
+        c.Recv(new int[1], 1, 99);
+        Check.True(false, "rank 0 must not get past the receive");
     }
 
     private static void BadArguments(Communicator c)

@@ -42,6 +42,27 @@ public class MultiRankTests
     }
 
     [Fact]
+    public void AbortEndsTheWholeJob()
+    {
+        Job.Result r = Job.Mpi(2, Job.ManagedProgram("Scenarios"), "abort", timeoutSeconds: 60);
+        Assert.False(r.TimedOut, $"the job hung after Mpi.Abort:\n{r}");
+        Assert.Equal(7, r.ExitCode); // hydra passes the abort code on
+        Assert.Contains("rank 1 aborting with 7", r.Output);
+        Assert.DoesNotContain("must not get past", r.Output);
+    }
+
+    [Fact]
+    public void UnhandledExceptionOnOneRankAbortsTheJob()
+    {
+        Job.Result r = Job.Mpi(2, Job.ManagedProgram("Scenarios"), "unhandled", timeoutSeconds: 60);
+        Assert.False(r.TimedOut, $"the job hung after an unhandled exception:\n{r}");
+        Assert.NotEqual(0, r.ExitCode);
+        Assert.Contains("[rank 1] Unhandled exception", r.Output);
+        Assert.Contains("boom on rank 1", r.Output);
+        Assert.DoesNotContain("must not get past", r.Output);
+    }
+
+    [Fact]
     public void UnknownScenarioIsAnError()
     {
         Job.Result r = Job.Run("dotnet", $"{Job.ManagedProgram("Scenarios")} no-such-scenario", 60);
