@@ -38,10 +38,11 @@ extern "C" {
     X(Comm_dup) X(Comm_split) X(Comm_free)                                    \
     X(Isend) X(Issend) X(Irecv) X(Test) X(Wait) X(Testall) X(Waitall)         \
     X(Waitany) X(Cancel) X(Request_free) X(Iprobe) X(Probe)                   \
-    X(Test_cancelled) X(Get_count) X(Ibarrier)
+    X(Test_cancelled) X(Get_count) X(Ibarrier)                                \
+    X(Improbe) X(Mprobe) X(Imrecv)
 
 /* Functions used when present (MPI-4 large counts). */
-#define PAL_MPI_OPTIONAL(X) X(Isend_c) X(Issend_c) X(Irecv_c)
+#define PAL_MPI_OPTIONAL(X) X(Isend_c) X(Issend_c) X(Irecv_c) X(Imrecv_c)
 
 typedef struct pal_mpi {
 #define PAL_MPI_FIELD(name) __typeof__(MPI_##name) *name;

@@ -245,6 +245,52 @@ public unsafe partial class Communicator
         return rc == 1;
     }
 
+    /// <summary>
+    /// Waits for a matching message and takes it out of matching (MPI_Mprobe):
+    /// its size is known before receiving, and no other receive can take it.
+    /// </summary>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    /// <returns>The message; receive it with <see cref="Message.Recv{T}(T[])"/>.</returns>
+    public Message MProbe(int source, int tag)
+    {
+        int h = Handle;
+        CheckSource(source);
+        CheckRecvTag(tag);
+        Status status;
+        long msg;
+        for (int i = Core.SpinPolls; i > 0; i--)
+        {
+            int frc = Core.IMProbe(source, tag, h, &msg, &status);
+            if (frc == 1)
+                return new Message(msg, status);
+            if (frc < 0)
+                ThrowHelper.ThrowCore(frc);
+        }
+        int rc = Core.MProbe(source, tag, h, &msg, &status);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        return new Message(msg, status);
+    }
+
+    /// <summary>Takes a matching message out of matching if one is pending (MPI_Improbe).</summary>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    /// <param name="message">The message when the result is true.</param>
+    public bool IMProbe(int source, int tag, [Diagnostics.CodeAnalysis.NotNullWhen(true)] out Message? message)
+    {
+        int h = Handle;
+        CheckSource(source);
+        CheckRecvTag(tag);
+        Status status;
+        long msg;
+        int rc = Core.IMProbe(source, tag, h, &msg, &status);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        message = rc == 1 ? new Message(msg, status) : null;
+        return rc == 1;
+    }
+
     /// <summary>Starts sending the whole array (MPI_Isend).  The array must not change until the request completes.</summary>
     /// <param name="buffer">The elements to send.</param>
     /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>

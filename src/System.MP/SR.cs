@@ -24,6 +24,7 @@ internal static class SR
     internal const string SplitColor = "Split color {0} must be non-negative or Mpi.Undefined.";
     internal const string Unhandled = "[rank {0}] Unhandled exception; aborting the MPI job:\n{1}";
     internal const string CoreError = "{0} ({1})";
+    internal const string MessageReceived = "The matched message was already received; a Message is received exactly once.";
 
     internal static string Format(string format, params object?[] args) =>
         string.Format(CultureInfo.InvariantCulture, format, args);

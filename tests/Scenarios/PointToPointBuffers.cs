@@ -33,6 +33,41 @@ internal static class PointToPointBuffers
         s["truncate"] = Truncate;
         s["sendrecv-ring"] = SendRecvRing;
         s["dup-split"] = DupSplit;
+        s["mprobe"] = MatchedProbe;
+    }
+
+    private static void MatchedProbe(Communicator c)
+    {
+        if (c.Rank == 0)
+        {
+            c.Send(Make(1234, i => (short)i), 1, 1);
+            c.Send(Make(10, i => (short)-i), 1, 2);
+            c.Send(Make(3, i => (short)(i + 7)), 1, 3);
+        }
+        else if (c.Rank == 1)
+        {
+            Message m = c.MProbe(Mpi.AnySource, 1);
+            Check.Equal(1234, m.Status.GetCount<short>(), "mprobe size");
+            // The probed message is out of matching: a wildcard receive gets the next one.
+            var other = new short[100];
+            Status st = c.Recv(other, Mpi.AnySource, Mpi.AnyTag);
+            Check.Equal(2, st.Tag, "wildcard receive skips the matched message");
+            var data = new short[m.Status.GetCount<short>()];
+            Status ms = m.Recv(data);
+            Check.Equal(1, ms.Tag, "mrecv tag");
+            Check.Sequence<short>(Make(1234, i => (short)i), data, "mrecv data");
+            Check.Throws<InvalidOperationException>(() => m.Recv(data), "a message is received once");
+            Message? m3;
+            while (!c.IMProbe(0, 3, out m3))
+            {
+            }
+            Check.Equal(3, m3.Status.GetCount<short>(), "improbe size");
+            var small = new short[2];
+            Check.Throws<MessageTruncatedException>(() => m3.Recv(small), "mrecv into a short buffer");
+            Message pn = c.MProbe(Mpi.ProcNull, 0);
+            Check.Equal(Mpi.ProcNull, pn.Status.Source, "mprobe procnull source");
+            Check.Equal(Mpi.ProcNull, pn.Recv(new int[1]).Source, "mrecv procnull");
+        }
     }
 
     private static T[] Make<T>(int n, Func<int, T> f)

@@ -16,6 +16,7 @@ public class MultiRankTests
         { "any-source-tag", 3 },
         { "ordering", 2 },
         { "probe", 2 },
+        { "mprobe", 2 },
         { "nonblocking", 2 },
         { "cancel", 2 },
         { "syncsend", 2 },

@@ -201,6 +201,18 @@ MP_API int mp_iprobe(int source, int tag, mp_comm_t comm, mp_status_t *status);
 /* [blocking] */
 MP_API int mp_probe(int source, int tag, mp_comm_t comm, mp_status_t *status);
 
+/* ---- Matched probe (MPI-4.0 3.8.2): a probed message is removed from
+ * matching, so no other receive (or thread) can take it before mp_mrecv. ---- */
+typedef int64_t mp_msg_t;
+/* [fast] Returns 1 with *msg and status when a matching message is pending, else 0. */
+MP_API int mp_improbe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status);
+/* [blocking] */
+MP_API int mp_mprobe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status);
+/* [fast] Receives a matched message (consumes msg) in two steps, like
+ * mp_recv_start: 1 when complete (status filled), 0 with *token. */
+MP_API int mp_mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status,
+                          mp_token_t *token);
+
 /* ---- The call table: what the motor host hands to managed code. ----
  * Field order is ABI: append only, bump MP_ABI_VERSION. */
 typedef struct mp_table {
@@ -243,6 +255,9 @@ typedef struct mp_table {
     int (*iprobe)(int, int, mp_comm_t, mp_status_t *);
     int (*probe)(int, int, mp_comm_t, mp_status_t *);
     int (*barrier_start)(mp_comm_t, mp_token_t *);
+    int (*improbe)(int, int, mp_comm_t, mp_msg_t *, mp_status_t *);
+    int (*mprobe)(int, int, mp_comm_t, mp_msg_t *, mp_status_t *);
+    int (*mrecv_start)(void *, int64_t, mp_msg_t, mp_status_t *, mp_token_t *);
 } mp_table_t;
 
 /* [fast][any thread] The core's call table (static storage). */

@@ -1,6 +1,7 @@
 /* core.c - lifecycle, environment queries, communicators, argument checks. */
 #include "core.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -360,4 +361,79 @@ int mp_probe(int source, int tag, mp_comm_t comm, mp_status_t *status)
     if (status)
         mp_status_from_mpi(&st, status);
     return 0;
+}
+
+/* ---- matched probe ---- */
+
+int mp_improbe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)
+{
+    const comm_entry_t *ce;
+    MPI_Status st;
+    MPI_Message m = MPI_MESSAGE_NULL;
+    int s = 0, t = 0, flag = 0, rc;
+    if ((rc = probe_args(source, tag, comm, &ce, &s, &t)))
+        return rc;
+    if (s == MPI_PROC_NULL) {
+        *msg = (mp_msg_t)MPI_MESSAGE_NO_PROC;
+        if (status)
+            mp_status_proc_null(status);
+        return 1;
+    }
+    if ((rc = MP_MPI_CHECK(pal_mpi.Improbe(s, t, ce->mpi, &flag, &m, &st), "MPI_Improbe")))
+        return rc;
+    if (!flag)
+        return 0;
+    *msg = (mp_msg_t)m;
+    if (status)
+        mp_status_from_mpi(&st, status);
+    return 1;
+}
+
+int mp_mprobe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)
+{
+    const comm_entry_t *ce;
+    MPI_Status st;
+    MPI_Message m = MPI_MESSAGE_NULL;
+    int s = 0, t = 0, rc;
+    if ((rc = probe_args(source, tag, comm, &ce, &s, &t)))
+        return rc;
+    if (s == MPI_PROC_NULL)
+        return mp_improbe(source, tag, comm, msg, status) == 1 ? 0 : MP_EINVAL;
+    mp_blocking_enter();
+    rc = pal_mpi.Mprobe(s, t, ce->mpi, &m, &st);
+    mp_blocking_leave();
+    if ((rc = MP_MPI_CHECK(rc, "MPI_Mprobe")))
+        return rc;
+    *msg = (mp_msg_t)m;
+    if (status)
+        mp_status_from_mpi(&st, status);
+    return 0;
+}
+
+int mp_mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status, mp_token_t *token)
+{
+    MPI_Message m = (MPI_Message)msg;
+    MPI_Request r;
+    int rc;
+    if (!mp_ready())
+        return mp_fail_state();
+    if (bytes < 0 || (!buf && bytes > 0))
+        return mp_fail(MP_ECOUNT, "byte count %lld is negative or the buffer is NULL", (long long)bytes);
+    if (m == MPI_MESSAGE_NULL)
+        return mp_fail(MP_EHANDLE, "the matched message was already received");
+    if (m == MPI_MESSAGE_NO_PROC) {
+        if (status)
+            mp_status_proc_null(status);
+        return 1;
+    }
+    if (bytes <= INT_MAX)
+        rc = MP_MPI_CHECK(pal_mpi.Imrecv(buf, (int)bytes, MPI_BYTE, &m, &r), "MPI_Imrecv");
+    else if (pal_mpi.Imrecv_c)
+        rc = MP_MPI_CHECK(pal_mpi.Imrecv_c(buf, (MPI_Count)bytes, MPI_BYTE, &m, &r), "MPI_Imrecv_c");
+    else
+        rc = mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions", (long long)bytes);
+    if (rc)
+        return rc;
+    *token = (mp_token_t)r;
+    return mp_token_test(*token, status);
 }

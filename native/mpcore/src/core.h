@@ -64,6 +64,8 @@ int mp_check_source(const comm_entry_t *ce, int source, int *mpi_source);
 int mp_check_send_tag(int tag);
 int mp_check_recv_tag(int tag, int *mpi_tag);
 void mp_status_from_mpi(const MPI_Status *st, mp_status_t *out);
+/* The status of an operation with a ProcNull peer (MPI-4.0 3.11). */
+void mp_status_proc_null(mp_status_t *st);
 
 /* ---- blocking-call bracket (requests.c): lets the GC extension call MPI
  * only while no thread is inside a blocking MPI call ---- */

@@ -228,7 +228,7 @@ static inline void sweep_orphans(void)
 
 /* The status of a receive from ProcNull (MPI-4.0 3.11): source ProcNull,
  * tag AnyTag, count 0.  Such operations never reach the MPI library. */
-static void status_proc_null(mp_status_t *st)
+void mp_status_proc_null(mp_status_t *st)
 {
     st->source = MP_PROC_NULL;
     st->tag = MP_ANY_TAG;
@@ -257,7 +257,7 @@ int mp_recv_start(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
     int rc;
     if (MP_UNLIKELY(rc = post_recv(buf, bytes, source, tag, comm, &r))) {
         if (rc == 1 && status)
-            status_proc_null(status);
+            mp_status_proc_null(status);
         return rc;
     }
     *token = (mp_token_t)r;
@@ -307,7 +307,7 @@ static int track(int posted, MPI_Request r, void *obj, int is_recv, mp_req_t *re
     s->is_recv = is_recv;
     if (posted == 1) {
         s->obj = NULL;
-        status_proc_null(&s->status);
+        mp_status_proc_null(&s->status);
         s->done_rc = 0;
         atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
         return 0;

@@ -41,6 +41,9 @@ static const mp_table_t k_table = {
     .iprobe = mp_iprobe,
     .probe = mp_probe,
     .barrier_start = mp_barrier_start,
+    .improbe = mp_improbe,
+    .mprobe = mp_mprobe,
+    .mrecv_start = mp_mrecv_start,
 };
 
 const mp_table_t *mp_core_table(void)

@@ -52,6 +52,11 @@ internal static unsafe class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, Status*, int> IProbe;
     internal static readonly delegate* unmanaged[Cdecl]<int, int, int, Status*, int> Probe;
 
+    // ---- matched probe ----
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, long*, Status*, int> IMProbe;
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, long*, Status*, int> MProbe;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, Status*, long*, int> MRecvStart;
+
     // ---- collectives ----
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int> BarrierStart;
 
@@ -95,6 +100,9 @@ internal static unsafe class Core
         IProbe = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, Status*, int>)t->IProbe;
         Probe = (delegate* unmanaged[Cdecl]<int, int, int, Status*, int>)t->Probe;
         BarrierStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int>)t->BarrierStart;
+        IMProbe = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, long*, Status*, int>)t->IMProbe;
+        MProbe = (delegate* unmanaged[Cdecl]<int, int, int, long*, Status*, int>)t->MProbe;
+        MRecvStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, Status*, long*, int>)t->MRecvStart;
     }
 
     /// <summary>

@@ -37,6 +37,7 @@ internal struct CoreTable
     internal nint ReqTestAll, ReqWaitAll, ReqWaitAny, ReqActive;
     internal nint IProbe, Probe;
     internal nint BarrierStart;
+    internal nint IMProbe, MProbe, MRecvStart;
 
     /// <summary>MP_ABI_VERSION this assembly was written against.</summary>
     internal const uint ExpectedAbiVersion = 1;

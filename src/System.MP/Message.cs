@@ -1,0 +1,60 @@
+using System.MP.Interop;
+
+namespace System.MP;
+
+/// <summary>
+/// A message taken out of matching by <see cref="Communicator.MProbe"/> or
+/// <see cref="Communicator.IMProbe"/> (MPI-4.0 §3.8.2): its size is known from
+/// <see cref="Status"/> before it is received, and no other receive or thread
+/// can take it.  Receive it exactly once.
+/// </summary>
+public sealed unsafe class Message
+{
+    private long _handle;
+    private bool _received;
+
+    internal Message(long handle, Status status)
+    {
+        _handle = handle;
+        Status = status;
+    }
+
+    /// <summary>Source, tag and size of the message.</summary>
+    public Status Status { get; }
+
+    /// <summary>True once the message has been received.</summary>
+    public bool IsReceived => _received;
+
+    /// <summary>Receives the message into the whole array (MPI_Mrecv).</summary>
+    /// <exception cref="MessageTruncatedException">The message is longer than the array.</exception>
+    /// <exception cref="InvalidOperationException">The message was already received.</exception>
+    public Status Recv<T>(T[] buffer) where T : unmanaged
+    {
+        if (buffer is null)
+            ThrowHelper.ThrowNull(nameof(buffer));
+        return Recv(buffer.AsSpan());
+    }
+
+    /// <summary>Receives the message into a span (MPI_Mrecv).</summary>
+    /// <exception cref="MessageTruncatedException">The message is longer than the span.</exception>
+    /// <exception cref="InvalidOperationException">The message was already received.</exception>
+    public Status Recv<T>(Span<T> buffer) where T : unmanaged
+    {
+        if (_received)
+            throw new InvalidOperationException(SR.MessageReceived);
+        _received = true;
+        Status status;
+        long token;
+        int rc;
+        fixed (T* p = buffer)
+        {
+            rc = Core.MRecvStart(p, (long)buffer.Length * sizeof(T), _handle, &status, &token);
+            if (rc == 0)
+                rc = Core.CompleteToken(token, &status);
+        }
+        _handle = 0;
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        return status;
+    }
+}
