@@ -292,9 +292,10 @@ internal static class PointToPointBuffers
         // TestAll polling, Test, IsCompleted.
         var t = new long[3];
         var tr = new[] { c.IRecv(t, 0, 1, peer, 200), c.IRecv(t, 1, 1, peer, 201), c.IRecv(t, 2, 1, peer, 202) };
-        c.Barrier();
+        // The peer sends only after the barrier, so nothing can have arrived yet.
         Check.True(!Request.TestAll(tr), "testall before any send");
         Check.True(!tr[0].IsCompleted, "not completed before send");
+        c.Barrier();
         for (int k = 0; k < 3; k++)
             c.Send(new long[] { 1000 + k }, peer, 200 + k);
         while (!Request.TestAll(tr))
