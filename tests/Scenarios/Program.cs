@@ -1,11 +1,15 @@
 using System.MP;
+using System.Reflection;
 using Scenarios;
 
 // Runs one named scenario on every rank of the job:
 //   mpiexec -n 2 dotnet Scenarios.dll <scenario>
+// Every static class here with `static void Register(Dictionary<string, Action<Communicator>>)`
+// contributes its scenarios.
 var all = new Dictionary<string, Action<Communicator>>(StringComparer.Ordinal);
-PointToPointBuffers.Register(all);
-Robustness.Register(all);
+foreach (var type in typeof(Check).Assembly.GetTypes())
+    type.GetMethod("Register", BindingFlags.Static | BindingFlags.NonPublic | BindingFlags.Public,
+                   [typeof(Dictionary<string, Action<Communicator>>)])?.Invoke(null, [all]);
 
 if (args.Length != 1 || !all.TryGetValue(args[0], out var scenario))
 {
