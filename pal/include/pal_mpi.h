@@ -39,7 +39,11 @@ extern "C" {
     X(Isend) X(Issend) X(Irecv) X(Test) X(Wait) X(Testall) X(Waitall)         \
     X(Waitany) X(Cancel) X(Request_free) X(Iprobe) X(Probe)                   \
     X(Test_cancelled) X(Get_count) X(Ibarrier)                                \
-    X(Improbe) X(Mprobe) X(Imrecv)
+    X(Improbe) X(Mprobe) X(Imrecv)                                            \
+    X(Ibcast) X(Ireduce) X(Iallreduce) X(Iscan) X(Iexscan)                    \
+    X(Ireduce_scatter_block) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) \
+    X(Igatherv) X(Iscatterv) X(Iallgatherv) X(Ialltoallv)                     \
+    X(Type_contiguous) X(Type_commit) X(Type_free) X(Op_create) X(Op_free)
 
 /* Functions used when present (MPI-4 large counts). */
 #define PAL_MPI_OPTIONAL(X) X(Isend_c) X(Issend_c) X(Irecv_c) X(Imrecv_c)

@@ -1,10 +1,14 @@
 using System.MP.Interop;
+using System.Runtime.CompilerServices;
 
 namespace System.MP;
 
 // Collective communication (MPI-4.0 chapter 6).  Each collective is posted as
 // its nonblocking form and tested by one fast call; only when it cannot finish
 // at once does the rank wait in a blocking call, where the GC runs freely.
+// Collectives with a user-defined Op run wholly as blocking calls, because MPI
+// calls the operation (managed code) inside them.  Every argument is checked
+// here, before any native call.
 public unsafe partial class Communicator
 {
     /// <summary>Waits until every rank of the communicator has called it (MPI_Barrier).</summary>
@@ -17,5 +21,592 @@ public unsafe partial class Communicator
             rc = Core.CompleteToken(token, null);
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
+    }
+
+    /// <summary>Copies the root's array into the array of every rank (MPI_Bcast).</summary>
+    /// <param name="buffer">At the root, the data; elsewhere, where it goes (same length on every rank).</param>
+    /// <param name="root">Rank whose data is broadcast.</param>
+    public void Bcast<T>(T[] buffer, int root) where T : unmanaged
+    {
+        if (buffer is null)
+            ThrowHelper.ThrowNull(nameof(buffer));
+        Bcast(buffer.AsSpan(), root);
+    }
+
+    /// <summary>Copies the root's span into the span of every rank (MPI_Bcast).</summary>
+    /// <param name="buffer">At the root, the data; elsewhere, where it goes.</param>
+    /// <param name="root">Rank whose data is broadcast.</param>
+    public void Bcast<T>(Span<T> buffer, int root) where T : unmanaged
+    {
+        int h = Handle;
+        CheckRoot(root);
+        fixed (T* p = buffer)
+        {
+            CollDesc d = Desc<T>(CollKind.Bcast, buffer.Length, null, p, root);
+            Run(h, &d, false);
+        }
+    }
+
+    /// <summary>Returns the root's value on every rank (MPI_Bcast of one element).</summary>
+    /// <param name="value">The value at the root; ignored elsewhere.</param>
+    /// <param name="root">Rank whose value is broadcast.</param>
+    public T Bcast<T>(T value, int root) where T : unmanaged
+    {
+        Bcast(new Span<T>(ref value), root);
+        return value;
+    }
+
+    /// <summary>Combines the arrays of all ranks element by element into the root's <paramref name="recv"/> (MPI_Reduce).</summary>
+    /// <param name="send">This rank's contribution (same length on every rank).</param>
+    /// <param name="recv">At the root, at least as long as <paramref name="send"/>; ignored elsewhere (may be null).</param>
+    /// <param name="op">The operation.</param>
+    /// <param name="root">Rank that gets the result.</param>
+    public void Reduce<T>(T[] send, T[]? recv, Op op, int root) where T : unmanaged
+    {
+        int h = Handle;
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        CheckRoot(root);
+        if (_rank == root)
+            RequireLength(recv, nameof(recv), send.Length);
+        Reduction(h, CollKind.Reduce, send, recv, send.Length, op, root);
+    }
+
+    /// <summary>Combines one value per rank; the root gets the result, other ranks default (MPI_Reduce).</summary>
+    /// <param name="value">This rank's value.</param>
+    /// <param name="op">The operation.</param>
+    /// <param name="root">Rank that gets the result.</param>
+    public T Reduce<T>(T value, Op op, int root) where T : unmanaged
+    {
+        int h = Handle;
+        CheckRoot(root);
+        T result = default;
+        Reduction(h, CollKind.Reduce, &value, &result, 1, op, root);
+        return _rank == root ? result : default;
+    }
+
+    /// <summary>Combines the arrays of all ranks element by element; every rank gets the result (MPI_Allreduce).</summary>
+    /// <param name="send">This rank's contribution (same length on every rank).</param>
+    /// <param name="recv">Where the result goes; at least as long as <paramref name="send"/>.</param>
+    /// <param name="op">The operation.</param>
+    public void Allreduce<T>(T[] send, T[] recv, Op op) where T : unmanaged
+    {
+        int h = Handle;
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        RequireLength(recv, nameof(recv), send.Length);
+        Reduction(h, CollKind.Allreduce, send, recv, send.Length, op, 0);
+    }
+
+    /// <summary>Combines one value per rank; every rank gets the result (MPI_Allreduce).</summary>
+    /// <param name="value">This rank's value.</param>
+    /// <param name="op">The operation.</param>
+    public T Allreduce<T>(T value, Op op) where T : unmanaged
+    {
+        int h = Handle;
+        T result = default;
+        Reduction(h, CollKind.Allreduce, &value, &result, 1, op, 0);
+        return result;
+    }
+
+    /// <summary>Inclusive prefix reduction: rank r gets the values of ranks 0..r combined (MPI_Scan).</summary>
+    /// <param name="value">This rank's value.</param>
+    /// <param name="op">The operation.</param>
+    public T Scan<T>(T value, Op op) where T : unmanaged
+    {
+        int h = Handle;
+        T result = default;
+        Reduction(h, CollKind.Scan, &value, &result, 1, op, 0);
+        return result;
+    }
+
+    /// <summary>Inclusive prefix reduction of arrays, element by element (MPI_Scan).</summary>
+    /// <param name="send">This rank's contribution.</param>
+    /// <param name="recv">Where the prefix result goes; at least as long as <paramref name="send"/>.</param>
+    /// <param name="op">The operation.</param>
+    public void Scan<T>(T[] send, T[] recv, Op op) where T : unmanaged
+    {
+        int h = Handle;
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        RequireLength(recv, nameof(recv), send.Length);
+        Reduction(h, CollKind.Scan, send, recv, send.Length, op, 0);
+    }
+
+    /// <summary>
+    /// Exclusive prefix reduction: rank r gets the values of ranks 0..r-1
+    /// combined; rank 0 gets default (MPI_Exscan).
+    /// </summary>
+    /// <param name="value">This rank's value.</param>
+    /// <param name="op">The operation.</param>
+    public T Exscan<T>(T value, Op op) where T : unmanaged
+    {
+        int h = Handle;
+        T result = default;
+        Reduction(h, CollKind.Exscan, &value, &result, 1, op, 0);
+        return _rank == 0 ? default : result;
+    }
+
+    /// <summary>
+    /// Reduces arrays element by element and scatters the result: rank r gets
+    /// block r (<paramref name="recv"/>.Length elements) of it (MPI_Reduce_scatter_block).
+    /// </summary>
+    /// <param name="send">This rank's contribution: Size blocks of <paramref name="recv"/>.Length elements.</param>
+    /// <param name="recv">This rank's block of the result.</param>
+    /// <param name="op">The operation.</param>
+    public void ReduceScatterBlock<T>(T[] send, T[] recv, Op op) where T : unmanaged
+    {
+        int h = Handle;
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        if (recv is null)
+            ThrowHelper.ThrowNull(nameof(recv));
+        RequireLength(send, nameof(send), (long)recv.Length * _size);
+        Reduction(h, CollKind.ReduceScatterBlock, send, recv, recv.Length, op, 0);
+    }
+
+    /// <summary>Collects every rank's array at the root, in rank order (MPI_Gather).</summary>
+    /// <param name="send">This rank's block (same length on every rank).</param>
+    /// <param name="recv">At the root, room for Size blocks; ignored elsewhere (may be null).</param>
+    /// <param name="root">Rank that collects.</param>
+    public void Gather<T>(T[] send, T[]? recv, int root) where T : unmanaged
+    {
+        int h = Handle;
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        CheckRoot(root);
+        if (_rank == root)
+            RequireLength(recv, nameof(recv), (long)send.Length * _size);
+        fixed (T* s = send)
+        fixed (T* r = recv)
+        {
+            CollDesc d = Desc<T>(CollKind.Gather, send.Length, s, r, root);
+            Run(h, &d, false);
+        }
+    }
+
+    /// <summary>Splits the root's array into Size blocks; rank r gets block r (MPI_Scatter).</summary>
+    /// <param name="send">At the root, Size blocks of <paramref name="recv"/>.Length elements; ignored elsewhere (may be null).</param>
+    /// <param name="recv">This rank's block (same length on every rank).</param>
+    /// <param name="root">Rank that scatters.</param>
+    public void Scatter<T>(T[]? send, T[] recv, int root) where T : unmanaged
+    {
+        int h = Handle;
+        if (recv is null)
+            ThrowHelper.ThrowNull(nameof(recv));
+        CheckRoot(root);
+        if (_rank == root)
+            RequireLength(send, nameof(send), (long)recv.Length * _size);
+        fixed (T* s = send)
+        fixed (T* r = recv)
+        {
+            CollDesc d = Desc<T>(CollKind.Scatter, recv.Length, s, r, root);
+            Run(h, &d, false);
+        }
+    }
+
+    /// <summary>Every rank gets every rank's block, in rank order (MPI_Allgather).</summary>
+    /// <param name="send">This rank's block (same length on every rank).</param>
+    /// <param name="recv">Room for Size blocks.</param>
+    public void Allgather<T>(T[] send, T[] recv) where T : unmanaged
+    {
+        int h = Handle;
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        RequireLength(recv, nameof(recv), (long)send.Length * _size);
+        fixed (T* s = send)
+        fixed (T* r = recv)
+        {
+            CollDesc d = Desc<T>(CollKind.Allgather, send.Length, s, r, 0);
+            Run(h, &d, false);
+        }
+    }
+
+    /// <summary>
+    /// Personalized exchange: block j of rank i's <paramref name="send"/> becomes
+    /// block i of rank j's <paramref name="recv"/> (MPI_Alltoall).
+    /// </summary>
+    /// <param name="send">Size equal blocks, one per destination.</param>
+    /// <param name="recv">Room for Size blocks of the same length.</param>
+    public void Alltoall<T>(T[] send, T[] recv) where T : unmanaged
+    {
+        int h = Handle;
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        if (send.Length % _size != 0)
+            throw new ArgumentException(SR.Format(SR.LengthNotMultiple, nameof(send), send.Length, _size), nameof(send));
+        RequireLength(recv, nameof(recv), send.Length);
+        fixed (T* s = send)
+        fixed (T* r = recv)
+        {
+            CollDesc d = Desc<T>(CollKind.Alltoall, send.Length / _size, s, r, 0);
+            Run(h, &d, false);
+        }
+    }
+
+    /// <summary>Collects blocks of different lengths at the root (MPI_Gatherv).</summary>
+    /// <param name="send">This rank's block.</param>
+    /// <param name="recv">At the root, where the blocks go; ignored elsewhere (may be null).</param>
+    /// <param name="counts">At the root, each rank's block length (one entry per rank).</param>
+    /// <param name="displs">At the root, where each rank's block starts in <paramref name="recv"/>; blocks may not overlap.</param>
+    /// <param name="root">Rank that collects.</param>
+    public void Gatherv<T>(T[] send, T[]? recv, int[] counts, int[] displs, int root) where T : unmanaged
+    {
+        int h = Handle;
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        CheckRoot(root);
+        bool atRoot = _rank == root;
+        if (atRoot)
+        {
+            if (recv is null)
+                throw new ArgumentNullException(nameof(recv), SR.Format(SR.BufferRequiredAtRoot, nameof(recv)));
+            CheckBlocks(counts, nameof(counts), displs, nameof(displs), recv.Length, nameof(recv), noOverlap: true);
+            CheckOwnCount(send.Length, nameof(send), counts, nameof(counts));
+        }
+        fixed (T* s = send)
+        fixed (T* r = recv)
+        fixed (int* c = atRoot ? counts : null)
+        fixed (int* dp = atRoot ? displs : null)
+        {
+            CollDesc d = Desc<T>(CollKind.Gatherv, send.Length, s, r, root);
+            d.RecvCounts = c;
+            d.RDispls = dp;
+            Run(h, &d, false);
+        }
+    }
+
+    /// <summary>Sends blocks of different lengths from the root; rank r gets counts[r] elements (MPI_Scatterv).</summary>
+    /// <param name="send">At the root, the data; ignored elsewhere (may be null).</param>
+    /// <param name="counts">Each rank's block length (one entry per rank, the same on every rank).</param>
+    /// <param name="displs">At the root, where each block starts in <paramref name="send"/>.</param>
+    /// <param name="recv">This rank's block: at least counts[Rank] elements.</param>
+    /// <param name="root">Rank that scatters.</param>
+    public void Scatterv<T>(T[]? send, int[] counts, int[] displs, T[] recv, int root) where T : unmanaged
+    {
+        int h = Handle;
+        if (recv is null)
+            ThrowHelper.ThrowNull(nameof(recv));
+        CheckRoot(root);
+        bool atRoot = _rank == root;
+        if (counts is null)
+            ThrowHelper.ThrowNull(nameof(counts));
+        if (counts.Length != _size)
+            throw new ArgumentException(SR.Format(SR.CountsLength, nameof(counts), counts.Length, _size), nameof(counts));
+        if (atRoot)
+        {
+            if (send is null)
+                throw new ArgumentNullException(nameof(send), SR.Format(SR.BufferRequiredAtRoot, nameof(send)));
+            CheckBlocks(counts, nameof(counts), displs, nameof(displs), send.Length, nameof(send), noOverlap: false);
+        }
+        int mine = counts[_rank];
+        if (mine < 0)
+            throw new ArgumentException(SR.Format(SR.NegativeEntry, nameof(counts), _rank, mine), nameof(counts));
+        RequireLength(recv, nameof(recv), mine);
+        fixed (T* s = send)
+        fixed (T* r = recv)
+        fixed (int* c = counts)
+        fixed (int* dp = atRoot ? displs : null)
+        {
+            CollDesc d = Desc<T>(CollKind.Scatterv, mine, s, r, root);
+            d.SendCounts = c;
+            d.SDispls = dp;
+            Run(h, &d, false);
+        }
+    }
+
+    /// <summary>Every rank gets every rank's block of its own length (MPI_Allgatherv).</summary>
+    /// <param name="send">This rank's block: counts[Rank] elements.</param>
+    /// <param name="recv">Where the blocks go.</param>
+    /// <param name="counts">Each rank's block length.</param>
+    /// <param name="displs">Where each block starts in <paramref name="recv"/>; blocks may not overlap.</param>
+    public void Allgatherv<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
+    {
+        int h = Handle;
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        if (recv is null)
+            ThrowHelper.ThrowNull(nameof(recv));
+        CheckBlocks(counts, nameof(counts), displs, nameof(displs), recv.Length, nameof(recv), noOverlap: true);
+        CheckOwnCount(send.Length, nameof(send), counts, nameof(counts));
+        fixed (T* s = send)
+        fixed (T* r = recv)
+        fixed (int* c = counts)
+        fixed (int* dp = displs)
+        {
+            CollDesc d = Desc<T>(CollKind.Allgatherv, send.Length, s, r, 0);
+            d.RecvCounts = c;
+            d.RDispls = dp;
+            Run(h, &d, false);
+        }
+    }
+
+    /// <summary>Personalized exchange with blocks of different lengths (MPI_Alltoallv).</summary>
+    /// <param name="send">The outgoing data.</param>
+    /// <param name="sendCounts">Elements for each destination.</param>
+    /// <param name="sendDispls">Where each destination's block starts in <paramref name="send"/>.</param>
+    /// <param name="recv">Where incoming blocks go.</param>
+    /// <param name="recvCounts">Elements from each source.</param>
+    /// <param name="recvDispls">Where each source's block starts in <paramref name="recv"/>; blocks may not overlap.</param>
+    public void Alltoallv<T>(T[] send, int[] sendCounts, int[] sendDispls,
+                             T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
+    {
+        int h = Handle;
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        if (recv is null)
+            ThrowHelper.ThrowNull(nameof(recv));
+        CheckBlocks(sendCounts, nameof(sendCounts), sendDispls, nameof(sendDispls), send.Length, nameof(send), noOverlap: false);
+        CheckBlocks(recvCounts, nameof(recvCounts), recvDispls, nameof(recvDispls), recv.Length, nameof(recv), noOverlap: true);
+        fixed (T* s = send)
+        fixed (T* r = recv)
+        fixed (int* sc = sendCounts)
+        fixed (int* sd = sendDispls)
+        fixed (int* rc = recvCounts)
+        fixed (int* rd = recvDispls)
+        {
+            CollDesc d = Desc<T>(CollKind.Alltoallv, 0, s, r, 0);
+            d.SendCounts = sc;
+            d.SDispls = sd;
+            d.RecvCounts = rc;
+            d.RDispls = rd;
+            Run(h, &d, false);
+        }
+    }
+
+    // ---- nonblocking collectives (MPI-4.0 §6.12): same buffer rules as ISend/IRecv ----
+
+    /// <summary>Starts a barrier (MPI_Ibarrier); it completes once every rank has started it.</summary>
+    public Request IBarrier()
+    {
+        int h = Handle;
+        CollDesc d = default;
+        d.Kind = CollKind.Barrier;
+        return Request.PostCollective<byte>(h, &d, null, null);
+    }
+
+    /// <summary>Starts a broadcast of the root's array (MPI_Ibcast).</summary>
+    /// <param name="buffer">At the root, the data; elsewhere, where it goes.  Untouchable until completion.</param>
+    /// <param name="root">Rank whose data is broadcast.</param>
+    public Request IBcast<T>(T[] buffer, int root) where T : unmanaged
+    {
+        int h = Handle;
+        if (buffer is null)
+            ThrowHelper.ThrowNull(nameof(buffer));
+        CheckRoot(root);
+        CollDesc d = Desc<T>(CollKind.Bcast, buffer.Length, null, null, root);
+        return Request.PostCollective(h, &d, null, buffer);
+    }
+
+    /// <summary>Starts a reduction to the root (MPI_Ireduce).  Built-in operations only.</summary>
+    /// <param name="send">This rank's contribution.</param>
+    /// <param name="recv">At the root, room for the result; ignored elsewhere (may be null).</param>
+    /// <param name="op">A built-in operation.</param>
+    /// <param name="root">Rank that gets the result.</param>
+    public Request IReduce<T>(T[] send, T[]? recv, Op op, int root) where T : unmanaged
+    {
+        int h = Handle;
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        CheckRoot(root);
+        if (_rank == root)
+            RequireLength(recv, nameof(recv), send.Length);
+        CollDesc d = Desc<T>(CollKind.Reduce, send.Length, null, null, root);
+        d.Op = NonblockingOp<T>(op);
+        return Request.PostCollective(h, &d, send, _rank == root ? recv : null);
+    }
+
+    /// <summary>Starts an all-reduce (MPI_Iallreduce).  Built-in operations only.</summary>
+    /// <param name="send">This rank's contribution.</param>
+    /// <param name="recv">Room for the result.</param>
+    /// <param name="op">A built-in operation.</param>
+    public Request IAllreduce<T>(T[] send, T[] recv, Op op) where T : unmanaged
+    {
+        int h = Handle;
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        RequireLength(recv, nameof(recv), send.Length);
+        CollDesc d = Desc<T>(CollKind.Allreduce, send.Length, null, null, 0);
+        d.Op = NonblockingOp<T>(op);
+        return Request.PostCollective(h, &d, send, recv);
+    }
+
+    /// <summary>Starts a gather at the root (MPI_Igather).</summary>
+    /// <param name="send">This rank's block.</param>
+    /// <param name="recv">At the root, room for Size blocks; ignored elsewhere (may be null).</param>
+    /// <param name="root">Rank that collects.</param>
+    public Request IGather<T>(T[] send, T[]? recv, int root) where T : unmanaged
+    {
+        int h = Handle;
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        CheckRoot(root);
+        if (_rank == root)
+            RequireLength(recv, nameof(recv), (long)send.Length * _size);
+        CollDesc d = Desc<T>(CollKind.Gather, send.Length, null, null, root);
+        return Request.PostCollective(h, &d, send, _rank == root ? recv : null);
+    }
+
+    /// <summary>Starts a scatter from the root (MPI_Iscatter).</summary>
+    /// <param name="send">At the root, Size blocks; ignored elsewhere (may be null).</param>
+    /// <param name="recv">This rank's block.</param>
+    /// <param name="root">Rank that scatters.</param>
+    public Request IScatter<T>(T[]? send, T[] recv, int root) where T : unmanaged
+    {
+        int h = Handle;
+        if (recv is null)
+            ThrowHelper.ThrowNull(nameof(recv));
+        CheckRoot(root);
+        if (_rank == root)
+            RequireLength(send, nameof(send), (long)recv.Length * _size);
+        CollDesc d = Desc<T>(CollKind.Scatter, recv.Length, null, null, root);
+        return Request.PostCollective(h, &d, _rank == root ? send : null, recv);
+    }
+
+    /// <summary>Starts an all-gather (MPI_Iallgather).</summary>
+    /// <param name="send">This rank's block.</param>
+    /// <param name="recv">Room for Size blocks.</param>
+    public Request IAllgather<T>(T[] send, T[] recv) where T : unmanaged
+    {
+        int h = Handle;
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        RequireLength(recv, nameof(recv), (long)send.Length * _size);
+        CollDesc d = Desc<T>(CollKind.Allgather, send.Length, null, null, 0);
+        return Request.PostCollective(h, &d, send, recv);
+    }
+
+    /// <summary>Starts a personalized exchange (MPI_Ialltoall).</summary>
+    /// <param name="send">Size equal blocks, one per destination.</param>
+    /// <param name="recv">Room for Size blocks.</param>
+    public Request IAlltoall<T>(T[] send, T[] recv) where T : unmanaged
+    {
+        int h = Handle;
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        if (send.Length % _size != 0)
+            throw new ArgumentException(SR.Format(SR.LengthNotMultiple, nameof(send), send.Length, _size), nameof(send));
+        RequireLength(recv, nameof(recv), send.Length);
+        CollDesc d = Desc<T>(CollKind.Alltoall, send.Length / _size, null, null, 0);
+        return Request.PostCollective(h, &d, send, recv);
+    }
+
+    // ---- shared machinery ----
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static CollDesc Desc<T>(int kind, long count, void* send, void* recv, int root) where T : unmanaged
+    {
+        CollDesc d = default;
+        d.Kind = kind;
+        d.Root = root;
+        d.DType = ElementType<T>.Code;
+        d.ElemSize = sizeof(T);
+        d.Count = count;
+        d.SendBuf = send;
+        d.RecvBuf = recv;
+        return d;
+    }
+
+    private void Reduction<T>(int h, int kind, T[] send, T[]? recv, long count, Op op, int root) where T : unmanaged
+    {
+        fixed (T* s = send)
+        fixed (T* r = recv)
+            Reduction(h, kind, s, r, count, op, root);
+    }
+
+    private static void Reduction<T>(int h, int kind, T* send, T* recv, long count, Op op, int root) where T : unmanaged
+    {
+        ArgumentNullException.ThrowIfNull(op);
+        CollDesc d = Desc<T>(kind, count, send, recv, root);
+        d.Op = op.CodeFor<T>(nameof(op));
+        Run(h, &d, op.IsUserDefined);
+    }
+
+    private static int NonblockingOp<T>(Op op) where T : unmanaged
+    {
+        ArgumentNullException.ThrowIfNull(op);
+        if (op.IsUserDefined)
+            throw new ArgumentException(SR.NonblockingUserOp, nameof(op));
+        return op.CodeFor<T>(nameof(op));
+    }
+
+    private static void Run(int h, CollDesc* d, bool userOp)
+    {
+        long token;
+        int rc;
+        if (!userOp)
+        {
+            rc = Core.CollStart(h, d, &token);
+            if (rc == 0)
+                rc = Core.CompleteToken(token, null);
+        }
+        else
+        {
+            // MPI runs the operation inside these calls: never a fast call.
+            rc = Core.CollStartBlocking(h, d, &token);
+            if (rc == 0)
+                rc = Core.TokenWait(token, null);
+            if (rc >= 0)
+                Op.ThrowPending();
+        }
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+    }
+
+    private void CheckRoot(int root)
+    {
+        if ((uint)root >= (uint)_size)
+            throw new ArgumentOutOfRangeException(nameof(root), root, SR.Format(SR.RootOutOfRange, root, _size));
+    }
+
+    private static void RequireLength<T>(T[]? buffer, string name, long needed)
+    {
+        if (buffer is null)
+            throw new ArgumentNullException(name, SR.Format(SR.BufferRequiredAtRoot, name));
+        if (buffer.Length < needed)
+            throw new ArgumentException(SR.Format(SR.BufferTooSmall, name, buffer.Length, needed), name);
+    }
+
+    private void CheckOwnCount(int length, string name, int[] counts, string countsName)
+    {
+        if (counts[_rank] != length)
+            throw new ArgumentException(SR.Format(SR.OwnCountMismatch, name, length, countsName, _rank, counts[_rank]), name);
+    }
+
+    /// <summary>Checks per-rank blocks against a buffer of <paramref name="length"/> elements.</summary>
+    private void CheckBlocks(int[] counts, string countsName, int[] displs, string displsName, int length, string bufferName, bool noOverlap)
+    {
+        if (counts is null)
+            ThrowHelper.ThrowNull(countsName);
+        if (displs is null)
+            ThrowHelper.ThrowNull(displsName);
+        if (counts.Length != _size)
+            throw new ArgumentException(SR.Format(SR.CountsLength, countsName, counts.Length, _size), countsName);
+        if (displs.Length != _size)
+            throw new ArgumentException(SR.Format(SR.CountsLength, displsName, displs.Length, _size), displsName);
+        for (int i = 0; i < _size; i++)
+        {
+            if (counts[i] < 0)
+                throw new ArgumentException(SR.Format(SR.NegativeEntry, countsName, i, counts[i]), countsName);
+            if (displs[i] < 0)
+                throw new ArgumentException(SR.Format(SR.NegativeEntry, displsName, i, displs[i]), displsName);
+            if ((long)displs[i] + counts[i] > length)
+                throw new ArgumentException(SR.Format(SR.BlockPastEnd, i, countsName, counts[i], displs[i], bufferName, length), displsName);
+        }
+        if (!noOverlap)
+            return;
+        // Blocks written by MPI must not overlap: sort the non-empty ones by start.
+        var order = new int[_size];
+        int n = 0;
+        for (int i = 0; i < _size; i++)
+            if (counts[i] > 0)
+                order[n++] = i;
+        Array.Sort(order, 0, n, Collections.Generic.Comparer<int>.Create((a, b) => displs[a].CompareTo(displs[b])));
+        for (int k = 1; k < n; k++)
+        {
+            int prev = order[k - 1], cur = order[k];
+            if ((long)displs[prev] + counts[prev] > displs[cur])
+                throw new ArgumentException(SR.Format(SR.BlocksOverlap, Math.Min(prev, cur), Math.Max(prev, cur), bufferName), displsName);
+        }
     }
 }

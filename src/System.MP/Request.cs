@@ -26,18 +26,55 @@ public sealed unsafe class Request : IDisposable
     internal static readonly bool s_registerBuffers =
         CoreLoader.IsHosted && AppContext.GetData("Motor.GcExtension") as string == "true";
 
-    private static readonly ConcurrentQueue<(int Handle, GCHandle Pin)> s_orphans = new();
+    private static readonly ConcurrentQueue<(int Handle, GCHandle Pin, GCHandle Pin2)> s_orphans = new();
     private static int s_orphanCount;
 
     private int _handle;
     private GCHandle _pin;
+    private GCHandle _pin2; // a collective's second buffer (library mode)
     private Status _status;
     private bool _disposed;
 
-    private Request(int handle, GCHandle pin)
+    private Request(int handle, GCHandle pin, GCHandle pin2 = default)
     {
         _handle = handle;
         _pin = pin;
+        _pin2 = pin2;
+    }
+
+    /// <summary>Posts a nonblocking collective over up to two arrays (send, receive).</summary>
+    internal static Request PostCollective<T>(int comm, CollDesc* d, T[]? send, T[]? recv) where T : unmanaged
+    {
+        int req = 0, rc;
+        if (s_registerBuffers)
+        {
+            fixed (T* s = send)
+            fixed (T* r = recv)
+            {
+                d->SendBuf = s;
+                d->RecvBuf = r;
+                rc = Core.CollPost(comm, d, send is { Length: > 0 } ? ObjectAddress(ref send!) : null,
+                                   recv is { Length: > 0 } ? ObjectAddress(ref recv!) : null, &req);
+            }
+            if (rc < 0)
+                ThrowHelper.ThrowCore(rc);
+            return new Request(req, default);
+        }
+        GCHandle ps = send is { Length: > 0 } ? GCHandle.Alloc(send, GCHandleType.Pinned) : default;
+        GCHandle pr = recv is { Length: > 0 } ? GCHandle.Alloc(recv, GCHandleType.Pinned) : default;
+        d->SendBuf = ps.IsAllocated ? (void*)ps.AddrOfPinnedObject() : null;
+        d->RecvBuf = pr.IsAllocated ? (void*)pr.AddrOfPinnedObject() : null;
+        rc = Core.CollPost(comm, d, null, null, &req);
+        if (rc < 0)
+        {
+            Exception e = ThrowHelper.CoreException(rc);
+            if (ps.IsAllocated)
+                ps.Free();
+            if (pr.IsAllocated)
+                pr.Free();
+            throw e;
+        }
+        return new Request(req, ps, pr);
     }
 
     /// <summary>True once the operation has completed (tests it when not yet known).</summary>
@@ -173,10 +210,10 @@ public sealed unsafe class Request : IDisposable
         if (h == CoreConst.ReqNull)
             return;
         _handle = CoreConst.ReqNull;
-        if (_pin.IsAllocated)
+        if (_pin.IsAllocated || _pin2.IsAllocated)
         {
             // The finalizer thread must not call MPI: a user thread tests it later.
-            s_orphans.Enqueue((h, _pin));
+            s_orphans.Enqueue((h, _pin, _pin2));
             Interlocked.Increment(ref s_orphanCount);
         }
         else
@@ -193,7 +230,10 @@ public sealed unsafe class Request : IDisposable
             Status st;
             if (Core.ReqTest(o.Handle, &st) != 0)
             {
-                o.Pin.Free();
+                if (o.Pin.IsAllocated)
+                    o.Pin.Free();
+                if (o.Pin2.IsAllocated)
+                    o.Pin2.Free();
                 Interlocked.Decrement(ref s_orphanCount);
             }
             else
@@ -220,6 +260,8 @@ public sealed unsafe class Request : IDisposable
         _status = st;
         if (_pin.IsAllocated)
             _pin.Free();
+        if (_pin2.IsAllocated)
+            _pin2.Free();
         GC.SuppressFinalize(this);
         if (Volatile.Read(ref s_orphanCount) != 0)
             SweepOrphans();

@@ -24,6 +24,18 @@ internal static class SR
     internal const string SplitColor = "Split color {0} must be non-negative or Mpi.Undefined.";
     internal const string Unhandled = "[rank {0}] Unhandled exception; aborting the MPI job:\n{1}";
     internal const string CoreError = "{0} ({1})";
+    internal const string OpNotForType = "The {0} operation is not defined for elements of type {1}.";
+    internal const string UserOpThrew = "The user-defined operation threw during the collective; its result is undefined on this rank.";
+    internal const string RootOutOfRange = "Root {0} is outside [0, {1}) of this communicator.";
+    internal const string BufferTooSmall = "{0} holds {1} elements but this operation needs {2}.";
+    internal const string BufferRequiredAtRoot = "{0} is required at the root.";
+    internal const string LengthNotMultiple = "{0} has {1} elements, which is not a multiple of the communicator size {2}.";
+    internal const string CountsLength = "{0} has {1} entries; it needs one per rank ({2}).";
+    internal const string NegativeEntry = "{0}[{1}] is {2}; counts and displacements must not be negative.";
+    internal const string BlockPastEnd = "Block {0} ({1}[{0}] = {2} elements at displacement {3}) runs past the end of {4} ({5} elements).";
+    internal const string BlocksOverlap = "Blocks {0} and {1} of {2} overlap.";
+    internal const string OwnCountMismatch = "{0} has {1} elements but {2}[{3}] (this rank's count) is {4}.";
+    internal const string NonblockingUserOp = "Nonblocking collectives take built-in operations only: MPI may run a user-defined operation during any later call. Use the blocking form.";
     internal const string MessageReceived = "The matched message was already received; a Message is received exactly once.";
 
     internal static string Format(string format, params object?[] args) =>

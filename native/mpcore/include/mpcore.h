@@ -195,6 +195,67 @@ MP_API int mp_req_active(void);
 /* [fast] Posts MPI_Ibarrier and tests it: 1 when complete, else 0 with *token. */
 MP_API int mp_barrier_start(mp_comm_t comm, mp_token_t *token);
 
+/* Element types.  The pair types match MPI's MINLOC/MAXLOC pairs with C
+ * layout: {float,int}, {double,int}, {int64,int}, {int,int}, {short,int}.
+ * MP_DT_OPAQUE is elem_size bytes moved as one unit (never reduced by a
+ * built-in op). */
+enum mp_dtype {
+    MP_DT_OPAQUE = 0, MP_DT_INT8, MP_DT_UINT8, MP_DT_INT16, MP_DT_UINT16, MP_DT_INT32,
+    MP_DT_UINT32, MP_DT_INT64, MP_DT_UINT64, MP_DT_FLOAT, MP_DT_DOUBLE, MP_DT_BOOL,
+    MP_DT_FLOAT_INT, MP_DT_DOUBLE_INT, MP_DT_LONG_INT, MP_DT_2INT, MP_DT_SHORT_INT,
+    MP_DT_COUNT
+};
+
+/* Built-in reduction operations; user operations have handles >= MP_OP_USER. */
+enum mp_op {
+    MP_OP_NONE = 0, MP_OP_SUM, MP_OP_PROD, MP_OP_MIN, MP_OP_MAX, MP_OP_LAND, MP_OP_LOR,
+    MP_OP_LXOR, MP_OP_BAND, MP_OP_BOR, MP_OP_BXOR, MP_OP_MINLOC, MP_OP_MAXLOC,
+    MP_OP_USER = 64
+};
+
+enum mp_coll_kind {
+    MP_COLL_BARRIER = 0, MP_COLL_BCAST, MP_COLL_REDUCE, MP_COLL_ALLREDUCE, MP_COLL_SCAN,
+    MP_COLL_EXSCAN, MP_COLL_REDUCE_SCATTER_BLOCK, MP_COLL_GATHER, MP_COLL_SCATTER,
+    MP_COLL_ALLGATHER, MP_COLL_ALLTOALL, MP_COLL_GATHERV, MP_COLL_SCATTERV,
+    MP_COLL_ALLGATHERV, MP_COLL_ALLTOALLV, MP_COLL_KIND_COUNT
+};
+
+/* One collective call.  Counts and displacements are in elements.  Which
+ * fields matter follows MPI: e.g. bcast uses recvbuf (the buffer), count and
+ * root; gather sends count elements and the root receives count per rank;
+ * gatherv's root uses recvcounts/rdispls (comm size entries each). */
+typedef struct mp_coll {
+    int32_t kind;       /* MP_COLL_* */
+    int32_t root;       /* rooted collectives */
+    int32_t dtype;      /* MP_DT_* */
+    int32_t elem_size;  /* bytes per element (checked against dtype) */
+    int32_t op;         /* MP_OP_* or a user op handle; reductions only */
+    int32_t reserved;
+    int64_t count;
+    const void *sendbuf;
+    void *recvbuf;
+    const int32_t *sendcounts, *sdispls, *recvcounts, *rdispls;
+} mp_coll_t;
+
+/* [fast for built-in ops; blocking when c->op is a user op] Posts the
+ * nonblocking form and tests it: 1 when complete, else 0 with *token (wait
+ * with mp_token_wait).  With a user op the caller must use a GC transition,
+ * because MPI calls the operation (managed code) during the call. */
+MP_API int mp_coll_start(mp_comm_t comm, const mp_coll_t *c, mp_token_t *token);
+/* [fast] Posts a nonblocking collective tracked as a request, recording up to
+ * two owner objects (send and receive buffers) in the in-flight table.  User
+ * ops are refused (MP_EINVAL): MPI could call them from any later fast call. */
+MP_API int mp_coll_post(mp_comm_t comm, const mp_coll_t *c, void *send_obj, void *recv_obj,
+                        mp_req_t *req);
+
+/* User-defined operation: fn(in, inout, count, state) must set
+ * inout[i] = in[i] op inout[i] for count elements. */
+typedef void (*mp_user_fn)(const void *in, void *inout, int64_t count, void *state);
+/* [blocking] Creates an operation over elements of dtype/elem_size. */
+MP_API int mp_op_create(mp_user_fn fn, void *state, int commutative, int32_t *op);
+/* [blocking] */
+MP_API int mp_op_free(int32_t op);
+
 /* ---- Probe ---- */
 /* [fast] Returns 1 (status filled) when a matching message is pending, else 0. */
 MP_API int mp_iprobe(int source, int tag, mp_comm_t comm, mp_status_t *status);
@@ -258,6 +319,10 @@ typedef struct mp_table {
     int (*improbe)(int, int, mp_comm_t, mp_msg_t *, mp_status_t *);
     int (*mprobe)(int, int, mp_comm_t, mp_msg_t *, mp_status_t *);
     int (*mrecv_start)(void *, int64_t, mp_msg_t, mp_status_t *, mp_token_t *);
+    int (*coll_start)(mp_comm_t, const mp_coll_t *, mp_token_t *);
+    int (*coll_post)(mp_comm_t, const mp_coll_t *, void *, void *, mp_req_t *);
+    int (*op_create)(mp_user_fn, void *, int, int32_t *);
+    int (*op_free)(int32_t);
 } mp_table_t;
 
 /* [fast][any thread] The core's call table (static storage). */

@@ -1,18 +1,369 @@
-/* collectives.c - collective operations, posted nonblocking and tested by a
- * fast call; the caller waits on the token in a blocking call if needed. */
+/*
+ * collectives.c - collective operations (MPI-4.0 chapter 6), element types,
+ * reduction operations and user-defined operations.
+ *
+ * Every collective is posted in its nonblocking form (MPI-3 nonblocking
+ * collectives) and tested once: a blocking collective that can finish at once
+ * costs no GC transition, and one that cannot is waited for with
+ * mp_token_wait.  One descriptor (mp_coll_t) describes every collective, so
+ * validation, posting and tracking are written once.
+ */
 #include "core.h"
 
+#include <limits.h>
 #include <stddef.h>
 
-int mp_barrier_start(mp_comm_t comm, mp_token_t *token)
+/* ---- element types ---- */
+
+typedef struct dtype_info {
+    MPI_Datatype mpi;
+    int size;
+    int cls; /* what built-in ops may reduce it */
+} dtype_info_t;
+
+enum { CLS_OPAQUE = 0, CLS_INT = 1, CLS_FLOAT = 2, CLS_BOOL = 4, CLS_PAIR = 8 };
+
+static dtype_info_t dtype_builtin(int dt)
+{
+    dtype_info_t d = { MPI_DATATYPE_NULL, 0, CLS_OPAQUE };
+    switch (dt) {
+    case MP_DT_INT8: d = (dtype_info_t){ MPI_INT8_T, 1, CLS_INT }; break;
+    case MP_DT_UINT8: d = (dtype_info_t){ MPI_UINT8_T, 1, CLS_INT }; break;
+    case MP_DT_INT16: d = (dtype_info_t){ MPI_INT16_T, 2, CLS_INT }; break;
+    case MP_DT_UINT16: d = (dtype_info_t){ MPI_UINT16_T, 2, CLS_INT }; break;
+    case MP_DT_INT32: d = (dtype_info_t){ MPI_INT32_T, 4, CLS_INT }; break;
+    case MP_DT_UINT32: d = (dtype_info_t){ MPI_UINT32_T, 4, CLS_INT }; break;
+    case MP_DT_INT64: d = (dtype_info_t){ MPI_INT64_T, 8, CLS_INT }; break;
+    case MP_DT_UINT64: d = (dtype_info_t){ MPI_UINT64_T, 8, CLS_INT }; break;
+    case MP_DT_FLOAT: d = (dtype_info_t){ MPI_FLOAT, 4, CLS_FLOAT }; break;
+    case MP_DT_DOUBLE: d = (dtype_info_t){ MPI_DOUBLE, 8, CLS_FLOAT }; break;
+    case MP_DT_BOOL: d = (dtype_info_t){ MPI_C_BOOL, 1, CLS_BOOL }; break;
+    case MP_DT_FLOAT_INT: d = (dtype_info_t){ MPI_FLOAT_INT, 8, CLS_PAIR }; break;
+    case MP_DT_DOUBLE_INT: d = (dtype_info_t){ MPI_DOUBLE_INT, 16, CLS_PAIR }; break;
+    case MP_DT_LONG_INT: d = (dtype_info_t){ MPI_LONG_INT, 16, CLS_PAIR }; break;
+    case MP_DT_2INT: d = (dtype_info_t){ MPI_2INT, 8, CLS_PAIR }; break;
+    case MP_DT_SHORT_INT: d = (dtype_info_t){ MPI_SHORT_INT, 8, CLS_PAIR }; break;
+    default: break;
+    }
+    return d;
+}
+
+/* Opaque element types (contiguous bytes), created once per size. */
+#define OPAQUE_CACHE 64
+static struct { int size; MPI_Datatype type; } g_opaque[OPAQUE_CACHE];
+static int g_nopaque;
+static mp_spin_t g_opaque_lock = MP_SPIN_INIT;
+
+static int opaque_type(int size, MPI_Datatype *out)
+{
+    int rc = 0;
+    mp_spin_lock(&g_opaque_lock);
+    for (int i = 0; i < g_nopaque; i++) {
+        if (g_opaque[i].size == size) {
+            *out = g_opaque[i].type;
+            mp_spin_unlock(&g_opaque_lock);
+            return 0;
+        }
+    }
+    if (g_nopaque == OPAQUE_CACHE) {
+        rc = mp_fail(MP_ENOMEM, "too many distinct element sizes in collectives (at most %d)", OPAQUE_CACHE);
+    } else {
+        MPI_Datatype t;
+        rc = MP_MPI_CHECK(pal_mpi.Type_contiguous(size, MPI_BYTE, &t), "MPI_Type_contiguous");
+        if (!rc && !(rc = MP_MPI_CHECK(pal_mpi.Type_commit(&t), "MPI_Type_commit"))) {
+            g_opaque[g_nopaque].size = size;
+            g_opaque[g_nopaque].type = t;
+            g_nopaque++;
+            *out = t;
+        }
+    }
+    mp_spin_unlock(&g_opaque_lock);
+    return rc;
+}
+
+static int element_type(const mp_coll_t *c, dtype_info_t *d)
+{
+    if (c->elem_size <= 0)
+        return mp_fail(MP_EINVAL, "element size %d must be positive", c->elem_size);
+    if (c->dtype == MP_DT_OPAQUE) {
+        d->size = c->elem_size;
+        d->cls = CLS_OPAQUE;
+        return opaque_type(c->elem_size, &d->mpi);
+    }
+    *d = dtype_builtin(c->dtype);
+    if (d->mpi == MPI_DATATYPE_NULL)
+        return mp_fail(MP_EINVAL, "element type %d is not an MP_DT_* value", c->dtype);
+    if (d->size != c->elem_size)
+        return mp_fail(MP_EINVAL, "element type %d has %d bytes, not %d", c->dtype, d->size, c->elem_size);
+    return 0;
+}
+
+/* ---- user-defined operations ----
+ * MPI's user function gets no context pointer, so each user op has its own
+ * C trampoline that knows its slot. */
+
+#define MAX_USER_OPS 128
+static struct user_op {
+    MPI_Op mpi;
+    mp_user_fn fn;
+    void *state;
+    int used;
+} g_user_ops[MAX_USER_OPS];
+static mp_spin_t g_op_lock = MP_SPIN_INIT;
+
+static void user_dispatch(int slot, void *in, void *inout, int *len)
+{
+    struct user_op *u = &g_user_ops[slot];
+    if (u->fn && len && *len > 0)
+        u->fn(in, inout, *len, u->state);
+}
+
+#define TRAMP(b, k) \
+    static void tramp_##b##_##k(void *in, void *inout, int *len, MPI_Datatype *dt) \
+    { (void)dt; user_dispatch((b) * 8 + (k), in, inout, len); }
+#define TRAMP8(b) TRAMP(b, 0) TRAMP(b, 1) TRAMP(b, 2) TRAMP(b, 3) \
+                  TRAMP(b, 4) TRAMP(b, 5) TRAMP(b, 6) TRAMP(b, 7)
+TRAMP8(0) TRAMP8(1) TRAMP8(2) TRAMP8(3) TRAMP8(4) TRAMP8(5) TRAMP8(6) TRAMP8(7)
+TRAMP8(8) TRAMP8(9) TRAMP8(10) TRAMP8(11) TRAMP8(12) TRAMP8(13) TRAMP8(14) TRAMP8(15)
+#define TREF8(b) tramp_##b##_0, tramp_##b##_1, tramp_##b##_2, tramp_##b##_3, \
+                 tramp_##b##_4, tramp_##b##_5, tramp_##b##_6, tramp_##b##_7
+static MPI_User_function *const k_tramps[MAX_USER_OPS] = {
+    TREF8(0), TREF8(1), TREF8(2), TREF8(3), TREF8(4), TREF8(5), TREF8(6), TREF8(7),
+    TREF8(8), TREF8(9), TREF8(10), TREF8(11), TREF8(12), TREF8(13), TREF8(14), TREF8(15),
+};
+
+int mp_op_create(mp_user_fn fn, void *state, int commutative, int32_t *op)
+{
+    int rc;
+    if (!mp_ready())
+        return mp_fail_state();
+    if (!fn || !op)
+        return mp_fail(MP_EINVAL, "user operation function or output is NULL");
+    mp_spin_lock(&g_op_lock);
+    for (int i = 0; i < MAX_USER_OPS; i++) {
+        if (g_user_ops[i].used)
+            continue;
+        g_user_ops[i].used = 1;
+        mp_spin_unlock(&g_op_lock);
+        g_user_ops[i].fn = fn;
+        g_user_ops[i].state = state;
+        rc = MP_MPI_CHECK(pal_mpi.Op_create(k_tramps[i], commutative ? 1 : 0, &g_user_ops[i].mpi),
+                          "MPI_Op_create");
+        if (rc) {
+            g_user_ops[i].used = 0;
+            return rc;
+        }
+        *op = MP_OP_USER + i;
+        return 0;
+    }
+    mp_spin_unlock(&g_op_lock);
+    return mp_fail(MP_ENOMEM, "too many user operations at once (at most %d)", MAX_USER_OPS);
+}
+
+static struct user_op *user_op_get(int32_t op)
+{
+    int i = op - MP_OP_USER;
+    return i >= 0 && i < MAX_USER_OPS && g_user_ops[i].used ? &g_user_ops[i] : NULL;
+}
+
+int mp_op_free(int32_t op)
+{
+    struct user_op *u = user_op_get(op);
+    int rc;
+    if (!u)
+        return mp_fail(MP_EHANDLE, "operation %d is not a live user operation", op);
+    if (!mp_ready()) { /* after finalize the MPI object is gone with MPI */
+        u->used = 0;
+        return 0;
+    }
+    rc = MP_MPI_CHECK(pal_mpi.Op_free(&u->mpi), "MPI_Op_free");
+    u->fn = NULL;
+    u->state = NULL;
+    u->used = 0;
+    return rc;
+}
+
+/* ---- built-in operations ---- */
+
+static int reduction_op(const mp_coll_t *c, const dtype_info_t *d, MPI_Op *out)
+{
+    static const char *const names[] = { "none", "Sum", "Product", "Min", "Max", "LogicalAnd",
+                                         "LogicalOr", "LogicalXor", "BitwiseAnd", "BitwiseOr",
+                                         "BitwiseXor", "MinLoc", "MaxLoc" };
+    int allowed;
+    if (c->op >= MP_OP_USER) {
+        struct user_op *u = user_op_get(c->op);
+        if (!u)
+            return mp_fail(MP_EHANDLE, "operation %d is not a live user operation", c->op);
+        *out = u->mpi;
+        return 0;
+    }
+    switch (c->op) {
+    case MP_OP_SUM: *out = MPI_SUM; allowed = CLS_INT | CLS_FLOAT; break;
+    case MP_OP_PROD: *out = MPI_PROD; allowed = CLS_INT | CLS_FLOAT; break;
+    case MP_OP_MIN: *out = MPI_MIN; allowed = CLS_INT | CLS_FLOAT; break;
+    case MP_OP_MAX: *out = MPI_MAX; allowed = CLS_INT | CLS_FLOAT; break;
+    case MP_OP_LAND: *out = MPI_LAND; allowed = CLS_INT | CLS_BOOL; break;
+    case MP_OP_LOR: *out = MPI_LOR; allowed = CLS_INT | CLS_BOOL; break;
+    case MP_OP_LXOR: *out = MPI_LXOR; allowed = CLS_INT | CLS_BOOL; break;
+    case MP_OP_BAND: *out = MPI_BAND; allowed = CLS_INT; break;
+    case MP_OP_BOR: *out = MPI_BOR; allowed = CLS_INT; break;
+    case MP_OP_BXOR: *out = MPI_BXOR; allowed = CLS_INT; break;
+    case MP_OP_MINLOC: *out = MPI_MINLOC; allowed = CLS_PAIR; break;
+    case MP_OP_MAXLOC: *out = MPI_MAXLOC; allowed = CLS_PAIR; break;
+    default: return mp_fail(MP_EINVAL, "operation %d is not an MP_OP_* value", c->op);
+    }
+    if (!(d->cls & allowed))
+        return mp_fail(MP_EINVAL, "the %s operation is not defined for element type %d", names[c->op], c->dtype);
+    return 0;
+}
+
+/* ---- posting ---- */
+
+static int is_rooted(int kind)
+{
+    return kind == MP_COLL_BCAST || kind == MP_COLL_REDUCE || kind == MP_COLL_GATHER ||
+           kind == MP_COLL_SCATTER || kind == MP_COLL_GATHERV || kind == MP_COLL_SCATTERV;
+}
+
+static int is_reduction(int kind)
+{
+    return kind == MP_COLL_REDUCE || kind == MP_COLL_ALLREDUCE || kind == MP_COLL_SCAN ||
+           kind == MP_COLL_EXSCAN || kind == MP_COLL_REDUCE_SCATTER_BLOCK;
+}
+
+static int check_counts(const char *what, const int32_t *counts, const int32_t *displs, int n)
+{
+    if (!counts || !displs)
+        return mp_fail(MP_EINVAL, "%s counts or displacements are NULL", what);
+    for (int i = 0; i < n; i++)
+        if (counts[i] < 0 || displs[i] < 0)
+            return mp_fail(MP_ECOUNT, "%s count %d or displacement %d of rank %d is negative", what,
+                           counts[i], displs[i], i);
+    return 0;
+}
+
+static int post(const comm_entry_t *ce, const mp_coll_t *c, MPI_Request *r)
+{
+    dtype_info_t d = { MPI_DATATYPE_NULL, 0, 0 };
+    MPI_Op op = MPI_OP_NULL;
+    MPI_Comm m = ce->mpi;
+    int rc, n, root = c->root, me = ce->rank;
+    const void *sb = c->sendbuf;
+    void *rb = c->recvbuf;
+    if (c->kind < 0 || c->kind >= MP_COLL_KIND_COUNT)
+        return mp_fail(MP_EINVAL, "collective kind %d is not an MP_COLL_* value", c->kind);
+    if (c->kind == MP_COLL_BARRIER)
+        return MP_MPI_CHECK(pal_mpi.Ibarrier(m, r), "MPI_Ibarrier");
+    if (is_rooted(c->kind) && (unsigned)root >= (unsigned)ce->size)
+        return mp_fail(MP_EROOT, "root %d is outside [0, %d)", root, ce->size);
+    if (c->count < 0 || c->count > INT_MAX)
+        return mp_fail(MP_ECOUNT, "element count %lld is outside [0, %d]", (long long)c->count, INT_MAX);
+    if ((rc = element_type(c, &d)))
+        return rc;
+    if (is_reduction(c->kind) && (rc = reduction_op(c, &d, &op)))
+        return rc;
+    n = (int)c->count;
+    switch (c->kind) {
+    case MP_COLL_BCAST:
+        return MP_MPI_CHECK(pal_mpi.Ibcast(rb, n, d.mpi, root, m, r), "MPI_Ibcast");
+    case MP_COLL_REDUCE:
+        return MP_MPI_CHECK(pal_mpi.Ireduce(sb, rb, n, d.mpi, op, root, m, r), "MPI_Ireduce");
+    case MP_COLL_ALLREDUCE:
+        return MP_MPI_CHECK(pal_mpi.Iallreduce(sb, rb, n, d.mpi, op, m, r), "MPI_Iallreduce");
+    case MP_COLL_SCAN:
+        return MP_MPI_CHECK(pal_mpi.Iscan(sb, rb, n, d.mpi, op, m, r), "MPI_Iscan");
+    case MP_COLL_EXSCAN:
+        return MP_MPI_CHECK(pal_mpi.Iexscan(sb, rb, n, d.mpi, op, m, r), "MPI_Iexscan");
+    case MP_COLL_REDUCE_SCATTER_BLOCK:
+        return MP_MPI_CHECK(pal_mpi.Ireduce_scatter_block(sb, rb, n, d.mpi, op, m, r),
+                            "MPI_Ireduce_scatter_block");
+    case MP_COLL_GATHER:
+        return MP_MPI_CHECK(pal_mpi.Igather(sb, n, d.mpi, rb, n, d.mpi, root, m, r), "MPI_Igather");
+    case MP_COLL_SCATTER:
+        return MP_MPI_CHECK(pal_mpi.Iscatter(sb, n, d.mpi, rb, n, d.mpi, root, m, r), "MPI_Iscatter");
+    case MP_COLL_ALLGATHER:
+        return MP_MPI_CHECK(pal_mpi.Iallgather(sb, n, d.mpi, rb, n, d.mpi, m, r), "MPI_Iallgather");
+    case MP_COLL_ALLTOALL:
+        return MP_MPI_CHECK(pal_mpi.Ialltoall(sb, n, d.mpi, rb, n, d.mpi, m, r), "MPI_Ialltoall");
+    case MP_COLL_GATHERV:
+        if (me == root && (rc = check_counts("gatherv receive", c->recvcounts, c->rdispls, ce->size)))
+            return rc;
+        return MP_MPI_CHECK(pal_mpi.Igatherv(sb, n, d.mpi, rb, c->recvcounts, c->rdispls, d.mpi,
+                                             root, m, r), "MPI_Igatherv");
+    case MP_COLL_SCATTERV:
+        if (me == root && (rc = check_counts("scatterv send", c->sendcounts, c->sdispls, ce->size)))
+            return rc;
+        return MP_MPI_CHECK(pal_mpi.Iscatterv(sb, c->sendcounts, c->sdispls, d.mpi, rb, n, d.mpi,
+                                              root, m, r), "MPI_Iscatterv");
+    case MP_COLL_ALLGATHERV:
+        if ((rc = check_counts("allgatherv receive", c->recvcounts, c->rdispls, ce->size)))
+            return rc;
+        return MP_MPI_CHECK(pal_mpi.Iallgatherv(sb, n, d.mpi, rb, c->recvcounts, c->rdispls, d.mpi,
+                                                m, r), "MPI_Iallgatherv");
+    case MP_COLL_ALLTOALLV:
+        if ((rc = check_counts("alltoallv send", c->sendcounts, c->sdispls, ce->size)) ||
+            (rc = check_counts("alltoallv receive", c->recvcounts, c->rdispls, ce->size)))
+            return rc;
+        return MP_MPI_CHECK(pal_mpi.Ialltoallv(sb, c->sendcounts, c->sdispls, d.mpi, rb, c->recvcounts,
+                                               c->rdispls, d.mpi, m, r), "MPI_Ialltoallv");
+    }
+    return mp_fail(MP_EINVAL, "collective kind %d is not supported", c->kind);
+}
+
+int mp_coll_start(mp_comm_t comm, const mp_coll_t *c, mp_token_t *token)
+{
+    const comm_entry_t *ce = mp_comm_get(comm);
+    MPI_Request r;
+    int rc, user = c && c->op >= MP_OP_USER && is_reduction(c->kind);
+    if (MP_UNLIKELY(!ce || !mp_ready()))
+        return mp_fail_comm(comm);
+    if (!c)
+        return mp_fail(MP_EINVAL, "collective descriptor is NULL");
+    /* A user op runs managed code inside MPI: the caller is in preemptive
+     * mode, so this is a blocking call and takes the bracket. */
+    if (user)
+        mp_blocking_enter();
+    if (!(rc = post(ce, c, &r))) {
+        *token = (mp_token_t)r;
+        rc = mp_token_test(*token, NULL);
+    }
+    if (user)
+        mp_blocking_leave();
+    return rc;
+}
+
+int mp_coll_post(mp_comm_t comm, const mp_coll_t *c, void *send_obj, void *recv_obj, mp_req_t *req)
 {
     const comm_entry_t *ce = mp_comm_get(comm);
     MPI_Request r;
     int rc;
     if (MP_UNLIKELY(!ce || !mp_ready()))
         return mp_fail_comm(comm);
-    if ((rc = MP_MPI_CHECK(pal_mpi.Ibarrier(ce->mpi, &r), "MPI_Ibarrier")))
+    if (!c)
+        return mp_fail(MP_EINVAL, "collective descriptor is NULL");
+    if (c->op >= MP_OP_USER && is_reduction(c->kind))
+        return mp_fail(MP_EINVAL, "nonblocking collectives cannot use user-defined operations: MPI "
+                       "may run them during any later call; use the blocking form");
+    if ((rc = post(ce, c, &r)))
         return rc;
-    *token = (mp_token_t)r;
-    return mp_token_test(*token, NULL);
+    return mp_track(0, r, send_obj, recv_obj, 0, req);
+}
+
+int mp_barrier_start(mp_comm_t comm, mp_token_t *token)
+{
+    mp_coll_t c = { .kind = MP_COLL_BARRIER };
+    return mp_coll_start(comm, &c, token);
+}
+
+void mp_coll_cleanup(void)
+{
+    mp_spin_lock(&g_opaque_lock);
+    for (int i = 0; i < g_nopaque; i++)
+        pal_mpi.Type_free(&g_opaque[i].type);
+    g_nopaque = 0;
+    mp_spin_unlock(&g_opaque_lock);
+    for (int i = 0; i < MAX_USER_OPS; i++)
+        if (g_user_ops[i].used)
+            pal_mpi.Op_free(&g_user_ops[i].mpi);
 }

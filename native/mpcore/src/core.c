@@ -93,6 +93,7 @@ int mp_finalize(void)
     int rc, flag = 0;
     if (atomic_load(&mp_g_state) != MP_STATE_READY)
         return mp_fail_state();
+    mp_coll_cleanup();
     atomic_store(&mp_g_state, MP_STATE_FINALIZED);
     mp_blocking_enter();
     rc = pal_mpi.Finalized(&flag);

@@ -23,7 +23,7 @@ enum slot_state { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_DONE = 2 };
 enum slot_flags { SLOT_ORPHANED = 1, SLOT_WAITING = 2 };
 
 typedef struct slot {
-    void *obj;            /* owner object (GC root while in flight) or NULL */
+    void *obj[2];         /* owner objects (GC roots while in flight) or NULL */
     MPI_Request mpi;
     _Atomic uint32_t state;
     _Atomic uint32_t flags;
@@ -114,7 +114,8 @@ static int slot_alloc(slot_t **out, mp_req_t *handle)
 
 static void slot_free(slot_t *s, int idx)
 {
-    __atomic_store_n(&s->obj, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->obj[0], NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->obj[1], NULL, __ATOMIC_RELEASE);
     atomic_store_explicit(&s->state, SLOT_FREE, memory_order_release);
     mp_spin_lock(&g_slot_lock);
     s->next_free = g_free_head;
@@ -293,8 +294,8 @@ int mp_token_wait(mp_token_t token, mp_status_t *status)
 /* ---- nonblocking ---- */
 
 /* Gives a posted operation (posted == 0) or a ProcNull one (posted == 1,
- * already complete) a slot. */
-static int track(int posted, MPI_Request r, void *obj, int is_recv, mp_req_t *req)
+ * already complete) a slot, recording up to two owner objects. */
+int mp_track(int posted, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_req_t *req)
 {
     slot_t *s = NULL;
     int rc = slot_alloc(&s, req);
@@ -306,16 +307,17 @@ static int track(int posted, MPI_Request r, void *obj, int is_recv, mp_req_t *re
     }
     s->is_recv = is_recv;
     if (posted == 1) {
-        s->obj = NULL;
+        s->obj[0] = s->obj[1] = NULL;
         mp_status_proc_null(&s->status);
         s->done_rc = 0;
         atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
         return 0;
     }
     s->mpi = r;
-    s->obj = obj;
-    if (obj)
-        g_gc_stats.registered++;
+    s->obj[0] = obj0;
+    s->obj[1] = obj1;
+    if (obj0 || obj1)
+        g_gc_stats.registered += (obj0 != NULL) + (obj1 != NULL);
     else
         g_gc_stats.pins_avoided++;
     atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
@@ -327,14 +329,14 @@ int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, 
 {
     MPI_Request r = MPI_REQUEST_NULL;
     int rc = post_send(buf, bytes, dest, tag, comm, mode, &r);
-    return rc < 0 ? rc : track(rc, r, bytes > 0 ? obj : NULL, 0, req);
+    return rc < 0 ? rc : mp_track(rc, r, bytes > 0 ? obj : NULL, NULL, 0, req);
 }
 
 int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)
 {
     MPI_Request r = MPI_REQUEST_NULL;
     int rc = post_recv(buf, bytes, source, tag, comm, &r);
-    return rc < 0 ? rc : track(rc, r, bytes > 0 ? obj : NULL, 1, req);
+    return rc < 0 ? rc : mp_track(rc, r, bytes > 0 ? obj : NULL, NULL, 1, req);
 }
 
 /* Finishes a request the owner is completing: copies out the status and
@@ -565,18 +567,20 @@ int mp_gc_scan(int pass, mp_gc_report_fn report, void *ctx)
     g_gc_stats.scans++;
     for (int i = 0; i < n; i++) {
         slot_t *s = slot_at(i);
-        void *obj = __atomic_load_n(&s->obj, __ATOMIC_ACQUIRE);
-        if (!obj)
-            continue;
-        if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_ACTIVE) {
-            g_gc_stats.released_at_mark++;
-            continue;
+        int active = atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE;
+        for (int k = 0; k < 2; k++) {
+            if (!__atomic_load_n(&s->obj[k], __ATOMIC_ACQUIRE))
+                continue;
+            if (!active) {
+                g_gc_stats.released_at_mark++;
+                continue;
+            }
+            /* If the snapshot cannot grow, relocate misses this slot; the
+             * object is pinned and does not move, so reporting it now is
+             * what matters: when in doubt, pin. */
+            (void)snapshot_push(&s->obj[k]);
+            report(&s->obj[k], ctx);
         }
-        if (snapshot_push(&s->obj) != 0) {
-            /* Cannot remember it for relocate; pinned objects do not move, so
-             * reporting it now is what matters: when in doubt, pin. */
-        }
-        report(&s->obj, ctx);
     }
     g_gc_stats.pinned_last_mark = (uint64_t)g_snapshot_len;
     g_gc_stats.pinned_total += (uint64_t)g_snapshot_len;

@@ -44,6 +44,10 @@ static const mp_table_t k_table = {
     .improbe = mp_improbe,
     .mprobe = mp_mprobe,
     .mrecv_start = mp_mrecv_start,
+    .coll_start = mp_coll_start,
+    .coll_post = mp_coll_post,
+    .op_create = mp_op_create,
+    .op_free = mp_op_free,
 };
 
 const mp_table_t *mp_core_table(void)

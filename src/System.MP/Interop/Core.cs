@@ -59,6 +59,12 @@ internal static unsafe class Core
 
     // ---- collectives ----
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int> BarrierStart;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, long*, int> CollStart;
+    /// <summary>The same function called with a GC transition: for user operations, which MPI runs (managed code) inside the call.</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, CollDesc*, long*, int> CollStartBlocking;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, void*, void*, int*, int> CollPost;
+    internal static readonly delegate* unmanaged[Cdecl]<delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>, void*, int, int*, int> OpCreate;
+    internal static readonly delegate* unmanaged[Cdecl]<int, int> OpFree;
 
 #pragma warning disable CA1810 // the table must be validated before any field is read
     static Core()
@@ -100,6 +106,11 @@ internal static unsafe class Core
         IProbe = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, Status*, int>)t->IProbe;
         Probe = (delegate* unmanaged[Cdecl]<int, int, int, Status*, int>)t->Probe;
         BarrierStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int>)t->BarrierStart;
+        CollStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, long*, int>)t->CollStart;
+        CollStartBlocking = (delegate* unmanaged[Cdecl]<int, CollDesc*, long*, int>)t->CollStart;
+        CollPost = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, void*, void*, int*, int>)t->CollPost;
+        OpCreate = (delegate* unmanaged[Cdecl]<delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>, void*, int, int*, int>)t->OpCreate;
+        OpFree = (delegate* unmanaged[Cdecl]<int, int>)t->OpFree;
         IMProbe = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, long*, Status*, int>)t->IMProbe;
         MProbe = (delegate* unmanaged[Cdecl]<int, int, int, long*, Status*, int>)t->MProbe;
         MRecvStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, Status*, long*, int>)t->MRecvStart;

@@ -38,6 +38,7 @@ internal struct CoreTable
     internal nint IProbe, Probe;
     internal nint BarrierStart;
     internal nint IMProbe, MProbe, MRecvStart;
+    internal nint CollStart, CollPost, OpCreate, OpFree;
 
     /// <summary>MP_ABI_VERSION this assembly was written against.</summary>
     internal const uint ExpectedAbiVersion = 1;
@@ -55,4 +56,23 @@ internal static class CoreConst
     internal const int CommSelf = 1;
     internal const int CommNull = -1;
     internal const int ReqNull = -1;
+}
+
+/// <summary>Mirror of mp_coll_t: one collective call.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal unsafe struct CollDesc
+{
+    internal int Kind, Root, DType, ElemSize, Op, Reserved;
+    internal long Count;
+    internal void* SendBuf;
+    internal void* RecvBuf;
+    internal int* SendCounts, SDispls, RecvCounts, RDispls;
+}
+
+/// <summary>mpcore's collective kinds (mp_coll_kind).</summary>
+internal static class CollKind
+{
+    internal const int Barrier = 0, Bcast = 1, Reduce = 2, Allreduce = 3, Scan = 4, Exscan = 5,
+        ReduceScatterBlock = 6, Gather = 7, Scatter = 8, Allgather = 9, Alltoall = 10,
+        Gatherv = 11, Scatterv = 12, Allgatherv = 13, Alltoallv = 14;
 }

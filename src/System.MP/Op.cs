@@ -1,0 +1,180 @@
+using System.MP.Interop;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace System.MP;
+
+/// <summary>
+/// A reduction operation for Reduce, Allreduce, Scan, Exscan and
+/// ReduceScatterBlock: one of MPI's built-in operations, or a C# function
+/// (<see cref="Create{T}"/>).
+/// </summary>
+public sealed unsafe class Op : IDisposable
+{
+    private const int CodeUser = -1;
+
+    /// <summary>Sum of numbers (MPI_SUM).</summary>
+    public static readonly Op Sum = new(1, nameof(Sum));
+    /// <summary>Product of numbers (MPI_PROD).</summary>
+    public static readonly Op Product = new(2, nameof(Product));
+    /// <summary>Minimum of numbers (MPI_MIN).</summary>
+    public static readonly Op Min = new(3, nameof(Min));
+    /// <summary>Maximum of numbers (MPI_MAX).</summary>
+    public static readonly Op Max = new(4, nameof(Max));
+    /// <summary>Logical and of bools or integers (MPI_LAND).</summary>
+    public static readonly Op LogicalAnd = new(5, nameof(LogicalAnd));
+    /// <summary>Logical or of bools or integers (MPI_LOR).</summary>
+    public static readonly Op LogicalOr = new(6, nameof(LogicalOr));
+    /// <summary>Logical exclusive or of bools or integers (MPI_LXOR).</summary>
+    public static readonly Op LogicalXor = new(7, nameof(LogicalXor));
+    /// <summary>Bitwise and of integers (MPI_BAND).</summary>
+    public static readonly Op BitwiseAnd = new(8, nameof(BitwiseAnd));
+    /// <summary>Bitwise or of integers (MPI_BOR).</summary>
+    public static readonly Op BitwiseOr = new(9, nameof(BitwiseOr));
+    /// <summary>Bitwise exclusive or of integers (MPI_BXOR).</summary>
+    public static readonly Op BitwiseXor = new(10, nameof(BitwiseXor));
+    /// <summary>Minimum value with its index, over <see cref="ValueIndex{T}"/> elements (MPI_MINLOC).</summary>
+    public static readonly Op MinLoc = new(11, nameof(MinLoc));
+    /// <summary>Maximum value with its index, over <see cref="ValueIndex{T}"/> elements (MPI_MAXLOC).</summary>
+    public static readonly Op MaxLoc = new(12, nameof(MaxLoc));
+
+    private readonly int _code;
+    private readonly string _name;
+    private readonly Impl? _impl;
+    private GCHandle _implHandle;
+    private int _handle;
+
+    [ThreadStatic]
+    private static Exception? t_pending;
+
+    private Op(int code, string name)
+    {
+        _code = code;
+        _name = name;
+    }
+
+    private Op(Impl impl, bool commutative)
+    {
+        _code = CodeUser;
+        _name = $"user operation on {impl.ElementType.Name}";
+        _impl = impl;
+        IsCommutative = commutative;
+    }
+
+    /// <summary>
+    /// Creates an operation from a function.  It must be associative; MPI
+    /// combines elements as <c>function(earlierRanks, laterRanks)</c>, so a
+    /// non-commutative function gets its operands in rank order.
+    /// </summary>
+    /// <param name="function">The combining function, applied element by element.</param>
+    /// <param name="commutative">False when the order of operands matters.</param>
+    /// <remarks>
+    /// Usable in blocking collectives only: MPI calls it inside the collective.
+    /// An exception it throws surfaces as an <see cref="MpiException"/> on the
+    /// rank where it was thrown, after the collective returns.
+    /// </remarks>
+    public static Op Create<T>(Func<T, T, T> function, bool commutative = true) where T : unmanaged
+    {
+        ArgumentNullException.ThrowIfNull(function);
+        return new Op(new Impl<T>(function), commutative);
+    }
+
+    /// <summary>True for MPI's built-in commutative operations and user operations created as commutative.</summary>
+    public bool IsCommutative { get; } = true;
+
+    /// <summary>True for operations made by <see cref="Create{T}"/>.</summary>
+    public bool IsUserDefined => _code == CodeUser;
+
+    /// <summary>Frees a user operation's MPI object; built-in operations ignore it.</summary>
+    public void Dispose()
+    {
+        if (_handle != 0 && Mpi.IsInitialized)
+            Core.OpFree(_handle);
+        _handle = 0;
+        if (_implHandle.IsAllocated)
+            _implHandle.Free();
+    }
+
+    /// <inheritdoc/>
+    public override string ToString() => _name;
+
+    /// <summary>The core's op code for elements of T; throws ArgumentException when the op does not apply to T.</summary>
+    internal int CodeFor<T>(string paramName) where T : unmanaged
+    {
+        bool ok = _code switch
+        {
+            1 or 2 or 3 or 4 => ElementType<T>.IsInteger || ElementType<T>.IsFloat,
+            5 or 6 or 7 => ElementType<T>.IsInteger || ElementType<T>.Code == ElementType<T>.Bool,
+            8 or 9 or 10 => ElementType<T>.IsInteger,
+            11 or 12 => ElementType<T>.IsPair,
+            _ => _impl!.ElementType == typeof(T),
+        };
+        if (!ok)
+            throw new ArgumentException(SR.Format(SR.OpNotForType, _name, typeof(T).Name), paramName);
+        if (_code != CodeUser)
+            return _code;
+        if (_handle == 0)
+            CreateHandle();
+        return _handle;
+    }
+
+    private void CreateHandle()
+    {
+        lock (_impl!)
+        {
+            if (_handle != 0)
+                return;
+            Mpi.EnsureInitialized();
+            if (!_implHandle.IsAllocated)
+                _implHandle = GCHandle.Alloc(_impl);
+            int h = 0;
+            int rc = Core.OpCreate(&Invoke, (void*)GCHandle.ToIntPtr(_implHandle), IsCommutative ? 1 : 0, &h);
+            if (rc < 0)
+                ThrowHelper.ThrowCore(rc);
+            _handle = h;
+        }
+    }
+
+    /// <summary>Throws what a user operation threw during the last collective on this thread.</summary>
+    internal static void ThrowPending()
+    {
+        Exception? e = t_pending;
+        if (e is null)
+            return;
+        t_pending = null;
+        throw new MpiException(SR.UserOpThrew, e);
+    }
+
+    [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
+    private static void Invoke(void* input, void* inout, long count, void* state)
+    {
+        if (t_pending is not null)
+            return; // already failed during this collective: leave the data alone
+        try
+        {
+            ((Impl)GCHandle.FromIntPtr((nint)state).Target!).Apply(input, inout, count);
+        }
+        catch (Exception e)
+        {
+            t_pending = e;
+        }
+    }
+
+    private abstract class Impl
+    {
+        internal abstract Type ElementType { get; }
+        internal abstract void Apply(void* input, void* inout, long count);
+    }
+
+    private sealed class Impl<T>(Func<T, T, T> function) : Impl where T : unmanaged
+    {
+        internal override Type ElementType => typeof(T);
+
+        internal override void Apply(void* input, void* inout, long count)
+        {
+            T* a = (T*)input, b = (T*)inout;
+            for (long i = 0; i < count; i++)
+                b[i] = function(a[i], b[i]);
+        }
+    }
+}

@@ -1,0 +1,29 @@
+using Xunit;
+
+namespace System.MP.Tests;
+
+/// <summary>Every buffer collective on 1, 2, 3 and 4 ranks, checking actual values.</summary>
+public class CollectiveTests
+{
+    public static TheoryData<string, int> Scenarios()
+    {
+        var data = new TheoryData<string, int>();
+        foreach (string name in new[] { "coll-reduce", "coll-move", "coll-vector", "coll-userop", "coll-nonblocking", "coll-bad-args" })
+            for (int ranks = 1; ranks <= 4; ranks++)
+                data.Add(name, ranks);
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(Scenarios))]
+    public void Scenario(string name, int ranks)
+    {
+        Job.Result r = Job.Mpi(ranks, Job.ManagedProgram("Scenarios"), name);
+        Assert.False(r.TimedOut, $"{name} on {ranks} ranks hung:\n{r}");
+        Assert.True(r.ExitCode == 0, $"{name} on {ranks} ranks failed:\n{r}");
+        for (int rank = 0; rank < ranks; rank++)
+            Assert.Contains($"PASS {name} rank {rank} ", r.Output);
+        Assert.DoesNotContain("FAIL", r.Output);
+        Assert.DoesNotContain("leaked", r.Output); // MPI objects are freed before finalize
+    }
+}
