@@ -30,6 +30,18 @@ internal static class Job
         return Run("mpiexec", $"-n {ranks} {launch} {args}", timeoutSeconds, env);
     }
 
+    /// <summary>Runs a scenario of tests/Scenarios on <paramref name="ranks"/> ranks and asserts every rank passed.</summary>
+    internal static Result Scenario(string name, int ranks, int timeoutSeconds = 120)
+    {
+        Result r = Mpi(ranks, ManagedProgram("Scenarios"), name, timeoutSeconds);
+        Xunit.Assert.False(r.TimedOut, $"{name} on {ranks} ranks hung:\n{r}");
+        Xunit.Assert.True(r.ExitCode == 0, $"{name} on {ranks} ranks failed:\n{r}");
+        for (int rank = 0; rank < ranks; rank++)
+            Xunit.Assert.Contains($"PASS {name} rank {rank} ", r.Output);
+        Xunit.Assert.DoesNotContain("FAIL", r.Output);
+        return r;
+    }
+
     internal static Result Run(string file, string args, int timeoutSeconds = 120, IDictionary<string, string>? env = null)
     {
         var psi = new ProcessStartInfo(file, args)
