@@ -43,7 +43,13 @@ extern "C" {
     X(Ibcast) X(Ireduce) X(Iallreduce) X(Iscan) X(Iexscan)                    \
     X(Ireduce_scatter_block) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) \
     X(Igatherv) X(Iscatterv) X(Iallgatherv) X(Ialltoallv)                     \
-    X(Type_contiguous) X(Type_commit) X(Type_free) X(Op_create) X(Op_free)
+    X(Type_contiguous) X(Type_commit) X(Type_free) X(Op_create) X(Op_free)   \
+    X(Comm_group) X(Group_size) X(Group_rank) X(Group_union)                  \
+    X(Group_intersection) X(Group_difference) X(Group_incl) X(Group_excl)     \
+    X(Group_translate_ranks) X(Group_compare) X(Group_free) X(Comm_create)    \
+    X(Comm_compare) X(Comm_split_type) X(Comm_set_name) X(Comm_get_name)      \
+    X(Cart_create) X(Cartdim_get) X(Cart_get) X(Cart_rank) X(Cart_coords)     \
+    X(Cart_shift) X(Cart_sub) X(Dims_create) X(Topo_test)
 
 /* Functions used when present (MPI-4 large counts). */
 #define PAL_MPI_OPTIONAL(X) X(Isend_c) X(Issend_c) X(Irecv_c) X(Imrecv_c)

@@ -196,6 +196,25 @@ public static unsafe class Mpi
     }
 
     /// <summary>
+    /// Balanced extents for a grid of <paramref name="nodes"/> ranks in
+    /// dims.Length dimensions (MPI_Dims_create); positive entries of
+    /// <paramref name="dims"/> are kept, zeros are filled in.
+    /// </summary>
+    public static int[] DimsCreate(int nodes, int[] dims)
+    {
+        ArgumentNullException.ThrowIfNull(dims);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(nodes);
+        RequireInitialized();
+        var result = (int[])dims.Clone();
+        int rc;
+        fixed (int* d = result)
+            rc = Core.DimsCreate(nodes, result.Length, d);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        return result;
+    }
+
+    /// <summary>
     /// Ends every rank of the job with <paramref name="errorCode"/> (MPI_Abort
     /// on the world communicator).  Does not return.
     /// </summary>

@@ -36,6 +36,12 @@ internal static class SR
     internal const string BlocksOverlap = "Blocks {0} and {1} of {2} overlap.";
     internal const string OwnCountMismatch = "{0} has {1} elements but {2}[{3}] (this rank's count) is {4}.";
     internal const string NonblockingUserOp = "Nonblocking collectives take built-in operations only: MPI may run a user-defined operation during any later call. Use the blocking form.";
+    internal const string RankTwice = "Rank {0} is listed twice.";
+    internal const string NameTooLong = "A communicator name holds at most 127 bytes of UTF-8.";
+    internal const string PeriodsLength = "The array has {0} entries; the grid has {1} dimensions.";
+    internal const string DimsPositive = "Every dimension must have a positive extent.";
+    internal const string GridTooLarge = "The grid has {0} cells but the communicator only {1} ranks.";
+    internal const string CoordinateOutOfRange = "Coordinate {0} is outside [0, {1}).";
     internal const string MessageReceived = "The matched message was already received; a Message is received exactly once.";
 
     internal static string Format(string format, params object?[] args) =>

@@ -33,6 +33,28 @@ public class SampleTests
         Assert.All(rows, m => Assert.True(double.Parse(m.Groups[2].Value, CultureInfo.InvariantCulture) > 0));
     }
 
+    [Theory]
+    [InlineData(1)]
+    [InlineData(3)]
+    public void PiIsWithinItsErrorBar(int ranks)
+    {
+        Job.Result r = Job.Mpi(ranks, Job.ManagedProgram("Pi"), "300000");
+        Assert.True(r.ExitCode == 0, r.ToString()); // the sample checks |estimate - π| <= 5 standard errors
+        Assert.Contains($"darts on {ranks} ranks", r.Output);
+    }
+
+    [Theory]
+    [InlineData(1, "1x1")]
+    [InlineData(2, "2x1")]
+    [InlineData(4, "2x2")]
+    public void Heat2DMatchesTheSerialSolution(int ranks, string grid)
+    {
+        Job.Result r = Job.Mpi(ranks, Job.ManagedProgram("Heat2D"), "24 150");
+        Assert.True(r.ExitCode == 0, r.ToString());
+        Assert.Contains($"on a {grid} grid", r.Output);
+        Assert.Contains("residual matches the serial computation", r.Output);
+    }
+
     [Fact]
     public void PingPongNeedsTwoRanks()
     {

@@ -134,6 +134,56 @@ MP_API int mp_comm_split(mp_comm_t comm, int color, int key, mp_comm_t *newcomm)
 /* [blocking] World and self cannot be freed (MP_EHANDLE). */
 MP_API int mp_comm_free(mp_comm_t comm);
 
+/* ---- Groups and communicator construction (MPI-4.0 chapter 7) ---- */
+typedef int32_t mp_group_t;
+#define MP_GROUP_EMPTY 0
+enum mp_compare { MP_IDENT = 0, MP_CONGRUENT = 1, MP_SIMILAR = 2, MP_UNEQUAL = 3 };
+enum mp_group_setop { MP_GROUP_UNION = 0, MP_GROUP_INTERSECTION = 1, MP_GROUP_DIFFERENCE = 2 };
+enum mp_split_type { MP_SPLIT_SHARED = 0 };
+
+/* [fast] The group of a communicator (a new group handle: free it). */
+MP_API int mp_comm_group(mp_comm_t comm, mp_group_t *group);
+/* [fast] Size, and this process's rank (MP_UNDEFINED when not a member). */
+MP_API int mp_group_size(mp_group_t group, int *size);
+MP_API int mp_group_rank(mp_group_t group, int *rank);
+/* [fast] Union, intersection or difference (mp_group_setop). */
+MP_API int mp_group_setop(int op, mp_group_t a, mp_group_t b, mp_group_t *out);
+/* [fast] Group of the listed ranks (exclude = 0) or of all others (exclude = 1). */
+MP_API int mp_group_select(mp_group_t group, int exclude, int n, const int32_t *ranks, mp_group_t *out);
+/* [fast] ranks_b[i] = rank in b of ranks_a[i] in a (MP_UNDEFINED if absent). */
+MP_API int mp_group_translate(mp_group_t a, int n, const int32_t *ranks_a, mp_group_t b, int32_t *ranks_b);
+/* [fast] *result = mp_compare. */
+MP_API int mp_group_compare(mp_group_t a, mp_group_t b, int *result);
+/* [fast] MP_GROUP_EMPTY is never freed. */
+MP_API int mp_group_free(mp_group_t group);
+/* [blocking] Collective over comm; *newcomm = MP_COMM_NULL for non-members. */
+MP_API int mp_comm_create(mp_comm_t comm, mp_group_t group, mp_comm_t *newcomm);
+/* [fast] *result = mp_compare. */
+MP_API int mp_comm_compare(mp_comm_t a, mp_comm_t b, int *result);
+/* [blocking] split_type MP_SPLIT_SHARED: ranks that can share memory. */
+MP_API int mp_comm_split_type(mp_comm_t comm, int split_type, int key, mp_comm_t *newcomm);
+/* [fast] Name of a communicator (MPI_MAX_OBJECT_NAME bounded). */
+MP_API int mp_comm_set_name(mp_comm_t comm, const char *name);
+MP_API int mp_comm_get_name(mp_comm_t comm, char *buf, int cap);
+
+/* ---- Cartesian topologies (MPI-4.0 chapter 8) ---- */
+/* [blocking] *newcomm = MP_COMM_NULL for ranks left out of the grid. */
+MP_API int mp_cart_create(mp_comm_t comm, int ndims, const int32_t *dims, const int32_t *periods,
+                          int reorder, mp_comm_t *newcomm);
+/* [fast] Number of dimensions (0 when comm has no Cartesian topology). */
+MP_API int mp_cart_ndims(mp_comm_t comm, int *ndims);
+/* [fast] dims, periods and this rank's coordinates (ndims entries each). */
+MP_API int mp_cart_get(mp_comm_t comm, int ndims, int32_t *dims, int32_t *periods, int32_t *coords);
+/* [fast] */
+MP_API int mp_cart_rank(mp_comm_t comm, const int32_t *coords, int *rank);
+MP_API int mp_cart_coords(mp_comm_t comm, int rank, int ndims, int32_t *coords);
+/* [fast] Neighbours along a dimension; MP_PROC_NULL past a non-periodic edge. */
+MP_API int mp_cart_shift(mp_comm_t comm, int direction, int disp, int *source, int *dest);
+/* [blocking] */
+MP_API int mp_cart_sub(mp_comm_t comm, const int32_t *remain, mp_comm_t *newcomm);
+/* [fast] Balanced dims for nnodes (entries > 0 are kept). */
+MP_API int mp_dims_create(int nnodes, int ndims, int32_t *dims);
+
 /* ---- Point-to-point, blocking operations in two steps ----
  * A blocking Send/Recv is posted by a fast call that also tests for completion.
  * It returns 1 when the operation completed at once (status filled for
@@ -323,6 +373,27 @@ typedef struct mp_table {
     int (*coll_post)(mp_comm_t, const mp_coll_t *, void *, void *, mp_req_t *);
     int (*op_create)(mp_user_fn, void *, int, int32_t *);
     int (*op_free)(int32_t);
+    int (*comm_group)(mp_comm_t, mp_group_t *);
+    int (*group_size)(mp_group_t, int *);
+    int (*group_rank)(mp_group_t, int *);
+    int (*group_setop)(int, mp_group_t, mp_group_t, mp_group_t *);
+    int (*group_select)(mp_group_t, int, int, const int32_t *, mp_group_t *);
+    int (*group_translate)(mp_group_t, int, const int32_t *, mp_group_t, int32_t *);
+    int (*group_compare)(mp_group_t, mp_group_t, int *);
+    int (*group_free)(mp_group_t);
+    int (*comm_create)(mp_comm_t, mp_group_t, mp_comm_t *);
+    int (*comm_compare)(mp_comm_t, mp_comm_t, int *);
+    int (*comm_split_type)(mp_comm_t, int, int, mp_comm_t *);
+    int (*comm_set_name)(mp_comm_t, const char *);
+    int (*comm_get_name)(mp_comm_t, char *, int);
+    int (*cart_create)(mp_comm_t, int, const int32_t *, const int32_t *, int, mp_comm_t *);
+    int (*cart_ndims)(mp_comm_t, int *);
+    int (*cart_get)(mp_comm_t, int, int32_t *, int32_t *, int32_t *);
+    int (*cart_rank)(mp_comm_t, const int32_t *, int *);
+    int (*cart_coords)(mp_comm_t, int, int, int32_t *);
+    int (*cart_shift)(mp_comm_t, int, int, int *, int *);
+    int (*cart_sub)(mp_comm_t, const int32_t *, mp_comm_t *);
+    int (*dims_create)(int, int, int32_t *);
 } mp_table_t;
 
 /* [fast][any thread] The core's call table (static storage). */

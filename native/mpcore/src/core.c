@@ -24,7 +24,7 @@ static int level_from_mpi(int lvl)
     return MP_THREAD_SINGLE;
 }
 
-static int comm_register(MPI_Comm mpi, mp_comm_t *out)
+int mp_comm_register(MPI_Comm mpi, mp_comm_t *out)
 {
     comm_entry_t e;
     int rc;
@@ -79,8 +79,8 @@ int mp_init(int required, int *provided)
     if (pal_mpi.Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag) == MPI_SUCCESS && flag && ub)
         mp_g_tag_ub = *ub;
     mp_g_thread_level = level_from_mpi(got);
-    if ((rc = comm_register(MPI_COMM_WORLD, &h)) || h != MP_COMM_WORLD ||
-        (rc = comm_register(MPI_COMM_SELF, &h)) || h != MP_COMM_SELF)
+    if ((rc = mp_comm_register(MPI_COMM_WORLD, &h)) || h != MP_COMM_WORLD ||
+        (rc = mp_comm_register(MPI_COMM_SELF, &h)) || h != MP_COMM_SELF)
         return rc ? rc : mp_fail(MP_ESTATE, "communicator table was not empty at init");
     atomic_store(&mp_g_state, MP_STATE_READY);
     if (provided)
@@ -214,7 +214,7 @@ int mp_comm_dup(mp_comm_t comm, mp_comm_t *newcomm)
     mp_blocking_leave();
     if ((rc = MP_MPI_CHECK(rc, "MPI_Comm_dup")))
         return rc;
-    if ((rc = comm_register(out, newcomm)))
+    if ((rc = mp_comm_register(out, newcomm)))
         pal_mpi.Comm_free(&out);
     return rc;
 }
@@ -237,7 +237,7 @@ int mp_comm_split(mp_comm_t comm, int color, int key, mp_comm_t *newcomm)
         *newcomm = MP_COMM_NULL;
         return 0;
     }
-    if ((rc = comm_register(out, newcomm)))
+    if ((rc = mp_comm_register(out, newcomm)))
         pal_mpi.Comm_free(&out);
     return rc;
 }

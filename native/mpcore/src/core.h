@@ -51,6 +51,11 @@ static inline const comm_entry_t *mp_comm_get(mp_comm_t c)
     return 0;
 }
 MP_COLD int mp_fail_comm(mp_comm_t c);
+/* Adds a new MPI communicator to the table (core.c). */
+int mp_comm_register(MPI_Comm mpi, mp_comm_t *out);
+/* Registers a communicator just created by a collective call, or frees it
+ * when it could not be registered; MPI_COMM_NULL gives MP_COMM_NULL. */
+int mp_comm_adopt(int rc, MPI_Comm c, const char *call, mp_comm_t *out);
 MP_COLD int mp_fail_state(void);
 
 static inline int mp_ready(void)

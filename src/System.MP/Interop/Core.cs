@@ -57,6 +57,29 @@ internal static unsafe class Core
     internal static readonly delegate* unmanaged[Cdecl]<int, int, int, long*, Status*, int> MProbe;
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, Status*, long*, int> MRecvStart;
 
+    // ---- groups and topologies ----
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CommGroup;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> GroupSize;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> GroupRank;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int> GroupSetop;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int> GroupSelect;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int, int*, int> GroupTranslate;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> GroupCompare;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> GroupFree;
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int> CommCreate;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> CommCompare;
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, int*, int> CommSplitType;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int> CommSetName;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int, int> CommGetName;
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int> CartCreate;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CartNdims;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int*, int*, int> CartGet;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int> CartRank;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int> CartCoords;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int> CartShift;
+    internal static readonly delegate* unmanaged[Cdecl]<int, int*, int*, int> CartSub;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> DimsCreate;
+
     // ---- collectives ----
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int> BarrierStart;
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, long*, int> CollStart;
@@ -111,6 +134,27 @@ internal static unsafe class Core
         CollPost = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, void*, void*, int*, int>)t->CollPost;
         OpCreate = (delegate* unmanaged[Cdecl]<delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>, void*, int, int*, int>)t->OpCreate;
         OpFree = (delegate* unmanaged[Cdecl]<int, int>)t->OpFree;
+        CommGroup = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CommGroup;
+        GroupSize = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->GroupSize;
+        GroupRank = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->GroupRank;
+        GroupSetop = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int>)t->GroupSetop;
+        GroupSelect = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int>)t->GroupSelect;
+        GroupTranslate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int, int*, int>)t->GroupTranslate;
+        GroupCompare = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->GroupCompare;
+        GroupFree = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->GroupFree;
+        CommCreate = (delegate* unmanaged[Cdecl]<int, int, int*, int>)t->CommCreate;
+        CommCompare = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->CommCompare;
+        CommSplitType = (delegate* unmanaged[Cdecl]<int, int, int, int*, int>)t->CommSplitType;
+        CommSetName = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int>)t->CommSetName;
+        CommGetName = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int, int>)t->CommGetName;
+        CartCreate = (delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int>)t->CartCreate;
+        CartNdims = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CartNdims;
+        CartGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int*, int*, int>)t->CartGet;
+        CartRank = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int>)t->CartRank;
+        CartCoords = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int>)t->CartCoords;
+        CartShift = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int>)t->CartShift;
+        CartSub = (delegate* unmanaged[Cdecl]<int, int*, int*, int>)t->CartSub;
+        DimsCreate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->DimsCreate;
         IMProbe = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, long*, Status*, int>)t->IMProbe;
         MProbe = (delegate* unmanaged[Cdecl]<int, int, int, long*, Status*, int>)t->MProbe;
         MRecvStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, Status*, long*, int>)t->MRecvStart;
