@@ -212,11 +212,7 @@ int mp_comm_dup(mp_comm_t comm, mp_comm_t *newcomm)
     mp_blocking_enter();
     rc = pal_mpi.Comm_dup(ce->mpi, &out);
     mp_blocking_leave();
-    if ((rc = MP_MPI_CHECK(rc, "MPI_Comm_dup")))
-        return rc;
-    if ((rc = mp_comm_register(out, newcomm)))
-        pal_mpi.Comm_free(&out);
-    return rc;
+    return mp_comm_adopt(rc, out, "MPI_Comm_dup", newcomm);
 }
 
 int mp_comm_split(mp_comm_t comm, int color, int key, mp_comm_t *newcomm)
@@ -231,15 +227,7 @@ int mp_comm_split(mp_comm_t comm, int color, int key, mp_comm_t *newcomm)
     mp_blocking_enter();
     rc = pal_mpi.Comm_split(ce->mpi, color == MP_UNDEFINED ? MPI_UNDEFINED : color, key, &out);
     mp_blocking_leave();
-    if ((rc = MP_MPI_CHECK(rc, "MPI_Comm_split")))
-        return rc;
-    if (out == MPI_COMM_NULL) {
-        *newcomm = MP_COMM_NULL;
-        return 0;
-    }
-    if ((rc = mp_comm_register(out, newcomm)))
-        pal_mpi.Comm_free(&out);
-    return rc;
+    return mp_comm_adopt(rc, out, "MPI_Comm_split", newcomm);
 }
 
 int mp_comm_free(mp_comm_t comm)
