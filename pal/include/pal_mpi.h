@@ -49,7 +49,11 @@ extern "C" {
     X(Group_translate_ranks) X(Group_compare) X(Group_free) X(Comm_create)    \
     X(Comm_compare) X(Comm_split_type) X(Comm_set_name) X(Comm_get_name)      \
     X(Cart_create) X(Cartdim_get) X(Cart_get) X(Cart_rank) X(Cart_coords)     \
-    X(Cart_shift) X(Cart_sub) X(Dims_create) X(Topo_test)
+    X(Cart_shift) X(Cart_sub) X(Dims_create) X(Topo_test)                    \
+    X(Comm_test_inter) X(Comm_remote_size) X(Intercomm_create)                \
+    X(Intercomm_merge) X(Comm_spawn) X(Comm_get_parent) X(Open_port)          \
+    X(Close_port) X(Comm_accept) X(Comm_connect) X(Comm_disconnect)           \
+    X(Publish_name) X(Unpublish_name) X(Lookup_name)
 
 /* Functions used when present (MPI-4 large counts). */
 #define PAL_MPI_OPTIONAL(X) X(Isend_c) X(Issend_c) X(Irecv_c) X(Imrecv_c)

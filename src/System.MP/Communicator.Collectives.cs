@@ -67,7 +67,7 @@ public unsafe partial class Communicator
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         CheckRoot(root);
-        if (_rank == root)
+        if (IsRoot(root))
             RequireLength(recv, nameof(recv), send.Length);
         Reduction(h, CollKind.Reduce, send, recv, send.Length, op, root);
     }
@@ -82,7 +82,7 @@ public unsafe partial class Communicator
         CheckRoot(root);
         T result = default;
         Reduction(h, CollKind.Reduce, &value, &result, 1, op, root);
-        return _rank == root ? result : default;
+        return IsRoot(root) ? result : default;
     }
 
     /// <summary>Combines the arrays of all ranks element by element; every rank gets the result (MPI_Allreduce).</summary>
@@ -115,6 +115,7 @@ public unsafe partial class Communicator
     public T Scan<T>(T value, Op op) where T : unmanaged
     {
         int h = Handle;
+        RequireIntra("Scan");
         T result = default;
         Reduction(h, CollKind.Scan, &value, &result, 1, op, 0);
         return result;
@@ -127,6 +128,7 @@ public unsafe partial class Communicator
     public void Scan<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
         int h = Handle;
+        RequireIntra("Scan");
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         RequireLength(recv, nameof(recv), send.Length);
@@ -142,6 +144,7 @@ public unsafe partial class Communicator
     public T Exscan<T>(T value, Op op) where T : unmanaged
     {
         int h = Handle;
+        RequireIntra("Exscan");
         T result = default;
         Reduction(h, CollKind.Exscan, &value, &result, 1, op, 0);
         return _rank == 0 ? default : result;
@@ -157,11 +160,12 @@ public unsafe partial class Communicator
     public void ReduceScatterBlock<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
         int h = Handle;
+        RequireIntra("ReduceScatterBlock");
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         if (recv is null)
             ThrowHelper.ThrowNull(nameof(recv));
-        RequireLength(send, nameof(send), (long)recv.Length * _size);
+        RequireLength(send, nameof(send), (long)recv.Length * _peerSize);
         Reduction(h, CollKind.ReduceScatterBlock, send, recv, recv.Length, op, 0);
     }
 
@@ -175,8 +179,8 @@ public unsafe partial class Communicator
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         CheckRoot(root);
-        if (_rank == root)
-            RequireLength(recv, nameof(recv), (long)send.Length * _size);
+        if (IsRoot(root))
+            RequireLength(recv, nameof(recv), (long)send.Length * _peerSize);
         fixed (T* s = send)
         fixed (T* r = recv)
         {
@@ -195,8 +199,8 @@ public unsafe partial class Communicator
         if (recv is null)
             ThrowHelper.ThrowNull(nameof(recv));
         CheckRoot(root);
-        if (_rank == root)
-            RequireLength(send, nameof(send), (long)recv.Length * _size);
+        if (IsRoot(root))
+            RequireLength(send, nameof(send), (long)recv.Length * _peerSize);
         fixed (T* s = send)
         fixed (T* r = recv)
         {
@@ -213,7 +217,7 @@ public unsafe partial class Communicator
         int h = Handle;
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
-        RequireLength(recv, nameof(recv), (long)send.Length * _size);
+        RequireLength(recv, nameof(recv), (long)send.Length * _peerSize);
         fixed (T* s = send)
         fixed (T* r = recv)
         {
@@ -233,13 +237,13 @@ public unsafe partial class Communicator
         int h = Handle;
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
-        if (send.Length % _size != 0)
-            throw new ArgumentException(SR.Format(SR.LengthNotMultiple, nameof(send), send.Length, _size), nameof(send));
+        if (send.Length % _peerSize != 0)
+            throw new ArgumentException(SR.Format(SR.LengthNotMultiple, nameof(send), send.Length, _peerSize), nameof(send));
         RequireLength(recv, nameof(recv), send.Length);
         fixed (T* s = send)
         fixed (T* r = recv)
         {
-            CollDesc d = Desc<T>(CollKind.Alltoall, send.Length / _size, s, r, 0);
+            CollDesc d = Desc<T>(CollKind.Alltoall, send.Length / _peerSize, s, r, 0);
             Run(h, &d, false);
         }
     }
@@ -253,10 +257,11 @@ public unsafe partial class Communicator
     public void Gatherv<T>(T[] send, T[]? recv, int[] counts, int[] displs, int root) where T : unmanaged
     {
         int h = Handle;
+        RequireIntra("Gatherv");
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         CheckRoot(root);
-        bool atRoot = _rank == root;
+        bool atRoot = IsRoot(root);
         if (atRoot)
         {
             if (recv is null)
@@ -285,10 +290,11 @@ public unsafe partial class Communicator
     public void Scatterv<T>(T[]? send, int[] counts, int[] displs, T[] recv, int root) where T : unmanaged
     {
         int h = Handle;
+        RequireIntra("Scatterv");
         if (recv is null)
             ThrowHelper.ThrowNull(nameof(recv));
         CheckRoot(root);
-        bool atRoot = _rank == root;
+        bool atRoot = IsRoot(root);
         if (counts is null)
             ThrowHelper.ThrowNull(nameof(counts));
         if (counts.Length != _size)
@@ -323,6 +329,7 @@ public unsafe partial class Communicator
     public void Allgatherv<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
     {
         int h = Handle;
+        RequireIntra("Allgatherv");
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         if (recv is null)
@@ -352,6 +359,7 @@ public unsafe partial class Communicator
                              T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
     {
         int h = Handle;
+        RequireIntra("Alltoallv");
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         if (recv is null)
@@ -409,11 +417,11 @@ public unsafe partial class Communicator
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         CheckRoot(root);
-        if (_rank == root)
+        if (IsRoot(root))
             RequireLength(recv, nameof(recv), send.Length);
         CollDesc d = Desc<T>(CollKind.Reduce, send.Length, null, null, root);
         d.Op = NonblockingOp<T>(op);
-        return Request.PostCollective(h, &d, send, _rank == root ? recv : null);
+        return Request.PostCollective(h, &d, send, IsRoot(root) ? recv : null);
     }
 
     /// <summary>Starts an all-reduce (MPI_Iallreduce).  Built-in operations only.</summary>
@@ -441,10 +449,10 @@ public unsafe partial class Communicator
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         CheckRoot(root);
-        if (_rank == root)
-            RequireLength(recv, nameof(recv), (long)send.Length * _size);
+        if (IsRoot(root))
+            RequireLength(recv, nameof(recv), (long)send.Length * _peerSize);
         CollDesc d = Desc<T>(CollKind.Gather, send.Length, null, null, root);
-        return Request.PostCollective(h, &d, send, _rank == root ? recv : null);
+        return Request.PostCollective(h, &d, send, IsRoot(root) ? recv : null);
     }
 
     /// <summary>Starts a scatter from the root (MPI_Iscatter).</summary>
@@ -457,10 +465,10 @@ public unsafe partial class Communicator
         if (recv is null)
             ThrowHelper.ThrowNull(nameof(recv));
         CheckRoot(root);
-        if (_rank == root)
-            RequireLength(send, nameof(send), (long)recv.Length * _size);
+        if (IsRoot(root))
+            RequireLength(send, nameof(send), (long)recv.Length * _peerSize);
         CollDesc d = Desc<T>(CollKind.Scatter, recv.Length, null, null, root);
-        return Request.PostCollective(h, &d, _rank == root ? send : null, recv);
+        return Request.PostCollective(h, &d, IsRoot(root) ? send : null, recv);
     }
 
     /// <summary>Starts an all-gather (MPI_Iallgather).</summary>
@@ -471,7 +479,7 @@ public unsafe partial class Communicator
         int h = Handle;
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
-        RequireLength(recv, nameof(recv), (long)send.Length * _size);
+        RequireLength(recv, nameof(recv), (long)send.Length * _peerSize);
         CollDesc d = Desc<T>(CollKind.Allgather, send.Length, null, null, 0);
         return Request.PostCollective(h, &d, send, recv);
     }
@@ -484,10 +492,10 @@ public unsafe partial class Communicator
         int h = Handle;
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
-        if (send.Length % _size != 0)
-            throw new ArgumentException(SR.Format(SR.LengthNotMultiple, nameof(send), send.Length, _size), nameof(send));
+        if (send.Length % _peerSize != 0)
+            throw new ArgumentException(SR.Format(SR.LengthNotMultiple, nameof(send), send.Length, _peerSize), nameof(send));
         RequireLength(recv, nameof(recv), send.Length);
-        CollDesc d = Desc<T>(CollKind.Alltoall, send.Length / _size, null, null, 0);
+        CollDesc d = Desc<T>(CollKind.Alltoall, send.Length / _peerSize, null, null, 0);
         return Request.PostCollective(h, &d, send, recv);
     }
 
@@ -553,10 +561,25 @@ public unsafe partial class Communicator
             ThrowHelper.ThrowCore(rc);
     }
 
+    /// <summary>
+    /// Intracommunicators: root is a rank.  Intercommunicators (MPI-4.0 §6.2.2):
+    /// the root passes <see cref="Mpi.Root"/>, the rest of its group
+    /// <see cref="Mpi.ProcNull"/>, the other group the root's rank in it.
+    /// </summary>
     private void CheckRoot(int root)
     {
-        if ((uint)root >= (uint)_size)
-            throw new ArgumentOutOfRangeException(nameof(root), root, SR.Format(SR.RootOutOfRange, root, _size));
+        if (_isInter ? root != Mpi.Root && root != Mpi.ProcNull && (uint)root >= (uint)_peerSize
+                     : (uint)root >= (uint)_size)
+            throw new ArgumentOutOfRangeException(nameof(root), root,
+                SR.Format(_isInter ? SR.InterRootOutOfRange : SR.RootOutOfRange, root, _peerSize));
+    }
+
+    private bool IsRoot(int root) => _isInter ? root == Mpi.Root : _rank == root;
+
+    private void RequireIntra(string operation)
+    {
+        if (_isInter)
+            throw new NotSupportedException(SR.Format(SR.IntraOnly, operation));
     }
 
     private static void RequireLength<T>(T[]? buffer, string name, long needed)

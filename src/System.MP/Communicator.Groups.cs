@@ -49,7 +49,7 @@ public unsafe partial class Communicator
         ArgumentNullException.ThrowIfNull(group);
         int c = 0;
         Check(Core.CommCreate(Handle, group.Handle, &c));
-        return c == CoreConst.CommNull ? null : new Communicator(c, predefined: false);
+        return Wrap(c);
     }
 
     /// <summary>
@@ -61,7 +61,7 @@ public unsafe partial class Communicator
     {
         int c = 0;
         Check(Core.CommSplitType(Handle, 0, key, &c));
-        return new Communicator(c, predefined: false);
+        return Wrap(c)!;
     }
 
     /// <summary>Compares two communicators (MPI_Comm_compare).</summary>

@@ -13,18 +13,38 @@ public unsafe partial class Communicator : IDisposable
     private int _handle;
     private readonly int _rank;
     private readonly int _size;
+    private readonly int _peerSize; // ranks that peer and root arguments refer to
+    private readonly bool _isInter;
     private readonly bool _predefined;
 
     internal unsafe Communicator(int handle, bool predefined)
     {
-        int rank = 0, size = 0, rc;
-        if ((rc = Core.CommRank(handle, &rank)) < 0 || (rc = Core.CommSize(handle, &size)) < 0)
+        int rank = 0, size = 0, peer = 0, inter = 0, rc;
+        if ((rc = Core.CommRank(handle, &rank)) < 0 || (rc = Core.CommSize(handle, &size)) < 0 ||
+            (rc = Core.CommRemoteSize(handle, &peer)) < 0 || (rc = Core.CommIsInter(handle, &inter)) < 0)
             ThrowHelper.ThrowCore(rc);
         _handle = handle;
         _rank = rank;
         _size = size;
+        _peerSize = peer;
+        _isInter = inter != 0;
         _predefined = predefined;
     }
+
+    /// <summary>Wraps a new core handle as a Communicator or an Intercommunicator (null for MP_COMM_NULL).</summary>
+    internal static unsafe Communicator? Wrap(int handle)
+    {
+        if (handle == CoreConst.CommNull)
+            return null;
+        int inter = 0;
+        int rc = Core.CommIsInter(handle, &inter);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        return inter != 0 ? new Intercommunicator(handle) : new Communicator(handle, predefined: false);
+    }
+
+    /// <summary>True for an intercommunicator (two groups; peers are ranks of the remote group).</summary>
+    public bool IsInter => _isInter;
 
     /// <summary>All ranks of the job (MPI_COMM_WORLD).  First use initializes MPI.</summary>
     public static Communicator World => Mpi.World;
@@ -75,7 +95,7 @@ public unsafe partial class Communicator : IDisposable
         int rc = Core.CommDup(h, &dup);
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
-        return new Communicator(dup, predefined: false);
+        return Wrap(dup)!;
     }
 
     /// <summary>
@@ -91,7 +111,7 @@ public unsafe partial class Communicator : IDisposable
         int rc = Core.CommSplit(h, color, key, &part);
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
-        return part == CoreConst.CommNull ? null : new Communicator(part, predefined: false);
+        return Wrap(part);
     }
 
     /// <summary>Frees the communicator (MPI_Comm_free). World and Self are never freed; disposing twice is harmless.</summary>
@@ -125,15 +145,15 @@ public unsafe partial class Communicator : IDisposable
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void CheckDest(int dest)
     {
-        if ((uint)dest >= (uint)_size && dest != Mpi.ProcNull)
-            ThrowHelper.ThrowRank(dest, _size, "Mpi.ProcNull", nameof(dest));
+        if ((uint)dest >= (uint)_peerSize && dest != Mpi.ProcNull)
+            ThrowHelper.ThrowRank(dest, _peerSize, "Mpi.ProcNull", nameof(dest));
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void CheckSource(int source)
     {
-        if ((uint)source >= (uint)_size && source != Mpi.AnySource && source != Mpi.ProcNull)
-            ThrowHelper.ThrowRank(source, _size, "Mpi.AnySource or Mpi.ProcNull", nameof(source));
+        if ((uint)source >= (uint)_peerSize && source != Mpi.AnySource && source != Mpi.ProcNull)
+            ThrowHelper.ThrowRank(source, _peerSize, "Mpi.AnySource or Mpi.ProcNull", nameof(source));
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -26,6 +26,13 @@ public static unsafe class Mpi
     /// </summary>
     public const int Undefined = -3;
 
+    /// <summary>
+    /// The root argument of the root process in a collective over an
+    /// intercommunicator (MPI_ROOT); the other processes of its group pass
+    /// <see cref="ProcNull"/>.
+    /// </summary>
+    public const int Root = -4;
+
     private const int StateNone = 0, StateReady = 1, StateShutDown = 2;
 
     private static readonly Lock s_lock = new();
@@ -193,6 +200,88 @@ public static unsafe class Mpi
             CoreLoader.EnsureLoaded();
             return new string((sbyte*)Core.LibraryPath());
         }
+    }
+
+    /// <summary>
+    /// The command and arguments that start this program again: the motor VM
+    /// and the app under motor, dotnet and the app in library mode.  Pass them
+    /// to <see cref="Communicator.Spawn"/> (add the app's own arguments).
+    /// </summary>
+    public static (string Command, string[] Args) SelfCommand
+    {
+        get
+        {
+            string app = Environment.GetCommandLineArgs()[0]; // the entry assembly (.dll) of a framework-dependent app
+            string? host = AppContext.GetData("Motor.HostPath") as string;
+            if (CoreLoader.IsHosted && !string.IsNullOrEmpty(host))
+                return (host, [app]);
+            return (Environment.ProcessPath ?? "dotnet", [app]);
+        }
+    }
+
+    /// <summary>Opens a port other jobs can <see cref="Communicator.Connect"/> to (MPI_Open_port).</summary>
+    public static string OpenPort()
+    {
+        RequireInitialized();
+        byte* buf = stackalloc byte[1024];
+        int n = Core.OpenPort(buf, 1024);
+        if (n < 0)
+            ThrowHelper.ThrowCore(n);
+        return Encoding.UTF8.GetString(buf, Math.Min(n, 1023));
+    }
+
+    /// <summary>Closes a port from <see cref="OpenPort"/> (MPI_Close_port).</summary>
+    public static void ClosePort(string port)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(port);
+        RequireInitialized();
+        fixed (byte* p = Encoding.UTF8.GetBytes(port + "\0"))
+            Check(Core.ClosePort(p));
+    }
+
+    /// <summary>
+    /// Publishes <paramref name="port"/> under <paramref name="service"/> (MPI_Publish_name).
+    /// Needs a name server (with MPICH's hydra: start <c>hydra_nameserver</c> and pass
+    /// <c>-nameserver host</c> to mpiexec); without one the MPI library's error surfaces as <see cref="MpiException"/>.
+    /// </summary>
+    public static void PublishName(string service, string port)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(service);
+        ArgumentException.ThrowIfNullOrEmpty(port);
+        RequireInitialized();
+        fixed (byte* s = Encoding.UTF8.GetBytes(service + "\0"))
+        fixed (byte* p = Encoding.UTF8.GetBytes(port + "\0"))
+            Check(Core.PublishName(s, p));
+    }
+
+    /// <summary>Removes a published name (MPI_Unpublish_name).</summary>
+    public static void UnpublishName(string service, string port)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(service);
+        ArgumentException.ThrowIfNullOrEmpty(port);
+        RequireInitialized();
+        fixed (byte* s = Encoding.UTF8.GetBytes(service + "\0"))
+        fixed (byte* p = Encoding.UTF8.GetBytes(port + "\0"))
+            Check(Core.UnpublishName(s, p));
+    }
+
+    /// <summary>The port published under <paramref name="service"/> (MPI_Lookup_name).</summary>
+    public static string LookupName(string service)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(service);
+        RequireInitialized();
+        byte* buf = stackalloc byte[1024];
+        int n;
+        fixed (byte* s = Encoding.UTF8.GetBytes(service + "\0"))
+            n = Core.LookupName(s, buf, 1024);
+        Check(n);
+        return Encoding.UTF8.GetString(buf, Math.Min(n, 1023));
+    }
+
+    private static void Check(int rc)
+    {
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
     }
 
     /// <summary>

@@ -42,6 +42,10 @@ internal static class SR
     internal const string DimsPositive = "Every dimension must have a positive extent.";
     internal const string GridTooLarge = "The grid has {0} cells but the communicator only {1} ranks.";
     internal const string CoordinateOutOfRange = "Coordinate {0} is outside [0, {1}).";
+    internal const string InterRootOutOfRange = "Root {0} is not Mpi.Root, Mpi.ProcNull or a rank in [0, {1}) of the remote group.";
+    internal const string IntraOnly = "{0} is available on intracommunicators only.";
+    internal const string NotInter = "The communicator is not an intercommunicator.";
+    internal const string SpawnArgs = "Spawn needs a command and a positive process count at the root.";
     internal const string MessageReceived = "The matched message was already received; a Message is received exactly once.";
 
     internal static string Format(string format, params object?[] args) =>

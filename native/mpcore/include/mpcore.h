@@ -71,6 +71,7 @@ MP_API int mp_last_error(int *mpi_error_class, char *buf, int cap);
 #define MP_ANY_TAG     (-1)
 #define MP_PROC_NULL   (-2)
 #define MP_UNDEFINED   (-3)
+#define MP_ROOT        (-4) /* the root of an intercommunicator collective */
 
 #define MP_COMM_WORLD  0
 #define MP_COMM_SELF   1
@@ -165,6 +166,37 @@ MP_API int mp_comm_split_type(mp_comm_t comm, int split_type, int key, mp_comm_t
 /* [fast] Name of a communicator (MPI_MAX_OBJECT_NAME bounded). */
 MP_API int mp_comm_set_name(mp_comm_t comm, const char *name);
 MP_API int mp_comm_get_name(mp_comm_t comm, char *buf, int cap);
+
+/* ---- Intercommunicators (MPI-4.0 7.6) and dynamic processes (chapter 11) ---- */
+/* [fast] Size of the remote group (the local size for an intracommunicator),
+ * and whether comm is an intercommunicator. */
+MP_API int mp_comm_remote_size(mp_comm_t comm, int *size);
+MP_API int mp_comm_is_inter(mp_comm_t comm, int *flag);
+/* [blocking] MPI_Intercomm_create: local_leader is a rank of local, peer a
+ * communicator over both leaders, remote_leader the other leader's rank in peer. */
+MP_API int mp_intercomm_create(mp_comm_t local, int local_leader, mp_comm_t peer, int remote_leader,
+                               int tag, mp_comm_t *newcomm);
+/* [blocking] An intracommunicator of both groups; the group passing high = 1 comes last. */
+MP_API int mp_intercomm_merge(mp_comm_t inter, int high, mp_comm_t *newcomm);
+/* [blocking] Starts maxprocs copies of command with argv (NULL-terminated; may
+ * be NULL) from root of comm; *intercomm connects comm to the children.
+ * errcodes (maxprocs entries, may be NULL) gets each child's launch result. */
+MP_API int mp_comm_spawn(const char *command, const char *const *argv, int maxprocs, int root,
+                         mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes);
+/* [fast] The intercommunicator to the parent job, or MP_COMM_NULL. */
+MP_API int mp_comm_get_parent(mp_comm_t *parent);
+/* [blocking] Port for Accept/Connect; written to buf (returns its length). */
+MP_API int mp_open_port(char *buf, int cap);
+MP_API int mp_close_port(const char *port);
+/* [blocking] Collective over comm; root names the port. */
+MP_API int mp_comm_accept(const char *port, int root, mp_comm_t comm, mp_comm_t *newcomm);
+MP_API int mp_comm_connect(const char *port, int root, mp_comm_t comm, mp_comm_t *newcomm);
+/* [blocking] Waits for pending communication, then frees the communicator. */
+MP_API int mp_comm_disconnect(mp_comm_t comm);
+/* [blocking] Name service; MP_EMPI with the library's message where unsupported. */
+MP_API int mp_publish_name(const char *service, const char *port);
+MP_API int mp_unpublish_name(const char *service, const char *port);
+MP_API int mp_lookup_name(const char *service, char *buf, int cap);
 
 /* ---- Cartesian topologies (MPI-4.0 chapter 8) ---- */
 /* [blocking] *newcomm = MP_COMM_NULL for ranks left out of the grid. */
@@ -394,6 +426,20 @@ typedef struct mp_table {
     int (*cart_shift)(mp_comm_t, int, int, int *, int *);
     int (*cart_sub)(mp_comm_t, const int32_t *, mp_comm_t *);
     int (*dims_create)(int, int, int32_t *);
+    int (*comm_remote_size)(mp_comm_t, int *);
+    int (*comm_is_inter)(mp_comm_t, int *);
+    int (*intercomm_create)(mp_comm_t, int, mp_comm_t, int, int, mp_comm_t *);
+    int (*intercomm_merge)(mp_comm_t, int, mp_comm_t *);
+    int (*comm_spawn)(const char *, const char *const *, int, int, mp_comm_t, mp_comm_t *, int32_t *);
+    int (*comm_get_parent)(mp_comm_t *);
+    int (*open_port)(char *, int);
+    int (*close_port)(const char *);
+    int (*comm_accept)(const char *, int, mp_comm_t, mp_comm_t *);
+    int (*comm_connect)(const char *, int, mp_comm_t, mp_comm_t *);
+    int (*comm_disconnect)(mp_comm_t);
+    int (*publish_name)(const char *, const char *);
+    int (*unpublish_name)(const char *, const char *);
+    int (*lookup_name)(const char *, char *, int);
 } mp_table_t;
 
 /* [fast][any thread] The core's call table (static storage). */

@@ -248,15 +248,23 @@ static int post(const comm_entry_t *ce, const mp_coll_t *c, MPI_Request *r)
     dtype_info_t d = { MPI_DATATYPE_NULL, 0, 0 };
     MPI_Op op = MPI_OP_NULL;
     MPI_Comm m = ce->mpi;
-    int rc, n, root = c->root, me = ce->rank;
+    int rc, n, root = c->root;
+    int at_root = ce->is_inter ? root == MP_ROOT : ce->rank == root;
     const void *sb = c->sendbuf;
     void *rb = c->recvbuf;
     if (c->kind < 0 || c->kind >= MP_COLL_KIND_COUNT)
         return mp_fail(MP_EINVAL, "collective kind %d is not an MP_COLL_* value", c->kind);
     if (c->kind == MP_COLL_BARRIER)
         return MP_MPI_CHECK(pal_mpi.Ibarrier(m, r), "MPI_Ibarrier");
-    if (is_rooted(c->kind) && (unsigned)root >= (unsigned)ce->size)
-        return mp_fail(MP_EROOT, "root %d is outside [0, %d)", root, ce->size);
+    if (is_rooted(c->kind)) {
+        /* Intercommunicators (MPI-4.0 6.2.2): the root passes MP_ROOT, the rest
+         * of its group MP_PROC_NULL, the other group the root's remote rank. */
+        if (ce->is_inter && (root == MP_ROOT || root == MP_PROC_NULL))
+            root = root == MP_ROOT ? MPI_ROOT : MPI_PROC_NULL;
+        else if ((unsigned)root >= (unsigned)ce->peer_size)
+            return mp_fail(MP_EROOT, "root %d is outside [0, %d)%s", root, ce->peer_size,
+                           ce->is_inter ? " and not MP_ROOT or MP_PROC_NULL" : "");
+    }
     if (c->count < 0 || c->count > INT_MAX)
         return mp_fail(MP_ECOUNT, "element count %lld is outside [0, %d]", (long long)c->count, INT_MAX);
     if ((rc = element_type(c, &d)))
@@ -287,23 +295,23 @@ static int post(const comm_entry_t *ce, const mp_coll_t *c, MPI_Request *r)
     case MP_COLL_ALLTOALL:
         return MP_MPI_CHECK(pal_mpi.Ialltoall(sb, n, d.mpi, rb, n, d.mpi, m, r), "MPI_Ialltoall");
     case MP_COLL_GATHERV:
-        if (me == root && (rc = check_counts("gatherv receive", c->recvcounts, c->rdispls, ce->size)))
+        if (at_root && (rc = check_counts("gatherv receive", c->recvcounts, c->rdispls, ce->peer_size)))
             return rc;
         return MP_MPI_CHECK(pal_mpi.Igatherv(sb, n, d.mpi, rb, c->recvcounts, c->rdispls, d.mpi,
                                              root, m, r), "MPI_Igatherv");
     case MP_COLL_SCATTERV:
-        if (me == root && (rc = check_counts("scatterv send", c->sendcounts, c->sdispls, ce->size)))
+        if (at_root && (rc = check_counts("scatterv send", c->sendcounts, c->sdispls, ce->peer_size)))
             return rc;
         return MP_MPI_CHECK(pal_mpi.Iscatterv(sb, c->sendcounts, c->sdispls, d.mpi, rb, n, d.mpi,
                                               root, m, r), "MPI_Iscatterv");
     case MP_COLL_ALLGATHERV:
-        if ((rc = check_counts("allgatherv receive", c->recvcounts, c->rdispls, ce->size)))
+        if ((rc = check_counts("allgatherv receive", c->recvcounts, c->rdispls, ce->peer_size)))
             return rc;
         return MP_MPI_CHECK(pal_mpi.Iallgatherv(sb, n, d.mpi, rb, c->recvcounts, c->rdispls, d.mpi,
                                                 m, r), "MPI_Iallgatherv");
     case MP_COLL_ALLTOALLV:
-        if ((rc = check_counts("alltoallv send", c->sendcounts, c->sdispls, ce->size)) ||
-            (rc = check_counts("alltoallv receive", c->recvcounts, c->rdispls, ce->size)))
+        if ((rc = check_counts("alltoallv send", c->sendcounts, c->sdispls, ce->peer_size)) ||
+            (rc = check_counts("alltoallv receive", c->recvcounts, c->rdispls, ce->peer_size)))
             return rc;
         return MP_MPI_CHECK(pal_mpi.Ialltoallv(sb, c->sendcounts, c->sdispls, d.mpi, rb, c->recvcounts,
                                                c->rdispls, d.mpi, m, r), "MPI_Ialltoallv");

@@ -30,7 +30,15 @@ int mp_comm_register(MPI_Comm mpi, mp_comm_t *out)
     int rc;
     e.mpi = mpi;
     if ((rc = MP_MPI_CHECK(pal_mpi.Comm_size(mpi, &e.size), "MPI_Comm_size")) ||
-        (rc = MP_MPI_CHECK(pal_mpi.Comm_rank(mpi, &e.rank), "MPI_Comm_rank")))
+        (rc = MP_MPI_CHECK(pal_mpi.Comm_rank(mpi, &e.rank), "MPI_Comm_rank")) ||
+        (rc = MP_MPI_CHECK(pal_mpi.Comm_test_inter(mpi, &e.is_inter), "MPI_Comm_test_inter")))
+        return rc;
+    /* Errors are returned, never fatal, on every communicator we hand out
+     * (spawned and connected ones do not inherit it). */
+    if ((rc = MP_MPI_CHECK(pal_mpi.Comm_set_errhandler(mpi, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler")))
+        return rc;
+    e.peer_size = e.size;
+    if (e.is_inter && (rc = MP_MPI_CHECK(pal_mpi.Comm_remote_size(mpi, &e.peer_size), "MPI_Comm_remote_size")))
         return rc;
     mp_spin_lock(&g_comm_lock);
     for (int i = 0; i < MP_MAX_COMMS; i++) {
@@ -253,7 +261,7 @@ int mp_comm_free(mp_comm_t comm)
 
 int mp_check_dest(const comm_entry_t *ce, int dest, int *mpi_dest)
 {
-    if (MP_LIKELY((unsigned)dest < (unsigned)ce->size)) {
+    if (MP_LIKELY((unsigned)dest < (unsigned)ce->peer_size)) {
         *mpi_dest = dest;
         return 0;
     }
@@ -261,12 +269,12 @@ int mp_check_dest(const comm_entry_t *ce, int dest, int *mpi_dest)
         *mpi_dest = MPI_PROC_NULL;
         return 0;
     }
-    return mp_fail(MP_ERANK, "destination rank %d is outside [0, %d) and not ProcNull", dest, ce->size);
+    return mp_fail(MP_ERANK, "destination rank %d is outside [0, %d) and not ProcNull", dest, ce->peer_size);
 }
 
 int mp_check_source(const comm_entry_t *ce, int source, int *mpi_source)
 {
-    if (MP_LIKELY((unsigned)source < (unsigned)ce->size)) {
+    if (MP_LIKELY((unsigned)source < (unsigned)ce->peer_size)) {
         *mpi_source = source;
         return 0;
     }
@@ -275,7 +283,7 @@ int mp_check_source(const comm_entry_t *ce, int source, int *mpi_source)
         return 0;
     }
     return mp_fail(MP_ERANK, "source rank %d is outside [0, %d) and not AnySource or ProcNull",
-                   source, ce->size);
+                   source, ce->peer_size);
 }
 
 int mp_check_send_tag(int tag)

@@ -37,8 +37,11 @@ extern int mp_g_thread_level;
 #define MP_MAX_COMMS 4096
 typedef struct comm_entry {
     MPI_Comm mpi;
-    int size;
+    int size;      /* local group */
     int rank;
+    int peer_size; /* ranks a peer argument refers to: the remote group of an
+                      intercommunicator, else the local group */
+    int is_inter;
 } comm_entry_t;
 extern comm_entry_t mp_g_comms[MP_MAX_COMMS];
 extern _Atomic int mp_g_comm_used[MP_MAX_COMMS];

@@ -69,6 +69,20 @@ static const mp_table_t k_table = {
     .cart_shift = mp_cart_shift,
     .cart_sub = mp_cart_sub,
     .dims_create = mp_dims_create,
+    .comm_remote_size = mp_comm_remote_size,
+    .comm_is_inter = mp_comm_is_inter,
+    .intercomm_create = mp_intercomm_create,
+    .intercomm_merge = mp_intercomm_merge,
+    .comm_spawn = mp_comm_spawn,
+    .comm_get_parent = mp_comm_get_parent,
+    .open_port = mp_open_port,
+    .close_port = mp_close_port,
+    .comm_accept = mp_comm_accept,
+    .comm_connect = mp_comm_connect,
+    .comm_disconnect = mp_comm_disconnect,
+    .publish_name = mp_publish_name,
+    .unpublish_name = mp_unpublish_name,
+    .lookup_name = mp_lookup_name,
 };
 
 const mp_table_t *mp_core_table(void)

@@ -80,6 +80,22 @@ internal static unsafe class Core
     internal static readonly delegate* unmanaged[Cdecl]<int, int*, int*, int> CartSub;
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> DimsCreate;
 
+    // ---- intercommunicators and dynamic processes ----
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CommRemoteSize;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CommIsInter;
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, int, int, int*, int> IntercommCreate;
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int> IntercommMerge;
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, byte**, int, int, int, int*, int*, int> CommSpawn;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int> CommGetParent;
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, int, int> OpenPort;
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, int> ClosePort;
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, int, int, int*, int> CommAccept;
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, int, int, int*, int> CommConnect;
+    internal static readonly delegate* unmanaged[Cdecl]<int, int> CommDisconnect;
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, byte*, int> PublishName;
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, byte*, int> UnpublishName;
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, byte*, int, int> LookupName;
+
     // ---- collectives ----
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int> BarrierStart;
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, long*, int> CollStart;
@@ -154,6 +170,20 @@ internal static unsafe class Core
         CartCoords = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int>)t->CartCoords;
         CartShift = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int>)t->CartShift;
         CartSub = (delegate* unmanaged[Cdecl]<int, int*, int*, int>)t->CartSub;
+        CommRemoteSize = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CommRemoteSize;
+        CommIsInter = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CommIsInter;
+        IntercommCreate = (delegate* unmanaged[Cdecl]<int, int, int, int, int, int*, int>)t->IntercommCreate;
+        IntercommMerge = (delegate* unmanaged[Cdecl]<int, int, int*, int>)t->IntercommMerge;
+        CommSpawn = (delegate* unmanaged[Cdecl]<byte*, byte**, int, int, int, int*, int*, int>)t->CommSpawn;
+        CommGetParent = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int>)t->CommGetParent;
+        OpenPort = (delegate* unmanaged[Cdecl]<byte*, int, int>)t->OpenPort;
+        ClosePort = (delegate* unmanaged[Cdecl]<byte*, int>)t->ClosePort;
+        CommAccept = (delegate* unmanaged[Cdecl]<byte*, int, int, int*, int>)t->CommAccept;
+        CommConnect = (delegate* unmanaged[Cdecl]<byte*, int, int, int*, int>)t->CommConnect;
+        CommDisconnect = (delegate* unmanaged[Cdecl]<int, int>)t->CommDisconnect;
+        PublishName = (delegate* unmanaged[Cdecl]<byte*, byte*, int>)t->PublishName;
+        UnpublishName = (delegate* unmanaged[Cdecl]<byte*, byte*, int>)t->UnpublishName;
+        LookupName = (delegate* unmanaged[Cdecl]<byte*, byte*, int, int>)t->LookupName;
         DimsCreate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->DimsCreate;
         IMProbe = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, long*, Status*, int>)t->IMProbe;
         MProbe = (delegate* unmanaged[Cdecl]<int, int, int, long*, Status*, int>)t->MProbe;

@@ -40,6 +40,7 @@ internal struct CoreTable
     internal nint IMProbe, MProbe, MRecvStart;
     internal nint CollStart, CollPost, OpCreate, OpFree;
     internal nint CommGroup, GroupSize, GroupRank, GroupSetop, GroupSelect, GroupTranslate, GroupCompare, GroupFree, CommCreate, CommCompare, CommSplitType, CommSetName, CommGetName, CartCreate, CartNdims, CartGet, CartRank, CartCoords, CartShift, CartSub, DimsCreate;
+    internal nint CommRemoteSize, CommIsInter, IntercommCreate, IntercommMerge, CommSpawn, CommGetParent, OpenPort, ClosePort, CommAccept, CommConnect, CommDisconnect, PublishName, UnpublishName, LookupName;
 
     /// <summary>MP_ABI_VERSION this assembly was written against.</summary>
     internal const uint ExpectedAbiVersion = 1;

@@ -1,0 +1,219 @@
+/* dynamic.c - intercommunicators and dynamic process management
+ * (MPI-4.0 7.6 and chapter 11): spawn, parent, ports, name service. */
+#include "core.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int mp_comm_remote_size(mp_comm_t comm, int *size)
+{
+    const comm_entry_t *ce = mp_comm_get(comm);
+    if (!ce || !mp_ready())
+        return mp_fail_comm(comm);
+    *size = ce->peer_size;
+    return 0;
+}
+
+int mp_comm_is_inter(mp_comm_t comm, int *flag)
+{
+    const comm_entry_t *ce = mp_comm_get(comm);
+    if (!ce || !mp_ready())
+        return mp_fail_comm(comm);
+    *flag = ce->is_inter;
+    return 0;
+}
+
+int mp_intercomm_create(mp_comm_t local, int local_leader, mp_comm_t peer, int remote_leader, int tag,
+                        mp_comm_t *newcomm)
+{
+    const comm_entry_t *cl = mp_comm_get(local), *cp = mp_comm_get(peer);
+    MPI_Comm out = MPI_COMM_NULL;
+    int rc;
+    if (!cl || !mp_ready())
+        return mp_fail_comm(local);
+    if ((unsigned)local_leader >= (unsigned)cl->size)
+        return mp_fail(MP_ERANK, "local leader %d is outside [0, %d)", local_leader, cl->size);
+    if (cl->rank == local_leader) { /* the peer communicator matters at the leaders only */
+        if (!cp)
+            return mp_fail_comm(peer);
+        if ((unsigned)remote_leader >= (unsigned)cp->size)
+            return mp_fail(MP_ERANK, "remote leader %d is outside [0, %d)", remote_leader, cp->size);
+    }
+    if ((rc = mp_check_send_tag(tag)))
+        return rc;
+    mp_blocking_enter();
+    rc = pal_mpi.Intercomm_create(cl->mpi, local_leader, cp ? cp->mpi : MPI_COMM_NULL, remote_leader, tag, &out);
+    mp_blocking_leave();
+    return mp_comm_adopt(rc, out, "MPI_Intercomm_create", newcomm);
+}
+
+int mp_intercomm_merge(mp_comm_t inter, int high, mp_comm_t *newcomm)
+{
+    const comm_entry_t *ce = mp_comm_get(inter);
+    MPI_Comm out = MPI_COMM_NULL;
+    int rc;
+    if (!ce || !mp_ready())
+        return mp_fail_comm(inter);
+    if (!ce->is_inter)
+        return mp_fail(MP_EINVAL, "communicator %d is not an intercommunicator", inter);
+    mp_blocking_enter();
+    rc = pal_mpi.Intercomm_merge(ce->mpi, high ? 1 : 0, &out);
+    mp_blocking_leave();
+    return mp_comm_adopt(rc, out, "MPI_Intercomm_merge", newcomm);
+}
+
+int mp_comm_spawn(const char *command, const char *const *argv, int maxprocs, int root, mp_comm_t comm,
+                  mp_comm_t *intercomm, int32_t *errcodes)
+{
+    const comm_entry_t *ce = mp_comm_get(comm);
+    MPI_Comm out = MPI_COMM_NULL;
+    int rc;
+    if (!ce || !mp_ready())
+        return mp_fail_comm(comm);
+    if ((unsigned)root >= (unsigned)ce->size)
+        return mp_fail(MP_EROOT, "root %d is outside [0, %d)", root, ce->size);
+    if (ce->rank == root && (!command || !*command || maxprocs <= 0))
+        return mp_fail(MP_EINVAL, "spawn needs a command and a positive process count (got %d)", maxprocs);
+    mp_blocking_enter();
+    rc = pal_mpi.Comm_spawn(command, (char **)argv, maxprocs, MPI_INFO_NULL, root, ce->mpi, &out,
+                            errcodes ? errcodes : MPI_ERRCODES_IGNORE);
+    mp_blocking_leave();
+    return mp_comm_adopt(rc, out, "MPI_Comm_spawn", intercomm);
+}
+
+int mp_comm_get_parent(mp_comm_t *parent)
+{
+    static mp_comm_t cached = -2; /* -2: not asked yet */
+    MPI_Comm p = MPI_COMM_NULL;
+    int rc;
+    if (!mp_ready())
+        return mp_fail_state();
+    if (cached == -2) {
+        if ((rc = MP_MPI_CHECK(pal_mpi.Comm_get_parent(&p), "MPI_Comm_get_parent")))
+            return rc;
+        if (p == MPI_COMM_NULL)
+            cached = MP_COMM_NULL;
+        else if ((rc = mp_comm_register(p, &cached)))
+            return rc;
+    }
+    *parent = cached;
+    return 0;
+}
+
+int mp_open_port(char *buf, int cap)
+{
+    char port[MPI_MAX_PORT_NAME + 1];
+    int rc;
+    if (!mp_ready())
+        return mp_fail_state();
+    if ((rc = MP_MPI_CHECK(pal_mpi.Open_port(MPI_INFO_NULL, port), "MPI_Open_port")))
+        return rc;
+    port[MPI_MAX_PORT_NAME] = '\0';
+    if (buf && cap > 0)
+        snprintf(buf, (size_t)cap, "%s", port);
+    return (int)strlen(port);
+}
+
+int mp_close_port(const char *port)
+{
+    if (!mp_ready())
+        return mp_fail_state();
+    if (!port)
+        return mp_fail(MP_EINVAL, "port name is NULL");
+    return MP_MPI_CHECK(pal_mpi.Close_port(port), "MPI_Close_port");
+}
+
+static int accept_or_connect(int connect, const char *port, int root, mp_comm_t comm, mp_comm_t *newcomm)
+{
+    const comm_entry_t *ce = mp_comm_get(comm);
+    MPI_Comm out = MPI_COMM_NULL;
+    int rc;
+    if (!ce || !mp_ready())
+        return mp_fail_comm(comm);
+    if ((unsigned)root >= (unsigned)ce->size)
+        return mp_fail(MP_EROOT, "root %d is outside [0, %d)", root, ce->size);
+    if (ce->rank == root && (!port || !*port))
+        return mp_fail(MP_EINVAL, "the root needs a port name");
+    mp_blocking_enter();
+    rc = connect ? pal_mpi.Comm_connect(port, MPI_INFO_NULL, root, ce->mpi, &out)
+                 : pal_mpi.Comm_accept(port, MPI_INFO_NULL, root, ce->mpi, &out);
+    mp_blocking_leave();
+    return mp_comm_adopt(rc, out, connect ? "MPI_Comm_connect" : "MPI_Comm_accept", newcomm);
+}
+
+int mp_comm_accept(const char *port, int root, mp_comm_t comm, mp_comm_t *newcomm)
+{
+    return accept_or_connect(0, port, root, comm, newcomm);
+}
+
+int mp_comm_connect(const char *port, int root, mp_comm_t comm, mp_comm_t *newcomm)
+{
+    return accept_or_connect(1, port, root, comm, newcomm);
+}
+
+int mp_comm_disconnect(mp_comm_t comm)
+{
+    const comm_entry_t *ce = mp_comm_get(comm);
+    MPI_Comm c;
+    int rc;
+    if (!ce || !mp_ready())
+        return mp_fail_comm(comm);
+    if (comm == MP_COMM_WORLD || comm == MP_COMM_SELF)
+        return mp_fail(MP_EHANDLE, "the world and self communicators cannot be disconnected");
+    c = ce->mpi;
+    atomic_store_explicit(&mp_g_comm_used[comm], 0, memory_order_release);
+    mp_blocking_enter();
+    rc = pal_mpi.Comm_disconnect(&c);
+    mp_blocking_leave();
+    return MP_MPI_CHECK(rc, "MPI_Comm_disconnect");
+}
+
+static int check_service(const char *service)
+{
+    if (!mp_ready())
+        return mp_fail_state();
+    if (!service || !*service)
+        return mp_fail(MP_EINVAL, "service name is empty");
+    return 0;
+}
+
+int mp_publish_name(const char *service, const char *port)
+{
+    int rc = check_service(service);
+    if (rc)
+        return rc;
+    if (!port || !*port)
+        return mp_fail(MP_EINVAL, "port name is empty");
+    mp_blocking_enter();
+    rc = pal_mpi.Publish_name(service, MPI_INFO_NULL, port);
+    mp_blocking_leave();
+    return MP_MPI_CHECK(rc, "MPI_Publish_name");
+}
+
+int mp_unpublish_name(const char *service, const char *port)
+{
+    int rc = check_service(service);
+    if (rc)
+        return rc;
+    mp_blocking_enter();
+    rc = pal_mpi.Unpublish_name(service, MPI_INFO_NULL, port ? port : "");
+    mp_blocking_leave();
+    return MP_MPI_CHECK(rc, "MPI_Unpublish_name");
+}
+
+int mp_lookup_name(const char *service, char *buf, int cap)
+{
+    char port[MPI_MAX_PORT_NAME + 1];
+    int rc = check_service(service);
+    if (rc)
+        return rc;
+    mp_blocking_enter();
+    rc = pal_mpi.Lookup_name(service, MPI_INFO_NULL, port);
+    mp_blocking_leave();
+    if ((rc = MP_MPI_CHECK(rc, "MPI_Lookup_name")))
+        return rc;
+    port[MPI_MAX_PORT_NAME] = '\0';
+    if (buf && cap > 0)
+        snprintf(buf, (size_t)cap, "%s", port);
+    return (int)strlen(port);
+}

@@ -1,0 +1,158 @@
+using System.MP.Interop;
+using System.Text;
+
+namespace System.MP;
+
+/// <summary>
+/// A communicator between two groups (MPI-4.0 §7.6): point-to-point ranks and
+/// collective roots refer to the remote group.  Made by <see cref="Create"/>,
+/// <see cref="Communicator.Spawn"/>, <see cref="Communicator.Accept"/> and
+/// <see cref="Communicator.Connect"/>; <see cref="Communicator.Parent"/> is one.
+/// </summary>
+public sealed unsafe class Intercommunicator : Communicator
+{
+    internal Intercommunicator(int handle) : base(handle, predefined: false) { }
+
+    /// <summary>Number of ranks in the remote group.</summary>
+    public int RemoteSize
+    {
+        get
+        {
+            int n = 0;
+            Check(Core.CommRemoteSize(Handle, &n));
+            return n;
+        }
+    }
+
+    /// <summary>
+    /// Connects two disjoint groups (MPI_Intercomm_create).  Collective over
+    /// <paramref name="local"/> and, at the two leaders, over <paramref name="peer"/>.
+    /// </summary>
+    /// <param name="local">This process's group.</param>
+    /// <param name="localLeader">Rank in <paramref name="local"/> of this group's leader.</param>
+    /// <param name="peer">A communicator containing both leaders (needed at the leaders only).</param>
+    /// <param name="remoteLeader">Rank in <paramref name="peer"/> of the other group's leader.</param>
+    /// <param name="tag">Tag the leaders use on <paramref name="peer"/>.</param>
+    public static Intercommunicator Create(Communicator local, int localLeader, Communicator peer, int remoteLeader, int tag)
+    {
+        ArgumentNullException.ThrowIfNull(local);
+        ArgumentNullException.ThrowIfNull(peer);
+        int h = local.Handle, c = 0;
+        if ((uint)localLeader >= (uint)local.Size)
+            ThrowHelper.ThrowRank(localLeader, local.Size, "a member", nameof(localLeader));
+        if (local.Rank == localLeader && (uint)remoteLeader >= (uint)peer.Size)
+            ThrowHelper.ThrowRank(remoteLeader, peer.Size, "a member", nameof(remoteLeader));
+        if ((uint)tag > (uint)Mpi.TagUpperBound)
+            ThrowHelper.ThrowTag(tag, allowAny: false, nameof(tag));
+        Check(Core.IntercommCreate(h, localLeader, local.Rank == localLeader ? peer.Handle : CoreConst.CommNull, remoteLeader, tag, &c));
+        return new Intercommunicator(c);
+    }
+
+    /// <summary>
+    /// One intracommunicator of both groups (MPI_Intercomm_merge). Collective.
+    /// </summary>
+    /// <param name="high">The group passing true is ordered after the other.</param>
+    public Communicator Merge(bool high)
+    {
+        int c = 0;
+        Check(Core.IntercommMerge(Handle, high ? 1 : 0, &c));
+        return Wrap(c)!;
+    }
+
+    /// <summary>Waits for pending communication on it, then frees it (MPI_Comm_disconnect). Collective.</summary>
+    public void Disconnect()
+    {
+        int h = Handle;
+        MarkDisposed();
+        Check(Core.CommDisconnect(h));
+    }
+}
+
+// Dynamic process management (MPI-4.0 chapter 11).
+public unsafe partial class Communicator
+{
+    /// <summary>
+    /// The intercommunicator to the job that spawned this one
+    /// (MPI_Comm_get_parent), or null when this job was not spawned.
+    /// </summary>
+    public static Intercommunicator? Parent
+    {
+        get
+        {
+            Mpi.EnsureInitialized();
+            int c = 0;
+            Check(Core.CommGetParent(&c));
+            if (c == CoreConst.CommNull)
+                return null;
+            return s_parent ??= new Intercommunicator(c);
+        }
+    }
+
+    private static Intercommunicator? s_parent;
+
+    /// <summary>
+    /// Starts <paramref name="maxProcs"/> processes running <paramref name="command"/>
+    /// (MPI_Comm_spawn). Collective; the arguments matter at <paramref name="root"/>.
+    /// A Motor program spawns more of itself with <see cref="Mpi.SelfCommand"/>.
+    /// </summary>
+    /// <param name="command">Executable to start (e.g. the path of motor or dotnet).</param>
+    /// <param name="args">Its arguments.</param>
+    /// <param name="maxProcs">Number of processes.</param>
+    /// <param name="root">Rank whose arguments are used.</param>
+    /// <returns>An intercommunicator whose remote group is the children.</returns>
+    public Intercommunicator Spawn(string command, string[] args, int maxProcs, int root = 0)
+    {
+        int h = Handle, c = 0;
+        if ((uint)root >= (uint)_size)
+            ThrowHelper.ThrowRank(root, _size, "a member", nameof(root));
+        if (_rank == root && (string.IsNullOrEmpty(command) || maxProcs <= 0 || args is null))
+            throw new ArgumentException(SR.SpawnArgs, string.IsNullOrEmpty(command) ? nameof(command) : nameof(maxProcs));
+        var strings = new Collections.Generic.List<byte[]> { Encoding.UTF8.GetBytes((command ?? "") + "\0") };
+        foreach (string a in args ?? [])
+            strings.Add(Encoding.UTF8.GetBytes(a + "\0"));
+        var handles = new Runtime.InteropServices.GCHandle[strings.Count];
+        try
+        {
+            for (int i = 0; i < strings.Count; i++)
+                handles[i] = Runtime.InteropServices.GCHandle.Alloc(strings[i], Runtime.InteropServices.GCHandleType.Pinned);
+            byte** argv = stackalloc byte*[strings.Count];
+            for (int i = 1; i < strings.Count; i++)
+                argv[i - 1] = (byte*)handles[i].AddrOfPinnedObject();
+            argv[strings.Count - 1] = null;
+            int* errors = stackalloc int[Math.Max(maxProcs, 1)];
+            Check(Core.CommSpawn((byte*)handles[0].AddrOfPinnedObject(), argv, Math.Max(maxProcs, 1), root, h, &c, _rank == root ? errors : null));
+        }
+        finally
+        {
+            foreach (var gh in handles)
+                if (gh.IsAllocated)
+                    gh.Free();
+        }
+        return new Intercommunicator(c);
+    }
+
+    /// <summary>Waits at <paramref name="root"/> for a job to connect to <paramref name="port"/> (MPI_Comm_accept). Collective.</summary>
+    /// <param name="port">A port from <see cref="Mpi.OpenPort"/> (used at the root).</param>
+    /// <param name="root">Rank that owns the port.</param>
+    public Intercommunicator Accept(string port, int root = 0) => AcceptOrConnect(false, port, root);
+
+    /// <summary>Connects to a job waiting in <see cref="Accept"/> on <paramref name="port"/> (MPI_Comm_connect). Collective.</summary>
+    /// <param name="port">The accepting job's port (used at the root).</param>
+    /// <param name="root">Rank that names the port.</param>
+    public Intercommunicator Connect(string port, int root = 0) => AcceptOrConnect(true, port, root);
+
+    private Intercommunicator AcceptOrConnect(bool connect, string port, int root)
+    {
+        int h = Handle, c = 0;
+        if ((uint)root >= (uint)_size)
+            ThrowHelper.ThrowRank(root, _size, "a member", nameof(root));
+        if (_rank == root)
+            ArgumentException.ThrowIfNullOrEmpty(port);
+        fixed (byte* p = Encoding.UTF8.GetBytes((port ?? "") + "\0"))
+            Check(connect ? Core.CommConnect(p, root, h, &c) : Core.CommAccept(p, root, h, &c));
+        return new Intercommunicator(c);
+    }
+
+    /// <summary>Marks this communicator freed without calling MPI (after a disconnect).</summary>
+    private protected void MarkDisposed() => _handle = -1;
+}
