@@ -41,6 +41,9 @@ extern "C" {
     X(Test_cancelled) X(Get_count) X(Ibarrier)                                \
     X(Improbe) X(Mprobe) X(Imrecv)                                            \
     X(Ibcast) X(Ireduce) X(Iallreduce) X(Iscan) X(Iexscan)                    \
+    X(Barrier) X(Bcast) X(Reduce) X(Allreduce) X(Scan) X(Exscan)              \
+    X(Reduce_scatter_block) X(Gather) X(Scatter) X(Allgather) X(Alltoall)     \
+    X(Gatherv) X(Scatterv) X(Allgatherv) X(Alltoallv)                         \
     X(Ireduce_scatter_block) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) \
     X(Igatherv) X(Iscatterv) X(Iallgatherv) X(Ialltoallv)                     \
     X(Type_contiguous) X(Type_commit) X(Type_free) X(Op_create) X(Op_free)   \

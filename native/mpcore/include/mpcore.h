@@ -273,9 +273,7 @@ MP_API int mp_req_waitany(int n, const mp_req_t *reqs, mp_status_t *status);
 /* [fast] Number of requests that are posted and not yet freed. */
 MP_API int mp_req_active(void);
 
-/* ---- Collectives, in the same two steps as blocking point-to-point ---- */
-/* [fast] Posts MPI_Ibarrier and tests it: 1 when complete, else 0 with *token. */
-MP_API int mp_barrier_start(mp_comm_t comm, mp_token_t *token);
+/* ---- Collectives ---- */
 
 /* Element types.  The pair types match MPI's MINLOC/MAXLOC pairs with C
  * layout: {float,int}, {double,int}, {int64,int}, {int,int}, {short,int}.
@@ -319,11 +317,9 @@ typedef struct mp_coll {
     const int32_t *sendcounts, *sdispls, *recvcounts, *rdispls;
 } mp_coll_t;
 
-/* [fast for built-in ops; blocking when c->op is a user op] Posts the
- * nonblocking form and tests it: 1 when complete, else 0 with *token (wait
- * with mp_token_wait).  With a user op the caller must use a GC transition,
- * because MPI calls the operation (managed code) during the call. */
-MP_API int mp_coll_start(mp_comm_t comm, const mp_coll_t *c, mp_token_t *token);
+/* [blocking] Runs the collective (MPI's blocking form, whose algorithms are
+ * faster than the nonblocking schedules); user ops run inside this call. */
+MP_API int mp_coll_run(mp_comm_t comm, const mp_coll_t *c);
 /* [fast] Posts a nonblocking collective tracked as a request, recording up to
  * two owner objects (send and receive buffers) in the in-flight table.  User
  * ops are refused (MP_EINVAL): MPI could call them from any later fast call. */
@@ -397,11 +393,10 @@ typedef struct mp_table {
     int (*req_active)(void);
     int (*iprobe)(int, int, mp_comm_t, mp_status_t *);
     int (*probe)(int, int, mp_comm_t, mp_status_t *);
-    int (*barrier_start)(mp_comm_t, mp_token_t *);
     int (*improbe)(int, int, mp_comm_t, mp_msg_t *, mp_status_t *);
     int (*mprobe)(int, int, mp_comm_t, mp_msg_t *, mp_status_t *);
     int (*mrecv_start)(void *, int64_t, mp_msg_t, mp_status_t *, mp_token_t *);
-    int (*coll_start)(mp_comm_t, const mp_coll_t *, mp_token_t *);
+    int (*coll_run)(mp_comm_t, const mp_coll_t *);
     int (*coll_post)(mp_comm_t, const mp_coll_t *, void *, void *, mp_req_t *);
     int (*op_create)(mp_user_fn, void *, int, int32_t *);
     int (*op_free)(int32_t);

@@ -97,10 +97,8 @@ internal static unsafe class Core
     internal static readonly delegate* unmanaged[Cdecl]<byte*, byte*, int, int> LookupName;
 
     // ---- collectives ----
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int> BarrierStart;
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, long*, int> CollStart;
-    /// <summary>The same function called with a GC transition: for user operations, which MPI runs (managed code) inside the call.</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, CollDesc*, long*, int> CollStartBlocking;
+    /// <summary>Blocking: MPI's blocking collectives are faster than posting the nonblocking form, and user operations run inside.</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, CollDesc*, int> CollRun;
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, void*, void*, int*, int> CollPost;
     internal static readonly delegate* unmanaged[Cdecl]<delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>, void*, int, int*, int> OpCreate;
     internal static readonly delegate* unmanaged[Cdecl]<int, int> OpFree;
@@ -144,9 +142,7 @@ internal static unsafe class Core
         ReqActive = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)t->ReqActive;
         IProbe = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, Status*, int>)t->IProbe;
         Probe = (delegate* unmanaged[Cdecl]<int, int, int, Status*, int>)t->Probe;
-        BarrierStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int>)t->BarrierStart;
-        CollStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, long*, int>)t->CollStart;
-        CollStartBlocking = (delegate* unmanaged[Cdecl]<int, CollDesc*, long*, int>)t->CollStart;
+        CollRun = (delegate* unmanaged[Cdecl]<int, CollDesc*, int>)t->CollRun;
         CollPost = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, void*, void*, int*, int>)t->CollPost;
         OpCreate = (delegate* unmanaged[Cdecl]<delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>, void*, int, int*, int>)t->OpCreate;
         OpFree = (delegate* unmanaged[Cdecl]<int, int>)t->OpFree;

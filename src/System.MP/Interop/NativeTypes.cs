@@ -36,9 +36,8 @@ internal struct CoreTable
     internal nint ISend, IRecv, ReqTest, ReqWait, ReqCancel, ReqOrphan, ReqSweep;
     internal nint ReqTestAll, ReqWaitAll, ReqWaitAny, ReqActive;
     internal nint IProbe, Probe;
-    internal nint BarrierStart;
     internal nint IMProbe, MProbe, MRecvStart;
-    internal nint CollStart, CollPost, OpCreate, OpFree;
+    internal nint CollRun, CollPost, OpCreate, OpFree;
     internal nint CommGroup, GroupSize, GroupRank, GroupSetop, GroupSelect, GroupTranslate, GroupCompare, GroupFree, CommCreate, CommCompare, CommSplitType, CommSetName, CommGetName, CartCreate, CartNdims, CartGet, CartRank, CartCoords, CartShift, CartSub, DimsCreate;
     internal nint CommRemoteSize, CommIsInter, IntercommCreate, IntercommMerge, CommSpawn, CommGetParent, OpenPort, ClosePort, CommAccept, CommConnect, CommDisconnect, PublishName, UnpublishName, LookupName;
 
