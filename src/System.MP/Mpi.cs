@@ -107,8 +107,16 @@ public static unsafe class Mpi
             // Under motor the VM finalizes after Main; in library mode we do it at exit.
             if (!CoreLoader.IsHosted)
                 AppDomain.CurrentDomain.ProcessExit += OnProcessExit;
+            MpiMeter.Start();
             s_state = StateReady;
         }
+    }
+
+    /// <summary>A snapshot of this process's message-passing counters (also published as the meter "System.MP").</summary>
+    public static MpiStatistics GetStatistics()
+    {
+        RequireInitialized();
+        return MpiStatistics.Read();
     }
 
     internal static Communicator World

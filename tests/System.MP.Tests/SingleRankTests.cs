@@ -147,6 +147,36 @@ public class SingleRankTests
     }
 
     [Fact]
+    public void StatisticsCountOperationsAndThePublishedMeterAgrees()
+    {
+        var c = Communicator.Self;
+        MpiStatistics before = Mpi.GetStatistics();
+        Request r = c.IRecv(new byte[100], 0, 21);
+        c.Send(new byte[100], 0, 21);
+        r.Wait();
+        c.Allreduce(1, Op.Sum);
+        MpiStatistics after = Mpi.GetStatistics();
+        Assert.Equal(2, after.PointToPointOperations - before.PointToPointOperations);
+        Assert.Equal(200, after.PointToPointBytes - before.PointToPointBytes);
+        Assert.Equal(1, after.CollectiveOperations - before.CollectiveOperations);
+        Assert.Equal(2, after.PinsAvoided - before.PinsAvoided); // the blocking send and the allreduce
+        Assert.Equal(0, after.BuffersRegistered - before.BuffersRegistered); // library mode pins with GCHandles
+        Assert.Equal(0, after.ActiveRequests);
+
+        long seen = -1;
+        using var listener = new System.Diagnostics.Metrics.MeterListener();
+        listener.InstrumentPublished = (instrument, l) =>
+        {
+            if (instrument.Meter.Name == "System.MP" && instrument.Name == "mp.operations")
+                l.EnableMeasurementEvents(instrument);
+        };
+        listener.SetMeasurementEventCallback<long>((_, value, _, _) => seen = value);
+        listener.Start();
+        listener.RecordObservableInstruments();
+        Assert.True(seen >= after.PointToPointOperations + after.CollectiveOperations, $"meter reported {seen}");
+    }
+
+    [Fact]
     public void DisposedCommunicatorThrows()
     {
         Communicator d = World.Dup();

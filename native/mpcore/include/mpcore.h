@@ -352,6 +352,23 @@ MP_API int mp_mprobe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_stat
 MP_API int mp_mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status,
                           mp_token_t *token);
 
+/* ---- Statistics (plain counters: exact with one MPI thread, approximate
+ * when several threads communicate at once) ---- */
+typedef struct mp_stats {
+    uint64_t p2p_ops;          /* point-to-point operations posted */
+    uint64_t p2p_bytes;        /* their payload bytes */
+    uint64_t coll_ops;         /* collectives run or posted */
+    uint64_t blocking_ops;     /* blocking operations: buffer under `fixed`, no pin object */
+    uint64_t registered;       /* nonblocking buffers recorded in the in-flight table */
+    uint64_t gc_scans;         /* GC mark passes that scanned the in-flight table */
+    uint64_t pinned_last_mark; /* buffers reported pinned at the last mark */
+    uint64_t pinned_total;     /* ... summed over all marks */
+    uint64_t released_at_mark; /* buffers whose operation was found complete at a mark */
+    uint64_t active_requests;  /* requests posted and not yet freed */
+} mp_stats_t;
+/* [fast][any thread] */
+MP_API void mp_stats(mp_stats_t *out);
+
 /* ---- The call table: what the motor host hands to managed code. ----
  * Field order is ABI: append only, bump MP_ABI_VERSION. */
 typedef struct mp_table {
@@ -435,6 +452,7 @@ typedef struct mp_table {
     int (*publish_name)(const char *, const char *);
     int (*unpublish_name)(const char *, const char *);
     int (*lookup_name)(const char *, char *, int);
+    void (*stats)(mp_stats_t *);
 } mp_table_t;
 
 /* [fast][any thread] The core's call table (static storage). */

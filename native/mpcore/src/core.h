@@ -75,6 +75,9 @@ void mp_status_from_mpi(const MPI_Status *st, mp_status_t *out);
 /* The status of an operation with a ProcNull peer (MPI-4.0 3.11). */
 void mp_status_proc_null(mp_status_t *st);
 
+/* Counters of mp_stats (requests.c); plain increments on the hot path. */
+extern mp_stats_t mp_g_stats;
+
 /* Gives a posted request (posted == 0) or a completed ProcNull one (1) a
  * slot of the request table (requests.c). */
 int mp_track(int posted, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_req_t *req);

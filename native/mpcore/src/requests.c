@@ -43,6 +43,7 @@ static mp_spin_t g_slot_lock = MP_SPIN_INIT;
 
 /* GC statistics and the mark snapshot reused by the relocate pass. */
 static mp_gc_stats_t g_gc_stats;
+mp_stats_t mp_g_stats;
 static void ***g_snapshot;
 static int g_snapshot_len, g_snapshot_cap;
 
@@ -184,6 +185,8 @@ static int post_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_
         return rc;
     if (MP_UNLIKELY(mode != MP_SEND_STANDARD && mode != MP_SEND_SYNC))
         return mp_fail(MP_EINVAL, "send mode %d is not MP_SEND_STANDARD or MP_SEND_SYNC", mode);
+    mp_g_stats.p2p_ops++;
+    mp_g_stats.p2p_bytes += (uint64_t)bytes;
     if (MP_UNLIKELY(d == MPI_PROC_NULL))
         return 1;
     if (MP_LIKELY(bytes <= INT_MAX)) {
@@ -208,6 +211,8 @@ static int post_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t co
     if ((rc = mp_check_source(ce, source, &s)) || (rc = mp_check_recv_tag(tag, &t)) ||
         (rc = check_count(buf, bytes)))
         return rc;
+    mp_g_stats.p2p_ops++;
+    mp_g_stats.p2p_bytes += (uint64_t)bytes;
     if (MP_UNLIKELY(s == MPI_PROC_NULL))
         return 1;
     if (MP_LIKELY(bytes <= INT_MAX))
@@ -245,6 +250,7 @@ int mp_send_start(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t c
 {
     MPI_Request r;
     int rc;
+    mp_g_stats.blocking_ops++;
     if ((rc = post_send(buf, bytes, dest, tag, comm, mode, &r)))
         return rc; /* an error, or 1 for ProcNull */
     *token = (mp_token_t)r;
@@ -256,6 +262,7 @@ int mp_recv_start(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
 {
     MPI_Request r;
     int rc;
+    mp_g_stats.blocking_ops++;
     if (MP_UNLIKELY(rc = post_recv(buf, bytes, source, tag, comm, &r))) {
         if (rc == 1 && status)
             mp_status_proc_null(status);
@@ -316,10 +323,9 @@ int mp_track(int posted, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_
     s->mpi = r;
     s->obj[0] = obj0;
     s->obj[1] = obj1;
-    if (obj0 || obj1)
-        g_gc_stats.registered += (obj0 != NULL) + (obj1 != NULL);
-    else
-        g_gc_stats.pins_avoided++;
+    /* A registered buffer needs no pin object: that is a pin avoided. */
+    g_gc_stats.registered += (obj0 != NULL) + (obj1 != NULL);
+    g_gc_stats.pins_avoided += (obj0 != NULL) + (obj1 != NULL);
     atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
     return 0;
 }
@@ -590,4 +596,15 @@ int mp_gc_scan(int pass, mp_gc_report_fn report, void *ctx)
 void mp_gc_stats(mp_gc_stats_t *out)
 {
     *out = g_gc_stats;
+}
+
+void mp_stats(mp_stats_t *out)
+{
+    *out = mp_g_stats;
+    out->registered = g_gc_stats.registered;
+    out->gc_scans = g_gc_stats.scans;
+    out->pinned_last_mark = g_gc_stats.pinned_last_mark;
+    out->pinned_total = g_gc_stats.pinned_total;
+    out->released_at_mark = g_gc_stats.released_at_mark;
+    out->active_requests = (uint64_t)atomic_load(&g_active);
 }

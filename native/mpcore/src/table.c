@@ -82,6 +82,7 @@ static const mp_table_t k_table = {
     .publish_name = mp_publish_name,
     .unpublish_name = mp_unpublish_name,
     .lookup_name = mp_lookup_name,
+    .stats = mp_stats,
 };
 
 const mp_table_t *mp_core_table(void)

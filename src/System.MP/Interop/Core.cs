@@ -96,6 +96,8 @@ internal static unsafe class Core
     internal static readonly delegate* unmanaged[Cdecl]<byte*, byte*, int> UnpublishName;
     internal static readonly delegate* unmanaged[Cdecl]<byte*, byte*, int, int> LookupName;
 
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CoreStats*, void> Stats;
+
     // ---- collectives ----
     /// <summary>Blocking: MPI's blocking collectives are faster than posting the nonblocking form, and user operations run inside.</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, CollDesc*, int> CollRun;
@@ -142,6 +144,7 @@ internal static unsafe class Core
         ReqActive = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)t->ReqActive;
         IProbe = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, Status*, int>)t->IProbe;
         Probe = (delegate* unmanaged[Cdecl]<int, int, int, Status*, int>)t->Probe;
+        Stats = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CoreStats*, void>)t->Stats;
         CollRun = (delegate* unmanaged[Cdecl]<int, CollDesc*, int>)t->CollRun;
         CollPost = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, void*, void*, int*, int>)t->CollPost;
         OpCreate = (delegate* unmanaged[Cdecl]<delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>, void*, int, int*, int>)t->OpCreate;

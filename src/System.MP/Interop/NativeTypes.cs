@@ -40,6 +40,7 @@ internal struct CoreTable
     internal nint CollRun, CollPost, OpCreate, OpFree;
     internal nint CommGroup, GroupSize, GroupRank, GroupSetop, GroupSelect, GroupTranslate, GroupCompare, GroupFree, CommCreate, CommCompare, CommSplitType, CommSetName, CommGetName, CartCreate, CartNdims, CartGet, CartRank, CartCoords, CartShift, CartSub, DimsCreate;
     internal nint CommRemoteSize, CommIsInter, IntercommCreate, IntercommMerge, CommSpawn, CommGetParent, OpenPort, ClosePort, CommAccept, CommConnect, CommDisconnect, PublishName, UnpublishName, LookupName;
+    internal nint Stats;
 
     /// <summary>MP_ABI_VERSION this assembly was written against.</summary>
     internal const uint ExpectedAbiVersion = 1;
@@ -76,4 +77,11 @@ internal static class CollKind
     internal const int Barrier = 0, Bcast = 1, Reduce = 2, Allreduce = 3, Scan = 4, Exscan = 5,
         ReduceScatterBlock = 6, Gather = 7, Scatter = 8, Allgather = 9, Alltoall = 10,
         Gatherv = 11, Scatterv = 12, Allgatherv = 13, Alltoallv = 14;
+}
+
+/// <summary>Mirror of mp_stats_t.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct CoreStats
+{
+    internal ulong P2pOps, P2pBytes, CollOps, BlockingOps, Registered, GcScans, PinnedLastMark, PinnedTotal, ReleasedAtMark, ActiveRequests;
 }

@@ -1,0 +1,82 @@
+using System.Diagnostics.Metrics;
+using System.MP.Interop;
+
+namespace System.MP;
+
+/// <summary>
+/// Counters of this process's message passing and of the GC extension's
+/// in-flight buffer pinning.  Plain counters: exact when one thread
+/// communicates, approximate when several do at once.  The same values are
+/// published as the meter "System.MP" (see dotnet-counters).
+/// </summary>
+public readonly struct MpiStatistics
+{
+    /// <summary>Point-to-point operations posted (blocking and nonblocking).</summary>
+    public long PointToPointOperations { get; init; }
+
+    /// <summary>Bytes of the point-to-point operations posted (sends and receive capacities).</summary>
+    public long PointToPointBytes { get; init; }
+
+    /// <summary>Collective operations run or posted.</summary>
+    public long CollectiveOperations { get; init; }
+
+    /// <summary>Operations that needed no pin object: blocking ones (buffer under <c>fixed</c>) and nonblocking ones registered with the GC extension.</summary>
+    public long PinsAvoided { get; init; }
+
+    /// <summary>Nonblocking buffers recorded in the in-flight table (motor with its GC extension).</summary>
+    public long BuffersRegistered { get; init; }
+
+    /// <summary>GC mark passes that scanned the in-flight table.</summary>
+    public long GcScans { get; init; }
+
+    /// <summary>Buffers the GC extension reported as pinned at the last GC mark.</summary>
+    public long PinnedAtLastMark { get; init; }
+
+    /// <summary>Buffers released at a mark: their operation had completed, so they were no longer pinned.</summary>
+    public long ReleasedAtMark { get; init; }
+
+    /// <summary>Requests posted and not yet freed.</summary>
+    public long ActiveRequests { get; init; }
+
+    internal static unsafe MpiStatistics Read()
+    {
+        CoreStats s;
+        Core.Stats(&s);
+        return new MpiStatistics
+        {
+            PointToPointOperations = (long)s.P2pOps,
+            PointToPointBytes = (long)s.P2pBytes,
+            CollectiveOperations = (long)s.CollOps,
+            PinsAvoided = (long)(s.BlockingOps + s.Registered),
+            BuffersRegistered = (long)s.Registered,
+            GcScans = (long)s.GcScans,
+            PinnedAtLastMark = (long)s.PinnedLastMark,
+            ReleasedAtMark = (long)s.ReleasedAtMark,
+            ActiveRequests = (long)s.ActiveRequests,
+        };
+    }
+}
+
+/// <summary>The "System.MP" meter: observable instruments over <see cref="MpiStatistics"/>.</summary>
+internal static class MpiMeter
+{
+    internal const string Name = "System.MP";
+    private static Meter? s_meter;
+
+    internal static void Start()
+    {
+        if (s_meter is not null)
+            return;
+        var m = new Meter(Name, typeof(MpiMeter).Assembly.GetName().Version?.ToString());
+        m.CreateObservableCounter("mp.operations", () => Read(s => s.PointToPointOperations + s.CollectiveOperations), "{operation}", "Point-to-point and collective operations");
+        m.CreateObservableCounter("mp.bytes", () => Read(s => s.PointToPointBytes), "By", "Point-to-point payload bytes");
+        m.CreateObservableCounter("mp.pins_avoided", () => Read(s => s.PinsAvoided), "{operation}", "Operations that needed no pin object");
+        m.CreateObservableCounter("mp.gc.buffers_registered", () => Read(s => s.BuffersRegistered), "{buffer}", "Nonblocking buffers registered with the GC extension");
+        m.CreateObservableGauge("mp.gc.pinned_at_last_mark", () => Read(s => s.PinnedAtLastMark), "{buffer}", "In-flight buffers pinned at the last GC mark");
+        m.CreateObservableCounter("mp.gc.released_at_mark", () => Read(s => s.ReleasedAtMark), "{buffer}", "Buffers found complete at a GC mark and no longer pinned");
+        m.CreateObservableGauge("mp.requests.active", () => Read(s => s.ActiveRequests), "{request}", "Requests posted and not yet freed");
+        s_meter = m;
+    }
+
+    private static long Read(Func<MpiStatistics, long> pick) => Mpi.IsInitialized ? pick(MpiStatistics.Read()) : 0;
+}
