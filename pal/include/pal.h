@@ -19,6 +19,15 @@ const char *pal_dl_error(void);
 /* Absolute path of the file a loaded library handle came from ("" if unknown). */
 int pal_dl_path(void *lib, const char *any_symbol, char *buf, int cap);
 
+/* Loaded modules.  pal_module_path finds the loaded library whose file name
+ * is `file_name` (e.g. "libcoreclr.so") and copies its absolute path;
+ * pal_module_text finds the executable range [*lo, *hi) of the module that
+ * contains `addr`.  Both return 0 on success, -1 when not found. */
+int pal_module_path(const char *file_name, char *buf, int cap);
+int pal_module_text(const void *addr, uintptr_t *lo, uintptr_t *hi);
+/* Absolute path of the running executable. */
+int pal_exe_path(char *buf, int cap);
+
 /* Monotonic clock in nanoseconds. */
 uint64_t pal_clock_ns(void);
 

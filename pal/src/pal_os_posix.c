@@ -3,6 +3,8 @@
 #include "pal.h"
 
 #include <dlfcn.h>
+#include <link.h>
+#include <unistd.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,4 +55,67 @@ void pal_yield(void)
 void pal_env_default(const char *name, const char *value)
 {
     setenv(name, value, 0);
+}
+
+/* ---- loaded modules (dl_iterate_phdr) ---- */
+
+struct module_query {
+    const char *file_name;   /* by name, or */
+    uintptr_t addr;          /* by an address inside it */
+    char *buf;
+    int cap;
+    uintptr_t lo, hi;
+    int found;
+};
+
+static int module_visit(struct dl_phdr_info *info, size_t size, void *data)
+{
+    struct module_query *q = data;
+    (void)size;
+    if (q->file_name) {
+        const char *slash = strrchr(info->dlpi_name, '/');
+        const char *base = slash ? slash + 1 : info->dlpi_name;
+        if (strcmp(base, q->file_name) != 0)
+            return 0;
+        q->found = snprintf(q->buf, (size_t)q->cap, "%s", info->dlpi_name) < q->cap;
+        return 1;
+    }
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && q->addr >= lo && q->addr < hi) {
+            q->lo = lo;
+            q->hi = hi;
+            q->found = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int pal_module_path(const char *file_name, char *buf, int cap)
+{
+    struct module_query q = { .file_name = file_name, .buf = buf, .cap = cap };
+    dl_iterate_phdr(module_visit, &q);
+    return q.found ? 0 : -1;
+}
+
+int pal_module_text(const void *addr, uintptr_t *lo, uintptr_t *hi)
+{
+    struct module_query q = { .addr = (uintptr_t)addr };
+    dl_iterate_phdr(module_visit, &q);
+    if (!q.found)
+        return -1;
+    *lo = q.lo;
+    *hi = q.hi;
+    return 0;
+}
+
+int pal_exe_path(char *buf, int cap)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, (size_t)cap - 1);
+    if (n <= 0 || n >= cap - 1)
+        return -1;
+    buf[n] = '\0';
+    return 0;
 }

@@ -67,16 +67,19 @@ public static unsafe class Mpi
     /// return at once.  The first use of <see cref="Communicator.World"/> also
     /// initializes.  Under motor, MPI is already initialized by the VM.
     /// </summary>
-    /// <exception cref="InvalidOperationException">MPI was already shut down in this process.</exception>
+    /// <exception cref="InvalidOperationException">MPI was already shut down in this process, or (under motor) the VM initialized MPI at a lower thread level than <paramref name="required"/>.</exception>
     /// <exception cref="DllNotFoundException">No MPI library or message-passing core could be loaded.</exception>
     /// <exception cref="MpiException">MPI_Init_thread failed.</exception>
     public static void Init(ThreadLevel required = ThreadLevel.Single)
     {
         if ((uint)required > (uint)ThreadLevel.Multiple)
             throw new ArgumentOutOfRangeException(nameof(required), required, SR.Format(SR.ThreadLevelRange, (int)required));
-        if (s_state == StateReady)
-            return;
-        InitSlow(required);
+        if (s_state != StateReady)
+            InitSlow(required);
+        // Under motor the VM initialized MPI before Main, at the level it was
+        // asked for; a program needing more must ask the VM.
+        if (CoreLoader.IsHosted && required > s_threadLevel)
+            throw new InvalidOperationException(SR.Format(SR.HostedThreadLevel, required, s_threadLevel));
     }
 
     internal static void EnsureInitialized()
@@ -104,9 +107,9 @@ public static unsafe class Mpi
             s_world = new Communicator(CoreConst.CommWorld, predefined: true);
             s_self = new Communicator(CoreConst.CommSelf, predefined: true);
             AppDomain.CurrentDomain.UnhandledException += OnUnhandledException;
-            // Under motor the VM finalizes after Main; in library mode we do it at exit.
-            if (!CoreLoader.IsHosted)
-                AppDomain.CurrentDomain.ProcessExit += OnProcessExit;
+            // MPI is finalized at process exit, also when Main does not return
+            // (Environment.Exit); under motor the VM does it too if this did not run.
+            AppDomain.CurrentDomain.ProcessExit += OnProcessExit;
             MpiMeter.Start();
             s_state = StateReady;
         }

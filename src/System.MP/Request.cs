@@ -22,9 +22,20 @@ namespace System.MP;
 /// </remarks>
 public sealed unsafe class Request : IDisposable
 {
-    /// <summary>True when the motor GC extension pins registered buffers, so no GCHandle is needed.</summary>
-    internal static readonly bool s_registerBuffers =
-        CoreLoader.IsHosted && AppContext.GetData("Motor.GcExtension") as string == "true";
+    /// <summary>
+    /// True when the GC extension is attached to the core this process uses, so
+    /// registered buffers are pinned by the GC itself and no GCHandle is needed.
+    /// The core says so only after the runtime accepted the extension at startup.
+    /// </summary>
+    internal static readonly bool s_registerBuffers = GcExtensionAttached();
+
+    private static bool GcExtensionAttached()
+    {
+        CoreStats s;
+        CoreLoader.EnsureLoaded();
+        Core.Stats(&s);
+        return s.GcExtension != 0;
+    }
 
     private static readonly ConcurrentQueue<(int Handle, GCHandle Pin, GCHandle Pin2)> s_orphans = new();
     private static int s_orphanCount;

@@ -10,6 +10,7 @@ internal static class SR
     internal const string CoreAbiMismatch = "The message-passing core speaks ABI version {0} (table of {1} bytes); this System.MP needs version {2} (table of at least {3} bytes). Use the System.MP that ships with this Motor.";
     internal const string CoreLibraryForcedMissing = "The message-passing core named by {0}='{1}' could not be loaded.";
     internal const string CoreLibraryMissing = "The message-passing core (libmpcore.so) was not found; tried: {0}. Run the program with 'motor', keep libmpcore.so next to System.MP.dll, or set {1}.";
+    internal const string HostedThreadLevel = "The program asks for MPI thread level {0}, but the motor VM initialized MPI at {1} before Main. Start it with 'motor --thread-level {0}' or set the runtime property Motor.ThreadLevel ({0}) in the project (RuntimeHostConfigurationOption).";
     internal const string AfterShutdown = "MPI has been shut down (Mpi.Shutdown); no further MPI operations are possible in this process.";
     internal const string NotInitialized = "MPI is not initialized.";
     internal const string RankOutOfRange = "Rank {0} is outside [0, {1}) of this communicator and is not {2}.";

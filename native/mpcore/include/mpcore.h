@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the table layout or any signature changes. */
-#define MP_ABI_VERSION 1
+#define MP_ABI_VERSION 2
 
 /* ---- Errors: one table, X-macro generated (names, codes, messages). ---- */
 #define MP_ERROR_MAP(X)                                                              \
@@ -365,6 +365,7 @@ typedef struct mp_stats {
     uint64_t pinned_total;     /* ... summed over all marks */
     uint64_t released_at_mark; /* buffers whose operation was found complete at a mark */
     uint64_t active_requests;  /* requests posted and not yet freed */
+    uint64_t gc_extension;     /* 1 when the GC extension (libmpgc) is attached to this core */
 } mp_stats_t;
 /* [fast][any thread] */
 MP_API void mp_stats(mp_stats_t *out);

@@ -26,14 +26,28 @@
 extern "C" {
 #endif
 
-enum mp_gc_pass { MP_GC_MARK = 1, MP_GC_RELOCATE = 2 };
+enum mp_gc_pass {
+    MP_GC_MARK = 1,
+    MP_GC_RELOCATE = 2,
+    /* or'ed into MP_GC_MARK when the GC scans while managed threads run
+     * (background GC): then the core must not call MPI from the GC thread. */
+    MP_GC_CONCURRENT = 0x100
+};
 
 /* Receives the address of a slot holding an object reference (Object**). */
 typedef void (*mp_gc_report_fn)(void **slot, void *ctx);
 
-/* [any thread] Called from the GC while managed threads are suspended.
- * Returns the number of slots reported. */
+/* [any thread] Called from the GC (heap 0 only).  In a non-concurrent mark
+ * pass, when no thread is inside a blocking MPI call, the core first tests
+ * the in-flight operations (MPI_Test) so that those already complete are
+ * released at this mark instead of pinned.  Returns the number of slots
+ * reported. */
 MP_API int mp_gc_scan(int pass, mp_gc_report_fn report, void *ctx);
+
+/* [any thread] Called once by the GC extension when the runtime has accepted
+ * it (GC_Initialize succeeded): from then on managed code may register
+ * buffers instead of pinning them (mp_stats_t.gc_extension becomes 1). */
+MP_API void mp_gc_attach(void);
 
 typedef struct mp_gc_stats {
     uint64_t scans;            /* mark passes seen */

@@ -54,6 +54,7 @@ static int g_snapshot_len, g_snapshot_cap;
  * Dekker-style pair of flags decides: the GC side only ever skips, never waits. */
 static _Atomic int g_in_blocking;
 static _Atomic int g_gc_probe;
+static _Atomic int g_gc_attached;  /* set by libmpgc at GC_Initialize */
 
 void mp_blocking_enter(void)
 {
@@ -561,26 +562,60 @@ static int snapshot_push(void **slot)
     return 0;
 }
 
-int mp_gc_scan(int pass, mp_gc_report_fn report, void *ctx)
+/* Lets the GC thread call MPI (MPI_Test) at mark time.  Managed threads are
+ * suspended, so no fast call is running; a thread in preemptive mode may be
+ * inside a blocking MPI call, and then the GC skips the tests (it never
+ * waits).  Threads entering a blocking call meanwhile spin in
+ * mp_blocking_enter until mp_gc_mpi_end. */
+static int gc_mpi_begin(void)
+{
+    atomic_store(&g_gc_probe, 1);
+    if (atomic_load(&g_in_blocking) == 0 && mp_ready())
+        return 1;
+    atomic_store(&g_gc_probe, 0);
+    return 0;
+}
+
+static void gc_mpi_end(void)
+{
+    atomic_store(&g_gc_probe, 0);
+}
+
+/* Mark: decides which slots are in flight, reports them and remembers them
+ * for the relocate pass of the same GC. */
+static int gc_mark(int pass, mp_gc_report_fn report, void *ctx)
 {
     int n = atomic_load_explicit(&g_nslots, memory_order_acquire);
-    if ((pass & 0xFF) == MP_GC_RELOCATE) {
-        for (int i = 0; i < g_snapshot_len; i++)
-            report(g_snapshot[i], ctx);
-        return g_snapshot_len;
-    }
+    int can_test = !(pass & MP_GC_CONCURRENT) && gc_mpi_begin();
     g_snapshot_len = 0;
     g_gc_stats.scans++;
     for (int i = 0; i < n; i++) {
         slot_t *s = slot_at(i);
-        int active = atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE;
-        for (int k = 0; k < 2; k++) {
-            if (!__atomic_load_n(&s->obj[k], __ATOMIC_ACQUIRE))
-                continue;
-            if (!active) {
-                g_gc_stats.released_at_mark++;
-                continue;
+        uint32_t state;
+        if (!__atomic_load_n(&s->obj[0], __ATOMIC_ACQUIRE) && !__atomic_load_n(&s->obj[1], __ATOMIC_ACQUIRE))
+            continue;
+        state = atomic_load_explicit(&s->state, memory_order_acquire);
+        /* A slot a thread is waiting on belongs to that thread's MPI_Wait. */
+        if (state == SLOT_ACTIVE && can_test && !(atomic_load(&s->flags) & SLOT_WAITING) && slot_poll(s))
+            state = SLOT_DONE;
+        if (state != SLOT_ACTIVE) {
+            /* Complete: MPI no longer touches the buffers.  Forget them (their
+             * addresses go stale once this GC moves them); an orphan's slot
+             * is freed outright. */
+            g_gc_stats.released_at_mark += (s->obj[0] != NULL) + (s->obj[1] != NULL);
+            __atomic_store_n(&s->obj[0], NULL, __ATOMIC_RELEASE);
+            __atomic_store_n(&s->obj[1], NULL, __ATOMIC_RELEASE);
+            /* Only when no thread is in a blocking call: such a thread may
+             * be sweeping orphans itself. */
+            if (can_test && state == SLOT_DONE && (atomic_load(&s->flags) & SLOT_ORPHANED)) {
+                atomic_fetch_sub(&g_orphans, 1);
+                slot_free(s, i);
             }
+            continue;
+        }
+        for (int k = 0; k < 2; k++) {
+            if (!s->obj[k])
+                continue;
             /* If the snapshot cannot grow, relocate misses this slot; the
              * object is pinned and does not move, so reporting it now is
              * what matters: when in doubt, pin. */
@@ -588,9 +623,26 @@ int mp_gc_scan(int pass, mp_gc_report_fn report, void *ctx)
             report(&s->obj[k], ctx);
         }
     }
+    if (can_test)
+        gc_mpi_end();
     g_gc_stats.pinned_last_mark = (uint64_t)g_snapshot_len;
     g_gc_stats.pinned_total += (uint64_t)g_snapshot_len;
     return g_snapshot_len;
+}
+
+int mp_gc_scan(int pass, mp_gc_report_fn report, void *ctx)
+{
+    if ((pass & 0xFF) == MP_GC_RELOCATE) {
+        for (int i = 0; i < g_snapshot_len; i++)
+            report(g_snapshot[i], ctx);
+        return g_snapshot_len;
+    }
+    return gc_mark(pass, report, ctx);
+}
+
+void mp_gc_attach(void)
+{
+    atomic_store(&g_gc_attached, 1);
 }
 
 void mp_gc_stats(mp_gc_stats_t *out)
@@ -607,4 +659,5 @@ void mp_stats(mp_stats_t *out)
     out->pinned_total = g_gc_stats.pinned_total;
     out->released_at_mark = g_gc_stats.released_at_mark;
     out->active_requests = (uint64_t)atomic_load(&g_active);
+    out->gc_extension = (uint64_t)atomic_load(&g_gc_attached);
 }

@@ -38,6 +38,9 @@ public readonly struct MpiStatistics
     /// <summary>Requests posted and not yet freed.</summary>
     public long ActiveRequests { get; init; }
 
+    /// <summary>True when the GC extension (libmpgc, loaded by motor) pins in-flight buffers at GC mark time; false when pinned GCHandles are used.</summary>
+    public bool GcExtensionActive { get; init; }
+
     internal static unsafe MpiStatistics Read()
     {
         CoreStats s;
@@ -53,6 +56,7 @@ public readonly struct MpiStatistics
             PinnedAtLastMark = (long)s.PinnedLastMark,
             ReleasedAtMark = (long)s.ReleasedAtMark,
             ActiveRequests = (long)s.ActiveRequests,
+            GcExtensionActive = s.GcExtension != 0,
         };
     }
 }

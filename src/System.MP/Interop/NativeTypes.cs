@@ -43,7 +43,7 @@ internal struct CoreTable
     internal nint Stats;
 
     /// <summary>MP_ABI_VERSION this assembly was written against.</summary>
-    internal const uint ExpectedAbiVersion = 1;
+    internal const uint ExpectedAbiVersion = 2;
 }
 
 /// <summary>mpcore's thread levels, send modes and states.</summary>
@@ -83,5 +83,5 @@ internal static class CollKind
 [StructLayout(LayoutKind.Sequential)]
 internal struct CoreStats
 {
-    internal ulong P2pOps, P2pBytes, CollOps, BlockingOps, Registered, GcScans, PinnedLastMark, PinnedTotal, ReleasedAtMark, ActiveRequests;
+    internal ulong P2pOps, P2pBytes, CollOps, BlockingOps, Registered, GcScans, PinnedLastMark, PinnedTotal, ReleasedAtMark, ActiveRequests, GcExtension;
 }

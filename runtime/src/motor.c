@@ -1,0 +1,505 @@
+/*
+ * motor.c - the Motor VM: a .NET host with MPI built in.
+ *
+ *   mpiexec -n 4 motor [options] app.dll [args]
+ *
+ * Order of events:
+ *   1. find hostfxr (nethost) and prepare the app (hostfxr_initialize_for_dotnet_command_line:
+ *      reads app.runtimeconfig.json and app.deps.json, does not start the runtime);
+ *   2. initialize MPI through mpcore, at the thread level asked for by
+ *      --thread-level, else by the app's runtime setting Motor.ThreadLevel, else Single;
+ *   3. hand the runtime our settings: Motor.CoreTable (the address of mpcore's
+ *      call table, so System.MP binds no native library), Motor.Hosted,
+ *      Motor.Version, Motor.HostPath, Motor.ThreadLevel, Motor.GcExtension, and
+ *      System.GC.Path = libmpgc.so beside motor (the GC extension); System.MP
+ *      becomes a startup hook so a failing rank aborts the job even before
+ *      the app touches MPI;
+ *   4. run Main (hostfxr_run_app);
+ *   5. finalize MPI if the app did not, and exit with Main's exit code.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include <hostfxr.h>
+#include <nethost.h>
+
+#include "mpcore.h"
+#include "pal.h"
+
+#ifndef MOTOR_VERSION
+#define MOTOR_VERSION "0.0.0"
+#endif
+
+enum motor_exit {
+    EXIT_USAGE = 2,       /* bad command line */
+    EXIT_NO_RUNTIME = 3,  /* no .NET runtime (hostfxr) found */
+    EXIT_NO_MPI = 4,      /* no usable MPI library, or MPI_Init failed */
+    EXIT_APP = 5,         /* the app could not be prepared or started */
+};
+
+#define MAX_PROPERTIES 64
+#define PATH_CAP 4096
+
+typedef struct options {
+    int thread_level;                /* -1: not given */
+    int gc_extension;                /* 1 unless --no-gc-extension */
+    const char *stock_gc;            /* NULL (regions), or a file name */
+    const char *dotnet_root;         /* NULL: nethost's search */
+    const char *prop_names[MAX_PROPERTIES];
+    const char *prop_values[MAX_PROPERTIES];
+    int nprops;
+    int app;                         /* index of app.dll in argv */
+} options_t;
+
+typedef struct fxr {
+    hostfxr_initialize_for_dotnet_command_line_fn init;
+    hostfxr_get_runtime_property_value_fn get;
+    hostfxr_set_runtime_property_value_fn set;
+    hostfxr_run_app_fn run;
+    hostfxr_close_fn close;
+    hostfxr_set_error_writer_fn set_error_writer;
+    hostfxr_get_dotnet_environment_info_fn env_info;
+    char path[PATH_CAP];             /* libhostfxr.so */
+    char root[PATH_CAP];             /* the .NET installation it belongs to */
+} fxr_t;
+
+static const char *const k_levels[] = { "single", "funneled", "serialized", "multiple" };
+
+static char g_exe[PATH_CAP];   /* this executable */
+static char g_bin[PATH_CAP];   /* its folder: libmpcore, libmpgc, System.MP.dll */
+
+/* ---- messages ---- */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "Usage: motor [options] <app.dll> [app arguments]\n"
+        "       mpiexec -n <ranks> motor [options] <app.dll> [app arguments]\n"
+        "\n"
+        "Runs a .NET program on the Motor VM: MPI is initialized before Main and\n"
+        "finalized after it, System.MP uses the VM's message-passing core, and the\n"
+        "GC pins nonblocking buffers only while their operation is in flight.\n"
+        "\n"
+        "Options:\n"
+        "  --thread-level <level>     MPI thread support to request: single, funneled,\n"
+        "                             serialized or multiple.  Default: the app's runtime\n"
+        "                             setting Motor.ThreadLevel (runtimeconfig.json), else single\n"
+        "  -p, --runtime-property <name>=<value>\n"
+        "                             pass a runtime setting, as in runtimeconfig.json\n"
+        "                             configProperties (e.g. System.GC.Server=true); repeatable\n"
+        "  --no-gc-extension          use the stock GC; nonblocking buffers are held by\n"
+        "                             pinned GCHandles as under plain dotnet\n"
+        "  --gc <regions|segments>    stock GC the extension forwards to (default regions)\n"
+        "  --dotnet-root <dir>        .NET installation to use (default: DOTNET_ROOT, then\n"
+        "                             the registered or default location)\n"
+        "  --version                  print Motor, .NET runtime and MPI library versions\n"
+        "  -h, --help                 print this help\n"
+        "\n"
+        "Environment: MOTOR_MPI_LIBRARY selects the MPI library (an MPICH-ABI libmpi.so.12);\n"
+        "DOTNET_* variables configure the runtime as usual.\n"
+        "Exit status: Main's exit code; 2 bad usage, 3 no .NET runtime, 4 no usable MPI\n"
+        "library, 5 the app could not be started.  An unhandled exception on any rank\n"
+        "aborts the whole job (MPI_Abort).\n");
+}
+
+static int parse_level(const char *text)
+{
+    for (int i = 0; i < 4; i++)
+        if (strcasecmp(text, k_levels[i]) == 0 || (text[0] == '0' + i && text[1] == '\0'))
+            return i;
+    return -1;
+}
+
+/* Takes an option's value from "--opt=value" or the next argument. */
+static const char *option_value(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    if (argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "motor: option %s needs a value (see motor --help)\n", name);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int is_option(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+/* Returns 0 to run, 1 when done (help/version printed), or an exit code + 100 on error. */
+static int parse(int argc, char **argv, options_t *o, int *want_version)
+{
+    o->thread_level = -1;
+    o->gc_extension = 1;
+    o->app = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (a[0] != '-' || strcmp(a, "-") == 0) {
+            o->app = i;
+            return 0;
+        }
+        if (strcmp(a, "--") == 0) {
+            o->app = i + 1 < argc ? i + 1 : 0;
+            break;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 1;
+        }
+        if (strcmp(a, "--version") == 0) {
+            *want_version = 1;
+            return 1;
+        }
+        if (strcmp(a, "--no-gc-extension") == 0) {
+            o->gc_extension = 0;
+        } else if (is_option(a, "--thread-level")) {
+            if (!(v = option_value(argc, argv, &i, "--thread-level")))
+                return 100 + EXIT_USAGE;
+            if ((o->thread_level = parse_level(v)) < 0) {
+                fprintf(stderr, "motor: thread level '%s' is not single, funneled, serialized or multiple\n", v);
+                return 100 + EXIT_USAGE;
+            }
+        } else if (is_option(a, "--gc")) {
+            if (!(v = option_value(argc, argv, &i, "--gc")))
+                return 100 + EXIT_USAGE;
+            if (strcmp(v, "regions") == 0)
+                o->stock_gc = NULL;
+            else if (strcmp(v, "segments") == 0)
+                o->stock_gc = "libclrgc.so";
+            else {
+                fprintf(stderr, "motor: --gc '%s' is not regions or segments\n", v);
+                return 100 + EXIT_USAGE;
+            }
+        } else if (is_option(a, "--dotnet-root")) {
+            if (!(o->dotnet_root = option_value(argc, argv, &i, "--dotnet-root")))
+                return 100 + EXIT_USAGE;
+        } else if (is_option(a, "--runtime-property") || strcmp(a, "-p") == 0) {
+            const char *eq;
+            if (!(v = option_value(argc, argv, &i, a[1] == 'p' ? "-p" : "--runtime-property")))
+                return 100 + EXIT_USAGE;
+            eq = strchr(v, '=');
+            if (!eq || eq == v) {
+                fprintf(stderr, "motor: runtime property '%s' is not <name>=<value>\n", v);
+                return 100 + EXIT_USAGE;
+            }
+            if (o->nprops == MAX_PROPERTIES) {
+                fprintf(stderr, "motor: at most %d runtime properties\n", MAX_PROPERTIES);
+                return 100 + EXIT_USAGE;
+            }
+            o->prop_names[o->nprops] = strndup(v, (size_t)(eq - v));
+            o->prop_values[o->nprops++] = eq + 1;
+        } else {
+            fprintf(stderr, "motor: unknown option '%s' (see motor --help)\n", a);
+            return 100 + EXIT_USAGE;
+        }
+    }
+    if (!o->app) {
+        fprintf(stderr, "motor: no application given\n\n");
+        usage(stderr);
+        return 100 + EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* ---- hostfxr ---- */
+
+static void error_writer(const char_t *message)
+{
+    fprintf(stderr, "motor: %s\n", message);
+}
+
+static void strip_components(char *path, int n)
+{
+    while (n-- > 0) {
+        char *slash = strrchr(path, '/');
+        if (!slash)
+            return;
+        *slash = '\0';
+    }
+}
+
+static int load_hostfxr(const options_t *o, const char *app, fxr_t *fx)
+{
+    size_t size = sizeof fx->path;
+    struct get_hostfxr_parameters params = { sizeof params, app, o->dotnet_root };
+    int rc = get_hostfxr_path(fx->path, &size, &params);
+    void *lib;
+    if (rc != 0) {
+        fprintf(stderr,
+                "motor: no .NET runtime found (%s%s; nethost error 0x%x).\n"
+                "       Install the .NET 10 runtime, or point DOTNET_ROOT or --dotnet-root at it.\n",
+                o->dotnet_root ? "looked in " : "looked in DOTNET_ROOT and the default locations",
+                o->dotnet_root ? o->dotnet_root : "", (unsigned)rc);
+        return -1;
+    }
+    if (!(lib = pal_dl_open(fx->path, 0))) {
+        fprintf(stderr, "motor: cannot load the .NET host resolver %s: %s\n", fx->path, pal_dl_error());
+        return -1;
+    }
+    fx->init = (hostfxr_initialize_for_dotnet_command_line_fn)pal_dl_sym(lib, "hostfxr_initialize_for_dotnet_command_line");
+    fx->get = (hostfxr_get_runtime_property_value_fn)pal_dl_sym(lib, "hostfxr_get_runtime_property_value");
+    fx->set = (hostfxr_set_runtime_property_value_fn)pal_dl_sym(lib, "hostfxr_set_runtime_property_value");
+    fx->run = (hostfxr_run_app_fn)pal_dl_sym(lib, "hostfxr_run_app");
+    fx->close = (hostfxr_close_fn)pal_dl_sym(lib, "hostfxr_close");
+    fx->set_error_writer = (hostfxr_set_error_writer_fn)pal_dl_sym(lib, "hostfxr_set_error_writer");
+    fx->env_info = (hostfxr_get_dotnet_environment_info_fn)pal_dl_sym(lib, "hostfxr_get_dotnet_environment_info");
+    if (!fx->init || !fx->get || !fx->set || !fx->run || !fx->close) {
+        fprintf(stderr, "motor: %s is too old to host apps (needs .NET 5 or later)\n", fx->path);
+        return -1;
+    }
+    /* <root>/host/fxr/<version>/libhostfxr.so */
+    snprintf(fx->root, sizeof fx->root, "%s", fx->path);
+    strip_components(fx->root, 4);
+    if (fx->set_error_writer)
+        fx->set_error_writer(error_writer);
+    return 0;
+}
+
+static const char *get_prop(const fxr_t *fx, hostfxr_handle h, const char *name)
+{
+    const char_t *value = NULL;
+    return fx->get(h, name, &value) == 0 ? value : NULL;
+}
+
+static int set_prop(const fxr_t *fx, hostfxr_handle h, const char *name, const char *value)
+{
+    int rc = fx->set(h, name, value);
+    if (rc != 0)
+        fprintf(stderr, "motor: cannot set runtime property %s (error 0x%x)\n", name, (unsigned)rc);
+    return rc;
+}
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* True when a ':'-separated list holds an entry ending in "/<file>". */
+static int list_has_file(const char *list, const char *file)
+{
+    size_t n = strlen(file);
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len > n && p[len - n - 1] == '/' && strncmp(p + len - n, file, n) == 0)
+            return 1;
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
+/* ---- --version ---- */
+
+struct env_result {
+    char text[2048];
+};
+
+static void env_info_result(const struct hostfxr_dotnet_environment_info *info, void *ctx)
+{
+    struct env_result *r = ctx;
+    size_t used = 0;
+    for (size_t i = 0; i < info->framework_count; i++) {
+        const struct hostfxr_dotnet_environment_framework_info *f = &info->frameworks[i];
+        if (strcmp(f->name, "Microsoft.NETCore.App") != 0)
+            continue;
+        used += (size_t)snprintf(r->text + used, sizeof r->text - used, "%s%s", used ? ", " : "", f->version);
+        if (used >= sizeof r->text)
+            break;
+    }
+}
+
+static int print_version(const options_t *o)
+{
+    char mpi[4096];
+    fxr_t fx;
+    int ok = 1, rc;
+    memset(&fx, 0, sizeof fx);
+    printf("Motor %s (message-passing core ABI %d)\n", MOTOR_VERSION, MP_ABI_VERSION);
+    if (load_hostfxr(o, NULL, &fx) == 0) {
+        struct env_result r = { "" };
+        if (fx.env_info)
+            fx.env_info(fx.root, NULL, env_info_result, &r);
+        printf(".NET runtime: Microsoft.NETCore.App %s in %s\n", r.text[0] ? r.text : "(none installed)", fx.root);
+        ok &= r.text[0] != '\0';
+    } else {
+        printf(".NET runtime: not found\n");
+        ok = 0;
+    }
+    if ((rc = mp_library_version(mpi, (int)sizeof mpi)) >= 0) {
+        char *nl = strchr(mpi, '\n');
+        for (char *t = mpi; *t; t++)
+            if (*t == '\t')
+                *t = ' ';
+        if (nl)
+            *nl = '\0';
+        printf("MPI library: %s (%s)\n", mpi, mp_library_path());
+    } else {
+        char err[1024];
+        mp_last_error(NULL, err, (int)sizeof err);
+        printf("MPI library: not found: %s\n", err);
+        ok = 0;
+    }
+    printf("GC extension: %s/libmpgc.so%s\n", g_bin, file_exists(strcat(strcpy(mpi, g_bin), "/libmpgc.so")) ? "" : " (missing)");
+    return ok ? 0 : 1;
+}
+
+/* ---- MPI lifecycle ---- */
+
+static void finalize_if_ready(void)
+{
+    if (mp_state() == MP_STATE_READY)
+        mp_finalize();
+}
+
+/* ---- main ---- */
+
+int main(int argc, char **argv)
+{
+    options_t o;
+    fxr_t fx;
+    hostfxr_handle h = NULL;
+    char text[PATH_CAP + 64], err[2048];
+    const char *app, *v;
+    int want_version = 0, rc, level, provided = 0, gc_ext;
+    struct hostfxr_initialize_parameters ip;
+
+    memset(&o, 0, sizeof o);
+    memset(&fx, 0, sizeof fx);
+    if (pal_exe_path(g_exe, (int)sizeof g_exe) != 0)
+        snprintf(g_exe, sizeof g_exe, "%s", argv[0]);
+    snprintf(g_bin, sizeof g_bin, "%s", g_exe);
+    strip_components(g_bin, 1);
+
+    rc = parse(argc, argv, &o, &want_version);
+    if (want_version)
+        return print_version(&o);
+    if (rc == 1)
+        return 0;
+    if (rc >= 100)
+        return rc - 100;
+
+    app = argv[o.app];
+    if (!file_exists(app)) {
+        fprintf(stderr, "motor: application '%s' not found\n", app);
+        return EXIT_APP;
+    }
+    if (load_hostfxr(&o, app, &fx) != 0)
+        return EXIT_NO_RUNTIME;
+
+    /* 1. Prepare the app; the runtime does not start yet. */
+    memset(&ip, 0, sizeof ip);
+    ip.size = sizeof ip;
+    ip.host_path = g_exe;
+    ip.dotnet_root = fx.root;
+    rc = fx.init(argc - o.app, (const char_t **)(argv + o.app), &ip, &h);
+    if (rc < 0 || !h) {
+        fprintf(stderr, "motor: cannot prepare '%s' to run (hostfxr error 0x%x)\n", app, (unsigned)rc);
+        return EXIT_APP;
+    }
+
+    /* 2. MPI belongs to the VM: initialized before Main. */
+    level = o.thread_level;
+    if (level < 0 && (v = get_prop(&fx, h, "Motor.ThreadLevel")) != NULL && (level = parse_level(v)) < 0) {
+        fprintf(stderr, "motor: the app's Motor.ThreadLevel '%s' is not single, funneled, serialized or multiple\n", v);
+        fx.close(h);
+        return EXIT_USAGE;
+    }
+    if (level < 0 && (v = getenv("MOTOR_THREAD_LEVEL")) != NULL && *v && (level = parse_level(v)) < 0) {
+        fprintf(stderr, "motor: MOTOR_THREAD_LEVEL '%s' is not single, funneled, serialized or multiple\n", v);
+        fx.close(h);
+        return EXIT_USAGE;
+    }
+    if (level < 0)
+        level = MP_THREAD_SINGLE;
+    if ((rc = mp_init(level, &provided)) != 0) {
+        mp_last_error(NULL, err, (int)sizeof err);
+        fprintf(stderr, "motor: %s: %s\n", rc == MP_ENOLIB ? "no usable MPI library" : "MPI initialization failed", err);
+        if (rc == MP_ENOLIB)
+            fprintf(stderr, "       Install MPICH (Debian: apt-get install mpich) or set MOTOR_MPI_LIBRARY "
+                            "to an MPICH-ABI libmpi.so.12.\n");
+        fx.close(h);
+        return EXIT_NO_MPI;
+    }
+    atexit(finalize_if_ready); /* Environment.Exit leaves through exit() */
+
+    /* 3. Settings for System.MP and the runtime. */
+    snprintf(text, sizeof text, "0x%llx", (unsigned long long)(uintptr_t)mp_core_table());
+    rc = set_prop(&fx, h, "Motor.CoreTable", text);
+    rc |= set_prop(&fx, h, "Motor.Hosted", "true");
+    rc |= set_prop(&fx, h, "Motor.Version", MOTOR_VERSION);
+    rc |= set_prop(&fx, h, "Motor.HostPath", g_exe);
+    rc |= set_prop(&fx, h, "Motor.ThreadLevel", k_levels[provided]);
+
+    gc_ext = o.gc_extension;
+    if (gc_ext && (get_prop(&fx, h, "System.GC.Path") || get_prop(&fx, h, "System.GC.Name") ||
+                   getenv("DOTNET_GCPath") || getenv("DOTNET_GCName"))) {
+        fprintf(stderr, "motor: a standalone GC is already configured; running without the GC extension\n");
+        gc_ext = 0;
+    }
+    for (int i = 0; i < o.nprops && gc_ext; i++)
+        if (strcmp(o.prop_names[i], "System.GC.Path") == 0 || strcmp(o.prop_names[i], "System.GC.Name") == 0)
+            gc_ext = 0;
+    if (gc_ext) {
+        snprintf(text, sizeof text, "%s/libmpgc.so", g_bin);
+        if (!file_exists(text)) {
+            fprintf(stderr, "motor: GC extension %s is missing; running with the stock GC\n", text);
+            gc_ext = 0;
+        } else {
+            rc |= set_prop(&fx, h, "System.GC.Path", text);
+            if (o.stock_gc)
+                setenv("MOTOR_STOCK_GC", o.stock_gc, 1);
+        }
+    }
+    rc |= set_prop(&fx, h, "Motor.GcExtension", gc_ext ? "true" : "false");
+
+    /* System.MP: the app's own copy, else the VM's; it is also a startup hook
+     * so an unhandled exception aborts the job from the first instruction. */
+    {
+        const char *tpa = get_prop(&fx, h, "TRUSTED_PLATFORM_ASSEMBLIES");
+        int have = tpa && list_has_file(tpa, "System.MP.dll");
+        snprintf(text, sizeof text, "%s/System.MP.dll", g_bin);
+        if (!have && tpa && file_exists(text)) {
+            size_t len = strlen(tpa) + strlen(text) + 2;
+            char *joined = malloc(len);
+            if (joined) {
+                snprintf(joined, len, "%s:%s", tpa, text);
+                have = set_prop(&fx, h, "TRUSTED_PLATFORM_ASSEMBLIES", joined) == 0;
+                free(joined);
+            }
+        }
+        if (have) {
+            const char *hooks = get_prop(&fx, h, "STARTUP_HOOKS");
+            if (hooks && *hooks) {
+                snprintf(text, sizeof text, "%s:System.MP", hooks);
+                rc |= set_prop(&fx, h, "STARTUP_HOOKS", text);
+            } else {
+                rc |= set_prop(&fx, h, "STARTUP_HOOKS", "System.MP");
+            }
+        }
+    }
+    for (int i = 0; i < o.nprops; i++)
+        rc |= set_prop(&fx, h, o.prop_names[i], o.prop_values[i]);
+    if (rc != 0) {
+        fx.close(h);
+        return EXIT_APP;
+    }
+
+    /* 4. Main. */
+    rc = fx.run(h);
+    fx.close(h);
+
+    /* 5. MPI is finalized after Main returns (if the app did not shut it down). */
+    finalize_if_ready();
+    return rc;
+}
