@@ -102,28 +102,11 @@ run_dotnet_tests() {
   record managed "$passed" "$failed"
 }
 
-run_script_suite() { # name script
-  [ -f "$2" ] || return 0
-  log "suite: $1 ($2)"
-  local out rc=0
-  out="$(bash "$2" 2>&1)" || rc=$?
-  printf '%s\n' "$out" | tail -n 40
-  local line
-  line="$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)"
-  if [ -z "$line" ]; then record "$1" 0 1; return; fi
-  local passed failed
-  passed="${line%% passed*}"; failed="$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")"
-  [ "$rc" = 0 ] || [ "$failed" -gt 0 ] || failed=1
-  record "$1" "$passed" "$failed"
-}
-
 test_all() {
   build
   SUMMARY="$(mktemp)"
   run_ctest
   run_dotnet_tests
-  run_script_suite host "$ROOT/runtime/test/run.sh"
-  run_script_suite gc-extension "$ROOT/gc-patches/test/run.sh"
   log "summary"
   cat "$SUMMARY"
   rm -f "$SUMMARY"

@@ -208,7 +208,13 @@ public sealed unsafe class Request : IDisposable
         if (_disposed)
             return;
         _disposed = true;
-        Abandon();
+        // On a user thread the request can be tested now: one that is already
+        // complete (a send that went out eagerly, ProcNull) is released at once.
+        Status st;
+        if (_handle != CoreConst.ReqNull && Core.ReqTest(_handle, &st) != 0)
+            ReleasePins();
+        else
+            Abandon();
         GC.SuppressFinalize(this);
     }
 
@@ -257,6 +263,16 @@ public sealed unsafe class Request : IDisposable
     /// <summary>Number of dropped requests whose operations have not completed yet (library mode).</summary>
     internal static int PendingOrphans => Volatile.Read(ref s_orphanCount);
 
+    /// <summary>Forgets the core's request (completed by the caller) and frees the pins.</summary>
+    private void ReleasePins()
+    {
+        _handle = CoreConst.ReqNull;
+        if (_pin.IsAllocated)
+            _pin.Free();
+        if (_pin2.IsAllocated)
+            _pin2.Free();
+    }
+
     private int ActiveHandle()
     {
         if (_disposed)
@@ -267,12 +283,8 @@ public sealed unsafe class Request : IDisposable
     private Status Finish(int rc, Status st)
     {
         Exception? error = rc < 0 ? ThrowHelper.CoreException(rc) : null;
-        _handle = CoreConst.ReqNull;
         _status = st;
-        if (_pin.IsAllocated)
-            _pin.Free();
-        if (_pin2.IsAllocated)
-            _pin2.Free();
+        ReleasePins();
         GC.SuppressFinalize(this);
         if (Volatile.Read(ref s_orphanCount) != 0)
             SweepOrphans();

@@ -179,7 +179,9 @@ internal static class Robustness
         // buffer must be released (no pin, no leak) and the request freed.
         if (c.Rank == 0)
         {
+            long active = Mpi.GetStatistics().ActiveRequests;
             WeakReference weak = PostAndDrop(c);
+            Check.Equal(active + 1, Mpi.GetStatistics().ActiveRequests, "the dropped receive is in the in-flight table");
             GC.Collect();
             GC.WaitForPendingFinalizers();
             c.Barrier(); // rank 1 sends after this
@@ -194,6 +196,7 @@ internal static class Robustness
                 Thread.Sleep(10);
             }
             Check.True(!weak.IsAlive, "dropped receive buffer was collected after its message arrived");
+            Check.Equal(active, Mpi.GetStatistics().ActiveRequests, "the in-flight table no longer holds the dropped receive");
         }
         else if (c.Rank == 1)
         {

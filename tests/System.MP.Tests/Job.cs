@@ -22,20 +22,29 @@ internal static class Job
 
     internal static string NativeProgram(string name) => Path.Combine(Root, "artifacts", "bin", name);
 
-    /// <summary>Runs `mpiexec -n ranks dotnet program.dll args` (or a native program).</summary>
+    /// <summary>The motor VM built into artifacts/bin.</summary>
+    internal static string Motor => NativeProgram("motor");
+
+    /// <summary>
+    /// Runs `mpiexec -n ranks dotnet program.dll args` (library mode), or with
+    /// <paramref name="hosted"/> `mpiexec -n ranks motor program.dll args`, or a native program.
+    /// </summary>
     internal static Result Mpi(int ranks, string program, string args = "", int timeoutSeconds = 120,
-                               IDictionary<string, string>? env = null)
+                               IDictionary<string, string>? env = null, bool hosted = false, string motorOptions = "")
     {
-        string launch = program.EndsWith(".dll", StringComparison.Ordinal) ? $"dotnet {program}" : program;
+        string launch = !program.EndsWith(".dll", StringComparison.Ordinal) ? program
+            : hosted ? $"{Motor} {motorOptions} {program}" : $"dotnet {program}";
         return Run("mpiexec", $"-n {ranks} {launch} {args}", timeoutSeconds, env);
     }
 
     /// <summary>Runs a scenario of tests/Scenarios on <paramref name="ranks"/> ranks and asserts every rank passed.</summary>
-    internal static Result Scenario(string name, int ranks, int timeoutSeconds = 120)
+    internal static Result Scenario(string name, int ranks, int timeoutSeconds = 120, bool hosted = false,
+                                    IDictionary<string, string>? env = null, string motorOptions = "")
     {
-        Result r = Mpi(ranks, ManagedProgram("Scenarios"), name, timeoutSeconds);
-        Xunit.Assert.False(r.TimedOut, $"{name} on {ranks} ranks hung:\n{r}");
-        Xunit.Assert.True(r.ExitCode == 0, $"{name} on {ranks} ranks failed:\n{r}");
+        Result r = Mpi(ranks, ManagedProgram("Scenarios"), name, timeoutSeconds, env, hosted, motorOptions);
+        string mode = hosted ? $"under motor {motorOptions}" : "under dotnet";
+        Xunit.Assert.False(r.TimedOut, $"{name} on {ranks} ranks {mode} hung:\n{r}");
+        Xunit.Assert.True(r.ExitCode == 0, $"{name} on {ranks} ranks {mode} failed:\n{r}");
         for (int rank = 0; rank < ranks; rank++)
             Xunit.Assert.Contains($"PASS {name} rank {rank} ", r.Output);
         Xunit.Assert.DoesNotContain("FAIL", r.Output);

@@ -8,24 +8,28 @@ namespace System.MP.Tests;
 public class SampleTests
 {
     [Theory]
-    [InlineData(2)]
-    [InlineData(3)]
-    public void HelloListsEveryRankInOrder(int ranks)
+    [InlineData(2, false)]
+    [InlineData(3, false)]
+    [InlineData(2, true)]
+    public void HelloListsEveryRankInOrder(int ranks, bool hosted)
     {
-        Job.Result r = Job.Mpi(ranks, Job.ManagedProgram("Hello"));
+        Job.Result r = Job.Mpi(ranks, Job.ManagedProgram("Hello"), hosted: hosted);
         Assert.True(r.ExitCode == 0, r.ToString());
         var lines = r.Output.Split('\n').Where(l => l.StartsWith("Hello from rank", StringComparison.Ordinal)).ToArray();
         Assert.Equal(ranks, lines.Length);
         for (int i = 0; i < ranks; i++)
             Assert.StartsWith($"Hello from rank {i} of {ranks} on ", lines[i]);
         Assert.Contains("MPI library: MPICH", r.Output);
+        Assert.Contains(hosted ? "(motor VM, thread level" : "(library mode, thread level", r.Output);
     }
 
-    [Fact]
-    public void PingPongPrintsALatencyForEverySize()
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void PingPongPrintsALatencyForEverySize(bool hosted)
     {
         // A short run: sizes 0..64 KiB with 1% of the OSU iterations.
-        Job.Result r = Job.Mpi(2, Job.ManagedProgram("PingPong"), "65536 0.01");
+        Job.Result r = Job.Mpi(2, Job.ManagedProgram("PingPong"), "65536 0.01", hosted: hosted);
         Assert.True(r.ExitCode == 0, r.ToString());
         var rows = Regex.Matches(r.Output, @"^(\d+)\s+([0-9.]+)\s*$", RegexOptions.Multiline);
         var sizes = rows.Select(m => long.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture)).ToArray();

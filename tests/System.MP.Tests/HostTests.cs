@@ -1,0 +1,129 @@
+using Xunit;
+
+namespace System.MP.Tests;
+
+/// <summary>The motor VM as a command: options, errors, exit codes, aborts.</summary>
+public class HostTests
+{
+    private static string Hello => Job.ManagedProgram("Hello");
+    private static string Scenarios => Job.ManagedProgram("Scenarios");
+
+    [Fact]
+    public void VersionNamesMotorTheRuntimeAndTheMpiLibrary()
+    {
+        Job.Result r = Job.Run(Job.Motor, "--version", 60);
+        Assert.True(r.ExitCode == 0, r.ToString());
+        Assert.Matches(@"(?m)^Motor \d+\.\d+\.\d+", r.Output);
+        Assert.Matches(@"(?m)^\.NET runtime: Microsoft\.NETCore\.App 10\.", r.Output);
+        Assert.Matches(@"(?m)^MPI library: MPICH Version: +\d", r.Output);
+        Assert.Contains("libmpgc.so", r.Output);
+    }
+
+    [Fact]
+    public void HelpDescribesTheOptions()
+    {
+        Job.Result r = Job.Run(Job.Motor, "--help", 60);
+        Assert.True(r.ExitCode == 0, r.ToString());
+        Assert.Contains("Usage: motor [options] <app.dll>", r.Output);
+        foreach (string option in new[] { "--thread-level", "--runtime-property", "--no-gc-extension", "--gc", "--dotnet-root", "--version" })
+            Assert.Contains(option, r.Output);
+    }
+
+    [Theory]
+    [InlineData("", "no application given")]
+    [InlineData("--frobnicate app.dll", "unknown option '--frobnicate'")]
+    [InlineData("--thread-level lots app.dll", "thread level 'lots' is not single, funneled, serialized or multiple")]
+    [InlineData("--gc generational app.dll", "--gc 'generational' is not regions or segments")]
+    [InlineData("-p NoEqualsSign app.dll", "runtime property 'NoEqualsSign' is not <name>=<value>")]
+    [InlineData("--thread-level", "option --thread-level needs a value")]
+    public void BadCommandLinesAreUsageErrors(string args, string message)
+    {
+        Job.Result r = Job.Run(Job.Motor, args, 60);
+        Assert.Equal(2, r.ExitCode);
+        Assert.Contains(message, r.Output);
+    }
+
+    [Fact]
+    public void AMissingApplicationIsReported()
+    {
+        Job.Result r = Job.Run(Job.Motor, "/nonexistent/App.dll", 60);
+        Assert.Equal(5, r.ExitCode);
+        Assert.Contains("application '/nonexistent/App.dll' not found", r.Output);
+    }
+
+    [Fact]
+    public void AMissingRuntimeIsReported()
+    {
+        Job.Result r = Job.Run(Job.Motor, $"--dotnet-root /nonexistent/dotnet {Hello}", 60);
+        Assert.Equal(3, r.ExitCode);
+        Assert.Contains("no .NET runtime found", r.Output);
+        Assert.Contains("/nonexistent/dotnet", r.Output);
+    }
+
+    [Fact]
+    public void AMissingMpiLibraryIsReported()
+    {
+        var env = new Dictionary<string, string> { ["MOTOR_MPI_LIBRARY"] = "/nonexistent/libmpi.so.12" };
+        Job.Result r = Job.Run(Job.Motor, Hello, 60, env);
+        Assert.Equal(4, r.ExitCode);
+        Assert.Contains("no usable MPI library", r.Output);
+        Assert.Contains("/nonexistent/libmpi.so.12", r.Output);
+        Assert.DoesNotContain("Hello from rank", r.Output);
+
+        Job.Result v = Job.Run(Job.Motor, "--version", 60, env);
+        Assert.Equal(1, v.ExitCode);
+        Assert.Contains("MPI library: not found", v.Output);
+    }
+
+    [Fact]
+    public void MainsExitCodeIsTheProcessExitCode()
+    {
+        Job.Result usage = Job.Mpi(1, Scenarios, "no-such-scenario", hosted: true);
+        Assert.Equal(2, usage.ExitCode); // Main returned 2
+        Assert.Contains("usage: Scenarios <name>", usage.Output);
+
+        Job.Result exit = Job.Mpi(2, Scenarios, "environment-exit", hosted: true, timeoutSeconds: 60);
+        Assert.False(exit.TimedOut, exit.ToString());
+        Assert.Equal(3, exit.ExitCode);
+        Assert.Contains("PASS environment-exit rank 0", exit.Output);
+        Assert.Contains("PASS environment-exit rank 1", exit.Output);
+    }
+
+    [Theory]
+    [InlineData("unhandled", false)]            // thrown on a thread of rank 1 while rank 0 waits in Recv
+    [InlineData("unhandled", true)]
+    [InlineData("unhandled-before-mpi", true)]  // thrown in Main before the program touches MPI (motor's startup hook)
+    public void AnUnhandledExceptionAbortsTheJob(string scenario, bool hosted)
+    {
+        Job.Result r = Job.Mpi(2, Scenarios, scenario, timeoutSeconds: 60, hosted: hosted);
+        Assert.False(r.TimedOut, $"the job hung after an unhandled exception:\n{r}");
+        Assert.NotEqual(0, r.ExitCode);
+        Assert.Contains("[rank 1] Unhandled exception", r.Output);
+        Assert.Contains("boom", r.Output);
+        Assert.DoesNotContain("must not get past", r.Output);
+    }
+
+    [Theory]
+    [InlineData("", 2)]
+    [InlineData("--thread-level multiple", 2)]
+    [InlineData("--no-gc-extension", 1)]
+    public void TheAppRunsOnTheVmsCore(string options, int ranks) =>
+        Job.Scenario("hosted-binding", ranks, hosted: true, motorOptions: options);
+
+    [Fact]
+    public void ThreadLevelOptionReachesTheProgram()
+    {
+        Job.Result r = Job.Mpi(1, Hello, hosted: true, motorOptions: "--thread-level=serialized");
+        Assert.True(r.ExitCode == 0, r.ToString());
+        Assert.Contains("(motor VM, thread level Serialized)", r.Output);
+    }
+
+    [Fact]
+    public void RuntimePropertiesArePassedThrough()
+    {
+        // Server GC through -p: the program sees it, and the GC extension still
+        // pins in-flight buffers (it reports them once, from heap 0).
+        Job.Result r = Job.Scenario("gc-pins-in-flight", 2, hosted: true, motorOptions: "-p System.GC.Server=true");
+        Assert.Contains("server GC: True", r.Output);
+    }
+}
