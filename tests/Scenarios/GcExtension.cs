@@ -105,6 +105,7 @@ internal static class GcExtension
         {
             c.Recv<int>(0, 6);
             c.Send(Enumerable.Range(0, 256).ToArray(), 0, 5);
+            c.Send(1, 0, 7); // after the data, on the same channel
             c.Barrier();
             return;
         }
@@ -123,11 +124,16 @@ internal static class GcExtension
         else
             Check.Equal(0L, inFlight.PinnedAtLastMark, "without the extension nothing is reported at mark");
         c.Send(1, 1, 6);
+        c.Recv<int>(1, 7); // the data has arrived; the request is not waited on yet
+        long released = Mpi.GetStatistics().ReleasedAtMark;
+        CompactAll();
+        MpiStatistics afterMark = Mpi.GetStatistics();
+        Check.Equal(0L, afterMark.PinnedAtLastMark, "a completed receive is not pinned at the next mark, even before Wait");
+        if (expectExtension)
+            Check.Equal(released + 1, afterMark.ReleasedAtMark, "the mark found the receive complete and released its buffer");
         Status st = r.Wait();
         Check.Equal(256, st.GetCount<int>(), "elements received");
         Check.Sequence<int>(Enumerable.Range(0, 256).ToArray(), buffer, "data received into the buffer");
-        CompactAll();
-        Check.Equal(0L, Mpi.GetStatistics().PinnedAtLastMark, "nothing is pinned once the receive completed");
         GC.KeepAlive(control);
         c.Barrier();
     }
