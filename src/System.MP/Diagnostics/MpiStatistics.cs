@@ -32,6 +32,9 @@ public readonly struct MpiStatistics
     /// <summary>Buffers the GC extension reported as pinned at the last GC mark.</summary>
     public long PinnedAtLastMark { get; init; }
 
+    /// <summary>Buffers reported as pinned, summed over all GC marks.</summary>
+    public long PinnedTotal { get; init; }
+
     /// <summary>Buffers released at a mark: their operation had completed, so they were no longer pinned.</summary>
     public long ReleasedAtMark { get; init; }
 
@@ -54,6 +57,7 @@ public readonly struct MpiStatistics
             BuffersRegistered = (long)s.Registered,
             GcScans = (long)s.GcScans,
             PinnedAtLastMark = (long)s.PinnedLastMark,
+            PinnedTotal = (long)s.PinnedTotal,
             ReleasedAtMark = (long)s.ReleasedAtMark,
             ActiveRequests = (long)s.ActiveRequests,
             GcExtensionActive = s.GcExtension != 0,
