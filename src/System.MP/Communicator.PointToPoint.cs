@@ -14,6 +14,7 @@ public unsafe partial class Communicator
     /// <param name="buffer">The elements to send.</param>
     /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe void Send<T>(T[] buffer, int dest, int tag) where T : unmanaged
     {
         if (buffer is null)
@@ -31,6 +32,7 @@ public unsafe partial class Communicator
     /// <param name="count">Number of elements to send.</param>
     /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe void Send<T>(T[] buffer, int offset, int count, int dest, int tag) where T : unmanaged
     {
         CheckSlice(buffer, offset, count, nameof(buffer));
@@ -45,6 +47,7 @@ public unsafe partial class Communicator
     /// <param name="buffer">The elements to send.</param>
     /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe void Send<T>(ReadOnlySpan<T> buffer, int dest, int tag) where T : unmanaged
     {
         int h = Handle;
@@ -58,6 +61,7 @@ public unsafe partial class Communicator
     /// <param name="value">The value to send.</param>
     /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe void Send<T>(T value, int dest, int tag) where T : unmanaged
     {
         int h = Handle;
@@ -73,6 +77,7 @@ public unsafe partial class Communicator
     /// <param name="buffer">The elements to send.</param>
     /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe void SyncSend<T>(T[] buffer, int dest, int tag) where T : unmanaged
     {
         if (buffer is null)
@@ -90,6 +95,7 @@ public unsafe partial class Communicator
     /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
     /// <returns>Who sent it, its tag and how much arrived.</returns>
     /// <exception cref="MessageTruncatedException">The message was longer than the array; only the array was written.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe Status Recv<T>(T[] buffer, int source, int tag) where T : unmanaged
     {
         if (buffer is null)
@@ -109,6 +115,7 @@ public unsafe partial class Communicator
     /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
     /// <returns>Who sent it, its tag and how much arrived.</returns>
     /// <exception cref="MessageTruncatedException">The message was longer than <paramref name="count"/> elements.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe Status Recv<T>(T[] buffer, int offset, int count, int source, int tag) where T : unmanaged
     {
         CheckSlice(buffer, offset, count, nameof(buffer));
@@ -125,6 +132,7 @@ public unsafe partial class Communicator
     /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
     /// <returns>Who sent it, its tag and how much arrived.</returns>
     /// <exception cref="MessageTruncatedException">The message was longer than the span.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe Status Recv<T>(Span<T> buffer, int source, int tag) where T : unmanaged
     {
         int h = Handle;
@@ -147,6 +155,7 @@ public unsafe partial class Communicator
     /// <param name="status">Who sent it and with which tag.</param>
     /// <returns>The value; default when <paramref name="source"/> is <see cref="Mpi.ProcNull"/>.</returns>
     /// <exception cref="MpiException">The message was shorter than one value.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe T Recv<T>(int source, int tag, out Status status) where T : unmanaged
     {
         int h = Handle;
@@ -170,6 +179,7 @@ public unsafe partial class Communicator
     /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="recvTag">Tag of the incoming message, or <see cref="Mpi.AnyTag"/>.</param>
     /// <returns>The status of the receive.</returns>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe Status SendRecv<T>(T[] sendBuffer, int dest, int sendTag,
                                      T[] recvBuffer, int source, int recvTag) where T : unmanaged
     {
@@ -208,6 +218,7 @@ public unsafe partial class Communicator
     /// <summary>Waits until a matching message is pending and returns its status, without receiving it (MPI_Probe).</summary>
     /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe Status Probe(int source, int tag)
     {
         int h = Handle;
@@ -232,6 +243,7 @@ public unsafe partial class Communicator
     /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
     /// <param name="status">The pending message's status when the result is true.</param>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe bool IProbe(int source, int tag, out Status status)
     {
         int h = Handle;
@@ -295,6 +307,7 @@ public unsafe partial class Communicator
     /// <param name="buffer">The elements to send.</param>
     /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public Request ISend<T>(T[] buffer, int dest, int tag) where T : unmanaged
     {
         if (buffer is null)
@@ -308,6 +321,7 @@ public unsafe partial class Communicator
     /// <param name="count">Number of elements to send.</param>
     /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public Request ISend<T>(T[] buffer, int offset, int count, int dest, int tag) where T : unmanaged
     {
         CheckSlice(buffer, offset, count, nameof(buffer));
@@ -321,6 +335,7 @@ public unsafe partial class Communicator
     /// <param name="buffer">Where the message goes.</param>
     /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public Request IRecv<T>(T[] buffer, int source, int tag) where T : unmanaged
     {
         if (buffer is null)
@@ -334,6 +349,7 @@ public unsafe partial class Communicator
     /// <param name="count">Capacity in elements.</param>
     /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public Request IRecv<T>(T[] buffer, int offset, int count, int source, int tag) where T : unmanaged
     {
         CheckSlice(buffer, offset, count, nameof(buffer));

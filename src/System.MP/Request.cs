@@ -91,6 +91,7 @@ public sealed unsafe class Request : IDisposable
     /// <summary>True once the operation has completed (tests it when not yet known).</summary>
     public bool IsCompleted => _handle == CoreConst.ReqNull || Test(out _);
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static unsafe Request PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, int comm, int mode)
         where T : unmanaged
     {
@@ -109,6 +110,7 @@ public sealed unsafe class Request : IDisposable
         return Posted(rc, req, pin);
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static unsafe Request PostRecv<T>(T[] buffer, int offset, int count, int source, int tag, int comm)
         where T : unmanaged
     {
@@ -131,6 +133,7 @@ public sealed unsafe class Request : IDisposable
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static unsafe void* ObjectAddress<T>(ref T[] array) => (void*)Unsafe.As<T[], nint>(ref array);
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static Request Posted(int rc, int req, GCHandle pin)
     {
         if (rc < 0)
@@ -148,6 +151,7 @@ public sealed unsafe class Request : IDisposable
     /// <summary>Waits for the operation to complete (MPI_Wait).</summary>
     /// <returns>The operation's status (for a receive: source, tag, size).</returns>
     /// <exception cref="MessageTruncatedException">A receive got a message longer than its buffer.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe Status Wait()
     {
         int h = ActiveHandle();
@@ -165,6 +169,7 @@ public sealed unsafe class Request : IDisposable
     /// <summary>Tests whether the operation completed, without waiting (MPI_Test).</summary>
     /// <param name="status">The status when the result is true.</param>
     /// <exception cref="MessageTruncatedException">A receive got a message longer than its buffer.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe bool Test(out Status status)
     {
         int h = ActiveHandle();
@@ -203,6 +208,7 @@ public sealed unsafe class Request : IDisposable
     /// Gives up the request without waiting (MPI_Request_free): the operation
     /// still completes, and its buffer is released when it does.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public void Dispose()
     {
         if (_disposed)
@@ -280,6 +286,7 @@ public sealed unsafe class Request : IDisposable
         return _handle;
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private Status Finish(int rc, Status st)
     {
         Exception? error = rc < 0 ? ThrowHelper.CoreException(rc) : null;
@@ -297,6 +304,7 @@ public sealed unsafe class Request : IDisposable
     /// <param name="requests">The requests; completed ones contribute their stored status.</param>
     /// <returns>The statuses, in the order of <paramref name="requests"/>.</returns>
     /// <exception cref="MessageTruncatedException">A receive was truncated (after all requests completed).</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static unsafe Status[] WaitAll(params Request[] requests)
     {
         int[] handles = Handles(requests);
@@ -315,6 +323,7 @@ public sealed unsafe class Request : IDisposable
 
     /// <summary>Tests whether every request completed (MPI_Testall); completes them all when so.</summary>
     /// <param name="requests">The requests.</param>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static unsafe bool TestAll(Request[] requests)
     {
         int[] handles = Handles(requests);
@@ -333,6 +342,7 @@ public sealed unsafe class Request : IDisposable
     /// <param name="requests">The requests; already completed ones are skipped.</param>
     /// <param name="status">The status of the one that completed.</param>
     /// <returns>Its index, or <see cref="Mpi.Undefined"/> when none was still pending.</returns>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static unsafe int WaitAny(Request[] requests, out Status status)
     {
         int[] handles = Handles(requests);
@@ -365,6 +375,7 @@ public sealed unsafe class Request : IDisposable
         return rc;
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static int[] Handles(Request[] requests)
     {
         ArgumentNullException.ThrowIfNull(requests);
@@ -377,6 +388,7 @@ public sealed unsafe class Request : IDisposable
         return handles;
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static Status[] FinishAll(Request[] requests, int[] handles, Status[] statuses, int rc)
     {
         Exception? error = rc < 0 ? ThrowHelper.CoreException(rc) : null;
