@@ -343,6 +343,8 @@ public static unsafe class Mpi
         }
     }
 
+    private const int AbortOutputGraceMs = 300;
+
     private static unsafe void OnUnhandledException(object? sender, UnhandledExceptionEventArgs e)
     {
         if (s_state != StateReady)
@@ -351,6 +353,9 @@ public static unsafe class Mpi
         Core.CommRank(CoreConst.CommWorld, &rank);
         Console.Error.WriteLine(SR.Format(SR.Unhandled, rank, e.ExceptionObject));
         Console.Error.Flush();
+        // The launcher forwards output through a pipe and stops reading it once
+        // the abort reaches it: give it a moment to pass the report on.
+        Thread.Sleep(AbortOutputGraceMs);
         Core.Abort(CoreConst.CommWorld, 1);
     }
 }
