@@ -115,6 +115,21 @@ public static unsafe class Mpi
         }
     }
 
+    /// <summary>
+    /// Allocates an array on the pinned object heap for use as a message
+    /// buffer.  It never moves, so nonblocking operations on it need no pin of
+    /// any kind (no GCHandle under plain dotnet, no in-flight registration
+    /// under motor).  Worth it for buffers reused by many nonblocking
+    /// operations; any other array works too.
+    /// </summary>
+    /// <param name="length">Number of elements.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="length"/> is negative.</exception>
+    public static T[] AllocatePinned<T>(int length) where T : unmanaged
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(length);
+        return PinnedBuffers.Allocate<T>(length);
+    }
+
     /// <summary>A snapshot of this process's message-passing counters (also published as the meter "System.MP").</summary>
     public static MpiStatistics GetStatistics()
     {

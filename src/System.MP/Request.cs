@@ -57,19 +57,19 @@ public sealed unsafe class Request : IDisposable
     internal static Request PostCollective<T>(int comm, CollDesc* d, T[]? send, T[]? recv) where T : unmanaged
     {
         int req = 0, rc;
-        if (s_registerBuffers)
+        bool sendImmobile = send is not { Length: > 0 } || PinnedBuffers.Contains(send);
+        bool recvImmobile = recv is not { Length: > 0 } || PinnedBuffers.Contains(recv);
+        if (s_registerBuffers || (sendImmobile && recvImmobile))
         {
             fixed (T* s = send)
             fixed (T* r = recv)
             {
                 d->SendBuf = s;
                 d->RecvBuf = r;
-                rc = Core.CollPost(comm, d, send is { Length: > 0 } ? ObjectAddress(ref send!) : null,
-                                   recv is { Length: > 0 } ? ObjectAddress(ref recv!) : null, &req);
+                rc = Core.CollPost(comm, d, sendImmobile ? null : ObjectAddress(ref send!),
+                                   recvImmobile ? null : ObjectAddress(ref recv!), &req);
             }
-            if (rc < 0)
-                ThrowHelper.ThrowCore(rc);
-            return new Request(req, default);
+            return Posted(rc, req, default);
         }
         GCHandle ps = send is { Length: > 0 } ? GCHandle.Alloc(send, GCHandleType.Pinned) : default;
         GCHandle pr = recv is { Length: > 0 } ? GCHandle.Alloc(recv, GCHandleType.Pinned) : default;
@@ -88,6 +88,9 @@ public sealed unsafe class Request : IDisposable
         return new Request(req, ps, pr);
     }
 
+    /// <summary>True while this request holds a pinned GCHandle on a buffer (library mode, movable arrays).</summary>
+    internal bool HoldsPin => _pin.IsAllocated || _pin2.IsAllocated;
+
     /// <summary>True once the operation has completed (tests it when not yet known).</summary>
     public bool IsCompleted => _handle == CoreConst.ReqNull || Test(out _);
 
@@ -97,32 +100,31 @@ public sealed unsafe class Request : IDisposable
     {
         long bytes = (long)count * sizeof(T);
         int req = 0, rc;
-        if (s_registerBuffers)
+        bool immobile = PinnedBuffers.Contains(buffer);
+        if (s_registerBuffers || immobile)
         {
+            // Under `fixed` until the posting call has registered the array
+            // (or it never moves at all).
             fixed (T* p = buffer)
-                rc = Core.ISend(p + offset, bytes, dest, tag, comm, mode, ObjectAddress(ref buffer), &req);
-            if (rc < 0)
-                ThrowHelper.ThrowCore(rc);
-            return new Request(req, default);
+                rc = Core.ISend(p + offset, bytes, dest, tag, comm, mode, immobile ? null : ObjectAddress(ref buffer), &req);
+            return Posted(rc, req, default);
         }
         GCHandle pin = count > 0 ? GCHandle.Alloc(buffer, GCHandleType.Pinned) : default;
         rc = Core.ISend(count > 0 ? (T*)pin.AddrOfPinnedObject() + offset : null, bytes, dest, tag, comm, mode, null, &req);
         return Posted(rc, req, pin);
     }
 
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static unsafe Request PostRecv<T>(T[] buffer, int offset, int count, int source, int tag, int comm)
         where T : unmanaged
     {
         long bytes = (long)count * sizeof(T);
         int req = 0, rc;
-        if (s_registerBuffers)
+        bool immobile = PinnedBuffers.Contains(buffer);
+        if (s_registerBuffers || immobile)
         {
             fixed (T* p = buffer)
-                rc = Core.IRecv(p + offset, bytes, source, tag, comm, ObjectAddress(ref buffer), &req);
-            if (rc < 0)
-                ThrowHelper.ThrowCore(rc);
-            return new Request(req, default);
+                rc = Core.IRecv(p + offset, bytes, source, tag, comm, immobile ? null : ObjectAddress(ref buffer), &req);
+            return Posted(rc, req, default);
         }
         GCHandle pin = count > 0 ? GCHandle.Alloc(buffer, GCHandleType.Pinned) : default;
         rc = Core.IRecv(count > 0 ? (T*)pin.AddrOfPinnedObject() + offset : null, bytes, source, tag, comm, null, &req);

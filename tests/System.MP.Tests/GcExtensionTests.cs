@@ -38,6 +38,12 @@ public class GcExtensionTests
     public void AnInFlightBufferKeepsItsAddressAndIsReportedAtMark(bool hosted, string motorOptions) =>
         Job.Scenario("gc-pins-in-flight", 2, hosted: hosted, motorOptions: motorOptions);
 
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void PinnedHeapBuffersAreNeitherPinnedNorRegistered(bool hosted) =>
+        Job.Scenario("pinned-heap-buffers", 2, hosted: hosted);
+
     [Fact]
     public void ADroppedRequestLeaksNeitherItsBufferNorItsSlotUnderMotor() =>
         Job.Scenario("dropped-request", 2, hosted: true);

@@ -23,6 +23,22 @@ public class SingleRankTests
     }
 
     [Fact]
+    public void PinnedHeapBuffersNeedNoPin()
+    {
+        int[] poh = Mpi.AllocatePinned<int>(64), ordinary = new int[64];
+        Assert.Throws<ArgumentOutOfRangeException>(() => Mpi.AllocatePinned<byte>(-1));
+        Request r1 = World.IRecv(poh, 0, 31), r2 = World.IRecv(ordinary, 0, 32);
+        Assert.False(r1.HoldsPin, "a pinned-heap buffer needs no GCHandle");
+        Assert.True(r2.HoldsPin, "an ordinary array is held by a GCHandle in library mode");
+        using (World.ISend(Enumerable.Range(0, 64).ToArray(), 0, 31))
+        using (World.ISend(Enumerable.Range(100, 64).ToArray(), 0, 32))
+            Request.WaitAll(r1, r2);
+        Assert.Equal(Enumerable.Range(0, 64), poh);
+        Assert.Equal(Enumerable.Range(100, 64), ordinary);
+        Assert.False(r2.HoldsPin, "the pin is released at completion");
+    }
+
+    [Fact]
     public void EnvironmentQueries()
     {
         _ = World;

@@ -1,0 +1,30 @@
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+namespace System.MP;
+
+/// <summary>
+/// Arrays allocated on the pinned object heap by <see cref="Mpi.AllocatePinned{T}"/>.
+/// They never move, so nonblocking operations on them need no pin: no GCHandle
+/// under plain dotnet, no in-flight registration under motor.  The runtime has
+/// no public way to ask whether an arbitrary array lives on the pinned object
+/// heap, so only arrays allocated here are known; the table holds them weakly.
+/// </summary>
+internal static class PinnedBuffers
+{
+    private static readonly ConditionalWeakTable<Array, object?> s_table = new();
+    private static int s_any;
+
+    internal static T[] Allocate<T>(int length) where T : unmanaged
+    {
+        var array = GC.AllocateArray<T>(length, pinned: true);
+        s_table.AddOrUpdate(array, null);
+        Volatile.Write(ref s_any, 1);
+        return array;
+    }
+
+    /// <summary>True for an array that can never move (one cheap load when none was ever allocated).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static bool Contains(Array? array) =>
+        Volatile.Read(ref s_any) != 0 && array is not null && s_table.TryGetValue(array, out _);
+}
