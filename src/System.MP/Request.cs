@@ -235,36 +235,73 @@ public sealed unsafe class Request : IDisposable
         if (h == CoreConst.ReqNull)
             return;
         _handle = CoreConst.ReqNull;
+        // The core owns completion: it frees the slot once it sees the
+        // operation done (in a later wait, a sweep, or at a GC mark under
+        // motor).  This touches no MPI state, so the finalizer thread may call it.
+        Core.ReqOrphan(h);
         if (_pin.IsAllocated || _pin2.IsAllocated)
         {
-            // The finalizer thread must not call MPI: a user thread tests it later.
             s_orphans.Enqueue((h, _pin, _pin2));
-            Interlocked.Increment(ref s_orphanCount);
-        }
-        else
-        {
-            Core.ReqOrphan(h); // the core frees it once complete (any thread)
+            if (Interlocked.Increment(ref s_orphanCount) == 1)
+                GcSweep.Arm();
         }
     }
 
-    /// <summary>Completes dropped library-mode requests whose operation has finished, releasing their pins.</summary>
-    internal static unsafe void SweepOrphans()
+    /// <summary>
+    /// On a user thread: lets the core complete dropped requests (MPI_Test),
+    /// then releases the pins of those it freed.
+    /// </summary>
+    internal static void SweepOrphans()
+    {
+        Core.ReqSweep();
+        ReleaseCompletedOrphans();
+    }
+
+    /// <summary>Frees the pins of dropped requests the core has finished with; calls no MPI (any thread).</summary>
+    private static void ReleaseCompletedOrphans()
     {
         for (int n = s_orphans.Count; n > 0 && s_orphans.TryDequeue(out var o); n--)
         {
-            Status st;
-            if (Core.ReqTest(o.Handle, &st) != 0)
-            {
-                if (o.Pin.IsAllocated)
-                    o.Pin.Free();
-                if (o.Pin2.IsAllocated)
-                    o.Pin2.Free();
-                Interlocked.Decrement(ref s_orphanCount);
-            }
-            else
+            if (Core.ReqLive(o.Handle) != 0)
             {
                 s_orphans.Enqueue(o);
+                continue;
             }
+            if (o.Pin.IsAllocated)
+                o.Pin.Free();
+            if (o.Pin2.IsAllocated)
+                o.Pin2.Free();
+            Interlocked.Decrement(ref s_orphanCount);
+        }
+    }
+
+    /// <summary>
+    /// The GC-triggered sweep of library mode: an object that is finalized after
+    /// each GC that finds it unreachable (re-registering itself while dropped
+    /// requests hold pins), so pins of completed orphans are released even
+    /// when the program makes no further nonblocking calls.
+    /// </summary>
+    private sealed class GcSweep
+    {
+        private static int s_armed;
+
+        internal static void Arm()
+        {
+            if (Interlocked.Exchange(ref s_armed, 1) == 0)
+                _ = new GcSweep();
+        }
+
+        ~GcSweep()
+        {
+            ReleaseCompletedOrphans();
+            if (Volatile.Read(ref s_orphanCount) != 0 && !Environment.HasShutdownStarted)
+            {
+                GC.ReRegisterForFinalize(this);
+                return;
+            }
+            Volatile.Write(ref s_armed, 0);
+            if (Volatile.Read(ref s_orphanCount) != 0)
+                Arm(); // an orphan arrived meanwhile
         }
     }
 

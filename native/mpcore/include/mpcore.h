@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the table layout or any signature changes. */
-#define MP_ABI_VERSION 2
+#define MP_ABI_VERSION 3
 
 /* ---- Errors: one table, X-macro generated (names, codes, messages). ---- */
 #define MP_ERROR_MAP(X)                                                              \
@@ -260,6 +260,10 @@ MP_API int mp_req_orphan(mp_req_t req);
 /* [fast] Completes orphaned requests that have finished; returns how many are
  * still pending. Called by the core itself on every wait. */
 MP_API int mp_req_sweep(void);
+/* [fast][any thread] 1 while the request's slot is live, 0 once the core has
+ * freed it (completed and finished, or an orphan the core saw complete).
+ * Touches no MPI state: a finalizer or GC callback may ask. */
+MP_API int mp_req_live(mp_req_t req);
 /* [fast] Returns 1 when all n completed (all freed, statuses filled), else 0
  * (none freed).  MP_REQ_NULL entries count as complete with an empty status. */
 MP_API int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses);
@@ -454,6 +458,7 @@ typedef struct mp_table {
     int (*unpublish_name)(const char *, const char *);
     int (*lookup_name)(const char *, char *, int);
     void (*stats)(mp_stats_t *);
+    int (*req_live)(mp_req_t);
 } mp_table_t;
 
 /* [fast][any thread] The core's call table (static storage). */

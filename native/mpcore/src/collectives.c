@@ -334,6 +334,7 @@ int mp_coll_run(mp_comm_t comm, const mp_coll_t *c)
         return mp_fail(MP_EINVAL, "collective descriptor is NULL");
     mp_blocking_enter();
     rc = run(ce, c, NULL);
+    mp_sweep_orphans();
     mp_blocking_leave();
     return rc;
 }

@@ -88,6 +88,17 @@ void mp_coll_cleanup(void);
 /* ---- blocking-call bracket (requests.c): lets the GC extension call MPI
  * only while no thread is inside a blocking MPI call ---- */
 void mp_blocking_enter(void);
+
+/* Completes finished orphans when there are any (one relaxed load otherwise).
+ * Blocking calls run it inside the blocking bracket, so a program that only
+ * makes blocking calls still releases requests it dropped. */
+extern _Atomic int mp_g_orphans;
+MP_API int mp_req_sweep(void);
+static inline void mp_sweep_orphans(void)
+{
+    if (MP_UNLIKELY(atomic_load_explicit(&mp_g_orphans, memory_order_relaxed)))
+        mp_req_sweep();
+}
 void mp_blocking_leave(void);
 
 /* A simple test-and-set spinlock for short critical sections. */

@@ -38,7 +38,7 @@ static slot_t *g_chunks[SLOT_MAX_CHUNKS];
 static _Atomic int g_nslots;      /* high-water mark of slots ever used */
 static int g_free_head = -1;
 static _Atomic int g_active;      /* slots not FREE */
-static _Atomic int g_orphans;     /* ACTIVE slots whose owner is gone */
+_Atomic int mp_g_orphans;        /* ACTIVE slots whose owner is gone */
 static mp_spin_t g_slot_lock = MP_SPIN_INIT;
 
 /* GC statistics and the mark snapshot reused by the relocate pass. */
@@ -225,14 +225,6 @@ static int post_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t co
                         "MPI_Irecv_c");
 }
 
-/* Completes finished orphans when there are any (one relaxed load otherwise).
- * Callers in preemptive mode call it inside the blocking bracket. */
-static inline void sweep_orphans(void)
-{
-    if (MP_UNLIKELY(atomic_load_explicit(&g_orphans, memory_order_relaxed)))
-        mp_req_sweep();
-}
-
 /* The status of a receive from ProcNull (MPI-4.0 3.11): source ProcNull,
  * tag AnyTag, count 0.  Such operations never reach the MPI library. */
 void mp_status_proc_null(mp_status_t *st)
@@ -292,7 +284,7 @@ int mp_token_wait(mp_token_t token, mp_status_t *status)
     int rc;
     mp_blocking_enter();
     rc = pal_mpi.Wait(&r, &st);
-    sweep_orphans();
+    mp_sweep_orphans();
     mp_blocking_leave();
     if (status)
         mp_status_from_mpi(&st, status);
@@ -395,7 +387,7 @@ int mp_req_wait(mp_req_t req, mp_status_t *status)
         atomic_fetch_or(&s->flags, SLOT_WAITING);
         mp_blocking_enter();
         rc = pal_mpi.Wait(&s->mpi, &st);
-        sweep_orphans();
+        mp_sweep_orphans();
         mp_blocking_leave();
         slot_complete(s, MP_MPI_CHECK(rc, "MPI_Wait"), &st);
     }
@@ -426,22 +418,28 @@ int mp_req_orphan(mp_req_t req)
     if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_DONE)
         slot_free(s, idx);
     else
-        atomic_fetch_add(&g_orphans, 1);
+        atomic_fetch_add(&mp_g_orphans, 1);
     return 0;
+}
+
+int mp_req_live(mp_req_t req)
+{
+    int idx;
+    return slot_get(req, &idx) != NULL;
 }
 
 int mp_req_sweep(void)
 {
     int n = atomic_load_explicit(&g_nslots, memory_order_acquire), left = 0;
-    if (!atomic_load(&g_orphans) || !mp_ready())
-        return atomic_load(&g_orphans);
+    if (!atomic_load(&mp_g_orphans) || !mp_ready())
+        return atomic_load(&mp_g_orphans);
     for (int i = 0; i < n; i++) {
         slot_t *s = slot_at(i);
         if ((atomic_load(&s->flags) & (SLOT_ORPHANED | SLOT_WAITING)) != SLOT_ORPHANED ||
             atomic_load(&s->state) != SLOT_ACTIVE)
             continue;
         if (slot_poll(s)) {
-            atomic_fetch_sub(&g_orphans, 1);
+            atomic_fetch_sub(&mp_g_orphans, 1);
             slot_free(s, i);
         } else {
             left++;
@@ -531,7 +529,7 @@ int mp_req_waitany(int n, const mp_req_t *reqs, mp_status_t *status)
                 continue;
             s = slot_get(reqs[i], &idx);
             if (atomic_load(&s->state) == SLOT_DONE || slot_poll(s)) {
-                sweep_orphans();
+                mp_sweep_orphans();
                 mp_blocking_leave();
                 finish(s, idx, status); /* its result is in status->error */
                 return i;
@@ -608,7 +606,7 @@ static int gc_mark(int pass, mp_gc_report_fn report, void *ctx)
             /* Only when no thread is in a blocking call: such a thread may
              * be sweeping orphans itself. */
             if (can_test && state == SLOT_DONE && (atomic_load(&s->flags) & SLOT_ORPHANED)) {
-                atomic_fetch_sub(&g_orphans, 1);
+                atomic_fetch_sub(&mp_g_orphans, 1);
                 slot_free(s, i);
             }
             continue;

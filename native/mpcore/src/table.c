@@ -83,6 +83,7 @@ static const mp_table_t k_table = {
     .unpublish_name = mp_unpublish_name,
     .lookup_name = mp_lookup_name,
     .stats = mp_stats,
+    .req_live = mp_req_live,
 };
 
 const mp_table_t *mp_core_table(void)

@@ -45,6 +45,7 @@ internal static unsafe class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> ReqCancel;
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> ReqOrphan;
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int> ReqSweep;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> ReqLive;
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, Status*, int> ReqTestAll;
     internal static readonly delegate* unmanaged[Cdecl]<int, int*, Status*, int> ReqWaitAll;
     internal static readonly delegate* unmanaged[Cdecl]<int, int*, Status*, int> ReqWaitAny;
@@ -138,6 +139,7 @@ internal static unsafe class Core
         ReqCancel = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqCancel;
         ReqOrphan = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqOrphan;
         ReqSweep = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)t->ReqSweep;
+        ReqLive = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqLive;
         ReqTestAll = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, Status*, int>)t->ReqTestAll;
         ReqWaitAll = (delegate* unmanaged[Cdecl]<int, int*, Status*, int>)t->ReqWaitAll;
         ReqWaitAny = (delegate* unmanaged[Cdecl]<int, int*, Status*, int>)t->ReqWaitAny;

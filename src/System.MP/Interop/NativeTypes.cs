@@ -41,9 +41,10 @@ internal struct CoreTable
     internal nint CommGroup, GroupSize, GroupRank, GroupSetop, GroupSelect, GroupTranslate, GroupCompare, GroupFree, CommCreate, CommCompare, CommSplitType, CommSetName, CommGetName, CartCreate, CartNdims, CartGet, CartRank, CartCoords, CartShift, CartSub, DimsCreate;
     internal nint CommRemoteSize, CommIsInter, IntercommCreate, IntercommMerge, CommSpawn, CommGetParent, OpenPort, ClosePort, CommAccept, CommConnect, CommDisconnect, PublishName, UnpublishName, LookupName;
     internal nint Stats;
+    internal nint ReqLive;
 
     /// <summary>MP_ABI_VERSION this assembly was written against.</summary>
-    internal const uint ExpectedAbiVersion = 2;
+    internal const uint ExpectedAbiVersion = 3;
 }
 
 /// <summary>mpcore's thread levels, send modes and states.</summary>
