@@ -111,6 +111,32 @@ public class HostTests
         Job.Scenario("hosted-binding", ranks, hosted: true, motorOptions: options);
 
     [Fact]
+    public void SystemMpShipsWithTheVm()
+    {
+        // An app folder with neither System.MP.dll nor libmpcore.so (nor a
+        // deps.json naming them): motor supplies its own System.MP.
+        string dir = Directory.CreateTempSubdirectory("motor-app-").FullName;
+        try
+        {
+            string src = Path.GetDirectoryName(Hello)!;
+            foreach (string f in new[] { "Hello.dll", "Hello.runtimeconfig.json" })
+                File.Copy(Path.Combine(src, f), Path.Combine(dir, f));
+            Job.Result r = Job.Mpi(1, Path.Combine(dir, "Hello.dll"), hosted: true);
+            Assert.True(r.ExitCode == 0, r.ToString());
+            Assert.Contains("Hello from rank 0 of 1", r.Output);
+            Assert.Contains("(motor VM, thread level", r.Output);
+
+            Job.Result plain = Job.Mpi(1, Path.Combine(dir, "Hello.dll"));
+            Assert.NotEqual(0, plain.ExitCode); // plain dotnet cannot find System.MP there
+            Assert.Contains("System.MP", plain.Output);
+        }
+        finally
+        {
+            Directory.Delete(dir, recursive: true);
+        }
+    }
+
+    [Fact]
     public void ThreadLevelOptionReachesTheProgram()
     {
         Job.Result r = Job.Mpi(1, Hello, hosted: true, motorOptions: "--thread-level=serialized");
