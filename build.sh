@@ -5,6 +5,8 @@
 #   ./build.sh build    build only
 #   ./build.sh test     build, then run every test suite; ends with "N passed, N failed"
 #   ./build.sh demo     run the demo (after a build)
+#   ./build.sh bench    build, then run the benchmark suite (perf/bench.sh): CSV, SVG plots
+#                       and a Markdown summary in artifacts/bench
 #
 # Works as root without sudo (CI) and as a user with sudo.
 set -euo pipefail
@@ -119,6 +121,7 @@ case "${1:-all}" in
   build) build ;;
   demo) demo ;;
   test) test_all ;;
+  bench) build; "$ROOT/perf/bench.sh" ;;
   deps) deps ;;
-  *) die "unknown command '$1' (use: ./build.sh [build|test|demo])" ;;
+  *) die "unknown command '$1' (use: ./build.sh [build|test|demo|bench])" ;;
 esac

@@ -1,0 +1,79 @@
+// Micro-benchmarks of Motor's call path (BenchmarkDotNet, in-process, short runs):
+//   dotnet Micro.dll --filter '*' [--artifacts dir]
+using System.MP;
+using System.Runtime.InteropServices;
+using BenchmarkDotNet.Attributes;
+using BenchmarkDotNet.Configs;
+using BenchmarkDotNet.Exporters;
+using BenchmarkDotNet.Jobs;
+using BenchmarkDotNet.Running;
+using BenchmarkDotNet.Toolchains.InProcess.Emit;
+
+var config = ManualConfig.CreateMinimumViable()
+    .AddJob(Job.ShortRun.WithToolchain(InProcessEmitToolchain.Instance))
+    .AddExporter(MarkdownExporter.GitHub);
+BenchmarkSwitcher.FromAssembly(typeof(CallPath).Assembly).Run(args, config);
+
+/// <summary>
+/// One call into the core (mp_state: reads a flag, touches no MPI) by each
+/// way .NET can call native code.  System.MP uses the first for every call
+/// that never waits.
+/// </summary>
+[MemoryDiagnoser]
+public unsafe class CallPath
+{
+    private delegate* unmanaged[Cdecl, SuppressGCTransition]<int> _fast;
+    private delegate* unmanaged[Cdecl]<int> _normal;
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        nint lib = NativeLibrary.Load(Path.Combine(AppContext.BaseDirectory, "libmpcore.so"));
+        nint state = NativeLibrary.GetExport(lib, "mp_state");
+        _fast = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)state;
+        _normal = (delegate* unmanaged[Cdecl]<int>)state;
+    }
+
+    [Benchmark(Baseline = true, Description = "fn ptr + SuppressGCTransition (System.MP fast call)")]
+    public int FastCall() => _fast();
+
+    [Benchmark(Description = "fn ptr with GC transition")]
+    public int NormalCall() => _normal();
+
+    [Benchmark(Description = "DllImport")]
+    public int DllImportCall() => Native.mp_state();
+
+    private static class Native
+    {
+        [DllImport("libmpcore.so")]
+        internal static extern int mp_state();
+    }
+}
+
+/// <summary>The managed and core cost around an operation, with the MPI library out of the way (ProcNull).</summary>
+[MemoryDiagnoser]
+public class Requests
+{
+    private readonly byte[] _buffer = new byte[64];
+    private readonly byte[] _pinned = Mpi.AllocatePinned<byte>(64);
+    private Communicator _world = null!;
+
+    [GlobalSetup]
+    public void Setup() => _world = Communicator.World;
+
+    [Benchmark(Description = "blocking Send (fixed + one fast call)")]
+    public void BlockingSend() => _world.Send(_buffer, Mpi.ProcNull, 0);
+
+    [Benchmark(Description = "ISend + Wait (Request, GCHandle in library mode)")]
+    public Status ISendWait() => _world.ISend(_buffer, Mpi.ProcNull, 0).Wait();
+
+    [Benchmark(Description = "ISend + Wait on a pinned-heap buffer (no pin)")]
+    public Status ISendWaitPinnedHeap() => _world.ISend(_pinned, Mpi.ProcNull, 0).Wait();
+
+    [Benchmark(Description = "IRecv + Test + Status.GetCount")]
+    public int IRecvTest()
+    {
+        _world.IRecv(_buffer, Mpi.ProcNull, 0).Test(out Status st);
+        return st.GetCount<byte>();
+    }
+}

@@ -1,0 +1,252 @@
+// Report: reads perf/bench.sh's raw output (raw/<group>/<series>.<round>.txt,
+// rows "key value" or "name bytes value"), and writes per group a CSV of
+// medians, spread and ratio to C, a log-log SVG plot for size sweeps, and
+// summary.md with every table.
+//
+//   dotnet Report.dll <bench_dir> [rounds] [elapsed_seconds]
+using System.Globalization;
+using System.Runtime.InteropServices;
+using System.Text;
+
+var inv = CultureInfo.InvariantCulture;
+string dir = args.Length > 0 ? args[0] : "artifacts/bench";
+string rounds = args.Length > 1 ? args[1] : "?";
+string elapsed = args.Length > 2 ? args[2] : "?";
+string raw = Path.Combine(dir, "raw");
+if (!Directory.Exists(raw))
+{
+    Console.Error.WriteLine($"Report: no raw results in {raw}");
+    return 1;
+}
+
+var md = new StringBuilder();
+md.AppendLine("# Motor benchmark summary").AppendLine();
+md.AppendLine(inv, $"{DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC; {Environment.ProcessorCount} cores ({CpuModel()}); " +
+                   $"{RuntimeInformation.FrameworkDescription}; {rounds} interleaved rounds per series; suite took {elapsed} s.");
+md.AppendLine().AppendLine("Each cell: median over the rounds, `±` half the spread (max−min) in percent of the median, and in parentheses the ratio to C (the native floor over the same MPI).").AppendLine();
+
+foreach (Group g in Group.Known)
+{
+    string gdir = Path.Combine(raw, g.Name);
+    if (!Directory.Exists(gdir))
+        continue;
+    var table = Table.Load(gdir);
+    if (table.Series.Count == 0)
+        continue;
+    File.WriteAllText(Path.Combine(dir, g.Name + ".csv"), table.Csv(g));
+    md.AppendLine(inv, $"## {g.Title}").AppendLine().AppendLine(g.Description).AppendLine();
+    if (g.Sweep)
+    {
+        File.WriteAllText(Path.Combine(dir, g.Name + ".svg"), Plot.Svg(g, table));
+        md.AppendLine(inv, $"![{g.Title}]({g.Name}.svg)").AppendLine();
+    }
+    md.Append(table.Markdown(g)).AppendLine();
+}
+
+string micro = Path.Combine(raw, "micro");
+if (Directory.Exists(micro))
+{
+    md.AppendLine("## Micro-benchmarks (BenchmarkDotNet)").AppendLine();
+    foreach (string f in Directory.GetFiles(micro, "*-report-github.md", SearchOption.AllDirectories).Order())
+        md.AppendLine(File.ReadAllText(f)).AppendLine();
+}
+File.WriteAllText(Path.Combine(dir, "summary.md"), md.ToString());
+Console.WriteLine(md.ToString());
+return 0;
+
+static string CpuModel()
+{
+    try
+    {
+        string? line = File.ReadLines("/proc/cpuinfo").FirstOrDefault(l => l.StartsWith("model name", StringComparison.Ordinal));
+        return line is null ? "unknown CPU" : line[(line.IndexOf(':') + 1)..].Trim();
+    }
+    catch (IOException)
+    {
+        return "unknown CPU";
+    }
+}
+
+/// <summary>A benchmark group: how to read and show its numbers.</summary>
+internal sealed record Group(string Name, string Title, string Unit, bool HigherIsBetter, bool Sweep, string Description)
+{
+    internal static readonly Group[] Known =
+    [
+        new("latency", "Point-to-point latency", "µs", false, true,
+            "osu_latency methodology: blocking ping-pong between 2 ranks, half round trip; 100 warm-up + 10000 timed iterations up to 8 KiB, 10 + 1000 above (times SCALE)."),
+        new("bandwidth", "Point-to-point bandwidth", "MB/s", true, true,
+            "osu_bw methodology: windows of 64 nonblocking sends/receives and a 4-byte acknowledgement."),
+        new("collectives", "Collectives", "µs", false, false,
+            "Allreduce of one double (8 B), Bcast of 1 MiB, Alltoall of 4 KiB per rank, 2 ranks."),
+        new("objects", "Object transport (Motor Figure 11)", "µs", false, true,
+            "Ping-pong of a linked list holding 4096 data bytes spread over N nodes; round trip including serialization."),
+    ];
+
+    internal string Better => HigherIsBetter ? "higher is better" : "lower is better";
+}
+
+/// <summary>Values per (key, series) over the rounds.</summary>
+internal sealed class Table
+{
+    internal readonly List<string> Keys = [];
+    internal readonly List<string> Series = [];
+    private readonly Dictionary<(string Key, string Series), List<double>> _values = [];
+
+    internal static Table Load(string dir)
+    {
+        var t = new Table();
+        // "C" first: it is the reference.
+        var files = Directory.GetFiles(dir, "*.txt").OrderBy(f => SeriesOf(f) == "C" ? "" : SeriesOf(f), StringComparer.Ordinal).ThenBy(f => f, StringComparer.Ordinal);
+        foreach (string file in files)
+        {
+            string series = SeriesOf(file);
+            if (!t.Series.Contains(series))
+                t.Series.Add(series);
+            foreach (string line in File.ReadLines(file))
+            {
+                string[] p = line.Split((char[]?)null, StringSplitOptions.RemoveEmptyEntries);
+                if (p.Length < 2 || p[0].StartsWith('#'))
+                    continue;
+                string key = p.Length >= 3 ? $"{p[0]} {p[1]}" : p[0];
+                if (!double.TryParse(p[^1], NumberStyles.Float, CultureInfo.InvariantCulture, out double v))
+                    continue;
+                if (!t.Keys.Contains(key))
+                    t.Keys.Add(key);
+                if (!t._values.TryGetValue((key, series), out var list))
+                    t._values[(key, series)] = list = [];
+                list.Add(v);
+            }
+        }
+        return t;
+    }
+
+    private static string SeriesOf(string file)
+    {
+        string name = Path.GetFileNameWithoutExtension(file); // series.round
+        return name[..name.LastIndexOf('.')];
+    }
+
+    internal bool TryGet(string key, string series, out double median, out double spread)
+    {
+        median = spread = 0;
+        if (!_values.TryGetValue((key, series), out var v) || v.Count == 0)
+            return false;
+        var s = v.Order().ToArray();
+        median = s.Length % 2 == 1 ? s[s.Length / 2] : (s[s.Length / 2 - 1] + s[s.Length / 2]) / 2;
+        spread = median == 0 ? 0 : (s[^1] - s[0]) / 2 / median;
+        return true;
+    }
+
+    internal int Count(string key, string series) => _values.TryGetValue((key, series), out var v) ? v.Count : 0;
+
+    internal double? Ratio(string key, string series) =>
+        TryGet(key, series, out double m, out _) && TryGet(key, "C", out double c, out _) && c > 0 ? m / c : null;
+
+    internal string Csv(Group g)
+    {
+        var sb = new StringBuilder($"key,series,median_{Unit(g)},spread_fraction,rounds,ratio_to_C\n");
+        foreach (string key in Keys)
+            foreach (string s in Series)
+                if (TryGet(key, s, out double m, out double spread))
+                    sb.AppendLine(string.Create(CultureInfo.InvariantCulture,
+                        $"{key},{s},{m:G6},{spread:F4},{Count(key, s)},{(Ratio(key, s) is double r ? r.ToString("F4", CultureInfo.InvariantCulture) : "")}"));
+        return sb.ToString();
+    }
+
+    private static string Unit(Group g) => g.Unit == "µs" ? "us" : g.Unit.Replace('/', 'p');
+
+    internal string Markdown(Group g)
+    {
+        var sb = new StringBuilder();
+        sb.Append(g.Sweep ? "| bytes |" : "| operation |");
+        foreach (string s in Series)
+            sb.Append(CultureInfo.InvariantCulture, $" {s} ({g.Unit}) |");
+        sb.AppendLine().Append("|---|");
+        foreach (string _ in Series)
+            sb.Append("---:|");
+        sb.AppendLine();
+        foreach (string key in Keys)
+        {
+            sb.Append(CultureInfo.InvariantCulture, $"| {key} |");
+            foreach (string s in Series)
+            {
+                if (!TryGet(key, s, out double m, out double spread))
+                {
+                    sb.Append(" – |");
+                    continue;
+                }
+                string ratio = s != "C" && Ratio(key, s) is double r ? string.Create(CultureInfo.InvariantCulture, $" ({r:F3})") : "";
+                sb.Append(CultureInfo.InvariantCulture, $" {m:G4} ±{spread * 100:F0}%{ratio} |");
+            }
+            sb.AppendLine();
+        }
+        sb.AppendLine().AppendLine(CultureInfo.InvariantCulture, $"_{g.Unit}, {g.Better}._");
+        return sb.ToString();
+    }
+}
+
+/// <summary>A log-log line plot as plain SVG (one line per series).</summary>
+internal static class Plot
+{
+    private static readonly string[] Colors = ["#000000", "#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e"];
+
+    internal static string Svg(Group g, Table t)
+    {
+        const double W = 720, H = 460, L = 70, R = 150, T = 30, B = 50;
+        var pts = new Dictionary<string, List<(double X, double Y)>>();
+        foreach (string s in t.Series)
+        {
+            var list = new List<(double, double)>();
+            foreach (string key in t.Keys)
+                if (double.TryParse(key, NumberStyles.Float, CultureInfo.InvariantCulture, out double x) && x > 0 &&
+                    t.TryGet(key, s, out double y, out _) && y > 0)
+                    list.Add((x, y));
+            pts[s] = list;
+        }
+        var all = pts.Values.SelectMany(v => v).ToArray();
+        if (all.Length == 0)
+            return "<svg xmlns=\"http://www.w3.org/2000/svg\"/>";
+        double x0 = Math.Floor(Math.Log2(all.Min(p => p.X))), x1 = Math.Ceiling(Math.Log2(all.Max(p => p.X)));
+        double y0 = Math.Floor(Math.Log10(all.Min(p => p.Y))), y1 = Math.Ceiling(Math.Log10(all.Max(p => p.Y)));
+        if (x1 <= x0) x1 = x0 + 1;
+        if (y1 <= y0) y1 = y0 + 1;
+        double Px(double x) => L + (Math.Log2(x) - x0) / (x1 - x0) * (W - L - R);
+        double Py(double y) => H - B - (Math.Log10(y) - y0) / (y1 - y0) * (H - T - B);
+        var sb = new StringBuilder();
+        var inv = CultureInfo.InvariantCulture;
+        sb.AppendLine(inv, $"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" font-family=\"sans-serif\" font-size=\"12\">");
+        sb.AppendLine(inv, $"<rect width=\"{W}\" height=\"{H}\" fill=\"white\"/>");
+        sb.AppendLine(inv, $"<text x=\"{L}\" y=\"18\" font-size=\"14\">{g.Title} ({g.Unit}, {g.Better}; log-log)</text>");
+        for (double e = x0; e <= x1; e += Math.Max(1, Math.Round((x1 - x0) / 8)))
+        {
+            double x = Px(Math.Pow(2, e));
+            sb.AppendLine(inv, $"<line x1=\"{x:F1}\" y1=\"{T}\" x2=\"{x:F1}\" y2=\"{H - B}\" stroke=\"#ddd\"/>");
+            sb.AppendLine(inv, $"<text x=\"{x:F1}\" y=\"{H - B + 16}\" text-anchor=\"middle\">{Bytes(Math.Pow(2, e))}</text>");
+        }
+        for (double e = y0; e <= y1; e++)
+        {
+            double y = Py(Math.Pow(10, e));
+            sb.AppendLine(inv, $"<line x1=\"{L}\" y1=\"{y:F1}\" x2=\"{W - R}\" y2=\"{y:F1}\" stroke=\"#ddd\"/>");
+            sb.AppendLine(inv, $"<text x=\"{L - 6}\" y=\"{y + 4:F1}\" text-anchor=\"end\">{Math.Pow(10, e):G4}</text>");
+        }
+        sb.AppendLine(inv, $"<text x=\"{(L + W - R) / 2}\" y=\"{H - 12}\" text-anchor=\"middle\">{(g.Name == "objects" ? "nodes" : "message size")}</text>");
+        int i = 0;
+        foreach (var (s, list) in pts)
+        {
+            string color = Colors[i % Colors.Length];
+            if (list.Count > 0)
+            {
+                string path = string.Join(" ", list.Select(p => string.Create(inv, $"{Px(p.X):F1},{Py(p.Y):F1}")));
+                sb.AppendLine(inv, $"<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" points=\"{path}\"/>");
+            }
+            double ly = T + 20 + i * 20;
+            sb.AppendLine(inv, $"<line x1=\"{W - R + 15}\" y1=\"{ly}\" x2=\"{W - R + 40}\" y2=\"{ly}\" stroke=\"{color}\" stroke-width=\"2\"/>");
+            sb.AppendLine(inv, $"<text x=\"{W - R + 46}\" y=\"{ly + 4}\">{s}</text>");
+            i++;
+        }
+        sb.AppendLine("</svg>");
+        return sb.ToString();
+    }
+
+    private static string Bytes(double b) => b >= 1 << 20 ? $"{b / (1 << 20):G3}M" : b >= 1024 ? $"{b / 1024:G3}K" : $"{b:G3}";
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# bench.sh - Motor's benchmark suite (./build.sh bench).  Runs every pair of
+# implementations interleaved (A B C D, A B C D, ... for ROUNDS rounds) so
+# machine drift cancels, then perf/Report turns the raw rows into CSV files,
+# log-log SVG plots and a Markdown summary with medians, spread and ratios to C.
+#
+#   ROUNDS=3 SCALE=0.3 perf/bench.sh [out_dir=artifacts/bench]
+#   ONLY="latency bandwidth" perf/bench.sh     # a subset of the groups
+#
+# Groups: latency (osu_latency), bandwidth (osu_bw), collectives, objects (Motor
+# Figure 11), micro (BenchmarkDotNet).  Each series is one program; see perf/README.md.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="${1:-$ROOT/artifacts/bench}"
+ROUNDS="${ROUNDS:-3}" SCALE="${SCALE:-0.3}"
+ONLY="${ONLY:-latency bandwidth collectives objects micro}"
+BIN="$ROOT/artifacts/bin" NET="$ROOT/artifacts/dotnet/bin"
+MOTOR="$BIN/motor"
+app() { echo "$NET/$1/release/$1.dll"; }
+[ -x "$MOTOR" ] && [ -f "$(app Report)" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
+rm -rf "$OUT"; mkdir -p "$OUT/raw"
+
+# group|series|command (series "C" is the native floor every ratio refers to)
+SERIES=$(cat <<LIST
+latency|C|mpiexec -n 2 $BIN/pingpong-c 4194304 $SCALE
+latency|motor|mpiexec -n 2 $MOTOR $(app PingPong) 4194304 $SCALE
+latency|dotnet|mpiexec -n 2 dotnet $(app PingPong) 4194304 $SCALE
+latency|wrapper|mpiexec -n 2 dotnet $(app Wrapper) latency 4194304 $SCALE
+bandwidth|C|mpiexec -n 2 $BIN/bandwidth-c 4194304 $SCALE
+bandwidth|motor|mpiexec -n 2 $MOTOR $(app Bandwidth) 4194304 $SCALE
+bandwidth|dotnet|mpiexec -n 2 dotnet $(app Bandwidth) 4194304 $SCALE
+bandwidth|wrapper|mpiexec -n 2 dotnet $(app Wrapper) bandwidth 4194304 $SCALE
+collectives|C|mpiexec -n 2 $BIN/collectives-c
+collectives|motor|mpiexec -n 2 $MOTOR $(app Collectives)
+collectives|dotnet|mpiexec -n 2 dotnet $(app Collectives)
+LIST
+)
+if [ -f "$(app ObjectPingPong)" ]; then
+  SERIES+=$'\n'"objects|motor|mpiexec -n 2 $MOTOR $(app ObjectPingPong) $SCALE"
+fi
+
+start=$(date +%s)
+for r in $(seq 1 "$ROUNDS"); do
+  while IFS='|' read -r group series cmd; do
+    case " $ONLY " in *" $group "*) ;; *) continue ;; esac
+    mkdir -p "$OUT/raw/$group"
+    echo "round $r/$ROUNDS: $group $series" >&2
+    $cmd >"$OUT/raw/$group/$series.$r.txt" 2>"$OUT/raw/$group/$series.$r.err" ||
+      { echo "bench: '$cmd' failed:" >&2; tail -5 "$OUT/raw/$group/$series.$r.err" >&2; exit 1; }
+  done <<<"$SERIES"
+done
+
+case " $ONLY " in *" micro "*)
+  echo "micro-benchmarks (BenchmarkDotNet)" >&2
+  mkdir -p "$OUT/raw/micro"
+  (cd "$OUT/raw/micro" && dotnet "$(app Micro)" --filter '*' --artifacts "$OUT/raw/micro" >"$OUT/raw/micro/run.txt" 2>&1) ||
+    { echo "bench: micro-benchmarks failed (see $OUT/raw/micro/run.txt)" >&2; exit 1; } ;;
+esac
+
+dotnet "$(app Report)" "$OUT" "$ROUNDS" "$(( $(date +%s) - start ))"
+echo "bench: results in $OUT (summary.md, *.csv, *.svg)" >&2
