@@ -45,7 +45,7 @@ for r in $(seq 1 "$ROUNDS"); do
     case " $ONLY " in *" $group "*) ;; *) continue ;; esac
     mkdir -p "$OUT/raw/$group"
     echo "round $r/$ROUNDS: $group $series" >&2
-    $cmd >"$OUT/raw/$group/$series.$r.txt" 2>"$OUT/raw/$group/$series.$r.err" ||
+    $cmd </dev/null >"$OUT/raw/$group/$series.$r.txt" 2>"$OUT/raw/$group/$series.$r.err" ||
       { echo "bench: '$cmd' failed:" >&2; tail -5 "$OUT/raw/$group/$series.$r.err" >&2; exit 1; }
   done <<<"$SERIES"
 done
