@@ -71,6 +71,8 @@ internal static class SR
     internal const string PayloadLayout = "Type {0} has a different field layout on the sending rank; both ranks must run the same build of it.";
     internal const string ReceivedWrongType = "Received {0} where {1} was expected.";
     internal const string ArrayNotVector = "OSend with offset and count takes a one-dimensional, zero-based array; {0} is not.";
+    internal const string RootEncodeFailed = "The root (rank {0}) could not serialize its objects; see the TransportException on that rank.";
+    internal const string RankEncodeFailed = "Rank {0} could not serialize its block; see the TransportException on that rank.";
     internal const string ResultBeforeCompletion = "The request has not completed; call Wait or Test first.";
 
     internal static string Format(string format, params object?[] args) =>

@@ -42,5 +42,21 @@ internal static class WireFormat
         typeof(Half), typeof(Int128), typeof(UInt128),
     ];
 
+    /// <summary>
+    /// Largest message an object operation hands to MPI at once (bytes).
+    /// Payloads beyond it travel in pieces of this size, so every count and
+    /// displacement fits MPI's int arguments.  MOTOR_OBJECT_CHUNK_BYTES
+    /// lowers it (tests exercise the chunked paths with small payloads).
+    /// </summary>
+    internal static readonly int ChunkBytes = ReadChunkBytes();
+
+    internal const int MinChunkBytes = 64;
+
+    private static int ReadChunkBytes()
+    {
+        string? s = Environment.GetEnvironmentVariable("MOTOR_OBJECT_CHUNK_BYTES");
+        return s is not null && int.TryParse(s, out int n) && n >= MinChunkBytes ? n : 1 << 30;
+    }
+
     internal static int BuiltinCode(Type t) => Array.IndexOf(Builtins, t);
 }
