@@ -254,3 +254,13 @@ public static class TransportSamples
         return h.Id == new Guid("0f8fad5b-d9cb-469f-a165-70867728950e") ? null : "Id differs";
     }
 }
+
+/// <summary>Counts constructor runs: decoding must not run any.</summary>
+[Transportable]
+public class Counted
+{
+    public static int Constructed;
+    public int Init = 5;
+
+    public Counted() => Constructed++;
+}
