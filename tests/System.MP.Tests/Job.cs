@@ -31,9 +31,9 @@ internal static class Job
     }
 
     /// <summary>Runs a scenario of tests/Scenarios on <paramref name="ranks"/> ranks and asserts every rank passed.</summary>
-    internal static Result Scenario(string name, int ranks, int timeoutSeconds = 120)
+    internal static Result Scenario(string name, int ranks, int timeoutSeconds = 120, IDictionary<string, string>? env = null)
     {
-        Result r = Mpi(ranks, ManagedProgram("Scenarios"), name, timeoutSeconds);
+        Result r = Mpi(ranks, ManagedProgram("Scenarios"), name, timeoutSeconds, env);
         Xunit.Assert.False(r.TimedOut, $"{name} on {ranks} ranks hung:\n{r}");
         Xunit.Assert.True(r.ExitCode == 0, $"{name} on {ranks} ranks failed:\n{r}");
         for (int rank = 0; rank < ranks; rank++)

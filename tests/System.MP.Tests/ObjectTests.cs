@@ -19,6 +19,26 @@ public class ObjectTests
     private static TransportException Rejected(byte[] payload) =>
         Assert.Throws<TransportException>(() => ObjectTransport.Decode(payload));
 
+    public static TheoryData<string, int> Scenarios => new()
+    {
+        { "objects-p2p", 2 },
+        { "objects-collectives", 3 },
+        { "objects-collectives", 2 },
+        { "objects-reject", 2 },
+        { "objects-nonblocking", 2 },
+        { "objects-bad-args", 2 },
+    };
+
+    /// <summary>The object operations over real MPI jobs (tests/Scenarios/Objects.cs).</summary>
+    [Theory]
+    [MemberData(nameof(Scenarios))]
+    public void MultiRank(string name, int ranks) => Job.Scenario(name, ranks);
+
+    /// <summary>With 256-byte chunks every payload takes several messages or collective rounds (staged when displacements pass the chunk size).</summary>
+    [Fact]
+    public void ChunkedPayloadsTravel() =>
+        Job.Scenario("objects-chunked", 3, env: new Dictionary<string, string> { ["MOTOR_OBJECT_CHUNK_BYTES"] = "256" });
+
     [Fact]
     public void NullTravels() => Assert.Null(RoundTrip(null));
 
