@@ -16,7 +16,7 @@ namespace System.MP.Transport;
 [RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
 internal sealed unsafe class ObjectReader
 {
-    private const int LargeGraph = 1 << 14;
+    private const int SmallGraph = 1024;
 
     [ThreadStatic]
     private static ObjectReader? t_cached;
@@ -114,6 +114,7 @@ internal sealed unsafe class ObjectReader
             ? TransportErrors.Malformed(SR.Format(SR.PayloadReferenceType, id, TransportErrors.Name(_objects[id - 1]!.GetType()), TransportErrors.Name(expected)))
             : TransportErrors.Malformed(SR.Format(SR.PayloadReferenceId, id, _count));
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // a loop over every object: no tier-0 pass
     private object? DecodeCore(byte* payload, long length)
     {
         if (length < WireFormat.HeaderBytes + 8)
@@ -151,9 +152,10 @@ internal sealed unsafe class ObjectReader
     {
         Array.Clear(_objects, 0, _count);
         Array.Clear(_deferred, 0, _deferredCount);
-        if (_count > LargeGraph)
+        // keep the tables for graphs of similar size; drop them after a much smaller one
+        if (_objects.Length > 4 * Math.Max(_count, SmallGraph))
             _objects = new object?[16];
-        if (_deferredCount > LargeGraph)
+        if (_deferred.Length > 4 * Math.Max(_deferredCount, SmallGraph))
             _deferred = new Deferred[16];
         _count = 0;
         _deferredCount = 0;

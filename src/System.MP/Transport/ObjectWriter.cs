@@ -25,7 +25,7 @@ internal interface ISliceWriter
 [RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
 internal sealed unsafe class ObjectWriter
 {
-    private const int LargeGraph = 1 << 14; // maps above this are dropped after use rather than cleared
+    private const int SmallGraph = 1024;
 
     [ThreadStatic]
     private static ObjectWriter? t_cached;
@@ -91,6 +91,7 @@ internal sealed unsafe class ObjectWriter
     /// or for elements [offset, offset + count) of the vector <paramref name="slice"/>.
     /// </summary>
     /// <returns>Where the payload starts; it ends at <see cref="Position"/>.</returns>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // a loop over every object: no tier-0 pass
     internal long WritePiece(object? root, Array? slice = null, int offset = 0, int count = 0)
     {
         long gapStart = _pos;
@@ -103,19 +104,19 @@ internal sealed unsafe class ObjectWriter
                 _objects.Add(slice); // the slice is not the array: other references to the array carry all of it
             else
                 Ref(root);
-            Type? lastType = null;
-            TypeCodec codec = null!;
-            int index = 0;
+            // The last two types seen: graphs mostly alternate between a few (a node, its array).
+            Type? lastType = null, otherType = null;
+            int index = 0, otherIndex = 0;
             for (int i = 0; i < _objects.Count; i++)
             {
                 object obj = _objects[i];
                 Type t = obj.GetType();
                 if (t != lastType)
                 {
-                    index = TypeIndex(t);
-                    codec = _codecs[index];
-                    lastType = t;
+                    (otherType, otherIndex, lastType) = (lastType, index, t);
+                    index = t == otherType ? otherIndex : TypeIndex(t);
                 }
+                TypeCodec codec = _codecs[index];
                 *(int*)Reserve(4) = index;
                 if (i == 0 && slice is not null)
                     ((ISliceWriter)codec).WriteSlice(this, slice, offset, count);
@@ -156,10 +157,17 @@ internal sealed unsafe class ObjectWriter
         return start;
     }
 
+    /// <summary>
+    /// Forgets the graph (the writer keeps no reference to user objects).  The
+    /// map and list keep their capacity for the next graph of similar size, so
+    /// repeated large sends do not regrow them; after a much smaller graph
+    /// they are replaced, so one huge send does not make every later Clear slow.
+    /// </summary>
     private void Reset()
     {
+        int used = _objects.Count;
         _objects.Clear();
-        if (_ids.Count > LargeGraph)
+        if (_ids.Capacity > 4 * Math.Max(used, SmallGraph))
         {
             _ids = new Dictionary<object, int>(ReferenceEqualityComparer.Instance);
             _objects = [];
