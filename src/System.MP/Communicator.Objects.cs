@@ -316,6 +316,26 @@ public unsafe partial class Communicator
     internal static object? ReceivePayload(int source, int tag, int comm, out Status status)
     {
         Status first = MProbeCore(source, tag, comm, out long msg);
+        return ReceiveMatched(first, msg, comm, out status);
+    }
+
+    /// <summary>Takes a matching message out of matching if one is pending (MPI_Improbe).</summary>
+    internal static bool TryMatch(int source, int tag, int comm, out Status first, out long message)
+    {
+        Status st;
+        long msg;
+        int rc = Core.IMProbe(source, tag, comm, &msg, &st);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        first = st;
+        message = msg;
+        return rc == 1;
+    }
+
+    /// <summary>Receives and decodes the payload of a matched message (and its continuation chunks).</summary>
+    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
+    internal static object? ReceiveMatched(Status first, long msg, int comm, out Status status)
+    {
         NativeBuffer buffer = BufferPool.Rent(first.ByteCount);
         try
         {

@@ -105,7 +105,7 @@ public abstract class ObjectRequest : IDisposable
     /// <summary>
     /// A posted send: one MPI_Isend per chunk of the payload.  Dropped before
     /// completion, its buffer waits in a queue until MPI is done with it (the
-    /// finalizer thread must not call MPI; later object operations sweep).
+    /// finalizer thread must not call MPI; later OISend calls sweep).
     /// </summary>
     [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
     private sealed unsafe class SendRequest : ObjectRequest
@@ -244,9 +244,14 @@ public sealed class ObjectRequest<T> : ObjectRequest
     {
         status = default;
         _ = _comm.Handle; // throws once the communicator is disposed
-        if (!block && !_comm.IProbe(_source, _tag, out _))
+        object? obj;
+        if (block)
+            obj = Communicator.ReceivePayload(_source, _tag, _handle, out status);
+        else if (Communicator.TryMatch(_source, _tag, _handle, out Status first, out long msg))
+            obj = Communicator.ReceiveMatched(first, msg, _handle, out status);
+        else
             return false;
-        _result = Communicator.Expect<T>(Communicator.ReceivePayload(_source, _tag, _handle, out status));
+        _result = Communicator.Expect<T>(obj);
         return true;
     }
 

@@ -264,3 +264,16 @@ public class Counted
 
     public Counted() => Constructed++;
 }
+
+public interface IArea
+{
+    double Area { get; }
+}
+
+[Transportable]
+public class Square : IArea
+{
+    public double Side;
+
+    public double Area => Side * Side;
+}

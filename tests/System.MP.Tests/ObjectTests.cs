@@ -243,6 +243,19 @@ public class ObjectTests
     }
 
     [Fact]
+    public void ArraysOfAnInterfaceCarryEligibleElements()
+    {
+        IArea[] areas = [new Square { Side = 2 }, null!, new Square { Side = 3 }];
+        var back = Trip(areas);
+        Assert.Equal([4.0, 9.0], new[] { back[0].Area, back[2].Area });
+        Assert.Null(back[1]);
+        Assert.Equal(9.0, Trip(new Box<IArea> { Value = new Square { Side = 3 } }).Value!.Area);
+        // an interface is only ever an element type: a payload may not ask for an instance of one
+        byte[] payload = ForgedPayloads.OfNamedType("Scenarios.IArea", "System.MP.Tests");
+        Assert.Contains("cannot be instantiated", Rejected(payload).Message);
+    }
+
+    [Fact]
     public void GenericTransportableTypesTravel()
     {
         Assert.Equal(5, Trip(new Box<int> { Value = 5 }).Value);

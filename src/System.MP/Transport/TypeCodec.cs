@@ -42,7 +42,8 @@ internal abstract unsafe class TypeCodec
 /// <summary>
 /// Eligibility and the codec cache.  Eligible: primitives, decimal, enums,
 /// strings, classes and structs marked [Transportable] (classes: every base
-/// class too), and arrays of those (or of object).  Everything else — file
+/// class too), and arrays of those (or of object or an interface, whose
+/// elements must be eligible themselves).  Everything else — file
 /// handles, streams, delegates, unmarked user types — is refused with a
 /// <see cref="TransportException"/> naming the type.
 /// </summary>
@@ -77,15 +78,15 @@ internal static class Codecs
 
     private static object BuildCore(Type t)
     {
-        if (t == typeof(object))
-            return new NamedOnlyCodec(t);
+        if (t == typeof(object) || (t.IsInterface && !t.IsGenericTypeDefinition))
+            return new NamedOnlyCodec(t); // element, field and argument types only: never instantiated
         if (t == typeof(string))
             return new StringCodec();
         if (WireFormat.BuiltinCode(t) >= 0 || t.IsEnum)
             return Generic(typeof(ScalarCodec<>), t);
         if (t.IsArray)
             return ArrayFor(t);
-        if (t.IsPointer || t.IsByRef || t.IsByRefLike || t.IsGenericTypeDefinition || t.IsInterface ||
+        if (t.IsPointer || t.IsByRef || t.IsByRefLike || t.IsGenericTypeDefinition ||
             t.IsFunctionPointer || !t.IsDefined(typeof(TransportableAttribute), inherit: false))
             return SR.Format(SR.NotTransportable, TransportErrors.Name(t));
         if (t.IsGenericType)

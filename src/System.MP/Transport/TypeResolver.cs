@@ -8,8 +8,9 @@ namespace System.MP.Transport;
 /// <summary>
 /// Turns a type name from a payload into a type, looking only at assemblies
 /// already loaded (resolving never loads an assembly, so no module
-/// initializer runs) and accepting only types that may travel: enums and
-/// types marked [Transportable].  A name with type-syntax characters
+/// initializer runs) and accepting only types that may travel: enums,
+/// types marked [Transportable], and interfaces (named as element types,
+/// never instantiated).  A name with type-syntax characters
 /// (arrays, pointers, generic arguments, assembly qualification) is refused:
 /// those shapes are built from separate table entries, each checked.
 /// </summary>
@@ -32,7 +33,7 @@ internal static class TypeResolver
             t = a.GetType(name, throwOnError: false, ignoreCase: false);
         if (t is null)
             throw new TransportException(SR.Format(SR.PayloadUnknownType, name, assembly));
-        if (!t.IsEnum && !t.IsDefined(typeof(TransportableAttribute), inherit: false))
+        if (!t.IsEnum && !t.IsInterface && !t.IsDefined(typeof(TransportableAttribute), inherit: false))
             throw new TransportException(SR.Format(SR.PayloadIneligibleType, TransportErrors.Name(t)));
         s_resolved.TryAdd((name, assembly), t);
         return t;
