@@ -501,6 +501,17 @@ public class ObjectTests
     }
 
     [Fact]
+    public unsafe void IdleBuffersAreFreedOnTheNextReturn()
+    {
+        NativeBuffer a = BufferPool.Rent(1 << 20), b = BufferPool.Rent(16);
+        BufferPool.Return(a);
+        a.LastUsedTicks -= 2 * BufferPool.IdleMilliseconds; // as if returned long ago
+        BufferPool.Return(b);
+        Assert.True(a.Pointer == null, "the idle buffer was not freed");
+        Assert.True(b.Pointer != null, "the buffer just returned was freed");
+    }
+
+    [Fact]
     public void EncodingKeepsNoReferenceToTheGraph()
     {
         WeakReference weak = EncodeAndForget();

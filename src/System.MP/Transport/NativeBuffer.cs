@@ -14,6 +14,7 @@ internal sealed unsafe class NativeBuffer
     internal byte* Pointer;
     internal long Capacity;
     internal int LastUsedEpoch;
+    internal long LastUsedTicks;
 
     internal NativeBuffer(long capacity)
     {
@@ -42,12 +43,15 @@ internal sealed unsafe class NativeBuffer
 /// <summary>
 /// Reuses payload buffers across calls and gives back the ones left unused:
 /// at every gen-2 collection, buffers not rented since the previous one are
-/// freed (Motor freed unused buffers at GC, §7.5).
+/// freed (Motor freed unused buffers at GC, §7.5), and each return frees
+/// pooled buffers idle for more than <see cref="IdleMilliseconds"/>, so a
+/// program that stops sending large graphs does not keep their memory.
 /// </summary>
 internal static class BufferPool
 {
     internal const long InitialBytes = 64 * 1024;
     private const int MaxPooled = 8;
+    internal const long IdleMilliseconds = 2000;
 
     private static readonly List<NativeBuffer> s_free = [];
     private static int s_epoch;
@@ -73,9 +77,19 @@ internal static class BufferPool
 
     internal static void Return(NativeBuffer b)
     {
+        long now = Environment.TickCount64;
         lock (s_free)
         {
+            for (int i = s_free.Count - 1; i >= 0; i--)
+            {
+                if (now - s_free[i].LastUsedTicks > IdleMilliseconds)
+                {
+                    s_free[i].Free();
+                    s_free.RemoveAt(i);
+                }
+            }
             b.LastUsedEpoch = s_epoch;
+            b.LastUsedTicks = now;
             if (s_free.Count < MaxPooled)
             {
                 s_free.Add(b);
