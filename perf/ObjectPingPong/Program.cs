@@ -144,6 +144,8 @@ internal static class Bench
         int peer = c.Rank == 0 ? 1 : 0;
         int[] raw = new int[1024];
         Node? back = null;
+        GC.Collect(); // the previous case's garbage is not this case's cost
+        GC.WaitForPendingFinalizers();
         c.Barrier();
         double t0 = Mpi.Wtime();
         for (int i = 0; i < iters; i++)
