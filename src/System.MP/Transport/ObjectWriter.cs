@@ -2,7 +2,6 @@ using System.Collections.Generic;
 using System.Collections.Concurrent;
 using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 using System.Text;
 
 namespace System.MP.Transport;
@@ -15,9 +14,8 @@ internal interface ISliceWriter
 
 /// <summary>
 /// Encodes object graphs into a <see cref="NativeBuffer"/>.  Objects get ids
-/// in the order they are first reached; a reference-identity map finds the
-/// ones already seen (linear in the number of objects — Motor's list was
-/// quadratic), and the list of objects is itself the work queue, so the
+/// in the order they are first reached; a reference-identity map
+/// (<see cref="IdentityMap"/>) finds the ones already seen, and the list of objects is itself the work queue, so the
 /// traversal is breadth-first without recursion: a list of any length cannot
 /// overflow the stack.  One writer per thread, reused across calls.
 /// </summary>
@@ -34,7 +32,7 @@ internal sealed unsafe class ObjectWriter
 
     private NativeBuffer _buffer = null!;
     private long _pos;
-    private Dictionary<object, int> _ids = new(ReferenceEqualityComparer.Instance);
+    private IdentityMap _ids = new();
     private List<object> _objects = [];
     private readonly Dictionary<Type, int> _typeIndex = [];
     private readonly List<TypeCodec> _codecs = [];
@@ -77,7 +75,7 @@ internal sealed unsafe class ObjectWriter
     {
         if (obj is null)
             return 0;
-        ref int id = ref CollectionsMarshal.GetValueRefOrAddDefault(_ids, obj, out bool seen);
+        ref int id = ref _ids.GetOrAdd(obj, out bool seen);
         if (!seen)
         {
             _objects.Add(obj);
@@ -169,7 +167,7 @@ internal sealed unsafe class ObjectWriter
         _objects.Clear();
         if (_ids.Capacity > 4 * Math.Max(used, SmallGraph))
         {
-            _ids = new Dictionary<object, int>(ReferenceEqualityComparer.Instance);
+            _ids = new IdentityMap();
             _objects = [];
         }
         else
