@@ -480,6 +480,34 @@ public class ObjectTests
         return p;
     }
 
+    [Fact]
+    public void IdentityMapFindsEachObjectByIdentityAcrossGrowth()
+    {
+        var map = new IdentityMap();
+        var keys = new object[10_000];
+        for (int i = 0; i < keys.Length; i++)
+        {
+            keys[i] = new int[] { i }; // equal contents would not matter: identity does
+            ref int id = ref map.GetOrAdd(keys[i], out bool found);
+            Assert.False(found);
+            id = i + 1;
+        }
+        for (int i = 0; i < keys.Length; i++)
+        {
+            Assert.Equal(i + 1, map.GetOrAdd(keys[i], out bool found));
+            Assert.True(found);
+        }
+        Assert.False(GetOrAddFound(map, "not a key"));
+        map.Clear();
+        Assert.False(GetOrAddFound(map, keys[0]));
+    }
+
+    private static bool GetOrAddFound(IdentityMap map, object key)
+    {
+        map.GetOrAdd(key, out bool found);
+        return found;
+    }
+
     // ---- memory ----
 
     [Fact]
