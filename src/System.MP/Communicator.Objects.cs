@@ -1,6 +1,7 @@
 using System.Diagnostics.CodeAnalysis;
 using System.MP.Interop;
 using System.MP.Transport;
+using System.Runtime.ExceptionServices;
 
 namespace System.MP;
 
@@ -457,7 +458,7 @@ public unsafe partial class Communicator
         {
             Allgather(new[] { failure is null ? mine.Length : -1L }, counts);
             if (failure is not null)
-                throw failure;
+                ExceptionDispatchInfo.Throw(failure); // keeps the encoder's stack trace
             for (int r = 0; r < p; r++)
                 if (counts[r] < 0)
                     throw new TransportException(SR.Format(SR.RankEncodeFailed, r));
