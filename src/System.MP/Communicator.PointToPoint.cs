@@ -269,20 +269,31 @@ public unsafe partial class Communicator
         int h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
+        Status status = MProbeCore(source, tag, h, out long msg);
+        return new Message(msg, status);
+    }
+
+    /// <summary>Matched probe of checked arguments: polls, then waits in a blocking call.</summary>
+    private static unsafe Status MProbeCore(int source, int tag, int comm, out long message)
+    {
         Status status;
         long msg;
         for (int i = Core.SpinPolls; i > 0; i--)
         {
-            int frc = Core.IMProbe(source, tag, h, &msg, &status);
+            int frc = Core.IMProbe(source, tag, comm, &msg, &status);
             if (frc == 1)
-                return new Message(msg, status);
+            {
+                message = msg;
+                return status;
+            }
             if (frc < 0)
                 ThrowHelper.ThrowCore(frc);
         }
-        int rc = Core.MProbe(source, tag, h, &msg, &status);
+        int rc = Core.MProbe(source, tag, comm, &msg, &status);
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
-        return new Message(msg, status);
+        message = msg;
+        return status;
     }
 
     /// <summary>Takes a matching message out of matching if one is pending (MPI_Improbe).</summary>

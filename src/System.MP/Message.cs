@@ -43,16 +43,20 @@ public sealed unsafe class Message
         if (_received)
             throw new InvalidOperationException(SR.MessageReceived);
         _received = true;
+        long handle = _handle;
+        _handle = 0;
+        fixed (T* p = buffer)
+            return Receive(p, (long)buffer.Length * sizeof(T), handle);
+    }
+
+    /// <summary>Receives a matched message into <paramref name="bytes"/> bytes at <paramref name="p"/> (MPI_Mrecv).</summary>
+    internal static Status Receive(void* p, long bytes, long handle)
+    {
         Status status;
         long token;
-        int rc;
-        fixed (T* p = buffer)
-        {
-            rc = Core.MRecvStart(p, (long)buffer.Length * sizeof(T), _handle, &status, &token);
-            if (rc == 0)
-                rc = Core.CompleteToken(token, &status);
-        }
-        _handle = 0;
+        int rc = Core.MRecvStart(p, bytes, handle, &status, &token);
+        if (rc == 0)
+            rc = Core.CompleteToken(token, &status);
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
         return status;

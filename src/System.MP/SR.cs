@@ -49,6 +49,33 @@ internal static class SR
     internal const string SpawnArgs = "Spawn needs a command and a positive process count at the root.";
     internal const string MessageReceived = "The matched message was already received; a Message is received exactly once.";
 
+    internal const string NotTransportable = "Type {0} may not travel in object operations: only types marked [Transportable], primitives, enums, strings and arrays of those can.";
+    internal const string BaseNotTransportable = "Type {0} may not travel: its base class {1} is not marked [Transportable].";
+    internal const string LowerBounds = "Arrays with non-zero lower bounds ({0}) cannot travel.";
+    internal const string PayloadMalformed = "Malformed object payload: {0}";
+    internal const string PayloadTruncated = "needs {0} more bytes but only {1} are left.";
+    internal const string PayloadCount = "count {0} does not fit in the {1} bytes left.";
+    internal const string PayloadMagic = "it does not start with the object-payload signature (was it sent with OSend?).";
+    internal const string PayloadLength = "the header says {0} bytes (or unknown flags) but {1} arrived.";
+    internal const string PayloadEntry = "type entry {0} is outside [0, {1}).";
+    internal const string PayloadEntryKind = "unknown type-entry kind {0}.";
+    internal const string PayloadBuiltin = "unknown built-in type code {0}.";
+    internal const string PayloadRank = "array rank {0} is outside [1, 32].";
+    internal const string PayloadArity = "type {0} is named with {1} generic arguments.";
+    internal const string PayloadTrailing = "{0} bytes follow the last item.";
+    internal const string PayloadReferenceId = "reference {0} is outside the payload's {1} objects.";
+    internal const string PayloadReferenceType = "reference {0} is a {1} where a {2} is required.";
+    internal const string PayloadChunk = "a continuation message of {0} bytes overruns the announced {1} bytes.";
+    internal const string PayloadUnknownType = "The object payload names type '{0}' in assembly '{1}', which is not loaded in this process; only loaded types marked [Transportable], enums, primitives, strings and arrays of those are instantiated.";
+    internal const string PayloadIneligibleType = "The object payload names type {0}, which is not marked [Transportable]; it is not instantiated.";
+    internal const string PayloadNotInstantiable = "The object payload asks for an instance of {0}, which cannot be instantiated.";
+    internal const string PayloadLayout = "Type {0} has a different field layout on the sending rank; both ranks must run the same build of it.";
+    internal const string ReceivedWrongType = "Received {0} where {1} was expected.";
+    internal const string ArrayNotVector = "OSend with offset and count takes a one-dimensional, zero-based array; {0} is not.";
+    internal const string RootEncodeFailed = "The root (rank {0}) could not serialize its objects; see the TransportException on that rank.";
+    internal const string RankEncodeFailed = "Rank {0} could not serialize its block; see the TransportException on that rank.";
+    internal const string ResultBeforeCompletion = "The request has not completed; call Wait or Test first.";
+
     internal static string Format(string format, params object?[] args) =>
         string.Format(CultureInfo.InvariantCulture, format, args);
 }

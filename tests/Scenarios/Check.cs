@@ -23,6 +23,10 @@ internal static class Check
     internal static void Equal<T>(T expected, T actual, string what, [CallerLineNumber] int line = 0) =>
         True(EqualityComparer<T>.Default.Equals(expected, actual), $"{what}: expected {expected}, got {actual}", line);
 
+    /// <summary>Passes when a checker found no problem (null); otherwise records the problem it describes.</summary>
+    internal static void Null(string? problem, string what, [CallerLineNumber] int line = 0) =>
+        True(problem is null, $"{what}: {problem}", line);
+
     internal static void Sequence<T>(ReadOnlySpan<T> expected, ReadOnlySpan<T> actual, string what, [CallerLineNumber] int line = 0)
         where T : IEquatable<T>
     {

@@ -59,6 +59,19 @@ public class SampleTests
         Assert.Contains("residual matches the serial computation", r.Output);
     }
 
+    [Theory]
+    [InlineData(1, 0)]
+    [InlineData(3, 1)]
+    public void ObjectTransportMatchesTheSerialComputation(int ranks, int splitPairs)
+    {
+        Job.Result r = Job.Mpi(ranks, Job.ManagedProgram("ObjectTransport"), "1000 50");
+        Assert.True(r.ExitCode == 0, r.ToString()); // the sample compares every gathered particle with a serial run
+        Assert.Contains($"1000 particles, ballistic, 50 steps of 0.01 on {ranks} ranks", r.Output);
+        Assert.Contains($"split between blocks (a copy on each side): {splitPairs}", r.Output);
+        Assert.Equal(ranks, r.Output.Split('\n').Count(l => l.Contains("token signed by rank", StringComparison.Ordinal)));
+        Assert.Contains("gathered particles match the serial computation", r.Output);
+    }
+
     [Fact]
     public void PingPongNeedsTwoRanks()
     {

@@ -1,0 +1,203 @@
+// ObjectPingPong: Motor's Figure 11.  A linked list whose nodes each hold an
+// int[] (4096 data bytes in total, spread evenly over N nodes) goes from rank
+// 0 to rank 1 and back; the round-trip time includes serialization at both
+// ends.  Side by side, in interleaved rounds of the same run:
+//   objects   OSend / ORecv (System.MP object transport)
+//   json      System.Text.Json with ReferenceHandler.Preserve, bytes over System.MP (matched probe + Recv)
+//   mempack   MemoryPack with circular references, bytes over System.MP
+//   raw       the 4096 bytes as one int[] (Send / Recv): the floor
+//   mprobe    the same bytes received by matched probe (MProbe + Message.Recv), as
+//             any receive must that learns the size from the message itself
+// Reports the median of the rounds, the ratio to raw and to objects, and
+// the cost per node of OSend/ORecv above the matched-probe floor (constant
+// when the cost is linear in N).
+//
+// usage: mpiexec -n 2 dotnet ObjectPingPong.dll [maxNodes=16384] [rounds=5] [budgetMs=40]
+using System.Globalization;
+using System.MP;
+using System.Text.Json;
+using System.Text.Json.Serialization;
+using MemoryPack;
+
+int maxNodes = args.Length > 0 ? int.Parse(args[0], CultureInfo.InvariantCulture) : 16384;
+int rounds = args.Length > 1 ? int.Parse(args[1], CultureInfo.InvariantCulture) : 5;
+double budget = (args.Length > 2 ? double.Parse(args[2], CultureInfo.InvariantCulture) : 40) / 1000;
+var world = Communicator.World;
+if (world.Size < 2)
+{
+    Console.Error.WriteLine("ObjectPingPong needs at least 2 ranks");
+    return 1;
+}
+
+// Serializers recurse down the list; give them room (Motor's Java baseline overflowed at 1024 nodes).
+int exit = 0;
+var thread = new Thread(() => exit = Bench.Run(world, maxNodes, rounds, budget), 1 << 29);
+thread.Start();
+thread.Join();
+return exit;
+
+[Transportable]
+[MemoryPackable(GenerateType.CircularReference)]
+public partial class Node
+{
+    [Transportable]
+    [MemoryPackOrder(0)]
+    public int[]? Data;
+
+    [Transportable]
+    [MemoryPackOrder(1)]
+    public Node? Next;
+
+    /// <summary>1024 ints spread as evenly as possible over <paramref name="n"/> nodes.</summary>
+    public static Node Make(int n)
+    {
+        Node? head = null;
+        for (int i = n - 1; i >= 0; i--)
+        {
+            var data = new int[1024 / n + (i < 1024 % n ? 1 : 0)];
+            for (int j = 0; j < data.Length; j++)
+                data[j] = i * 1000 + j;
+            head = new Node { Data = data, Next = head };
+        }
+        return head!;
+    }
+
+    public static bool Same(Node? a, Node? b)
+    {
+        for (; a is not null && b is not null; a = a.Next, b = b.Next)
+            if (!a.Data.AsSpan().SequenceEqual(b.Data))
+                return false;
+        return a is null && b is null;
+    }
+}
+
+internal static class Bench
+{
+    private const int Tag = 11;
+
+    private static readonly JsonSerializerOptions Json = new()
+    {
+        IncludeFields = true,
+        ReferenceHandler = ReferenceHandler.Preserve,
+        MaxDepth = 1 << 20,
+    };
+
+    internal static int Run(Communicator c, int maxNodes, int rounds, double budget)
+    {
+        string[] methods = ["objects", "json", "mempack", "raw", "mprobe"];
+        var sizes = new List<int>();
+        for (int n = 1; n <= maxNodes; n *= 2)
+            sizes.Add(n);
+        var results = new Dictionary<(string, int), List<double>>();
+        bool ok = true;
+        // Warm-up: JIT and codec generation for every method.
+        foreach (string m in methods)
+            ok &= Exchange(c, m, Node.Make(8), 20, out _);
+        // Calibration: one round trip per case sets its iteration count (decided at rank 0, told to rank 1).
+        var iterations = new Dictionary<(string, int), int>();
+        foreach (int n in sizes)
+        {
+            foreach (string m in methods)
+            {
+                ok &= Exchange(c, m, Node.Make(n), 1, out double once);
+                iterations[(m, n)] = c.Bcast(Math.Clamp((int)(budget / once), 1, 5000), 0);
+                results[(m, n)] = [];
+            }
+        }
+        for (int round = 0; round < rounds; round++)
+        {
+            foreach (int n in sizes)
+            {
+                Node list = Node.Make(n);
+                foreach (string m in methods)
+                {
+                    // A case slower than a second per round trip is measured in the first round only.
+                    if (round > 0 && c.Bcast(Median(results[(m, n)]) > 1.0 ? 1 : 0, 0) == 1)
+                        continue;
+                    int iters = iterations[(m, n)];
+                    ok &= Exchange(c, m, list, iters, out double seconds);
+                    results[(m, n)].Add(seconds / iters);
+                }
+            }
+        }
+        if (c.Rank != 0)
+            return 0;
+        Console.WriteLine($"# Motor Figure 11: linked-list ping-pong, 4096 data bytes over N nodes; round trip in microseconds (median of {rounds} interleaved rounds)");
+        Console.WriteLine($"# MPI: {Mpi.LibraryVersion.Split('\n')[0].Trim()}");
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"{"N",6} {"objects",10} {"json",10} {"mempack",10} {"raw",8} {"mprobe",8} {"obj/raw",8} {"obj/mprobe",10} {"json/obj",9} {"mp/obj",7} {"obj ns/node",12}"));
+        foreach (int n in sizes)
+        {
+            double o = Median(results[("objects", n)]) * 1e6, j = Median(results[("json", n)]) * 1e6;
+            double mp = Median(results[("mempack", n)]) * 1e6, r = Median(results[("raw", n)]) * 1e6;
+            double mr = Median(results[("mprobe", n)]) * 1e6;
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"{n,6} {o,10:F1} {j,10:F1} {mp,10:F1} {r,8:F1} {mr,8:F1} {o / r,8:F1} {o / mr,10:F1} {j / o,9:F2} {mp / o,7:F2} {(o - mr) * 1000 / n,12:F0}"));
+        }
+        Console.WriteLine(ok ? "data checked: every method returned the list it was sent" : "DATA MISMATCH");
+        return ok ? 0 : 1;
+    }
+
+    /// <summary>Runs <paramref name="iters"/> round trips; rank 0 checks the last list it got back.</summary>
+    private static bool Exchange(Communicator c, string method, Node list, int iters, out double seconds)
+    {
+        int peer = c.Rank == 0 ? 1 : 0;
+        int[] raw = new int[1024];
+        Node? back = null;
+        GC.Collect(); // the previous case's garbage is not this case's cost
+        GC.WaitForPendingFinalizers();
+        c.Barrier();
+        double t0 = Mpi.Wtime();
+        for (int i = 0; i < iters; i++)
+        {
+            if (c.Rank == 0)
+            {
+                Send(c, method, list, raw, peer);
+                back = Receive(c, method, raw, peer);
+            }
+            else if (c.Rank == 1)
+            {
+                Send(c, method, Receive(c, method, raw, peer), raw, peer);
+            }
+        }
+        seconds = Mpi.Wtime() - t0;
+        return c.Rank != 0 || method is "raw" or "mprobe" || Node.Same(list, back);
+    }
+
+    private static void Send(Communicator c, string method, Node? list, int[] raw, int peer)
+    {
+        switch (method)
+        {
+            case "objects": c.OSend(list, peer, Tag); break;
+            case "json": c.Send(JsonSerializer.SerializeToUtf8Bytes(list, Json), peer, Tag); break;
+            case "mempack": c.Send(MemoryPackSerializer.Serialize(list), peer, Tag); break;
+            default: c.Send(raw, peer, Tag); break; // raw, mprobe
+        }
+    }
+
+    private static Node? Receive(Communicator c, string method, int[] raw, int peer)
+    {
+        if (method == "objects")
+            return c.ORecv<Node>(peer, Tag);
+        if (method == "raw")
+        {
+            c.Recv(raw, peer, Tag);
+            return null;
+        }
+        Message m = c.MProbe(peer, Tag);
+        if (method == "mprobe")
+        {
+            m.Recv(raw);
+            return null;
+        }
+        var bytes = new byte[m.Status.GetCount<byte>()];
+        m.Recv(bytes);
+        return method == "json" ? JsonSerializer.Deserialize<Node>(bytes, Json) : MemoryPackSerializer.Deserialize<Node>(bytes);
+    }
+
+    private static double Median(List<double> xs)
+    {
+        var s = xs.Order().ToArray();
+        return s.Length % 2 == 1 ? s[s.Length / 2] : (s[s.Length / 2 - 1] + s[s.Length / 2]) / 2;
+    }
+}

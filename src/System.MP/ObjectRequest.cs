@@ -1,0 +1,261 @@
+using System.Collections.Concurrent;
+using System.Diagnostics.CodeAnalysis;
+using System.MP.Interop;
+using System.MP.Transport;
+using System.Threading;
+
+namespace System.MP;
+
+/// <summary>
+/// A nonblocking object operation (<see cref="Communicator.OISend"/>, or
+/// <see cref="Communicator.OIRecv{T}"/> as <see cref="ObjectRequest{T}"/>).
+/// Complete it with <see cref="Wait"/> or <see cref="Test"/>.
+/// </summary>
+/// <remarks>
+/// A send serializes its graph when posted, into native memory that MPI
+/// reads until completion (nothing is pinned); the objects may change at
+/// once.  A receive cannot be posted before its size is known: it matches its
+/// message by matched probe (MPI_Improbe/MPI_Mprobe) when tested or waited
+/// for, so a blocking receive with the same source and tag issued meanwhile
+/// may take the message first.  Not thread-safe: complete it from one thread.
+/// </remarks>
+public abstract class ObjectRequest : IDisposable
+{
+    private Status _status;
+    private Exception? _error;
+    private bool _completed;
+    private bool _disposed;
+
+    private protected ObjectRequest()
+    {
+    }
+
+    /// <summary>True once the operation has completed (tests it when not yet known).</summary>
+    public bool IsCompleted => Test(out _);
+
+    /// <summary>Waits for the operation to complete.</summary>
+    /// <returns>For a receive: sender, tag and payload size; for a send: empty.</returns>
+    /// <exception cref="TransportException">A received payload was malformed or named a type that may not travel.</exception>
+    public Status Wait()
+    {
+        if (!_completed)
+            Complete(block: true);
+        return Outcome();
+    }
+
+    /// <summary>Tests whether the operation completed, without waiting for it.</summary>
+    /// <param name="status">The status when the result is true.</param>
+    /// <exception cref="TransportException">A received payload was malformed or named a type that may not travel.</exception>
+    public bool Test(out Status status)
+    {
+        if (!_completed && !Complete(block: false))
+        {
+            status = default;
+            return false;
+        }
+        status = Outcome();
+        return true;
+    }
+
+    /// <summary>Gives up the request: a send still completes (its buffer is freed then); a receive that has not matched a message never will.</summary>
+    public void Dispose()
+    {
+        if (_disposed)
+            return;
+        _disposed = true;
+        if (!_completed)
+            Abandon();
+        GC.SuppressFinalize(this);
+    }
+
+    private Status Outcome()
+    {
+        ObjectDisposedException.ThrowIf(_disposed && !_completed, this);
+        if (_error is not null)
+            throw _error;
+        return _status;
+    }
+
+    private bool Complete(bool block)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        try
+        {
+            if (!Progress(block, out _status))
+                return false;
+        }
+        catch (TransportException e)
+        {
+            _error = e;
+        }
+        _completed = true;
+        return true;
+    }
+
+    /// <summary>Advances the operation; true once it has completed.</summary>
+    private protected abstract bool Progress(bool block, out Status status);
+
+    /// <summary>Releases what an incomplete operation holds (called at most once).</summary>
+    private protected abstract void Abandon();
+
+    [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
+    internal static ObjectRequest PostSend(ObjectTransport.Encoded payload, int dest, int tag, int comm) =>
+        new SendRequest(payload, dest, tag, comm);
+
+    /// <summary>
+    /// A posted send: one MPI_Isend per chunk of the payload.  Dropped before
+    /// completion, its buffer waits in a queue until MPI is done with it (the
+    /// finalizer thread must not call MPI; later OISend calls sweep).
+    /// </summary>
+    [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
+    private sealed unsafe class SendRequest : ObjectRequest
+    {
+        private static readonly ConcurrentQueue<(int[] Handles, ObjectTransport.Encoded Payload)> s_orphans = new();
+
+        private readonly int[] _handles;
+        private readonly ObjectTransport.Encoded _payload;
+        private int _next; // handles before this one have completed
+        private int _abandoned;
+
+        internal SendRequest(ObjectTransport.Encoded payload, int dest, int tag, int comm)
+        {
+            SweepOrphans();
+            int chunk = WireFormat.ChunkBytes;
+            long length = payload.Length;
+            if (length > chunk)
+                *(uint*)(payload.Pointer + WireFormat.OffsetFlags) |= WireFormat.FlagChunked;
+            int n = (int)Math.Max(1, (length + chunk - 1) / chunk);
+            _handles = new int[n];
+            Array.Fill(_handles, CoreConst.ReqNull);
+            _payload = payload;
+            for (int i = 0; i < n; i++)
+            {
+                long off = (long)i * chunk;
+                int req;
+                int rc = Core.ISend(payload.Pointer + off, Math.Min(chunk, length - off), dest, tag, comm, CoreConst.SendStandard, null, &req);
+                if (rc < 0)
+                {
+                    Exception e = ThrowHelper.CoreException(rc);
+                    Abandon(); // the chunks already posted still complete
+                    GC.SuppressFinalize(this);
+                    throw e;
+                }
+                _handles[i] = req;
+            }
+        }
+
+        ~SendRequest() => Abandon();
+
+        private protected override bool Progress(bool block, out Status status)
+        {
+            status = default;
+            if (!TestFrom(_handles, ref _next, block))
+                return false;
+            _payload.Release();
+            GC.SuppressFinalize(this);
+            return true;
+        }
+
+        private protected override void Abandon()
+        {
+            if (Interlocked.Exchange(ref _abandoned, 1) == 0)
+                s_orphans.Enqueue((_handles, _payload));
+        }
+
+        /// <summary>Completes handles in order from <paramref name="next"/>; true when all have completed.</summary>
+        private static bool TestFrom(int[] handles, ref int next, bool block)
+        {
+            Status st;
+            for (; next < handles.Length; next++)
+            {
+                int h = handles[next];
+                if (h == CoreConst.ReqNull)
+                    continue;
+                int rc = Core.ReqTest(h, &st);
+                if (rc == 0 && block)
+                    rc = Core.ReqWait(h, &st);
+                if (rc == 0)
+                    return false;
+                handles[next] = CoreConst.ReqNull;
+                if (rc < 0)
+                    ThrowHelper.ThrowCore(rc);
+            }
+            return true;
+        }
+
+        /// <summary>Frees the buffers of dropped sends whose messages have left.</summary>
+        internal static void SweepOrphans()
+        {
+            for (int n = s_orphans.Count; n > 0 && s_orphans.TryDequeue(out var o); n--)
+            {
+                int next = 0;
+                bool done;
+                try
+                {
+                    done = TestFrom(o.Handles, ref next, block: false);
+                }
+                catch (MpiException)
+                {
+                    done = true; // failed sends hold nothing more
+                }
+                if (done)
+                    o.Payload.Release();
+                else
+                    s_orphans.Enqueue(o);
+            }
+        }
+    }
+}
+
+/// <summary>
+/// A nonblocking receive of an object graph whose root is a <typeparamref name="T"/>
+/// (<see cref="Communicator.OIRecv{T}"/>).  <see cref="Result"/> is the object.
+/// </summary>
+/// <typeparam name="T">The type the received root must have.</typeparam>
+[RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
+public sealed class ObjectRequest<T> : ObjectRequest
+{
+    private readonly Communicator _comm;
+    private readonly int _source;
+    private readonly int _tag;
+    private readonly int _handle;
+    private T? _result;
+
+    internal ObjectRequest(Communicator comm, int source, int tag, int handle)
+    {
+        _comm = comm;
+        _source = source;
+        _tag = tag;
+        _handle = handle;
+    }
+
+    /// <summary>The received object; waits for it when the request has not completed.</summary>
+    /// <exception cref="TransportException">The payload was malformed, named a type that may not travel, or its root is not a <typeparamref name="T"/>.</exception>
+    public T? Result
+    {
+        get
+        {
+            Wait();
+            return _result;
+        }
+    }
+
+    private protected override bool Progress(bool block, out Status status)
+    {
+        status = default;
+        _ = _comm.Handle; // throws once the communicator is disposed
+        object? obj;
+        if (block)
+            obj = Communicator.ReceivePayload(_source, _tag, _handle, out status);
+        else if (Communicator.TryMatch(_source, _tag, _handle, out Status first, out long msg))
+            obj = Communicator.ReceiveMatched(first, msg, _handle, out status);
+        else
+            return false;
+        _result = Communicator.Expect<T>(obj);
+        return true;
+    }
+
+    private protected override void Abandon()
+    {
+    }
+}

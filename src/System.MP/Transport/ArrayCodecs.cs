@@ -1,0 +1,191 @@
+using System.Diagnostics.CodeAnalysis;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace System.MP.Transport;
+
+/// <summary>
+/// Arrays of every rank: a vector has its length, a multi-dimensional array
+/// one length per dimension (shape kept, row-major elements); the elements
+/// follow, handled by the subclass.  Every length is checked against the
+/// bytes left before anything is allocated.
+/// </summary>
+internal abstract unsafe class ArrayCodec<T> : TypeCodec, ISliceWriter
+{
+    private readonly bool _isVector;
+    private readonly int _rank;
+
+    protected ArrayCodec(Type arrayType) : base(arrayType)
+    {
+        _isVector = arrayType.IsSZArray;
+        _rank = arrayType.GetArrayRank();
+    }
+
+    /// <summary>Bytes one element takes in the payload (at least 1, so a count bounds the allocation).</summary>
+    protected abstract long ElementBytes { get; }
+
+    protected abstract void WriteElements(ObjectWriter writer, Span<T> elements);
+
+    /// <summary>Reads or defers the elements, which start at the reader's position.</summary>
+    protected abstract void ReadElements(ObjectReader reader, Array array, Span<T> elements);
+
+    internal override void Write(ObjectWriter writer, object obj)
+    {
+        var array = (Array)obj;
+        WriteSlice(writer, array, 0, array.Length);
+    }
+
+    /// <summary>Writes elements [offset, offset + count) of a vector, or a whole multi-dimensional array.</summary>
+    public void WriteSlice(ObjectWriter writer, Array array, int offset, int count)
+    {
+        if (_isVector)
+        {
+            *(int*)writer.Reserve(4) = count;
+        }
+        else
+        {
+            int* dims = (int*)writer.Reserve(4L * _rank);
+            for (int d = 0; d < _rank; d++)
+            {
+                if (array.GetLowerBound(d) != 0)
+                    throw new TransportException(SR.Format(SR.LowerBounds, TransportErrors.Name(Type)));
+                dims[d] = array.GetLength(d);
+            }
+        }
+        WriteElements(writer, Elements(array).Slice(offset, count));
+    }
+
+    internal override object Create(ObjectReader reader)
+    {
+        Array array;
+        if (_isVector)
+        {
+            array = new T[reader.ReadCount(ElementBytes)];
+        }
+        else
+        {
+            var lengths = new int[_rank];
+            long total = 1;
+            for (int d = 0; d < _rank; d++)
+            {
+                lengths[d] = reader.ReadInt32();
+                total *= lengths[d];
+                if (lengths[d] < 0 || total * ElementBytes > reader.Remaining)
+                    throw TransportErrors.Malformed(SR.Format(SR.PayloadCount, lengths[d], reader.Remaining));
+            }
+            array = Array.CreateInstanceFromArrayType(Type, lengths);
+        }
+        ReadElements(reader, array, Elements(array));
+        return array;
+    }
+
+    internal override void Fill(ObjectReader reader, object obj, byte* body)
+    {
+        var array = (Array)obj;
+        FillElements(reader, Elements(array), body);
+    }
+
+    protected virtual void FillElements(ObjectReader reader, Span<T> elements, byte* body)
+    {
+    }
+
+    /// <summary>All elements of an array of any rank, in memory (row-major) order.</summary>
+    private static Span<T> Elements(Array array) =>
+        MemoryMarshal.CreateSpan(ref Unsafe.As<byte, T>(ref MemoryMarshal.GetArrayDataReference(array)), array.Length);
+}
+
+/// <summary>Elements without references (primitives, enums, plain structs): one block copy.</summary>
+internal sealed unsafe class BlockArrayCodec<T> : ArrayCodec<T> where T : struct
+{
+    public BlockArrayCodec(Type arrayType) : base(arrayType) =>
+        LayoutHash = typeof(T).IsPrimitive || typeof(T).IsEnum ? 0 : StructLayoutHash();
+
+    [UnconditionalSuppressMessage("AOT", "IL3050", Justification = "Only reached from Codecs, which requires dynamic code.")]
+    [UnconditionalSuppressMessage("Trimming", "IL2026", Justification = "Only reached from Codecs, which requires unreferenced code.")]
+    private static ulong StructLayoutHash() => StructShape<T>.Instance.LayoutHash;
+
+    protected override long ElementBytes => Unsafe.SizeOf<T>();
+
+    protected override void WriteElements(ObjectWriter writer, Span<T> elements)
+    {
+        long bytes = (long)elements.Length * Unsafe.SizeOf<T>();
+        byte* p = writer.Reserve(bytes);
+        fixed (byte* src = &Unsafe.As<T, byte>(ref MemoryMarshal.GetReference(elements)))
+            Buffer.MemoryCopy(src, p, bytes, bytes);
+    }
+
+    protected override void ReadElements(ObjectReader reader, Array array, Span<T> elements)
+    {
+        long bytes = (long)elements.Length * Unsafe.SizeOf<T>();
+        byte* p = reader.Take(bytes);
+        fixed (byte* dst = &Unsafe.As<T, byte>(ref MemoryMarshal.GetReference(elements)))
+        {
+            Buffer.MemoryCopy(p, dst, bytes, bytes);
+            if (typeof(T) == typeof(bool))
+                for (long i = 0; i < bytes; i++)
+                    dst[i] = dst[i] != 0 ? (byte)1 : (byte)0;
+        }
+    }
+}
+
+/// <summary>Structs holding followed references: element by element through the struct's generated code.</summary>
+[RequiresDynamicCode(Codecs.DynamicCodeMessage)]
+[RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
+internal sealed unsafe class StructArrayCodec<T> : ArrayCodec<T> where T : struct
+{
+    private static StructShape<T> Shape => StructShape<T>.Instance;
+
+    public StructArrayCodec(Type arrayType) : base(arrayType) => LayoutHash = Shape.LayoutHash;
+
+    protected override long ElementBytes => Shape.WireBytes;
+
+    protected override void WriteElements(ObjectWriter writer, Span<T> elements)
+    {
+        int size = Shape.WireBytes;
+        byte* p = writer.Reserve((long)elements.Length * size);
+        for (int i = 0; i < elements.Length; i++)
+            Shape.Encode(writer, ref elements[i], p + (long)i * size);
+    }
+
+    protected override void ReadElements(ObjectReader reader, Array array, Span<T> elements)
+    {
+        byte* body = reader.Take((long)elements.Length * Shape.WireBytes);
+        if (Shape.HasReferences)
+            reader.Defer(array, this, body);
+        else
+            FillElements(reader, elements, body);
+    }
+
+    protected override void FillElements(ObjectReader reader, Span<T> elements, byte* body)
+    {
+        int size = Shape.WireBytes;
+        for (int i = 0; i < elements.Length; i++)
+            Shape.Decode(reader, ref elements[i], body + (long)i * size);
+    }
+}
+
+/// <summary>Elements of reference type: one object id each, resolved in pass 2 and checked to be a <typeparamref name="T"/>.</summary>
+internal sealed unsafe class ReferenceArrayCodec<T> : ArrayCodec<T> where T : class
+{
+    public ReferenceArrayCodec(Type arrayType) : base(arrayType)
+    {
+    }
+
+    protected override long ElementBytes => WireFormat.IdBytes;
+
+    protected override void WriteElements(ObjectWriter writer, Span<T> elements)
+    {
+        int* ids = (int*)writer.Reserve((long)elements.Length * WireFormat.IdBytes);
+        for (int i = 0; i < elements.Length; i++)
+            ids[i] = writer.Ref(elements[i]);
+    }
+
+    protected override void ReadElements(ObjectReader reader, Array array, Span<T> elements) =>
+        reader.Defer(array, this, reader.Take((long)elements.Length * WireFormat.IdBytes));
+
+    protected override void FillElements(ObjectReader reader, Span<T> elements, byte* body)
+    {
+        for (int i = 0; i < elements.Length; i++)
+            elements[i] = reader.Ref<T>(Unsafe.ReadUnaligned<int>(body + 4L * i))!;
+    }
+}

@@ -1,0 +1,279 @@
+using System.Collections.Generic;
+using System.Diagnostics.CodeAnalysis;
+using System.Reflection;
+using System.Reflection.Emit;
+using System.Runtime.CompilerServices;
+
+namespace System.MP.Transport;
+
+/// <summary>Writes the fields of a class instance into its fixed-size body at <paramref name="body"/>.</summary>
+internal unsafe delegate void ClassEncoder(ObjectWriter writer, object obj, byte* body);
+
+/// <summary>Fills the fields of a class instance from its body.</summary>
+internal unsafe delegate void ClassDecoder(ObjectReader reader, object obj, byte* body);
+
+/// <summary>Writes the fields of a struct into its fixed-size body.</summary>
+internal unsafe delegate void StructEncoder<T>(ObjectWriter writer, ref T value, byte* body);
+
+/// <summary>Fills the fields of a struct from its body.</summary>
+internal unsafe delegate void StructDecoder<T>(ObjectReader reader, ref T value, byte* body);
+
+/// <summary>One value that travels in a body: a primitive, a block of bytes, or a followed reference.</summary>
+internal enum LeafKind { Primitive, Blit, Reference }
+
+/// <summary>A leaf of a type's flattened fields: the field path from the object, and where it sits in the body.</summary>
+internal sealed record Leaf(FieldInfo[] Path, LeafKind Kind, Type Type, int Offset, int Size);
+
+/// <summary>
+/// Generates each type's encoder and decoder once, as IL in a DynamicMethod.
+/// Why IL rather than expression trees or a source generator: a DynamicMethod
+/// with skipped visibility stores straight into private and readonly fields
+/// (also of base classes in other assemblies) and works on structs by
+/// reference, so the body of an object is a run of plain loads and stores at
+/// constant offsets with no per-object reflection and no boxing; expression
+/// trees cannot assign readonly fields, and a source generator would need
+/// every user type to be partial and every user project to run it.
+/// Nested structs are flattened into their leaves at generation time;
+/// structs without references travel as one block.
+/// </summary>
+[RequiresDynamicCode(Codecs.DynamicCodeMessage)]
+[RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
+internal static unsafe class CodecEmitter
+{
+    private const BindingFlags InstanceFields = BindingFlags.Instance | BindingFlags.Public | BindingFlags.NonPublic | BindingFlags.DeclaredOnly;
+
+    /// <summary>The leaves of <paramref name="type"/>'s instance fields (base classes first for a class).</summary>
+    internal static List<Leaf> Flatten(Type type, out int bodyBytes)
+    {
+        var leaves = new List<Leaf>();
+        int offset = 0;
+        var chain = new List<Type>();
+        for (Type? t = type; t is not null && t != typeof(object) && t != typeof(ValueType); t = t.BaseType)
+            chain.Add(t);
+        for (int i = chain.Count - 1; i >= 0; i--)
+            AddFields(chain[i], [], leaves, ref offset);
+        bodyBytes = offset;
+        return leaves;
+    }
+
+    private static void AddFields(Type declaring, FieldInfo[] prefix, List<Leaf> leaves, ref int offset)
+    {
+        FieldInfo[] fields = declaring.GetFields(InstanceFields);
+        Array.Sort(fields, (a, b) => a.MetadataToken.CompareTo(b.MetadataToken));
+        foreach (FieldInfo f in fields)
+        {
+            FieldInfo[] path = [.. prefix, f];
+            Type ft = f.FieldType;
+            if (ft.IsPointer || ft.IsFunctionPointer || ft.IsUnmanagedFunctionPointer)
+                continue; // an address means nothing on another rank
+            if (ft.IsPrimitive || ft.IsEnum)
+            {
+                int size = PrimitiveSize(ft);
+                leaves.Add(new Leaf(path, LeafKind.Primitive, ft, offset, size));
+                offset += size;
+            }
+            else if (ft.IsValueType && !Codecs.ContainsReferences(ft))
+            {
+                int size = RuntimeHelpers.SizeOf(ft.TypeHandle);
+                leaves.Add(new Leaf(path, LeafKind.Blit, ft, offset, size));
+                offset += size;
+            }
+            else if (ft.IsValueType)
+            {
+                AddFields(ft, path, leaves, ref offset); // nested struct with references: its own rules
+            }
+            else if (f.IsDefined(typeof(TransportableAttribute), inherit: false))
+            {
+                leaves.Add(new Leaf(path, LeafKind.Reference, ft, offset, WireFormat.IdBytes));
+                offset += WireFormat.IdBytes;
+            }
+            // an unmarked reference field does not travel: it arrives null
+        }
+    }
+
+    internal static int PrimitiveSize(Type t)
+    {
+        t = t.IsEnum ? Enum.GetUnderlyingType(t) : t;
+        return t == typeof(nint) || t == typeof(nuint) ? 8 : RuntimeHelpers.SizeOf(t.TypeHandle);
+    }
+
+    /// <summary>A hash of the flattened layout, compared by the receiver so that differing builds of a type are refused.</summary>
+    internal static ulong LayoutHash(Type type, List<Leaf> leaves, int extra)
+    {
+        ulong h = 14695981039346656037UL;
+        void Mix(string s)
+        {
+            foreach (char c in s)
+                h = (h ^ c) * 1099511628211UL;
+            h = (h ^ '|') * 1099511628211UL;
+        }
+        Mix(type.Name);
+        Mix(extra.ToString(Globalization.CultureInfo.InvariantCulture));
+        foreach (Leaf l in leaves)
+        {
+            foreach (FieldInfo f in l.Path)
+                Mix(f.Name);
+            Mix(l.Type.Name);
+            Mix(((int)l.Kind * 1000 + l.Size).ToString(Globalization.CultureInfo.InvariantCulture));
+        }
+        return h;
+    }
+
+    internal static ClassEncoder ClassEncoderFor(Type type, List<Leaf> leaves) =>
+        (ClassEncoder)Emit(type, leaves, byRef: false, encode: true).CreateDelegate(typeof(ClassEncoder));
+
+    internal static ClassDecoder ClassDecoderFor(Type type, List<Leaf> leaves) =>
+        (ClassDecoder)Emit(type, leaves, byRef: false, encode: false).CreateDelegate(typeof(ClassDecoder));
+
+    internal static StructEncoder<T> StructEncoderFor<T>(List<Leaf> leaves) =>
+        (StructEncoder<T>)Emit(typeof(T), leaves, byRef: true, encode: true).CreateDelegate(typeof(StructEncoder<T>));
+
+    internal static StructDecoder<T> StructDecoderFor<T>(List<Leaf> leaves) =>
+        (StructDecoder<T>)Emit(typeof(T), leaves, byRef: true, encode: false).CreateDelegate(typeof(StructDecoder<T>));
+
+    private static readonly MethodInfo s_writerRef = typeof(ObjectWriter).GetMethod(nameof(ObjectWriter.Ref), BindingFlags.Instance | BindingFlags.NonPublic)!;
+    private static readonly MethodInfo s_readerRef = typeof(ObjectReader).GetMethod(nameof(ObjectReader.Ref), BindingFlags.Instance | BindingFlags.NonPublic)!;
+
+    /// <summary>
+    /// (writer|reader, object|ref T, byte* body): for each leaf, the address of
+    /// its field (the instance, then ldflda down the path) and of its bytes in
+    /// the body, then a load/store pair or a block copy.  References go
+    /// through ObjectWriter.Ref (object to id) and ObjectReader.Ref&lt;F&gt; (id to
+    /// an object checked to be an F).
+    /// </summary>
+    private static DynamicMethod Emit(Type type, List<Leaf> leaves, bool byRef, bool encode)
+    {
+        Type first = encode ? typeof(ObjectWriter) : typeof(ObjectReader);
+        var dm = new DynamicMethod((encode ? "MotorEncode_" : "MotorDecode_") + type.Name, typeof(void),
+            [first, byRef ? type.MakeByRefType() : typeof(object), typeof(byte*)], typeof(CodecEmitter).Module, skipVisibility: true);
+        ILGenerator il = dm.GetILGenerator();
+        LocalBuilder? instance = null;
+        if (!byRef)
+        {
+            instance = il.DeclareLocal(type);
+            il.Emit(OpCodes.Ldarg_1);
+            il.Emit(OpCodes.Castclass, type);
+            il.Emit(OpCodes.Stloc, instance);
+        }
+        foreach (Leaf leaf in leaves)
+        {
+            FieldInfo field = leaf.Path[^1];
+            if (encode)
+            {
+                BodyAddress(il, leaf.Offset);
+                if (leaf.Kind == LeafKind.Reference)
+                    il.Emit(OpCodes.Ldarg_0);
+                Owner(il, instance, leaf.Path);
+                if (leaf.Kind == LeafKind.Blit)
+                {
+                    il.Emit(OpCodes.Ldflda, field);
+                    BlockCopy(il, leaf.Size);
+                    continue;
+                }
+                il.Emit(OpCodes.Ldfld, field);
+                if (leaf.Kind == LeafKind.Reference)
+                    il.Emit(OpCodes.Call, s_writerRef);
+                Store(il, leaf.Kind == LeafKind.Reference ? typeof(int) : leaf.Type);
+            }
+            else
+            {
+                Owner(il, instance, leaf.Path);
+                if (leaf.Kind == LeafKind.Blit)
+                {
+                    il.Emit(OpCodes.Ldflda, field);
+                    BodyAddress(il, leaf.Offset);
+                    BlockCopy(il, leaf.Size);
+                    continue;
+                }
+                if (leaf.Kind == LeafKind.Reference)
+                    il.Emit(OpCodes.Ldarg_0);
+                BodyAddress(il, leaf.Offset);
+                Load(il, leaf.Kind == LeafKind.Reference ? typeof(int) : leaf.Type);
+                if (leaf.Kind == LeafKind.Reference)
+                    il.Emit(OpCodes.Call, s_readerRef.MakeGenericMethod(leaf.Type));
+                il.Emit(OpCodes.Stfld, field);
+            }
+        }
+        il.Emit(OpCodes.Ret);
+        return dm;
+    }
+
+    private static void BodyAddress(ILGenerator il, int offset)
+    {
+        il.Emit(OpCodes.Ldarg_2);
+        if (offset != 0)
+        {
+            il.Emit(OpCodes.Ldc_I4, offset);
+            il.Emit(OpCodes.Add);
+        }
+    }
+
+    /// <summary>Pushes the object or managed pointer whose field is the path's last element.</summary>
+    private static void Owner(ILGenerator il, LocalBuilder? instance, FieldInfo[] path)
+    {
+        if (instance is not null)
+            il.Emit(OpCodes.Ldloc, instance);
+        else
+            il.Emit(OpCodes.Ldarg_1);
+        for (int i = 0; i < path.Length - 1; i++)
+            il.Emit(OpCodes.Ldflda, path[i]);
+    }
+
+    private static void BlockCopy(ILGenerator il, int size)
+    {
+        il.Emit(OpCodes.Ldc_I4, size);
+        il.Emit(OpCodes.Unaligned, (byte)1);
+        il.Emit(OpCodes.Cpblk);
+    }
+
+    private static void Store(ILGenerator il, Type t)
+    {
+        t = t.IsEnum ? Enum.GetUnderlyingType(t) : t;
+        if (t == typeof(nint))
+            il.Emit(OpCodes.Conv_I8);
+        else if (t == typeof(nuint))
+            il.Emit(OpCodes.Conv_U8);
+        il.Emit(OpCodes.Unaligned, (byte)1);
+        il.Emit(Type.GetTypeCode(t) switch
+        {
+            TypeCode.Boolean or TypeCode.Byte or TypeCode.SByte => OpCodes.Stind_I1,
+            TypeCode.Int16 or TypeCode.UInt16 or TypeCode.Char => OpCodes.Stind_I2,
+            TypeCode.Int32 or TypeCode.UInt32 => OpCodes.Stind_I4,
+            TypeCode.Single => OpCodes.Stind_R4,
+            TypeCode.Double => OpCodes.Stind_R8,
+            _ => OpCodes.Stind_I8, // long, ulong, nint, nuint
+        });
+    }
+
+    private static void Load(ILGenerator il, Type t)
+    {
+        t = t.IsEnum ? Enum.GetUnderlyingType(t) : t;
+        il.Emit(OpCodes.Unaligned, (byte)1);
+        il.Emit(Type.GetTypeCode(t) switch
+        {
+            TypeCode.Boolean or TypeCode.Byte => OpCodes.Ldind_U1,
+            TypeCode.SByte => OpCodes.Ldind_I1,
+            TypeCode.Int16 => OpCodes.Ldind_I2,
+            TypeCode.UInt16 or TypeCode.Char => OpCodes.Ldind_U2,
+            TypeCode.Int32 => OpCodes.Ldind_I4,
+            TypeCode.UInt32 => OpCodes.Ldind_U4,
+            TypeCode.Single => OpCodes.Ldind_R4,
+            TypeCode.Double => OpCodes.Ldind_R8,
+            _ => OpCodes.Ldind_I8,
+        });
+        if (t == typeof(bool))
+        {
+            // any non-zero byte is true; store a canonical 1
+            il.Emit(OpCodes.Ldc_I4_0);
+            il.Emit(OpCodes.Cgt_Un);
+        }
+        else if (t == typeof(nint))
+        {
+            il.Emit(OpCodes.Conv_I);
+        }
+        else if (t == typeof(nuint))
+        {
+            il.Emit(OpCodes.Conv_U);
+        }
+    }
+}

@@ -1,0 +1,74 @@
+using System.Runtime.CompilerServices;
+
+namespace System.MP.Transport;
+
+/// <summary>
+/// Object identity to object id, for the encoder's visited set: open
+/// addressing with linear probing over RuntimeHelpers.GetHashCode, at most
+/// half full.  Cheaper than Dictionary with ReferenceEqualityComparer (no
+/// comparer calls, no entry chains), and each lookup is O(1), so encoding is
+/// linear in the number of objects (Motor's list made it quadratic, §7.5).
+/// </summary>
+internal sealed class IdentityMap
+{
+    private const int InitialCapacity = 256;
+
+    private object?[] _keys = new object?[InitialCapacity];
+    private int[] _ids = new int[InitialCapacity];
+    private int _count;
+
+    internal int Capacity => _keys.Length;
+
+    /// <summary>The id slot of <paramref name="key"/>, added (holding 0) when <paramref name="found"/> is false.</summary>
+    internal ref int GetOrAdd(object key, out bool found)
+    {
+        object?[] keys = _keys;
+        int mask = keys.Length - 1;
+        int i = RuntimeHelpers.GetHashCode(key) & mask;
+        for (object? k; (k = keys[i]) is not null; i = (i + 1) & mask)
+        {
+            if (ReferenceEquals(k, key))
+            {
+                found = true;
+                return ref _ids[i];
+            }
+        }
+        found = false;
+        if (2 * (_count + 1) > keys.Length)
+        {
+            Grow();
+            return ref GetOrAdd(key, out found);
+        }
+        keys[i] = key;
+        _count++;
+        _ids[i] = 0;
+        return ref _ids[i];
+    }
+
+    /// <summary>Forgets every object (the map must not keep the graph alive).</summary>
+    internal void Clear()
+    {
+        if (_count > 0)
+            Array.Clear(_keys);
+        _count = 0;
+    }
+
+    private void Grow()
+    {
+        object?[] oldKeys = _keys;
+        int[] oldIds = _ids;
+        _keys = new object?[oldKeys.Length * 2];
+        _ids = new int[oldKeys.Length * 2];
+        int mask = _keys.Length - 1;
+        for (int j = 0; j < oldKeys.Length; j++)
+        {
+            if (oldKeys[j] is not object k)
+                continue;
+            int i = RuntimeHelpers.GetHashCode(k) & mask;
+            while (_keys[i] is not null)
+                i = (i + 1) & mask;
+            _keys[i] = k;
+            _ids[i] = oldIds[j];
+        }
+    }
+}

@@ -1,0 +1,249 @@
+using System.Diagnostics.CodeAnalysis;
+using System.Runtime.CompilerServices;
+using System.Text;
+
+namespace System.MP.Transport;
+
+/// <summary>
+/// Decodes a payload in two flat passes, never recursing: pass 1 walks the
+/// objects in order and creates each one (every length checked against the
+/// bytes left, so a forged count cannot allocate more than a small multiple
+/// of the payload); pass 2 fills the references of the objects that have
+/// any, now that every id has its object.  Every reference is checked to be
+/// an instance of the field's or element's type.  One reader per thread.
+/// </summary>
+[RequiresDynamicCode(Codecs.DynamicCodeMessage)]
+[RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
+internal sealed unsafe class ObjectReader
+{
+    private const int SmallGraph = 1024;
+
+    [ThreadStatic]
+    private static ObjectReader? t_cached;
+
+    private struct Deferred
+    {
+        internal object Obj;
+        internal TypeCodec Codec;
+        internal byte* Body;
+    }
+
+    private sealed class TypeTable
+    {
+        internal required byte[] Bytes;
+        internal required Type[] Types;
+        internal required TypeCodec?[] Codecs;
+    }
+
+    private byte* _pos;
+    private byte* _end;
+    private object?[] _objects = new object?[16];
+    private int _count;
+    private Deferred[] _deferred = new Deferred[16];
+    private int _deferredCount;
+    private TypeTable? _lastTable;
+
+    /// <summary>Decodes one payload; any fault in it is a <see cref="TransportException"/>.</summary>
+    internal static object? Decode(byte* payload, long length)
+    {
+        ObjectReader r = t_cached ?? new ObjectReader();
+        t_cached = null;
+        try
+        {
+            return r.DecodeCore(payload, length);
+        }
+        catch (Exception e) when (e is ArgumentException or OverflowException or InvalidCastException or TypeLoadException
+                                    or BadImageFormatException or NotSupportedException or MemberAccessException)
+        {
+            throw new TransportException(SR.Format(SR.PayloadMalformed, e.Message), e);
+        }
+        finally
+        {
+            r.Reset();
+            t_cached = r;
+        }
+    }
+
+    internal long Remaining => _end - _pos;
+
+    /// <summary>Consumes <paramref name="bytes"/> bytes and returns where they start.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal byte* Take(long bytes)
+    {
+        if ((ulong)bytes > (ulong)(_end - _pos))
+            throw TransportErrors.Malformed(SR.Format(SR.PayloadTruncated, bytes, _end - _pos));
+        byte* p = _pos;
+        _pos += bytes;
+        return p;
+    }
+
+    internal int ReadInt32() => Unsafe.ReadUnaligned<int>(Take(4));
+
+    private byte ReadByte() => *Take(1);
+
+    /// <summary>A count of items taking <paramref name="itemBytes"/> bytes each, checked against the bytes left.</summary>
+    internal int ReadCount(long itemBytes)
+    {
+        int n = ReadInt32();
+        if (n < 0 || n * itemBytes > Remaining)
+            throw TransportErrors.Malformed(SR.Format(SR.PayloadCount, n, Remaining));
+        return n;
+    }
+
+    /// <summary>Queues an object for pass 2.</summary>
+    internal void Defer(object obj, TypeCodec codec, byte* body)
+    {
+        if (_deferredCount == _deferred.Length)
+            Array.Resize(ref _deferred, _deferred.Length * 2);
+        _deferred[_deferredCount++] = new Deferred { Obj = obj, Codec = codec, Body = body };
+    }
+
+    /// <summary>The object with id <paramref name="id"/> (null for 0), checked to be a <typeparamref name="T"/>.  Called by generated code.</summary>
+    internal T? Ref<T>(int id) where T : class
+    {
+        if (id == 0)
+            return null;
+        if ((uint)(id - 1) < (uint)_count && _objects[id - 1] is T value)
+            return value;
+        throw BadReference(id, typeof(T));
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private TransportException BadReference(int id, Type expected) =>
+        (uint)(id - 1) < (uint)_count
+            ? TransportErrors.Malformed(SR.Format(SR.PayloadReferenceType, id, TransportErrors.Name(_objects[id - 1]!.GetType()), TransportErrors.Name(expected)))
+            : TransportErrors.Malformed(SR.Format(SR.PayloadReferenceId, id, _count));
+
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // a loop over every object: no tier-0 pass
+    private object? DecodeCore(byte* payload, long length)
+    {
+        if (length < WireFormat.HeaderBytes + 8)
+            throw TransportErrors.Malformed(SR.Format(SR.PayloadTruncated, WireFormat.HeaderBytes + 8, length));
+        _pos = payload;
+        _end = payload + length;
+        if (Unsafe.ReadUnaligned<uint>(Take(4)) != WireFormat.Magic)
+            throw TransportErrors.Malformed(SR.PayloadMagic);
+        uint flags = Unsafe.ReadUnaligned<uint>(Take(4));
+        long total = Unsafe.ReadUnaligned<long>(Take(8));
+        if ((flags & ~WireFormat.FlagChunked) != 0 || total != length)
+            throw TransportErrors.Malformed(SR.Format(SR.PayloadLength, total, length));
+        int tableBytes = ReadCount(1);
+        TypeTable table = ResolveTable(Take(tableBytes), tableBytes);
+        int count = ReadCount(4);
+        if (_objects.Length < count)
+            _objects = new object?[Math.Max(count, _objects.Length * 2)];
+        for (int i = 0; i < count; i++)
+        {
+            int entry = ReadInt32();
+            if ((uint)entry >= (uint)table.Types.Length)
+                throw TransportErrors.Malformed(SR.Format(SR.PayloadEntry, entry, table.Types.Length));
+            TypeCodec codec = table.Codecs[entry] ?? throw new TransportException(SR.Format(SR.PayloadNotInstantiable, TransportErrors.Name(table.Types[entry])));
+            _objects[i] = codec.Create(this);
+            _count = i + 1;
+        }
+        if (_pos != _end)
+            throw TransportErrors.Malformed(SR.Format(SR.PayloadTrailing, _end - _pos));
+        for (int i = 0; i < _deferredCount; i++)
+            _deferred[i].Codec.Fill(this, _deferred[i].Obj, _deferred[i].Body);
+        return count == 0 ? null : _objects[0];
+    }
+
+    private void Reset()
+    {
+        Array.Clear(_objects, 0, _count);
+        Array.Clear(_deferred, 0, _deferredCount);
+        // keep the tables for graphs of similar size; drop them after a much smaller one
+        if (_objects.Length > 4 * Math.Max(_count, SmallGraph))
+            _objects = new object?[16];
+        if (_deferred.Length > 4 * Math.Max(_deferredCount, SmallGraph))
+            _deferred = new Deferred[16];
+        _count = 0;
+        _deferredCount = 0;
+    }
+
+    /// <summary>
+    /// Resolves the type table; a table identical to the previous payload's
+    /// (ping-pong, repeated sends) is reused after one byte comparison.
+    /// </summary>
+    private TypeTable ResolveTable(byte* bytes, int length)
+    {
+        var span = new ReadOnlySpan<byte>(bytes, length);
+        if (_lastTable is not null && span.SequenceEqual(_lastTable.Bytes))
+            return _lastTable;
+        byte* savedEnd = _end;
+        _end = bytes + length;
+        _pos = bytes;
+        int count = ReadCount(2);
+        var types = new Type[count];
+        var codecs = new TypeCodec?[count];
+        for (int i = 0; i < count; i++)
+        {
+            Type t = ReadEntry(types, i, out TypeCodec codec);
+            types[i] = t;
+            codecs[i] = codec.IsInstantiable ? codec : null;
+        }
+        if (_pos != _end)
+            throw TransportErrors.Malformed(SR.Format(SR.PayloadTrailing, _end - _pos));
+        _end = savedEnd;
+        return _lastTable = new TypeTable { Bytes = span.ToArray(), Types = types, Codecs = codecs };
+    }
+
+    private Type ReadEntry(Type[] earlier, int i, out TypeCodec codec)
+    {
+        byte kind = ReadByte();
+        Type t;
+        switch (kind)
+        {
+            case WireFormat.EntryBuiltin:
+                byte code = ReadByte();
+                if (code >= WireFormat.Builtins.Length)
+                    throw TransportErrors.Malformed(SR.Format(SR.PayloadBuiltin, code));
+                t = WireFormat.Builtins[code];
+                break;
+            case WireFormat.EntryVector:
+                t = earlier[EarlierEntry(i)].MakeArrayType();
+                break;
+            case WireFormat.EntryMdArray:
+                Type element = earlier[EarlierEntry(i)];
+                int rank = ReadByte();
+                if (rank is < 1 or > WireFormat.MaxRank)
+                    throw TransportErrors.Malformed(SR.Format(SR.PayloadRank, rank));
+                t = element.MakeArrayType(rank);
+                break;
+            case WireFormat.EntryNamed:
+                string name = ReadName(), assembly = ReadName();
+                ulong hash = Unsafe.ReadUnaligned<ulong>(Take(8));
+                int argc = ReadByte();
+                var args = new Type[argc];
+                for (int a = 0; a < argc; a++)
+                    args[a] = earlier[EarlierEntry(i)];
+                Type definition = TypeResolver.Resolve(name, assembly);
+                if (definition.IsGenericTypeDefinition != (argc > 0) ||
+                    (argc > 0 && definition.GetGenericArguments().Length != argc))
+                    throw TransportErrors.Malformed(SR.Format(SR.PayloadArity, TransportErrors.Name(definition), argc));
+                t = argc > 0 ? definition.MakeGenericType(args) : definition;
+                codec = Codecs.For(t);
+                if (codec.LayoutHash != hash)
+                    throw new TransportException(SR.Format(SR.PayloadLayout, TransportErrors.Name(t)));
+                return t;
+            default:
+                throw TransportErrors.Malformed(SR.Format(SR.PayloadEntryKind, kind));
+        }
+        codec = Codecs.For(t);
+        return t;
+    }
+
+    private int EarlierEntry(int current)
+    {
+        int e = ReadInt32();
+        if ((uint)e >= (uint)current)
+            throw TransportErrors.Malformed(SR.Format(SR.PayloadEntry, e, current));
+        return e;
+    }
+
+    private string ReadName()
+    {
+        int n = ReadCount(1);
+        return Encoding.UTF8.GetString(Take(n), n);
+    }
+}

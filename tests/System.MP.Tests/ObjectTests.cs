@@ -1,0 +1,559 @@
+using System.MP.Transport;
+using System.Runtime.CompilerServices;
+using Scenarios;
+using Xunit;
+
+namespace System.MP.Tests;
+
+/// <summary>
+/// The serializer in-process (no MPI): encode to bytes, decode, compare the
+/// data that arrived; hostile payloads; a fuzz run.  The same operations over
+/// real MPI jobs are in ObjectScenarioTests.
+/// </summary>
+public class ObjectTests
+{
+    private static object? RoundTrip(object? obj) => ObjectTransport.Decode(ObjectTransport.EncodeToArray(obj));
+
+    private static T Trip<T>(T obj) where T : notnull => Assert.IsType<T>(RoundTrip(obj));
+
+    private static TransportException Rejected(byte[] payload) =>
+        Assert.Throws<TransportException>(() => ObjectTransport.Decode(payload));
+
+    public static TheoryData<string, int> Scenarios => new()
+    {
+        { "objects-p2p", 2 },
+        { "objects-collectives", 3 },
+        { "objects-collectives", 2 },
+        { "objects-reject", 2 },
+        { "objects-nonblocking", 2 },
+        { "objects-bad-args", 2 },
+    };
+
+    /// <summary>The object operations over real MPI jobs (tests/Scenarios/Objects.cs).</summary>
+    [Theory]
+    [MemberData(nameof(Scenarios))]
+    public void MultiRank(string name, int ranks) => Job.Scenario(name, ranks);
+
+    /// <summary>With 256-byte chunks every payload takes several messages or collective rounds (staged when displacements pass the chunk size).</summary>
+    [Fact]
+    public void ChunkedPayloadsTravel() =>
+        Job.Scenario("objects-chunked", 3, env: new Dictionary<string, string> { ["MOTOR_OBJECT_CHUNK_BYTES"] = "256" });
+
+    [Fact]
+    public void NullTravels() => Assert.Null(RoundTrip(null));
+
+    public static TheoryData<object> Primitives => new()
+    {
+        true, false, 'x', 'ж', (sbyte)-5, (byte)250, (short)-30000, (ushort)60000, int.MinValue, uint.MaxValue,
+        long.MinValue, ulong.MaxValue, 1.5f, float.NaN, double.Epsilon, -0.0, decimal.MinValue, 0.0001m,
+        (nint)(-7), (nuint)7, (Half)1.5, Int128.MaxValue, UInt128.MaxValue, Color.Green, Color.Blue,
+    };
+
+    [Theory]
+    [MemberData(nameof(Primitives))]
+    public void EveryPrimitiveTravels(object value)
+    {
+        object? back = RoundTrip(value);
+        Assert.IsType(value.GetType(), back);
+        Assert.Equal(value, back);
+    }
+
+    [Theory]
+    [InlineData("")]
+    [InlineData("a")]
+    [InlineData("日本語 – ñ – 😀 – \u0000 end")]
+    [InlineData("\ud800 lone surrogate")]
+    public void StringsTravel(string s) => Assert.Equal(s, Trip(s));
+
+    [Fact]
+    public void LongStringTravels()
+    {
+        string s = string.Create(100_000, 0, (span, _) =>
+        {
+            for (int i = 0; i < span.Length; i++)
+                span[i] = (char)(i * 7919 % 0xD7FF);
+        });
+        Assert.Equal(s, Trip(s));
+    }
+
+    [Fact]
+    public void PrimitiveArraysTravel()
+    {
+        Assert.Equal([true, false, true], Trip(new[] { true, false, true }));
+        Assert.Equal("héllo".ToCharArray(), Trip("héllo".ToCharArray()));
+        Assert.Equal(new byte[] { 0, 1, 255 }, Trip(new byte[] { 0, 1, 255 }));
+        Assert.Equal(new sbyte[] { -128, 127 }, Trip(new sbyte[] { -128, 127 }));
+        Assert.Equal(new short[] { -1, 2 }, Trip(new short[] { -1, 2 }));
+        Assert.Equal(new ushort[] { 65535 }, Trip(new ushort[] { 65535 }));
+        Assert.Equal([int.MinValue, 0, int.MaxValue], Trip(new[] { int.MinValue, 0, int.MaxValue }));
+        Assert.Equal([1u, 2u], Trip(new[] { 1u, 2u }));
+        Assert.Equal([long.MaxValue], Trip(new[] { long.MaxValue }));
+        Assert.Equal([ulong.MaxValue], Trip(new[] { ulong.MaxValue }));
+        Assert.Equal([1.25f, -0f], Trip(new[] { 1.25f, -0f }));
+        Assert.Equal([Math.PI, double.NegativeInfinity], Trip(new[] { Math.PI, double.NegativeInfinity }));
+        Assert.Equal([1.1m, -2m], Trip(new[] { 1.1m, -2m }));
+        Assert.Equal([Color.Red, Color.Blue], Trip(new[] { Color.Red, Color.Blue }));
+        Assert.Empty(Trip(Array.Empty<int>()));
+        var big = new double[200_000];
+        for (int i = 0; i < big.Length; i++)
+            big[i] = i * 0.5;
+        Assert.Equal(big, Trip(big));
+    }
+
+    [Fact]
+    public void BoolsAreNormalized()
+    {
+        byte[] payload = ObjectTransport.EncodeToArray(new[] { false, true, false });
+        payload[^3] = 7; // first element: a non-canonical true
+        var back = Assert.IsType<bool[]>(ObjectTransport.Decode(payload));
+        Assert.True(back[0]);
+        Assert.Equal(1, Unsafe.As<bool, byte>(ref back[0]));
+    }
+
+    [Fact]
+    public void ObjectArraysTravelElementByElement()
+    {
+        var shared = new int[] { 9 };
+        object?[] a = [1, "s", null, shared, Color.Green, 2.5, shared, new[] { "x", null }];
+        var back = Trip(a);
+        Assert.Equal(8, back.Length);
+        Assert.Equal(1, back[0]);
+        Assert.Equal("s", back[1]);
+        Assert.Null(back[2]);
+        Assert.Equal([9], Assert.IsType<int[]>(back[3]));
+        Assert.Equal(Color.Green, back[4]);
+        Assert.Equal(2.5, back[5]);
+        Assert.Same(back[3], back[6]);
+        Assert.Equal(new[] { "x", null }, Assert.IsType<string?[]>(back[7]));
+        Assert.Equal(new[] { "a", null, "c" }, Trip(new[] { "a", null, "c" }));
+    }
+
+    [Fact]
+    public void JaggedArraysTravel()
+    {
+        int[][] jagged = [[1], [], [2, 3, 4]];
+        int[]?[] withNull = [[5], null];
+        Assert.Equal(jagged, Trip(jagged));
+        var back = Trip(withNull);
+        Assert.Equal(new[] { 5 }, back[0]);
+        Assert.Null(back[1]);
+        string[][][] deep = [[["a", "b"]], [[]]];
+        Assert.Equal(deep, Trip(deep));
+    }
+
+    [Fact]
+    public void MultiDimensionalArraysKeepTheirShape()
+    {
+        var m = new int[3, 4];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 4; j++)
+                m[i, j] = i * 10 + j;
+        var bm = Trip(m);
+        Assert.Equal(3, bm.GetLength(0));
+        Assert.Equal(4, bm.GetLength(1));
+        Assert.Equal(m, bm);
+
+        var cube = new double[2, 3, 4];
+        cube[1, 2, 3] = 7.5;
+        cube[0, 1, 0] = -1;
+        var bc = Trip(cube);
+        Assert.Equal([2, 3, 4], new[] { bc.GetLength(0), bc.GetLength(1), bc.GetLength(2) });
+        Assert.Equal(7.5, bc[1, 2, 3]);
+        Assert.Equal(-1, bc[0, 1, 0]);
+
+        var names = new string?[2, 2];
+        names[0, 0] = "tl";
+        names[1, 1] = names[0, 0];
+        var bn = Trip(names);
+        Assert.Equal("tl", bn[1, 1]);
+        Assert.Null(bn[0, 1]);
+        Assert.Same(bn[0, 0], bn[1, 1]);
+
+        var empty = new int[0, 5];
+        Assert.Equal(5, Trip(empty).GetLength(1));
+
+        var nodes = new LinkedList[1, 2];
+        nodes[0, 1] = TransportSamples.Figure5(3);
+        Assert.Null(TransportSamples.CheckFigure5(Trip(nodes)[0, 1], 3));
+        Assert.Throws<TransportException>(() => ObjectTransport.EncodeToArray(Array.CreateInstance(typeof(int), [2], [1])));
+    }
+
+    [Fact]
+    public void Figure5ListFollowsMarkedFieldsOnly()
+    {
+        LinkedList list = TransportSamples.Figure5(10);
+        Assert.NotNull(list.next2);
+        var back = Trip(list);
+        Assert.Null(TransportSamples.CheckFigure5(back, 10));
+        Assert.Null(back.next2);
+    }
+
+    [Fact]
+    public void CyclesArriveAsCycles()
+    {
+        Assert.Null(TransportSamples.CheckRing(Trip(TransportSamples.Ring(7)), 7));
+        Assert.Null(TransportSamples.CheckRing(Trip(TransportSamples.Ring(1)), 1));
+        var self = new Pair();
+        self.A = self;
+        var back = Trip(self);
+        Assert.Same(back, back.A);
+    }
+
+    [Fact]
+    public void AnObjectReferencedTwiceArrivesOnce()
+    {
+        var shared = new LinkedList { value = 3, array = [1, 2] };
+        var pair = Trip(new Pair { A = shared, B = shared });
+        Assert.NotSame(shared, pair.A);
+        Assert.Same(pair.A, pair.B);
+        Assert.Equal(3, Assert.IsType<LinkedList>(pair.A).value);
+        string s = "shared string";
+        var sp = Trip(new Pair { A = s, B = s });
+        Assert.Same(sp.A, sp.B);
+    }
+
+    [Fact]
+    public void BaseClassFieldsFollowTheSameRules()
+    {
+        var c = new Circle(stamp: 99) { X = 1.5, Name = "disc", Radius = 2, Fill = Color.Blue };
+        c.SetSerial(1234);
+        var back = Trip(c);
+        Assert.Equal((1.5, "disc", 2.0, Color.Blue, 99L, 1234), (back.X, back.Name, back.Radius, back.Fill, back.Stamp, back.Serial));
+        Shape[] shapes = [c, new Shape { Name = "plain" }, c];
+        var bs = Trip(shapes);
+        Assert.IsType<Circle>(bs[0]);
+        Assert.IsType<Shape>(bs[1]);
+        Assert.Equal("plain", bs[1].Name);
+        Assert.Same(bs[0], bs[2]);
+    }
+
+    [Fact]
+    public void StructsWithNestedStructsTravel()
+    {
+        var p = new Body { Pos = new Vec3(1, 2, 3), Vel = new Vec3(-1, -2, -3), In = new Inner { A = long.MinValue, B = 7, Flag = true }, Id = 5 };
+        var bp = Trip(p);
+        Assert.Equal(p.Pos, bp.Pos);
+        Assert.Equal(p.Vel, bp.Vel);
+        Assert.Equal((long.MinValue, (byte)7, true, 5), (bp.In.A, bp.In.B, bp.In.Flag, bp.Id));
+        Body[] many = [p, default, p];
+        Assert.Equal(many, Trip(many));
+        Assert.Null(TransportSamples.CheckHolder(Trip(TransportSamples.MakeHolder())));
+        var t = Trip(new Tagged { Id = 3, Label = "three", Dropped = new object(), Where = new Vec3(0, 0, 9) });
+        Assert.Equal((3, "three", (object?)null, 9.0), (t.Id, t.Label, t.Dropped, t.Where.Z));
+    }
+
+    [Fact]
+    public void ArraysOfAnInterfaceCarryEligibleElements()
+    {
+        IArea[] areas = [new Square { Side = 2 }, null!, new Square { Side = 3 }];
+        var back = Trip(areas);
+        Assert.Equal([4.0, 9.0], new[] { back[0].Area, back[2].Area });
+        Assert.Null(back[1]);
+        Assert.Equal(9.0, Trip(new Box<IArea> { Value = new Square { Side = 3 } }).Value!.Area);
+        // an interface is only ever an element type: a payload may not ask for an instance of one
+        byte[] payload = ForgedPayloads.OfNamedType("Scenarios.IArea", "System.MP.Tests");
+        Assert.Contains("cannot be instantiated", Rejected(payload).Message);
+    }
+
+    [Fact]
+    public void GenericTransportableTypesTravel()
+    {
+        Assert.Equal(5, Trip(new Box<int> { Value = 5 }).Value);
+        Assert.Equal("s", Trip(new Box<string> { Value = "s" }).Value);
+        Assert.Equal(new[] { 1, 2 }, Trip(new Box<Box<int[]>> { Value = new Box<int[]> { Value = [1, 2] } }).Value!.Value);
+        Assert.Equal(Color.Blue, Trip(new Box<Color> { Value = Color.Blue }).Value);
+        Assert.Throws<TransportException>(() => ObjectTransport.EncodeToArray(new Box<Plain>()));
+    }
+
+    [Fact]
+    public void AHundredThousandNodesDoNotOverflowTheStack()
+    {
+        // Run on a thread with a small stack: a recursive encoder or decoder would overflow it.
+        Exception? error = null;
+        var t = new Thread(() =>
+        {
+            try
+            {
+                Assert.Null(TransportSamples.CheckFigure5((LinkedList?)RoundTrip(TransportSamples.Figure5(100_000)), 100_000));
+                Assert.Null(TransportSamples.CheckRing((DNode?)RoundTrip(TransportSamples.Ring(100_000)), 100_000));
+            }
+            catch (Exception e)
+            {
+                error = e;
+            }
+        }, maxStackSize: 256 * 1024);
+        t.Start();
+        t.Join();
+        Assert.Null(error);
+    }
+
+    [Fact]
+    public void ASliceTravelsAsAnArrayOfItsElements()
+    {
+        var list = TransportSamples.Figure5(4);
+        object?[] a = [0, 1, list, list, "four"];
+        ObjectTransport.Encoded e = ObjectTransport.Encode(null, a, 2, 3);
+        object? back;
+        unsafe
+        {
+            back = ObjectTransport.Decode(new ReadOnlySpan<byte>(e.Pointer, (int)e.Length));
+        }
+        e.Release();
+        var slice = Assert.IsType<object?[]>(back);
+        Assert.Equal(3, slice.Length);
+        Assert.Same(slice[0], slice[1]);
+        Assert.Null(TransportSamples.CheckFigure5((LinkedList?)slice[0], 4));
+        Assert.Equal("four", slice[2]);
+    }
+
+    [Fact]
+    public void DecodingRunsNoConstructor()
+    {
+        byte[] payload = ObjectTransport.EncodeToArray(new Counted { Init = 77 });
+        int before = Counted.Constructed;
+        var back = Assert.IsType<Counted>(ObjectTransport.Decode(payload));
+        Assert.Equal(before, Counted.Constructed);
+        Assert.Equal(77, back.Init);
+    }
+
+    // ---- the sender refuses what may not travel, naming it ----
+
+    public static TheoryData<object, string> Ineligible => new()
+    {
+        { new Plain(), "Scenarios.Plain" },
+        { new Pair { A = new Plain() }, "Scenarios.Plain" },
+        { new Pair { B = new MemoryStream() }, "System.IO.MemoryStream" },
+        { new Pair { A = (Action)(() => { }) }, "System.Action" },
+        { new DerivedOfUnmarked(), "Scenarios.UnmarkedBase" },
+        { new object(), "System.Object" },
+        { new Plain[1], "Scenarios.Plain" },
+        { new object[] { 1, new List<int>() }, "System.Collections.Generic.List<System.Int32>" },
+        { new int?[1], "System.Nullable<System.Int32>" },
+    };
+
+    [Theory]
+    [MemberData(nameof(Ineligible))]
+    public void SenderRefusesIneligibleTypes(object obj, string name)
+    {
+        var e = Assert.Throws<TransportException>(() => ObjectTransport.EncodeToArray(obj));
+        Assert.Contains(name, e.Message);
+    }
+
+    // ---- the receiver refuses hostile payloads ----
+
+    [Theory]
+    [InlineData("System.IO.FileStream", "System.Private.CoreLib")]
+    [InlineData("Microsoft.Win32.SafeHandles.SafeFileHandle", "System.Private.CoreLib")]
+    [InlineData("System.Action", "System.Private.CoreLib")]
+    [InlineData("Scenarios.Plain", "System.MP.Tests")]
+    [InlineData("Evil.Type", "Not.Loaded.Assembly")]
+    [InlineData("Scenarios.Box`1[[System.IO.FileStream, System.Private.CoreLib]]", "System.MP.Tests")]
+    public void ReceiverRefusesTypesThatMayNotTravel(string name, string assembly)
+    {
+        var e = Rejected(ForgedPayloads.OfNamedType(name, assembly));
+        Assert.Contains(name, e.Message);
+    }
+
+    [Fact]
+    public void ForgedCountsCannotAllocate()
+    {
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        Rejected(ForgedPayloads.IntArrayClaiming(int.MaxValue, 16));
+        Rejected(ForgedPayloads.IntArrayClaiming(5, 16));
+        Rejected(ForgedPayloads.StringClaiming(1 << 30));
+        Rejected(ForgedPayloads.HugeObjectCount());
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+        Assert.True(allocated < 1 << 20, $"{allocated} bytes allocated for four tiny payloads");
+        Assert.Equal([0, 0, 0, 0], Assert.IsType<int[]>(ObjectTransport.Decode(ForgedPayloads.IntArrayClaiming(4, 16))));
+    }
+
+    [Fact]
+    public void ReferencesAreCheckedForRangeAndType()
+    {
+        Assert.Contains("outside", Rejected(ForgedPayloads.DanglingReference()).Message);
+        // Figure5(1): object 1 is the node, object 2 its int[]; point `next` (the second id in the body) at the int[].
+        byte[] payload = ObjectTransport.EncodeToArray(new LinkedList { array = [1], value = 1 });
+        int body = payload.Length - (4 + 4 + 4) - (4 + 4 + 4); // node body: array id, next id, value; then the int[]: entry, length, one int
+        Assert.Equal(2, BitConverter.ToInt32(payload, body));     // the array reference
+        BitConverter.TryWriteBytes(payload.AsSpan(body + 4), 2); // next := the int[]
+        Assert.Contains("Scenarios.LinkedList", Rejected(payload).Message);
+    }
+
+    [Fact]
+    public void ADifferentLayoutIsRefused()
+    {
+        byte[] payload = ObjectTransport.EncodeToArray(new Shape());
+        // the layout hash follows the two names of the only named entry
+        int at = payload.AsSpan().IndexOf("System.MP.Tests"u8) + "System.MP.Tests".Length;
+        payload[at] ^= 1;
+        Assert.Contains("layout", Rejected(payload).Message);
+    }
+
+    [Fact]
+    public void GarbageIsRefused()
+    {
+        Rejected([]);
+        Rejected(new byte[100]);
+        byte[] good = ObjectTransport.EncodeToArray("text");
+        Rejected(good[..^1]);
+        Rejected([.. good, 0]);
+    }
+
+    /// <summary>
+    /// 100,000 random mutations of valid payloads: each decodes or throws
+    /// TransportException, never anything else, and allocates at most a small
+    /// multiple of the payload.
+    /// </summary>
+    [Fact]
+    public void FuzzedPayloadsOnlyEverThrowTransportException()
+    {
+        object?[] seeds =
+        [
+            TransportSamples.Figure5(6), TransportSamples.Ring(4), TransportSamples.MakeHolder(),
+            new object?[] { 1, "two", null, new[] { 3.0 }, Color.Red, new int[2, 2] },
+            new Circle(5) { Name = "c" }, new Box<Box<string>> { Value = new Box<string> { Value = "in" } },
+            new[] { new Body { Id = 1 } }, new string?[] { "a", "b", null }, new long[,] { { 1, 2 }, { 3, 4 } },
+            "just a string", 12345,
+        ];
+        byte[][] payloads = [.. seeds.Select(ObjectTransport.EncodeToArray)];
+        foreach (byte[] p in payloads)
+            ObjectTransport.Decode(p); // warm the codecs and type caches
+        var rng = new Random(20240229);
+        int rejected = 0;
+        for (int iteration = 0; iteration < 100_000; iteration++)
+        {
+            byte[] payload = Mutate(payloads[rng.Next(payloads.Length)], rng);
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            try
+            {
+                ObjectTransport.Decode(payload);
+            }
+            catch (TransportException)
+            {
+                rejected++;
+            }
+            catch (Exception e)
+            {
+                Assert.Fail($"iteration {iteration}: {e.GetType().Name} escaped for payload {Convert.ToHexString(payload)}\n{e}");
+            }
+            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+            Assert.True(allocated <= 64L * payload.Length + (64 << 10),
+                $"iteration {iteration}: {allocated} bytes allocated for a {payload.Length}-byte payload {Convert.ToHexString(payload)}");
+        }
+        Assert.InRange(rejected, 10_000, 99_000); // most mutations are caught, some still decode (they reached past the header)
+    }
+
+    private static byte[] Mutate(byte[] original, Random rng)
+    {
+        byte[] p = (byte[])original.Clone();
+        switch (rng.Next(6))
+        {
+            case 0: // flip bytes
+                for (int n = rng.Next(1, 4); n > 0; n--)
+                    p[rng.Next(p.Length)] ^= (byte)rng.Next(1, 256);
+                break;
+            case 1: // an interesting int somewhere
+                int[] values = [0, 1, -1, 2, 7, 255, 65536, int.MaxValue, int.MinValue, 1 << 20];
+                BitConverter.TryWriteBytes(p.AsSpan(rng.Next(p.Length - 3)), values[rng.Next(values.Length)]);
+                break;
+            case 2: // truncate
+                p = p[..rng.Next(p.Length)];
+                break;
+            case 3: // insert bytes
+                int at = rng.Next(p.Length), count = rng.Next(1, 9);
+                var bytes = new byte[count];
+                rng.NextBytes(bytes);
+                p = [.. p[..at], .. bytes, .. p[at..]];
+                break;
+            case 4: // delete bytes
+                int from = rng.Next(p.Length), len = Math.Min(rng.Next(1, 9), p.Length - from);
+                p = [.. p[..from], .. p[(from + len)..]];
+                break;
+            default: // a small int in the object section
+                int pos = rng.Next(Math.Max(1, p.Length - 40), p.Length - 3);
+                BitConverter.TryWriteBytes(p.AsSpan(pos), rng.Next(-2, 12));
+                break;
+        }
+        // Usually keep the header's length consistent, so the mutation reaches past the first check.
+        if (p.Length >= 16 && rng.Next(4) != 0)
+            BitConverter.TryWriteBytes(p.AsSpan(8), (long)p.Length);
+        return p;
+    }
+
+    [Fact]
+    public void IdentityMapFindsEachObjectByIdentityAcrossGrowth()
+    {
+        var map = new IdentityMap();
+        var keys = new object[10_000];
+        for (int i = 0; i < keys.Length; i++)
+        {
+            keys[i] = new int[] { i }; // equal contents would not matter: identity does
+            ref int id = ref map.GetOrAdd(keys[i], out bool found);
+            Assert.False(found);
+            id = i + 1;
+        }
+        for (int i = 0; i < keys.Length; i++)
+        {
+            Assert.Equal(i + 1, map.GetOrAdd(keys[i], out bool found));
+            Assert.True(found);
+        }
+        Assert.False(GetOrAddFound(map, "not a key"));
+        map.Clear();
+        Assert.False(GetOrAddFound(map, keys[0]));
+    }
+
+    private static bool GetOrAddFound(IdentityMap map, object key)
+    {
+        map.GetOrAdd(key, out bool found);
+        return found;
+    }
+
+    // ---- memory ----
+
+    [Fact]
+    public void UnusedBuffersAreTrimmed()
+    {
+        ObjectTransport.EncodeToArray(TransportSamples.Figure5(100));
+        Assert.True(BufferPool.PooledCount > 0);
+        BufferPool.Trim(); // marks the pooled buffers as unused since this trim
+        BufferPool.Trim(); // frees them
+        Assert.Equal(0, BufferPool.PooledCount);
+        ObjectTransport.EncodeToArray("again");
+        Assert.True(BufferPool.PooledCount > 0);
+        for (int i = 0; i < 4 && BufferPool.PooledCount > 0; i++)
+        {
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+        }
+        Assert.Equal(0, BufferPool.PooledCount); // gen-2 collections trim too
+    }
+
+    [Fact]
+    public unsafe void IdleBuffersAreFreedOnTheNextReturn()
+    {
+        NativeBuffer a = BufferPool.Rent(1 << 20), b = BufferPool.Rent(16);
+        BufferPool.Return(a);
+        a.LastUsedTicks -= 2 * BufferPool.IdleMilliseconds; // as if returned long ago
+        BufferPool.Return(b);
+        Assert.True(a.Pointer == null, "the idle buffer was not freed");
+        Assert.True(b.Pointer != null, "the buffer just returned was freed");
+    }
+
+    [Fact]
+    public void EncodingKeepsNoReferenceToTheGraph()
+    {
+        WeakReference weak = EncodeAndForget();
+        GC.Collect();
+        GC.WaitForPendingFinalizers();
+        GC.Collect();
+        Assert.False(weak.IsAlive);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static WeakReference EncodeAndForget()
+    {
+        var list = TransportSamples.Figure5(50);
+        ObjectTransport.EncodeToArray(list);
+        return new WeakReference(list);
+    }
+}
