@@ -35,9 +35,11 @@ collectives|motor|mpiexec -n 2 $MOTOR $(app Collectives)
 collectives|dotnet|mpiexec -n 2 dotnet $(app Collectives)
 LIST
 )
-if [ -f "$(app ObjectPingPong)" ]; then
-  SERIES+=$'\n'"objects|motor|mpiexec -n 2 $MOTOR $(app ObjectPingPong) $SCALE"
-fi
+# Figure 11 interleaves its own series inside one run (objects, json, mempack,
+# raw, mprobe); each round's table is split into one file per series below.
+# N stops at 4096: MemoryPack with circular references is quadratic (7 s per
+# round trip at 16384).
+SERIES+=$'\n'"objects|table|mpiexec -n 2 $MOTOR $(app ObjectPingPong) 4096 1 40"
 
 start=$(date +%s)
 for r in $(seq 1 "$ROUNDS"); do
@@ -47,6 +49,13 @@ for r in $(seq 1 "$ROUNDS"); do
     echo "round $r/$ROUNDS: $group $series" >&2
     $cmd </dev/null >"$OUT/raw/$group/$series.$r.txt" 2>"$OUT/raw/$group/$series.$r.err" ||
       { echo "bench: '$cmd' failed:" >&2; tail -5 "$OUT/raw/$group/$series.$r.err" >&2; exit 1; }
+    if [ "$series" = table ]; then
+      t="$OUT/raw/$group/table.$r.txt"
+      for col in 2:objects 3:json 4:mempack 5:raw 6:mprobe; do
+        awk -v c="${col%%:*}" '$1 ~ /^[0-9]+$/ {print $1, $c}' "$t" >"$OUT/raw/$group/${col#*:}.$r.txt"
+      done
+      mv "$t" "$OUT/raw/$group/table.$r.log"
+    fi
   done <<<"$SERIES"
 done
 

@@ -77,3 +77,43 @@ public class Requests
         return st.GetCount<byte>();
     }
 }
+
+/// <summary>A node of Motor's Figure 5 list: an array and a link, both followed.</summary>
+[Transportable]
+public sealed class Node
+{
+    [Transportable] public int[]? Data;
+    [Transportable] public Node? Next;
+}
+
+/// <summary>
+/// Object transport on one rank: OISend to self, ORecv, Wait - encode, one
+/// self message and decode.  (cost(N) − cost(1)) / (N − 1) is the serializer's
+/// per-object cost (two objects per node: the node and its array).
+/// </summary>
+[MemoryDiagnoser]
+public class ObjectTransport
+{
+    private Node? _list;
+    private Communicator _world = null!;
+
+    [Params(1, 1024)]
+    public int Nodes { get; set; }
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        _world = Communicator.World;
+        for (int i = 0; i < Nodes; i++)
+            _list = new Node { Data = new int[Math.Max(1, 1024 / Nodes)], Next = _list };
+    }
+
+    [Benchmark(Description = "OISend to self + ORecv (4 KiB of ints over N nodes)")]
+    public object? RoundTrip()
+    {
+        using ObjectRequest send = _world.OISend(_list, 0, 7);
+        object? received = _world.ORecv(0, 7);
+        send.Wait();
+        return received;
+    }
+}

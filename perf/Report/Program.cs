@@ -23,14 +23,14 @@ var md = new StringBuilder();
 md.AppendLine("# Motor benchmark summary").AppendLine();
 md.AppendLine(inv, $"{DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC; {Environment.ProcessorCount} cores ({CpuModel()}); " +
                    $"{RuntimeInformation.FrameworkDescription}; {rounds} interleaved rounds per series; suite took {elapsed} s.");
-md.AppendLine().AppendLine("Each cell: median over the rounds, `±` half the spread (max−min) in percent of the median, and in parentheses the ratio to C (the native floor over the same MPI).").AppendLine();
+md.AppendLine().AppendLine("Each cell: median over the rounds, `±` half the spread (max−min) in percent of the median, and in parentheses the ratio to the group's reference (C, the native floor over the same MPI; for object transport the raw bytes).").AppendLine();
 
 foreach (Group g in Group.Known)
 {
     string gdir = Path.Combine(raw, g.Name);
     if (!Directory.Exists(gdir))
         continue;
-    var table = Table.Load(gdir);
+    var table = Table.Load(gdir, g.Reference);
     if (table.Series.Count == 0)
         continue;
     File.WriteAllText(Path.Combine(dir, g.Name + ".csv"), table.Csv(g));
@@ -68,7 +68,7 @@ static string CpuModel()
 }
 
 /// <summary>A benchmark group: how to read and show its numbers.</summary>
-internal sealed record Group(string Name, string Title, string Unit, bool HigherIsBetter, bool Sweep, string Description)
+internal sealed record Group(string Name, string Title, string Unit, bool HigherIsBetter, bool Sweep, string Description, string Reference = "C")
 {
     internal static readonly Group[] Known =
     [
@@ -79,7 +79,9 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
         new("collectives", "Collectives", "µs", false, false,
             "Allreduce of one double (8 B), Bcast of 1 MiB, Alltoall of 4 KiB per rank, 2 ranks."),
         new("objects", "Object transport (Motor Figure 11)", "µs", false, true,
-            "Ping-pong of a linked list holding 4096 data bytes spread over N nodes; round trip including serialization."),
+            "Ping-pong under motor of a linked list holding 4096 data bytes spread over N nodes, round trip including serialization: " +
+            "OSend/ORecv (objects), System.Text.Json with reference preservation (json), MemoryPack with circular references (mempack), " +
+            "the 4096 bytes as one int[] (raw, the floor the ratios refer to) and the same bytes received by matched probe (mprobe).", "raw"),
     ];
 
     internal string Better => HigherIsBetter ? "higher is better" : "lower is better";
@@ -92,11 +94,13 @@ internal sealed class Table
     internal readonly List<string> Series = [];
     private readonly Dictionary<(string Key, string Series), List<double>> _values = [];
 
-    internal static Table Load(string dir)
+    internal string Reference = "C";
+
+    internal static Table Load(string dir, string reference)
     {
-        var t = new Table();
-        // "C" first: it is the reference.
-        var files = Directory.GetFiles(dir, "*.txt").OrderBy(f => SeriesOf(f) == "C" ? "" : SeriesOf(f), StringComparer.Ordinal).ThenBy(f => f, StringComparer.Ordinal);
+        var t = new Table { Reference = reference };
+        // The reference first.
+        var files = Directory.GetFiles(dir, "*.txt").OrderBy(f => SeriesOf(f) == reference ? "" : SeriesOf(f), StringComparer.Ordinal).ThenBy(f => f, StringComparer.Ordinal);
         foreach (string file in files)
         {
             string series = SeriesOf(file);
@@ -140,11 +144,11 @@ internal sealed class Table
     internal int Count(string key, string series) => _values.TryGetValue((key, series), out var v) ? v.Count : 0;
 
     internal double? Ratio(string key, string series) =>
-        TryGet(key, series, out double m, out _) && TryGet(key, "C", out double c, out _) && c > 0 ? m / c : null;
+        TryGet(key, series, out double m, out _) && TryGet(key, Reference, out double c, out _) && c > 0 ? m / c : null;
 
     internal string Csv(Group g)
     {
-        var sb = new StringBuilder($"key,series,median_{Unit(g)},spread_fraction,rounds,ratio_to_C\n");
+        var sb = new StringBuilder($"key,series,median_{Unit(g)},spread_fraction,rounds,ratio_to_{Reference}\n");
         foreach (string key in Keys)
             foreach (string s in Series)
                 if (TryGet(key, s, out double m, out double spread))
@@ -175,7 +179,7 @@ internal sealed class Table
                     sb.Append(" – |");
                     continue;
                 }
-                string ratio = s != "C" && Ratio(key, s) is double r ? string.Create(CultureInfo.InvariantCulture, $" ({r:F3})") : "";
+                string ratio = s != Reference && Ratio(key, s) is double r ? string.Create(CultureInfo.InvariantCulture, $" ({r:F3})") : "";
                 sb.Append(CultureInfo.InvariantCulture, $" {m:G4} ±{spread * 100:F0}%{ratio} |");
             }
             sb.AppendLine();
