@@ -34,6 +34,13 @@ public class ObjectTests
     [MemberData(nameof(Scenarios))]
     public void MultiRank(string name, int ranks) => Job.Scenario(name, ranks);
 
+    /// <summary>The same object operations under the motor VM.</summary>
+    [Theory]
+    [InlineData("objects-p2p", 2)]
+    [InlineData("objects-collectives", 3)]
+    [InlineData("objects-nonblocking", 2)]
+    public void MultiRankUnderMotor(string name, int ranks) => Job.Scenario(name, ranks, hosted: true);
+
     /// <summary>With 256-byte chunks every payload takes several messages or collective rounds (staged when displacements pass the chunk size).</summary>
     [Fact]
     public void ChunkedPayloadsTravel() =>
