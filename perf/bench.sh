@@ -12,7 +12,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="${1:-$ROOT/artifacts/bench}"
-ROUNDS="${ROUNDS:-3}" SCALE="${SCALE:-0.3}"
+ROUNDS="${ROUNDS:-3}" SCALE="${SCALE:-1}"
 ONLY="${ONLY:-latency bandwidth collectives objects micro}"
 BIN="$ROOT/artifacts/bin" NET="$ROOT/artifacts/dotnet/bin"
 MOTOR="$BIN/motor"

@@ -215,6 +215,44 @@ static void test_comms(void)
     CHECK(mp_comm_rank(d, &v) == MP_EHANDLE);
 }
 
+/* Waitall over a batch whose slots are not the first ones: every request is
+ * completed with its own data and status, and every slot goes back to the
+ * free list (a later batch gets distinct live handles). */
+static void test_waitall_batches(void)
+{
+    enum { N = 12 };
+    int32_t out[N], in[N];
+    mp_req_t reqs[2 * N], first;
+    mp_status_t st[2 * N];
+    int base = mp_req_active();
+    /* Occupy slot(s) first so the batch does not start at index 0. */
+    CHECK(mp_irecv(in, 4, 0, 999, MP_COMM_SELF, NULL, &first) == 0);
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < N; i++) {
+            out[i] = round * 100 + i;
+            in[i] = -1;
+            CHECK(mp_irecv(&in[i], 4, 0, 40 + i, MP_COMM_SELF, NULL, &reqs[i]) == 0);
+        }
+        for (int i = 0; i < N; i++)
+            CHECK(mp_isend(&out[i], 4, 0, 40 + i, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &reqs[N + i]) == 0);
+        for (int i = 0; i < 2 * N; i++)
+            for (int j = 0; j < i; j++)
+                CHECK(reqs[i] != reqs[j]);
+        CHECK(mp_req_active() == base + 1 + 2 * N);
+        CHECK(mp_req_waitall(2 * N, reqs, st) == 0);
+        CHECK(mp_req_active() == base + 1);
+        for (int i = 0; i < N; i++) {
+            CHECK(in[i] == round * 100 + i);
+            CHECK(st[i].tag == 40 + i && st[i].bytes == 4);
+            CHECK(!mp_req_live(reqs[i]) && !mp_req_live(reqs[N + i]));
+        }
+    }
+    CHECK(mp_req_live(first));
+    CHECK(mp_req_cancel(first) == 0);
+    CHECK(mp_req_wait(first, st) == 0 && st[0].cancelled);
+    CHECK(mp_req_active() == base);
+}
+
 int main(void)
 {
     int provided = -1, n;
@@ -236,6 +274,7 @@ int main(void)
     test_arguments();
     test_self_messages();
     test_inflight_table();
+    test_waitall_batches();
     test_comms();
     CHECK(mp_finalize() == 0);
     CHECK(mp_state() == MP_STATE_FINALIZED);

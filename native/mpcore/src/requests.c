@@ -478,9 +478,18 @@ int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
     return rc ? rc : 1;
 }
 
+/* Waits for every active slot with one MPI_Waitall (one progress loop for the
+ * whole set, as a C program would), then finishes all of them. */
 int mp_req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)
 {
-    int rc = 0;
+    enum { STACK = 128 };
+    MPI_Request mr_stack[STACK];
+    MPI_Status ms_stack[STACK];
+    int idx_stack[STACK];
+    MPI_Request *mr = mr_stack;
+    MPI_Status *ms = ms_stack;
+    int *which = idx_stack;
+    int rc = 0, k = 0, mrc;
     if (n < 0 || (n > 0 && !reqs))
         return mp_fail(MP_EINVAL, "request array is NULL or its length %d is negative", n);
     for (int i = 0; i < n; i++) {
@@ -488,14 +497,59 @@ int mp_req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)
         if (reqs[i] != MP_REQ_NULL && !slot_get(reqs[i], &idx))
             return fail_req(reqs[i]);
     }
+    if (n > STACK) {
+        mr = malloc((size_t)n * sizeof *mr);
+        ms = malloc((size_t)n * sizeof *ms);
+        which = malloc((size_t)n * sizeof *which);
+        if (!mr || !ms || !which) {
+            free(mr);
+            free(ms);
+            free(which);
+            return mp_fail(MP_ENOMEM, "out of memory waiting for %d requests", n);
+        }
+    }
     for (int i = 0; i < n; i++) {
-        int r;
+        int idx;
+        slot_t *s;
+        if (reqs[i] == MP_REQ_NULL)
+            continue;
+        s = slot_get(reqs[i], &idx);
+        if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_ACTIVE)
+            continue;
+        atomic_fetch_or(&s->flags, SLOT_WAITING);
+        mr[k] = s->mpi;
+        which[k++] = i;
+    }
+    if (k > 0) {
+        mp_blocking_enter();
+        mrc = pal_mpi.Waitall(k, mr, ms);
+        mp_sweep_orphans();
+        mp_blocking_leave();
+        for (int j = 0; j < k; j++) {
+            int idx = 0, code = 0;
+            slot_t *s = slot_get(reqs[which[j]], &idx);
+            s->mpi = mr[j];
+            if (mrc == MPI_ERR_IN_STATUS && ms[j].MPI_ERROR != MPI_SUCCESS)
+                code = mp_mpi_fail(ms[j].MPI_ERROR, "MPI_Waitall");
+            else if (mrc != MPI_SUCCESS && mrc != MPI_ERR_IN_STATUS)
+                code = mp_mpi_fail(mrc, "MPI_Waitall");
+            slot_complete(s, code, &ms[j]);
+        }
+    }
+    if (mr != mr_stack) {
+        free(mr);
+        free(ms);
+        free(which);
+    }
+    for (int i = 0; i < n; i++) {
+        int r, idx = 0;
         if (reqs[i] == MP_REQ_NULL) {
             if (statuses)
                 memset(&statuses[i], 0, sizeof statuses[i]);
             continue;
         }
-        r = mp_req_wait(reqs[i], statuses ? &statuses[i] : NULL);
+        slot_t *s = slot_get(reqs[i], &idx); /* sets idx: not in finish's argument list */
+        r = finish(s, idx, statuses ? &statuses[i] : NULL);
         if (r && !rc)
             rc = r;
     }
