@@ -43,7 +43,7 @@ if (comm.Rank == 0)
 // JIT warm-up, as in samples/PingPong: the window loop runs optimized code
 // before anything is timed (the OSU warm-up windows are too few for tiering).
 for (int i = 0; i < 2000; i++)
-    Exchange(comm, send, recv, reqs, i % 2 == 0 ? 8 : 4096);
+    Exchange(comm, send, recv, reqs, (int)Math.Min(i % 2 == 0 ? 8 : 4096, max));
 int gcBefore = GC.CollectionCount(0);
 for (long n = 1; n <= max; n *= 2)
 {
