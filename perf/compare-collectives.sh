@@ -4,17 +4,17 @@
 # usage: perf/compare-collectives.sh [rounds=5] [ranks=2]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$ROOT/perf/common.sh"
 ROUNDS="${1:-5}" RANKS="${2:-2}"
 OUT="$(mktemp -d)"
 for r in $(seq 1 "$ROUNDS"); do
   mpiexec -n "$RANKS" "$ROOT/artifacts/bin/collectives-c" >"$OUT/c.$r"
   mpiexec -n "$RANKS" dotnet "$ROOT/artifacts/dotnet/bin/Collectives/release/Collectives.dll" >"$OUT/cs.$r"
 done
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 printf '# %d rounds on %d ranks, alternating; median latency in microseconds\n%-10s %9s %10s %10s %7s\n' "$ROUNDS" "$RANKS" op bytes C 'C#' ratio
 while read -r name bytes _; do
   c=$(cat "$OUT"/c.* | awk -v n="$name" '$1==n {print $3}' | median)
   s=$(cat "$OUT"/cs.* | awk -v n="$name" '$1==n {print $3}' | median)
-  printf '%-10s %9s %10.3f %10.3f %7.3f\n' "$name" "$bytes" "$c" "$s" "$(awk -v a="$s" -v b="$c" 'BEGIN {print a/b}')"
+  printf '%-10s %9s %10.3f %10.3f %7.3f\n' "$name" "$bytes" "$c" "$s" "$(ratio "$s" "$c")"
 done <"$OUT/c.1"
 rm -rf "$OUT"

@@ -12,6 +12,7 @@
 # usage: perf/compare-gc.sh [rounds=3] [max_bytes=1048576] [iteration_scale=1]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$ROOT/perf/common.sh"
 ROUNDS="${1:-3}" MAX="${2:-1048576}" SCALE="${3:-1}"
 C_BIN="$ROOT/artifacts/bin/bandwidth-c"
 APP="$ROOT/artifacts/dotnet/bin/Bandwidth/release/Bandwidth.dll"
@@ -35,7 +36,6 @@ for r in $(seq 1 "$ROUNDS"); do
   for m in c $MODES; do run_mode "$m" "$r"; done
 done
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 col() { cat "$OUT"/"$1".* | grep -v '^#' | awk -v s="$2" '$1==s {print $2}' | median; }
 printf '# %d rounds, alternating; median bandwidth in MB/s; ratio = mode / C\n' "$ROUNDS"
 printf '%-9s %9s' size C
@@ -46,9 +46,9 @@ for size in $(grep -v '^#' "$OUT/c.1" | awk '$1>=8 {print $1}'); do
   printf '%-9s %9.1f' "$size" "$c"
   for m in $MODES; do
     v=$(col "$m" "$size")
-    printf ' %15.1f %6.3f' "$v" "$(awk -v a="$v" -v b="$c" 'BEGIN {print a/b}')"
+    printf ' %15.1f %6.3f' "$v" "$(ratio "$v" "$c")"
   done
-  printf ' %14.3f\n' "$(awk -v a="$(col motor+pressure "$size")" -v b="$(col dotnet+pressure "$size")" 'BEGIN {print a/b}')"
+  printf ' %14.3f\n' "$(ratio "$(col motor+pressure "$size")" "$(col dotnet+pressure "$size")")"
 done
 echo "# GC pauses per run (rank 0):"
 for m in $MODES; do

@@ -7,6 +7,7 @@
 #        MODES="library hosted" selects the C# modes (hosted needs artifacts/bin/motor)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$ROOT/perf/common.sh"
 ROUNDS="${1:-3}" MAX="${2:-4194304}" SCALE="${3:-1}"
 MODES="${MODES:-library}"
 C_BIN="$ROOT/artifacts/bin/pingpong-c"
@@ -26,7 +27,6 @@ for r in $(seq 1 "$ROUNDS"); do
   for m in c $MODES; do run_mode "$m" "$r"; done
 done
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 printf '# %d rounds, alternating; median latency in microseconds (half round trip)\n' "$ROUNDS"
 printf '%-10s %10s' size C
 for m in $MODES; do printf ' %10s %8s' "$m" ratio; done
@@ -36,7 +36,7 @@ for size in $(awk '{print $1}' "$OUT/c.1"); do
   printf '%-10s %10.3f' "$size" "$c"
   for m in $MODES; do
     v=$(cat "$OUT"/"$m".* | awk -v s="$size" '$1==s {print $2}' | median)
-    printf ' %10.3f %8.3f' "$v" "$(awk -v a="$v" -v b="$c" 'BEGIN {print a/b}')"
+    printf ' %10.3f %8.3f' "$v" "$(ratio "$v" "$c")"
   done
   printf '\n'
 done
