@@ -350,7 +350,11 @@ static int print_version(const options_t *o)
         printf("MPI library: not found: %s\n", err);
         ok = 0;
     }
-    printf("GC extension: %s/libmpgc.so%s\n", g_bin, file_exists(strcat(strcpy(mpi, g_bin), "/libmpgc.so")) ? "" : " (missing)");
+    {
+        char gc[PATH_CAP + 16];
+        snprintf(gc, sizeof gc, "%s/libmpgc.so", g_bin);
+        printf("GC extension: %s%s\n", gc, file_exists(gc) ? "" : " (missing)");
+    }
     return ok ? 0 : 1;
 }
 

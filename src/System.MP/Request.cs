@@ -305,9 +305,6 @@ public sealed unsafe class Request : IDisposable
         }
     }
 
-    /// <summary>Number of dropped requests whose operations have not completed yet (library mode).</summary>
-    internal static int PendingOrphans => Volatile.Read(ref s_orphanCount);
-
     /// <summary>Forgets the core's request (completed by the caller) and frees the pins.</summary>
     private void ReleasePins()
     {
