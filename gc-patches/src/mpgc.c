@@ -68,6 +68,7 @@ static void *g_clr;                 /* the runtime's IGCToCLR */
 static scan_roots_fn g_scan_roots;  /* its GcScanRoots */
 static void *g_stock;               /* the stock GC library */
 static int g_trace;
+static const mp_table_t *g_core;    /* the core this process uses (mp_core_table) */
 
 static void trace(const char *fmt, const char *arg)
 {
@@ -140,9 +141,9 @@ static void proxy_scan_roots(void *self, promote_fn fn, int condemned, int max_g
     if (sc->thread_number > 0)
         return;
     if (sc->promotion)
-        mp_gc_scan(MP_GC_MARK | (sc->concurrent ? MP_GC_CONCURRENT : 0), report_slot, &ctx);
+        g_core->gc_scan(MP_GC_MARK | (sc->concurrent ? MP_GC_CONCURRENT : 0), report_slot, &ctx);
     else
-        mp_gc_scan(MP_GC_RELOCATE, report_slot, &ctx);
+        g_core->gc_scan(MP_GC_RELOCATE, report_slot, &ctx);
 }
 
 /* Copies the runtime's vtable: every leading entry that points into the
@@ -196,9 +197,10 @@ MPGC_API int32_t GC_Initialize(void *clr, void **heap, void **handles, void *dac
     int32_t hr;
     if (!f || build_proxy(clr) != 0)
         return E_FAIL_HR;
+    g_core = mp_core_table(); /* the same core the host initialized */
     hr = f(&g_proxy, heap, handles, dac_vars);
     if (hr >= 0) {
-        mp_gc_attach();
+        g_core->gc_attach();
         trace("%s", "attached: in-flight buffers are pinned at GC mark time");
     }
     return hr;

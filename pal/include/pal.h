@@ -18,6 +18,8 @@ void *pal_dl_sym(void *lib, const char *name);
 const char *pal_dl_error(void);
 /* Absolute path of the file a loaded library handle came from ("" if unknown). */
 int pal_dl_path(void *lib, const char *any_symbol, char *buf, int cap);
+/* Absolute path of the loaded file that contains addr. */
+int pal_addr_path(const void *addr, char *buf, int cap);
 
 /* Loaded modules.  pal_module_path finds the loaded library whose file name
  * is `file_name` (e.g. "libcoreclr.so") and copies its absolute path;

@@ -1,19 +1,19 @@
 /*
  * pal_mpi.h - the MPI library, loaded at run time.
  *
- * mpcore is compiled against one MPI ABI (today the MPICH ABI, shared by MPICH,
- * Intel MPI, MVAPICH and Cray MPICH) and calls MPI only through the table
- * `pal_mpi`, filled by pal_mpi_load() from the library found at run time.  The
- * library is opened with RTLD_GLOBAL, so MPI libraries that load plugins work.
- *
- * Adding another ABI (Open MPI's, or the MPI-5 standard ABI) means building
- * pal+mpcore once more against that ABI's mpi.h into a second core library and
- * choosing between them with pal_mpi_detect_abi(); mpcore's callers (the mp_*
- * ABI) do not change.  ABI-specific status access is kept here (below).
+ * mpcore calls MPI only through the table `pal_mpi`, filled by pal_mpi_load()
+ * from the library found at run time (opened with RTLD_GLOBAL, so MPI libraries
+ * that load plugins work).  pal and mpcore are compiled once per MPI ABI:
+ *   - the MPICH ABI (MPICH, Intel MPI, MVAPICH, Cray MPICH) -> libmpcore.so;
+ *   - Open MPI's ABI -> libmpcore-ompi.so (built when Open MPI's headers are
+ *     present), whose predefined handles are addresses inside libmpi.so.40, so
+ *     that core links the library instead of only loading it.
+ * libmpcore.so chooses between them at run time (select.c); the mp_* ABI that
+ * callers see is the same for both.  ABI-specific status access is kept here.
  *
  * Choice of library: $MOTOR_MPI_LIBRARY (a file name or path) if set; otherwise
- * libmpi.so.12 (the MPICH ABI name), then libmpich.so.12 (Debian's name), then
- * the unversioned names.
+ * the ABI's usual names (MPICH: libmpi.so.12, libmpich.so.12, then the
+ * unversioned names; Open MPI: libmpi.so.40, libmpi.so).
  */
 #ifndef PAL_MPI_H
 #define PAL_MPI_H
@@ -25,8 +25,12 @@
 extern "C" {
 #endif
 
-#if !defined(MPICH) && !defined(MPICH_NAME)
-#error "pal_mpi.h: this build of pal targets the MPICH ABI; compile against an MPICH-family mpi.h"
+#if defined(OPEN_MPI) && OPEN_MPI
+#define PAL_MPI_BUILD_ABI 2 /* PAL_ABI_OPENMPI */
+#elif defined(MPICH) || defined(MPICH_NAME)
+#define PAL_MPI_BUILD_ABI 1 /* PAL_ABI_MPICH */
+#else
+#error "pal_mpi.h: compile against an MPICH-family or Open MPI mpi.h"
 #endif
 
 /* Functions every supported library must have. */
@@ -58,14 +62,18 @@ extern "C" {
     X(Close_port) X(Comm_accept) X(Comm_connect) X(Comm_disconnect)           \
     X(Publish_name) X(Unpublish_name) X(Lookup_name)
 
-/* Functions used when present (MPI-4 large counts). */
+/* Functions used when present (MPI-4 large counts).  Their types are spelled
+ * out because MPI-3 headers (Open MPI 4) do not declare them. */
 #define PAL_MPI_OPTIONAL(X) X(Isend_c) X(Issend_c) X(Irecv_c) X(Imrecv_c)
 
 typedef struct pal_mpi {
 #define PAL_MPI_FIELD(name) __typeof__(MPI_##name) *name;
     PAL_MPI_REQUIRED(PAL_MPI_FIELD)
-    PAL_MPI_OPTIONAL(PAL_MPI_FIELD)
 #undef PAL_MPI_FIELD
+    int (*Isend_c)(const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+    int (*Issend_c)(const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+    int (*Irecv_c)(void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+    int (*Imrecv_c)(void *, MPI_Count, MPI_Datatype, MPI_Message *, MPI_Request *);
 } pal_mpi_t;
 
 /* The loaded library's functions; all NULL before pal_mpi_load succeeds. */
@@ -85,6 +93,23 @@ const char *pal_mpi_path(void);
 /* Which ABI a loaded library handle speaks. */
 int pal_mpi_detect_abi(void *lib);
 
+/* A phrase naming an ABI, for messages. */
+const char *pal_mpi_abi_name(int abi);
+
+/* Decides which MPI ABI this process should use, without initializing MPI:
+ * $MOTOR_MPI_ABI ("mpich" | "openmpi"), else the ABI of $MOTOR_MPI_LIBRARY,
+ * else Open MPI when Open MPI's launcher started the process
+ * (OMPI_COMM_WORLD_SIZE), else MPICH when an MPICH-ABI library loads, else
+ * Open MPI when libmpi.so.40 loads, else MPICH.  Returns PAL_ABI_*, or -1 with
+ * a message in why when $MOTOR_MPI_ABI or $MOTOR_MPI_LIBRARY is unusable.
+ * `reason` (may be NULL) receives a short phrase saying what decided. */
+int pal_mpi_choose_abi(char *why, int cap, const char **reason);
+
+/* Makes every later pal_mpi_load fail with msg (the process cannot use this
+ * build's library: e.g. the core for the ABI it needs is missing). */
+void pal_mpi_refuse(const char *msg);
+
+#if PAL_MPI_BUILD_ABI == 1
 /* MPICH-ABI status access (count_lo / count_hi_and_cancelled layout). */
 static inline int64_t pal_status_bytes(const MPI_Status *st)
 {
@@ -95,6 +120,17 @@ static inline int pal_status_cancelled(const MPI_Status *st)
 {
     return st->count_hi_and_cancelled & 1;
 }
+#else
+/* Open MPI status access (_ucount bytes, _cancelled flag). */
+static inline int64_t pal_status_bytes(const MPI_Status *st)
+{
+    return (int64_t)st->_ucount;
+}
+static inline int pal_status_cancelled(const MPI_Status *st)
+{
+    return st->_cancelled != 0;
+}
+#endif
 
 #ifdef __cplusplus
 }

@@ -13,9 +13,23 @@ static int g_loaded;       /* 1 ok, -1 failed */
 static char g_path[4096];
 static char g_error[2048];
 
-static const char *const k_mpich_abi_names[] = {
-    "libmpi.so.12", "libmpich.so.12", "libmpi.so", "libmpich.so",
-};
+#if PAL_MPI_BUILD_ABI == 1 /* PAL_ABI_MPICH */
+#define k_names k_mpich_names
+#define PAL_INSTALL_HINT "install MPICH, e.g. apt-get install mpich"
+#else
+static const char *const k_names[] = { "libmpi.so.40", "libmpi.so" };
+#define PAL_INSTALL_HINT "install Open MPI, e.g. apt-get install openmpi-bin"
+#endif
+
+const char *pal_mpi_abi_name(int abi)
+{
+    switch (abi) {
+    case PAL_ABI_MPICH: return "the MPICH ABI (MPICH, Intel MPI, MVAPICH)";
+    case PAL_ABI_OPENMPI: return "Open MPI's ABI";
+    case PAL_ABI_STANDARD: return "the MPI-5 standard ABI";
+    default: return "no known MPI ABI (no MPI_Init_thread symbol)";
+    }
+}
 
 int pal_mpi_detect_abi(void *lib)
 {
@@ -28,17 +42,77 @@ int pal_mpi_detect_abi(void *lib)
     return PAL_ABI_UNKNOWN;
 }
 
+static const char *const k_mpich_names[] = {
+    "libmpi.so.12", "libmpich.so.12", "libmpi.so", "libmpich.so",
+};
+
+static int loads_with_abi(const char *name, int abi)
+{
+    void *lib = pal_dl_open(name, 1);
+    return lib && pal_mpi_detect_abi(lib) == abi;
+}
+
+int pal_mpi_choose_abi(char *why, int cap, const char **reason)
+{
+    const char *abi = getenv("MOTOR_MPI_ABI");
+    const char *forced = getenv("MOTOR_MPI_LIBRARY");
+    const char *launcher, *dummy;
+    if (!reason)
+        reason = &dummy;
+    if (abi && *abi) {
+        *reason = "MOTOR_MPI_ABI";
+        if (!strcmp(abi, "mpich"))
+            return PAL_ABI_MPICH;
+        if (!strcmp(abi, "openmpi"))
+            return PAL_ABI_OPENMPI;
+        snprintf(why, (size_t)cap, "MOTOR_MPI_ABI=%s is not one of: mpich, openmpi", abi);
+        return -1;
+    }
+    if (forced && *forced) {
+        void *lib = pal_dl_open(forced, 1);
+        int found;
+        *reason = "MOTOR_MPI_LIBRARY";
+        if (!lib) {
+            snprintf(why, (size_t)cap, "cannot use the MPI library named by MOTOR_MPI_LIBRARY=%s: %s",
+                     forced, pal_dl_error());
+            return -1;
+        }
+        found = pal_mpi_detect_abi(lib);
+        if (found != PAL_ABI_MPICH && found != PAL_ABI_OPENMPI) {
+            snprintf(why, (size_t)cap, "MOTOR_MPI_LIBRARY=%s speaks %s; Motor supports the MPICH ABI "
+                     "and Open MPI's", forced, pal_mpi_abi_name(found));
+            return -1;
+        }
+        return found;
+    }
+    launcher = getenv("OMPI_COMM_WORLD_SIZE");
+    if (launcher && *launcher) {
+        *reason = "started by Open MPI's launcher";
+        return PAL_ABI_OPENMPI;
+    }
+    *reason = "the MPI libraries installed";
+    for (size_t i = 0; i < sizeof k_mpich_names / sizeof *k_mpich_names; i++)
+        if (loads_with_abi(k_mpich_names[i], PAL_ABI_MPICH))
+            return PAL_ABI_MPICH;
+    if (loads_with_abi("libmpi.so.40", PAL_ABI_OPENMPI))
+        return PAL_ABI_OPENMPI;
+    return PAL_ABI_MPICH;
+}
+
+void pal_mpi_refuse(const char *msg)
+{
+    snprintf(g_error, sizeof g_error, "%s", msg);
+    g_loaded = -1;
+}
+
 static int bind_library(void *lib, const char *name, char *err, int cap)
 {
     pal_mpi_t t;
     int abi = pal_mpi_detect_abi(lib);
     memset(&t, 0, sizeof t);
-    if (abi != PAL_ABI_MPICH) {
-        snprintf(err, (size_t)cap, "%s does not speak the MPICH ABI (%s); this Motor build "
-                 "supports MPICH-family libraries (MPICH, Intel MPI, MVAPICH)", name,
-                 abi == PAL_ABI_OPENMPI ? "it is Open MPI"
-                 : abi == PAL_ABI_STANDARD ? "it uses the MPI-5 standard ABI"
-                 : "no MPI_Init_thread symbol");
+    if (abi != PAL_MPI_BUILD_ABI) {
+        snprintf(err, (size_t)cap, "%s speaks %s, but this core was built for %s", name,
+                 pal_mpi_abi_name(abi), pal_mpi_abi_name(PAL_MPI_BUILD_ABI));
         return -1;
     }
 #define PAL_MPI_BIND_REQ(name)                                                     \
@@ -86,16 +160,16 @@ int pal_mpi_load(char *err, int cap)
         } else {
             size_t used = 0;
             used += (size_t)snprintf(g_error, sizeof g_error,
-                                     "no MPI library found (install MPICH, e.g. apt-get install "
-                                     "mpich, or set MOTOR_MPI_LIBRARY); tried:");
-            for (size_t i = 0; i < sizeof k_mpich_abi_names / sizeof *k_mpich_abi_names; i++) {
-                if (try_load(k_mpich_abi_names[i], why, (int)sizeof why) == 0) {
+                                     "no MPI library found (" PAL_INSTALL_HINT
+                                     ", or set MOTOR_MPI_LIBRARY); tried:");
+            for (size_t i = 0; i < sizeof k_names / sizeof *k_names; i++) {
+                if (try_load(k_names[i], why, (int)sizeof why) == 0) {
                     g_loaded = 1;
                     break;
                 }
                 if (used < sizeof g_error)
                     used += (size_t)snprintf(g_error + used, sizeof g_error - used, " [%s: %s]",
-                                             k_mpich_abi_names[i], why);
+                                             k_names[i], why);
             }
         }
         if (g_loaded != 1)

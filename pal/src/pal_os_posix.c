@@ -27,17 +27,21 @@ const char *pal_dl_error(void)
     return e ? e : "unknown dynamic loader error";
 }
 
-int pal_dl_path(void *lib, const char *any_symbol, char *buf, int cap)
+int pal_addr_path(const void *addr, char *buf, int cap)
 {
     Dl_info info;
-    void *sym = dlsym(lib, any_symbol);
     if (cap <= 0)
         return -1;
     buf[0] = '\0';
-    if (!sym || !dladdr(sym, &info) || !info.dli_fname)
+    if (!addr || !dladdr(addr, &info) || !info.dli_fname)
         return -1;
     snprintf(buf, (size_t)cap, "%s", info.dli_fname);
     return 0;
+}
+
+int pal_dl_path(void *lib, const char *any_symbol, char *buf, int cap)
+{
+    return pal_addr_path(dlsym(lib, any_symbol), buf, cap);
 }
 
 uint64_t pal_clock_ns(void)

@@ -74,6 +74,7 @@ static const char *const k_levels[] = { "single", "funneled", "serialized", "mul
 
 static char g_exe[PATH_CAP];   /* this executable */
 static char g_bin[PATH_CAP];   /* its folder: libmpcore, libmpgc, System.MP.dll */
+static const mp_table_t *g_core; /* the core for this process's MPI (mp_core_table) */
 
 /* ---- messages ---- */
 
@@ -336,17 +337,18 @@ static int print_version(const options_t *o)
         printf(".NET runtime: not found\n");
         ok = 0;
     }
-    if ((rc = mp_library_version(mpi, (int)sizeof mpi)) >= 0) {
+    if ((rc = g_core->library_version(mpi, (int)sizeof mpi)) >= 0) {
         char *nl = strchr(mpi, '\n');
         for (char *t = mpi; *t; t++)
             if (*t == '\t')
                 *t = ' ';
         if (nl)
             *nl = '\0';
-        printf("MPI library: %s (%s)\n", mpi, mp_library_path());
+        printf("MPI library: %s (%s; core for %s)\n", mpi, g_core->library_path(),
+               g_core->mpi_abi() == MP_MPI_ABI_OPENMPI ? "Open MPI" : "the MPICH ABI");
     } else {
         char err[1024];
-        mp_last_error(NULL, err, (int)sizeof err);
+        g_core->last_error(NULL, err, (int)sizeof err);
         printf("MPI library: not found: %s\n", err);
         ok = 0;
     }
@@ -362,8 +364,8 @@ static int print_version(const options_t *o)
 
 static void finalize_if_ready(void)
 {
-    if (mp_state() == MP_STATE_READY)
-        mp_finalize();
+    if (g_core->state() == MP_STATE_READY)
+        g_core->finalize();
 }
 
 /* ---- main ---- */
@@ -384,6 +386,7 @@ int main(int argc, char **argv)
         snprintf(g_exe, sizeof g_exe, "%s", argv[0]);
     snprintf(g_bin, sizeof g_bin, "%s", g_exe);
     strip_components(g_bin, 1);
+    g_core = mp_core_table();
 
     rc = parse(argc, argv, &o, &want_version);
     if (want_version)
@@ -426,19 +429,19 @@ int main(int argc, char **argv)
     }
     if (level < 0)
         level = MP_THREAD_SINGLE;
-    if ((rc = mp_init(level, &provided)) != 0) {
-        mp_last_error(NULL, err, (int)sizeof err);
+    if ((rc = g_core->init(level, &provided)) != 0) {
+        g_core->last_error(NULL, err, (int)sizeof err);
         fprintf(stderr, "motor: %s: %s\n", rc == MP_ENOLIB ? "no usable MPI library" : "MPI initialization failed", err);
         if (rc == MP_ENOLIB)
-            fprintf(stderr, "       Install MPICH (Debian: apt-get install mpich) or set MOTOR_MPI_LIBRARY "
-                            "to an MPICH-ABI libmpi.so.12.\n");
+            fprintf(stderr, "       Install MPICH (Debian: apt-get install mpich) or Open MPI, or set "
+                            "MOTOR_MPI_LIBRARY to an MPI library (MPICH ABI or Open MPI).\n");
         fx.close(h);
         return EXIT_NO_MPI;
     }
     atexit(finalize_if_ready); /* Environment.Exit leaves through exit() */
 
     /* 3. Settings for System.MP and the runtime. */
-    snprintf(text, sizeof text, "0x%llx", (unsigned long long)(uintptr_t)mp_core_table());
+    snprintf(text, sizeof text, "0x%llx", (unsigned long long)(uintptr_t)g_core);
     rc = set_prop(&fx, h, "Motor.CoreTable", text);
     rc |= set_prop(&fx, h, "Motor.Hosted", "true");
     rc |= set_prop(&fx, h, "Motor.Version", MOTOR_VERSION);

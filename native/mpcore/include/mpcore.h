@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the table layout or any signature changes. */
-#define MP_ABI_VERSION 3
+#define MP_ABI_VERSION 4
 
 /* ---- Errors: one table, X-macro generated (names, codes, messages). ---- */
 #define MP_ERROR_MAP(X)                                                              \
@@ -459,9 +459,29 @@ typedef struct mp_table {
     int (*lookup_name)(const char *, char *, int);
     void (*stats)(mp_stats_t *);
     int (*req_live)(mp_req_t);
+    /* ABI 4: the GC extension's entry points (mpcore_gc.h) and the MPI ABI. */
+    int (*gc_scan)(int pass, void (*report)(void **slot, void *ctx), void *ctx);
+    void (*gc_attach)(void);
+    int (*mpi_abi)(void);
 } mp_table_t;
 
-/* [fast][any thread] The core's call table (static storage). */
+/* MPI ABIs a core can be built for (mp_mpi_abi). */
+enum mp_mpi_abi { MP_MPI_ABI_MPICH = 1, MP_MPI_ABI_OPENMPI = 2 };
+/* [fast][any thread] The MPI ABI this core was compiled for. */
+MP_API int mp_mpi_abi(void);
+
+/* [any thread] The call table of the core this process uses (static storage;
+ * the same table on every call).
+ *
+ * libmpcore.so holds the MPICH-ABI core and chooses, on the first call, which
+ * core serves the process: $MOTOR_MPI_ABI ("mpich" or "openmpi") if set; else
+ * the ABI of the library named by $MOTOR_MPI_LIBRARY; else Open MPI when the
+ * process was started by Open MPI's launcher (OMPI_COMM_WORLD_SIZE is set);
+ * else MPICH when an MPICH-ABI library loads, else Open MPI when libmpi.so.40
+ * loads.  The Open MPI core is libmpcore-ompi.so beside libmpcore.so.  When
+ * the chosen core cannot be used, the MPICH table is returned and its mp_init
+ * fails with a message saying why.  Hosts, the GC extension and managed code
+ * all go through this table, so they always agree on the core. */
 MP_API const mp_table_t *mp_core_table(void);
 
 #ifdef __cplusplus

@@ -84,9 +84,25 @@ static const mp_table_t k_table = {
     .lookup_name = mp_lookup_name,
     .stats = mp_stats,
     .req_live = mp_req_live,
+    .gc_scan = mp_gc_scan,
+    .gc_attach = mp_gc_attach,
+    .mpi_abi = mp_mpi_abi,
 };
 
+int mp_mpi_abi(void)
+{
+    return PAL_MPI_BUILD_ABI == PAL_ABI_OPENMPI ? MP_MPI_ABI_OPENMPI : MP_MPI_ABI_MPICH;
+}
+
+const mp_table_t *mp_core_own_table(void)
+{
+    return &k_table;
+}
+
+#ifndef MP_CORE_SELECTOR
+/* A core built for one ABI only (libmpcore-ompi.so): its own table. */
 const mp_table_t *mp_core_table(void)
 {
     return &k_table;
 }
+#endif

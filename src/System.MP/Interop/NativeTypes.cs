@@ -42,9 +42,10 @@ internal struct CoreTable
     internal nint CommRemoteSize, CommIsInter, IntercommCreate, IntercommMerge, CommSpawn, CommGetParent, OpenPort, ClosePort, CommAccept, CommConnect, CommDisconnect, PublishName, UnpublishName, LookupName;
     internal nint Stats;
     internal nint ReqLive;
+    internal nint GcScan, GcAttach, MpiAbi;
 
     /// <summary>MP_ABI_VERSION this assembly was written against.</summary>
-    internal const uint ExpectedAbiVersion = 3;
+    internal const uint ExpectedAbiVersion = 4;
 }
 
 /// <summary>mpcore's thread levels, send modes and states.</summary>
