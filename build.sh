@@ -28,19 +28,39 @@ as_root() {
 }
 
 # ---- dependencies: install only what is missing ----
+# MPICH is Motor's main MPI; Open MPI is installed beside it for its second
+# core (libmpcore-ompi.so), which gives dynamic processes (spawn, ports) that
+# Debian's MPICH (ch4:ucx) lacks.  Debian's alternatives would make Open MPI
+# the default mpiexec/mpicc when it is installed after MPICH; a default MPICH
+# stays the default.
 deps() {
-  local missing=()
-  command -v mpiexec >/dev/null || missing+=(mpich)
-  command -v mpicc >/dev/null || missing+=(libmpich-dev)
+  local missing=() mpich_was_default=0
+  command -v mpiexec.mpich >/dev/null || missing+=(mpich)
+  command -v mpicc.mpich >/dev/null || missing+=(libmpich-dev)
+  command -v mpirun.openmpi >/dev/null || missing+=(openmpi-bin)
+  command -v mpicc.openmpi >/dev/null || missing+=(libopenmpi-dev)
   command -v cmake >/dev/null || missing+=(cmake)
   { command -v gcc >/dev/null && command -v make >/dev/null; } || missing+=(build-essential)
   if [ ${#missing[@]} -gt 0 ]; then
     log "installing: ${missing[*]}"
     command -v apt-get >/dev/null || die "missing ${missing[*]} and no apt-get to install them"
+    case "$(readlink -f /usr/bin/mpiexec 2>/dev/null)" in *mpich*|"") mpich_was_default=1 ;; esac
     as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+    if [ "$mpich_was_default" = 1 ] && command -v update-alternatives >/dev/null; then
+      keep_mpich_default
+    fi
   fi
   command -v dotnet >/dev/null || die "the .NET SDK (dotnet, 10 or later) is required and was not found on PATH"
+}
+
+keep_mpich_default() {
+  local triplet alt
+  triplet="$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)"
+  [ -x /usr/bin/mpirun.mpich ] && as_root update-alternatives --quiet --set mpirun /usr/bin/mpirun.mpich
+  [ -x /usr/bin/mpicc.mpich ] && as_root update-alternatives --quiet --set mpi /usr/bin/mpicc.mpich
+  alt="/usr/include/$triplet/mpich"
+  [ -d "$alt" ] && as_root update-alternatives --quiet --set "mpi-$triplet" "$alt" || true
 }
 
 build_native() {

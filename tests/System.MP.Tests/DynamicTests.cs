@@ -20,17 +20,65 @@ public class DynamicTests
     public void NameServiceOrAClearError() => Job.Scenario("names", 2);
 
     [Fact]
-    public async Task AcceptAndConnectBetweenTwoSeparateJobs()
+    public Task AcceptAndConnectBetweenTwoSeparateJobs() => AcceptAndConnect(Job.Launcher.Mpich, 1, 1, false, false, null);
+
+    // ---- Open MPI: the MPI here that has dynamic processes; everything must work ----
+
+    private static readonly Dictionary<string, string> Required = new() { ["MOTOR_TEST_DYNAMIC"] = "required" };
+
+    [Theory]
+    [InlineData(1, false)]
+    [InlineData(2, false)]
+    [InlineData(2, true)]
+    public void SpawnMergeAndCollectivesUnderOpenMpi(int ranks, bool hosted) =>
+        Job.Scenario("spawn", ranks, hosted: hosted, env: Required, launcher: Job.Launcher.OpenMpi);
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void IntercommunicatorUnderOpenMpi(bool hosted) =>
+        Job.Scenario("intercomm", 3, hosted: hosted, launcher: Job.Launcher.OpenMpi);
+
+    [Fact]
+    public void NameServiceUnderOpenMpi() =>
+        Job.Scenario("names", 2, hosted: true, env: Required, launcher: Job.Launcher.OpenMpi);
+
+    /// <summary>
+    /// Two jobs started by two separate mpiruns meet through ompi-server: the
+    /// server job publishes its port by name, the client looks it up and
+    /// connects; one job under dotnet and the other under motor.
+    /// </summary>
+    [Theory]
+    [InlineData(1, 1, false, true)]
+    [InlineData(2, 1, true, false)]
+    public Task AcceptAndConnectBetweenTwoOpenMpiJobs(int serverRanks, int clientRanks, bool serverHosted, bool clientHosted)
+    {
+        using var names = new Job.OmpiServer();
+        return AcceptAndConnect(Job.Launcher.OpenMpi, serverRanks, clientRanks, serverHosted, clientHosted, names);
+    }
+
+    private static async Task AcceptAndConnect(Job.Launcher launcher, int serverRanks, int clientRanks,
+                                               bool serverHosted, bool clientHosted, Job.OmpiServer? names)
     {
         string portFile = Path.Combine(Path.GetTempPath(), $"motor-port-{Guid.NewGuid():N}");
         var env = new Dictionary<string, string> { ["MOTOR_TEST_PORT_FILE"] = portFile };
+        if (names is not null)
+        {
+            env["MOTOR_TEST_DYNAMIC"] = "required";
+            env["MOTOR_TEST_SERVICE"] = $"motor-test-{Guid.NewGuid():N}";
+        }
+        string options = names?.LauncherOption ?? "";
+        string app = Job.ManagedProgram("Scenarios");
         try
         {
-            var server = Task.Run(() => Job.Mpi(1, Job.ManagedProgram("Scenarios"), "port-server", 90, env));
-            Job.Result client = Job.Mpi(1, Job.ManagedProgram("Scenarios"), "port-client", 90, env);
+            var server = Task.Run(() => Job.Mpi(serverRanks, app, "port-server", 90, env, serverHosted, "", launcher, options));
+            Job.Result client = Job.Mpi(clientRanks, app, "port-client", 90, env, clientHosted, "", launcher, options);
             Job.Result s = await server;
-            Assert.True(s.ExitCode == 0 && s.Output.Contains("PASS port-server rank 0 "), s.ToString());
-            Assert.True(client.ExitCode == 0 && client.Output.Contains("PASS port-client rank 0 "), client.ToString());
+            for (int r = 0; r < serverRanks; r++)
+                Assert.True(s.ExitCode == 0 && s.Output.Contains($"PASS port-server rank {r} "), s.ToString());
+            for (int r = 0; r < clientRanks; r++)
+                Assert.True(client.ExitCode == 0 && client.Output.Contains($"PASS port-client rank {r} "), client.ToString());
+            Assert.DoesNotContain("FAIL", s.Output + client.Output);
         }
         finally
         {

@@ -25,24 +25,122 @@ internal static class Job
     /// <summary>The motor VM built into artifacts/bin.</summary>
     internal static string Motor => NativeProgram("motor");
 
+    /// <summary>The MPI a job is launched with.</summary>
+    internal enum Launcher
+    {
+        /// <summary>MPICH's hydra (mpiexec.mpich, else mpiexec): Motor's main MPI.</summary>
+        Mpich,
+
+        /// <summary>Open MPI's mpirun: the second core, with dynamic processes.</summary>
+        OpenMpi,
+    }
+
+    /// <summary>MPICH's launcher: $MOTOR_TEST_MPIEXEC, else mpiexec.mpich when installed, else mpiexec.</summary>
+    private static readonly string MpichLauncher =
+        Environment.GetEnvironmentVariable("MOTOR_TEST_MPIEXEC") is { Length: > 0 } forced ? forced
+        : File.Exists("/usr/bin/mpiexec.mpich") ? "/usr/bin/mpiexec.mpich" : "mpiexec";
+
+    private const string OpenMpiLauncher = "/usr/bin/mpirun.openmpi";
+
+    /// <summary>
+    /// Asserts that Open MPI and Motor's Open MPI core are present (build.sh installs
+    /// Open MPI and builds libmpcore-ompi.so; a build without them cannot run these tests).
+    /// </summary>
+    internal static void RequireOpenMpi()
+    {
+        Xunit.Assert.True(File.Exists(OpenMpiLauncher), $"{OpenMpiLauncher} is missing: install Open MPI (./build.sh deps)");
+        Xunit.Assert.True(File.Exists(NativeProgram("libmpcore-ompi.so")),
+            "artifacts/bin/libmpcore-ompi.so is missing: Motor was built without Open MPI's headers (./build.sh)");
+    }
+
     /// <summary>
     /// Runs `mpiexec -n ranks dotnet program.dll args` (library mode), or with
-    /// <paramref name="hosted"/> `mpiexec -n ranks motor program.dll args`, or a native program.
+    /// <paramref name="hosted"/> `mpiexec -n ranks motor program.dll args`, or a native program;
+    /// with <see cref="Launcher.OpenMpi"/> under Open MPI's mpirun (oversubscribed: this
+    /// machine has 2 cores) plus <paramref name="launcherOptions"/>.
     /// </summary>
     internal static Result Mpi(int ranks, string program, string args = "", int timeoutSeconds = 120,
-                               IDictionary<string, string>? env = null, bool hosted = false, string motorOptions = "")
+                               IDictionary<string, string>? env = null, bool hosted = false, string motorOptions = "",
+                               Launcher launcher = Launcher.Mpich, string launcherOptions = "")
     {
         string launch = !program.EndsWith(".dll", StringComparison.Ordinal) ? program
             : hosted ? $"{Motor} {motorOptions} {program}" : $"dotnet {program}";
-        return Run("mpiexec", $"-n {ranks} {launch} {args}", timeoutSeconds, env);
+        if (launcher == Launcher.Mpich)
+            return Run(MpichLauncher, $"{launcherOptions} -n {ranks} {launch} {args}", timeoutSeconds, env);
+        RequireOpenMpi();
+        var all = new Dictionary<string, string>(OpenMpiEnvironment);
+        if (env is not null)
+            foreach (var (k, v) in env)
+                all[k] = v;
+        return Run(OpenMpiLauncher, $"--oversubscribe {launcherOptions} -n {ranks} {launch} {args}", timeoutSeconds, all);
+    }
+
+    /// <summary>
+    /// What Open MPI needs here: CI runs as root (mpirun refuses without both
+    /// variables), and spawned children may oversubscribe the 2 cores too.
+    /// </summary>
+    private static readonly Dictionary<string, string> OpenMpiEnvironment = new()
+    {
+        ["OMPI_ALLOW_RUN_AS_ROOT"] = "1",
+        ["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1",
+        ["OMPI_MCA_rmaps_base_oversubscribe"] = "1",
+    };
+
+    /// <summary>
+    /// Open MPI's name server (ompi-server) for jobs started separately: pass
+    /// <see cref="LauncherOption"/> to each mpirun so that ports can be
+    /// connected and names published across them.  Stopped on dispose.
+    /// </summary>
+    internal sealed class OmpiServer : IDisposable
+    {
+        private readonly Process _process;
+        private readonly string _uriFile;
+
+        internal OmpiServer()
+        {
+            RequireOpenMpi();
+            _uriFile = Path.Combine(Path.GetTempPath(), $"motor-ompi-server-{Guid.NewGuid():N}");
+            var psi = new ProcessStartInfo("/usr/bin/ompi-server", $"--no-daemonize -r {_uriFile}")
+            {
+                UseShellExecute = false,
+                RedirectStandardOutput = true,
+                RedirectStandardError = true,
+            };
+            foreach (var (k, v) in OpenMpiEnvironment)
+                psi.Environment[k] = v;
+            _process = Process.Start(psi)!;
+            _process.BeginOutputReadLine();
+            _process.BeginErrorReadLine();
+            for (int i = 0; i < 400 && !(File.Exists(_uriFile) && new FileInfo(_uriFile).Length > 0); i++)
+                Thread.Sleep(25);
+            Xunit.Assert.True(File.Exists(_uriFile), "ompi-server did not write its URI");
+        }
+
+        /// <summary>The mpirun option that points a job at this server.</summary>
+        internal string LauncherOption => $"--ompi-server file:{_uriFile}";
+
+        public void Dispose()
+        {
+            try
+            {
+                _process.Kill(entireProcessTree: true);
+                _process.WaitForExit();
+            }
+            catch (InvalidOperationException)
+            {
+            }
+            _process.Dispose();
+            File.Delete(_uriFile);
+        }
     }
 
     /// <summary>Runs a scenario of tests/Scenarios on <paramref name="ranks"/> ranks and asserts every rank passed.</summary>
     internal static Result Scenario(string name, int ranks, int timeoutSeconds = 120, bool hosted = false,
-                                    IDictionary<string, string>? env = null, string motorOptions = "")
+                                    IDictionary<string, string>? env = null, string motorOptions = "",
+                                    Launcher launcher = Launcher.Mpich, string launcherOptions = "")
     {
-        Result r = Mpi(ranks, ManagedProgram("Scenarios"), name, timeoutSeconds, env, hosted, motorOptions);
-        string mode = hosted ? $"under motor {motorOptions}" : "under dotnet";
+        Result r = Mpi(ranks, ManagedProgram("Scenarios"), name, timeoutSeconds, env, hosted, motorOptions, launcher, launcherOptions);
+        string mode = (hosted ? $"under motor {motorOptions}" : "under dotnet") + (launcher == Launcher.OpenMpi ? " (Open MPI)" : "");
         Xunit.Assert.False(r.TimedOut, $"{name} on {ranks} ranks {mode} hung:\n{r}");
         Xunit.Assert.True(r.ExitCode == 0, $"{name} on {ranks} ranks {mode} failed:\n{r}");
         for (int rank = 0; rank < ranks; rank++)
