@@ -143,7 +143,12 @@ public unsafe partial class Communicator
         return new ObjectRequest<T>(this, source, tag, h);
     }
 
-    /// <summary>Broadcasts the root's object graph: the root gets its object back, every other rank a copy. Collective.</summary>
+    /// <summary>
+    /// Broadcasts the root's object graph: the root gets its object back, every other rank a copy. Collective.
+    /// On an intercommunicator the root passes <see cref="Mpi.Root"/>, the rest of its group
+    /// <see cref="Mpi.ProcNull"/> (they get default), and the other group the root's rank; every
+    /// rank of the other group gets a copy.
+    /// </summary>
     /// <param name="obj">At the root, the object (may be null); ignored elsewhere.</param>
     /// <param name="root">Rank whose object is broadcast.</param>
     /// <exception cref="TransportException">At the root, an object may not travel (every rank throws); elsewhere, a malformed payload.</exception>
@@ -151,9 +156,10 @@ public unsafe partial class Communicator
     public T? OBcast<T>(T? obj, int root)
     {
         int h = Handle;
-        RequireIntra("OBcast");
         CheckRoot(root);
-        if (_rank == root)
+        if (_isInter && root == Mpi.ProcNull)
+            return default;
+        if (IsRoot(root))
         {
             ObjectTransport.Encoded payload = EncodeAtRoot(() => ObjectTransport.Encode(obj), root);
             try
@@ -187,6 +193,11 @@ public unsafe partial class Communicator
     /// one when r &lt; n % p.  Each block travels as its own payload, so
     /// references shared between elements of one block stay shared. Collective.
     /// </summary>
+    /// <remarks>
+    /// On an intercommunicator the root (<see cref="Mpi.Root"/>) splits the array into
+    /// RemoteSize blocks for the other group, which passes the root's rank; the root and the
+    /// rest of its group (<see cref="Mpi.ProcNull"/>) get null.
+    /// </remarks>
     /// <param name="array">At the root, the elements; ignored elsewhere (may be null).</param>
     /// <param name="root">Rank that scatters.</param>
     /// <returns>This rank's block.</returns>
@@ -195,13 +206,15 @@ public unsafe partial class Communicator
     public T[]? OScatter<T>(T[]? array, int root)
     {
         int h = Handle;
-        RequireIntra("OScatter");
         CheckRoot(root);
-        int p = _size;
+        if (_isInter && root == Mpi.ProcNull)
+            return null;
+        bool atRoot = IsRoot(root), receives = !_isInter || !atRoot;
+        int p = _isInter && atRoot ? _peerSize : _size; // the ranks that get a block
         var counts = new long[p];
         var starts = new long[p];
         NativeBuffer? pieces = null;
-        if (_rank == root)
+        if (atRoot)
         {
             if (array is null)
                 throw new ArgumentNullException(nameof(array), SR.Format(SR.BufferRequiredAtRoot, nameof(array)));
@@ -220,13 +233,13 @@ public unsafe partial class Communicator
         {
             Bcast(counts, root);
             ThrowIfRootFailed(counts[0], root);
-            NativeBuffer mine = BufferPool.Rent(counts[_rank]);
+            NativeBuffer mine = BufferPool.Rent(receives ? counts[_rank] : 0);
             try
             {
                 var plan = new RoundPlan(counts, p);
                 for (int k = 0; k < plan.Rounds; k++)
-                    ScattervRound(plan, k, pieces, starts, counts, mine.Pointer, root, h);
-                return Expect<T[]>(ObjectReader.Decode(mine.Pointer, counts[_rank]));
+                    ScattervRound(plan, k, pieces, starts, counts, receives ? mine.Pointer : null, root, h);
+                return receives ? Expect<T[]>(ObjectReader.Decode(mine.Pointer, counts[_rank])) : null;
             }
             finally
             {
@@ -244,6 +257,12 @@ public unsafe partial class Communicator
     /// Collects every rank's block at the root, concatenated in rank order.
     /// Each block travels as its own payload. Collective.
     /// </summary>
+    /// <remarks>
+    /// On an intercommunicator the root (<see cref="Mpi.Root"/>) collects the blocks of
+    /// every rank of the other group, which passes the root's rank; the root's own
+    /// <paramref name="block"/> is ignored, and the rest of its group passes
+    /// <see cref="Mpi.ProcNull"/> and gets null.
+    /// </remarks>
     /// <param name="block">This rank's elements.</param>
     /// <param name="root">Rank that collects.</param>
     /// <returns>At the root, all elements in rank order; null elsewhere.</returns>
@@ -252,14 +271,15 @@ public unsafe partial class Communicator
     public T[]? OGather<T>(T[] block, int root)
     {
         int h = Handle;
-        RequireIntra("OGather");
-        if (block is null)
-            ThrowHelper.ThrowNull(nameof(block));
         CheckRoot(root);
+        if (_isInter && root == Mpi.ProcNull)
+            return null;
+        if (block is null && !(_isInter && root == Mpi.Root))
+            ThrowHelper.ThrowNull(nameof(block));
         return GatherObjects(block, root, h);
     }
 
-    /// <summary>Every rank gets every rank's block, concatenated in rank order. Collective.</summary>
+    /// <summary>Every rank gets every rank's block, concatenated in rank order. Collective; intracommunicators only.</summary>
     /// <param name="block">This rank's elements.</param>
     /// <returns>All elements in rank order.</returns>
     /// <exception cref="TransportException">A block's element may not travel (every rank throws), or a malformed payload.</exception>
@@ -438,16 +458,26 @@ public unsafe partial class Communicator
         }
     }
 
-    /// <summary>OGather (root ≥ 0) or OAllgather (root -1): counts by Allgather, then the payloads in rounds.</summary>
+    /// <summary>
+    /// OGather (root ≥ 0, or <see cref="Mpi.Root"/> / the root's rank on an
+    /// intercommunicator) or OAllgather (root -1): the payload sizes first, then
+    /// the payloads in rounds.  Every rank learns every size (and so every
+    /// encoding failure and the same round plan): by Allgather on an
+    /// intracommunicator; on an intercommunicator the sizes meet at the root,
+    /// which broadcasts them back to the sending group.
+    /// </summary>
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
-    private T[]? GatherObjects<T>(T[] block, int root, int h)
+    private T[]? GatherObjects<T>(T[]? block, int root, int h)
     {
-        int p = _size;
+        bool receives = _isInter ? root == Mpi.Root : root < 0 || root == _rank;
+        bool sends = !(_isInter && receives);
+        int p = _isInter && receives ? _peerSize : _size; // the ranks whose blocks are collected
         ObjectTransport.Encoded mine = default;
         TransportException? failure = null;
         try
         {
-            mine = ObjectTransport.Encode(null, block, 0, block.Length);
+            if (sends)
+                mine = ObjectTransport.Encode(null, block!, 0, block!.Length);
         }
         catch (TransportException e)
         {
@@ -456,13 +486,21 @@ public unsafe partial class Communicator
         var counts = new long[p];
         try
         {
-            Allgather(new[] { failure is null ? mine.Length : -1L }, counts);
+            long[] size = [failure is null ? mine.Length : -1L];
+            if (!_isInter)
+            {
+                Allgather(size, counts);
+            }
+            else
+            {
+                Gather(size, receives ? counts : null, root);
+                Bcast(counts, root);
+            }
             if (failure is not null)
                 ExceptionDispatchInfo.Throw(failure); // keeps the encoder's stack trace
             for (int r = 0; r < p; r++)
                 if (counts[r] < 0)
                     throw new TransportException(SR.Format(SR.RankEncodeFailed, r));
-            bool receives = root < 0 || root == _rank;
             var starts = new long[p];
             long total = 0;
             for (int r = 0; r < p; r++)
@@ -475,7 +513,7 @@ public unsafe partial class Communicator
             {
                 var plan = new RoundPlan(counts, p);
                 for (int k = 0; k < plan.Rounds; k++)
-                    GathervRound(plan, k, mine.Pointer, all, starts, counts, root, h);
+                    GathervRound(plan, k, sends ? mine.Pointer : null, all, starts, counts, root, h);
                 if (!receives)
                     return null;
                 var blocks = new T[p][];
@@ -501,7 +539,7 @@ public unsafe partial class Communicator
         }
         finally
         {
-            if (failure is null)
+            if (failure is null && sends)
                 mine.Release();
         }
     }
@@ -577,18 +615,20 @@ public unsafe partial class Communicator
 
     private void ScattervRound(in RoundPlan plan, int k, NativeBuffer? pieces, long[] starts, long[] counts, byte* mine, int root, int h)
     {
-        var parts = new int[_size];
-        var displs = new int[_size];
+        var parts = new int[counts.Length];
+        var displs = new int[counts.Length];
         NativeBuffer? staging = null;
         try
         {
             byte* send = pieces is null ? null : Layout(plan, k, pieces.Pointer, starts, counts, parts, displs, ref staging, pack: true);
-            for (int r = 0; r < _size; r++)
+            for (int r = 0; r < parts.Length; r++)
                 parts[r] = plan.Part(counts[r], k);
             fixed (int* c = parts)
             fixed (int* dp = displs)
             {
-                CollDesc d = Desc<byte>(CollKind.Scatterv, parts[_rank], send, mine + k * plan.Slice, root);
+                // An intercommunicator's root receives nothing (mine is null there).
+                CollDesc d = Desc<byte>(CollKind.Scatterv, mine is null ? 0 : parts[_rank], send,
+                                        mine is null ? null : mine + k * plan.Slice, root);
                 d.SendCounts = c;
                 d.SDispls = dp;
                 Run(h, &d, false);
@@ -603,19 +643,22 @@ public unsafe partial class Communicator
 
     private void GathervRound(in RoundPlan plan, int k, byte* mine, NativeBuffer all, long[] starts, long[] counts, int root, int h)
     {
-        var parts = new int[_size];
-        var displs = new int[_size];
+        var parts = new int[counts.Length];
+        var displs = new int[counts.Length];
         NativeBuffer? staging = null;
         try
         {
-            bool receives = root < 0 || root == _rank;
+            bool receives = _isInter ? root == Mpi.Root : root < 0 || root == _rank;
             byte* recv = receives ? Layout(plan, k, all.Pointer, starts, counts, parts, displs, ref staging, pack: false) : null;
-            for (int r = 0; r < _size; r++)
+            for (int r = 0; r < parts.Length; r++)
                 parts[r] = plan.Part(counts[r], k);
             fixed (int* c = parts)
             fixed (int* dp = displs)
             {
-                CollDesc d = Desc<byte>(root < 0 ? CollKind.Allgatherv : CollKind.Gatherv, parts[_rank], mine + k * plan.Slice, recv, root < 0 ? 0 : root);
+                // An intercommunicator's root sends nothing (mine is null there).
+                bool sends = !(_isInter && receives);
+                CollDesc d = Desc<byte>(root == -1 ? CollKind.Allgatherv : CollKind.Gatherv, sends ? parts[_rank] : 0,
+                                        sends ? mine + k * plan.Slice : null, recv, root == -1 ? 0 : root);
                 d.RecvCounts = c;
                 d.RDispls = dp;
                 Run(h, &d, false);

@@ -13,6 +13,81 @@ internal static class Objects
         s["objects-nonblocking"] = Nonblocking;
         s["objects-chunked"] = Chunked;
         s["objects-bad-args"] = BadArgs;
+        s["objects-intercomm"] = Intercomm;
+    }
+
+    /// <summary>
+    /// Object operations across an intercommunicator between the two halves of
+    /// the job: point-to-point to the remote group, OBcast, OScatter and OGather
+    /// with Mpi.Root / ProcNull at the root's side, an encoding failure that
+    /// fails every rank, and OAllgather refused.
+    /// </summary>
+    private static void Intercomm(Communicator c)
+    {
+        int p = c.Size, half = p / 2, color = c.Rank < half ? 0 : 1;
+        using Communicator local = c.Split(color, c.Rank)!;
+        using Intercommunicator inter = Intercommunicator.Create(local, 0, c, color == 0 ? half : 0, 31);
+        int me = inter.Rank, remote = inter.RemoteSize;
+
+        // Point-to-point: rank i of group 0 sends a graph to rank i of group 1.
+        if (color == 0 && me < remote)
+            inter.OSend(TransportSamples.Figure5(10 + me), me, 1);
+        if (color == 1 && me < remote)
+            Check.Null(TransportSamples.CheckFigure5(inter.ORecv<LinkedList>(me, 1, out Status st), 10 + me), "graph from the remote group");
+
+        // OBcast from group 0's rank 0 to every rank of group 1.
+        int bcastRoot = color == 0 ? (me == 0 ? Mpi.Root : Mpi.ProcNull) : 0;
+        LinkedList? list = inter.OBcast(color == 0 && me == 0 ? TransportSamples.Figure5(25) : null, bcastRoot);
+        if (color == 1)
+            Check.Null(TransportSamples.CheckFigure5(list, 25), "OBcast across");
+        else
+            Check.True(me == 0 ? list is not null : list is null, "the root keeps its object, its group gets default");
+
+        // OScatter from group 1's rank 0: block i goes to rank i of group 0.
+        int scatterRoot = color == 1 ? (me == 0 ? Mpi.Root : Mpi.ProcNull) : 0;
+        int n = 2 * half + 1;
+        string[]? all = color == 1 && me == 0 ? [.. Enumerable.Range(0, n).Select(i => $"w{i}")] : null;
+        string[]? block = inter.OScatter(all, scatterRoot);
+        if (color == 0)
+        {
+            int size = n / half + (me < n % half ? 1 : 0), first = me * (n / half) + Math.Min(me, n % half);
+            Check.Sequence<string>([.. Enumerable.Range(first, size).Select(i => $"w{i}")], block, "OScatter across");
+        }
+        else
+        {
+            Check.True(block is null, "the scattering group gets no block");
+        }
+
+        // OGather at group 1's rank 0 of group 0's blocks (rank i gives i + 1 shapes sharing one object).
+        var shared = new Shape { Name = $"g{me}" };
+        Shape[] mine = [.. Enumerable.Range(0, me + 1).Select(_ => shared)];
+        Shape[]? gathered = inter.OGather(mine, scatterRoot);
+        if (color == 1 && me == 0)
+        {
+            Check.Equal(half * (half + 1) / 2, gathered!.Length, "OGather across: all blocks");
+            int at = 0;
+            for (int r = 0; r < half; r++)
+                for (int i = 0; i <= r; i++, at++)
+                    Check.True(gathered[at].Name == $"g{r}" && ReferenceEquals(gathered[at], gathered[at - i]), $"block {r} in rank order, shared within");
+        }
+        else
+        {
+            Check.True(gathered is null, "only the root gets the gathered array");
+        }
+
+        // A block that may not travel fails every rank that takes part (the
+        // senders and the root), then the intercommunicator still works.
+        object[] bad = color == 0 && me == half - 1 ? [new Plain()] : ["fine"];
+        if (scatterRoot == Mpi.ProcNull)
+            Check.True(inter.OGather(bad, scatterRoot) is null, "ProcNull ranks take no part");
+        else
+            Check.Throws<TransportException>(() => inter.OGather(bad, scatterRoot), "OGather with an unmarked type");
+        int after = inter.OBcast(color == 0 && me == 0 ? 25 : 0, bcastRoot);
+        if (color == 1)
+            Check.Equal(25, after, "the intercommunicator works after the failure");
+
+        Check.Throws<NotSupportedException>(() => inter.OAllgather(new[] { 1 }), "OAllgather is intracommunicator-only");
+        Check.Throws<ArgumentOutOfRangeException>(() => inter.OBcast(1, remote + 3), "root outside the remote group");
     }
 
     private static void PointToPoint(Communicator c)

@@ -27,6 +27,8 @@ public class ObjectTests
         { "objects-reject", 2 },
         { "objects-nonblocking", 2 },
         { "objects-bad-args", 2 },
+        { "objects-intercomm", 2 },
+        { "objects-intercomm", 3 },
     };
 
     /// <summary>The object operations over real MPI jobs (tests/Scenarios/Objects.cs).</summary>
@@ -45,6 +47,15 @@ public class ObjectTests
     [Fact]
     public void ChunkedPayloadsTravel() =>
         Job.Scenario("objects-chunked", 3, env: new Dictionary<string, string> { ["MOTOR_OBJECT_CHUNK_BYTES"] = "256" });
+
+    /// <summary>Object collectives across an intercommunicator in chunked rounds, on MPICH and, under motor, on Open MPI.</summary>
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void IntercommunicatorObjectsInChunks(bool openMpiUnderMotor) =>
+        Job.Scenario("objects-intercomm", 3, hosted: openMpiUnderMotor,
+                     launcher: openMpiUnderMotor ? Job.Launcher.OpenMpi : Job.Launcher.Mpich,
+                     env: new Dictionary<string, string> { ["MOTOR_OBJECT_CHUNK_BYTES"] = "256" });
 
     [Fact]
     public void NullTravels() => Assert.Null(RoundTrip(null));
