@@ -267,8 +267,10 @@ public static unsafe class Mpi
 
     /// <summary>
     /// Publishes <paramref name="port"/> under <paramref name="service"/> (MPI_Publish_name).
-    /// Needs a name server (with MPICH's hydra: start <c>hydra_nameserver</c> and pass
-    /// <c>-nameserver host</c> to mpiexec); without one the MPI library's error surfaces as <see cref="MpiException"/>.
+    /// Needs a name server shared by the jobs that look the name up (Open MPI: start
+    /// <c>ompi-server -r file</c> and pass <c>--ompi-server file:file</c> to each mpirun; within
+    /// one mpirun its own server suffices. MPICH's hydra: <c>hydra_nameserver</c> and
+    /// <c>-nameserver host</c>); without one the MPI library's error surfaces as <see cref="MpiException"/>.
     /// </summary>
     public static void PublishName(string service, string port)
     {
