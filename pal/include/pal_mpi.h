@@ -83,9 +83,11 @@ enum pal_mpi_abi { PAL_ABI_UNKNOWN = 0, PAL_ABI_MPICH = 1, PAL_ABI_OPENMPI = 2,
                    PAL_ABI_STANDARD = 3 };
 
 /* Loads the MPI library (once; later calls return the first result).
- * Before loading, sets UCX_ERROR_SIGNALS="" unless the user set it: UCX (under
- * Debian's MPICH) would otherwise trap SIGSEGV/SIGBUS/SIGFPE/SIGILL, which the
- * .NET runtime needs for NullReferenceException and friends.
+ * Before loading anything (here and in pal_mpi_choose_abi, since UCX reads its
+ * configuration when its library loads), sets UCX_ERROR_SIGNALS="" unless the
+ * user set it: UCX (under MPICH, and Open MPI's UCX components) would otherwise
+ * trap SIGSEGV/SIGBUS/SIGFPE/SIGILL, which the .NET runtime needs for
+ * NullReferenceException and friends.
  * Returns 0, or -1 with a message in err naming what was tried. */
 int pal_mpi_load(char *err, int cap);
 /* The file the library was loaded from ("" before loading). */

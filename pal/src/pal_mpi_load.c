@@ -46,6 +46,17 @@ static const char *const k_mpich_names[] = {
     "libmpi.so.12", "libmpich.so.12", "libmpi.so", "libmpich.so",
 };
 
+/* Settings the MPI stack reads when its libraries load (UCX parses its
+ * configuration in a library constructor), so this runs before any dlopen.
+ * UCX (under MPICH and Open MPI) would otherwise trap SIGSEGV/SIGBUS/SIGFPE/
+ * SIGILL, which the .NET runtime needs for NullReferenceException and friends.
+ * (Open MPI's own handlers, opal_signal, leave signals that already have a
+ * handler alone, so the runtime's stay.) */
+static void prepare_environment(void)
+{
+    pal_env_default("UCX_ERROR_SIGNALS", "");
+}
+
 static int loads_with_abi(const char *name, int abi)
 {
     void *lib = pal_dl_open(name, 1);
@@ -59,6 +70,7 @@ int pal_mpi_choose_abi(char *why, int cap, const char **reason)
     const char *launcher, *dummy;
     if (!reason)
         reason = &dummy;
+    prepare_environment();
     if (abi && *abi) {
         *reason = "MOTOR_MPI_ABI";
         if (!strcmp(abi, "mpich"))
@@ -150,7 +162,7 @@ int pal_mpi_load(char *err, int cap)
     if (g_loaded == 0) {
         const char *forced = getenv("MOTOR_MPI_LIBRARY");
         char why[1024];
-        pal_env_default("UCX_ERROR_SIGNALS", "");
+        prepare_environment();
         if (forced && *forced) {
             if (try_load(forced, why, (int)sizeof why) == 0)
                 g_loaded = 1;
