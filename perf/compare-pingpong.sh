@@ -5,29 +5,30 @@
 #
 # usage: perf/compare-pingpong.sh [rounds=3] [max_bytes=4194304] [iteration_scale=1]
 #        MODES="library hosted" selects the C# modes (hosted needs artifacts/bin/motor)
+#        MPI=openmpi runs everything under Open MPI (C floor: pingpong-c-ompi)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$ROOT/perf/common.sh"
 ROUNDS="${1:-3}" MAX="${2:-4194304}" SCALE="${3:-1}"
 MODES="${MODES:-library}"
-C_BIN="$ROOT/artifacts/bin/pingpong-c"
+C_BIN="$ROOT/artifacts/bin/pingpong-c$C_SUFFIX"
 CS_APP="$ROOT/artifacts/dotnet/bin/PingPong/release/PingPong.dll"
 OUT="$(mktemp -d)"
 [ -x "$C_BIN" ] && [ -f "$CS_APP" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
 
 run_mode() { # mode round
   case "$1" in
-    c) mpiexec -n 2 "$C_BIN" "$MAX" "$SCALE" ;;
-    library) mpiexec -n 2 dotnet "$CS_APP" "$MAX" "$SCALE" ;;
-    hosted) mpiexec -n 2 "$ROOT/artifacts/bin/motor" "$CS_APP" "$MAX" "$SCALE" ;;
-  esac | grep -v '^#' >"$OUT/$1.$2"
+    c) "${LAUNCH[@]}" -n 2 "$C_BIN" "$MAX" "$SCALE" ;;
+    library) "${LAUNCH[@]}" -n 2 dotnet "$CS_APP" "$MAX" "$SCALE" ;;
+    hosted) "${LAUNCH[@]}" -n 2 "$ROOT/artifacts/bin/motor" "$CS_APP" "$MAX" "$SCALE" ;;
+  esac | tr -d '\033' | sed 's/^\[?1h=//' | grep -v '^#' >"$OUT/$1.$2"
 }
 
 for r in $(seq 1 "$ROUNDS"); do
   for m in c $MODES; do run_mode "$m" "$r"; done
 done
 
-printf '# %d rounds, alternating; median latency in microseconds (half round trip)\n' "$ROUNDS"
+printf '# %d rounds over %s, alternating; median latency in microseconds (half round trip)\n' "$ROUNDS" "${MPI:-mpich}"
 printf '%-10s %10s' size C
 for m in $MODES; do printf ' %10s %8s' "$m" ratio; done
 printf '\n'
