@@ -8,10 +8,13 @@
 # two WaitAlls) for w1 and for w2 windows on one rank; (Ir(w2) - Ir(w1)) /
 # ((w2 - w1) * 128) is the cost of one operation, post plus its share of the
 # WaitAll, with start-up, JIT and MPI_Init cancelled out.  Managed series run
-# with tiered compilation off, i.e. the optimized code a long run ends up in.
+# with tiered compilation off, i.e. the optimized code a long run ends up in;
+# JitEnableOptionalRelocs=0 because under valgrind the JIT's rel32 address
+# hints fail and it falls back to MinOpts for nearly every method.
 # Series: C (MPI alone), core and core+obj (mpcore's C ABI, without and with an
-# owner object as motor registers), dotnet and motor (System.MP, byte[]), and
-# the same on Mpi.AllocatePinned buffers; wrapper (DllImport + GCHandle).
+# owner object as motor registers), dotnet and motor (System.MP, byte[],
+# WaitAll(Request[])), the same with WaitAll(ReadOnlySpan<Request>) and on
+# Mpi.AllocatePinned buffers; wrapper (DllImport + GCHandle per operation).
 # Per-function profiles stay in artifacts/callgrind/ for callgrind_annotate.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,7 +28,7 @@ mkdir -p "$OUT"
 # valgrind 3.19 cannot read motor's DWARF 5 debug info: run a copy without it
 # (beside the original, where motor looks for libmpgc and System.MP).
 objcopy --strip-debug "$BIN/motor" "$BIN/motor-nodebug"
-export DOTNET_TieredCompilation=0 DOTNET_EnableWriteXorExecute=0 DOTNET_gcServer=0
+export DOTNET_TieredCompilation=0 DOTNET_EnableWriteXorExecute=0 DOTNET_gcServer=0 DOTNET_JitEnableOptionalRelocs=0
 
 SERIES=$(cat <<LIST
 C|$BIN/window-c %W $BYTES
@@ -33,6 +36,8 @@ core|$BIN/window-core %W $BYTES
 core+obj|$BIN/window-core %W $BYTES obj
 dotnet|dotnet $WINDOW %W $BYTES array
 motor|$BIN/motor-nodebug $WINDOW %W $BYTES array
+dotnet span|dotnet $WINDOW %W $BYTES span
+motor span|$BIN/motor-nodebug $WINDOW %W $BYTES span
 dotnet pinned|dotnet $WINDOW %W $BYTES pinned
 motor pinned|$BIN/motor-nodebug $WINDOW %W $BYTES pinned
 wrapper|dotnet $NET/Wrapper/release/Wrapper.dll window %W $BYTES

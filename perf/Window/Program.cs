@@ -4,19 +4,21 @@
 // WaitAll: osu_bw's per-operation work without a second process, so an
 // instruction count repeats from run to run.
 //
-//   dotnet Window.dll windows [bytes] [array|pinned]     (library mode)
-//   motor  Window.dll windows [bytes] [array|pinned]     (hosted)
+//   dotnet Window.dll windows [bytes] [array|span|pinned]     (library mode)
+//   motor  Window.dll windows [bytes] [array|span|pinned]     (hosted)
 //
-// array: ordinary byte[] buffers (GCHandle per operation in library mode,
-// registered in the in-flight table under motor); pinned: buffers from
-// Mpi.AllocatePinned, which need neither.
+// array: ordinary byte[] buffers (pinned by a GCHandle in library mode,
+// registered in the in-flight table under motor), Request.WaitAll(Request[]);
+// span: the same with the allocation-free WaitAll(ReadOnlySpan<Request>);
+// pinned: buffers from Mpi.AllocatePinned, which need neither, and spans.
 using System.Globalization;
 using System.MP;
 
 const int Window = 64;
 long windows = args.Length > 0 ? long.Parse(args[0], CultureInfo.InvariantCulture) : 1000;
 int bytes = args.Length > 1 ? int.Parse(args[1], CultureInfo.InvariantCulture) : 8;
-bool pinned = args.Length > 2 && args[2] == "pinned";
+string mode = args.Length > 2 ? args[2] : "array";
+bool pinned = mode == "pinned", spans = mode != "array";
 
 var self = Communicator.Self;
 byte[] send = pinned ? Mpi.AllocatePinned<byte>(bytes) : new byte[bytes];
@@ -29,8 +31,16 @@ for (long i = 0; i < windows; i++)
         recvs[w] = self.IRecv(recv, 0, bytes, 0, 100);
     for (int w = 0; w < Window; w++)
         sends[w] = self.ISend(send, 0, bytes, 0, 100);
-    Request.WaitAll(recvs);
-    Request.WaitAll(sends);
+    if (spans)
+    {
+        Request.WaitAll(recvs.AsSpan());
+        Request.WaitAll(sends.AsSpan());
+    }
+    else
+    {
+        Request.WaitAll(recvs);
+        Request.WaitAll(sends);
+    }
 }
 Console.WriteLine(Mpi.IsHosted ? (Mpi.GetStatistics().GcExtensionActive ? "motor, GC extension" : "motor, GCHandles") : "dotnet, GCHandles");
 return 0;

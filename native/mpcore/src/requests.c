@@ -197,12 +197,11 @@ static inline void slot_clear(slot_t *s)
     atomic_store_explicit(&s->state, SLOT_FREE, memory_order_release);
 }
 
-/* Frees a slot on the owner's completion path: into this thread's cache.
- * (Slots freed by others - orphans, at a sweep or a GC mark - go to the
- * global list: orphan_free.) */
-static inline void slot_free(slot_t *s, int idx)
+/* Frees a slot on the owner's completion path: into this thread's cache c
+ * (&t_cache, looked up once per call).  Slots freed by others - orphans, at a
+ * sweep or a GC mark - go to the global list: orphan_free. */
+static inline void slot_free(slot_cache_t *c, slot_t *s, int idx)
 {
-    slot_cache_t *c = &t_cache;
     slot_clear(s);
     if (MP_UNLIKELY(c->n == SLOT_CACHE || !c->registered)) {
         if (!c->registered)
@@ -234,15 +233,22 @@ static MP_COLD int fail_req(mp_req_t h)
 
 /* Records completion in the slot (the core has seen it: the buffer is no
  * longer touched by MPI, so the GC may move it from now on). */
+/* The status of a completed operation, from MPI's (a send's carries only
+ * cancellation). */
+static inline void status_of(int is_recv, int rc, const MPI_Status *st, mp_status_t *out)
+{
+    if (is_recv) {
+        mp_status_from_mpi(st, out);
+    } else {
+        memset(out, 0, sizeof *out);
+        out->cancelled = pal_status_cancelled(st);
+    }
+    out->error = rc;
+}
+
 static void slot_complete(slot_t *s, int rc, const MPI_Status *st)
 {
-    if (s->is_recv) {
-        mp_status_from_mpi(st, &s->status);
-    } else {
-        memset(&s->status, 0, sizeof s->status);
-        s->status.cancelled = pal_status_cancelled(st);
-    }
-    s->status.error = rc;
+    status_of(s->is_recv, rc, st, &s->status);
     s->done_rc = rc;
     atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
 }
@@ -382,7 +388,7 @@ int mp_token_wait(mp_token_t token, mp_status_t *status)
 
 /* Gives a posted operation (posted == 0) or a ProcNull one (posted == 1,
  * already complete) a slot, recording up to two owner objects. */
-int mp_track(int posted, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_req_t *req)
+static inline int track(int posted, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_req_t *req)
 {
     slot_t *s = NULL;
     int rc = slot_alloc(&s, req);
@@ -410,30 +416,40 @@ int mp_track(int posted, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_
     return 0;
 }
 
+int mp_track(int posted, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_req_t *req)
+{
+    return track(posted, r, obj0, obj1, is_recv, req);
+}
+
 int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
              void *obj, mp_req_t *req)
 {
     MPI_Request r = MPI_REQUEST_NULL;
     int rc = post_send(buf, bytes, dest, tag, comm, mode, &r);
-    return rc < 0 ? rc : mp_track(rc, r, bytes > 0 ? obj : NULL, NULL, 0, req);
+    return rc < 0 ? rc : track(rc, r, bytes > 0 ? obj : NULL, NULL, 0, req);
 }
 
 int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)
 {
     MPI_Request r = MPI_REQUEST_NULL;
     int rc = post_recv(buf, bytes, source, tag, comm, &r);
-    return rc < 0 ? rc : mp_track(rc, r, bytes > 0 ? obj : NULL, NULL, 1, req);
+    return rc < 0 ? rc : track(rc, r, bytes > 0 ? obj : NULL, NULL, 1, req);
 }
 
 /* Finishes a request the owner is completing: copies out the status and
- * frees the slot.  Returns the operation's result. */
-static int finish(slot_t *s, int idx, mp_status_t *status)
+ * frees the slot into c (this thread's cache).  Returns the operation's result. */
+static inline int finish_to(slot_cache_t *c, slot_t *s, int idx, mp_status_t *status)
 {
     int rc = s->done_rc;
     if (status)
         *status = s->status;
-    slot_free(s, idx);
+    slot_free(c, s, idx);
     return rc;
+}
+
+static int finish(slot_t *s, int idx, mp_status_t *status)
+{
+    return finish_to(&t_cache, s, idx, status);
 }
 
 /* Frees a completed orphan's slot unless another thread already did (the
@@ -554,7 +570,8 @@ int mp_req_sweep(void)
 
 /* ---- completing many ----
  * One MPI_Testall / MPI_Waitall over the active slots (one progress poll for
- * the whole set, as a C program makes), then every request is finished. */
+ * the whole set, as a C program makes), then every request is finished in
+ * one more pass, its status written straight to the caller's array. */
 
 enum { BATCH_STACK = 128 };
 typedef struct batch {
@@ -581,7 +598,9 @@ static void batch_release(batch_t *b)
     }
 }
 
-/* Checks every handle (nothing is touched when one is bad). */
+/* Checks every handle (nothing is touched when one is bad) and collects the
+ * MPI requests of the slots still ACTIVE.  Blocking callers are inside the
+ * blocking bracket already, so the GC cannot complete a slot meanwhile. */
 static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
 {
     b->n = n;
@@ -605,57 +624,52 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
         }
     }
     for (int i = 0; i < n; i++) {
-        b->slot[i] = NULL;
-        if (reqs[i] != MP_REQ_NULL && !(b->slot[i] = slot_get(reqs[i], &b->idx[i]))) {
-            int rc = fail_req(reqs[i]);
-            batch_release(b);
-            return rc;
+        slot_t *s = NULL;
+        if (reqs[i] != MP_REQ_NULL) {
+            if (MP_UNLIKELY(!(s = slot_get(reqs[i], &b->idx[i])))) {
+                int rc = fail_req(reqs[i]);
+                batch_release(b);
+                return rc;
+            }
+            if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE) {
+                b->mr[b->k] = s->mpi;
+                b->which[b->k++] = i;
+            }
         }
+        b->slot[i] = s;
     }
     return 0;
 }
 
-/* Collects the MPI requests of the slots still ACTIVE. */
-static int batch_collect(batch_t *b)
+/* Finishes every request after Testall/Waitall (mrc: its result) completed
+ * the collected ones; returns the first error. */
+static int batch_finish(batch_t *b, int mrc, const char *call, mp_status_t *statuses)
 {
-    b->k = 0;
-    for (int i = 0; i < b->n; i++) {
-        slot_t *s = b->slot[i];
-        if (s && atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE) {
-            b->mr[b->k] = s->mpi;
-            b->which[b->k++] = i;
-        }
-    }
-    return b->k;
-}
-
-/* Records the completion of every collected slot (mrc: Testall/Waitall's result). */
-static void batch_complete(batch_t *b, int mrc, const char *call)
-{
-    for (int j = 0; j < b->k; j++) {
-        slot_t *s = b->slot[b->which[j]];
-        int code = 0;
-        s->mpi = b->mr[j];
-        if (mrc == MPI_ERR_IN_STATUS && b->ms[j].MPI_ERROR != MPI_SUCCESS)
-            code = mp_mpi_fail(b->ms[j].MPI_ERROR, call);
-        else if (mrc != MPI_SUCCESS && mrc != MPI_ERR_IN_STATUS)
-            code = mp_mpi_fail(mrc, call);
-        slot_complete(s, code, &b->ms[j]);
-    }
-}
-
-/* Finishes every request; returns the first error. */
-static int batch_finish(batch_t *b, mp_status_t *statuses)
-{
+    slot_cache_t *c = &t_cache;
     int rc = 0;
-    for (int i = 0; i < b->n; i++) {
+    for (int i = 0, j = 0; i < b->n; i++) {
+        slot_t *s = b->slot[i];
+        mp_status_t scratch, *out = statuses ? &statuses[i] : &scratch;
         int r;
-        if (!b->slot[i]) {
-            if (statuses)
-                memset(&statuses[i], 0, sizeof statuses[i]);
+        if (!s) {
+            memset(out, 0, sizeof *out);
             continue;
         }
-        r = finish(b->slot[i], b->idx[i], statuses ? &statuses[i] : NULL);
+        if (j < b->k && b->which[j] == i) {
+            r = 0;
+            if (MP_UNLIKELY(mrc != MPI_SUCCESS)) {
+                if (mrc != MPI_ERR_IN_STATUS)
+                    r = mp_mpi_fail(mrc, call);
+                else if (b->ms[j].MPI_ERROR != MPI_SUCCESS)
+                    r = mp_mpi_fail(b->ms[j].MPI_ERROR, call);
+            }
+            s->mpi = b->mr[j];
+            status_of(s->is_recv, r, &b->ms[j], out);
+            slot_free(c, s, b->idx[i]);
+            j++;
+        } else {
+            r = finish_to(c, s, b->idx[i], out); /* completed earlier */
+        }
         if (r && !rc)
             rc = r;
     }
@@ -666,33 +680,36 @@ static int batch_finish(batch_t *b, mp_status_t *statuses)
 int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
 {
     batch_t b;
-    int rc = batch_begin(&b, n, reqs);
+    int rc = batch_begin(&b, n, reqs), mrc = MPI_SUCCESS;
     if (rc)
         return rc;
-    if (batch_collect(&b)) {
-        int flag = 0, mrc = pal_mpi.Testall(b.k, b.mr, &flag, b.ms);
+    if (b.k) {
+        int flag = 0;
+        mrc = pal_mpi.Testall(b.k, b.mr, &flag, b.ms);
         if (mrc == MPI_SUCCESS && !flag) {
             batch_release(&b);
             return 0; /* no request was touched */
         }
-        batch_complete(&b, mrc, "MPI_Testall");
     }
-    rc = batch_finish(&b, statuses);
+    rc = batch_finish(&b, mrc, "MPI_Testall", statuses);
     return rc ? rc : 1;
 }
 
 int mp_req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)
 {
     batch_t b;
-    int rc = batch_begin(&b, n, reqs);
-    if (rc)
-        return rc;
+    int rc, mrc = MPI_SUCCESS;
     mp_blocking_enter();
-    if (batch_collect(&b))
-        batch_complete(&b, pal_mpi.Waitall(b.k, b.mr, b.ms), "MPI_Waitall");
+    if ((rc = batch_begin(&b, n, reqs))) {
+        mp_blocking_leave();
+        return rc;
+    }
+    if (b.k)
+        mrc = pal_mpi.Waitall(b.k, b.mr, b.ms);
+    rc = batch_finish(&b, mrc, "MPI_Waitall", statuses);
     mp_sweep_orphans();
     mp_blocking_leave();
-    return batch_finish(&b, statuses);
+    return rc;
 }
 
 int mp_req_waitany(int n, const mp_req_t *reqs, mp_status_t *status)
