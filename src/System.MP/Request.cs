@@ -117,7 +117,7 @@ public sealed unsafe class Request : IDisposable
         ArrayPin? pin = null;
         bool register = false;
         RequestGroup.Poster poster = RequestGroup.CurrentPoster;
-        if (count > 0 && !PinnedBuffers.Contains(buffer))
+        if (count > 0 && !PinnedBuffers.Contains(buffer, ref poster.LastImmobile))
         {
             if (s_registerBuffers)
                 register = true; // recorded by the posting call itself
@@ -140,7 +140,7 @@ public sealed unsafe class Request : IDisposable
         ArrayPin? pin = null;
         bool register = false;
         RequestGroup.Poster poster = RequestGroup.CurrentPoster;
-        if (count > 0 && !PinnedBuffers.Contains(buffer))
+        if (count > 0 && !PinnedBuffers.Contains(buffer, ref poster.LastImmobile))
         {
             if (s_registerBuffers)
                 register = true;

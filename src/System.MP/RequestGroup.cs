@@ -26,14 +26,23 @@ internal sealed class RequestGroup
 {
     internal const int Capacity = 32;
 
-    /// <summary>What a posting thread keeps: the group it fills (held weakly: only requests keep a group alive) and its last pin.</summary>
+    /// <summary>
+    /// What a posting thread keeps: the group it fills (held weakly: only
+    /// requests keep a group alive), its last pin and the last immobile array
+    /// it posted on.
+    /// </summary>
     internal sealed class Poster
     {
         internal GCHandle Filling = GCHandle.Alloc(null, GCHandleType.Weak);
+        internal GCHandle LastImmobile = GCHandle.Alloc(null, GCHandleType.Weak); // see PinnedBuffers
         internal int Next = Capacity;
         internal ArrayPin? LastPin;
 
-        ~Poster() => Filling.Free(); // the thread has ended
+        ~Poster() // the thread has ended
+        {
+            Filling.Free();
+            LastImmobile.Free();
+        }
     }
 
     [ThreadStatic] private static Poster? t_poster;

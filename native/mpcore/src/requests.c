@@ -59,6 +59,17 @@ typedef struct slot_cache {
 } slot_cache_t;
 static _Thread_local slot_cache_t t_cache;
 static tss_t g_cache_key;
+
+/* This thread's cache, looked up once: compilers otherwise recompute a TLS
+ * address at each use (a call into the dynamic linker for a dlopen'ed core). */
+static inline slot_cache_t *my_cache(void)
+{
+    slot_cache_t *c = &t_cache;
+#if defined(__GNUC__)
+    __asm__("" : "+r"(c));
+#endif
+    return c;
+}
 static once_flag g_cache_once = ONCE_FLAG_INIT;
 static int g_cache_key_ok;
 
@@ -171,13 +182,17 @@ static MP_COLD int cache_refill(slot_cache_t *c)
 
 static inline int slot_alloc(slot_t **out, mp_req_t *handle)
 {
-    slot_cache_t *c = &t_cache;
+    slot_cache_t *c = my_cache();
     slot_t *s;
     uint32_t gen;
-    int idx, rc;
-    if (MP_UNLIKELY(c->n == 0) && (rc = cache_refill(c)))
-        return rc;
-    idx = c->idx[--c->n];
+    int idx, n = c->n, rc;
+    if (MP_UNLIKELY(n == 0)) {
+        if ((rc = cache_refill(c)))
+            return rc;
+        n = c->n;
+    }
+    c->n = --n;
+    idx = c->idx[n];
     s = slot_at(idx);
     gen = (atomic_load_explicit(&s->gen, memory_order_relaxed) + 1) & HANDLE_GEN_MASK;
     atomic_store_explicit(&s->gen, gen, memory_order_relaxed);
@@ -198,7 +213,7 @@ static inline void slot_clear(slot_t *s)
 }
 
 /* Frees a slot on the owner's completion path: into this thread's cache c
- * (&t_cache, looked up once per call).  Slots freed by others - orphans, at a
+ * (my_cache(), looked up once per call).  Slots freed by others - orphans, at a
  * sweep or a GC mark - go to the global list: orphan_free. */
 static inline void slot_free(slot_cache_t *c, slot_t *s, int idx)
 {
@@ -449,7 +464,7 @@ static inline int finish_to(slot_cache_t *c, slot_t *s, int idx, mp_status_t *st
 
 static int finish(slot_t *s, int idx, mp_status_t *status)
 {
-    return finish_to(&t_cache, s, idx, status);
+    return finish_to(my_cache(), s, idx, status);
 }
 
 /* Frees a completed orphan's slot unless another thread already did (the
@@ -645,7 +660,7 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
  * the collected ones; returns the first error. */
 static int batch_finish(batch_t *b, int mrc, const char *call, mp_status_t *statuses)
 {
-    slot_cache_t *c = &t_cache;
+    slot_cache_t *c = my_cache();
     int rc = 0;
     for (int i = 0, j = 0; i < b->n; i++) {
         slot_t *s = b->slot[i];
