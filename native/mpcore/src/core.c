@@ -281,16 +281,6 @@ int mp_fail_recv_tag(int tag)
     return mp_fail(MP_ETAG, "receive tag %d is outside [0, %d] and not AnyTag", tag, mp_g_tag_ub);
 }
 
-void mp_status_from_mpi(const MPI_Status *st, mp_status_t *out)
-{
-    out->source = st->MPI_SOURCE == MPI_PROC_NULL ? MP_PROC_NULL
-                : st->MPI_SOURCE == MPI_ANY_SOURCE ? MP_ANY_SOURCE : st->MPI_SOURCE;
-    out->tag = st->MPI_TAG == MPI_ANY_TAG ? MP_ANY_TAG : st->MPI_TAG;
-    out->error = MP_OK;
-    out->cancelled = pal_status_cancelled(st);
-    out->bytes = pal_status_bytes(st);
-}
-
 /* ---- probe ---- */
 
 static int probe_args(int source, int tag, mp_comm_t comm, const comm_entry_t **ce, int *s, int *t)

@@ -116,7 +116,15 @@ static inline int mp_check_recv_tag(int tag, int *mpi_tag)
     }
     return mp_fail_recv_tag(tag);
 }
-void mp_status_from_mpi(const MPI_Status *st, mp_status_t *out);
+static inline void mp_status_from_mpi(const MPI_Status *st, mp_status_t *out)
+{
+    out->source = st->MPI_SOURCE == MPI_PROC_NULL ? MP_PROC_NULL
+                : st->MPI_SOURCE == MPI_ANY_SOURCE ? MP_ANY_SOURCE : st->MPI_SOURCE;
+    out->tag = st->MPI_TAG == MPI_ANY_TAG ? MP_ANY_TAG : st->MPI_TAG;
+    out->error = MP_OK;
+    out->cancelled = pal_status_cancelled(st);
+    out->bytes = pal_status_bytes(st);
+}
 /* The status of an operation with a ProcNull peer (MPI-4.0 3.11). */
 void mp_status_proc_null(mp_status_t *st);
 
