@@ -6,6 +6,7 @@
 //
 //   mpiexec -n 2 dotnet Wrapper.dll latency   [max_bytes] [iteration_scale]
 //   mpiexec -n 2 dotnet Wrapper.dll bandwidth [max_bytes] [iteration_scale]
+//   dotnet Wrapper.dll window windows [bytes]     (one rank: perf/callgrind.sh)
 using System.Globalization;
 using System.Runtime.InteropServices;
 
@@ -14,6 +15,12 @@ long max = args.Length > 1 ? long.Parse(args[1], CultureInfo.InvariantCulture) :
 double scale = args.Length > 2 ? double.Parse(args[2], CultureInfo.InvariantCulture) : 1.0;
 
 Mpi.Check(Mpi.MPI_Init(IntPtr.Zero, IntPtr.Zero));
+if (mode == "window")
+{
+    Wrapper.SelfWindows(max, args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 8);
+    Mpi.MPI_Finalize();
+    return 0;
+}
 Mpi.Check(Mpi.MPI_Comm_rank(Mpi.CommWorld, out int rank));
 Mpi.Check(Mpi.MPI_Comm_size(Mpi.CommWorld, out int size));
 if (size < 2)
@@ -137,6 +144,34 @@ internal sealed class Wrapper(int rank)
         }
     }
 
+    // perf/native/window.c's loop: 64 Irecv + 64 Isend to self, two Waitalls.
+    internal static void SelfWindows(long windows, int bytes)
+    {
+        var send = new byte[bytes];
+        var recv = new byte[bytes];
+        var rreqs = new int[Window];
+        var sreqs = new int[Window];
+        var pins = new GCHandle[2 * Window];
+        var statuses = new Mpi.Status[Window];
+        for (long i = 0; i < windows; i++)
+        {
+            for (int k = 0; k < Window; k++)
+            {
+                pins[k] = GCHandle.Alloc(recv, GCHandleType.Pinned);
+                Mpi.Check(Mpi.MPI_Irecv(pins[k].AddrOfPinnedObject(), bytes, Mpi.Byte, 0, 100, Mpi.CommSelf, out rreqs[k]));
+            }
+            for (int k = 0; k < Window; k++)
+            {
+                pins[Window + k] = GCHandle.Alloc(send, GCHandleType.Pinned);
+                Mpi.Check(Mpi.MPI_Isend(pins[Window + k].AddrOfPinnedObject(), bytes, Mpi.Byte, 0, 100, Mpi.CommSelf, out sreqs[k]));
+            }
+            Mpi.Check(Mpi.MPI_Waitall(Window, rreqs, statuses));
+            Mpi.Check(Mpi.MPI_Waitall(Window, sreqs, statuses));
+            for (int k = 0; k < 2 * Window; k++)
+                pins[k].Free();
+        }
+    }
+
     // JIT warm-up, as in samples/PingPong.
     private void Warmup(byte[] send, byte[] recv)
     {
@@ -161,6 +196,7 @@ internal static partial class Mpi
 {
     private const string Lib = "libmpich.so.12";
     internal const int CommWorld = 0x44000000; // MPI_COMM_WORLD in the MPICH ABI
+    internal const int CommSelf = 0x44000001;  // MPI_COMM_SELF
     internal const int Byte = 0x4c00010d;      // MPI_BYTE
 
     [StructLayout(LayoutKind.Sequential)]

@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using System.Threading;
 
 namespace System.MP;
@@ -27,4 +28,26 @@ internal static class PinnedBuffers
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static bool Contains(Array? array) =>
         Volatile.Read(ref s_any) != 0 && array is not null && s_table.TryGetValue(array, out _);
+
+    /// <summary>
+    /// <see cref="Contains(Array?)"/> for a posting thread, which remembers the last
+    /// pinned array it found (weakly) in <paramref name="last"/>: a window of
+    /// operations on one buffer looks it up once instead of per operation.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static bool Contains(Array array, ref GCHandle last)
+    {
+        if (Volatile.Read(ref s_any) == 0)
+            return false;
+        return ReferenceEquals(last.Target, array) || Lookup(array, ref last);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static bool Lookup(Array array, ref GCHandle last)
+    {
+        if (!s_table.TryGetValue(array, out _))
+            return false;
+        last.Target = array;
+        return true;
+    }
 }

@@ -1,7 +1,6 @@
 using System.Collections.Concurrent;
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 using System.Threading;
 
 namespace System.MP;
@@ -15,9 +14,11 @@ namespace System.MP;
 /// Buffer lifetime: under motor with its GC extension the array is recorded in
 /// the core's in-flight table by the same call that posts the operation, and
 /// the GC treats it as pinned only while the operation is in flight.  Under
-/// plain dotnet the array is held by a pinned GCHandle until completion.  A
-/// request dropped without completion is noticed by its finalizer and released
-/// once the operation completes; the array is never moved while MPI may touch it.
+/// plain dotnet the array is held by a pinned GCHandle until completion (one
+/// handle shared by all operations in flight on the same array).  A request
+/// dropped without completion is noticed by a finalizer (of the group of
+/// requests its thread posted around it) and released once the operation
+/// completes; the array is never moved while MPI may touch it.
 /// A Request is not thread-safe: complete it from one thread.
 /// </remarks>
 public sealed unsafe class Request : IDisposable
@@ -37,20 +38,29 @@ public sealed unsafe class Request : IDisposable
         return s.GcExtension != 0;
     }
 
-    private static readonly ConcurrentQueue<(int Handle, GCHandle Pin, GCHandle Pin2)> s_orphans = new();
+    private static readonly ConcurrentQueue<(int Handle, ArrayPin? Pin, ArrayPin? Pin2)> s_orphans = new();
     private static int s_orphanCount;
 
-    private int _handle;
-    private GCHandle _pin;
-    private GCHandle _pin2; // a collective's second buffer (library mode)
-    private Status _status;
-    private bool _disposed;
+    /// <summary>Requests WaitAll/TestAll/WaitAny handle without allocating (handles and statuses on the stack).</summary>
+    private const int StackRequests = 128;
 
-    private Request(int handle, GCHandle pin, GCHandle pin2 = default)
+    /// <summary>WaitAll polls before waiting only for sets smaller than this.</summary>
+    private const int SpinAllLimit = 16;
+
+    // The core handle and pins live in the group (see RequestGroup): no
+    // finalizer per request.
+    private readonly RequestGroup _group;
+    private readonly int _index;
+    private bool _disposed;
+    private Status _status;
+
+    private Request(RequestGroup.Poster poster, int handle, ArrayPin? pin, ArrayPin? pin2) =>
+        _group = RequestGroup.Add(poster, handle, pin, pin2, out _index);
+
+    private ref RequestGroup.Entry Op
     {
-        _handle = handle;
-        _pin = pin;
-        _pin2 = pin2;
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get => ref _group.Entries[_index];
     }
 
     /// <summary>Posts a nonblocking collective over up to two arrays (send, receive).</summary>
@@ -69,85 +79,100 @@ public sealed unsafe class Request : IDisposable
                 rc = Core.CollPost(comm, d, sendImmobile ? null : ObjectAddress(ref send!),
                                    recvImmobile ? null : ObjectAddress(ref recv!), &req);
             }
-            return Posted(rc, req, default);
+            return Posted(RequestGroup.CurrentPoster, rc, req, null);
         }
-        GCHandle ps = send is { Length: > 0 } ? GCHandle.Alloc(send, GCHandleType.Pinned) : default;
-        GCHandle pr = recv is { Length: > 0 } ? GCHandle.Alloc(recv, GCHandleType.Pinned) : default;
-        d->SendBuf = ps.IsAllocated ? (void*)ps.AddrOfPinnedObject() : null;
-        d->RecvBuf = pr.IsAllocated ? (void*)pr.AddrOfPinnedObject() : null;
+        // The pins keep the arrays in place, so the addresses taken under
+        // `fixed` stay valid after it.
+        RequestGroup.Poster poster = RequestGroup.CurrentPoster;
+        ArrayPin? ps = sendImmobile ? null : ArrayPin.Acquire(send!, ref poster.LastPin);
+        ArrayPin? pr = recvImmobile ? null : ArrayPin.Acquire(recv!, ref poster.LastPin);
+        fixed (T* s = send)
+        fixed (T* r = recv)
+        {
+            d->SendBuf = s;
+            d->RecvBuf = r;
+        }
         rc = Core.CollPost(comm, d, null, null, &req);
         if (rc < 0)
         {
             Exception e = ThrowHelper.CoreException(rc);
-            if (ps.IsAllocated)
-                ps.Free();
-            if (pr.IsAllocated)
-                pr.Free();
+            ps?.Release();
+            pr?.Release();
             throw e;
         }
-        return new Request(req, ps, pr);
+        return new Request(poster, req, ps, pr);
     }
 
     /// <summary>True while this request holds a pinned GCHandle on a buffer (library mode, movable arrays).</summary>
-    internal bool HoldsPin => _pin.IsAllocated || _pin2.IsAllocated;
+    internal bool HoldsPin => Op.Pin is not null || Op.Pin2 is not null;
 
     /// <summary>True once the operation has completed (tests it when not yet known).</summary>
-    public bool IsCompleted => _handle == CoreConst.ReqNull || Test(out _);
+    public bool IsCompleted => Op.Handle == CoreConst.ReqNull || Test(out _);
 
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static unsafe Request PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, int comm, int mode)
         where T : unmanaged
     {
-        long bytes = (long)count * sizeof(T);
         int req = 0, rc;
-        bool immobile = PinnedBuffers.Contains(buffer);
-        if (s_registerBuffers || immobile)
+        ArrayPin? pin = null;
+        bool register = false;
+        RequestGroup.Poster poster = RequestGroup.CurrentPoster;
+        if (count > 0 && !PinnedBuffers.Contains(buffer, ref poster.LastImmobile))
         {
-            // Under `fixed` until the posting call has registered the array
-            // (or it never moves at all).
-            fixed (T* p = buffer)
-                rc = Core.ISend(p + offset, bytes, dest, tag, comm, mode, immobile ? null : ObjectAddress(ref buffer), &req);
-            return Posted(rc, req, default);
+            if (s_registerBuffers)
+                register = true; // recorded by the posting call itself
+            else
+                pin = ArrayPin.Acquire(buffer, ref poster.LastPin);
         }
-        GCHandle pin = count > 0 ? GCHandle.Alloc(buffer, GCHandleType.Pinned) : default;
-        rc = Core.ISend(count > 0 ? (T*)pin.AddrOfPinnedObject() + offset : null, bytes, dest, tag, comm, mode, null, &req);
-        return Posted(rc, req, pin);
+        // Under `fixed` until the posting call has registered the array; a
+        // pinned (or immobile) array keeps its address after it.
+        fixed (T* p = buffer)
+            rc = Core.ISend(p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
+                            register ? ObjectAddress(ref buffer) : null, &req);
+        return Posted(poster, rc, req, pin);
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static unsafe Request PostRecv<T>(T[] buffer, int offset, int count, int source, int tag, int comm)
         where T : unmanaged
     {
-        long bytes = (long)count * sizeof(T);
         int req = 0, rc;
-        bool immobile = PinnedBuffers.Contains(buffer);
-        if (s_registerBuffers || immobile)
+        ArrayPin? pin = null;
+        bool register = false;
+        RequestGroup.Poster poster = RequestGroup.CurrentPoster;
+        if (count > 0 && !PinnedBuffers.Contains(buffer, ref poster.LastImmobile))
         {
-            fixed (T* p = buffer)
-                rc = Core.IRecv(p + offset, bytes, source, tag, comm, immobile ? null : ObjectAddress(ref buffer), &req);
-            return Posted(rc, req, default);
+            if (s_registerBuffers)
+                register = true;
+            else
+                pin = ArrayPin.Acquire(buffer, ref poster.LastPin);
         }
-        GCHandle pin = count > 0 ? GCHandle.Alloc(buffer, GCHandleType.Pinned) : default;
-        rc = Core.IRecv(count > 0 ? (T*)pin.AddrOfPinnedObject() + offset : null, bytes, source, tag, comm, null, &req);
-        return Posted(rc, req, pin);
+        fixed (T* p = buffer)
+            rc = Core.IRecv(p + offset, (long)count * sizeof(T), source, tag, comm,
+                            register ? ObjectAddress(ref buffer) : null, &req);
+        return Posted(poster, rc, req, pin);
     }
 
     /// <summary>The array object's address; stable only while the array is fixed.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static unsafe void* ObjectAddress<T>(ref T[] array) => (void*)Unsafe.As<T[], nint>(ref array);
 
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private static Request Posted(int rc, int req, GCHandle pin)
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Request Posted(RequestGroup.Poster poster, int rc, int req, ArrayPin? pin)
     {
         if (rc < 0)
-        {
-            Exception e = ThrowHelper.CoreException(rc);
-            if (pin.IsAllocated)
-                pin.Free();
-            throw e;
-        }
+            ThrowPostFailed(rc, pin);
         if (Volatile.Read(ref s_orphanCount) != 0)
             SweepOrphans();
-        return new Request(req, pin);
+        return new Request(poster, req, pin, null);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ThrowPostFailed(int rc, ArrayPin? pin)
+    {
+        Exception e = ThrowHelper.CoreException(rc);
+        pin?.Release();
+        throw e;
     }
 
     /// <summary>Waits for the operation to complete (MPI_Wait).</summary>
@@ -219,29 +244,28 @@ public sealed unsafe class Request : IDisposable
         // On a user thread the request can be tested now: one that is already
         // complete (a send that went out eagerly, ProcNull) is released at once.
         Status st;
-        if (_handle != CoreConst.ReqNull && Core.ReqTest(_handle, &st) != 0)
+        ref RequestGroup.Entry op = ref Op;
+        if (op.Handle != CoreConst.ReqNull && Core.ReqTest(op.Handle, &st) != 0)
             ReleasePins();
         else
-            Abandon();
-        GC.SuppressFinalize(this);
+            Abandon(ref op);
     }
 
-    /// <summary>Releases a request that was dropped without completion.</summary>
-    ~Request() => Abandon();
-
-    private void Abandon()
+    /// <summary>Gives up an operation nobody will complete (disposed, or its request dropped).</summary>
+    internal static void Abandon(ref RequestGroup.Entry op)
     {
-        int h = _handle;
+        int h = op.Handle;
         if (h == CoreConst.ReqNull)
             return;
-        _handle = CoreConst.ReqNull;
+        op.Handle = CoreConst.ReqNull;
         // The core owns completion: it frees the slot once it sees the
         // operation done (in a later wait, a sweep, or at a GC mark under
         // motor).  This touches no MPI state, so the finalizer thread may call it.
         Core.ReqOrphan(h);
-        if (_pin.IsAllocated || _pin2.IsAllocated)
+        if (op.Pin is not null || op.Pin2 is not null)
         {
-            s_orphans.Enqueue((h, _pin, _pin2));
+            s_orphans.Enqueue((h, op.Pin, op.Pin2));
+            op.Pin = op.Pin2 = null;
             if (Interlocked.Increment(ref s_orphanCount) == 1)
                 GcSweep.Arm();
         }
@@ -267,10 +291,8 @@ public sealed unsafe class Request : IDisposable
                 s_orphans.Enqueue(o);
                 continue;
             }
-            if (o.Pin.IsAllocated)
-                o.Pin.Free();
-            if (o.Pin2.IsAllocated)
-                o.Pin2.Free();
+            o.Pin?.Release();
+            o.Pin2?.Release();
             Interlocked.Decrement(ref s_orphanCount);
         }
     }
@@ -306,29 +328,38 @@ public sealed unsafe class Request : IDisposable
     }
 
     /// <summary>Forgets the core's request (completed by the caller) and frees the pins.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void ReleasePins()
     {
-        _handle = CoreConst.ReqNull;
-        if (_pin.IsAllocated)
-            _pin.Free();
-        if (_pin2.IsAllocated)
-            _pin2.Free();
+        ref RequestGroup.Entry op = ref Op;
+        op.Handle = CoreConst.ReqNull;
+        if (op.Pin is not null)
+        {
+            op.Pin.Release();
+            op.Pin = null;
+        }
+        if (op.Pin2 is not null)
+        {
+            op.Pin2.Release();
+            op.Pin2 = null;
+        }
+        if (_index == RequestGroup.Capacity - 1)
+            _group.LastCompleted();
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private int ActiveHandle()
     {
         if (_disposed)
             throw new ObjectDisposedException(nameof(Request));
-        return _handle;
+        return Op.Handle;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private Status Finish(int rc, Status st)
     {
         Exception? error = rc < 0 ? ThrowHelper.CoreException(rc) : null;
-        _status = st;
-        ReleasePins();
-        GC.SuppressFinalize(this);
+        Complete(st);
         if (Volatile.Read(ref s_orphanCount) != 0)
             SweepOrphans();
         if (error is not null)
@@ -336,40 +367,100 @@ public sealed unsafe class Request : IDisposable
         return st;
     }
 
+    /// <summary>Records the status of an operation the core has finished and lets go of it.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void Complete(in Status st)
+    {
+        _status = st;
+        ReleasePins();
+    }
+
     /// <summary>Waits for every request (MPI_Waitall).</summary>
     /// <param name="requests">The requests; completed ones contribute their stored status.</param>
     /// <returns>The statuses, in the order of <paramref name="requests"/>.</returns>
     /// <exception cref="MessageTruncatedException">A receive was truncated (after all requests completed).</exception>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public static unsafe Status[] WaitAll(params Request[] requests)
+    public static Status[] WaitAll(params Request[] requests)
     {
-        int[] handles = Handles(requests);
+        ArgumentNullException.ThrowIfNull(requests);
         var statuses = new Status[requests.Length];
-        int rc = 0;
+        WaitAllCore(requests, statuses);
+        return statuses;
+    }
+
+    /// <summary>
+    /// Waits for every request (MPI_Waitall) without allocating: the form for
+    /// loops that post and complete windows of operations.
+    /// </summary>
+    /// <param name="requests">The requests; completed ones are skipped.</param>
+    /// <exception cref="MessageTruncatedException">A receive was truncated (after all requests completed).</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit] // every entry is written before it is read
+    public static void WaitAll(ReadOnlySpan<Request> requests)
+    {
+        Status[]? heap = requests.Length > StackRequests ? new Status[requests.Length] : null;
+        Span<Status> statuses = heap ?? stackalloc Status[StackRequests];
+        WaitAllCore(requests, statuses[..requests.Length]);
+    }
+
+    /// <summary>Waits for every request (MPI_Waitall) and writes their statuses, without allocating.</summary>
+    /// <param name="requests">The requests; completed ones contribute their stored status.</param>
+    /// <param name="statuses">Receives the statuses, in the order of <paramref name="requests"/>; at least as long.</param>
+    /// <exception cref="ArgumentException"><paramref name="statuses"/> is shorter than <paramref name="requests"/>.</exception>
+    /// <exception cref="MessageTruncatedException">A receive was truncated (after all requests completed).</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public static void WaitAll(ReadOnlySpan<Request> requests, Span<Status> statuses)
+    {
+        if (statuses.Length < requests.Length)
+            ThrowHelper.ThrowStatusesTooShort(statuses.Length, requests.Length);
+        WaitAllCore(requests, statuses[..requests.Length]);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit] // every entry is written before it is read
+    private static void WaitAllCore(ReadOnlySpan<Request> requests, Span<Status> statuses)
+    {
+        int n = requests.Length, rc = 0;
+        int[]? heap = n > StackRequests ? new int[n] : null;
+        Span<int> handles = heap ?? stackalloc int[StackRequests];
+        handles = handles[..n];
+        Handles(requests, handles);
         fixed (int* h = handles)
         fixed (Status* s = statuses)
         {
-            // Each test scans the whole set: spend about SpinPolls slot tests in
-            // all before waiting in one MPI_Waitall.
-            for (int i = Math.Max(1, Core.SpinPolls / Math.Max(1, handles.Length)); i > 0 && rc == 0; i--)
-                rc = Core.ReqTestAll(handles.Length, h, s);
+            // Polling first saves the GC transition of the blocking call, which
+            // matters for a few requests; a larger set shares one transition,
+            // so it waits in MPI_Waitall (which polls the same way) at once.
+            for (int i = n < SpinAllLimit ? Core.SpinPolls / Math.Max(1, n) : 0; i > 0 && rc == 0; i--)
+                rc = Core.ReqTestAll(n, h, s);
             if (rc == 0)
-                rc = Core.ReqWaitAll(handles.Length, h, s);
+                rc = Core.ReqWaitAll(n, h, s);
         }
-        return FinishAll(requests, handles, statuses, rc);
+        FinishAll(requests, handles, statuses, rc);
     }
 
     /// <summary>Tests whether every request completed (MPI_Testall); completes them all when so.</summary>
     /// <param name="requests">The requests.</param>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public static unsafe bool TestAll(Request[] requests)
+    public static bool TestAll(Request[] requests)
     {
-        int[] handles = Handles(requests);
-        var statuses = new Status[requests.Length];
-        int rc;
+        ArgumentNullException.ThrowIfNull(requests);
+        return TestAll(new ReadOnlySpan<Request>(requests));
+    }
+
+    /// <summary>Tests whether every request completed (MPI_Testall); completes them all when so, without allocating.</summary>
+    /// <param name="requests">The requests.</param>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit] // every entry is written before it is read
+    public static bool TestAll(ReadOnlySpan<Request> requests)
+    {
+        int n = requests.Length, rc;
+        int[]? heapH = n > StackRequests ? new int[n] : null;
+        Status[]? heapS = n > StackRequests ? new Status[n] : null;
+        Span<int> handles = heapH ?? stackalloc int[StackRequests];
+        Span<Status> statuses = heapS ?? stackalloc Status[StackRequests];
+        handles = handles[..n];
+        statuses = statuses[..n];
+        Handles(requests, handles);
         fixed (int* h = handles)
         fixed (Status* s = statuses)
-            rc = Core.ReqTestAll(handles.Length, h, s);
+            rc = Core.ReqTestAll(n, h, s);
         if (rc == 0)
             return false;
         FinishAll(requests, handles, statuses, rc);
@@ -380,14 +471,19 @@ public sealed unsafe class Request : IDisposable
     /// <param name="requests">The requests; already completed ones are skipped.</param>
     /// <param name="status">The status of the one that completed.</param>
     /// <returns>Its index, or <see cref="Mpi.Undefined"/> when none was still pending.</returns>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public static unsafe int WaitAny(Request[] requests, out Status status)
+    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit] // every entry is written before it is read
+    public static int WaitAny(Request[] requests, out Status status)
     {
-        int[] handles = Handles(requests);
+        ArgumentNullException.ThrowIfNull(requests);
+        int n = requests.Length;
+        int[]? heap = n > StackRequests ? new int[n] : null;
+        Span<int> handles = heap ?? stackalloc int[StackRequests];
+        handles = handles[..n];
+        Handles(requests, handles);
         Status st = default;
         for (int round = Core.SpinPolls; round > 0; round--)
         {
-            for (int i = 0; i < handles.Length; i++)
+            for (int i = 0; i < n; i++)
             {
                 if (handles[i] == CoreConst.ReqNull)
                     continue;
@@ -401,7 +497,7 @@ public sealed unsafe class Request : IDisposable
         }
         int rc;
         fixed (int* h = handles)
-            rc = Core.ReqWaitAny(handles.Length, h, &st);
+            rc = Core.ReqWaitAny(n, h, &st);
         if (rc == Mpi.Undefined)
         {
             status = default;
@@ -413,21 +509,21 @@ public sealed unsafe class Request : IDisposable
         return rc;
     }
 
+    /// <summary>Checks every request (not null, not disposed) before anything is waited for.</summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private static int[] Handles(Request[] requests)
+    private static void Handles(ReadOnlySpan<Request> requests, Span<int> handles)
     {
-        ArgumentNullException.ThrowIfNull(requests);
-        var handles = new int[requests.Length];
         for (int i = 0; i < requests.Length; i++)
         {
-            Request r = requests[i] ?? throw new ArgumentNullException(nameof(requests), $"requests[{i}] is null.");
+            Request r = requests[i];
+            if (r is null)
+                ThrowHelper.ThrowNullRequest(i);
             handles[i] = r.ActiveHandle();
         }
-        return handles;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private static Status[] FinishAll(Request[] requests, int[] handles, Status[] statuses, int rc)
+    private static void FinishAll(ReadOnlySpan<Request> requests, ReadOnlySpan<int> handles, Span<Status> statuses, int rc)
     {
         Exception? error = rc < 0 ? ThrowHelper.CoreException(rc) : null;
         for (int i = 0; i < requests.Length; i++)
@@ -435,10 +531,11 @@ public sealed unsafe class Request : IDisposable
             if (handles[i] == CoreConst.ReqNull)
                 statuses[i] = requests[i]._status;
             else
-                requests[i].Finish(0, statuses[i]);
+                requests[i].Complete(statuses[i]);
         }
+        if (Volatile.Read(ref s_orphanCount) != 0)
+            SweepOrphans();
         if (error is not null)
             throw error;
-        return statuses;
     }
 }

@@ -20,6 +20,8 @@ internal static class SR
     internal const string CountOutOfRange = "Count {0} is negative or runs past the end of the array (offset {1}, length {2}).";
     internal const string ScalarShortMessage = "The message carried {0} bytes but a {1} needs {2}.";
     internal const string RequestCompleted = "The request has already completed.";
+    internal const string StatusesTooShort = "The statuses span has {0} entries but there are {1} requests.";
+    internal const string NullRequest = "requests[{0}] is null.";
     internal const string WorldNotFreed = "Communicator.World and Communicator.Self are never freed.";
     internal const string ThreadLevelRange = "Thread level {0} is not a ThreadLevel value.";
     internal const string SplitColor = "Split color {0} must be non-negative or Mpi.Undefined.";

@@ -60,6 +60,14 @@ internal static class ThrowHelper
     internal static void ThrowNull(string paramName) => throw new ArgumentNullException(paramName);
 
     [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
+    internal static void ThrowNullRequest(int index) =>
+        throw new ArgumentNullException("requests", SR.Format(SR.NullRequest, index));
+
+    [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
+    internal static void ThrowStatusesTooShort(int statuses, int requests) =>
+        throw new ArgumentException(SR.Format(SR.StatusesTooShort, statuses, requests), "statuses");
+
+    [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
     internal static void ThrowShortScalar(long bytes, Type type, int size) =>
         throw new MpiException(SR.Format(SR.ScalarShortMessage, bytes, type.Name, size), 0);
 }

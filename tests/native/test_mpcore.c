@@ -2,14 +2,17 @@
  * test_mpcore.c - mpcore's C ABI on one process (MPI singleton): the error
  * table, argument checks before anything is sent, self messaging, truncation
  * without writes outside the buffer, orphans, the in-flight table as the GC
- * extension sees it, and the lifecycle states.
+ * extension sees it, the request table under threads, and the lifecycle states.
  */
 #include "mpcore.h"
 #include "mpcore_gc.h"
 
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #include "check.h"
 
@@ -247,6 +250,71 @@ static void test_waitall_batches(void)
     CHECK(mp_req_active() == base);
 }
 
+/* The request table from several threads at once: every live handle names
+ * its own slot, requests are completed by other threads than posted them, and
+ * all slots come back after the threads (and their slot caches) are gone.
+ * ProcNull operations reach no MPI call, so the thread level does not matter. */
+enum { T_THREADS = 4, T_ROUNDS = 2000, T_BATCH = 150 };
+static _Atomic int g_slot_owner[1 << 20]; /* by slot index: who holds it */
+static _Atomic int g_table_errors;
+static mp_req_t g_handoff[T_THREADS][T_BATCH];
+
+static void table_error(void)
+{
+    atomic_fetch_add(&g_table_errors, 1);
+}
+
+static int table_worker(void *arg)
+{
+    int who = (int)(intptr_t)arg + 1;
+    mp_req_t reqs[T_BATCH];
+    mp_status_t st[T_BATCH];
+    char byte = 0;
+    for (int round = 0; round < T_ROUNDS; round++) {
+        int n = 1 + (round * 37 + who * 11) % T_BATCH;
+        for (int i = 0; i < n; i++) {
+            int free_owner = 0;
+            if (mp_isend(&byte, 1, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &reqs[i]) != 0 ||
+                !atomic_compare_exchange_strong(&g_slot_owner[reqs[i] & 0xFFFFF], &free_owner, who))
+                table_error();
+        }
+        /* Give the slots up before freeing them: another thread may get them next. */
+        for (int i = 0; i < n; i++)
+            atomic_store(&g_slot_owner[reqs[i] & 0xFFFFF], 0);
+        if (round % 2) {
+            if (mp_req_testall(n, reqs, st) != 1)
+                table_error();
+        } else {
+            for (int i = 0; i < n; i++)
+                if (mp_req_test(reqs[i], &st[0]) != 1 || st[0].source != MP_PROC_NULL)
+                    table_error();
+        }
+    }
+    /* Left for the main thread to complete after this one has exited. */
+    for (int i = 0; i < T_BATCH; i++)
+        if (mp_isend(&byte, 1, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &g_handoff[who - 1][i]) != 0)
+            table_error();
+    return 0;
+}
+
+static void test_table_threads(void)
+{
+    thrd_t t[T_THREADS];
+    int base = mp_req_active();
+    for (int k = 0; k < 2; k++) { /* twice: the first threads' slots are reused */
+        for (int i = 0; i < T_THREADS; i++)
+            CHECK(thrd_create(&t[i], table_worker, (void *)(intptr_t)i) == thrd_success);
+        for (int i = 0; i < T_THREADS; i++)
+            CHECK(thrd_join(t[i], NULL) == thrd_success);
+        CHECK(atomic_load(&g_table_errors) == 0);
+        CHECK(mp_req_active() == base + T_THREADS * T_BATCH);
+        for (int i = 0; i < T_THREADS; i++)
+            CHECK(mp_req_testall(T_BATCH, g_handoff[i], NULL) == 1);
+        CHECK(mp_req_active() == base);
+        CHECK(!mp_req_live(g_handoff[0][0]));
+    }
+}
+
 int main(void)
 {
     int provided = -1, n;
@@ -276,6 +344,7 @@ int main(void)
     test_self_messages();
     test_inflight_table();
     test_waitall_batches();
+    test_table_threads();
     test_comms();
     CHECK(mp_finalize() == 0);
     CHECK(mp_state() == MP_STATE_FINALIZED);

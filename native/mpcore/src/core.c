@@ -259,61 +259,26 @@ int mp_comm_free(mp_comm_t comm)
 
 /* ---- argument translation ---- */
 
-int mp_check_dest(const comm_entry_t *ce, int dest, int *mpi_dest)
+/* The failing ends of the inline checks in core.h. */
+int mp_fail_dest(const comm_entry_t *ce, int dest)
 {
-    if (MP_LIKELY((unsigned)dest < (unsigned)ce->peer_size)) {
-        *mpi_dest = dest;
-        return 0;
-    }
-    if (dest == MP_PROC_NULL) {
-        *mpi_dest = MPI_PROC_NULL;
-        return 0;
-    }
     return mp_fail(MP_ERANK, "destination rank %d is outside [0, %d) and not ProcNull", dest, ce->peer_size);
 }
 
-int mp_check_source(const comm_entry_t *ce, int source, int *mpi_source)
+int mp_fail_source(const comm_entry_t *ce, int source)
 {
-    if (MP_LIKELY((unsigned)source < (unsigned)ce->peer_size)) {
-        *mpi_source = source;
-        return 0;
-    }
-    if (source == MP_ANY_SOURCE || source == MP_PROC_NULL) {
-        *mpi_source = source == MP_ANY_SOURCE ? MPI_ANY_SOURCE : MPI_PROC_NULL;
-        return 0;
-    }
     return mp_fail(MP_ERANK, "source rank %d is outside [0, %d) and not AnySource or ProcNull",
                    source, ce->peer_size);
 }
 
-int mp_check_send_tag(int tag)
+int mp_fail_send_tag(int tag)
 {
-    if (MP_LIKELY(tag >= 0 && tag <= mp_g_tag_ub))
-        return 0;
     return mp_fail(MP_ETAG, "send tag %d is outside [0, %d]", tag, mp_g_tag_ub);
 }
 
-int mp_check_recv_tag(int tag, int *mpi_tag)
+int mp_fail_recv_tag(int tag)
 {
-    if (MP_LIKELY(tag >= 0 && tag <= mp_g_tag_ub)) {
-        *mpi_tag = tag;
-        return 0;
-    }
-    if (tag == MP_ANY_TAG) {
-        *mpi_tag = MPI_ANY_TAG;
-        return 0;
-    }
     return mp_fail(MP_ETAG, "receive tag %d is outside [0, %d] and not AnyTag", tag, mp_g_tag_ub);
-}
-
-void mp_status_from_mpi(const MPI_Status *st, mp_status_t *out)
-{
-    out->source = st->MPI_SOURCE == MPI_PROC_NULL ? MP_PROC_NULL
-                : st->MPI_SOURCE == MPI_ANY_SOURCE ? MP_ANY_SOURCE : st->MPI_SOURCE;
-    out->tag = st->MPI_TAG == MPI_ANY_TAG ? MP_ANY_TAG : st->MPI_TAG;
-    out->error = MP_OK;
-    out->cancelled = pal_status_cancelled(st);
-    out->bytes = pal_status_bytes(st);
 }
 
 /* ---- probe ---- */

@@ -66,12 +66,65 @@ static inline int mp_ready(void)
     return MP_LIKELY(atomic_load_explicit(&mp_g_state, memory_order_relaxed) == MP_STATE_READY);
 }
 
-/* Peer/tag translation (Motor constants -> MPI). Return 0 or MP_E*. */
-int mp_check_dest(const comm_entry_t *ce, int dest, int *mpi_dest);
-int mp_check_source(const comm_entry_t *ce, int source, int *mpi_source);
-int mp_check_send_tag(int tag);
-int mp_check_recv_tag(int tag, int *mpi_tag);
-void mp_status_from_mpi(const MPI_Status *st, mp_status_t *out);
+/* Peer/tag translation (Motor constants -> MPI). Return 0 or MP_E*.
+ * Inline: they run on every operation; only the failing ends are calls. */
+MP_COLD int mp_fail_dest(const comm_entry_t *ce, int dest);
+MP_COLD int mp_fail_source(const comm_entry_t *ce, int source);
+MP_COLD int mp_fail_send_tag(int tag);
+MP_COLD int mp_fail_recv_tag(int tag);
+
+static inline int mp_check_dest(const comm_entry_t *ce, int dest, int *mpi_dest)
+{
+    if (MP_LIKELY((unsigned)dest < (unsigned)ce->peer_size)) {
+        *mpi_dest = dest;
+        return 0;
+    }
+    if (dest == MP_PROC_NULL) {
+        *mpi_dest = MPI_PROC_NULL;
+        return 0;
+    }
+    return mp_fail_dest(ce, dest);
+}
+
+static inline int mp_check_source(const comm_entry_t *ce, int source, int *mpi_source)
+{
+    if (MP_LIKELY((unsigned)source < (unsigned)ce->peer_size)) {
+        *mpi_source = source;
+        return 0;
+    }
+    if (source == MP_ANY_SOURCE || source == MP_PROC_NULL) {
+        *mpi_source = source == MP_ANY_SOURCE ? MPI_ANY_SOURCE : MPI_PROC_NULL;
+        return 0;
+    }
+    return mp_fail_source(ce, source);
+}
+
+static inline int mp_check_send_tag(int tag)
+{
+    return MP_LIKELY(tag >= 0 && tag <= mp_g_tag_ub) ? 0 : mp_fail_send_tag(tag);
+}
+
+static inline int mp_check_recv_tag(int tag, int *mpi_tag)
+{
+    if (MP_LIKELY(tag >= 0 && tag <= mp_g_tag_ub)) {
+        *mpi_tag = tag;
+        return 0;
+    }
+    if (tag == MP_ANY_TAG) {
+        *mpi_tag = MPI_ANY_TAG;
+        return 0;
+    }
+    return mp_fail_recv_tag(tag);
+}
+static inline void mp_status_from_mpi(const MPI_Status *st, mp_status_t *out)
+{
+    out->source = st->MPI_SOURCE == MPI_PROC_NULL ? MP_PROC_NULL
+                : st->MPI_SOURCE == MPI_ANY_SOURCE ? MP_ANY_SOURCE : st->MPI_SOURCE;
+    out->tag = st->MPI_TAG == MPI_ANY_TAG ? MP_ANY_TAG : st->MPI_TAG;
+    out->error = MP_OK;
+    out->cancelled = pal_status_cancelled(st);
+    out->bytes = pal_status_bytes(st);
+}
 /* The status of an operation with a ProcNull peer (MPI-4.0 3.11). */
 void mp_status_proc_null(mp_status_t *st);
 

@@ -5,12 +5,17 @@
  * Slots live in fixed-size chunks that never move, so the address of a slot's
  * `obj` field is a stable native root for the GC.  A handle is
  * (generation << 20) | index, so a stale handle is detected, not misused.
+ *
+ * The per-operation path takes no lock and makes no atomic read-modify-write:
+ * each thread keeps a cache of free slots (allocating and freeing there),
+ * refilled from and spilled to the locked global free list in batches.
  */
 #include "core.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #define SLOT_CHUNK_BITS 10
 #define SLOT_CHUNK (1 << SLOT_CHUNK_BITS)
@@ -20,14 +25,16 @@
 #define HANDLE_GEN_MASK 0x7FF
 
 enum slot_state { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_DONE = 2 };
-enum slot_flags { SLOT_ORPHANED = 1, SLOT_WAITING = 2 };
+/* Written only by the request's owner (a Request is completed from one thread,
+ * and its finalizer runs only once nothing else can reach it): no RMW needed. */
+enum slot_flags { SLOT_ORPHANED = 1 };
 
 typedef struct slot {
     void *obj[2];         /* owner objects (GC roots while in flight) or NULL */
     MPI_Request mpi;
     _Atomic uint32_t state;
     _Atomic uint32_t flags;
-    uint32_t gen;
+    _Atomic uint32_t gen;
     int32_t next_free;
     int32_t is_recv;
     int32_t done_rc;      /* result recorded when the core saw completion */
@@ -35,11 +42,36 @@ typedef struct slot {
 } slot_t;
 
 static slot_t *g_chunks[SLOT_MAX_CHUNKS];
-static _Atomic int g_nslots;      /* high-water mark of slots ever used */
-static int g_free_head = -1;
-static _Atomic int g_active;      /* slots not FREE */
+static _Atomic int g_nslots;      /* high-water mark of slots ever handed out */
+static int g_free_head = -1;      /* global free list, under g_slot_lock */
 _Atomic int mp_g_orphans;        /* ACTIVE slots whose owner is gone */
 static mp_spin_t g_slot_lock = MP_SPIN_INIT;
+
+/* A thread's free slots.  Refills take SLOT_BATCH slots from the global list
+ * (or fresh ones), a full cache gives SLOT_BATCH back; at thread exit the
+ * cache returns everything (a tss destructor). */
+#define SLOT_CACHE 256
+#define SLOT_BATCH 64
+typedef struct slot_cache {
+    int n;
+    int registered; /* the exit destructor knows this cache */
+    int idx[SLOT_CACHE];
+} slot_cache_t;
+static _Thread_local slot_cache_t t_cache;
+static tss_t g_cache_key;
+
+/* This thread's cache, looked up once: compilers otherwise recompute a TLS
+ * address at each use (a call into the dynamic linker for a dlopen'ed core). */
+static inline slot_cache_t *my_cache(void)
+{
+    slot_cache_t *c = &t_cache;
+#if defined(__GNUC__)
+    __asm__("" : "+r"(c));
+#endif
+    return c;
+}
+static once_flag g_cache_once = ONCE_FLAG_INIT;
+static int g_cache_key_ok;
 
 /* GC statistics and the mark snapshot reused by the relocate pass. */
 static mp_gc_stats_t g_gc_stats;
@@ -80,50 +112,119 @@ static inline slot_t *slot_at(int idx)
     return &g_chunks[idx >> SLOT_CHUNK_BITS][idx & (SLOT_CHUNK - 1)];
 }
 
-static int slot_alloc(slot_t **out, mp_req_t *handle)
+/* Puts idx on the global free list (caller holds g_slot_lock). */
+static inline void global_push(int idx)
 {
-    int idx = 0;
-    slot_t *s;
+    slot_at(idx)->next_free = g_free_head;
+    g_free_head = idx;
+}
+
+/* Gives up to n cached slots back to the global list. */
+static void cache_spill(slot_cache_t *c, int n)
+{
     mp_spin_lock(&g_slot_lock);
-    if (g_free_head >= 0) {
-        idx = g_free_head;
-        g_free_head = slot_at(idx)->next_free;
-    } else {
-        idx = atomic_load_explicit(&g_nslots, memory_order_relaxed);
-        if (idx >= SLOT_CHUNK * SLOT_MAX_CHUNKS) {
-            mp_spin_unlock(&g_slot_lock);
-            return mp_fail(MP_ENOMEM, "too many pending requests (at most %d)", SLOT_CHUNK * SLOT_MAX_CHUNKS);
-        }
-        if (!g_chunks[idx >> SLOT_CHUNK_BITS]) {
-            g_chunks[idx >> SLOT_CHUNK_BITS] = calloc(SLOT_CHUNK, sizeof(slot_t));
-            if (!g_chunks[idx >> SLOT_CHUNK_BITS]) {
-                mp_spin_unlock(&g_slot_lock);
-                return mp_fail(MP_ENOMEM, "out of memory for the request table");
-            }
-        }
-        atomic_store_explicit(&g_nslots, idx + 1, memory_order_release);
+    while (n-- > 0 && c->n > 0)
+        global_push(c->idx[--c->n]);
+    mp_spin_unlock(&g_slot_lock);
+}
+
+static void cache_release(void *p)
+{
+    slot_cache_t *c = p;
+    cache_spill(c, c->n);
+    c->registered = 0;
+}
+
+static void cache_key_init(void)
+{
+    g_cache_key_ok = tss_create(&g_cache_key, cache_release) == thrd_success;
+}
+
+/* First use of a thread's cache: make sure it is emptied at thread exit. */
+static MP_COLD void cache_register(slot_cache_t *c)
+{
+    call_once(&g_cache_once, cache_key_init);
+    if (g_cache_key_ok && tss_set(g_cache_key, c) == thrd_success)
+        c->registered = 1;
+}
+
+/* Refills an empty cache: freed slots from the global list first, else
+ * fresh ones (allocating their chunk). */
+static MP_COLD int cache_refill(slot_cache_t *c)
+{
+    int rc = 0;
+    if (!c->registered)
+        cache_register(c);
+    mp_spin_lock(&g_slot_lock);
+    while (c->n < SLOT_BATCH && g_free_head >= 0) {
+        c->idx[c->n++] = g_free_head;
+        g_free_head = slot_at(g_free_head)->next_free;
     }
+    if (c->n == 0) {
+        int first = atomic_load_explicit(&g_nslots, memory_order_relaxed), count = SLOT_BATCH;
+        if (first + count > SLOT_CHUNK * SLOT_MAX_CHUNKS)
+            count = SLOT_CHUNK * SLOT_MAX_CHUNKS - first;
+        /* A batch never crosses a chunk: SLOT_CHUNK is a multiple of SLOT_BATCH. */
+        if (count <= 0) {
+            rc = mp_fail(MP_ENOMEM, "too many pending requests (at most %d)", SLOT_CHUNK * SLOT_MAX_CHUNKS);
+        } else if (!g_chunks[first >> SLOT_CHUNK_BITS] &&
+                   !(g_chunks[first >> SLOT_CHUNK_BITS] = calloc(SLOT_CHUNK, sizeof(slot_t)))) {
+            rc = mp_fail(MP_ENOMEM, "out of memory for the request table");
+        } else {
+            for (int i = first + count - 1; i >= first; i--)
+                c->idx[c->n++] = i;
+            atomic_store_explicit(&g_nslots, first + count, memory_order_release);
+        }
+    }
+    mp_spin_unlock(&g_slot_lock);
+    return rc;
+}
+
+static inline int slot_alloc(slot_t **out, mp_req_t *handle)
+{
+    slot_cache_t *c = my_cache();
+    slot_t *s;
+    uint32_t gen;
+    int idx, n = c->n, rc;
+    if (MP_UNLIKELY(n == 0)) {
+        if ((rc = cache_refill(c)))
+            return rc;
+        n = c->n;
+    }
+    c->n = --n;
+    idx = c->idx[n];
     s = slot_at(idx);
-    s->gen = (s->gen + 1) & HANDLE_GEN_MASK;
+    gen = (atomic_load_explicit(&s->gen, memory_order_relaxed) + 1) & HANDLE_GEN_MASK;
+    atomic_store_explicit(&s->gen, gen, memory_order_relaxed);
     s->next_free = -1;
     atomic_store_explicit(&s->flags, 0, memory_order_relaxed);
-    mp_spin_unlock(&g_slot_lock);
-    atomic_fetch_add_explicit(&g_active, 1, memory_order_relaxed);
     *out = s;
-    *handle = (mp_req_t)((s->gen << HANDLE_GEN_SHIFT) | (uint32_t)idx);
+    *handle = (mp_req_t)((gen << HANDLE_GEN_SHIFT) | (uint32_t)idx);
     return 0;
 }
 
-static void slot_free(slot_t *s, int idx)
+/* Marks a slot free (its objects forgotten first, so the GC never sees a
+ * free slot holding one). */
+static inline void slot_clear(slot_t *s)
 {
     __atomic_store_n(&s->obj[0], NULL, __ATOMIC_RELEASE);
     __atomic_store_n(&s->obj[1], NULL, __ATOMIC_RELEASE);
     atomic_store_explicit(&s->state, SLOT_FREE, memory_order_release);
-    mp_spin_lock(&g_slot_lock);
-    s->next_free = g_free_head;
-    g_free_head = idx;
-    mp_spin_unlock(&g_slot_lock);
-    atomic_fetch_sub_explicit(&g_active, 1, memory_order_relaxed);
+}
+
+/* Frees a slot on the owner's completion path: into this thread's cache c
+ * (my_cache(), looked up once per call).  Slots freed by others - orphans, at a
+ * sweep or a GC mark - go to the global list: orphan_free. */
+static inline void slot_free(slot_cache_t *c, slot_t *s, int idx)
+{
+    slot_clear(s);
+    if (MP_UNLIKELY(c->n == SLOT_CACHE || !c->registered)) {
+        if (!c->registered)
+            cache_register(c);
+        if (c->n == SLOT_CACHE)
+            cache_spill(c, SLOT_BATCH);
+    }
+    c->idx[c->n++] = idx;
 }
 
 static inline slot_t *slot_get(mp_req_t h, int *idx)
@@ -133,7 +234,7 @@ static inline slot_t *slot_get(mp_req_t h, int *idx)
     if (MP_UNLIKELY(h < 0 || i >= atomic_load_explicit(&g_nslots, memory_order_acquire)))
         return NULL;
     s = slot_at(i);
-    if (MP_UNLIKELY((uint32_t)(h >> HANDLE_GEN_SHIFT) != s->gen ||
+    if (MP_UNLIKELY((uint32_t)(h >> HANDLE_GEN_SHIFT) != atomic_load_explicit(&s->gen, memory_order_relaxed) ||
                     atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_FREE))
         return NULL;
     *idx = i;
@@ -147,15 +248,22 @@ static MP_COLD int fail_req(mp_req_t h)
 
 /* Records completion in the slot (the core has seen it: the buffer is no
  * longer touched by MPI, so the GC may move it from now on). */
+/* The status of a completed operation, from MPI's (a send's carries only
+ * cancellation). */
+static inline void status_of(int is_recv, int rc, const MPI_Status *st, mp_status_t *out)
+{
+    if (is_recv) {
+        mp_status_from_mpi(st, out);
+    } else {
+        memset(out, 0, sizeof *out);
+        out->cancelled = pal_status_cancelled(st);
+    }
+    out->error = rc;
+}
+
 static void slot_complete(slot_t *s, int rc, const MPI_Status *st)
 {
-    if (s->is_recv) {
-        mp_status_from_mpi(st, &s->status);
-    } else {
-        memset(&s->status, 0, sizeof s->status);
-        s->status.cancelled = pal_status_cancelled(st);
-    }
-    s->status.error = rc;
+    status_of(s->is_recv, rc, st, &s->status);
     s->done_rc = rc;
     atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
 }
@@ -295,7 +403,7 @@ int mp_token_wait(mp_token_t token, mp_status_t *status)
 
 /* Gives a posted operation (posted == 0) or a ProcNull one (posted == 1,
  * already complete) a slot, recording up to two owner objects. */
-int mp_track(int posted, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_req_t *req)
+static inline int track(int posted, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_req_t *req)
 {
     slot_t *s = NULL;
     int rc = slot_alloc(&s, req);
@@ -323,30 +431,56 @@ int mp_track(int posted, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_
     return 0;
 }
 
+int mp_track(int posted, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_req_t *req)
+{
+    return track(posted, r, obj0, obj1, is_recv, req);
+}
+
 int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
              void *obj, mp_req_t *req)
 {
     MPI_Request r = MPI_REQUEST_NULL;
     int rc = post_send(buf, bytes, dest, tag, comm, mode, &r);
-    return rc < 0 ? rc : mp_track(rc, r, bytes > 0 ? obj : NULL, NULL, 0, req);
+    return rc < 0 ? rc : track(rc, r, bytes > 0 ? obj : NULL, NULL, 0, req);
 }
 
 int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)
 {
     MPI_Request r = MPI_REQUEST_NULL;
     int rc = post_recv(buf, bytes, source, tag, comm, &r);
-    return rc < 0 ? rc : mp_track(rc, r, bytes > 0 ? obj : NULL, NULL, 1, req);
+    return rc < 0 ? rc : track(rc, r, bytes > 0 ? obj : NULL, NULL, 1, req);
 }
 
 /* Finishes a request the owner is completing: copies out the status and
- * frees the slot.  Returns the operation's result. */
-static int finish(slot_t *s, int idx, mp_status_t *status)
+ * frees the slot into c (this thread's cache).  Returns the operation's result. */
+static inline int finish_to(slot_cache_t *c, slot_t *s, int idx, mp_status_t *status)
 {
     int rc = s->done_rc;
     if (status)
         *status = s->status;
-    slot_free(s, idx);
+    slot_free(c, s, idx);
     return rc;
+}
+
+static int finish(slot_t *s, int idx, mp_status_t *status)
+{
+    return finish_to(my_cache(), s, idx, status);
+}
+
+/* Frees a completed orphan's slot unless another thread already did (the
+ * orphaning thread and a sweep may both see it DONE).  Returns 1 if this call
+ * freed it. */
+static int orphan_free(slot_t *s, int idx)
+{
+    uint32_t done = SLOT_DONE;
+    __atomic_store_n(&s->obj[0], NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->obj[1], NULL, __ATOMIC_RELEASE);
+    if (!atomic_compare_exchange_strong(&s->state, &done, SLOT_FREE))
+        return 0;
+    mp_spin_lock(&g_slot_lock);
+    global_push(idx);
+    mp_spin_unlock(&g_slot_lock);
+    return 1;
 }
 
 /* Tests an ACTIVE slot once; records completion. Returns 1 if done. */
@@ -376,21 +510,23 @@ int mp_req_test(mp_req_t req, mp_status_t *status)
     }
 }
 
+/* Blocking completions read a slot's state only inside the blocking bracket:
+ * before it, the GC may still test the slot at a mark (this thread is in
+ * preemptive mode) and complete it; inside, the GC does not call MPI. */
 int mp_req_wait(mp_req_t req, mp_status_t *status)
 {
     int idx = 0, rc;
     slot_t *s = slot_get(req, &idx);
     if (MP_UNLIKELY(!s))
         return fail_req(req);
+    mp_blocking_enter();
     if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE) {
         MPI_Status st;
-        atomic_fetch_or(&s->flags, SLOT_WAITING);
-        mp_blocking_enter();
         rc = pal_mpi.Wait(&s->mpi, &st);
-        mp_sweep_orphans();
-        mp_blocking_leave();
         slot_complete(s, MP_MPI_CHECK(rc, "MPI_Wait"), &st);
     }
+    mp_sweep_orphans();
+    mp_blocking_leave();
     return finish(s, idx, status);
 }
 
@@ -408,16 +544,18 @@ int mp_req_cancel(mp_req_t req)
 int mp_req_orphan(mp_req_t req)
 {
     int idx = 0;
+    uint32_t flags;
     slot_t *s = slot_get(req, &idx);
     if (!s)
         return fail_req(req);
-    if (atomic_fetch_or(&s->flags, SLOT_ORPHANED) & SLOT_ORPHANED)
+    flags = atomic_load_explicit(&s->flags, memory_order_relaxed);
+    if (flags & SLOT_ORPHANED)
         return fail_req(req);
+    atomic_store_explicit(&s->flags, flags | SLOT_ORPHANED, memory_order_seq_cst);
     /* A completed slot can go at once; an active one is left to the sweep
-     * (done by the core on the next wait, or by the GC extension at mark). */
-    if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_DONE)
-        slot_free(s, idx);
-    else
+     * (done by the core on the next wait, or by the GC extension at mark),
+     * which counts it down once it frees it. */
+    if (atomic_load_explicit(&s->state, memory_order_seq_cst) != SLOT_DONE || !orphan_free(s, idx))
         atomic_fetch_add(&mp_g_orphans, 1);
     return 0;
 }
@@ -435,124 +573,157 @@ int mp_req_sweep(void)
         return atomic_load(&mp_g_orphans);
     for (int i = 0; i < n; i++) {
         slot_t *s = slot_at(i);
-        if ((atomic_load(&s->flags) & (SLOT_ORPHANED | SLOT_WAITING)) != SLOT_ORPHANED ||
-            atomic_load(&s->state) != SLOT_ACTIVE)
+        if (!(atomic_load(&s->flags) & SLOT_ORPHANED) || atomic_load(&s->state) != SLOT_ACTIVE)
             continue;
-        if (slot_poll(s)) {
-            atomic_fetch_sub(&mp_g_orphans, 1);
-            slot_free(s, i);
-        } else {
+        if (!slot_poll(s))
             left++;
-        }
+        else if (orphan_free(s, i))
+            atomic_fetch_sub(&mp_g_orphans, 1);
     }
     return left;
 }
 
-int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
+/* ---- completing many ----
+ * One MPI_Testall / MPI_Waitall over the active slots (one progress poll for
+ * the whole set, as a C program makes), then every request is finished in
+ * one more pass, its status written straight to the caller's array. */
+
+enum { BATCH_STACK = 128 };
+typedef struct batch {
+    int n, k;             /* requests, active ones among them */
+    slot_t **slot;        /* per request (NULL for MP_REQ_NULL) */
+    int *idx;             /* per request */
+    MPI_Request *mr;      /* per active one */
+    MPI_Status *ms;       /* per active one */
+    int *which;           /* per active one: its request index */
+    slot_t *slot_stack[BATCH_STACK];
+    int idx_stack[BATCH_STACK], which_stack[BATCH_STACK];
+    MPI_Request mr_stack[BATCH_STACK];
+    MPI_Status ms_stack[BATCH_STACK];
+} batch_t;
+
+static void batch_release(batch_t *b)
 {
-    int i, idx = 0, rc = 0;
+    if (b->slot != b->slot_stack) {
+        free(b->slot);
+        free(b->idx);
+        free(b->mr);
+        free(b->ms);
+        free(b->which);
+    }
+}
+
+/* Checks every handle (nothing is touched when one is bad) and collects the
+ * MPI requests of the slots still ACTIVE.  Blocking callers are inside the
+ * blocking bracket already, so the GC cannot complete a slot meanwhile. */
+static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
+{
+    b->n = n;
+    b->k = 0;
+    b->slot = b->slot_stack;
+    b->idx = b->idx_stack;
+    b->mr = b->mr_stack;
+    b->ms = b->ms_stack;
+    b->which = b->which_stack;
     if (n < 0 || (n > 0 && !reqs))
         return mp_fail(MP_EINVAL, "request array is NULL or its length %d is negative", n);
-    for (i = 0; i < n; i++) {
-        slot_t *s;
-        if (reqs[i] == MP_REQ_NULL)
-            continue;
-        if (!(s = slot_get(reqs[i], &idx)))
-            return fail_req(reqs[i]);
-        if (atomic_load(&s->state) == SLOT_ACTIVE && !slot_poll(s))
-            return 0;
+    if (n > BATCH_STACK) {
+        b->slot = malloc((size_t)n * sizeof *b->slot);
+        b->idx = malloc((size_t)n * sizeof *b->idx);
+        b->mr = malloc((size_t)n * sizeof *b->mr);
+        b->ms = malloc((size_t)n * sizeof *b->ms);
+        b->which = malloc((size_t)n * sizeof *b->which);
+        if (!b->slot || !b->idx || !b->mr || !b->ms || !b->which) {
+            batch_release(b);
+            return mp_fail(MP_ENOMEM, "out of memory completing %d requests", n);
+        }
     }
-    for (i = 0; i < n; i++) {
+    for (int i = 0; i < n; i++) {
+        slot_t *s = NULL;
+        if (reqs[i] != MP_REQ_NULL) {
+            if (MP_UNLIKELY(!(s = slot_get(reqs[i], &b->idx[i])))) {
+                int rc = fail_req(reqs[i]);
+                batch_release(b);
+                return rc;
+            }
+            if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE) {
+                b->mr[b->k] = s->mpi;
+                b->which[b->k++] = i;
+            }
+        }
+        b->slot[i] = s;
+    }
+    return 0;
+}
+
+/* Finishes every request after Testall/Waitall (mrc: its result) completed
+ * the collected ones; returns the first error. */
+static int batch_finish(batch_t *b, int mrc, const char *call, mp_status_t *statuses)
+{
+    slot_cache_t *c = my_cache();
+    int rc = 0;
+    for (int i = 0, j = 0; i < b->n; i++) {
+        slot_t *s = b->slot[i];
+        mp_status_t scratch, *out = statuses ? &statuses[i] : &scratch;
         int r;
-        slot_t *s;
-        if (reqs[i] == MP_REQ_NULL) {
-            if (statuses)
-                memset(&statuses[i], 0, sizeof statuses[i]);
+        if (!s) {
+            memset(out, 0, sizeof *out);
             continue;
         }
-        s = slot_get(reqs[i], &idx);
-        r = finish(s, idx, statuses ? &statuses[i] : NULL);
+        if (j < b->k && b->which[j] == i) {
+            r = 0;
+            if (MP_UNLIKELY(mrc != MPI_SUCCESS)) {
+                if (mrc != MPI_ERR_IN_STATUS)
+                    r = mp_mpi_fail(mrc, call);
+                else if (b->ms[j].MPI_ERROR != MPI_SUCCESS)
+                    r = mp_mpi_fail(b->ms[j].MPI_ERROR, call);
+            }
+            s->mpi = b->mr[j];
+            status_of(s->is_recv, r, &b->ms[j], out);
+            slot_free(c, s, b->idx[i]);
+            j++;
+        } else {
+            r = finish_to(c, s, b->idx[i], out); /* completed earlier */
+        }
         if (r && !rc)
             rc = r;
     }
+    batch_release(b);
+    return rc;
+}
+
+int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
+{
+    batch_t b;
+    int rc = batch_begin(&b, n, reqs), mrc = MPI_SUCCESS;
+    if (rc)
+        return rc;
+    if (b.k) {
+        int flag = 0;
+        mrc = pal_mpi.Testall(b.k, b.mr, &flag, b.ms);
+        if (mrc == MPI_SUCCESS && !flag) {
+            batch_release(&b);
+            return 0; /* no request was touched */
+        }
+    }
+    rc = batch_finish(&b, mrc, "MPI_Testall", statuses);
     return rc ? rc : 1;
 }
 
-/* Waits for every active slot with one MPI_Waitall (one progress loop for the
- * whole set, as a C program would), then finishes all of them. */
 int mp_req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)
 {
-    enum { STACK = 128 };
-    MPI_Request mr_stack[STACK];
-    MPI_Status ms_stack[STACK];
-    int idx_stack[STACK];
-    MPI_Request *mr = mr_stack;
-    MPI_Status *ms = ms_stack;
-    int *which = idx_stack;
-    int rc = 0, k = 0, mrc;
-    if (n < 0 || (n > 0 && !reqs))
-        return mp_fail(MP_EINVAL, "request array is NULL or its length %d is negative", n);
-    for (int i = 0; i < n; i++) {
-        int idx;
-        if (reqs[i] != MP_REQ_NULL && !slot_get(reqs[i], &idx))
-            return fail_req(reqs[i]);
-    }
-    if (n > STACK) {
-        mr = malloc((size_t)n * sizeof *mr);
-        ms = malloc((size_t)n * sizeof *ms);
-        which = malloc((size_t)n * sizeof *which);
-        if (!mr || !ms || !which) {
-            free(mr);
-            free(ms);
-            free(which);
-            return mp_fail(MP_ENOMEM, "out of memory waiting for %d requests", n);
-        }
-    }
-    for (int i = 0; i < n; i++) {
-        int idx;
-        slot_t *s;
-        if (reqs[i] == MP_REQ_NULL)
-            continue;
-        s = slot_get(reqs[i], &idx);
-        if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_ACTIVE)
-            continue;
-        atomic_fetch_or(&s->flags, SLOT_WAITING);
-        mr[k] = s->mpi;
-        which[k++] = i;
-    }
-    if (k > 0) {
-        mp_blocking_enter();
-        mrc = pal_mpi.Waitall(k, mr, ms);
-        mp_sweep_orphans();
+    batch_t b;
+    int rc, mrc = MPI_SUCCESS;
+    mp_blocking_enter();
+    if ((rc = batch_begin(&b, n, reqs))) {
         mp_blocking_leave();
-        for (int j = 0; j < k; j++) {
-            int idx = 0, code = 0;
-            slot_t *s = slot_get(reqs[which[j]], &idx);
-            s->mpi = mr[j];
-            if (mrc == MPI_ERR_IN_STATUS && ms[j].MPI_ERROR != MPI_SUCCESS)
-                code = mp_mpi_fail(ms[j].MPI_ERROR, "MPI_Waitall");
-            else if (mrc != MPI_SUCCESS && mrc != MPI_ERR_IN_STATUS)
-                code = mp_mpi_fail(mrc, "MPI_Waitall");
-            slot_complete(s, code, &ms[j]);
-        }
+        return rc;
     }
-    if (mr != mr_stack) {
-        free(mr);
-        free(ms);
-        free(which);
-    }
-    for (int i = 0; i < n; i++) {
-        int r, idx = 0;
-        if (reqs[i] == MP_REQ_NULL) {
-            if (statuses)
-                memset(&statuses[i], 0, sizeof statuses[i]);
-            continue;
-        }
-        slot_t *s = slot_get(reqs[i], &idx); /* sets idx: not in finish's argument list */
-        r = finish(s, idx, statuses ? &statuses[i] : NULL);
-        if (r && !rc)
-            rc = r;
-    }
+    if (b.k)
+        mrc = pal_mpi.Waitall(b.k, b.mr, b.ms);
+    rc = batch_finish(&b, mrc, "MPI_Waitall", statuses);
+    mp_sweep_orphans();
+    mp_blocking_leave();
     return rc;
 }
 
@@ -593,9 +764,13 @@ int mp_req_waitany(int n, const mp_req_t *reqs, mp_status_t *status)
     }
 }
 
+/* Scans the table: a query, off the per-operation path. */
 int mp_req_active(void)
 {
-    return atomic_load(&g_active);
+    int n = atomic_load_explicit(&g_nslots, memory_order_acquire), active = 0;
+    for (int i = 0; i < n; i++)
+        active += atomic_load_explicit(&slot_at(i)->state, memory_order_acquire) != SLOT_FREE;
+    return active;
 }
 
 /* ---- the GC extension's view ---- */
@@ -647,8 +822,9 @@ static int gc_mark(int pass, mp_gc_report_fn report, void *ctx)
         if (!__atomic_load_n(&s->obj[0], __ATOMIC_ACQUIRE) && !__atomic_load_n(&s->obj[1], __ATOMIC_ACQUIRE))
             continue;
         state = atomic_load_explicit(&s->state, memory_order_acquire);
-        /* A slot a thread is waiting on belongs to that thread's MPI_Wait. */
-        if (state == SLOT_ACTIVE && can_test && !(atomic_load(&s->flags) & SLOT_WAITING) && slot_poll(s))
+        /* can_test: no thread is inside a blocking call, so none is waiting
+         * on this slot (waits read the state only inside the bracket). */
+        if (state == SLOT_ACTIVE && can_test && slot_poll(s))
             state = SLOT_DONE;
         if (state != SLOT_ACTIVE) {
             /* Complete: MPI no longer touches the buffers.  Forget them (their
@@ -659,10 +835,9 @@ static int gc_mark(int pass, mp_gc_report_fn report, void *ctx)
             __atomic_store_n(&s->obj[1], NULL, __ATOMIC_RELEASE);
             /* Only when no thread is in a blocking call: such a thread may
              * be sweeping orphans itself. */
-            if (can_test && state == SLOT_DONE && (atomic_load(&s->flags) & SLOT_ORPHANED)) {
+            if (can_test && state == SLOT_DONE && (atomic_load(&s->flags) & SLOT_ORPHANED) &&
+                orphan_free(s, i))
                 atomic_fetch_sub(&mp_g_orphans, 1);
-                slot_free(s, i);
-            }
             continue;
         }
         for (int k = 0; k < 2; k++) {
@@ -710,6 +885,6 @@ void mp_stats(mp_stats_t *out)
     out->pinned_last_mark = g_gc_stats.pinned_last_mark;
     out->pinned_total = g_gc_stats.pinned_total;
     out->released_at_mark = g_gc_stats.released_at_mark;
-    out->active_requests = (uint64_t)atomic_load(&g_active);
+    out->active_requests = (uint64_t)mp_req_active();
     out->gc_extension = (uint64_t)atomic_load(&g_gc_attached);
 }

@@ -1,0 +1,46 @@
+// Window: the request path alone, for instruction counts (perf/callgrind.sh);
+// the C# twin of perf/native/window.c.  One rank posts a window of 64 IRecv
+// from itself and 64 ISend to itself, then completes each half with one
+// WaitAll: osu_bw's per-operation work without a second process, so an
+// instruction count repeats from run to run.
+//
+//   dotnet Window.dll windows [bytes] [array|span|pinned]     (library mode)
+//   motor  Window.dll windows [bytes] [array|span|pinned]     (hosted)
+//
+// array: ordinary byte[] buffers (pinned by a GCHandle in library mode,
+// registered in the in-flight table under motor), Request.WaitAll(Request[]);
+// span: the same with the allocation-free WaitAll(ReadOnlySpan<Request>);
+// pinned: buffers from Mpi.AllocatePinned, which need neither, and spans.
+using System.Globalization;
+using System.MP;
+
+const int Window = 64;
+long windows = args.Length > 0 ? long.Parse(args[0], CultureInfo.InvariantCulture) : 1000;
+int bytes = args.Length > 1 ? int.Parse(args[1], CultureInfo.InvariantCulture) : 8;
+string mode = args.Length > 2 ? args[2] : "array";
+bool pinned = mode == "pinned", spans = mode != "array";
+
+var self = Communicator.Self;
+byte[] send = pinned ? Mpi.AllocatePinned<byte>(bytes) : new byte[bytes];
+byte[] recv = pinned ? Mpi.AllocatePinned<byte>(bytes) : new byte[bytes];
+var recvs = new Request[Window];
+var sends = new Request[Window];
+for (long i = 0; i < windows; i++)
+{
+    for (int w = 0; w < Window; w++)
+        recvs[w] = self.IRecv(recv, 0, bytes, 0, 100);
+    for (int w = 0; w < Window; w++)
+        sends[w] = self.ISend(send, 0, bytes, 0, 100);
+    if (spans)
+    {
+        Request.WaitAll(recvs.AsSpan());
+        Request.WaitAll(sends.AsSpan());
+    }
+    else
+    {
+        Request.WaitAll(recvs);
+        Request.WaitAll(sends);
+    }
+}
+Console.WriteLine(Mpi.IsHosted ? (Mpi.GetStatistics().GcExtensionActive ? "motor, GC extension" : "motor, GCHandles") : "dotnet, GCHandles");
+return 0;

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# callgrind.sh - instructions per nonblocking operation, counted by valgrind's
+# callgrind (repeatable on a shared, noisy machine, unlike time).
+#
+#   perf/callgrind.sh [bytes=8] [w1=200] [w2=1200]
+#
+# Each series runs perf/native/window.c's loop (64 IRecv + 64 ISend to self,
+# two WaitAlls) for w1 and for w2 windows on one rank; (Ir(w2) - Ir(w1)) /
+# ((w2 - w1) * 128) is the cost of one operation, post plus its share of the
+# WaitAll, with start-up, JIT and MPI_Init cancelled out.  Managed series run
+# with tiered compilation off, i.e. the optimized code a long run ends up in;
+# JitEnableOptionalRelocs=0 because under valgrind the JIT's rel32 address
+# hints fail and it falls back to MinOpts for nearly every method.
+# Series: C (MPI alone), core and core+obj (mpcore's C ABI, without and with an
+# owner object as motor registers), dotnet and motor (System.MP, byte[],
+# WaitAll(Request[])), the same with WaitAll(ReadOnlySpan<Request>) and on
+# Mpi.AllocatePinned buffers; wrapper (DllImport + GCHandle per operation).
+# Per-function profiles stay in artifacts/callgrind/ for callgrind_annotate.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BYTES="${1:-8}" W1="${2:-200}" W2="${3:-1200}"
+BIN="$ROOT/artifacts/bin" NET="$ROOT/artifacts/dotnet/bin"
+OUT="$ROOT/artifacts/callgrind"
+WINDOW="$NET/Window/release/Window.dll"
+[ -x "$BIN/window-c" ] && [ -f "$WINDOW" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
+command -v valgrind >/dev/null || { echo "callgrind.sh needs valgrind" >&2; exit 1; }
+mkdir -p "$OUT"
+# valgrind 3.19 cannot read motor's DWARF 5 debug info: run a copy without it
+# (beside the original, where motor looks for libmpgc and System.MP).
+objcopy --strip-debug "$BIN/motor" "$BIN/motor-nodebug"
+export DOTNET_TieredCompilation=0 DOTNET_EnableWriteXorExecute=0 DOTNET_gcServer=0 DOTNET_JitEnableOptionalRelocs=0
+
+SERIES=$(cat <<LIST
+C|$BIN/window-c %W $BYTES
+core|$BIN/window-core %W $BYTES
+core+obj|$BIN/window-core %W $BYTES obj
+dotnet|dotnet $WINDOW %W $BYTES array
+motor|$BIN/motor-nodebug $WINDOW %W $BYTES array
+dotnet span|dotnet $WINDOW %W $BYTES span
+motor span|$BIN/motor-nodebug $WINDOW %W $BYTES span
+dotnet pinned|dotnet $WINDOW %W $BYTES pinned
+motor pinned|$BIN/motor-nodebug $WINDOW %W $BYTES pinned
+wrapper|dotnet $NET/Wrapper/release/Wrapper.dll window %W $BYTES
+LIST
+)
+
+# Instructions of one run, summed over every process it started.
+count() { # name windows command...
+  local name="$1" w="$2"; shift 2
+  local file="$OUT/${name// /-}.$w"
+  rm -f "$file".*
+  valgrind --tool=callgrind --smc-check=all-non-file --trace-children=yes \
+    --callgrind-out-file="$file.%p" "$@" >"$file.log" 2>&1 ||
+    { echo "callgrind.sh: '$*' failed (see $file.log)" >&2; return 1; }
+  grep -h '^summary:' "$file".[0-9]* | awk '{ s += $2 } END { print s }'
+}
+
+printf '| series | Ir/op (%s B) |\n|---|---|\n' "$BYTES"
+while IFS='|' read -r name cmd; do
+  a=$(count "$name" "$W1" ${cmd//%W/$W1}) || continue
+  b=$(count "$name" "$W2" ${cmd//%W/$W2}) || continue
+  awk -v n="$name" -v a="$a" -v b="$b" -v d="$(( (W2 - W1) * 128 ))" \
+    'BEGIN { printf "| %s | %.0f |\n", n, (b - a) / d }'
+done <<<"$SERIES"
+echo "profiles: $OUT (callgrind_annotate --inclusive=yes FILE)" >&2

@@ -1,0 +1,156 @@
+using System.Runtime.CompilerServices;
+using Xunit;
+
+namespace System.MP.Tests;
+
+/// <summary>
+/// Requests on one rank (self messages): the allocation-free completion
+/// overloads, the pin shared by the operations in flight on one array
+/// (library mode), and dropped requests noticed through their group.
+/// </summary>
+public class RequestTests
+{
+    private static Communicator Self => Communicator.Self;
+
+    [Fact]
+    public void WaitAllOverSpansFillsStatusesInOrder()
+    {
+        var recv = new int[4][];
+        var reqs = new Request[8];
+        for (int i = 0; i < 4; i++)
+            reqs[i] = Self.IRecv(recv[i] = new int[8], 0, 40 + i);
+        for (int i = 0; i < 4; i++)
+            reqs[4 + i] = Self.ISend(Enumerable.Range(i * 10, i + 1).ToArray(), 0, 40 + i);
+        Span<Status> statuses = stackalloc Status[9];
+        statuses[8] = new Status(7, 7, 7); // past the requests: left alone
+        Request.WaitAll(reqs, statuses);
+        for (int i = 0; i < 4; i++)
+        {
+            Assert.Equal(40 + i, statuses[i].Tag);
+            Assert.Equal(i + 1, statuses[i].GetCount<int>());
+            Assert.Equal(Enumerable.Range(i * 10, i + 1), recv[i].Take(i + 1));
+        }
+        Assert.Equal(7, statuses[8].Source);
+        // Completed requests contribute their stored status, as WaitAll(Request[]) does.
+        Status[] again = Request.WaitAll(reqs);
+        Assert.Equal(42, again[2].Tag);
+        Assert.True(Request.TestAll(reqs.AsSpan()));
+    }
+
+    [Fact]
+    public void WaitAllOverSpansChecksEverythingBeforeWaiting()
+    {
+        var buffer = new int[1];
+        Request r = Self.IRecv(buffer, 0, 50);
+        Assert.Throws<ArgumentException>(() => Request.WaitAll(new[] { r, r }, new Status[1]));
+        Assert.Throws<ArgumentNullException>(() => Request.WaitAll(new Request[] { r, null! }.AsSpan()));
+        Assert.False(r.IsCompleted, "a rejected WaitAll completes nothing");
+        Self.Send(new[] { 5 }, 0, 50);
+        Request.WaitAll(new[] { r }.AsSpan());
+        Assert.Equal(5, buffer[0]);
+        Request.WaitAll(ReadOnlySpan<Request>.Empty);
+        Assert.True(Request.TestAll(ReadOnlySpan<Request>.Empty));
+    }
+
+    [Fact]
+    public void WaitAllOfMoreRequestsThanTheStackHolds()
+    {
+        const int n = 300; // beyond the stack-allocated handles and statuses
+        long before = Mpi.GetStatistics().ActiveRequests;
+        var data = new byte[n];
+        var reqs = new Request[2 * n];
+        for (int i = 0; i < n; i++)
+            reqs[i] = Self.IRecv(data, i, 1, 0, 60);
+        for (int i = 0; i < n; i++)
+            reqs[n + i] = Self.ISend(new[] { (byte)i }, 0, 60);
+        var statuses = new Status[2 * n];
+        Request.WaitAll(reqs, statuses);
+        Assert.Equal(Enumerable.Range(0, n).Select(i => (byte)i), data);
+        Assert.All(statuses.Take(n), s => Assert.Equal(1, s.GetCount<byte>()));
+        Assert.Equal(before, Mpi.GetStatistics().ActiveRequests);
+    }
+
+    [Fact]
+    public void OperationsOnOneArrayShareAPinHeldUntilTheLastCompletes()
+    {
+        if (Request.s_registerBuffers)
+            return; // under motor the GC extension pins; no GCHandles at all
+        var buffer = new int[4];
+        Request a = Self.IRecv(buffer, 0, 1, 0, 70), b = Self.IRecv(buffer, 1, 1, 0, 71);
+        Assert.True(a.HoldsPin && b.HoldsPin);
+        Self.Send(new[] { 1 }, 0, 70);
+        a.Wait();
+        Assert.False(a.HoldsPin);
+        Assert.True(b.HoldsPin, "the other receive still holds the array pinned");
+        Self.Send(new[] { 2 }, 0, 71);
+        b.Wait();
+        Assert.False(b.HoldsPin);
+        // A later operation pins anew (the released pin is never revived).
+        Request c = Self.IRecv(buffer, 2, 1, 0, 72);
+        Assert.True(c.HoldsPin);
+        Self.Send(new[] { 3 }, 0, 72);
+        c.Wait();
+        Assert.Equal(new[] { 1, 2, 3, 0 }, buffer);
+    }
+
+    [Fact]
+    public void DroppedRequestsAreOrphanedOnceTheirGroupIsUnreachable()
+    {
+        Collect();
+        long before = Mpi.GetStatistics().ActiveRequests;
+        PostAndDrop(3); // complete at once (ProcNull), never waited for
+        Assert.Equal(before + 3, Mpi.GetStatistics().ActiveRequests);
+        Collect();
+        Assert.Equal(before, Mpi.GetStatistics().ActiveRequests);
+
+        // A dropped request whose group still has a reachable request is
+        // released once that one is gone too.
+        Request kept = PostKeepOneDropOne();
+        Collect();
+        Assert.True(Mpi.GetStatistics().ActiveRequests >= before + 1, "the kept request is still active");
+        kept.Wait();
+        kept = null!;
+        Collect();
+        Assert.Equal(before, Mpi.GetStatistics().ActiveRequests);
+    }
+
+    [Fact]
+    public void GroupsOfCompletedRequestsLeaveNothingBehind()
+    {
+        long before = Mpi.GetStatistics().ActiveRequests;
+        var data = new byte[1];
+        for (int round = 0; round < 5; round++)
+        {
+            var reqs = new Request[3 * 32 + 5]; // several groups, the last one partly filled
+            for (int i = 0; i < reqs.Length; i++)
+                reqs[i] = Self.ISend(data, Mpi.ProcNull, 0);
+            Request.WaitAll(reqs.AsSpan());
+            Collect(); // suppressed and finalized groups alike: nothing is orphaned twice
+        }
+        Assert.Equal(before, Mpi.GetStatistics().ActiveRequests);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void PostAndDrop(int n)
+    {
+        for (int i = 0; i < n; i++)
+            Self.IRecv(new byte[4], Mpi.ProcNull, 0);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static Request PostKeepOneDropOne()
+    {
+        Request kept = Self.ISend(new byte[4], Mpi.ProcNull, 0);
+        Self.ISend(new byte[4], Mpi.ProcNull, 0);
+        return kept;
+    }
+
+    private static void Collect()
+    {
+        for (int i = 0; i < 3; i++)
+        {
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+        }
+    }
+}
