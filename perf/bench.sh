@@ -6,6 +6,8 @@
 #
 #   ROUNDS=3 SCALE=0.3 perf/bench.sh [out_dir=artifacts/bench]
 #   ONLY="latency bandwidth" perf/bench.sh     # a subset of the groups
+#   MAX_BYTES=65536 OBJECT_ARGS="256 1 5" MICRO_JOB=dry perf/bench.sh
+#                                              # a quick pass (the tests' smoke run)
 #
 # Groups: latency (osu_latency), bandwidth (osu_bw), collectives, objects (Motor
 # Figure 11), micro (BenchmarkDotNet).  Each series is one program; see perf/README.md.
@@ -14,6 +16,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="${1:-$ROOT/artifacts/bench}"
 ROUNDS="${ROUNDS:-3}" SCALE="${SCALE:-1}"
 ONLY="${ONLY:-latency bandwidth collectives objects micro}"
+MAX="${MAX_BYTES:-4194304}"              # largest message of the latency/bandwidth sweeps
+OBJECT_ARGS="${OBJECT_ARGS:-4096 1 40}"   # Figure 11: largest N, rounds, ms budget per point
+export MOTOR_MICRO_JOB="${MICRO_JOB:-short}"  # BenchmarkDotNet job: short (ShortRun) or dry
 BIN="$ROOT/artifacts/bin" NET="$ROOT/artifacts/dotnet/bin"
 MOTOR="$BIN/motor"
 app() { echo "$NET/$1/release/$1.dll"; }
@@ -22,14 +27,14 @@ rm -rf "$OUT"; mkdir -p "$OUT/raw"
 
 # group|series|command (series "C" is the native floor every ratio refers to)
 SERIES=$(cat <<LIST
-latency|C|mpiexec -n 2 $BIN/pingpong-c 4194304 $SCALE
-latency|motor|mpiexec -n 2 $MOTOR $(app PingPong) 4194304 $SCALE
-latency|dotnet|mpiexec -n 2 dotnet $(app PingPong) 4194304 $SCALE
-latency|wrapper|mpiexec -n 2 dotnet $(app Wrapper) latency 4194304 $SCALE
-bandwidth|C|mpiexec -n 2 $BIN/bandwidth-c 4194304 $SCALE
-bandwidth|motor|mpiexec -n 2 $MOTOR $(app Bandwidth) 4194304 $SCALE
-bandwidth|dotnet|mpiexec -n 2 dotnet $(app Bandwidth) 4194304 $SCALE
-bandwidth|wrapper|mpiexec -n 2 dotnet $(app Wrapper) bandwidth 4194304 $SCALE
+latency|C|mpiexec -n 2 $BIN/pingpong-c $MAX $SCALE
+latency|motor|mpiexec -n 2 $MOTOR $(app PingPong) $MAX $SCALE
+latency|dotnet|mpiexec -n 2 dotnet $(app PingPong) $MAX $SCALE
+latency|wrapper|mpiexec -n 2 dotnet $(app Wrapper) latency $MAX $SCALE
+bandwidth|C|mpiexec -n 2 $BIN/bandwidth-c $MAX $SCALE
+bandwidth|motor|mpiexec -n 2 $MOTOR $(app Bandwidth) $MAX $SCALE
+bandwidth|dotnet|mpiexec -n 2 dotnet $(app Bandwidth) $MAX $SCALE
+bandwidth|wrapper|mpiexec -n 2 dotnet $(app Wrapper) bandwidth $MAX $SCALE
 collectives|C|mpiexec -n 2 $BIN/collectives-c
 collectives|motor|mpiexec -n 2 $MOTOR $(app Collectives)
 collectives|dotnet|mpiexec -n 2 dotnet $(app Collectives)
@@ -39,7 +44,7 @@ LIST
 # raw, mprobe); each round's table is split into one file per series below.
 # N stops at 4096: MemoryPack with circular references is quadratic (7 s per
 # round trip at 16384).
-SERIES+=$'\n'"objects|table|mpiexec -n 2 $MOTOR $(app ObjectPingPong) 4096 1 40"
+SERIES+=$'\n'"objects|table|mpiexec -n 2 $MOTOR $(app ObjectPingPong) $OBJECT_ARGS"
 
 start=$(date +%s)
 for r in $(seq 1 "$ROUNDS"); do

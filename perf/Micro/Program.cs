@@ -1,5 +1,6 @@
 // Micro-benchmarks of Motor's call path (BenchmarkDotNet, in-process, short runs):
 //   dotnet Micro.dll --filter '*' [--artifacts dir]
+// MOTOR_MICRO_JOB=dry runs each benchmark once (a check that they all run, not a measurement).
 using System.MP;
 using System.Runtime.InteropServices;
 using BenchmarkDotNet.Attributes;
@@ -9,8 +10,14 @@ using BenchmarkDotNet.Jobs;
 using BenchmarkDotNet.Running;
 using BenchmarkDotNet.Toolchains.InProcess.Emit;
 
+var job = Environment.GetEnvironmentVariable("MOTOR_MICRO_JOB") switch
+{
+    null or "" or "short" => Job.ShortRun,
+    "dry" => Job.Dry,
+    string other => throw new ArgumentException($"MOTOR_MICRO_JOB must be 'short' or 'dry', not '{other}'"),
+};
 var config = ManualConfig.CreateMinimumViable()
-    .AddJob(Job.ShortRun.WithToolchain(InProcessEmitToolchain.Instance))
+    .AddJob(job.WithToolchain(InProcessEmitToolchain.Instance))
     .AddExporter(MarkdownExporter.GitHub);
 BenchmarkSwitcher.FromAssembly(typeof(CallPath).Assembly).Run(args, config);
 

@@ -48,7 +48,8 @@ if (Directory.Exists(micro))
 {
     md.AppendLine("## Micro-benchmarks (BenchmarkDotNet)").AppendLine();
     foreach (string f in Directory.GetFiles(micro, "*-report-github.md", SearchOption.AllDirectories).Order())
-        md.AppendLine(File.ReadAllText(f)).AppendLine();
+        // BenchmarkDotNet quotes descriptions with spaces as HTML entities (&#39;…&#39;); markdown needs neither.
+        md.AppendLine(File.ReadAllText(f).Replace("&#39;", "", StringComparison.Ordinal)).AppendLine();
 }
 File.WriteAllText(Path.Combine(dir, "summary.md"), md.ToString());
 Console.WriteLine(md.ToString());
