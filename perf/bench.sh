@@ -4,7 +4,7 @@
 # machine drift cancels, then perf/Report turns the raw rows into CSV files,
 # log-log SVG plots and a Markdown summary with medians, spread and ratios to C.
 #
-#   ROUNDS=3 SCALE=0.3 perf/bench.sh [out_dir=artifacts/bench]
+#   ROUNDS=5 SCALE=1 BW_SCALE=10 perf/bench.sh [out_dir=artifacts/bench]   (the defaults)
 #   ONLY="latency bandwidth" perf/bench.sh     # a subset of the groups
 #   MAX_BYTES=65536 OBJECT_ARGS="256 1 5" MICRO_JOB=dry perf/bench.sh
 #                                              # a quick pass (the tests' smoke run)
@@ -14,7 +14,11 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="${1:-$ROOT/artifacts/bench}"
-ROUNDS="${ROUNDS:-3}" SCALE="${SCALE:-1}"
+ROUNDS="${ROUNDS:-5}" SCALE="${SCALE:-1}"
+# osu_bw's 100 (20 above 8 KiB) windows take a few milliseconds at small sizes,
+# shorter than this shared VM's slow phases: bandwidth runs 10 times as many
+# windows by default (osu_bw -i), so one round is not one noisy instant.
+BW_SCALE="${BW_SCALE:-10}"
 ONLY="${ONLY:-latency bandwidth collectives objects micro}"
 MAX="${MAX_BYTES:-4194304}"              # largest message of the latency/bandwidth sweeps
 OBJECT_ARGS="${OBJECT_ARGS:-4096 1 40}"   # Figure 11: largest N, rounds, ms budget per point
@@ -31,10 +35,10 @@ latency|C|mpiexec -n 2 $BIN/pingpong-c $MAX $SCALE
 latency|motor|mpiexec -n 2 $MOTOR $(app PingPong) $MAX $SCALE
 latency|dotnet|mpiexec -n 2 dotnet $(app PingPong) $MAX $SCALE
 latency|wrapper|mpiexec -n 2 dotnet $(app Wrapper) latency $MAX $SCALE
-bandwidth|C|mpiexec -n 2 $BIN/bandwidth-c $MAX $SCALE
-bandwidth|motor|mpiexec -n 2 $MOTOR $(app Bandwidth) $MAX $SCALE
-bandwidth|dotnet|mpiexec -n 2 dotnet $(app Bandwidth) $MAX $SCALE
-bandwidth|wrapper|mpiexec -n 2 dotnet $(app Wrapper) bandwidth $MAX $SCALE
+bandwidth|C|mpiexec -n 2 $BIN/bandwidth-c $MAX $BW_SCALE
+bandwidth|motor|mpiexec -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
+bandwidth|dotnet|mpiexec -n 2 dotnet $(app Bandwidth) $MAX $BW_SCALE
+bandwidth|wrapper|mpiexec -n 2 dotnet $(app Wrapper) bandwidth $MAX $BW_SCALE
 collectives|C|mpiexec -n 2 $BIN/collectives-c
 collectives|motor|mpiexec -n 2 $MOTOR $(app Collectives)
 collectives|dotnet|mpiexec -n 2 dotnet $(app Collectives)

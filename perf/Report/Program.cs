@@ -23,7 +23,7 @@ var md = new StringBuilder();
 md.AppendLine("# Motor benchmark summary").AppendLine();
 md.AppendLine(inv, $"{DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC; {Environment.ProcessorCount} cores ({CpuModel()}); " +
                    $"{RuntimeInformation.FrameworkDescription}; {rounds} interleaved rounds per series; suite took {elapsed} s.");
-md.AppendLine().AppendLine("Each cell: median over the rounds, `±` half the spread (max−min) in percent of the median, and in parentheses the ratio to the group's reference (C, the native floor over the same MPI; for object transport the raw bytes).").AppendLine();
+md.AppendLine().AppendLine("Each cell: median over the rounds, `±` half the spread (max−min) in percent of the median, and in parentheses the ratio to the group's reference (C, the native floor over the same MPI; for object transport the raw bytes): the median over the rounds of the two runs' quotient in the same round.").AppendLine();
 
 foreach (Group g in Group.Known)
 {
@@ -76,7 +76,7 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
         new("latency", "Point-to-point latency", "µs", false, true,
             "osu_latency methodology: blocking ping-pong between 2 ranks, half round trip; 100 warm-up + 10000 timed iterations up to 8 KiB, 10 + 1000 above (times SCALE)."),
         new("bandwidth", "Point-to-point bandwidth", "MB/s", true, true,
-            "osu_bw methodology: windows of 64 nonblocking sends/receives and a 4-byte acknowledgement."),
+            "osu_bw methodology: windows of 64 nonblocking sends/receives and a 4-byte acknowledgement (bench.sh times 10× osu_bw's window counts by default, BW_SCALE)."),
         new("collectives", "Collectives", "µs", false, false,
             "Allreduce of one double (8 B), Bcast of 1 MiB, Alltoall of 4 KiB per rank, 2 ranks."),
         new("objects", "Object transport (Motor Figure 11)", "µs", false, true,
@@ -88,23 +88,23 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
     internal string Better => HigherIsBetter ? "higher is better" : "lower is better";
 }
 
-/// <summary>Values per (key, series) over the rounds.</summary>
+/// <summary>Values per (key, series) and round.</summary>
 internal sealed class Table
 {
     internal readonly List<string> Keys = [];
     internal readonly List<string> Series = [];
-    private readonly Dictionary<(string Key, string Series), List<double>> _values = [];
+    private readonly Dictionary<(string Key, string Series), SortedDictionary<int, double>> _values = [];
 
     internal string Reference = "C";
 
     internal static Table Load(string dir, string reference)
     {
         var t = new Table { Reference = reference };
-        // The reference first.
-        var files = Directory.GetFiles(dir, "*.txt").OrderBy(f => SeriesOf(f) == reference ? "" : SeriesOf(f), StringComparer.Ordinal).ThenBy(f => f, StringComparer.Ordinal);
-        foreach (string file in files)
+        // The reference first, then the others by name; rounds in numeric order.
+        var files = Directory.GetFiles(dir, "*.txt").Select(f => (File: f, Name: SeriesOf(f)))
+            .OrderBy(f => f.Name.Series == reference ? "" : f.Name.Series, StringComparer.Ordinal).ThenBy(f => f.Name.Round);
+        foreach (var (file, (series, round)) in files)
         {
-            string series = SeriesOf(file);
             if (!t.Series.Contains(series))
                 t.Series.Add(series);
             foreach (string line in File.ReadLines(file))
@@ -117,18 +117,25 @@ internal sealed class Table
                     continue;
                 if (!t.Keys.Contains(key))
                     t.Keys.Add(key);
-                if (!t._values.TryGetValue((key, series), out var list))
-                    t._values[(key, series)] = list = [];
-                list.Add(v);
+                if (!t._values.TryGetValue((key, series), out var rounds))
+                    t._values[(key, series)] = rounds = [];
+                rounds[round] = v;
             }
         }
         return t;
     }
 
-    private static string SeriesOf(string file)
+    private static (string Series, int Round) SeriesOf(string file)
     {
         string name = Path.GetFileNameWithoutExtension(file); // series.round
-        return name[..name.LastIndexOf('.')];
+        int dot = name.LastIndexOf('.');
+        return (name[..dot], int.Parse(name[(dot + 1)..], CultureInfo.InvariantCulture));
+    }
+
+    private static double Median(IEnumerable<double> values)
+    {
+        var s = values.Order().ToArray();
+        return s.Length % 2 == 1 ? s[s.Length / 2] : (s[s.Length / 2 - 1] + s[s.Length / 2]) / 2;
     }
 
     internal bool TryGet(string key, string series, out double median, out double spread)
@@ -136,16 +143,25 @@ internal sealed class Table
         median = spread = 0;
         if (!_values.TryGetValue((key, series), out var v) || v.Count == 0)
             return false;
-        var s = v.Order().ToArray();
-        median = s.Length % 2 == 1 ? s[s.Length / 2] : (s[s.Length / 2 - 1] + s[s.Length / 2]) / 2;
-        spread = median == 0 ? 0 : (s[^1] - s[0]) / 2 / median;
+        median = Median(v.Values);
+        spread = median == 0 ? 0 : (v.Values.Max() - v.Values.Min()) / 2 / median;
         return true;
     }
 
     internal int Count(string key, string series) => _values.TryGetValue((key, series), out var v) ? v.Count : 0;
 
-    internal double? Ratio(string key, string series) =>
-        TryGet(key, series, out double m, out _) && TryGet(key, Reference, out double c, out _) && c > 0 ? m / c : null;
+    /// <summary>
+    /// The median over the rounds of this series' value divided by the reference's in the
+    /// same round: the rounds are interleaved, so each quotient compares runs made moments
+    /// apart and drift of the machine between rounds cancels.
+    /// </summary>
+    internal double? Ratio(string key, string series)
+    {
+        if (!_values.TryGetValue((key, series), out var v) || !_values.TryGetValue((key, Reference), out var c))
+            return null;
+        var q = v.Where(r => c.TryGetValue(r.Key, out double cr) && cr > 0).Select(r => r.Value / c[r.Key]).ToArray();
+        return q.Length == 0 ? null : Median(q);
+    }
 
     internal string Csv(Group g)
     {
@@ -163,7 +179,7 @@ internal sealed class Table
     internal string Markdown(Group g)
     {
         var sb = new StringBuilder();
-        sb.Append(g.Sweep ? "| bytes |" : "| operation |");
+        sb.Append(g.Sweep ? (g.Name == "objects" ? "| nodes |" : "| bytes |") : "| operation |");
         foreach (string s in Series)
             sb.Append(CultureInfo.InvariantCulture, $" {s} ({g.Unit}) |");
         sb.AppendLine().Append("|---|");
