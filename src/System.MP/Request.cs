@@ -57,10 +57,10 @@ public sealed unsafe class Request : IDisposable
     private Request(RequestGroup.Poster poster, int handle, ArrayPin? pin, ArrayPin? pin2) =>
         _group = RequestGroup.Add(poster, handle, pin, pin2, out _index);
 
-    private ref RequestGroup.Entry Op
+    private ref int Handle
     {
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        get => ref _group.Entries[_index];
+        get => ref _group.Handles[_index];
     }
 
     /// <summary>Posts a nonblocking collective over up to two arrays (send, receive).</summary>
@@ -104,10 +104,10 @@ public sealed unsafe class Request : IDisposable
     }
 
     /// <summary>True while this request holds a pinned GCHandle on a buffer (library mode, movable arrays).</summary>
-    internal bool HoldsPin => Op.Pin is not null || Op.Pin2 is not null;
+    internal bool HoldsPin => _group.PinSlots is { } p && (p[_index].Pin is not null || p[_index].Pin2 is not null);
 
     /// <summary>True once the operation has completed (tests it when not yet known).</summary>
-    public bool IsCompleted => Op.Handle == CoreConst.ReqNull || Test(out _);
+    public bool IsCompleted => Handle == CoreConst.ReqNull || Test(out _);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static unsafe Request PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, int comm, int mode)
@@ -244,26 +244,27 @@ public sealed unsafe class Request : IDisposable
         // On a user thread the request can be tested now: one that is already
         // complete (a send that went out eagerly, ProcNull) is released at once.
         Status st;
-        ref RequestGroup.Entry op = ref Op;
-        if (op.Handle != CoreConst.ReqNull && Core.ReqTest(op.Handle, &st) != 0)
+        int h = Handle;
+        if (h != CoreConst.ReqNull && Core.ReqTest(h, &st) != 0)
             ReleasePins();
         else
-            Abandon(ref op);
+            Abandon(_group, _index);
     }
 
     /// <summary>Gives up an operation nobody will complete (disposed, or its request dropped).</summary>
-    internal static void Abandon(ref RequestGroup.Entry op)
+    internal static void Abandon(RequestGroup group, int index)
     {
-        int h = op.Handle;
+        int h = group.Handles[index];
         if (h == CoreConst.ReqNull)
             return;
-        op.Handle = CoreConst.ReqNull;
+        group.Handles[index] = CoreConst.ReqNull;
         // The core owns completion: it frees the slot once it sees the
         // operation done (in a later wait, a sweep, or at a GC mark under
         // motor).  This touches no MPI state, so the finalizer thread may call it.
         Core.ReqOrphan(h);
-        if (op.Pin is not null || op.Pin2 is not null)
+        if (group.PinSlots is { } slots && (slots[index].Pin is not null || slots[index].Pin2 is not null))
         {
+            ref RequestGroup.Pins op = ref slots[index];
             s_orphans.Enqueue((h, op.Pin, op.Pin2));
             op.Pin = op.Pin2 = null;
             if (Interlocked.Increment(ref s_orphanCount) == 1)
@@ -331,17 +332,20 @@ public sealed unsafe class Request : IDisposable
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void ReleasePins()
     {
-        ref RequestGroup.Entry op = ref Op;
-        op.Handle = CoreConst.ReqNull;
-        if (op.Pin is not null)
+        Handle = CoreConst.ReqNull;
+        if (_group.PinSlots is { } slots)
         {
-            op.Pin.Release();
-            op.Pin = null;
-        }
-        if (op.Pin2 is not null)
-        {
-            op.Pin2.Release();
-            op.Pin2 = null;
+            ref RequestGroup.Pins op = ref slots[_index];
+            if (op.Pin is not null)
+            {
+                op.Pin.Release();
+                op.Pin = null;
+            }
+            if (op.Pin2 is not null)
+            {
+                op.Pin2.Release();
+                op.Pin2 = null;
+            }
         }
         if (_index == RequestGroup.Capacity - 1)
             _group.LastCompleted();
@@ -352,7 +356,7 @@ public sealed unsafe class Request : IDisposable
     {
         if (_disposed)
             throw new ObjectDisposedException(nameof(Request));
-        return Op.Handle;
+        return Handle;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]

@@ -47,21 +47,25 @@ internal sealed class RequestGroup
 
     [ThreadStatic] private static Poster? t_poster;
 
-    /// <summary>One operation: its core handle (ReqNull once completed or orphaned) and pins (library mode).</summary>
-    internal struct Entry
+    /// <summary>The pins of one operation (library mode, movable arrays): its buffer's and a collective's second buffer's.</summary>
+    internal struct Pins
     {
-        internal int Handle;
         internal ArrayPin? Pin;
-        internal ArrayPin? Pin2; // a collective's second buffer
+        internal ArrayPin? Pin2;
     }
 
-    internal readonly Entry[] Entries = new Entry[Capacity];
+    /// <summary>Each operation's core handle; ReqNull once completed or orphaned.</summary>
+    internal readonly int[] Handles = new int[Capacity];
 
-    private RequestGroup()
-    {
-        for (int i = 0; i < Capacity; i++)
-            Entries[i].Handle = CoreConst.ReqNull;
-    }
+    /// <summary>
+    /// The operations' pins, allocated with the group's first pin: under motor
+    /// (the GC extension pins) and for pinned-heap arrays there are none, and a
+    /// group costs a handle array only.  Set once, never reset, before the
+    /// request that needs it exists.
+    /// </summary>
+    internal Pins[]? PinSlots;
+
+    private RequestGroup() => Handles.AsSpan().Fill(CoreConst.ReqNull);
 
     /// <summary>This thread's posting state.</summary>
     internal static Poster CurrentPoster
@@ -85,12 +89,13 @@ internal sealed class RequestGroup
             i = 0;
         }
         poster.Next = i + 1;
-        ref Entry e = ref g.Entries[i];
-        e.Handle = handle;
-        if (pin is not null) // entries start empty: no write barrier for a null
-            e.Pin = pin;
-        if (pin2 is not null)
-            e.Pin2 = pin2;
+        g.Handles[i] = handle;
+        if (pin is not null || pin2 is not null) // slots start empty: no write barrier for a null
+        {
+            ref Pins p = ref (g.PinSlots ??= new Pins[Capacity])[i];
+            p.Pin = pin;
+            p.Pin2 = pin2;
+        }
         index = i;
         return g;
     }
@@ -112,23 +117,18 @@ internal sealed class RequestGroup
     [MethodImpl(MethodImplOptions.NoInlining)]
     internal void LastCompleted()
     {
-        Entry[] entries = Entries;
-        for (int i = 0; i < entries.Length; i++)
-        {
-            if (entries[i].Handle != CoreConst.ReqNull)
-                return; // still in flight: the finalizer stays the fallback
-        }
+        if (Handles.AsSpan().ContainsAnyExcept(CoreConst.ReqNull))
+            return; // still in flight: the finalizer stays the fallback
         GC.SuppressFinalize(this);
     }
 
     /// <summary>None of the group's requests is reachable: orphan those never completed.</summary>
     ~RequestGroup()
     {
-        Entry[] entries = Entries;
-        for (int i = 0; i < entries.Length; i++)
+        for (int i = 0; i < Capacity; i++)
         {
-            if (entries[i].Handle != CoreConst.ReqNull)
-                Request.Abandon(ref entries[i]);
+            if (Handles[i] != CoreConst.ReqNull)
+                Request.Abandon(this, i);
         }
     }
 }
