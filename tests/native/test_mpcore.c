@@ -297,16 +297,35 @@ static int table_worker(void *arg)
     return 0;
 }
 
+/* The sends table_worker `who` posts (all of 1 byte). */
+static uint64_t table_sends(int who)
+{
+    uint64_t n = T_BATCH;
+    for (int round = 0; round < T_ROUNDS; round++)
+        n += 1 + (uint64_t)((round * 37 + who * 11) % T_BATCH);
+    return n;
+}
+
 static void test_table_threads(void)
 {
     thrd_t t[T_THREADS];
     int base = mp_req_active();
     for (int k = 0; k < 2; k++) { /* twice: the first threads' slots are reused */
+        mp_stats_t before, after;
+        uint64_t sends = 0;
+        mp_stats(&before);
         for (int i = 0; i < T_THREADS; i++)
             CHECK(thrd_create(&t[i], table_worker, (void *)(intptr_t)i) == thrd_success);
-        for (int i = 0; i < T_THREADS; i++)
+        for (int i = 0; i < T_THREADS; i++) {
             CHECK(thrd_join(t[i], NULL) == thrd_success);
+            sends += table_sends(i + 1);
+        }
         CHECK(atomic_load(&g_table_errors) == 0);
+        /* Every thread's counts survive it, none lost to another thread's. */
+        mp_stats(&after);
+        CHECK(after.p2p_ops - before.p2p_ops == sends);
+        CHECK(after.p2p_bytes - before.p2p_bytes == sends);
+        CHECK(after.blocking_ops == before.blocking_ops);
         CHECK(mp_req_active() == base + T_THREADS * T_BATCH);
         for (int i = 0; i < T_THREADS; i++)
             CHECK(mp_req_testall(T_BATCH, g_handoff[i], NULL) == 1);

@@ -356,8 +356,8 @@ MP_API int mp_mprobe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_stat
 MP_API int mp_mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status,
                           mp_token_t *token);
 
-/* ---- Statistics (plain counters: exact with one MPI thread, approximate
- * when several threads communicate at once) ---- */
+/* ---- Statistics (each thread counts its own operations; the sums are exact
+ * whatever the thread level) ---- */
 typedef struct mp_stats {
     uint64_t p2p_ops;          /* point-to-point operations posted */
     uint64_t p2p_bytes;        /* their payload bytes */

@@ -257,8 +257,9 @@ static int run(const comm_entry_t *ce, const mp_coll_t *c, MPI_Request *r)
     void *rb = c->recvbuf;
     if (c->kind < 0 || c->kind >= MP_COLL_KIND_COUNT)
         return mp_fail(MP_EINVAL, "collective kind %d is not an MP_COLL_* value", c->kind);
-    mp_g_stats.coll_ops++;
-    mp_g_stats.blocking_ops += r == NULL;
+    mp_counts_t *k = mp_my_counts();
+    mp_count(&k->coll_ops, 1);
+    mp_count(&k->blocking_ops, r == NULL);
 #define COLL(B, I, ...) (r ? MP_MPI_CHECK(pal_mpi.I(__VA_ARGS__, r), "MPI_" #I) \
                            : MP_MPI_CHECK(pal_mpi.B(__VA_ARGS__), "MPI_" #B))
     if (c->kind == MP_COLL_BARRIER)

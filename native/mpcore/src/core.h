@@ -128,8 +128,20 @@ static inline void mp_status_from_mpi(const MPI_Status *st, mp_status_t *out)
 /* The status of an operation with a ProcNull peer (MPI-4.0 3.11). */
 void mp_status_proc_null(mp_status_t *st);
 
-/* Counters of mp_stats (requests.c); plain increments on the hot path. */
-extern mp_stats_t mp_g_stats;
+/* Operation counters of one thread.  Only their thread writes them (a relaxed
+ * load and store, no atomic read-modify-write on the posting path); mp_stats
+ * sums every thread's under the slot lock, so counts from several threads
+ * are neither lost nor a data race. */
+typedef struct mp_counts {
+    _Atomic uint64_t p2p_ops, p2p_bytes, coll_ops, blocking_ops, registered;
+} mp_counts_t;
+static inline void mp_count(_Atomic uint64_t *counter, uint64_t n)
+{
+    atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + n,
+                          memory_order_relaxed);
+}
+/* This thread's counters (listed for mp_stats on first use). */
+mp_counts_t *mp_my_counts(void);
 
 /* Gives a posted request (posted == 0) or a completed ProcNull one (1) a
  * slot of the request table (requests.c). */

@@ -55,8 +55,12 @@ static mp_spin_t g_slot_lock = MP_SPIN_INIT;
 typedef struct slot_cache {
     int n;
     int registered; /* the exit destructor knows this cache */
+    int listed;     /* LISTED: on g_listed, its counts summed by mp_stats */
+    struct slot_cache *next, *prev;
+    mp_counts_t counts;
     int idx[SLOT_CACHE];
 } slot_cache_t;
+enum { UNLISTED, LISTED, RETIRED /* the thread is exiting: counted in g_retired */ };
 static _Thread_local slot_cache_t t_cache;
 static tss_t g_cache_key;
 
@@ -73,9 +77,13 @@ static inline slot_cache_t *my_cache(void)
 static once_flag g_cache_once = ONCE_FLAG_INIT;
 static int g_cache_key_ok;
 
+/* Threads' counters: the live ones listed, those of exited threads summed,
+ * both under g_slot_lock. */
+static slot_cache_t *g_listed;
+static mp_counts_t g_retired;
+
 /* GC statistics and the mark snapshot reused by the relocate pass. */
 static mp_gc_stats_t g_gc_stats;
-mp_stats_t mp_g_stats;
 static void ***g_snapshot;
 static int g_snapshot_len, g_snapshot_cap;
 
@@ -128,11 +136,34 @@ static void cache_spill(slot_cache_t *c, int n)
     mp_spin_unlock(&g_slot_lock);
 }
 
+static void counts_add(mp_counts_t *to, const mp_counts_t *from)
+{
+    mp_count(&to->p2p_ops, atomic_load_explicit(&from->p2p_ops, memory_order_relaxed));
+    mp_count(&to->p2p_bytes, atomic_load_explicit(&from->p2p_bytes, memory_order_relaxed));
+    mp_count(&to->coll_ops, atomic_load_explicit(&from->coll_ops, memory_order_relaxed));
+    mp_count(&to->blocking_ops, atomic_load_explicit(&from->blocking_ops, memory_order_relaxed));
+    mp_count(&to->registered, atomic_load_explicit(&from->registered, memory_order_relaxed));
+}
+
+/* Thread exit: slots back to the global list, counts into g_retired (the
+ * thread's storage goes away after this). */
 static void cache_release(void *p)
 {
     slot_cache_t *c = p;
     cache_spill(c, c->n);
     c->registered = 0;
+    if (c->listed == LISTED) {
+        mp_spin_lock(&g_slot_lock);
+        counts_add(&g_retired, &c->counts);
+        if (c->prev)
+            c->prev->next = c->next;
+        else
+            g_listed = c->next;
+        if (c->next)
+            c->next->prev = c->prev;
+        mp_spin_unlock(&g_slot_lock);
+    }
+    c->listed = RETIRED; /* counts made during the rest of the exit are not kept */
 }
 
 static void cache_key_init(void)
@@ -146,6 +177,37 @@ static MP_COLD void cache_register(slot_cache_t *c)
     call_once(&g_cache_once, cache_key_init);
     if (g_cache_key_ok && tss_set(g_cache_key, c) == thrd_success)
         c->registered = 1;
+}
+
+/* First count of a thread: list its counters (and arm the exit destructor). */
+static MP_COLD void cache_list(slot_cache_t *c)
+{
+    if (c->listed != UNLISTED)
+        return;
+    if (!c->registered)
+        cache_register(c);
+    if (!c->registered)
+        return; /* no destructor to unlist it at exit: keep it off the list */
+    mp_spin_lock(&g_slot_lock);
+    c->prev = NULL;
+    c->next = g_listed;
+    if (g_listed)
+        g_listed->prev = c;
+    g_listed = c;
+    c->listed = LISTED;
+    mp_spin_unlock(&g_slot_lock);
+}
+
+static inline mp_counts_t *counts_of(slot_cache_t *c)
+{
+    if (MP_UNLIKELY(c->listed != LISTED))
+        cache_list(c);
+    return &c->counts;
+}
+
+mp_counts_t *mp_my_counts(void)
+{
+    return counts_of(my_cache());
 }
 
 /* Refills an empty cache: freed slots from the global list first, else
@@ -180,9 +242,8 @@ static MP_COLD int cache_refill(slot_cache_t *c)
     return rc;
 }
 
-static inline int slot_alloc(slot_t **out, mp_req_t *handle)
+static inline int slot_alloc(slot_cache_t *c, slot_t **out, mp_req_t *handle)
 {
-    slot_cache_t *c = my_cache();
     slot_t *s;
     uint32_t gen;
     int idx, n = c->n, rc;
@@ -282,8 +343,8 @@ static inline int check_count(const void *buf, int64_t bytes)
     return 0;
 }
 
-static int post_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm,
-                     int mode, MPI_Request *r)
+static int post_send(mp_counts_t *k, const void *buf, int64_t bytes, int dest, int tag,
+                     mp_comm_t comm, int mode, MPI_Request *r)
 {
     const comm_entry_t *ce = mp_comm_get(comm);
     int d = 0, rc;
@@ -294,8 +355,8 @@ static int post_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_
         return rc;
     if (MP_UNLIKELY(mode != MP_SEND_STANDARD && mode != MP_SEND_SYNC))
         return mp_fail(MP_EINVAL, "send mode %d is not MP_SEND_STANDARD or MP_SEND_SYNC", mode);
-    mp_g_stats.p2p_ops++;
-    mp_g_stats.p2p_bytes += (uint64_t)bytes;
+    mp_count(&k->p2p_ops, 1);
+    mp_count(&k->p2p_bytes, (uint64_t)bytes);
     if (MP_UNLIKELY(d == MPI_PROC_NULL))
         return 1;
     if (MP_LIKELY(bytes <= INT_MAX)) {
@@ -311,7 +372,8 @@ static int post_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_
     return MP_MPI_CHECK(rc, mode == MP_SEND_SYNC ? "MPI_Issend_c" : "MPI_Isend_c");
 }
 
-static int post_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, MPI_Request *r)
+static int post_recv(mp_counts_t *k, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
+                     MPI_Request *r)
 {
     const comm_entry_t *ce = mp_comm_get(comm);
     int s = 0, t = 0, rc;
@@ -320,8 +382,8 @@ static int post_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t co
     if ((rc = mp_check_source(ce, source, &s)) || (rc = mp_check_recv_tag(tag, &t)) ||
         (rc = check_count(buf, bytes)))
         return rc;
-    mp_g_stats.p2p_ops++;
-    mp_g_stats.p2p_bytes += (uint64_t)bytes;
+    mp_count(&k->p2p_ops, 1);
+    mp_count(&k->p2p_bytes, (uint64_t)bytes);
     if (MP_UNLIKELY(s == MPI_PROC_NULL))
         return 1;
     if (MP_LIKELY(bytes <= INT_MAX))
@@ -351,8 +413,9 @@ int mp_send_start(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t c
 {
     MPI_Request r;
     int rc;
-    mp_g_stats.blocking_ops++;
-    if ((rc = post_send(buf, bytes, dest, tag, comm, mode, &r)))
+    mp_counts_t *k = mp_my_counts();
+    mp_count(&k->blocking_ops, 1);
+    if ((rc = post_send(k, buf, bytes, dest, tag, comm, mode, &r)))
         return rc; /* an error, or 1 for ProcNull */
     *token = (mp_token_t)r;
     return mp_token_test(*token, NULL);
@@ -363,8 +426,9 @@ int mp_recv_start(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
 {
     MPI_Request r;
     int rc;
-    mp_g_stats.blocking_ops++;
-    if (MP_UNLIKELY(rc = post_recv(buf, bytes, source, tag, comm, &r))) {
+    mp_counts_t *k = mp_my_counts();
+    mp_count(&k->blocking_ops, 1);
+    if (MP_UNLIKELY(rc = post_recv(k, buf, bytes, source, tag, comm, &r))) {
         if (rc == 1 && status)
             mp_status_proc_null(status);
         return rc;
@@ -403,10 +467,11 @@ int mp_token_wait(mp_token_t token, mp_status_t *status)
 
 /* Gives a posted operation (posted == 0) or a ProcNull one (posted == 1,
  * already complete) a slot, recording up to two owner objects. */
-static inline int track(int posted, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_req_t *req)
+static inline int track(slot_cache_t *c, int posted, MPI_Request r, void *obj0, void *obj1,
+                        int is_recv, mp_req_t *req)
 {
     slot_t *s = NULL;
-    int rc = slot_alloc(&s, req);
+    int rc = slot_alloc(c, &s, req);
     if (MP_UNLIKELY(rc)) {
         /* Nothing can hold the operation now: let it complete on its own. */
         if (posted == 0)
@@ -425,30 +490,32 @@ static inline int track(int posted, MPI_Request r, void *obj0, void *obj1, int i
     s->obj[0] = obj0;
     s->obj[1] = obj1;
     /* A registered buffer needs no pin object: that is a pin avoided. */
-    g_gc_stats.registered += (obj0 != NULL) + (obj1 != NULL);
-    g_gc_stats.pins_avoided += (obj0 != NULL) + (obj1 != NULL);
+    if (obj0 || obj1)
+        mp_count(&counts_of(c)->registered, (uint64_t)(obj0 != NULL) + (obj1 != NULL));
     atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
     return 0;
 }
 
 int mp_track(int posted, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_req_t *req)
 {
-    return track(posted, r, obj0, obj1, is_recv, req);
+    return track(my_cache(), posted, r, obj0, obj1, is_recv, req);
 }
 
 int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
              void *obj, mp_req_t *req)
 {
     MPI_Request r = MPI_REQUEST_NULL;
-    int rc = post_send(buf, bytes, dest, tag, comm, mode, &r);
-    return rc < 0 ? rc : track(rc, r, bytes > 0 ? obj : NULL, NULL, 0, req);
+    slot_cache_t *c = my_cache();
+    int rc = post_send(counts_of(c), buf, bytes, dest, tag, comm, mode, &r);
+    return rc < 0 ? rc : track(c, rc, r, bytes > 0 ? obj : NULL, NULL, 0, req);
 }
 
 int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)
 {
     MPI_Request r = MPI_REQUEST_NULL;
-    int rc = post_recv(buf, bytes, source, tag, comm, &r);
-    return rc < 0 ? rc : track(rc, r, bytes > 0 ? obj : NULL, NULL, 1, req);
+    slot_cache_t *c = my_cache();
+    int rc = post_recv(counts_of(c), buf, bytes, source, tag, comm, &r);
+    return rc < 0 ? rc : track(c, rc, r, bytes > 0 ? obj : NULL, NULL, 1, req);
 }
 
 /* Finishes a request the owner is completing: copies out the status and
@@ -872,15 +939,35 @@ void mp_gc_attach(void)
     atomic_store(&g_gc_attached, 1);
 }
 
+/* Every thread's counts: those that exited and the live ones. */
+static void counts_sum(mp_counts_t *out)
+{
+    memset(out, 0, sizeof *out);
+    mp_spin_lock(&g_slot_lock);
+    counts_add(out, &g_retired);
+    for (const slot_cache_t *c = g_listed; c; c = c->next)
+        counts_add(out, &c->counts);
+    mp_spin_unlock(&g_slot_lock);
+}
+
 void mp_gc_stats(mp_gc_stats_t *out)
 {
+    mp_counts_t k;
+    counts_sum(&k);
     *out = g_gc_stats;
+    out->registered = out->pins_avoided = atomic_load_explicit(&k.registered, memory_order_relaxed);
 }
 
 void mp_stats(mp_stats_t *out)
 {
-    *out = mp_g_stats;
-    out->registered = g_gc_stats.registered;
+    mp_counts_t k;
+    counts_sum(&k);
+    memset(out, 0, sizeof *out);
+    out->p2p_ops = atomic_load_explicit(&k.p2p_ops, memory_order_relaxed);
+    out->p2p_bytes = atomic_load_explicit(&k.p2p_bytes, memory_order_relaxed);
+    out->coll_ops = atomic_load_explicit(&k.coll_ops, memory_order_relaxed);
+    out->blocking_ops = atomic_load_explicit(&k.blocking_ops, memory_order_relaxed);
+    out->registered = atomic_load_explicit(&k.registered, memory_order_relaxed);
     out->gc_scans = g_gc_stats.scans;
     out->pinned_last_mark = g_gc_stats.pinned_last_mark;
     out->pinned_total = g_gc_stats.pinned_total;

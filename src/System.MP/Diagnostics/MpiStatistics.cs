@@ -5,8 +5,10 @@ namespace System.MP;
 
 /// <summary>
 /// Counters of this process's message passing and of the GC extension's
-/// in-flight buffer pinning.  Plain counters: exact when one thread
-/// communicates, approximate when several do at once.  The same values are
+/// in-flight buffer pinning.  Each thread counts its own operations and the
+/// sums include threads that have exited, so they are exact at any thread
+/// level (a snapshot: operations other threads post meanwhile may or may not
+/// be in it).  The same values are
 /// published as the meter "System.MP" (see dotnet-counters).
 /// </summary>
 public readonly struct MpiStatistics
