@@ -114,16 +114,8 @@ public sealed unsafe class Request : IDisposable
         where T : unmanaged
     {
         int req = 0, rc;
-        ArrayPin? pin = null;
-        bool register = false;
         RequestGroup.Poster poster = RequestGroup.CurrentPoster;
-        if (count > 0 && !PinnedBuffers.Contains(buffer, ref poster.LastImmobile))
-        {
-            if (s_registerBuffers)
-                register = true; // recorded by the posting call itself
-            else
-                pin = ArrayPin.Acquire(buffer, ref poster.LastPin);
-        }
+        bool register = Hold(buffer, count, poster, out ArrayPin? pin);
         // Under `fixed` until the posting call has registered the array; a
         // pinned (or immobile) array keeps its address after it.
         fixed (T* p = buffer)
@@ -137,20 +129,30 @@ public sealed unsafe class Request : IDisposable
         where T : unmanaged
     {
         int req = 0, rc;
-        ArrayPin? pin = null;
-        bool register = false;
         RequestGroup.Poster poster = RequestGroup.CurrentPoster;
-        if (count > 0 && !PinnedBuffers.Contains(buffer, ref poster.LastImmobile))
-        {
-            if (s_registerBuffers)
-                register = true;
-            else
-                pin = ArrayPin.Acquire(buffer, ref poster.LastPin);
-        }
+        bool register = Hold(buffer, count, poster, out ArrayPin? pin);
         fixed (T* p = buffer)
             rc = Core.IRecv(p + offset, (long)count * sizeof(T), source, tag, comm,
                             register ? ObjectAddress(ref buffer) : null, &req);
         return Posted(poster, rc, req, pin);
+    }
+
+    /// <summary>
+    /// How an array stays in place while an operation on it is in flight: true
+    /// when the posting call must register it with the core (under motor with
+    /// the GC extension), else <paramref name="pin"/> holds it (library mode),
+    /// or nothing is needed (no elements, or a pinned-heap array).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool Hold<T>(T[] buffer, int count, RequestGroup.Poster poster, out ArrayPin? pin)
+    {
+        pin = null;
+        if (count <= 0 || PinnedBuffers.Contains(buffer, ref poster.LastImmobile))
+            return false;
+        if (s_registerBuffers)
+            return true;
+        pin = ArrayPin.Acquire(buffer, ref poster.LastPin);
+        return false;
     }
 
     /// <summary>The array object's address; stable only while the array is fixed.</summary>

@@ -13,11 +13,13 @@
 #define MP_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MP_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define MP_COLD __attribute__((cold, noinline))
+#define MP_INLINE inline __attribute__((always_inline))
 #define MP_FMT(a, b) __attribute__((format(printf, a, b)))
 #else
 #define MP_LIKELY(x) (x)
 #define MP_UNLIKELY(x) (x)
 #define MP_COLD
+#define MP_INLINE inline
 #define MP_FMT(a, b)
 #endif
 

@@ -264,12 +264,18 @@ static inline int slot_alloc(slot_cache_t *c, slot_t **out, mp_req_t *handle)
     return 0;
 }
 
+/* Forgets a slot's owner objects: the GC no longer reports them. */
+static inline void slot_forget(slot_t *s)
+{
+    __atomic_store_n(&s->obj[0], NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->obj[1], NULL, __ATOMIC_RELEASE);
+}
+
 /* Marks a slot free (its objects forgotten first, so the GC never sees a
  * free slot holding one). */
 static inline void slot_clear(slot_t *s)
 {
-    __atomic_store_n(&s->obj[0], NULL, __ATOMIC_RELEASE);
-    __atomic_store_n(&s->obj[1], NULL, __ATOMIC_RELEASE);
+    slot_forget(s);
     atomic_store_explicit(&s->state, SLOT_FREE, memory_order_release);
 }
 
@@ -343,8 +349,19 @@ static inline int check_count(const void *buf, int64_t bytes)
     return 0;
 }
 
-static int post_send(mp_counts_t *k, const void *buf, int64_t bytes, int dest, int tag,
-                     mp_comm_t comm, int mode, MPI_Request *r)
+/* A point-to-point operation whose arguments were accepted. */
+static inline void count_p2p(mp_counts_t *k, int64_t bytes)
+{
+    mp_count(&k->p2p_ops, 1);
+    mp_count(&k->p2p_bytes, (uint64_t)bytes);
+}
+
+/* Posts a send or receive after checking its arguments: < 0 an error, 0
+ * posted, 1 ProcNull (nothing posted).  Callers count what was accepted
+ * (count_p2p).  Inlined into the posting calls: the send/recv path is measured
+ * against C calling MPI directly. */
+static MP_INLINE int post_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm,
+                               int mode, MPI_Request *r)
 {
     const comm_entry_t *ce = mp_comm_get(comm);
     int d = 0, rc;
@@ -355,8 +372,6 @@ static int post_send(mp_counts_t *k, const void *buf, int64_t bytes, int dest, i
         return rc;
     if (MP_UNLIKELY(mode != MP_SEND_STANDARD && mode != MP_SEND_SYNC))
         return mp_fail(MP_EINVAL, "send mode %d is not MP_SEND_STANDARD or MP_SEND_SYNC", mode);
-    mp_count(&k->p2p_ops, 1);
-    mp_count(&k->p2p_bytes, (uint64_t)bytes);
     if (MP_UNLIKELY(d == MPI_PROC_NULL))
         return 1;
     if (MP_LIKELY(bytes <= INT_MAX)) {
@@ -372,8 +387,8 @@ static int post_send(mp_counts_t *k, const void *buf, int64_t bytes, int dest, i
     return MP_MPI_CHECK(rc, mode == MP_SEND_SYNC ? "MPI_Issend_c" : "MPI_Isend_c");
 }
 
-static int post_recv(mp_counts_t *k, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
-                     MPI_Request *r)
+static MP_INLINE int post_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
+                               MPI_Request *r)
 {
     const comm_entry_t *ce = mp_comm_get(comm);
     int s = 0, t = 0, rc;
@@ -382,8 +397,6 @@ static int post_recv(mp_counts_t *k, void *buf, int64_t bytes, int source, int t
     if ((rc = mp_check_source(ce, source, &s)) || (rc = mp_check_recv_tag(tag, &t)) ||
         (rc = check_count(buf, bytes)))
         return rc;
-    mp_count(&k->p2p_ops, 1);
-    mp_count(&k->p2p_bytes, (uint64_t)bytes);
     if (MP_UNLIKELY(s == MPI_PROC_NULL))
         return 1;
     if (MP_LIKELY(bytes <= INT_MAX))
@@ -415,7 +428,10 @@ int mp_send_start(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t c
     int rc;
     mp_counts_t *k = mp_my_counts();
     mp_count(&k->blocking_ops, 1);
-    if ((rc = post_send(k, buf, bytes, dest, tag, comm, mode, &r)))
+    rc = post_send(buf, bytes, dest, tag, comm, mode, &r);
+    if (rc >= 0)
+        count_p2p(k, bytes);
+    if (rc)
         return rc; /* an error, or 1 for ProcNull */
     *token = (mp_token_t)r;
     return mp_token_test(*token, NULL);
@@ -428,7 +444,10 @@ int mp_recv_start(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
     int rc;
     mp_counts_t *k = mp_my_counts();
     mp_count(&k->blocking_ops, 1);
-    if (MP_UNLIKELY(rc = post_recv(k, buf, bytes, source, tag, comm, &r))) {
+    rc = post_recv(buf, bytes, source, tag, comm, &r);
+    if (rc >= 0)
+        count_p2p(k, bytes);
+    if (MP_UNLIKELY(rc)) {
         if (rc == 1 && status)
             mp_status_proc_null(status);
         return rc;
@@ -490,8 +509,8 @@ static inline int track(slot_cache_t *c, int posted, MPI_Request r, void *obj0, 
     s->obj[0] = obj0;
     s->obj[1] = obj1;
     /* A registered buffer needs no pin object: that is a pin avoided. */
-    if (obj0 || obj1)
-        mp_count(&counts_of(c)->registered, (uint64_t)(obj0 != NULL) + (obj1 != NULL));
+    if (obj0 || obj1) /* the caller listed c's counters when it counted the operation */
+        mp_count(&c->counts.registered, (uint64_t)(obj0 != NULL) + (obj1 != NULL));
     atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
     return 0;
 }
@@ -506,16 +525,22 @@ int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, 
 {
     MPI_Request r = MPI_REQUEST_NULL;
     slot_cache_t *c = my_cache();
-    int rc = post_send(counts_of(c), buf, bytes, dest, tag, comm, mode, &r);
-    return rc < 0 ? rc : track(c, rc, r, bytes > 0 ? obj : NULL, NULL, 0, req);
+    int rc = post_send(buf, bytes, dest, tag, comm, mode, &r);
+    if (rc < 0)
+        return rc;
+    count_p2p(counts_of(c), bytes);
+    return track(c, rc, r, bytes > 0 ? obj : NULL, NULL, 0, req);
 }
 
 int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)
 {
     MPI_Request r = MPI_REQUEST_NULL;
     slot_cache_t *c = my_cache();
-    int rc = post_recv(counts_of(c), buf, bytes, source, tag, comm, &r);
-    return rc < 0 ? rc : track(c, rc, r, bytes > 0 ? obj : NULL, NULL, 1, req);
+    int rc = post_recv(buf, bytes, source, tag, comm, &r);
+    if (rc < 0)
+        return rc;
+    count_p2p(counts_of(c), bytes);
+    return track(c, rc, r, bytes > 0 ? obj : NULL, NULL, 1, req);
 }
 
 /* Finishes a request the owner is completing: copies out the status and
@@ -540,8 +565,7 @@ static int finish(slot_t *s, int idx, mp_status_t *status)
 static int orphan_free(slot_t *s, int idx)
 {
     uint32_t done = SLOT_DONE;
-    __atomic_store_n(&s->obj[0], NULL, __ATOMIC_RELEASE);
-    __atomic_store_n(&s->obj[1], NULL, __ATOMIC_RELEASE);
+    slot_forget(s);
     if (!atomic_compare_exchange_strong(&s->state, &done, SLOT_FREE))
         return 0;
     mp_spin_lock(&g_slot_lock);
@@ -898,8 +922,7 @@ static int gc_mark(int pass, mp_gc_report_fn report, void *ctx)
              * addresses go stale once this GC moves them); an orphan's slot
              * is freed outright. */
             g_gc_stats.released_at_mark += (s->obj[0] != NULL) + (s->obj[1] != NULL);
-            __atomic_store_n(&s->obj[0], NULL, __ATOMIC_RELEASE);
-            __atomic_store_n(&s->obj[1], NULL, __ATOMIC_RELEASE);
+            slot_forget(s);
             /* Only when no thread is in a blocking call: such a thread may
              * be sweeping orphans itself. */
             if (can_test && state == SLOT_DONE && (atomic_load(&s->flags) & SLOT_ORPHANED) &&
