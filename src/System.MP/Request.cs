@@ -536,7 +536,7 @@ public sealed unsafe class Request : IDisposable
         {
             if (handles[i] == CoreConst.ReqNull)
                 statuses[i] = requests[i]._status;
-            else
+            else if (error is null || Core.ReqLive(handles[i]) == 0) // a refused set (bad or repeated request) stays as it was
                 requests[i].Complete(statuses[i]);
         }
         if (Volatile.Read(ref s_orphanCount) != 0)

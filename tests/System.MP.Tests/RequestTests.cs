@@ -44,9 +44,15 @@ public class RequestTests
         Request r = Self.IRecv(buffer, 0, 50);
         Assert.Throws<ArgumentException>(() => Request.WaitAll(new[] { r, r }, new Status[1]));
         Assert.Throws<ArgumentNullException>(() => Request.WaitAll(new Request[] { r, null! }.AsSpan()));
+        // The same request twice: MPI would wait on one request twice.
+        Request other = Self.IRecv(new int[1], 0, 51);
+        Assert.Contains("twice (entries 0 and 2)", Assert.Throws<ArgumentException>(() => Request.WaitAll(r, other, r)).Message);
+        Assert.Contains("twice", Assert.Throws<ArgumentException>(() => Request.TestAll(new[] { r, r })).Message);
+        Assert.True(r.HoldsPin || Mpi.IsHosted, "a refused set keeps its requests' pins");
         Assert.False(r.IsCompleted, "a rejected WaitAll completes nothing");
         Self.Send(new[] { 5 }, 0, 50);
-        Request.WaitAll(new[] { r }.AsSpan());
+        Self.Send(new[] { 6 }, 0, 51);
+        Request.WaitAll(new[] { r, other }.AsSpan());
         Assert.Equal(5, buffer[0]);
         Request.WaitAll(ReadOnlySpan<Request>.Empty);
         Assert.True(Request.TestAll(ReadOnlySpan<Request>.Empty));

@@ -191,6 +191,20 @@ static void test_inflight_table(void)
     CHECK(mp_irecv(in, 16, 0, 7, MP_COMM_SELF, NULL, &rs[0]) == 0);
     rs[1] = MP_REQ_NULL;
     CHECK(mp_req_testall(2, rs, sts) == 0);
+    {
+        /* A request twice in a set is refused before anything is waited on
+         * or freed, active or already complete; the refused and the pending
+         * sets leave no mark behind. */
+        mp_req_t twice[3] = { rs[0], MP_REQ_NULL, rs[0] }, done[2];
+        CHECK(mp_req_waitall(3, twice, sts) == MP_EINVAL);
+        CHECK(last_error_mentions("twice (entries 0 and 2)"));
+        CHECK(mp_req_testall(3, twice, sts) == MP_EINVAL);
+        CHECK(mp_req_testall(1, rs, sts) == 0 && mp_req_live(rs[0]));
+        CHECK(mp_isend(out, 4, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &done[0]) == 0);
+        done[1] = done[0];
+        CHECK(mp_req_waitall(2, done, sts) == MP_EINVAL && mp_req_live(done[0]));
+        CHECK(mp_req_waitall(1, done, sts) == 0 && !mp_req_live(done[0]));
+    }
     CHECK(mp_send_start(out, 4, 0, 7, MP_COMM_SELF, MP_SEND_STANDARD, &t) == 1);
     CHECK(mp_req_waitany(2, rs, sts) == 0 && sts[0].bytes == 4);
     rs[0] = MP_REQ_NULL;

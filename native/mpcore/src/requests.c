@@ -27,7 +27,10 @@
 enum slot_state { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_DONE = 2 };
 /* Written only by the request's owner (a Request is completed from one thread,
  * and its finalizer runs only once nothing else can reach it): no RMW needed. */
-enum slot_flags { SLOT_ORPHANED = 1 };
+enum slot_flags {
+    SLOT_ORPHANED = 1,
+    SLOT_IN_BATCH = 2 /* in the set a testall/waitall is completing: a repeat is refused */
+};
 
 typedef struct slot {
     void *obj[2];         /* owner objects (GC roots while in flight) or NULL */
@@ -704,9 +707,31 @@ static void batch_release(batch_t *b)
     }
 }
 
-/* Checks every handle (nothing is touched when one is bad) and collects the
- * MPI requests of the slots still ACTIVE.  Blocking callers are inside the
- * blocking bracket already, so the GC cannot complete a slot meanwhile. */
+/* Takes the set's marks off again (it was refused, or is not complete yet). */
+static void batch_unmark(const batch_t *b)
+{
+    for (int i = 0; i < b->n; i++)
+        if (b->slot[i])
+            atomic_store_explicit(&b->slot[i]->flags,
+                                  atomic_load_explicit(&b->slot[i]->flags, memory_order_relaxed) & ~(uint32_t)SLOT_IN_BATCH,
+                                  memory_order_relaxed);
+}
+
+/* A request given twice: MPI would wait on one MPI request twice and the
+ * core would free its slot twice, so the whole set is refused first. */
+static MP_COLD int fail_repeated(const mp_req_t *reqs, int i)
+{
+    int first = 0;
+    while (reqs[first] != reqs[i])
+        first++;
+    return mp_fail(MP_EINVAL, "request %d is in the set twice (entries %d and %d)", (int)reqs[i], first, i);
+}
+
+/* Checks every handle (nothing is touched when one is bad or repeated) and
+ * collects the MPI requests of the slots still ACTIVE.  Blocking callers are
+ * inside the blocking bracket already, so the GC cannot complete a slot
+ * meanwhile.  Each slot of the set is marked SLOT_IN_BATCH until it is freed
+ * (batch_finish) or the set given back (batch_unmark). */
 static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
 {
     b->n = n;
@@ -732,11 +757,19 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
     for (int i = 0; i < n; i++) {
         slot_t *s = NULL;
         if (reqs[i] != MP_REQ_NULL) {
-            if (MP_UNLIKELY(!(s = slot_get(reqs[i], &b->idx[i])))) {
-                int rc = fail_req(reqs[i]);
+            uint32_t flags = 0;
+            int rc = 0;
+            if (MP_UNLIKELY(!(s = slot_get(reqs[i], &b->idx[i]))))
+                rc = fail_req(reqs[i]);
+            else if (MP_UNLIKELY((flags = atomic_load_explicit(&s->flags, memory_order_relaxed)) & SLOT_IN_BATCH))
+                rc = fail_repeated(reqs, i);
+            if (MP_UNLIKELY(rc)) {
+                b->n = i; /* the entries marked so far */
+                batch_unmark(b);
                 batch_release(b);
                 return rc;
             }
+            atomic_store_explicit(&s->flags, flags | SLOT_IN_BATCH, memory_order_relaxed);
             if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE) {
                 b->mr[b->k] = s->mpi;
                 b->which[b->k++] = i;
@@ -793,6 +826,7 @@ int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
         int flag = 0;
         mrc = pal_mpi.Testall(b.k, b.mr, &flag, b.ms);
         if (mrc == MPI_SUCCESS && !flag) {
+            batch_unmark(&b);
             batch_release(&b);
             return 0; /* no request was touched */
         }
