@@ -17,6 +17,8 @@ BIN="$ROOT/artifacts/bin"
 MANAGED_BIN="$ROOT/artifacts/dotnet/bin"
 CONFIG=Release
 JOBS="$(nproc 2>/dev/null || echo 2)"
+# shellcheck source=scripts/launchers.sh
+. "$ROOT/scripts/launchers.sh"
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
 
 log() { printf '\n== %s\n' "$*"; }
@@ -30,11 +32,12 @@ as_root() {
 # ---- dependencies: install only what is missing ----
 # MPICH is Motor's main MPI; Open MPI is installed beside it for its second
 # core (libmpcore-ompi.so), which gives dynamic processes (spawn, ports) that
-# Debian's MPICH (ch4:ucx) lacks.  Debian's alternatives would make Open MPI
-# the default mpiexec/mpicc when it is installed after MPICH; a default MPICH
-# stays the default.
+# Debian's MPICH (ch4:ucx) lacks.  Which of the two the system makes its
+# default `mpiexec` is left alone: Motor names each launcher explicitly
+# (scripts/launchers.sh).  `./build.sh default-mpi mpich|openmpi` changes the
+# default when you want to.
 deps() {
-  local missing=() mpich_was_default=0
+  local missing=()
   command -v mpiexec.mpich >/dev/null || missing+=(mpich)
   command -v mpicc.mpich >/dev/null || missing+=(libmpich-dev)
   command -v mpirun.openmpi >/dev/null || missing+=(openmpi-bin)
@@ -43,24 +46,35 @@ deps() {
   { command -v gcc >/dev/null && command -v make >/dev/null; } || missing+=(build-essential)
   if [ ${#missing[@]} -gt 0 ]; then
     log "installing: ${missing[*]}"
-    command -v apt-get >/dev/null || die "missing ${missing[*]} and no apt-get to install them"
-    case "$(readlink -f /usr/bin/mpiexec 2>/dev/null)" in *mpich*|"") mpich_was_default=1 ;; esac
+    command -v apt-get >/dev/null ||
+      die "missing ${missing[*]} and no apt-get to install them. Found: $(found_mpis). Install MPICH" \
+          "(mpiexec.mpich and mpicc.mpich; Intel MPI or MVAPICH: set MOTOR_MPIEXEC_MPICH and MPI_C_COMPILER)" \
+          "and, for dynamic processes, Open MPI (mpirun.openmpi, mpicc.openmpi)."
     as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
-    if [ "$mpich_was_default" = 1 ] && command -v update-alternatives >/dev/null; then
-      keep_mpich_default
-    fi
   fi
   command -v dotnet >/dev/null || die "the .NET SDK (dotnet, 10 or later) is required and was not found on PATH"
 }
 
-keep_mpich_default() {
-  local triplet alt
+# What MPI launchers and compilers this machine has, for error messages.
+found_mpis() {
+  local f found=()
+  for f in mpiexec mpirun mpiexec.mpich mpirun.openmpi mpicc mpicc.mpich mpicc.openmpi; do
+    command -v "$f" >/dev/null && found+=("$f -> $(readlink -f "$(command -v "$f")")")
+  done
+  [ ${#found[@]} -gt 0 ] && (IFS=,; echo "${found[*]}") || echo "no MPI launcher or compiler"
+}
+
+# ./build.sh default-mpi mpich|openmpi: point Debian's mpirun/mpiexec/mpicc
+# alternatives at one MPI (Motor itself never needs this).
+default_mpi() {
+  local which="${1:-}" triplet
+  case "$which" in mpich|openmpi) ;; *) die "usage: ./build.sh default-mpi mpich|openmpi" ;; esac
+  command -v update-alternatives >/dev/null || die "no update-alternatives on this system"
   triplet="$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)"
-  [ -x /usr/bin/mpirun.mpich ] && as_root update-alternatives --quiet --set mpirun /usr/bin/mpirun.mpich
-  [ -x /usr/bin/mpicc.mpich ] && as_root update-alternatives --quiet --set mpi /usr/bin/mpicc.mpich
-  alt="/usr/include/$triplet/mpich"
-  [ -d "$alt" ] && as_root update-alternatives --quiet --set "mpi-$triplet" "$alt" || true
+  as_root update-alternatives --set mpirun "/usr/bin/mpirun.$which"
+  as_root update-alternatives --set mpi "/usr/bin/mpicc.$which"
+  as_root update-alternatives --set "mpi-$triplet" "/usr/include/$triplet/$which" || true
 }
 
 build_native() {
@@ -77,14 +91,15 @@ build_managed() {
 build() { deps; build_native; build_managed; }
 
 demo() {
-  local app="$MANAGED_BIN/PingPong/${CONFIG,,}/PingPong.dll"
+  local app="$MANAGED_BIN/PingPong/${CONFIG,,}/PingPong.dll" mpiexec
   [ -f "$app" ] || die "demo not built; run ./build.sh first"
+  mpiexec="$(motor_launcher mpich)" || die "cannot run the demo"
   if [ -x "$BIN/motor" ]; then
-    log "demo: mpiexec -n 2 motor PingPong.dll  (C# ping-pong, osu_latency methodology, on the Motor VM)"
-    mpiexec -n 2 "$BIN/motor" "$app"
+    log "demo: $mpiexec -n 2 motor PingPong.dll  (C# ping-pong, osu_latency methodology, on the Motor VM)"
+    "$mpiexec" -n 2 "$BIN/motor" "$app"
   else
-    log "demo: mpiexec -n 2 dotnet PingPong.dll  (C# ping-pong, osu_latency methodology)"
-    mpiexec -n 2 dotnet "$app"
+    log "demo: $mpiexec -n 2 dotnet PingPong.dll  (C# ping-pong, osu_latency methodology)"
+    "$mpiexec" -n 2 dotnet "$app"
   fi
 }
 
@@ -143,5 +158,6 @@ case "${1:-all}" in
   test) test_all ;;
   bench) build; "$ROOT/perf/bench.sh" ;;
   deps) deps ;;
+  default-mpi) default_mpi "${2:-}" ;;
   *) die "unknown command '$1' (use: ./build.sh [build|test|demo|bench])" ;;
 esac
