@@ -26,29 +26,31 @@ export MOTOR_MICRO_JOB="${MICRO_JOB:-short}"  # BenchmarkDotNet job: short (Shor
 BIN="$ROOT/artifacts/bin" NET="$ROOT/artifacts/dotnet/bin"
 MOTOR="$BIN/motor"
 app() { echo "$NET/$1/release/$1.dll"; }
+MPI=mpich . "$ROOT/perf/common.sh"   # LAUNCH: MPICH's launcher, whatever the default mpiexec
+MPIEXEC="${LAUNCH[0]}"
 [ -x "$MOTOR" ] && [ -f "$(app Report)" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
 rm -rf "$OUT"; mkdir -p "$OUT/raw"
 
 # group|series|command (series "C" is the native floor every ratio refers to)
 SERIES=$(cat <<LIST
-latency|C|mpiexec -n 2 $BIN/pingpong-c $MAX $SCALE
-latency|motor|mpiexec -n 2 $MOTOR $(app PingPong) $MAX $SCALE
-latency|dotnet|mpiexec -n 2 dotnet $(app PingPong) $MAX $SCALE
-latency|wrapper|mpiexec -n 2 dotnet $(app Wrapper) latency $MAX $SCALE
-bandwidth|C|mpiexec -n 2 $BIN/bandwidth-c $MAX $BW_SCALE
-bandwidth|motor|mpiexec -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
-bandwidth|dotnet|mpiexec -n 2 dotnet $(app Bandwidth) $MAX $BW_SCALE
-bandwidth|wrapper|mpiexec -n 2 dotnet $(app Wrapper) bandwidth $MAX $BW_SCALE
-collectives|C|mpiexec -n 2 $BIN/collectives-c
-collectives|motor|mpiexec -n 2 $MOTOR $(app Collectives)
-collectives|dotnet|mpiexec -n 2 dotnet $(app Collectives)
+latency|C|$MPIEXEC -n 2 $BIN/pingpong-c $MAX $SCALE
+latency|motor|$MPIEXEC -n 2 $MOTOR $(app PingPong) $MAX $SCALE
+latency|dotnet|$MPIEXEC -n 2 dotnet $(app PingPong) $MAX $SCALE
+latency|wrapper|$MPIEXEC -n 2 dotnet $(app Wrapper) latency $MAX $SCALE
+bandwidth|C|$MPIEXEC -n 2 $BIN/bandwidth-c $MAX $BW_SCALE
+bandwidth|motor|$MPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
+bandwidth|dotnet|$MPIEXEC -n 2 dotnet $(app Bandwidth) $MAX $BW_SCALE
+bandwidth|wrapper|$MPIEXEC -n 2 dotnet $(app Wrapper) bandwidth $MAX $BW_SCALE
+collectives|C|$MPIEXEC -n 2 $BIN/collectives-c
+collectives|motor|$MPIEXEC -n 2 $MOTOR $(app Collectives)
+collectives|dotnet|$MPIEXEC -n 2 dotnet $(app Collectives)
 LIST
 )
 # Figure 11 interleaves its own series inside one run (objects, json, mempack,
 # raw, mprobe); each round's table is split into one file per series below.
 # N stops at 4096: MemoryPack with circular references is quadratic (7 s per
 # round trip at 16384).
-SERIES+=$'\n'"objects|table|mpiexec -n 2 $MOTOR $(app ObjectPingPong) $OBJECT_ARGS"
+SERIES+=$'\n'"objects|table|$MPIEXEC -n 2 $MOTOR $(app ObjectPingPong) $OBJECT_ARGS"
 
 start=$(date +%s)
 for r in $(seq 1 "$ROUNDS"); do

@@ -8,8 +8,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROUNDS="${1:-5}" RANKS="${2:-2}"
 OUT="$(mktemp -d)"
 for r in $(seq 1 "$ROUNDS"); do
-  mpiexec -n "$RANKS" "$ROOT/artifacts/bin/collectives-c" >"$OUT/c.$r"
-  mpiexec -n "$RANKS" dotnet "$ROOT/artifacts/dotnet/bin/Collectives/release/Collectives.dll" >"$OUT/cs.$r"
+  "${LAUNCH[@]}" -n "$RANKS" "$ROOT/artifacts/bin/collectives-c" >"$OUT/c.$r"
+  "${LAUNCH[@]}" -n "$RANKS" dotnet "$ROOT/artifacts/dotnet/bin/Collectives/release/Collectives.dll" >"$OUT/cs.$r"
 done
 printf '# %d rounds on %d ranks, alternating; median latency in microseconds\n%-10s %9s %10s %10s %7s\n' "$ROUNDS" "$RANKS" op bytes C 'C#' ratio
 while read -r name bytes _; do

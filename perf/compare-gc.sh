@@ -24,11 +24,11 @@ MODES="dotnet dotnet+pressure motor motor+pressure"
 
 run_mode() { # mode round
   case "$1" in
-    c) mpiexec -n 2 "$C_BIN" "$MAX" "$SCALE" ;;
-    dotnet) mpiexec -n 2 dotnet "$APP" "$MAX" "$SCALE" ;;
-    dotnet+pressure) mpiexec -n 2 dotnet "$APP" "$MAX" "$SCALE" pressure ;;
-    motor) mpiexec -n 2 "$MOTOR" "$APP" "$MAX" "$SCALE" ;;
-    motor+pressure) mpiexec -n 2 "$MOTOR" "$APP" "$MAX" "$SCALE" pressure ;;
+    c) "${LAUNCH[@]}" -n 2 "$C_BIN" "$MAX" "$SCALE" ;;
+    dotnet) "${LAUNCH[@]}" -n 2 dotnet "$APP" "$MAX" "$SCALE" ;;
+    dotnet+pressure) "${LAUNCH[@]}" -n 2 dotnet "$APP" "$MAX" "$SCALE" pressure ;;
+    motor) "${LAUNCH[@]}" -n 2 "$MOTOR" "$APP" "$MAX" "$SCALE" ;;
+    motor+pressure) "${LAUNCH[@]}" -n 2 "$MOTOR" "$APP" "$MAX" "$SCALE" pressure ;;
   esac >"$OUT/$1.$2"
 }
 

@@ -5,6 +5,7 @@
 # usage: perf/compare-objects.sh [maxNodes=16384] [rounds=5] [budgetMs=40]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$ROOT/perf/common.sh"
 APP="$ROOT/artifacts/dotnet/bin/ObjectPingPong/release/ObjectPingPong.dll"
 [ -f "$APP" ] || dotnet build "$ROOT/perf/ObjectPingPong" -c Release -nologo -v quiet -clp:ErrorsOnly
-mpiexec -n 2 dotnet "$APP" "${1:-16384}" "${2:-5}" "${3:-40}"
+"${LAUNCH[@]}" -n 2 dotnet "$APP" "${1:-16384}" "${2:-5}" "${3:-40}"

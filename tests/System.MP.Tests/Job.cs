@@ -28,19 +28,43 @@ internal static class Job
     /// <summary>The MPI a job is launched with.</summary>
     internal enum Launcher
     {
-        /// <summary>MPICH's hydra (mpiexec.mpich, else mpiexec): Motor's main MPI.</summary>
+        /// <summary>MPICH's hydra (<see cref="MpichLauncher"/>): Motor's main MPI.</summary>
         Mpich,
 
         /// <summary>Open MPI's mpirun: the second core, with dynamic processes.</summary>
         OpenMpi,
     }
 
-    /// <summary>MPICH's launcher: $MOTOR_TEST_MPIEXEC, else mpiexec.mpich when installed, else mpiexec.</summary>
-    private static readonly string MpichLauncher =
-        Environment.GetEnvironmentVariable("MOTOR_TEST_MPIEXEC") is { Length: > 0 } forced ? forced
-        : File.Exists("/usr/bin/mpiexec.mpich") ? "/usr/bin/mpiexec.mpich" : "mpiexec";
+    /// <summary>
+    /// MPICH's launcher: $MOTOR_MPIEXEC_MPICH, else mpiexec.mpich on PATH (scripts/launchers.sh).
+    /// Never a plain mpiexec: that is whichever MPI the machine made its default.
+    /// </summary>
+    internal static string MpichLauncher => FindLauncher(Launcher.Mpich);
 
-    private const string OpenMpiLauncher = "/usr/bin/mpirun.openmpi";
+    /// <summary>Open MPI's launcher: $MOTOR_MPIEXEC_OPENMPI, else mpirun.openmpi on PATH.</summary>
+    internal static string OpenMpiLauncher => FindLauncher(Launcher.OpenMpi);
+
+    /// <summary>
+    /// The program a launcher setting names, as a full path, looked up like a shell does on
+    /// <paramref name="path"/> (default: this process's PATH).
+    /// </summary>
+    internal static string FindLauncher(Launcher launcher, string? path = null)
+    {
+        var (variable, defaultName, package) = launcher == Launcher.Mpich
+            ? ("MOTOR_MPIEXEC_MPICH", "mpiexec.mpich", "mpich")
+            : ("MOTOR_MPIEXEC_OPENMPI", "mpirun.openmpi", "openmpi-bin");
+        string name = Environment.GetEnvironmentVariable(variable) is { Length: > 0 } set ? set : defaultName;
+        if (name.Contains('/'))
+            return File.Exists(name) ? Path.GetFullPath(name) : throw new Xunit.Sdk.XunitException($"{variable}={name}: no such file");
+        foreach (string dir in (path ?? Environment.GetEnvironmentVariable("PATH") ?? "").Split(':', StringSplitOptions.RemoveEmptyEntries))
+        {
+            string candidate = Path.Combine(dir, name);
+            if (File.Exists(candidate))
+                return candidate;
+        }
+        throw new Xunit.Sdk.XunitException(
+            $"{name} is not on PATH: install {package} (./build.sh deps) or name the launcher in {variable}");
+    }
 
     /// <summary>
     /// Asserts that Open MPI and Motor's Open MPI core are present (build.sh installs
@@ -48,7 +72,7 @@ internal static class Job
     /// </summary>
     internal static void RequireOpenMpi()
     {
-        Xunit.Assert.True(File.Exists(OpenMpiLauncher), $"{OpenMpiLauncher} is missing: install Open MPI (./build.sh deps)");
+        _ = OpenMpiLauncher; // throws, naming what to install, when it is missing
         Xunit.Assert.True(File.Exists(NativeProgram("libmpcore-ompi.so")),
             "artifacts/bin/libmpcore-ompi.so is missing: Motor was built without Open MPI's headers (./build.sh)");
     }
@@ -65,14 +89,15 @@ internal static class Job
     {
         string launch = !program.EndsWith(".dll", StringComparison.Ordinal) ? program
             : hosted ? $"{Motor} {motorOptions} {program}" : $"dotnet {program}";
+        string? path = env is not null && env.TryGetValue("PATH", out string? p) ? p : null;
         if (launcher == Launcher.Mpich)
-            return Run(MpichLauncher, $"{launcherOptions} -n {ranks} {launch} {args}", timeoutSeconds, env);
+            return Run(FindLauncher(launcher, path), $"{launcherOptions} -n {ranks} {launch} {args}", timeoutSeconds, env);
         RequireOpenMpi();
         var all = new Dictionary<string, string>(OpenMpiEnvironment);
         if (env is not null)
             foreach (var (k, v) in env)
                 all[k] = v;
-        return Run(OpenMpiLauncher, $"--oversubscribe {launcherOptions} -n {ranks} {launch} {args}", timeoutSeconds, all);
+        return Run(FindLauncher(launcher, path), $"--oversubscribe {launcherOptions} -n {ranks} {launch} {args}", timeoutSeconds, all);
     }
 
     /// <summary>
@@ -100,7 +125,7 @@ internal static class Job
         {
             RequireOpenMpi();
             _uriFile = Path.Combine(Path.GetTempPath(), $"motor-ompi-server-{Guid.NewGuid():N}");
-            var psi = new ProcessStartInfo("/usr/bin/ompi-server", $"--no-daemonize -r {_uriFile}")
+            var psi = new ProcessStartInfo(Path.Combine(Path.GetDirectoryName(OpenMpiLauncher)!, "ompi-server"), $"--no-daemonize -r {_uriFile}")
             {
                 UseShellExecute = false,
                 RedirectStandardOutput = true,
