@@ -1,4 +1,5 @@
 using System.MP.Interop;
+using System.Collections.Generic;
 using System.Text;
 
 namespace System.MP;
@@ -120,25 +121,34 @@ public sealed unsafe class CartesianCommunicator : Communicator
     {
         int n = 0;
         Check(Core.CartNdims(handle, &n));
-        Dimensions = new int[n];
-        Periodic = new bool[n];
-        Coordinates = new int[n];
+        _dims = new int[n];
+        _periodic = new bool[n];
+        _coords = new int[n];
         int* per = stackalloc int[Math.Max(n, 1)];
-        fixed (int* d = Dimensions)
-        fixed (int* c = Coordinates)
+        fixed (int* d = _dims)
+        fixed (int* c = _coords)
             Check(Core.CartGet(handle, n, d, per, c));
         for (int i = 0; i < n; i++)
-            Periodic[i] = per[i] != 0;
+            _periodic[i] = per[i] != 0;
+        Dimensions = Array.AsReadOnly(_dims);
+        Periodic = Array.AsReadOnly(_periodic);
+        Coordinates = Array.AsReadOnly(_coords);
     }
 
-    /// <summary>Extent of each dimension.</summary>
-    public int[] Dimensions { get; }
+    // The grid as MPI reported it at creation; callers see read-only views, so
+    // nothing outside can change what GetRank and Shift validate against.
+    private readonly int[] _dims;
+    private readonly bool[] _periodic;
+    private readonly int[] _coords;
 
-    /// <summary>Whether each dimension wraps around.</summary>
-    public bool[] Periodic { get; }
+    /// <summary>Extent of each dimension (a read-only view).</summary>
+    public IReadOnlyList<int> Dimensions { get; }
 
-    /// <summary>This rank's coordinates.</summary>
-    public int[] Coordinates { get; }
+    /// <summary>Whether each dimension wraps around (a read-only view).</summary>
+    public IReadOnlyList<bool> Periodic { get; }
+
+    /// <summary>This rank's coordinates (a read-only view).</summary>
+    public IReadOnlyList<int> Coordinates { get; }
 
     /// <summary>Coordinates of <paramref name="rank"/> (MPI_Cart_coords).</summary>
     public int[] GetCoordinates(int rank)
@@ -146,7 +156,7 @@ public sealed unsafe class CartesianCommunicator : Communicator
         int h = Handle;
         if ((uint)rank >= (uint)Size)
             ThrowHelper.ThrowRank(rank, Size, "a member", nameof(rank));
-        var coords = new int[Dimensions.Length];
+        var coords = new int[_dims.Length];
         fixed (int* c = coords)
             Check(Core.CartCoords(h, rank, coords.Length, c));
         return coords;
@@ -157,11 +167,11 @@ public sealed unsafe class CartesianCommunicator : Communicator
     {
         ArgumentNullException.ThrowIfNull(coordinates);
         int h = Handle, r = 0;
-        if (coordinates.Length != Dimensions.Length)
-            throw new ArgumentException(SR.Format(SR.PeriodsLength, coordinates.Length, Dimensions.Length), nameof(coordinates));
+        if (coordinates.Length != _dims.Length)
+            throw new ArgumentException(SR.Format(SR.PeriodsLength, coordinates.Length, _dims.Length), nameof(coordinates));
         for (int i = 0; i < coordinates.Length; i++)
-            if (!Periodic[i] && (uint)coordinates[i] >= (uint)Dimensions[i])
-                throw new ArgumentOutOfRangeException(nameof(coordinates), coordinates[i], SR.Format(SR.CoordinateOutOfRange, i, Dimensions[i]));
+            if (!_periodic[i] && (uint)coordinates[i] >= (uint)_dims[i])
+                throw new ArgumentOutOfRangeException(nameof(coordinates), coordinates[i], SR.Format(SR.CoordinateOutOfRange, i, _dims[i]));
         fixed (int* c = coordinates)
             Check(Core.CartRank(h, c, &r));
         return r;
@@ -175,8 +185,8 @@ public sealed unsafe class CartesianCommunicator : Communicator
     public (int Source, int Dest) Shift(int dimension, int displacement)
     {
         int h = Handle, s = 0, d = 0;
-        if ((uint)dimension >= (uint)Dimensions.Length)
-            throw new ArgumentOutOfRangeException(nameof(dimension), dimension, SR.Format(SR.CoordinateOutOfRange, dimension, Dimensions.Length));
+        if ((uint)dimension >= (uint)_dims.Length)
+            throw new ArgumentOutOfRangeException(nameof(dimension), dimension, SR.Format(SR.CoordinateOutOfRange, dimension, _dims.Length));
         Check(Core.CartShift(h, dimension, displacement, &s, &d));
         return (s, d);
     }
@@ -185,8 +195,8 @@ public sealed unsafe class CartesianCommunicator : Communicator
     public CartesianCommunicator Sub(params bool[] keep)
     {
         ArgumentNullException.ThrowIfNull(keep);
-        if (keep.Length != Dimensions.Length)
-            throw new ArgumentException(SR.Format(SR.PeriodsLength, keep.Length, Dimensions.Length), nameof(keep));
+        if (keep.Length != _dims.Length)
+            throw new ArgumentException(SR.Format(SR.PeriodsLength, keep.Length, _dims.Length), nameof(keep));
         int h = Handle, c = 0;
         int* k = stackalloc int[Math.Max(keep.Length, 1)];
         for (int i = 0; i < keep.Length; i++)

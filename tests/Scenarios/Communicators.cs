@@ -62,9 +62,16 @@ internal static class Communicators
         Check.Equal(p, dims[0] * dims[1], "dims product");
         Check.True(dims[0] >= dims[1], "dims are balanced, largest first");
         using CartesianCommunicator grid = c.CreateCartesian(dims, new[] { false, true })!;
-        Check.Sequence<int>(dims, grid.Dimensions, "dimensions");
-        Check.Sequence<int>(grid.Coordinates, grid.GetCoordinates(grid.Rank), "own coordinates");
-        Check.Equal(grid.Rank, grid.GetRank(grid.Coordinates), "rank of own coordinates");
+        Check.Sequence<int>(dims, grid.Dimensions.ToArray(), "dimensions");
+        Check.Sequence<int>(grid.Coordinates.ToArray(), grid.GetCoordinates(grid.Rank), "own coordinates");
+        Check.Equal(grid.Rank, grid.GetRank(grid.Coordinates.ToArray()), "rank of own coordinates");
+        // The grid's description is the communicator's own: what a caller got cannot change it.
+        Check.True(grid.Dimensions is not int[] && grid.Coordinates is not int[] && grid.Periodic is not bool[],
+                   "grid properties are read-only views, not the communicator's arrays");
+        Check.Throws<NotSupportedException>(() => ((IList<int>)grid.Dimensions)[0] = 99, "writing through the dimensions view");
+        dims[0] += 7; // the caller's own array: the grid keeps what it was given
+        Check.Equal(p, grid.Dimensions[0] * grid.Dimensions[1], "dimensions unchanged after the caller edits its array");
+        dims[0] -= 7;
         var (up, down) = grid.Shift(0, 1);
         int row = grid.Coordinates[0], col = grid.Coordinates[1];
         Check.Equal(row == 0 ? Mpi.ProcNull : grid.GetRank(row - 1, col), up, "non-periodic shift source");

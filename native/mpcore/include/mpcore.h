@@ -370,6 +370,7 @@ typedef struct mp_stats {
     uint64_t released_at_mark; /* buffers whose operation was found complete at a mark */
     uint64_t active_requests;  /* requests posted and not yet freed */
     uint64_t gc_extension;     /* 1 when the GC extension (libmpgc) is attached to this core */
+    uint64_t mpi_errors;       /* MPI calls that returned an error (each failing call counts once) */
 } mp_stats_t;
 /* [fast][any thread] */
 MP_API void mp_stats(mp_stats_t *out);

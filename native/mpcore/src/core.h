@@ -29,7 +29,14 @@ MP_COLD int mp_fail(int code, const char *fmt, ...) MP_FMT(2, 3);
 /* Translates an MPI return code: MPI_SUCCESS -> 0, truncation -> MP_ETRUNCATE,
  * anything else -> MP_EMPI, recording the class and MPI's own string. */
 MP_COLD int mp_mpi_fail(int rc, const char *call);
-#define MP_MPI_CHECK(rc, call) (MP_LIKELY((rc) == MPI_SUCCESS) ? 0 : mp_mpi_fail((rc), (call)))
+/* A function, not a macro over its argument: callers pass the MPI call itself
+ * as rc, which must run exactly once (a macro naming rc twice ran every
+ * failing MPI call a second time). */
+static inline int mp_mpi_check(int rc, const char *call)
+{
+    return MP_LIKELY(rc == MPI_SUCCESS) ? 0 : mp_mpi_fail(rc, call);
+}
+#define MP_MPI_CHECK(rc, call) mp_mpi_check((rc), (call))
 
 /* ---- state (core.c) ---- */
 extern _Atomic int mp_g_state;  /* MP_STATE_* */
@@ -135,7 +142,7 @@ void mp_status_proc_null(mp_status_t *st);
  * sums every thread's under the slot lock, so counts from several threads
  * are neither lost nor a data race. */
 typedef struct mp_counts {
-    _Atomic uint64_t p2p_ops, p2p_bytes, coll_ops, blocking_ops, registered;
+    _Atomic uint64_t p2p_ops, p2p_bytes, coll_ops, blocking_ops, registered, mpi_errors;
 } mp_counts_t;
 static inline void mp_count(_Atomic uint64_t *counter, uint64_t n)
 {

@@ -60,6 +60,7 @@ int mp_mpi_fail(int rc, const char *call)
     text[len < 0 ? 0 : len > MPI_MAX_ERROR_STRING ? MPI_MAX_ERROR_STRING : len] = '\0';
     snprintf(t_message, sizeof t_message, "%s: %s", call, text);
     t_mpi_class = cls;
+    mp_count(&mp_my_counts()->mpi_errors, 1);
     return cls == MPI_ERR_TRUNCATE ? MP_ETRUNCATE : MP_EMPI;
 }
 

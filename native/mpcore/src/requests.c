@@ -146,6 +146,7 @@ static void counts_add(mp_counts_t *to, const mp_counts_t *from)
     mp_count(&to->coll_ops, atomic_load_explicit(&from->coll_ops, memory_order_relaxed));
     mp_count(&to->blocking_ops, atomic_load_explicit(&from->blocking_ops, memory_order_relaxed));
     mp_count(&to->registered, atomic_load_explicit(&from->registered, memory_order_relaxed));
+    mp_count(&to->mpi_errors, atomic_load_explicit(&from->mpi_errors, memory_order_relaxed));
 }
 
 /* Thread exit: slots back to the global list, counts into g_retired (the
@@ -1025,6 +1026,7 @@ void mp_stats(mp_stats_t *out)
     out->coll_ops = atomic_load_explicit(&k.coll_ops, memory_order_relaxed);
     out->blocking_ops = atomic_load_explicit(&k.blocking_ops, memory_order_relaxed);
     out->registered = atomic_load_explicit(&k.registered, memory_order_relaxed);
+    out->mpi_errors = atomic_load_explicit(&k.mpi_errors, memory_order_relaxed);
     out->gc_scans = g_gc_stats.scans;
     out->pinned_last_mark = g_gc_stats.pinned_last_mark;
     out->pinned_total = g_gc_stats.pinned_total;

@@ -46,6 +46,9 @@ public readonly struct MpiStatistics
     /// <summary>True when the GC extension (libmpgc, loaded by motor) pins in-flight buffers at GC mark time; false when pinned GCHandles are used.</summary>
     public bool GcExtensionActive { get; init; }
 
+    /// <summary>MPI calls that returned an error (each failing call counts once; errors Motor detects before calling MPI do not count).</summary>
+    public long MpiErrors { get; init; }
+
     internal static unsafe MpiStatistics Read()
     {
         CoreStats s;
@@ -63,6 +66,7 @@ public readonly struct MpiStatistics
             ReleasedAtMark = (long)s.ReleasedAtMark,
             ActiveRequests = (long)s.ActiveRequests,
             GcExtensionActive = s.GcExtension != 0,
+            MpiErrors = (long)s.MpiErrors,
         };
     }
 }

@@ -85,5 +85,5 @@ internal static class CollKind
 [StructLayout(LayoutKind.Sequential)]
 internal struct CoreStats
 {
-    internal ulong P2pOps, P2pBytes, CollOps, BlockingOps, Registered, GcScans, PinnedLastMark, PinnedTotal, ReleasedAtMark, ActiveRequests, GcExtension;
+    internal ulong P2pOps, P2pBytes, CollOps, BlockingOps, Registered, GcScans, PinnedLastMark, PinnedTotal, ReleasedAtMark, ActiveRequests, GcExtension, MpiErrors;
 }

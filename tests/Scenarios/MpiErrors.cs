@@ -1,0 +1,86 @@
+using System.MP;
+
+namespace Scenarios;
+
+/// <summary>
+/// Errors raised inside MPI (not argument checks before it): each failure surfaces as its
+/// specific exception with MPI's error class and string, the failing call ran once (the core
+/// counts MPI errors; a call issued twice would also consume the next message), and the next
+/// operation on the same communicator works.
+/// </summary>
+internal static class MpiErrors
+{
+    internal static void Register(Dictionary<string, Action<Communicator>> s)
+    {
+        s["mpi-errors"] = InsideMpi;
+    }
+
+    private static void InsideMpi(Communicator c)
+    {
+        int r = c.Rank;
+
+        // Bcast: the root sends 4 ints, rank 1 offers room for 2 (MPI-4.0 6.1: counts must match).
+        Expect<MessageTruncatedException>(r == 1, () => c.Bcast(r == 0 ? new[] { 1, 2, 3, 4 } : new int[r == 1 ? 2 : 4], 0),
+                                          "bcast into a short buffer");
+        var next = new[] { r == 0 ? 42 : -1 };
+        c.Bcast(next, 0);
+        Check.Equal(42, next[0], "the bcast after a truncated one");
+
+        // Blocking receive of 8 ints into 4.
+        if (r == 0)
+            c.Send(new[] { 1, 2, 3, 4, 5, 6, 7, 8 }, 1, 5);
+        Expect<MessageTruncatedException>(r == 1, () =>
+        {
+            if (r == 1)
+                c.Recv(new int[4], 0, 5);
+        }, "recv into a short buffer");
+        if (r == 0)
+            c.Send(new[] { 43 }, 1, 5);
+        if (r == 1)
+        {
+            var one = new int[1];
+            c.Recv(one, 0, 5);
+            Check.Equal(43, one[0], "the message after a truncated recv, same tag");
+        }
+
+        // Nonblocking receive of 8 ints into 4: the error comes from Wait.
+        if (r == 0)
+            c.Send(new long[8], 1, 6);
+        Expect<MessageTruncatedException>(r == 1, () =>
+        {
+            if (r == 1)
+                c.IRecv(new long[4], 0, 6).Wait();
+        }, "irecv into a short buffer");
+
+        // The communicator still reduces correctly.
+        var sum = new int[3];
+        c.Reduce(new[] { r, r, r }, r == 0 ? sum : null, Op.Sum, 0);
+        if (r == 0)
+            Check.Sequence<int>(Enumerable.Repeat(c.Size * (c.Size - 1) / 2, 3).ToArray(), sum, "reduce after the failures");
+        c.Barrier();
+    }
+
+    // Runs a call that must fail inside MPI on the ranks where `fails` is true (and
+    // succeed elsewhere), checking the exception, its MPI error class and message, and
+    // that the core saw exactly one failing MPI call.
+    private static void Expect<TException>(bool fails, Action call, string what) where TException : MpiException
+    {
+        long before = Mpi.GetStatistics().MpiErrors;
+        try
+        {
+            call();
+            Check.True(!fails, $"{what}: no exception, expected {typeof(TException).Name}");
+        }
+        catch (TException e)
+        {
+            Check.True(fails, $"{what}: unexpected {e.GetType().Name} ({e.Message})");
+            Check.True(e.ErrorClass != 0, $"{what}: no MPI error class in {e.GetType().Name} ({e.Message})");
+            Check.True(e.Message.Contains("MPI_", StringComparison.Ordinal), $"{what}: the message names no MPI call: {e.Message}");
+        }
+        catch (Exception e)
+        {
+            Check.True(false, $"{what}: {e.GetType().Name} ({e.Message}), expected {typeof(TException).Name}");
+        }
+        Check.Equal(fails ? 1L : 0L, Mpi.GetStatistics().MpiErrors - before, $"{what}: MPI calls that failed");
+    }
+}
