@@ -49,6 +49,12 @@ void pal_yield(void);
 /* Environment: set name=value unless the user already set it. */
 void pal_env_default(const char *name, const char *value);
 
+/* Waits, at most timeout_ms, until what this process wrote to standard output
+ * and error has been read from their pipes or sockets (by the MPI launcher's
+ * proxy, which stops reading once it learns of an abort).  Files and
+ * terminals need no wait.  Returns 1 when drained, 0 on timeout. */
+int pal_output_drain(int timeout_ms);
+
 #ifdef __cplusplus
 }
 #endif

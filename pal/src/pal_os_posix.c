@@ -3,6 +3,9 @@
 #include "pal.h"
 
 #include <dlfcn.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <link.h>
 #include <unistd.h>
 #include <sched.h>
@@ -122,4 +125,31 @@ int pal_exe_path(char *buf, int cap)
         return -1;
     buf[n] = '\0';
     return 0;
+}
+
+/* Bytes written to fd that its reader has not taken yet (0 when fd is no pipe
+ * or socket, or the count is unknown). */
+static int unread_output(int fd)
+{
+    struct stat st;
+    int n = 0;
+    if (fstat(fd, &st) != 0)
+        return 0;
+    if (S_ISFIFO(st.st_mode) && ioctl(fd, FIONREAD, &n) == 0) /* a pipe counts from either end */
+        return n;
+    if (S_ISSOCK(st.st_mode) && ioctl(fd, SIOCOUTQ, &n) == 0)
+        return n;
+    return 0;
+}
+
+int pal_output_drain(int timeout_ms)
+{
+    uint64_t end = pal_clock_ns() + (uint64_t)timeout_ms * 1000000u;
+    while (unread_output(1) > 0 || unread_output(2) > 0) {
+        if (pal_clock_ns() >= end)
+            return 0;
+        struct timespec ms = { 0, 1000000 };
+        nanosleep(&ms, NULL);
+    }
+    return 1;
 }

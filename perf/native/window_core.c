@@ -1,6 +1,7 @@
 /*
- * window_core.c - window.c through mpcore's C ABI (mp_irecv, mp_isend,
- * mp_req_waitall): the core's own cost per operation, without managed code.
+ * window_core.c - window.c through mpcore's call table (irecv, isend,
+ * req_waitall), as any C caller reaches the core: its own cost per operation,
+ * without managed code.
  * With "obj", each operation registers an owner object as it does under motor.
  *
  * usage: window-core windows [bytes] [obj]
@@ -13,11 +14,13 @@
 
 #define WINDOW 64
 
+static const mp_table_t *mp;
+
 static void check(int rc, const char *what)
 {
     if (rc < 0) {
         char msg[256];
-        mp_last_error(NULL, msg, sizeof msg);
+        mp->last_error(NULL, msg, sizeof msg);
         fprintf(stderr, "window-core: %s failed: %s\n", what, msg);
         exit(1);
     }
@@ -34,16 +37,17 @@ int main(int argc, char **argv)
     mp_req_t rreq[WINDOW], sreq[WINDOW];
     mp_status_t st[WINDOW];
 
-    check(mp_init(MP_THREAD_SINGLE, &provided), "mp_init");
+    mp = mp_core_table();
+    check(mp->init(MP_THREAD_SINGLE, &provided), "init");
     for (long i = 0; i < windows; i++) {
         for (int w = 0; w < WINDOW; w++)
-            check(mp_irecv(rbuf, bytes, 0, 100, MP_COMM_SELF, robj, &rreq[w]), "mp_irecv");
+            check(mp->irecv(rbuf, bytes, 0, 100, MP_COMM_SELF, robj, &rreq[w]), "irecv");
         for (int w = 0; w < WINDOW; w++)
-            check(mp_isend(sbuf, bytes, 0, 100, MP_COMM_SELF, MP_SEND_STANDARD, sobj, &sreq[w]), "mp_isend");
-        check(mp_req_waitall(WINDOW, rreq, st), "mp_req_waitall");
-        check(mp_req_waitall(WINDOW, sreq, st), "mp_req_waitall");
+            check(mp->isend(sbuf, bytes, 0, 100, MP_COMM_SELF, MP_SEND_STANDARD, sobj, &sreq[w]), "isend");
+        check(mp->req_waitall(WINDOW, rreq, st), "req_waitall");
+        check(mp->req_waitall(WINDOW, sreq, st), "req_waitall");
     }
-    check(mp_finalize(), "mp_finalize");
+    check(mp->finalize(), "finalize");
     free(sbuf);
     free(rbuf);
     return 0;

@@ -345,7 +345,7 @@ public unsafe partial class Communicator
     {
         Status st;
         long msg;
-        int rc = Core.IMProbe(source, tag, comm, &msg, &st);
+        int rc = Core.Improbe(source, tag, comm, &msg, &st);
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
         first = st;

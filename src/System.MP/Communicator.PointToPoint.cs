@@ -204,9 +204,9 @@ public unsafe partial class Communicator
                 ThrowHelper.ThrowCore(rrc);
             int src = Core.SendStart(s, (long)sendBuffer.Length * sizeof(T), dest, sendTag, h, CoreConst.SendStandard, &sendToken);
             if (src == 0)
-                src = Core.CompleteToken(sendToken, null);
+                src = Completion.PollThenBlock(new Completion.Token(sendToken, null));
             if (rrc == 0)
-                rrc = Core.CompleteToken(recvToken, &status);
+                rrc = Completion.PollThenBlock(new Completion.Token(recvToken, &status));
             if (src < 0)
                 ThrowHelper.ThrowCore(src);
             if (rrc < 0)
@@ -225,15 +225,7 @@ public unsafe partial class Communicator
         CheckSource(source);
         CheckRecvTag(tag);
         Status status;
-        for (int i = Core.SpinPolls; i > 0; i--)
-        {
-            int frc = Core.IProbe(source, tag, h, &status);
-            if (frc == 1)
-                return status;
-            if (frc < 0)
-                ThrowHelper.ThrowCore(frc);
-        }
-        int rc = Core.Probe(source, tag, h, &status);
+        int rc = Completion.PollThenBlock(new Completion.Probe(source, tag, h, &status));
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
         return status;
@@ -250,7 +242,7 @@ public unsafe partial class Communicator
         CheckSource(source);
         CheckRecvTag(tag);
         Status st;
-        int rc = Core.IProbe(source, tag, h, &st);
+        int rc = Core.Iprobe(source, tag, h, &st);
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
         status = rc == 1 ? st : default;
@@ -278,18 +270,7 @@ public unsafe partial class Communicator
     {
         Status status;
         long msg;
-        for (int i = Core.SpinPolls; i > 0; i--)
-        {
-            int frc = Core.IMProbe(source, tag, comm, &msg, &status);
-            if (frc == 1)
-            {
-                message = msg;
-                return status;
-            }
-            if (frc < 0)
-                ThrowHelper.ThrowCore(frc);
-        }
-        int rc = Core.MProbe(source, tag, comm, &msg, &status);
+        int rc = Completion.PollThenBlock(new Completion.MatchedProbe(source, tag, comm, &msg, &status));
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
         message = msg;
@@ -307,7 +288,7 @@ public unsafe partial class Communicator
         CheckRecvTag(tag);
         Status status;
         long msg;
-        int rc = Core.IMProbe(source, tag, h, &msg, &status);
+        int rc = Core.Improbe(source, tag, h, &msg, &status);
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
         message = rc == 1 ? new Message(msg, status) : null;
@@ -378,7 +359,7 @@ public unsafe partial class Communicator
         long token;
         int rc = Core.SendStart(p, bytes, dest, tag, comm, mode, &token);
         if (rc == 0)
-            rc = Core.CompleteToken(token, null);
+            rc = Completion.PollThenBlock(new Completion.Token(token, null));
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
     }
@@ -390,7 +371,7 @@ public unsafe partial class Communicator
         long token;
         int rc = Core.RecvStart(p, bytes, source, tag, comm, &status, &token);
         if (rc == 0)
-            rc = Core.CompleteToken(token, &status);
+            rc = Completion.PollThenBlock(new Completion.Token(token, &status));
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
         return status;

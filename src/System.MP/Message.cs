@@ -54,9 +54,9 @@ public sealed unsafe class Message
     {
         Status status;
         long token;
-        int rc = Core.MRecvStart(p, bytes, handle, &status, &token);
+        int rc = Core.MrecvStart(p, bytes, handle, &status, &token);
         if (rc == 0)
-            rc = Core.CompleteToken(token, &status);
+            rc = Completion.PollThenBlock(new Completion.Token(token, &status));
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
         return status;

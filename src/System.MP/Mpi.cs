@@ -338,6 +338,8 @@ public static unsafe class Mpi
     public static void Abort(int errorCode)
     {
         RequireInitialized();
+        Console.Out.Flush(); // what the rank printed reaches the launcher first (the core waits for it to be read)
+        Console.Error.Flush();
         int rc = Core.Abort(CoreConst.CommWorld, errorCode);
         ThrowHelper.ThrowCore(rc < 0 ? rc : CoreError.Mpi);
     }
@@ -360,8 +362,6 @@ public static unsafe class Mpi
         }
     }
 
-    private const int AbortOutputGraceMs = 300;
-
     private static unsafe void OnUnhandledException(object? sender, UnhandledExceptionEventArgs e)
     {
         if (s_state != StateReady)
@@ -370,9 +370,6 @@ public static unsafe class Mpi
         Core.CommRank(CoreConst.CommWorld, &rank);
         Console.Error.WriteLine(SR.Format(SR.Unhandled, rank, e.ExceptionObject));
         Console.Error.Flush();
-        // The launcher forwards output through a pipe and stops reading it once
-        // the abort reaches it: give it a moment to pass the report on.
-        Thread.Sleep(AbortOutputGraceMs);
-        Core.Abort(CoreConst.CommWorld, 1);
+        Core.Abort(CoreConst.CommWorld, 1); // waits until the launcher has read the report
     }
 }

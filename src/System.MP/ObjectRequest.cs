@@ -1,8 +1,6 @@
-using System.Collections.Concurrent;
 using System.Diagnostics.CodeAnalysis;
 using System.MP.Interop;
 using System.MP.Transport;
-using System.Threading;
 
 namespace System.MP;
 
@@ -65,7 +63,6 @@ public abstract class ObjectRequest : IDisposable
         _disposed = true;
         if (!_completed)
             Abandon();
-        GC.SuppressFinalize(this);
     }
 
     private Status Outcome()
@@ -103,106 +100,64 @@ public abstract class ObjectRequest : IDisposable
         new SendRequest(payload, dest, tag, comm);
 
     /// <summary>
-    /// A posted send: one MPI_Isend per chunk of the payload.  Dropped before
-    /// completion, its buffer waits in a queue until MPI is done with it (the
-    /// finalizer thread must not call MPI; later OISend calls sweep).
+    /// A posted send: one <see cref="Request"/> per chunk of the payload, which a
+    /// <see cref="BufferHold"/> keeps until the last of them completes.  Dropped
+    /// before completion, its requests are orphaned like any other (no finalizer
+    /// here): the core completes them and the payload is freed then.
     /// </summary>
     [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
     private sealed unsafe class SendRequest : ObjectRequest
     {
-        private static readonly ConcurrentQueue<(int[] Handles, ObjectTransport.Encoded Payload)> s_orphans = new();
-
-        private readonly int[] _handles;
-        private readonly ObjectTransport.Encoded _payload;
-        private int _next; // handles before this one have completed
-        private int _abandoned;
+        private readonly Request[] _chunks;
+        private int _next; // chunks before this one have completed
 
         internal SendRequest(ObjectTransport.Encoded payload, int dest, int tag, int comm)
         {
-            SweepOrphans();
             int chunk = WireFormat.ChunkBytes;
             long length = payload.Length;
             if (length > chunk)
                 *(uint*)(payload.Pointer + WireFormat.OffsetFlags) |= WireFormat.FlagChunked;
             int n = (int)Math.Max(1, (length + chunk - 1) / chunk);
-            _handles = new int[n];
-            Array.Fill(_handles, CoreConst.ReqNull);
-            _payload = payload;
+            var hold = BufferHold.ForPayload(payload.Buffer, n);
+            _chunks = new Request[n];
             for (int i = 0; i < n; i++)
             {
                 long off = (long)i * chunk;
-                int req;
-                int rc = Core.ISend(payload.Pointer + off, Math.Min(chunk, length - off), dest, tag, comm, CoreConst.SendStandard, null, &req);
-                if (rc < 0)
+                try
                 {
-                    Exception e = ThrowHelper.CoreException(rc);
-                    Abandon(); // the chunks already posted still complete
-                    GC.SuppressFinalize(this);
-                    throw e;
+                    _chunks[i] = Request.PostHeldSend(payload.Pointer + off, Math.Min(chunk, length - off), dest, tag, comm, hold);
                 }
-                _handles[i] = req;
+                catch (MpiException)
+                {
+                    // This chunk's share of the hold is released; so are those never posted,
+                    // and the chunks already posted are orphaned: they still complete.
+                    for (int k = i + 1; k < n; k++)
+                        hold.Release();
+                    for (int k = 0; k < i; k++)
+                        _chunks[k].Dispose();
+                    throw;
+                }
             }
         }
-
-        ~SendRequest() => Abandon();
 
         private protected override bool Progress(bool block, out Status status)
         {
             status = default;
-            if (!TestFrom(_handles, ref _next, block))
-                return false;
-            _payload.Release();
-            GC.SuppressFinalize(this);
+            for (; _next < _chunks.Length; _next++)
+            {
+                Request r = _chunks[_next];
+                if (block)
+                    r.Wait();
+                else if (!r.Test(out _))
+                    return false;
+            }
             return true;
         }
 
         private protected override void Abandon()
         {
-            if (Interlocked.Exchange(ref _abandoned, 1) == 0)
-                s_orphans.Enqueue((_handles, _payload));
-        }
-
-        /// <summary>Completes handles in order from <paramref name="next"/>; true when all have completed.</summary>
-        private static bool TestFrom(int[] handles, ref int next, bool block)
-        {
-            Status st;
-            for (; next < handles.Length; next++)
-            {
-                int h = handles[next];
-                if (h == CoreConst.ReqNull)
-                    continue;
-                int rc = Core.ReqTest(h, &st);
-                if (rc == 0 && block)
-                    rc = Core.ReqWait(h, &st);
-                if (rc == 0)
-                    return false;
-                handles[next] = CoreConst.ReqNull;
-                if (rc < 0)
-                    ThrowHelper.ThrowCore(rc);
-            }
-            return true;
-        }
-
-        /// <summary>Frees the buffers of dropped sends whose messages have left.</summary>
-        internal static void SweepOrphans()
-        {
-            for (int n = s_orphans.Count; n > 0 && s_orphans.TryDequeue(out var o); n--)
-            {
-                int next = 0;
-                bool done;
-                try
-                {
-                    done = TestFrom(o.Handles, ref next, block: false);
-                }
-                catch (MpiException)
-                {
-                    done = true; // failed sends hold nothing more
-                }
-                if (done)
-                    o.Payload.Release();
-                else
-                    s_orphans.Enqueue(o);
-            }
+            for (int i = _next; i < _chunks.Length; i++)
+                _chunks[i].Dispose();
         }
     }
 }

@@ -36,7 +36,7 @@ internal sealed class RequestGroup
         internal GCHandle Filling = GCHandle.Alloc(null, GCHandleType.Weak);
         internal GCHandle LastImmobile = GCHandle.Alloc(null, GCHandleType.Weak); // see PinnedBuffers
         internal int Next = Capacity;
-        internal ArrayPin? LastPin;
+        internal BufferHold? LastPin;
 
         ~Poster() // the thread has ended
         {
@@ -50,8 +50,8 @@ internal sealed class RequestGroup
     /// <summary>The pins of one operation (library mode, movable arrays): its buffer's and a collective's second buffer's.</summary>
     internal struct Pins
     {
-        internal ArrayPin? Pin;
-        internal ArrayPin? Pin2;
+        internal BufferHold? Pin;
+        internal BufferHold? Pin2;
     }
 
     /// <summary>Each operation's core handle; ReqNull once completed or orphaned.</summary>
@@ -79,7 +79,7 @@ internal sealed class RequestGroup
 
     /// <summary>Records a posted operation in the poster's group.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static RequestGroup Add(Poster poster, int handle, ArrayPin? pin, ArrayPin? pin2, out int index)
+    internal static RequestGroup Add(Poster poster, int handle, BufferHold? pin, BufferHold? pin2, out int index)
     {
         int i = poster.Next;
         RequestGroup? g = i < Capacity ? Unsafe.As<RequestGroup?>(poster.Filling.Target) : null;

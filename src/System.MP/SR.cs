@@ -7,6 +7,7 @@ internal static class SR
 {
     internal const string BadCoreTableProperty = "The runtime property {0} has the value '{1}', which is not a core table address.";
     internal const string CoreTableNull = "The message-passing core returned no call table.";
+    internal const string CoreManifestMismatch = "The message-passing core and this System.MP were built from different interface lists ({0}). Use the System.MP that ships with this Motor.";
     internal const string CoreAbiMismatch = "The message-passing core speaks ABI version {0} (table of {1} bytes); this System.MP needs version {2} (table of at least {3} bytes). Use the System.MP that ships with this Motor.";
     internal const string CoreLibraryForcedMissing = "The message-passing core named by {0}='{1}' could not be loaded.";
     internal const string CoreLibraryMissing = "The message-passing core (libmpcore.so) was not found; tried: {0}. Run the program with 'motor', keep libmpcore.so next to System.MP.dll, or set {1}.";

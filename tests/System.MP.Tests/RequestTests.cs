@@ -136,6 +136,27 @@ public class RequestTests
         Assert.Equal(before, Mpi.GetStatistics().ActiveRequests);
     }
 
+    [Fact]
+    public void ADroppedObjectSendKeepsItsPayloadUntilTheMessageIsReceived()
+    {
+        Collect();
+        long before = Mpi.GetStatistics().ActiveRequests;
+        int holds = Request.OrphanedHolds;
+        PostObjectAndDrop(); // 1 MiB to self: pending (rendezvous) until received
+        Collect(); // the request is unreachable: orphaned, its payload still held
+        Assert.Equal(before + 1, Mpi.GetStatistics().ActiveRequests);
+        Assert.Equal(holds + 1, Request.OrphanedHolds);
+        int[] got = Self.ORecv<int[]>(0, 77)!; // MPI reads the payload: it must still be there
+        Assert.Equal(Enumerable.Range(0, 1 << 18), got);
+        Self.Recv(new byte[1], Mpi.ProcNull, 0); // any later completion sweeps the orphans
+        Self.IRecv(new byte[1], Mpi.ProcNull, 0).Wait();
+        Assert.Equal(before, Mpi.GetStatistics().ActiveRequests);
+        Assert.Equal(holds, Request.OrphanedHolds);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void PostObjectAndDrop() => Self.OISend(Enumerable.Range(0, 1 << 18).ToArray(), 0, 77);
+
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static void PostAndDrop(int n)
     {

@@ -6,7 +6,7 @@
  * owner object (mp_isend/mp_irecv with obj != NULL), a stable native slot that
  * contains the object reference.  At each GC the extension's GcScanRoots proxy
  * calls mp_gc_scan twice for a compacting GC (mark, then relocate), once for a
- * sweeping GC, and mp_gc_scan reports every slot whose operation is in flight
+ * sweeping GC, and gc_scan reports every slot whose operation is in flight
  * through the callback, which passes it to the GC as a pinned root.
  *
  * Rules (ARCHITECTURE.md, "The GC extension"):
@@ -34,20 +34,17 @@ enum mp_gc_pass {
     MP_GC_CONCURRENT = 0x100
 };
 
-/* Receives the address of a slot holding an object reference (Object**). */
-typedef void (*mp_gc_report_fn)(void **slot, void *ctx);
-
-/* [any thread] Called from the GC (heap 0 only).  In a non-concurrent mark
+/* The two calls of kind GC in mpcore_calls.def, reached through the table:
+ *
+ * gc_scan(pass, report, ctx) - called from the GC (heap 0 only).  In a non-concurrent mark
  * pass, when no thread is inside a blocking MPI call, the core first tests
  * the in-flight operations (MPI_Test) so that those already complete are
  * released at this mark instead of pinned.  Returns the number of slots
- * reported. */
-MP_API int mp_gc_scan(int pass, mp_gc_report_fn report, void *ctx);
-
-/* [any thread] Called once by the GC extension when the runtime has accepted
+ * reported.
+ *
+ * gc_attach() - called once by the GC extension when the runtime has accepted
  * it (GC_Initialize succeeded): from then on managed code may register
  * buffers instead of pinning them (mp_stats_t.gc_extension becomes 1). */
-MP_API void mp_gc_attach(void);
 
 typedef struct mp_gc_stats {
     uint64_t scans;            /* mark passes seen */
@@ -58,9 +55,6 @@ typedef struct mp_gc_stats {
     uint64_t registered;       /* objects registered by posting calls */
     uint64_t pins_avoided;     /* nonblocking ops that needed no pin at all */
 } mp_gc_stats_t;
-
-/* [fast][any thread] */
-MP_API void mp_gc_stats(mp_gc_stats_t *out);
 
 #ifdef __cplusplus
 }

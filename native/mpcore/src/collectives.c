@@ -10,7 +10,7 @@
  * descriptor (mp_coll_t) describes every collective, so validation, the call
  * and tracking are written once.
  */
-#include "core.h"
+#include "requests.h"
 
 #include <limits.h>
 #include <stddef.h>
@@ -327,10 +327,10 @@ static int run(const comm_entry_t *ce, const mp_coll_t *c, MPI_Request *r)
 
 int mp_coll_run(mp_comm_t comm, const mp_coll_t *c)
 {
-    const comm_entry_t *ce = mp_comm_get(comm);
+    const comm_entry_t *ce;
     int rc;
-    if (MP_UNLIKELY(!ce || !mp_ready()))
-        return mp_fail_comm(comm);
+    if ((rc = mp_comm_lookup(comm, &ce)))
+        return rc;
     if (!c)
         return mp_fail(MP_EINVAL, "collective descriptor is NULL");
     mp_blocking_enter();
@@ -342,11 +342,11 @@ int mp_coll_run(mp_comm_t comm, const mp_coll_t *c)
 
 int mp_coll_post(mp_comm_t comm, const mp_coll_t *c, void *send_obj, void *recv_obj, mp_req_t *req)
 {
-    const comm_entry_t *ce = mp_comm_get(comm);
+    const comm_entry_t *ce;
     MPI_Request r;
     int rc;
-    if (MP_UNLIKELY(!ce || !mp_ready()))
-        return mp_fail_comm(comm);
+    if ((rc = mp_comm_lookup(comm, &ce)))
+        return rc;
     if (!c)
         return mp_fail(MP_EINVAL, "collective descriptor is NULL");
     if (c->op >= MP_OP_USER && is_reduction(c->kind))

@@ -1,4 +1,9 @@
-/* core.h - mpcore internals shared by its source files. */
+/* core.h - the bottom layer of mpcore, included by every unit: the interface's
+ * prototypes, errors, process state, status translation, counters, the
+ * blocking-call bracket and a spinlock.  Above it: comms.h (communicators),
+ * requests.h (the slot table and completion), then the feature units
+ * (p2p, collectives, groups, topology, dynamic, gcscan, stats) and lifecycle.c
+ * and table.c on top.  Nothing calls upward. */
 #ifndef MPCORE_CORE_H
 #define MPCORE_CORE_H
 
@@ -8,6 +13,9 @@
 #include "pal_mpi.h"
 
 #include <stdatomic.h>
+
+/* Everything the core declares is internal; only mp_core_table is exported. */
+#pragma GCC visibility push(hidden)
 
 #if defined(__GNUC__)
 #define MP_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -22,6 +30,16 @@
 #define MP_INLINE inline
 #define MP_FMT(a, b)
 #endif
+
+/* Every function of the interface (mpcore_calls.def), hidden: callers outside
+ * the core reach them only through the table of the core they chose. */
+#define MP_CALL(kind, ret, name, params) ret mp_##name params;
+#include "mpcore_calls.def"
+#undef MP_CALL
+/* The table of this core (table.c); mp_core_table() may choose another (select.c). */
+const mp_table_t *mp_core_own_table(void);
+/* GC statistics for white-box tests (requests.c). */
+void mp_gc_stats(mp_gc_stats_t *out);
 
 /* ---- errors (error.c): the one translation point ---- */
 /* Records a message for mp_last_error and returns code. */
@@ -38,36 +56,11 @@ static inline int mp_mpi_check(int rc, const char *call)
 }
 #define MP_MPI_CHECK(rc, call) mp_mpi_check((rc), (call))
 
-/* ---- state (core.c) ---- */
+/* ---- state (environment.c) ---- */
 extern _Atomic int mp_g_state;  /* MP_STATE_* */
 extern int mp_g_tag_ub;
 extern int mp_g_thread_level;
-
-#define MP_MAX_COMMS 4096
-typedef struct comm_entry {
-    MPI_Comm mpi;
-    int size;      /* local group */
-    int rank;
-    int peer_size; /* ranks a peer argument refers to: the remote group of an
-                      intercommunicator, else the local group */
-    int is_inter;
-} comm_entry_t;
-extern comm_entry_t mp_g_comms[MP_MAX_COMMS];
-extern _Atomic int mp_g_comm_used[MP_MAX_COMMS];
-
-/* Looks up a live communicator or returns NULL after recording the error. */
-static inline const comm_entry_t *mp_comm_get(mp_comm_t c)
-{
-    if (MP_LIKELY((unsigned)c < MP_MAX_COMMS && atomic_load_explicit(&mp_g_comm_used[c], memory_order_acquire)))
-        return &mp_g_comms[c];
-    return 0;
-}
-MP_COLD int mp_fail_comm(mp_comm_t c);
-/* Adds a new MPI communicator to the table (core.c). */
-int mp_comm_register(MPI_Comm mpi, mp_comm_t *out);
-/* Registers a communicator just created by a collective call, or frees it
- * when it could not be registered; MPI_COMM_NULL gives MP_COMM_NULL. */
-int mp_comm_adopt(int rc, MPI_Comm c, const char *call, mp_comm_t *out);
+extern _Atomic uint64_t mp_g_mpi_errors; /* failing MPI calls (error.c) */
 MP_COLD int mp_fail_state(void);
 
 static inline int mp_ready(void)
@@ -75,56 +68,7 @@ static inline int mp_ready(void)
     return MP_LIKELY(atomic_load_explicit(&mp_g_state, memory_order_relaxed) == MP_STATE_READY);
 }
 
-/* Peer/tag translation (Motor constants -> MPI). Return 0 or MP_E*.
- * Inline: they run on every operation; only the failing ends are calls. */
-MP_COLD int mp_fail_dest(const comm_entry_t *ce, int dest);
-MP_COLD int mp_fail_source(const comm_entry_t *ce, int source);
-MP_COLD int mp_fail_send_tag(int tag);
-MP_COLD int mp_fail_recv_tag(int tag);
-
-static inline int mp_check_dest(const comm_entry_t *ce, int dest, int *mpi_dest)
-{
-    if (MP_LIKELY((unsigned)dest < (unsigned)ce->peer_size)) {
-        *mpi_dest = dest;
-        return 0;
-    }
-    if (dest == MP_PROC_NULL) {
-        *mpi_dest = MPI_PROC_NULL;
-        return 0;
-    }
-    return mp_fail_dest(ce, dest);
-}
-
-static inline int mp_check_source(const comm_entry_t *ce, int source, int *mpi_source)
-{
-    if (MP_LIKELY((unsigned)source < (unsigned)ce->peer_size)) {
-        *mpi_source = source;
-        return 0;
-    }
-    if (source == MP_ANY_SOURCE || source == MP_PROC_NULL) {
-        *mpi_source = source == MP_ANY_SOURCE ? MPI_ANY_SOURCE : MPI_PROC_NULL;
-        return 0;
-    }
-    return mp_fail_source(ce, source);
-}
-
-static inline int mp_check_send_tag(int tag)
-{
-    return MP_LIKELY(tag >= 0 && tag <= mp_g_tag_ub) ? 0 : mp_fail_send_tag(tag);
-}
-
-static inline int mp_check_recv_tag(int tag, int *mpi_tag)
-{
-    if (MP_LIKELY(tag >= 0 && tag <= mp_g_tag_ub)) {
-        *mpi_tag = tag;
-        return 0;
-    }
-    if (tag == MP_ANY_TAG) {
-        *mpi_tag = MPI_ANY_TAG;
-        return 0;
-    }
-    return mp_fail_recv_tag(tag);
-}
+/* ---- statuses ---- */
 static inline void mp_status_from_mpi(const MPI_Status *st, mp_status_t *out)
 {
     out->source = st->MPI_SOURCE == MPI_PROC_NULL ? MP_PROC_NULL
@@ -134,46 +78,42 @@ static inline void mp_status_from_mpi(const MPI_Status *st, mp_status_t *out)
     out->cancelled = pal_status_cancelled(st);
     out->bytes = pal_status_bytes(st);
 }
-/* The status of an operation with a ProcNull peer (MPI-4.0 3.11). */
-void mp_status_proc_null(mp_status_t *st);
+/* The status of a receive from ProcNull (MPI-4.0 3.11): source ProcNull,
+ * tag AnyTag, count 0.  Such operations never reach the MPI library. */
+static inline void mp_status_proc_null(mp_status_t *st)
+{
+    st->source = MP_PROC_NULL;
+    st->tag = MP_ANY_TAG;
+    st->error = MP_OK;
+    st->cancelled = 0;
+    st->bytes = 0;
+}
 
 /* Operation counters of one thread.  Only their thread writes them (a relaxed
  * load and store, no atomic read-modify-write on the posting path); mp_stats
  * sums every thread's under the slot lock, so counts from several threads
  * are neither lost nor a data race. */
 typedef struct mp_counts {
-    _Atomic uint64_t p2p_ops, p2p_bytes, coll_ops, blocking_ops, registered, mpi_errors;
+    _Atomic uint64_t p2p_ops, p2p_bytes, coll_ops, blocking_ops, registered;
 } mp_counts_t;
 static inline void mp_count(_Atomic uint64_t *counter, uint64_t n)
 {
     atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + n,
                           memory_order_relaxed);
 }
-/* This thread's counters (listed for mp_stats on first use). */
+/* This thread's counters (listed for mp_stats on first use; slots.c). */
 mp_counts_t *mp_my_counts(void);
 
-/* Gives a posted request (posted == 0) or a completed ProcNull one (1) a
- * slot of the request table (requests.c). */
-int mp_track(int posted, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_req_t *req);
+/* ---- the blocking-call bracket (blocking.c): the GC extension calls MPI at
+ * a mark only while no thread is inside a blocking MPI call ---- */
+void mp_blocking_enter(void);
+void mp_blocking_leave(void);
+/* The GC side: 1 when it may call MPI now (then mp_gc_mpi_end), 0 to skip. */
+int mp_gc_mpi_begin(void);
+void mp_gc_mpi_end(void);
 
 /* Frees the MPI objects collectives created (collectives.c); before finalize. */
 void mp_coll_cleanup(void);
-
-/* ---- blocking-call bracket (requests.c): lets the GC extension call MPI
- * only while no thread is inside a blocking MPI call ---- */
-void mp_blocking_enter(void);
-
-/* Completes finished orphans when there are any (one relaxed load otherwise).
- * Blocking calls run it inside the blocking bracket, so a program that only
- * makes blocking calls still releases requests it dropped. */
-extern _Atomic int mp_g_orphans;
-MP_API int mp_req_sweep(void);
-static inline void mp_sweep_orphans(void)
-{
-    if (MP_UNLIKELY(atomic_load_explicit(&mp_g_orphans, memory_order_relaxed)))
-        mp_req_sweep();
-}
-void mp_blocking_leave(void);
 
 /* A simple test-and-set spinlock for short critical sections. */
 typedef struct { atomic_flag f; } mp_spin_t;
@@ -187,5 +127,7 @@ static inline void mp_spin_unlock(mp_spin_t *l)
 {
     atomic_flag_clear_explicit(&l->f, memory_order_release);
 }
+
+#pragma GCC visibility pop
 
 #endif /* MPCORE_CORE_H */

@@ -1,27 +1,9 @@
-/* dynamic.c - intercommunicators and dynamic process management
- * (MPI-4.0 7.6 and chapter 11): spawn, parent, ports, name service. */
-#include "core.h"
+/* dynamic.c - intercommunicators and dynamic processes (MPI-4.0 7.6 and
+ * chapter 11): create, merge, spawn, ports, names. */
+#include "comms.h"
 
 #include <stdio.h>
 #include <string.h>
-
-int mp_comm_remote_size(mp_comm_t comm, int *size)
-{
-    const comm_entry_t *ce = mp_comm_get(comm);
-    if (!ce || !mp_ready())
-        return mp_fail_comm(comm);
-    *size = ce->peer_size;
-    return 0;
-}
-
-int mp_comm_is_inter(mp_comm_t comm, int *flag)
-{
-    const comm_entry_t *ce = mp_comm_get(comm);
-    if (!ce || !mp_ready())
-        return mp_fail_comm(comm);
-    *flag = ce->is_inter;
-    return 0;
-}
 
 int mp_intercomm_create(mp_comm_t local, int local_leader, mp_comm_t peer, int remote_leader, int tag,
                         mp_comm_t *newcomm)
@@ -49,11 +31,11 @@ int mp_intercomm_create(mp_comm_t local, int local_leader, mp_comm_t peer, int r
 
 int mp_intercomm_merge(mp_comm_t inter, int high, mp_comm_t *newcomm)
 {
-    const comm_entry_t *ce = mp_comm_get(inter);
+    const comm_entry_t *ce;
     MPI_Comm out = MPI_COMM_NULL;
     int rc;
-    if (!ce || !mp_ready())
-        return mp_fail_comm(inter);
+    if ((rc = mp_comm_lookup(inter, &ce)))
+        return rc;
     if (!ce->is_inter)
         return mp_fail(MP_EINVAL, "communicator %d is not an intercommunicator", inter);
     mp_blocking_enter();
@@ -65,11 +47,11 @@ int mp_intercomm_merge(mp_comm_t inter, int high, mp_comm_t *newcomm)
 int mp_comm_spawn(const char *command, const char *const *argv, int maxprocs, int root, mp_comm_t comm,
                   mp_comm_t *intercomm, int32_t *errcodes)
 {
-    const comm_entry_t *ce = mp_comm_get(comm);
+    const comm_entry_t *ce;
     MPI_Comm out = MPI_COMM_NULL;
     int rc;
-    if (!ce || !mp_ready())
-        return mp_fail_comm(comm);
+    if ((rc = mp_comm_lookup(comm, &ce)))
+        return rc;
     if ((unsigned)root >= (unsigned)ce->size)
         return mp_fail(MP_EROOT, "root %d is outside [0, %d)", root, ce->size);
     if (ce->rank == root && (!command || !*command || maxprocs <= 0))
@@ -81,22 +63,16 @@ int mp_comm_spawn(const char *command, const char *const *argv, int maxprocs, in
     return mp_comm_adopt(rc, out, "MPI_Comm_spawn", intercomm);
 }
 
+/* The parent intercommunicator, registered by mp_init (its transport channel
+ * is duplicated there, matching the parent's, which duplicates its own side
+ * when MPI_Comm_spawn returns). */
+mp_comm_t mp_g_parent = MP_COMM_NULL;
+
 int mp_comm_get_parent(mp_comm_t *parent)
 {
-    static mp_comm_t cached = -2; /* -2: not asked yet */
-    MPI_Comm p = MPI_COMM_NULL;
-    int rc;
     if (!mp_ready())
         return mp_fail_state();
-    if (cached == -2) {
-        if ((rc = MP_MPI_CHECK(pal_mpi.Comm_get_parent(&p), "MPI_Comm_get_parent")))
-            return rc;
-        if (p == MPI_COMM_NULL)
-            cached = MP_COMM_NULL;
-        else if ((rc = mp_comm_register(p, &cached)))
-            return rc;
-    }
-    *parent = cached;
+    *parent = mp_g_parent;
     return 0;
 }
 
@@ -125,11 +101,11 @@ int mp_close_port(const char *port)
 
 static int accept_or_connect(int connect, const char *port, int root, mp_comm_t comm, mp_comm_t *newcomm)
 {
-    const comm_entry_t *ce = mp_comm_get(comm);
+    const comm_entry_t *ce;
     MPI_Comm out = MPI_COMM_NULL;
     int rc;
-    if (!ce || !mp_ready())
-        return mp_fail_comm(comm);
+    if ((rc = mp_comm_lookup(comm, &ce)))
+        return rc;
     if ((unsigned)root >= (unsigned)ce->size)
         return mp_fail(MP_EROOT, "root %d is outside [0, %d)", root, ce->size);
     if (ce->rank == root && (!port || !*port))
@@ -153,19 +129,7 @@ int mp_comm_connect(const char *port, int root, mp_comm_t comm, mp_comm_t *newco
 
 int mp_comm_disconnect(mp_comm_t comm)
 {
-    const comm_entry_t *ce = mp_comm_get(comm);
-    MPI_Comm c;
-    int rc;
-    if (!ce || !mp_ready())
-        return mp_fail_comm(comm);
-    if (comm == MP_COMM_WORLD || comm == MP_COMM_SELF)
-        return mp_fail(MP_EHANDLE, "the world and self communicators cannot be disconnected");
-    c = ce->mpi;
-    atomic_store_explicit(&mp_g_comm_used[comm], 0, memory_order_release);
-    mp_blocking_enter();
-    rc = pal_mpi.Comm_disconnect(&c);
-    mp_blocking_leave();
-    return MP_MPI_CHECK(rc, "MPI_Comm_disconnect");
+    return mp_comm_release(comm, pal_mpi.Comm_disconnect, "MPI_Comm_disconnect");
 }
 
 static int check_service(const char *service)

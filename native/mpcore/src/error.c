@@ -1,4 +1,5 @@
-/* error.c - the error table and the one point where MPI errors are translated. */
+/* error.c - the one error translation point: codes, names, messages, and the
+ * last failure of each thread. */
 #include "core.h"
 
 #include <stdarg.h>
@@ -6,12 +7,15 @@
 #include <string.h>
 
 static __thread int t_mpi_class;
+
 static __thread char t_message[1024];
+
+_Atomic uint64_t mp_g_mpi_errors;
 
 const char *mp_err_name(int code)
 {
     switch (code) {
-#define MP_ERROR_NAME(name, c, msg) case c: return "MP_" #name;
+#define MP_ERROR_NAME(name, c, csname, msg) case c: return "MP_" #name;
         MP_ERROR_MAP(MP_ERROR_NAME)
 #undef MP_ERROR_NAME
     }
@@ -21,7 +25,7 @@ const char *mp_err_name(int code)
 const char *mp_err_message(int code)
 {
     switch (code) {
-#define MP_ERROR_MSG(name, c, msg) case c: return msg;
+#define MP_ERROR_MSG(name, c, csname, msg) case c: return msg;
         MP_ERROR_MAP(MP_ERROR_MSG)
 #undef MP_ERROR_MSG
     }
@@ -60,15 +64,8 @@ int mp_mpi_fail(int rc, const char *call)
     text[len < 0 ? 0 : len > MPI_MAX_ERROR_STRING ? MPI_MAX_ERROR_STRING : len] = '\0';
     snprintf(t_message, sizeof t_message, "%s: %s", call, text);
     t_mpi_class = cls;
-    mp_count(&mp_my_counts()->mpi_errors, 1);
+    atomic_fetch_add_explicit(&mp_g_mpi_errors, 1, memory_order_relaxed); /* cold path */
     return cls == MPI_ERR_TRUNCATE ? MP_ETRUNCATE : MP_EMPI;
-}
-
-int mp_fail_comm(mp_comm_t c)
-{
-    if (!mp_ready())
-        return mp_fail_state();
-    return mp_fail(MP_EHANDLE, "communicator handle %d is not valid (freed or never created)", c);
 }
 
 int mp_fail_state(void)

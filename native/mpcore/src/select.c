@@ -19,8 +19,6 @@
 
 #define OMPI_CORE_FILE "libmpcore-ompi.so"
 
-const mp_table_t *mp_core_own_table(void);
-
 static const mp_table_t *_Atomic g_chosen;
 
 /* Opens the Open MPI core beside this library; NULL with a message in err. */

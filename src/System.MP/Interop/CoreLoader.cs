@@ -82,6 +82,24 @@ internal static unsafe class CoreLoader
         if (table->AbiVersion != CoreTable.ExpectedAbiVersion || table->Size < (uint)sizeof(CoreTable))
             throw new InvalidOperationException(SR.Format(SR.CoreAbiMismatch, table->AbiVersion, table->Size,
                 CoreTable.ExpectedAbiVersion, sizeof(CoreTable)));
+        // Same version, same size: the list itself must agree too, entry by entry
+        // (a call whose kind or parameters changed would otherwise be called wrongly).
+        string manifest = Marshal.PtrToStringUTF8(table->Manifest) ?? "";
+        if (!string.Equals(manifest, CoreTable.ExpectedManifest, StringComparison.Ordinal))
+            throw new InvalidOperationException(SR.Format(SR.CoreManifestMismatch, FirstDifference(manifest, CoreTable.ExpectedManifest)));
+    }
+
+    /// <summary>The first line in which the core's interface list and this assembly's differ.</summary>
+    internal static string FirstDifference(string core, string expected)
+    {
+        string[] a = core.Split('\n'), b = expected.Split('\n');
+        for (int i = 0; i < Math.Max(a.Length, b.Length); i++)
+        {
+            string x = i < a.Length ? a[i] : "(nothing)", y = i < b.Length ? b[i] : "(nothing)";
+            if (!string.Equals(x, y, StringComparison.Ordinal))
+                return $"entry {i}: the core has '{x}', System.MP expects '{y}'";
+        }
+        return "none";
     }
 
     private static nint LoadLibrary()

@@ -2,52 +2,6 @@ using System.Runtime.InteropServices;
 
 namespace System.MP.Interop;
 
-/// <summary>Error codes of mpcore (MP_ERROR_MAP in mpcore.h).</summary>
-internal static class CoreError
-{
-    internal const int Ok = 0;
-    internal const int Invalid = -1;
-    internal const int State = -2;
-    internal const int Handle = -3;
-    internal const int Rank = -4;
-    internal const int Tag = -5;
-    internal const int Count = -6;
-    internal const int NoMemory = -7;
-    internal const int Truncate = -8;
-    internal const int Mpi = -9;
-    internal const int NoLibrary = -10;
-    internal const int NoSymbol = -11;
-    internal const int Pending = -12;
-    internal const int Busy = -13;
-    internal const int Root = -14;
-}
-
-/// <summary>Mirror of mp_table_t: the core's call table (append-only ABI).</summary>
-[StructLayout(LayoutKind.Sequential)]
-internal struct CoreTable
-{
-    internal uint AbiVersion;
-    internal uint Size;
-    internal nint ErrName, ErrMessage, LastError;
-    internal nint Init, Finalize, State, Abort, Wtime, Wtick, ThreadLevel;
-    internal nint ProcessorName, LibraryVersion, TagUb, LibraryPath;
-    internal nint CommRank, CommSize, CommDup, CommSplit, CommFree;
-    internal nint SendStart, RecvStart, TokenTest, TokenWait;
-    internal nint ISend, IRecv, ReqTest, ReqWait, ReqCancel, ReqOrphan, ReqSweep;
-    internal nint ReqTestAll, ReqWaitAll, ReqWaitAny, ReqActive;
-    internal nint IProbe, Probe;
-    internal nint IMProbe, MProbe, MRecvStart;
-    internal nint CollRun, CollPost, OpCreate, OpFree;
-    internal nint CommGroup, GroupSize, GroupRank, GroupSetop, GroupSelect, GroupTranslate, GroupCompare, GroupFree, CommCreate, CommCompare, CommSplitType, CommSetName, CommGetName, CartCreate, CartNdims, CartGet, CartRank, CartCoords, CartShift, CartSub, DimsCreate;
-    internal nint CommRemoteSize, CommIsInter, IntercommCreate, IntercommMerge, CommSpawn, CommGetParent, OpenPort, ClosePort, CommAccept, CommConnect, CommDisconnect, PublishName, UnpublishName, LookupName;
-    internal nint Stats;
-    internal nint ReqLive;
-    internal nint GcScan, GcAttach, MpiAbi;
-
-    /// <summary>MP_ABI_VERSION this assembly was written against.</summary>
-    internal const uint ExpectedAbiVersion = 4;
-}
-
 /// <summary>mpcore's thread levels, send modes and states.</summary>
 internal static class CoreConst
 {

@@ -5,24 +5,39 @@ using System.Threading;
 namespace System.MP;
 
 /// <summary>
-/// A pinned GCHandle on one array, shared by the nonblocking operations in
-/// flight on it (library mode): the first operation pins, the last one to
-/// complete unpins.  A window of operations on one buffer, the common case,
-/// costs one GCHandle instead of one per operation; the array is pinned
-/// exactly while some operation on it may still be touched by MPI.
+/// Keeps one buffer valid while nonblocking operations on it are in flight, and
+/// lets go of it when the last of them completes (any thread), or when the core
+/// finishes with an operation whose request was dropped (Request.Orphans.cs):
+/// <list type="bullet">
+/// <item>a pinned GCHandle on an array (library mode), shared by the operations in
+/// flight on that array: a window of operations on one buffer costs one GCHandle,
+/// and the array is pinned exactly while MPI may still touch it;</item>
+/// <item>the rented native buffer of an object send, shared by the messages its
+/// payload travels in (<see cref="ForPayload"/>).</item>
+/// </list>
 /// </summary>
-internal sealed class ArrayPin
+internal sealed class BufferHold
 {
     private Array? _target; // cleared at unpin, so a thread's last pin keeps no array alive
     private GCHandle _handle;
+    private Transport.NativeBuffer? _payload;
     private int _refs;
 
-    private ArrayPin(Array array)
+    private BufferHold(Array array)
     {
         _handle = GCHandle.Alloc(array, GCHandleType.Pinned);
         _target = array;
         _refs = 1;
     }
+
+    private BufferHold(Transport.NativeBuffer payload, int operations)
+    {
+        _payload = payload;
+        _refs = operations;
+    }
+
+    /// <summary>Holds an object send's rented buffer until all <paramref name="operations"/> sending it completed.</summary>
+    internal static BufferHold ForPayload(Transport.NativeBuffer payload, int operations) => new(payload, operations);
 
     /// <summary>
     /// Pins <paramref name="array"/> for one more operation, joining
@@ -30,16 +45,16 @@ internal sealed class ArrayPin
     /// pins the same array and is still held.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static ArrayPin Acquire(Array array, ref ArrayPin? last)
+    internal static BufferHold Acquire(Array array, ref BufferHold? last)
     {
-        ArrayPin? p = last;
+        BufferHold? p = last;
         if (p is not null && ReferenceEquals(p._target, array) && p.TryAddRef())
             return p;
         return last = New(array);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static ArrayPin New(Array array) => new(array);
+    private static BufferHold New(Array array) => new(array);
 
     /// <summary>Joins a pin that is still held (never revives a released one).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -56,7 +71,7 @@ internal sealed class ArrayPin
         return false;
     }
 
-    /// <summary>One operation on the array completed (any thread); the last one unpins.</summary>
+    /// <summary>One operation on the buffer completed (any thread); the last one lets go of it.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void Release()
     {
@@ -67,6 +82,12 @@ internal sealed class ArrayPin
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void Unpin()
     {
+        if (_payload is { } payload)
+        {
+            _payload = null;
+            Transport.BufferPool.Return(payload);
+            return;
+        }
         _target = null;
         _handle.Free();
     }

@@ -1,0 +1,85 @@
+/* environment.c - the core's state and environment queries: thread level,
+ * tag bound, clocks, processor name, library version and path. */
+#include "core.h"
+
+#include <stdio.h>
+#include <string.h>
+
+_Atomic int mp_g_state = MP_STATE_UNINIT;
+
+int mp_g_tag_ub = 32767; /* the MPI standard's guaranteed minimum until queried */
+int mp_g_thread_level = MP_THREAD_SINGLE;
+
+int mp_state(void)
+{
+    return atomic_load(&mp_g_state);
+}
+
+double mp_wtime(void)
+{
+    return pal_mpi.Wtime ? pal_mpi.Wtime() : (double)pal_clock_ns() * 1e-9;
+}
+
+double mp_wtick(void)
+{
+    return pal_mpi.Wtick ? pal_mpi.Wtick() : 1e-9;
+}
+
+int mp_thread_level(int *provided)
+{
+    if (!mp_ready())
+        return mp_fail_state();
+    *provided = mp_g_thread_level;
+    return 0;
+}
+
+int mp_processor_name(char *buf, int cap)
+{
+    char name[MPI_MAX_PROCESSOR_NAME + 1];
+    int len = 0, rc;
+    if (!mp_ready())
+        return mp_fail_state();
+    if ((rc = MP_MPI_CHECK(pal_mpi.Get_processor_name(name, &len), "MPI_Get_processor_name")))
+        return rc;
+    name[len < 0 ? 0 : len > MPI_MAX_PROCESSOR_NAME ? MPI_MAX_PROCESSOR_NAME : len] = '\0';
+    if (buf && cap > 0)
+        snprintf(buf, (size_t)cap, "%s", name);
+    return (int)strlen(name);
+}
+
+int mp_library_version(char *buf, int cap)
+{
+    char text[MPI_MAX_LIBRARY_VERSION_STRING + 1];
+    int len = 0, rc;
+    char err[2048];
+    if (pal_mpi_load(err, (int)sizeof err) != 0)
+        return mp_fail(MP_ENOLIB, "%s", err);
+    /* MPI_Get_library_version may be called before MPI_Init (MPI-3 8.1.1). */
+    if ((rc = MP_MPI_CHECK(pal_mpi.Get_library_version(text, &len), "MPI_Get_library_version")))
+        return rc;
+    text[len < 0 ? 0 : len > MPI_MAX_LIBRARY_VERSION_STRING ? MPI_MAX_LIBRARY_VERSION_STRING : len] = '\0';
+    /* Libraries end it with a newline and sometimes pad it; trim. */
+    for (len = (int)strlen(text); len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '); len--)
+        text[len - 1] = '\0';
+    if (buf && cap > 0)
+        snprintf(buf, (size_t)cap, "%s", text);
+    return len;
+}
+
+int mp_tag_ub(int *tag_ub)
+{
+    if (!mp_ready())
+        return mp_fail_state();
+    *tag_ub = mp_g_tag_ub;
+    return 0;
+}
+
+const char *mp_library_path(void)
+{
+    return pal_mpi_path();
+}
+
+int mp_mpi_abi(void)
+{
+    return PAL_MPI_BUILD_ABI == PAL_ABI_OPENMPI ? MP_MPI_ABI_OPENMPI : MP_MPI_ABI_MPICH;
+}

@@ -1,0 +1,96 @@
+/* lifecycle.c - init, finalize, abort: the top of the core, calling into
+ * every layer below it. */
+#include "comms.h"
+
+#include <stddef.h>
+
+static const int k_mpi_levels[4] = { MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED,
+                                     MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE };
+
+static int level_from_mpi(int lvl)
+{
+    for (int i = 3; i > 0; i--)
+        if (lvl == k_mpi_levels[i])
+            return i;
+    return MP_THREAD_SINGLE;
+}
+
+int mp_init(int required, int *provided)
+{
+    char err[2048];
+    int flag = 0, rc, got = 0, *ub = NULL;
+    mp_comm_t h;
+    if (required < MP_THREAD_SINGLE || required > MP_THREAD_MULTIPLE)
+        return mp_fail(MP_EINVAL, "thread level %d is not one of 0..3", required);
+    if (atomic_load(&mp_g_state) == MP_STATE_READY) {
+        if (provided)
+            *provided = mp_g_thread_level;
+        return 0;
+    }
+    if (atomic_load(&mp_g_state) == MP_STATE_FINALIZED)
+        return mp_fail(MP_ESTATE, "MPI cannot be initialized again after it was finalized");
+    if (pal_mpi_load(err, (int)sizeof err) != 0)
+        return mp_fail(MP_ENOLIB, "%s", err);
+    mp_blocking_enter();
+    rc = pal_mpi.Initialized(&flag);
+    if (rc == MPI_SUCCESS && !flag)
+        rc = pal_mpi.Init_thread(NULL, NULL, k_mpi_levels[required], &got);
+    else if (rc == MPI_SUCCESS)
+        rc = pal_mpi.Query_thread(&got); /* someone else (a host) initialized MPI */
+    mp_blocking_leave();
+    if ((rc = MP_MPI_CHECK(rc, "MPI_Init_thread")) != 0)
+        return rc;
+    if ((rc = MP_MPI_CHECK(pal_mpi.Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
+                           "MPI_Comm_set_errhandler")) ||
+        (rc = MP_MPI_CHECK(pal_mpi.Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN),
+                           "MPI_Comm_set_errhandler")))
+        return rc;
+    if (pal_mpi.Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag) == MPI_SUCCESS && flag && ub)
+        mp_g_tag_ub = *ub;
+    mp_g_thread_level = level_from_mpi(got);
+    if ((rc = mp_comm_register(MPI_COMM_WORLD, &h)) || h != MP_COMM_WORLD ||
+        (rc = mp_comm_register(MPI_COMM_SELF, &h)) || h != MP_COMM_SELF)
+        return rc ? rc : mp_fail(MP_ESTATE, "communicator table was not empty at init");
+    /* A spawned job's parent: registered now, whether or not the program asks
+     * for it, so its channel is duplicated together with the parent's side. */
+    {
+        MPI_Comm parent = MPI_COMM_NULL;
+        if ((rc = MP_MPI_CHECK(pal_mpi.Comm_get_parent(&parent), "MPI_Comm_get_parent")) ||
+            (parent != MPI_COMM_NULL && (rc = mp_comm_register(parent, &mp_g_parent))))
+            return rc;
+    }
+    atomic_store(&mp_g_state, MP_STATE_READY);
+    if (provided)
+        *provided = mp_g_thread_level;
+    return 0;
+}
+
+int mp_finalize(void)
+{
+    int rc, flag = 0;
+    if (atomic_load(&mp_g_state) != MP_STATE_READY)
+        return mp_fail_state();
+    mp_coll_cleanup();
+    atomic_store(&mp_g_state, MP_STATE_FINALIZED);
+    for (mp_comm_t c = MP_COMM_WORLD; c <= MP_COMM_SELF; c++)
+        pal_mpi.Comm_free(&mp_g_channels[c].mpi); /* the predefined ones' channels */
+    mp_blocking_enter();
+    rc = pal_mpi.Finalized(&flag);
+    if (rc == MPI_SUCCESS && !flag)
+        rc = pal_mpi.Finalize();
+    mp_blocking_leave();
+    return MP_MPI_CHECK(rc, "MPI_Finalize");
+}
+
+int mp_abort(mp_comm_t comm, int errorcode)
+{
+    const comm_entry_t *ce;
+    if (!pal_mpi.Abort)
+        return mp_fail_state();
+    ce = mp_comm_get(comm);
+    /* What this rank wrote before aborting (its reason) must reach the user:
+     * the launcher stops forwarding output once it learns of the abort. */
+    pal_output_drain(2000);
+    /* Abort is allowed even in odd states: it is how a failing rank ends the job. */
+    return MP_MPI_CHECK(pal_mpi.Abort(ce ? ce->mpi : MPI_COMM_WORLD, errorcode), "MPI_Abort");
+}

@@ -1,0 +1,279 @@
+/* p2p.c - point-to-point (MPI-4.0 chapter 3): posting sends and receives,
+ * blocking operations in two steps, nonblocking ones, probe and matched probe.
+ * post_send/post_recv and the slot helpers are inlined into every posting call:
+ * this path is measured against C calling MPI directly. */
+#include "requests.h"
+
+#include <limits.h>
+
+static inline int check_count(const void *buf, int64_t bytes)
+{
+    if (MP_UNLIKELY(bytes < 0))
+        return mp_fail(MP_ECOUNT, "byte count %lld is negative", (long long)bytes);
+    if (MP_UNLIKELY(!buf && bytes > 0))
+        return mp_fail(MP_EINVAL, "buffer is NULL but byte count is %lld", (long long)bytes);
+    return 0;
+}
+
+/* A point-to-point operation whose arguments were accepted. */
+static inline void count_p2p(mp_counts_t *k, int64_t bytes)
+{
+    mp_count(&k->p2p_ops, 1);
+    mp_count(&k->p2p_bytes, (uint64_t)bytes);
+}
+
+/* Posts a send or receive after checking its arguments: < 0 an error, 0
+ * posted, 1 ProcNull (nothing posted).  Callers count what was accepted
+ * (count_p2p).  Inlined into the posting calls: the send/recv path is measured
+ * against C calling MPI directly. */
+static MP_INLINE int post_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm,
+                               int mode, MPI_Request *r)
+{
+    const comm_entry_t *ce;
+    int d = 0, rc;
+    if ((rc = mp_comm_lookup(comm, &ce)))
+        return rc;
+    if ((rc = mp_check_dest(ce, dest, &d)) || (rc = mp_check_send_tag(tag)) ||
+        (rc = check_count(buf, bytes)))
+        return rc;
+    if (MP_UNLIKELY(mode != MP_SEND_STANDARD && mode != MP_SEND_SYNC))
+        return mp_fail(MP_EINVAL, "send mode %d is not MP_SEND_STANDARD or MP_SEND_SYNC", mode);
+    if (MP_UNLIKELY(d == MPI_PROC_NULL))
+        return 1;
+    if (MP_LIKELY(bytes <= INT_MAX)) {
+        rc = (mode == MP_SEND_SYNC ? pal_mpi.Issend : pal_mpi.Isend)(
+            buf, (int)bytes, MPI_BYTE, d, tag, ce->mpi, r);
+        return MP_MPI_CHECK(rc, mode == MP_SEND_SYNC ? "MPI_Issend" : "MPI_Isend");
+    }
+    if (!pal_mpi.Isend_c || !pal_mpi.Issend_c)
+        return mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions, "
+                       "which this MPI library lacks", (long long)bytes);
+    rc = (mode == MP_SEND_SYNC ? pal_mpi.Issend_c : pal_mpi.Isend_c)(
+        buf, (MPI_Count)bytes, MPI_BYTE, d, tag, ce->mpi, r);
+    return MP_MPI_CHECK(rc, mode == MP_SEND_SYNC ? "MPI_Issend_c" : "MPI_Isend_c");
+}
+
+static MP_INLINE int post_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
+                               MPI_Request *r)
+{
+    const comm_entry_t *ce;
+    int s = 0, t = 0, rc;
+    if ((rc = mp_comm_lookup(comm, &ce)))
+        return rc;
+    if ((rc = mp_check_source(ce, source, &s)) || (rc = mp_check_recv_tag(tag, &t)) ||
+        (rc = check_count(buf, bytes)))
+        return rc;
+    if (MP_UNLIKELY(s == MPI_PROC_NULL))
+        return 1;
+    if (MP_LIKELY(bytes <= INT_MAX))
+        return MP_MPI_CHECK(pal_mpi.Irecv(buf, (int)bytes, MPI_BYTE, s, t, ce->mpi, r), "MPI_Irecv");
+    if (!pal_mpi.Irecv_c)
+        return mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions, "
+                       "which this MPI library lacks", (long long)bytes);
+    return MP_MPI_CHECK(pal_mpi.Irecv_c(buf, (MPI_Count)bytes, MPI_BYTE, s, t, ce->mpi, r),
+                        "MPI_Irecv_c");
+}
+
+/* ---- blocking operations in two steps ---- */
+
+int mp_send_start(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
+                  mp_token_t *token)
+{
+    MPI_Request r;
+    int rc;
+    mp_counts_t *k = mp_my_counts();
+    mp_count(&k->blocking_ops, 1);
+    rc = post_send(buf, bytes, dest, tag, comm, mode, &r);
+    if (rc >= 0)
+        count_p2p(k, bytes);
+    if (rc)
+        return rc; /* an error, or 1 for ProcNull */
+    *token = (mp_token_t)r;
+    return mp_token_test(*token, NULL);
+}
+
+int mp_recv_start(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
+                  mp_status_t *status, mp_token_t *token)
+{
+    MPI_Request r;
+    int rc;
+    mp_counts_t *k = mp_my_counts();
+    mp_count(&k->blocking_ops, 1);
+    rc = post_recv(buf, bytes, source, tag, comm, &r);
+    if (rc >= 0)
+        count_p2p(k, bytes);
+    if (MP_UNLIKELY(rc)) {
+        if (rc == 1 && status)
+            mp_status_proc_null(status);
+        return rc;
+    }
+    *token = (mp_token_t)r;
+    return mp_token_test(*token, status);
+}
+
+int mp_token_test(mp_token_t token, mp_status_t *status)
+{
+    MPI_Request r = (MPI_Request)token;
+    MPI_Status st;
+    int flag = 0, rc = pal_mpi.Test(&r, &flag, &st);
+    if (MP_LIKELY(rc == MPI_SUCCESS) && !flag)
+        return 0;
+    if (status)
+        mp_status_from_mpi(&st, status);
+    return rc == MPI_SUCCESS ? 1 : mp_mpi_fail(rc, "MPI_Test");
+}
+
+int mp_token_wait(mp_token_t token, mp_status_t *status)
+{
+    MPI_Request r = (MPI_Request)token;
+    MPI_Status st;
+    int rc;
+    mp_blocking_enter();
+    rc = pal_mpi.Wait(&r, &st);
+    mp_sweep_orphans();
+    mp_blocking_leave();
+    if (status)
+        mp_status_from_mpi(&st, status);
+    return MP_MPI_CHECK(rc, "MPI_Wait");
+}
+
+/* ---- nonblocking ---- */
+
+int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
+             void *obj, mp_req_t *req)
+{
+    MPI_Request r = MPI_REQUEST_NULL;
+    slot_cache_t *c = my_cache();
+    int rc = post_send(buf, bytes, dest, tag, comm, mode, &r);
+    if (rc < 0)
+        return rc;
+    count_p2p(counts_of(c), bytes);
+    return track(c, rc, r, bytes > 0 ? obj : NULL, NULL, 0, req);
+}
+
+int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)
+{
+    MPI_Request r = MPI_REQUEST_NULL;
+    slot_cache_t *c = my_cache();
+    int rc = post_recv(buf, bytes, source, tag, comm, &r);
+    if (rc < 0)
+        return rc;
+    count_p2p(counts_of(c), bytes);
+    return track(c, rc, r, bytes > 0 ? obj : NULL, NULL, 1, req);
+}
+
+/* ---- probe and matched probe ---- */
+
+static int probe_args(int source, int tag, mp_comm_t comm, const comm_entry_t **ce, int *s, int *t)
+{
+    int rc;
+    if ((rc = mp_comm_lookup(comm, ce)))
+        return rc;
+    if ((rc = mp_check_source(*ce, source, s)) || (rc = mp_check_recv_tag(tag, t)))
+        return rc;
+    return 0;
+}
+
+int mp_iprobe(int source, int tag, mp_comm_t comm, mp_status_t *status)
+{
+    const comm_entry_t *ce;
+    MPI_Status st;
+    int s = 0, t = 0, flag = 0, rc;
+    if ((rc = probe_args(source, tag, comm, &ce, &s, &t)))
+        return rc;
+    if ((rc = MP_MPI_CHECK(pal_mpi.Iprobe(s, t, ce->mpi, &flag, &st), "MPI_Iprobe")))
+        return rc;
+    if (flag && status)
+        mp_status_from_mpi(&st, status);
+    return flag ? 1 : 0;
+}
+
+int mp_probe(int source, int tag, mp_comm_t comm, mp_status_t *status)
+{
+    const comm_entry_t *ce;
+    MPI_Status st;
+    int s = 0, t = 0, rc;
+    if ((rc = probe_args(source, tag, comm, &ce, &s, &t)))
+        return rc;
+    mp_blocking_enter();
+    rc = pal_mpi.Probe(s, t, ce->mpi, &st);
+    mp_blocking_leave();
+    if ((rc = MP_MPI_CHECK(rc, "MPI_Probe")))
+        return rc;
+    if (status)
+        mp_status_from_mpi(&st, status);
+    return 0;
+}
+
+int mp_improbe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)
+{
+    const comm_entry_t *ce;
+    MPI_Status st;
+    MPI_Message m = MPI_MESSAGE_NULL;
+    int s = 0, t = 0, flag = 0, rc;
+    if ((rc = probe_args(source, tag, comm, &ce, &s, &t)))
+        return rc;
+    if (s == MPI_PROC_NULL) {
+        *msg = (mp_msg_t)MPI_MESSAGE_NO_PROC;
+        if (status)
+            mp_status_proc_null(status);
+        return 1;
+    }
+    if ((rc = MP_MPI_CHECK(pal_mpi.Improbe(s, t, ce->mpi, &flag, &m, &st), "MPI_Improbe")))
+        return rc;
+    if (!flag)
+        return 0;
+    *msg = (mp_msg_t)m;
+    if (status)
+        mp_status_from_mpi(&st, status);
+    return 1;
+}
+
+int mp_mprobe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)
+{
+    const comm_entry_t *ce;
+    MPI_Status st;
+    MPI_Message m = MPI_MESSAGE_NULL;
+    int s = 0, t = 0, rc;
+    if ((rc = probe_args(source, tag, comm, &ce, &s, &t)))
+        return rc;
+    if (s == MPI_PROC_NULL)
+        return mp_improbe(source, tag, comm, msg, status) == 1 ? 0 : MP_EINVAL;
+    mp_blocking_enter();
+    rc = pal_mpi.Mprobe(s, t, ce->mpi, &m, &st);
+    mp_blocking_leave();
+    if ((rc = MP_MPI_CHECK(rc, "MPI_Mprobe")))
+        return rc;
+    *msg = (mp_msg_t)m;
+    if (status)
+        mp_status_from_mpi(&st, status);
+    return 0;
+}
+
+int mp_mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status, mp_token_t *token)
+{
+    MPI_Message m = (MPI_Message)msg;
+    MPI_Request r;
+    int rc;
+    if (!mp_ready())
+        return mp_fail_state();
+    if (bytes < 0 || (!buf && bytes > 0))
+        return mp_fail(MP_ECOUNT, "byte count %lld is negative or the buffer is NULL", (long long)bytes);
+    if (m == MPI_MESSAGE_NULL)
+        return mp_fail(MP_EHANDLE, "the matched message was already received");
+    if (m == MPI_MESSAGE_NO_PROC) {
+        if (status)
+            mp_status_proc_null(status);
+        return 1;
+    }
+    if (bytes <= INT_MAX)
+        rc = MP_MPI_CHECK(pal_mpi.Imrecv(buf, (int)bytes, MPI_BYTE, &m, &r), "MPI_Imrecv");
+    else if (pal_mpi.Imrecv_c)
+        rc = MP_MPI_CHECK(pal_mpi.Imrecv_c(buf, (MPI_Count)bytes, MPI_BYTE, &m, &r), "MPI_Imrecv_c");
+    else
+        rc = mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions", (long long)bytes);
+    if (rc)
+        return rc;
+    *token = (mp_token_t)r;
+    return mp_token_test(*token, status);
+}

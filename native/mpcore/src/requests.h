@@ -1,0 +1,233 @@
+/* requests.h - the request layer's private header: the slot table, each
+ * thread's slot cache and counters (slots.c), completion (requests.c), and the
+ * inline helpers the posting path (p2p.c, collectives.c) needs so that a send
+ * or receive is posted without a call into another unit. */
+#ifndef MPCORE_REQUESTS_H
+#define MPCORE_REQUESTS_H
+
+#include "comms.h"
+
+#include <string.h>
+#include <threads.h>
+
+#define SLOT_CHUNK_BITS 10
+#define SLOT_CHUNK (1 << SLOT_CHUNK_BITS)
+#define SLOT_MAX_CHUNKS 1024 /* 1M slots: index fits the 20 low handle bits */
+#define HANDLE_INDEX_MASK 0xFFFFF
+#define HANDLE_GEN_SHIFT 20
+#define HANDLE_GEN_MASK 0x7FF
+
+enum slot_state { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_DONE = 2 };
+/* Written only by the request's owner (a Request is completed from one thread,
+ * and its finalizer runs only once nothing else can reach it): no RMW needed. */
+enum slot_flags {
+    SLOT_ORPHANED = 1,
+    SLOT_IN_BATCH = 2 /* in the set a testall/waitall is completing: a repeat is refused */
+};
+
+typedef struct slot {
+    void *obj[2];         /* owner objects (GC roots while in flight) or NULL */
+    MPI_Request mpi;
+    _Atomic uint32_t state;
+    _Atomic uint32_t flags;
+    _Atomic uint32_t gen;
+    int32_t next_free;
+    int32_t is_recv;
+    int32_t done_rc;      /* result recorded when the core saw completion */
+    mp_status_t status;   /* status recorded when the core saw completion */
+} slot_t;
+
+/* A thread's free slots.  Refills take SLOT_BATCH slots from the global list
+ * (or fresh ones), a full cache gives SLOT_BATCH back; at thread exit the
+ * cache returns everything (a tss destructor). */
+#define SLOT_CACHE 256
+#define SLOT_BATCH 64
+typedef struct slot_cache {
+    int n;
+    int registered; /* the exit destructor knows this cache */
+    int listed;     /* LISTED: on g_listed, its counts summed by mp_stats */
+    struct slot_cache *next, *prev;
+    mp_counts_t counts;
+    int idx[SLOT_CACHE];
+} slot_cache_t;
+enum { UNLISTED, LISTED, RETIRED /* the thread is exiting: counted in g_retired */ };
+
+/* ---- the table and the caches (slots.c) ---- */
+extern slot_t *mp_g_chunks[SLOT_MAX_CHUNKS];
+extern _Atomic int mp_g_nslots;      /* high-water mark of slots ever handed out */
+extern mp_spin_t mp_g_slot_lock;     /* the global free list and the counters' list */
+extern _Thread_local slot_cache_t mp_t_cache;
+
+/* The cold ends of the inline helpers below. */
+MP_COLD int mp_cache_refill(slot_cache_t *c);
+MP_COLD void mp_cache_register(slot_cache_t *c);
+MP_COLD void mp_cache_list(slot_cache_t *c);
+void mp_cache_spill(slot_cache_t *c, int n);
+/* Frees a slot into the global free list (slots freed by a thread that does
+ * not own them: orphans, at a sweep or a GC mark). */
+void mp_slot_push_global(int idx);
+/* Every thread's counts: those that exited and the live ones. */
+void mp_counts_sum(mp_counts_t *out);
+
+/* This thread's cache, looked up once: compilers otherwise recompute a TLS
+ * address at each use (a call into the dynamic linker for a dlopen'ed core). */
+static inline slot_cache_t *my_cache(void)
+{
+    slot_cache_t *c = &mp_t_cache;
+#if defined(__GNUC__)
+    __asm__("" : "+r"(c));
+#endif
+    return c;
+}
+
+/* ---- slots ---- */
+
+static inline slot_t *slot_at(int idx)
+{
+    return &mp_g_chunks[idx >> SLOT_CHUNK_BITS][idx & (SLOT_CHUNK - 1)];
+}
+
+static inline mp_counts_t *counts_of(slot_cache_t *c)
+{
+    if (MP_UNLIKELY(c->listed != LISTED))
+        mp_cache_list(c);
+    return &c->counts;
+}
+
+static inline int slot_alloc(slot_cache_t *c, slot_t **out, mp_req_t *handle)
+{
+    slot_t *s;
+    uint32_t gen;
+    int idx, n = c->n, rc;
+    if (MP_UNLIKELY(n == 0)) {
+        if ((rc = mp_cache_refill(c)))
+            return rc;
+        n = c->n;
+    }
+    c->n = --n;
+    idx = c->idx[n];
+    s = slot_at(idx);
+    gen = (atomic_load_explicit(&s->gen, memory_order_relaxed) + 1) & HANDLE_GEN_MASK;
+    atomic_store_explicit(&s->gen, gen, memory_order_relaxed);
+    s->next_free = -1;
+    atomic_store_explicit(&s->flags, 0, memory_order_relaxed);
+    *out = s;
+    *handle = (mp_req_t)((gen << HANDLE_GEN_SHIFT) | (uint32_t)idx);
+    return 0;
+}
+
+/* Forgets a slot's owner objects: the GC no longer reports them. */
+static inline void slot_forget(slot_t *s)
+{
+    __atomic_store_n(&s->obj[0], NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->obj[1], NULL, __ATOMIC_RELEASE);
+}
+
+/* Marks a slot free (its objects forgotten first, so the GC never sees a
+ * free slot holding one). */
+static inline void slot_clear(slot_t *s)
+{
+    slot_forget(s);
+    atomic_store_explicit(&s->state, SLOT_FREE, memory_order_release);
+}
+
+/* Frees a slot on the owner's completion path: into this thread's cache c
+ * (my_cache(), looked up once per call).  Slots freed by others - orphans, at a
+ * sweep or a GC mark - go to the global list: orphan_free. */
+static inline void slot_free(slot_cache_t *c, slot_t *s, int idx)
+{
+    slot_clear(s);
+    if (MP_UNLIKELY(c->n == SLOT_CACHE || !c->registered)) {
+        if (!c->registered)
+            mp_cache_register(c);
+        if (c->n == SLOT_CACHE)
+            mp_cache_spill(c, SLOT_BATCH);
+    }
+    c->idx[c->n++] = idx;
+}
+
+static inline slot_t *slot_get(mp_req_t h, int *idx)
+{
+    int i = h & HANDLE_INDEX_MASK;
+    slot_t *s;
+    if (MP_UNLIKELY(h < 0 || i >= atomic_load_explicit(&mp_g_nslots, memory_order_acquire)))
+        return NULL;
+    s = slot_at(i);
+    if (MP_UNLIKELY((uint32_t)(h >> HANDLE_GEN_SHIFT) != atomic_load_explicit(&s->gen, memory_order_relaxed) ||
+                    atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_FREE))
+        return NULL;
+    *idx = i;
+    return s;
+}
+
+/* Records completion in the slot (the core has seen it: the buffer is no
+ * longer touched by MPI, so the GC may move it from now on). */
+/* The status of a completed operation, from MPI's (a send's carries only
+ * cancellation). */
+static inline void status_of(int is_recv, int rc, const MPI_Status *st, mp_status_t *out)
+{
+    if (is_recv) {
+        mp_status_from_mpi(st, out);
+    } else {
+        memset(out, 0, sizeof *out);
+        out->cancelled = pal_status_cancelled(st);
+    }
+    out->error = rc;
+}
+
+/* ---- completion (requests.c) ---- */
+/* Tests an ACTIVE slot once and records its completion: 1 if done. */
+int mp_slot_poll(slot_t *s);
+/* Frees a completed orphan's slot unless another thread did: 1 if this call did. */
+int mp_orphan_free(slot_t *s, int idx);
+
+/* Completes finished orphans when there are any (one relaxed load otherwise).
+ * Blocking calls run it inside the blocking bracket, so a program that only
+ * makes blocking calls still releases requests it dropped. */
+extern _Atomic int mp_g_orphans;
+static inline void mp_sweep_orphans(void)
+{
+    if (MP_UNLIKELY(atomic_load_explicit(&mp_g_orphans, memory_order_relaxed)))
+        mp_req_sweep();
+}
+
+/* ---- nonblocking ---- */
+
+/* Gives a posted operation (posted == 0) or a ProcNull one (posted == 1,
+ * already complete) a slot, recording up to two owner objects. */
+static inline int track(slot_cache_t *c, int posted, MPI_Request r, void *obj0, void *obj1,
+                        int is_recv, mp_req_t *req)
+{
+    slot_t *s = NULL;
+    int rc = slot_alloc(c, &s, req);
+    if (MP_UNLIKELY(rc)) {
+        /* Nothing can hold the operation now: let it complete on its own. */
+        if (posted == 0)
+            pal_mpi.Request_free(&r);
+        return rc;
+    }
+    s->is_recv = is_recv;
+    if (posted == 1) {
+        s->obj[0] = s->obj[1] = NULL;
+        mp_status_proc_null(&s->status);
+        s->done_rc = 0;
+        atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
+        return 0;
+    }
+    s->mpi = r;
+    s->obj[0] = obj0;
+    s->obj[1] = obj1;
+    /* A registered buffer needs no pin object: that is a pin avoided. */
+    if (obj0 || obj1) /* the caller listed c's counters when it counted the operation */
+        mp_count(&c->counts.registered, (uint64_t)(obj0 != NULL) + (obj1 != NULL));
+    atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
+    return 0;
+}
+
+/* track() for callers outside the posting path (collectives). */
+int mp_track(int posted, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_req_t *req);
+
+/* ---- the GC scan (gcscan.c) ---- */
+int mp_gc_attached(void);
+
+#endif /* MPCORE_REQUESTS_H */

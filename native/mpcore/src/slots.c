@@ -1,0 +1,169 @@
+/*
+ * slots.c - the request slot table (which is also the in-flight table the GC
+ * extension scans), each thread's cache of free slots and its operation
+ * counters.
+ *
+ * Slots live in fixed-size chunks that never move, so the address of a slot's
+ * `obj` field is a stable native root for the GC.  A handle is
+ * (generation << 20) | index, so a stale handle is detected, not misused.
+ *
+ * The per-operation path takes no lock and makes no atomic read-modify-write:
+ * each thread keeps a cache of free slots (allocating and freeing there),
+ * refilled from and spilled to the locked global free list in batches.  The
+ * inline halves are in requests.h.
+ */
+#include "requests.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+slot_t *mp_g_chunks[SLOT_MAX_CHUNKS];
+_Atomic int mp_g_nslots;       /* high-water mark of slots ever handed out */
+static int g_free_head = -1;     /* global free list, under mp_g_slot_lock */
+_Atomic int mp_g_orphans;        /* ACTIVE slots whose owner is gone */
+mp_spin_t mp_g_slot_lock = MP_SPIN_INIT;
+_Thread_local slot_cache_t mp_t_cache;
+static tss_t g_cache_key;
+
+static once_flag g_cache_once = ONCE_FLAG_INIT;
+
+static int g_cache_key_ok;
+
+/* Threads' counters: the live ones listed, those of exited threads summed,
+ * both under mp_g_slot_lock. */
+static slot_cache_t *g_listed;
+
+static mp_counts_t g_retired;
+
+/* Puts idx on the global free list (caller holds mp_g_slot_lock). */
+static inline void global_push(int idx)
+{
+    slot_at(idx)->next_free = g_free_head;
+    g_free_head = idx;
+}
+
+void mp_slot_push_global(int idx)
+{
+    mp_spin_lock(&mp_g_slot_lock);
+    global_push(idx);
+    mp_spin_unlock(&mp_g_slot_lock);
+}
+
+/* Gives up to n cached slots back to the global list. */
+void mp_cache_spill(slot_cache_t *c, int n)
+{
+    mp_spin_lock(&mp_g_slot_lock);
+    while (n-- > 0 && c->n > 0)
+        global_push(c->idx[--c->n]);
+    mp_spin_unlock(&mp_g_slot_lock);
+}
+
+static void counts_add(mp_counts_t *to, const mp_counts_t *from)
+{
+    mp_count(&to->p2p_ops, atomic_load_explicit(&from->p2p_ops, memory_order_relaxed));
+    mp_count(&to->p2p_bytes, atomic_load_explicit(&from->p2p_bytes, memory_order_relaxed));
+    mp_count(&to->coll_ops, atomic_load_explicit(&from->coll_ops, memory_order_relaxed));
+    mp_count(&to->blocking_ops, atomic_load_explicit(&from->blocking_ops, memory_order_relaxed));
+    mp_count(&to->registered, atomic_load_explicit(&from->registered, memory_order_relaxed));
+}
+
+/* Thread exit: slots back to the global list, counts into g_retired (the
+ * thread's storage goes away after this). */
+static void cache_release(void *p)
+{
+    slot_cache_t *c = p;
+    mp_cache_spill(c, c->n);
+    c->registered = 0;
+    if (c->listed == LISTED) {
+        mp_spin_lock(&mp_g_slot_lock);
+        counts_add(&g_retired, &c->counts);
+        if (c->prev)
+            c->prev->next = c->next;
+        else
+            g_listed = c->next;
+        if (c->next)
+            c->next->prev = c->prev;
+        mp_spin_unlock(&mp_g_slot_lock);
+    }
+    c->listed = RETIRED; /* counts made during the rest of the exit are not kept */
+}
+
+static void cache_key_init(void)
+{
+    g_cache_key_ok = tss_create(&g_cache_key, cache_release) == thrd_success;
+}
+
+/* First use of a thread's cache: make sure it is emptied at thread exit. */
+MP_COLD void mp_cache_register(slot_cache_t *c)
+{
+    call_once(&g_cache_once, cache_key_init);
+    if (g_cache_key_ok && tss_set(g_cache_key, c) == thrd_success)
+        c->registered = 1;
+}
+
+/* First count of a thread: list its counters (and arm the exit destructor). */
+MP_COLD void mp_cache_list(slot_cache_t *c)
+{
+    if (c->listed != UNLISTED)
+        return;
+    if (!c->registered)
+        mp_cache_register(c);
+    if (!c->registered)
+        return; /* no destructor to unlist it at exit: keep it off the list */
+    mp_spin_lock(&mp_g_slot_lock);
+    c->prev = NULL;
+    c->next = g_listed;
+    if (g_listed)
+        g_listed->prev = c;
+    g_listed = c;
+    c->listed = LISTED;
+    mp_spin_unlock(&mp_g_slot_lock);
+}
+
+mp_counts_t *mp_my_counts(void)
+{
+    return counts_of(my_cache());
+}
+
+/* Refills an empty cache: freed slots from the global list first, else
+ * fresh ones (allocating their chunk). */
+MP_COLD int mp_cache_refill(slot_cache_t *c)
+{
+    int rc = 0;
+    if (!c->registered)
+        mp_cache_register(c);
+    mp_spin_lock(&mp_g_slot_lock);
+    while (c->n < SLOT_BATCH && g_free_head >= 0) {
+        c->idx[c->n++] = g_free_head;
+        g_free_head = slot_at(g_free_head)->next_free;
+    }
+    if (c->n == 0) {
+        int first = atomic_load_explicit(&mp_g_nslots, memory_order_relaxed), count = SLOT_BATCH;
+        if (first + count > SLOT_CHUNK * SLOT_MAX_CHUNKS)
+            count = SLOT_CHUNK * SLOT_MAX_CHUNKS - first;
+        /* A batch never crosses a chunk: SLOT_CHUNK is a multiple of SLOT_BATCH. */
+        if (count <= 0) {
+            rc = mp_fail(MP_ENOMEM, "too many pending requests (at most %d)", SLOT_CHUNK * SLOT_MAX_CHUNKS);
+        } else if (!mp_g_chunks[first >> SLOT_CHUNK_BITS] &&
+                   !(mp_g_chunks[first >> SLOT_CHUNK_BITS] = calloc(SLOT_CHUNK, sizeof(slot_t)))) {
+            rc = mp_fail(MP_ENOMEM, "out of memory for the request table");
+        } else {
+            for (int i = first + count - 1; i >= first; i--)
+                c->idx[c->n++] = i;
+            atomic_store_explicit(&mp_g_nslots, first + count, memory_order_release);
+        }
+    }
+    mp_spin_unlock(&mp_g_slot_lock);
+    return rc;
+}
+
+/* Every thread's counts: those that exited and the live ones. */
+void mp_counts_sum(mp_counts_t *out)
+{
+    memset(out, 0, sizeof *out);
+    mp_spin_lock(&mp_g_slot_lock);
+    counts_add(out, &g_retired);
+    for (const slot_cache_t *c = g_listed; c; c = c->next)
+        counts_add(out, &c->counts);
+    mp_spin_unlock(&mp_g_slot_lock);
+}

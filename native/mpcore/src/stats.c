@@ -1,0 +1,25 @@
+/* stats.c - mp_stats: the counters of every layer in one snapshot. */
+#include "requests.h"
+
+#include <string.h>
+
+void mp_stats(mp_stats_t *out)
+{
+    mp_counts_t k;
+    mp_gc_stats_t gc;
+    mp_counts_sum(&k);
+    mp_gc_stats(&gc);
+    memset(out, 0, sizeof *out);
+    out->p2p_ops = atomic_load_explicit(&k.p2p_ops, memory_order_relaxed);
+    out->p2p_bytes = atomic_load_explicit(&k.p2p_bytes, memory_order_relaxed);
+    out->coll_ops = atomic_load_explicit(&k.coll_ops, memory_order_relaxed);
+    out->blocking_ops = atomic_load_explicit(&k.blocking_ops, memory_order_relaxed);
+    out->registered = atomic_load_explicit(&k.registered, memory_order_relaxed);
+    out->mpi_errors = atomic_load_explicit(&mp_g_mpi_errors, memory_order_relaxed);
+    out->gc_scans = gc.scans;
+    out->pinned_last_mark = gc.pinned_last_mark;
+    out->pinned_total = gc.pinned_total;
+    out->released_at_mark = gc.released_at_mark;
+    out->active_requests = (uint64_t)mp_req_active();
+    out->gc_extension = (uint64_t)mp_gc_attached();
+}

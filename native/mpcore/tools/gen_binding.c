@@ -1,0 +1,237 @@
+/*
+ * gen_binding.c - writes System.MP's binding of the core (Core.g.cs) from the
+ * one interface list, mpcore_calls.def, and the error map MP_ERROR_MAP.
+ *
+ *   gen_binding OUTPUT.cs     (rewrites OUTPUT only when its text changes)
+ *
+ * Each call becomes a field of CoreTable and a function pointer of Core:
+ * FAST and ANY calls get SuppressGCTransition, BLOCKING ones a GC transition,
+ * GC calls (for the GC extension) only their table slot.  C types map to C#
+ * by the table below; a type it does not know stops the build, so a new type
+ * is mapped on purpose, never guessed.
+ */
+#include "mpcore.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct call {
+    const char *kind, *ret, *name, *params;
+} call_t;
+
+static const call_t k_calls[] = {
+#define MP_CALL(kind, ret, name, params) { #kind, #ret, #name, #params },
+#include "mpcore_calls.def"
+#undef MP_CALL
+};
+
+static const char k_manifest[] =
+#define MP_CALL MP_MANIFEST_LINE
+#include "mpcore_calls.def"
+#undef MP_CALL
+    ;
+
+typedef struct error_row {
+    const char *cname, *csname, *message;
+    int code;
+} error_row_t;
+
+static const error_row_t k_errors[] = {
+#define MP_ERROR_ROW(name, code, csname, msg) { #name, #csname, msg, code },
+    MP_ERROR_MAP(MP_ERROR_ROW)
+#undef MP_ERROR_ROW
+};
+
+/* C base types (after const and '*' are taken off) and their C# names. */
+static const char *const k_types[][2] = {
+    { "void", "void" },         { "int", "int" },          { "int32_t", "int" },
+    { "uint32_t", "uint" },     { "int64_t", "long" },     { "uint64_t", "ulong" },
+    { "double", "double" },     { "char", "byte" },        { "mp_comm_t", "int" },
+    { "mp_req_t", "int" },      { "mp_group_t", "int" },   { "mp_token_t", "long" },
+    { "mp_msg_t", "long" },     { "mp_status_t", "Status" }, { "mp_coll_t", "CollDesc" },
+    { "mp_stats_t", "CoreStats" },
+    { "mp_user_fn", "delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>" },
+};
+
+static void die(const char *what, const char *detail)
+{
+    fprintf(stderr, "gen_binding: %s: %s\n", what, detail);
+    exit(1);
+}
+
+/* C# spelling of one C type such as "const char *const *". */
+static void cs_type(const char *c, char *out, size_t cap)
+{
+    char base[64] = "";
+    int stars = 0;
+    size_t n = 0;
+    for (const char *p = c; *p;) {
+        if (*p == '*') {
+            stars++;
+            p++;
+        } else if (isalnum((unsigned char)*p) || *p == '_') {
+            char word[64];
+            size_t w = 0;
+            while ((isalnum((unsigned char)*p) || *p == '_') && w + 1 < sizeof word)
+                word[w++] = *p++;
+            word[w] = '\0';
+            if (strcmp(word, "const") != 0) {
+                if (base[0])
+                    die("a type of two words", c);
+                snprintf(base, sizeof base, "%s", word);
+            }
+        } else {
+            p++;
+        }
+    }
+    for (size_t i = 0; i < sizeof k_types / sizeof *k_types; i++) {
+        if (strcmp(base, k_types[i][0]) == 0) {
+            n = (size_t)snprintf(out, cap, "%s", k_types[i][1]);
+            for (int s = 0; s < stars && n + 1 < cap; s++)
+                out[n++] = '*';
+            out[n] = '\0';
+            return;
+        }
+    }
+    die("no C# type for this C type (add it to k_types)", c);
+}
+
+/* The function pointer type of a call: delegate* unmanaged[Cdecl(, SuppressGCTransition)]<params, ret>. */
+static void cs_pointer(const call_t *c, char *out, size_t cap)
+{
+    char params[512], one[128], t[96];
+    size_t n;
+    int fast = strcmp(c->kind, "BLOCKING") != 0;
+    snprintf(params, sizeof params, "%s", c->params + 1); /* skip '(' */
+    params[strlen(params) - 1] = '\0';                   /* and ')' */
+    n = (size_t)snprintf(out, cap, "delegate* unmanaged[Cdecl%s]<", fast ? ", SuppressGCTransition" : "");
+    if (strcmp(params, "void") != 0) {
+        for (char *save = NULL, *p = strtok_r(params, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+            /* drop the parameter's name: the last identifier */
+            size_t len = strlen(p);
+            while (len && isspace((unsigned char)p[len - 1]))
+                len--;
+            while (len && (isalnum((unsigned char)p[len - 1]) || p[len - 1] == '_'))
+                len--;
+            snprintf(one, sizeof one, "%.*s", (int)len, p);
+            cs_type(one, t, sizeof t);
+            n += (size_t)snprintf(out + n, cap - n, "%s, ", t);
+        }
+    }
+    cs_type(c->ret, t, sizeof t);
+    snprintf(out + n, cap - n, "%s>", t);
+}
+
+/* "req_testall" -> "ReqTestall" */
+static void pascal(const char *snake, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (int up = 1; *snake && n + 1 < cap; snake++) {
+        if (*snake == '_') {
+            up = 1;
+            continue;
+        }
+        out[n++] = up ? (char)toupper((unsigned char)*snake) : *snake;
+        up = 0;
+    }
+    out[n] = '\0';
+}
+
+static void put_cs_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '\n')
+            fputs("\\n\" +\n        \"", f);
+        else if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void generate(FILE *f)
+{
+    const size_t ncalls = sizeof k_calls / sizeof *k_calls;
+    char name[64], ptr[768];
+    fputs("// <auto-generated>\n"
+          "// Written by native/mpcore/tools/gen_binding.c from native/mpcore/include/mpcore_calls.def\n"
+          "// (the core's interface, listed once) and MP_ERROR_MAP in mpcore.h, at every native build.\n"
+          "// Do not edit: change the list and run ./build.sh build.\n"
+          "// </auto-generated>\n"
+          "using System.Runtime.InteropServices;\n\n"
+          "namespace System.MP.Interop;\n\n"
+          "/// <summary>Error codes of mpcore (MP_ERROR_MAP in mpcore.h).</summary>\n"
+          "internal static class CoreError\n{\n", f);
+    for (size_t i = 0; i < sizeof k_errors / sizeof *k_errors; i++)
+        fprintf(f, "    /// <summary>MP_%s: %s.</summary>\n    internal const int %s = %d;\n",
+                k_errors[i].cname, k_errors[i].message, k_errors[i].csname, k_errors[i].code);
+    fputs("}\n\n"
+          "/// <summary>Mirror of mp_table_t: the core's call table, one slot per entry of mpcore_calls.def.</summary>\n"
+          "[StructLayout(LayoutKind.Sequential)]\n"
+          "internal struct CoreTable\n{\n"
+          "    internal uint AbiVersion;\n    internal uint Size;\n    internal nint Manifest;\n", f);
+    for (size_t i = 0; i < ncalls; i++) {
+        pascal(k_calls[i].name, name, sizeof name);
+        fprintf(f, "    internal nint %s;\n", name);
+    }
+    fprintf(f, "\n    /// <summary>MP_ABI_VERSION this binding was generated from.</summary>\n"
+               "    internal const uint ExpectedAbiVersion = %d;\n\n"
+               "    /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>\n"
+               "    internal const string ExpectedManifest =\n        ", MP_ABI_VERSION);
+    put_cs_string(f, k_manifest);
+    fputs(";\n}\n\n"
+          "/// <summary>\n"
+          "/// The core's functions as unmanaged function pointers, read once from the call table.\n"
+          "/// FAST and ANY calls are bound with SuppressGCTransition (they never wait), BLOCKING ones with\n"
+          "/// a GC transition, so the GC runs while the thread waits.\n"
+          "/// </summary>\n"
+          "internal static unsafe partial class Core\n{\n", f);
+    for (size_t i = 0; i < ncalls; i++) {
+        if (strcmp(k_calls[i].kind, "GC") == 0)
+            continue;
+        pascal(k_calls[i].name, name, sizeof name);
+        cs_pointer(&k_calls[i], ptr, sizeof ptr);
+        fprintf(f, "    /// <summary>%s: %s mp_%s%s</summary>\n    internal static readonly %s %s;\n",
+                k_calls[i].kind, k_calls[i].ret, k_calls[i].name, k_calls[i].params, ptr, name);
+    }
+    fputs("\n#pragma warning disable CA1810 // the table must be validated before any field is read\n"
+          "    static Core()\n#pragma warning restore CA1810\n    {\n"
+          "        CoreTable* t = CoreLoader.Table;\n", f);
+    for (size_t i = 0; i < ncalls; i++) {
+        if (strcmp(k_calls[i].kind, "GC") == 0)
+            continue;
+        pascal(k_calls[i].name, name, sizeof name);
+        cs_pointer(&k_calls[i], ptr, sizeof ptr);
+        fprintf(f, "        %s = (%s)t->%s;\n", name, ptr, name);
+    }
+    fputs("    }\n}\n", f);
+}
+
+int main(int argc, char **argv)
+{
+    char *now = NULL, *old = NULL;
+    size_t now_len = 0, old_len = 0;
+    FILE *f;
+    if (argc != 2)
+        die("usage", "gen_binding OUTPUT.cs");
+    if (!(f = open_memstream(&now, &now_len)))
+        die("open_memstream", "failed");
+    generate(f);
+    fclose(f);
+    if ((f = fopen(argv[1], "rb"))) {
+        old = malloc(now_len + 2);
+        old_len = old ? fread(old, 1, now_len + 1, f) : 0;
+        fclose(f);
+    }
+    if (old && old_len == now_len && memcmp(old, now, now_len) == 0)
+        return 0;
+    if (!(f = fopen(argv[1], "wb")) || fwrite(now, 1, now_len, f) != now_len || fclose(f) != 0)
+        die("cannot write", argv[1]);
+    free(old);
+    free(now);
+    return 0;
+}

@@ -1,0 +1,128 @@
+using System.MP.Interop;
+using System.Runtime.CompilerServices;
+
+namespace System.MP;
+
+/// <summary>
+/// A blocking operation's completion in two steps: fast polls (no GC transition), then
+/// one blocking call (a GC transition, so the GC runs while the thread waits).
+/// </summary>
+internal interface IPollThenBlock
+{
+    /// <summary>One fast test: 0 while pending, else the result (1 done, or a negative MP_E*).</summary>
+    int Poll();
+
+    /// <summary>Waits in a blocking call: the result (0 or 1 done, or a negative MP_E*).</summary>
+    int Block();
+}
+
+/// <summary>
+/// The one "poll, then block" policy every blocking operation of System.MP follows:
+/// requests, sets of requests, probes, matched probes and the pending part of a
+/// blocking send or receive.  Polling first keeps short waits free of GC transitions
+/// (the JIT places a GC poll after each fast call, so GCs still proceed); the
+/// operations are structs, so each use compiles to the loop written out by hand.
+/// </summary>
+internal static unsafe class Completion
+{
+    /// <summary>
+    /// How many fast tests come before the blocking call ($MOTOR_SPIN_POLLS, default 64).
+    /// </summary>
+    internal static readonly int SpinPolls = ReadSpinPolls();
+
+    private static int ReadSpinPolls()
+    {
+        string? s = Environment.GetEnvironmentVariable("MOTOR_SPIN_POLLS");
+        return s is not null && int.TryParse(s, out int n) && n >= 0 ? n : 64;
+    }
+
+    /// <summary>Polls <paramref name="polls"/> times, then blocks; returns the first result.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static int PollThenBlock<TOp>(ref TOp op, int polls) where TOp : struct, IPollThenBlock
+    {
+        for (int i = polls; i > 0; i--)
+        {
+            int rc = op.Poll();
+            if (rc != 0)
+                return rc;
+        }
+        return op.Block();
+    }
+
+    /// <inheritdoc cref="PollThenBlock{TOp}(ref TOp, int)"/>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static int PollThenBlock<TOp>(TOp op) where TOp : struct, IPollThenBlock => PollThenBlock(ref op, SpinPolls);
+
+    /// <summary>The pending part of a blocking send or receive (mp_token_*).</summary>
+    internal readonly struct Token(long token, Status* status) : IPollThenBlock
+    {
+        public int Poll() => Core.TokenTest(token, status);
+        public int Block() => Core.TokenWait(token, status);
+    }
+
+    /// <summary>One nonblocking request (mp_req_test / mp_req_wait).</summary>
+    internal readonly struct OneRequest(int handle, Status* status) : IPollThenBlock
+    {
+        public int Poll() => Core.ReqTest(handle, status);
+        public int Block() => Core.ReqWait(handle, status);
+    }
+
+    /// <summary>A set of requests completed together (mp_req_testall / mp_req_waitall).</summary>
+    internal readonly struct AllRequests(int n, int* handles, Status* statuses) : IPollThenBlock
+    {
+        public int Poll() => Core.ReqTestall(n, handles, statuses);
+        public int Block() => Core.ReqWaitall(n, handles, statuses);
+    }
+
+    /// <summary>
+    /// The first of a set of requests to complete: a poll tests every pending one once;
+    /// <see cref="Index"/> and <see cref="Result"/> say which completed and how.
+    /// </summary>
+    internal struct AnyRequest(int n, int* handles, Status* status) : IPollThenBlock
+    {
+        /// <summary>The completed request's index, or <see cref="Mpi.Undefined"/> when none was pending.</summary>
+        public int Index;
+
+        /// <summary>Its own result (1, or a negative MP_E* of that operation).</summary>
+        public int Result;
+
+        public int Poll()
+        {
+            for (int i = 0; i < n; i++)
+            {
+                if (handles[i] == CoreConst.ReqNull)
+                    continue;
+                int rc = Core.ReqTest(handles[i], status);
+                if (rc != 0)
+                {
+                    (Index, Result) = (i, rc);
+                    return 1;
+                }
+            }
+            return 0;
+        }
+
+        public int Block()
+        {
+            int rc = Core.ReqWaitany(n, handles, status);
+            if (rc < 0)
+                return rc; // the set itself was refused
+            (Index, Result) = rc == n ? (Mpi.Undefined, 1) : (rc, status->ErrorCode == 0 ? 1 : status->ErrorCode);
+            return 1;
+        }
+    }
+
+    /// <summary>A probe (mp_iprobe / mp_probe).</summary>
+    internal readonly struct Probe(int source, int tag, int comm, Status* status) : IPollThenBlock
+    {
+        public int Poll() => Core.Iprobe(source, tag, comm, status);
+        public int Block() => Core.Probe(source, tag, comm, status);
+    }
+
+    /// <summary>A matched probe (mp_improbe / mp_mprobe).</summary>
+    internal readonly struct MatchedProbe(int source, int tag, int comm, long* message, Status* status) : IPollThenBlock
+    {
+        public int Poll() => Core.Improbe(source, tag, comm, message, status);
+        public int Block() => Core.Mprobe(source, tag, comm, message, status);
+    }
+}

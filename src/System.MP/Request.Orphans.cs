@@ -1,0 +1,92 @@
+using System.Collections.Concurrent;
+using System.MP.Interop;
+using System.Threading;
+
+namespace System.MP;
+
+// Orphans: operations whose Request was disposed or dropped, completed and released later.
+public sealed unsafe partial class Request
+{
+    private static readonly ConcurrentQueue<(int Handle, BufferHold? Pin, BufferHold? Pin2)> s_orphans = new();
+    private static int s_orphanCount;
+
+    /// <summary>Dropped operations whose buffers are still held (tests).</summary>
+    internal static int OrphanedHolds => Volatile.Read(ref s_orphanCount);
+
+    /// <summary>Gives up an operation nobody will complete (disposed, or its request dropped).</summary>
+    internal static void Abandon(RequestGroup group, int index)
+    {
+        int h = group.Handles[index];
+        if (h == CoreConst.ReqNull)
+            return;
+        group.Handles[index] = CoreConst.ReqNull;
+        // The core owns completion: it frees the slot once it sees the
+        // operation done (in a later wait, a sweep, or at a GC mark under
+        // motor).  This touches no MPI state, so the finalizer thread may call it.
+        Core.ReqOrphan(h);
+        if (group.PinSlots is { } slots && (slots[index].Pin is not null || slots[index].Pin2 is not null))
+        {
+            ref RequestGroup.Pins op = ref slots[index];
+            s_orphans.Enqueue((h, op.Pin, op.Pin2));
+            op.Pin = op.Pin2 = null;
+            if (Interlocked.Increment(ref s_orphanCount) == 1)
+                GcSweep.Arm();
+        }
+    }
+
+    /// <summary>
+    /// On a user thread: lets the core complete dropped requests (MPI_Test),
+    /// then releases the pins of those it freed.
+    /// </summary>
+    internal static void SweepOrphans()
+    {
+        Core.ReqSweep();
+        ReleaseCompletedOrphans();
+    }
+
+    /// <summary>Frees the pins of dropped requests the core has finished with; calls no MPI (any thread).</summary>
+    private static void ReleaseCompletedOrphans()
+    {
+        for (int n = s_orphans.Count; n > 0 && s_orphans.TryDequeue(out var o); n--)
+        {
+            if (Core.ReqLive(o.Handle) != 0)
+            {
+                s_orphans.Enqueue(o);
+                continue;
+            }
+            o.Pin?.Release();
+            o.Pin2?.Release();
+            Interlocked.Decrement(ref s_orphanCount);
+        }
+    }
+
+    /// <summary>
+    /// The GC-triggered sweep of library mode: an object that is finalized after
+    /// each GC that finds it unreachable (re-registering itself while dropped
+    /// requests hold pins), so pins of completed orphans are released even
+    /// when the program makes no further nonblocking calls.
+    /// </summary>
+    private sealed class GcSweep
+    {
+        private static int s_armed;
+
+        internal static void Arm()
+        {
+            if (Interlocked.Exchange(ref s_armed, 1) == 0)
+                _ = new GcSweep();
+        }
+
+        ~GcSweep()
+        {
+            ReleaseCompletedOrphans();
+            if (Volatile.Read(ref s_orphanCount) != 0 && !Environment.HasShutdownStarted)
+            {
+                GC.ReRegisterForFinalize(this);
+                return;
+            }
+            Volatile.Write(ref s_armed, 0);
+            if (Volatile.Read(ref s_orphanCount) != 0)
+                Arm(); // an orphan arrived meanwhile
+        }
+    }
+}

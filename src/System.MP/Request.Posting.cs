@@ -1,0 +1,145 @@
+using System.MP.Interop;
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+namespace System.MP;
+
+// Posting: how a buffer stays in place while its operation is in flight (the pinning policy).
+public sealed unsafe partial class Request
+{
+    /// <summary>
+    /// True when the GC extension is attached to the core this process uses, so
+    /// registered buffers are pinned by the GC itself and no GCHandle is needed.
+    /// The core says so only after the runtime accepted the extension at startup.
+    /// </summary>
+    internal static readonly bool s_registerBuffers = GcExtensionAttached();
+
+    private static bool GcExtensionAttached()
+    {
+        CoreStats s;
+        CoreLoader.EnsureLoaded();
+        Core.Stats(&s);
+        return s.GcExtension != 0;
+    }
+
+    /// <summary>Posts a nonblocking collective over up to two arrays (send, receive).</summary>
+    internal static Request PostCollective<T>(int comm, CollDesc* d, T[]? send, T[]? recv) where T : unmanaged
+    {
+        int req = 0, rc;
+        bool sendImmobile = send is not { Length: > 0 } || PinnedBuffers.Contains(send);
+        bool recvImmobile = recv is not { Length: > 0 } || PinnedBuffers.Contains(recv);
+        if (s_registerBuffers || (sendImmobile && recvImmobile))
+        {
+            fixed (T* s = send)
+            fixed (T* r = recv)
+            {
+                d->SendBuf = s;
+                d->RecvBuf = r;
+                rc = Core.CollPost(comm, d, sendImmobile ? null : ObjectAddress(ref send!),
+                                   recvImmobile ? null : ObjectAddress(ref recv!), &req);
+            }
+            return Posted(RequestGroup.CurrentPoster, rc, req, null);
+        }
+        // The pins keep the arrays in place, so the addresses taken under
+        // `fixed` stay valid after it.
+        RequestGroup.Poster poster = RequestGroup.CurrentPoster;
+        BufferHold? ps = sendImmobile ? null : BufferHold.Acquire(send!, ref poster.LastPin);
+        BufferHold? pr = recvImmobile ? null : BufferHold.Acquire(recv!, ref poster.LastPin);
+        fixed (T* s = send)
+        fixed (T* r = recv)
+        {
+            d->SendBuf = s;
+            d->RecvBuf = r;
+        }
+        rc = Core.CollPost(comm, d, null, null, &req);
+        if (rc < 0)
+        {
+            Exception e = ThrowHelper.CoreException(rc);
+            ps?.Release();
+            pr?.Release();
+            throw e;
+        }
+        return new Request(poster, req, ps, pr);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static unsafe Request PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, int comm, int mode)
+        where T : unmanaged
+    {
+        int req = 0, rc;
+        RequestGroup.Poster poster = RequestGroup.CurrentPoster;
+        bool register = Hold(buffer, count, poster, out BufferHold? pin);
+        // Under `fixed` until the posting call has registered the array; a
+        // pinned (or immobile) array keeps its address after it.
+        fixed (T* p = buffer)
+            rc = Core.Isend(p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
+                            register ? ObjectAddress(ref buffer) : null, &req);
+        return Posted(poster, rc, req, pin);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static unsafe Request PostRecv<T>(T[] buffer, int offset, int count, int source, int tag, int comm)
+        where T : unmanaged
+    {
+        int req = 0, rc;
+        RequestGroup.Poster poster = RequestGroup.CurrentPoster;
+        bool register = Hold(buffer, count, poster, out BufferHold? pin);
+        fixed (T* p = buffer)
+            rc = Core.Irecv(p + offset, (long)count * sizeof(T), source, tag, comm,
+                            register ? ObjectAddress(ref buffer) : null, &req);
+        return Posted(poster, rc, req, pin);
+    }
+
+    /// <summary>
+    /// Posts a send of native memory that <paramref name="hold"/> keeps valid (one
+    /// message of an object send's payload): the hold lets go of it when this
+    /// operation completes, or, if the request is dropped, when the core sees it complete.
+    /// </summary>
+    internal static Request PostHeldSend(byte* buffer, long bytes, int dest, int tag, int comm, BufferHold hold)
+    {
+        int req = 0;
+        RequestGroup.Poster poster = RequestGroup.CurrentPoster;
+        int rc = Core.Isend(buffer, bytes, dest, tag, comm, CoreConst.SendStandard, null, &req);
+        return Posted(poster, rc, req, hold);
+    }
+
+    /// <summary>
+    /// How an array stays in place while an operation on it is in flight: true
+    /// when the posting call must register it with the core (under motor with
+    /// the GC extension), else <paramref name="pin"/> holds it (library mode),
+    /// or nothing is needed (no elements, or a pinned-heap array).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool Hold<T>(T[] buffer, int count, RequestGroup.Poster poster, out BufferHold? pin)
+    {
+        pin = null;
+        if (count <= 0 || PinnedBuffers.Contains(buffer, ref poster.LastImmobile))
+            return false;
+        if (s_registerBuffers)
+            return true;
+        pin = BufferHold.Acquire(buffer, ref poster.LastPin);
+        return false;
+    }
+
+    /// <summary>The array object's address; stable only while the array is fixed.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static unsafe void* ObjectAddress<T>(ref T[] array) => (void*)Unsafe.As<T[], nint>(ref array);
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Request Posted(RequestGroup.Poster poster, int rc, int req, BufferHold? pin)
+    {
+        if (rc < 0)
+            ThrowPostFailed(rc, pin);
+        if (Volatile.Read(ref s_orphanCount) != 0)
+            SweepOrphans();
+        return new Request(poster, req, pin, null);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ThrowPostFailed(int rc, BufferHold? pin)
+    {
+        Exception e = ThrowHelper.CoreException(rc);
+        pin?.Release();
+        throw e;
+    }
+}

@@ -1,0 +1,167 @@
+using System.MP.Interop;
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+namespace System.MP;
+
+// Sets of requests: WaitAll, TestAll, WaitAny (allocation-free for up to StackRequests).
+public sealed unsafe partial class Request
+{
+    /// <summary>Requests WaitAll/TestAll/WaitAny handle without allocating (handles and statuses on the stack).</summary>
+    private const int StackRequests = 128;
+
+    /// <summary>WaitAll polls before waiting only for sets smaller than this.</summary>
+    private const int SpinAllLimit = 16;
+
+    /// <summary>Waits for every request (MPI_Waitall).</summary>
+    /// <param name="requests">The requests; completed ones contribute their stored status.</param>
+    /// <returns>The statuses, in the order of <paramref name="requests"/>.</returns>
+    /// <exception cref="MessageTruncatedException">A receive was truncated (after all requests completed).</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public static Status[] WaitAll(params Request[] requests)
+    {
+        ArgumentNullException.ThrowIfNull(requests);
+        var statuses = new Status[requests.Length];
+        WaitAllCore(requests, statuses);
+        return statuses;
+    }
+
+    /// <summary>
+    /// Waits for every request (MPI_Waitall) without allocating: the form for
+    /// loops that post and complete windows of operations.
+    /// </summary>
+    /// <param name="requests">The requests; completed ones are skipped.</param>
+    /// <exception cref="MessageTruncatedException">A receive was truncated (after all requests completed).</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit] // every entry is written before it is read
+    public static void WaitAll(ReadOnlySpan<Request> requests)
+    {
+        Status[]? heap = requests.Length > StackRequests ? new Status[requests.Length] : null;
+        Span<Status> statuses = heap ?? stackalloc Status[StackRequests];
+        WaitAllCore(requests, statuses[..requests.Length]);
+    }
+
+    /// <summary>Waits for every request (MPI_Waitall) and writes their statuses, without allocating.</summary>
+    /// <param name="requests">The requests; completed ones contribute their stored status.</param>
+    /// <param name="statuses">Receives the statuses, in the order of <paramref name="requests"/>; at least as long.</param>
+    /// <exception cref="ArgumentException"><paramref name="statuses"/> is shorter than <paramref name="requests"/>.</exception>
+    /// <exception cref="MessageTruncatedException">A receive was truncated (after all requests completed).</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public static void WaitAll(ReadOnlySpan<Request> requests, Span<Status> statuses)
+    {
+        if (statuses.Length < requests.Length)
+            ThrowHelper.ThrowStatusesTooShort(statuses.Length, requests.Length);
+        WaitAllCore(requests, statuses[..requests.Length]);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit] // every entry is written before it is read
+    private static void WaitAllCore(ReadOnlySpan<Request> requests, Span<Status> statuses)
+    {
+        int n = requests.Length, rc;
+        int[]? heap = n > StackRequests ? new int[n] : null;
+        Span<int> handles = heap ?? stackalloc int[StackRequests];
+        handles = handles[..n];
+        Handles(requests, handles);
+        fixed (int* h = handles)
+        fixed (Status* s = statuses)
+        {
+            // Polling first saves the GC transition of the blocking call, which
+            // matters for a few requests; a larger set shares one transition,
+            // so it waits in MPI_Waitall (which polls the same way) at once.
+            var all = new Completion.AllRequests(n, h, s);
+            rc = Completion.PollThenBlock(ref all, n < SpinAllLimit ? Completion.SpinPolls / Math.Max(1, n) : 0);
+        }
+        FinishAll(requests, handles, statuses, rc);
+    }
+
+    /// <summary>Tests whether every request completed (MPI_Testall); completes them all when so.</summary>
+    /// <param name="requests">The requests.</param>
+    public static bool TestAll(Request[] requests)
+    {
+        ArgumentNullException.ThrowIfNull(requests);
+        return TestAll(new ReadOnlySpan<Request>(requests));
+    }
+
+    /// <summary>Tests whether every request completed (MPI_Testall); completes them all when so, without allocating.</summary>
+    /// <param name="requests">The requests.</param>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit] // every entry is written before it is read
+    public static bool TestAll(ReadOnlySpan<Request> requests)
+    {
+        int n = requests.Length, rc;
+        int[]? heapH = n > StackRequests ? new int[n] : null;
+        Status[]? heapS = n > StackRequests ? new Status[n] : null;
+        Span<int> handles = heapH ?? stackalloc int[StackRequests];
+        Span<Status> statuses = heapS ?? stackalloc Status[StackRequests];
+        handles = handles[..n];
+        statuses = statuses[..n];
+        Handles(requests, handles);
+        fixed (int* h = handles)
+        fixed (Status* s = statuses)
+            rc = Core.ReqTestall(n, h, s);
+        if (rc == 0)
+            return false;
+        FinishAll(requests, handles, statuses, rc);
+        return true;
+    }
+
+    /// <summary>Waits until one of the requests completes (MPI_Waitany).</summary>
+    /// <param name="requests">The requests; already completed ones are skipped.</param>
+    /// <param name="status">The status of the one that completed.</param>
+    /// <returns>Its index, or <see cref="Mpi.Undefined"/> when none was still pending.</returns>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit] // every entry is written before it is read
+    public static int WaitAny(Request[] requests, out Status status)
+    {
+        ArgumentNullException.ThrowIfNull(requests);
+        int n = requests.Length;
+        int[]? heap = n > StackRequests ? new int[n] : null;
+        Span<int> handles = heap ?? stackalloc int[StackRequests];
+        handles = handles[..n];
+        Handles(requests, handles);
+        Status st = default;
+        Completion.AnyRequest any;
+        int rc;
+        fixed (int* h = handles)
+        {
+            any = new Completion.AnyRequest(n, h, &st);
+            rc = Completion.PollThenBlock(ref any, Completion.SpinPolls);
+        }
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        if (any.Index == Mpi.Undefined)
+        {
+            status = default;
+            return Mpi.Undefined;
+        }
+        status = requests[any.Index].Finish(any.Result, st); // throws when that operation failed
+        return any.Index;
+    }
+
+    /// <summary>Checks every request (not null, not disposed) before anything is waited for.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    private static void Handles(ReadOnlySpan<Request> requests, Span<int> handles)
+    {
+        for (int i = 0; i < requests.Length; i++)
+        {
+            Request r = requests[i];
+            if (r is null)
+                ThrowHelper.ThrowNullRequest(i);
+            handles[i] = r.ActiveHandle();
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    private static void FinishAll(ReadOnlySpan<Request> requests, ReadOnlySpan<int> handles, Span<Status> statuses, int rc)
+    {
+        Exception? error = rc < 0 ? ThrowHelper.CoreException(rc) : null;
+        for (int i = 0; i < requests.Length; i++)
+        {
+            if (handles[i] == CoreConst.ReqNull)
+                statuses[i] = requests[i]._status;
+            else if (error is null || Core.ReqLive(handles[i]) == 0) // a refused set (bad or repeated request) stays as it was
+                requests[i].Complete(statuses[i]);
+        }
+        if (Volatile.Read(ref s_orphanCount) != 0)
+            SweepOrphans();
+        if (error is not null)
+            throw error;
+    }
+}
