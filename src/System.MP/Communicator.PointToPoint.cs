@@ -266,7 +266,7 @@ public unsafe partial class Communicator
     }
 
     /// <summary>Matched probe of checked arguments: polls, then waits in a blocking call.</summary>
-    private static unsafe Status MProbeCore(int source, int tag, int comm, out long message)
+    internal static unsafe Status MProbeCore(int source, int tag, int comm, out long message)
     {
         Status status;
         long msg;
@@ -354,7 +354,7 @@ public unsafe partial class Communicator
     // ---- the two blocking paths ----
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static unsafe void SendCore(void* p, long bytes, int dest, int tag, int comm, int mode)
+    internal static unsafe void SendCore(void* p, long bytes, int dest, int tag, int comm, int mode)
     {
         long token;
         int rc = Core.SendStart(p, bytes, dest, tag, comm, mode, &token);

@@ -1,4 +1,5 @@
 using System.MP.Interop;
+using System.Runtime.CompilerServices;
 using System.Text;
 using System.Threading;
 
@@ -40,8 +41,15 @@ public static unsafe class Mpi
     private static ThreadLevel s_threadLevel;
     private static Communicator? s_world, s_self;
 
-    /// <summary>Largest tag this MPI library accepts (MPI_TAG_UB, at least 32767).</summary>
-    internal static int TagUpperBound = 32767;
+    // MPI_TAG_UB once initialized; before, the standard's guaranteed minimum (the core's too).
+    private static int s_tagUpperBound = 32767;
+
+    /// <summary>Largest tag this MPI library accepts (MPI_TAG_UB, at least 32767); tags run from 0 to it.</summary>
+    public static int TagUpperBound
+    {
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get => s_tagUpperBound;
+    }
 
     /// <summary>True between a successful <see cref="Init"/> and <see cref="Shutdown"/>.</summary>
     public static bool IsInitialized => s_state == StateReady;
@@ -102,7 +110,7 @@ public static unsafe class Mpi
             if (rc < 0)
                 ThrowHelper.ThrowCore(rc);
             if (Core.TagUb(&ub) == 0)
-                TagUpperBound = ub;
+                s_tagUpperBound = ub;
             s_threadLevel = (ThreadLevel)provided;
             s_world = new Communicator(CoreConst.CommWorld, predefined: true);
             s_self = new Communicator(CoreConst.CommSelf, predefined: true);

@@ -100,8 +100,8 @@ public abstract class ObjectRequest : IDisposable
         new SendRequest(payload, dest, tag, comm);
 
     /// <summary>
-    /// A posted send: one <see cref="Request"/> per chunk of the payload, which a
-    /// <see cref="BufferHold"/> keeps until the last of them completes.  Dropped
+    /// A posted send: one <see cref="Request"/> per message of the payload
+    /// (<see cref="PayloadChannel.Post"/>), which keep its buffer until the last completes.  Dropped
     /// before completion, its requests are orphaned like any other (no finalizer
     /// here): the core completes them and the payload is freed then.
     /// </summary>
@@ -111,34 +111,8 @@ public abstract class ObjectRequest : IDisposable
         private readonly Request[] _chunks;
         private int _next; // chunks before this one have completed
 
-        internal SendRequest(ObjectTransport.Encoded payload, int dest, int tag, int comm)
-        {
-            int chunk = WireFormat.ChunkBytes;
-            long length = payload.Length;
-            if (length > chunk)
-                *(uint*)(payload.Pointer + WireFormat.OffsetFlags) |= WireFormat.FlagChunked;
-            int n = (int)Math.Max(1, (length + chunk - 1) / chunk);
-            var hold = BufferHold.ForPayload(payload.Buffer, n);
-            _chunks = new Request[n];
-            for (int i = 0; i < n; i++)
-            {
-                long off = (long)i * chunk;
-                try
-                {
-                    _chunks[i] = Request.PostHeldSend(payload.Pointer + off, Math.Min(chunk, length - off), dest, tag, comm, hold);
-                }
-                catch (MpiException)
-                {
-                    // This chunk's share of the hold is released; so are those never posted,
-                    // and the chunks already posted are orphaned: they still complete.
-                    for (int k = i + 1; k < n; k++)
-                        hold.Release();
-                    for (int k = 0; k < i; k++)
-                        _chunks[k].Dispose();
-                    throw;
-                }
-            }
-        }
+        internal SendRequest(ObjectTransport.Encoded payload, int dest, int tag, int comm) =>
+            _chunks = PayloadChannel.Post(payload, dest, tag, comm);
 
         private protected override bool Progress(bool block, out Status status)
         {
@@ -201,9 +175,9 @@ public sealed class ObjectRequest<T> : ObjectRequest
         _ = _comm.Handle; // throws once the communicator is disposed
         object? obj;
         if (block)
-            obj = Communicator.ReceivePayload(_source, _tag, _handle, out status);
-        else if (Communicator.TryMatch(_source, _tag, _handle, out Status first, out long msg))
-            obj = Communicator.ReceiveMatched(first, msg, _handle, out status);
+            obj = PayloadChannel.Receive(_source, _tag, _handle, out status);
+        else if (PayloadChannel.TryMatch(_source, _tag, _handle, out Status first, out long msg))
+            obj = PayloadChannel.ReceiveMatched(first, msg, _handle, out status);
         else
             return false;
         _result = Communicator.Expect<T>(obj);

@@ -59,7 +59,10 @@ internal static class SR
     internal const string PayloadTruncated = "needs {0} more bytes but only {1} are left.";
     internal const string PayloadCount = "count {0} does not fit in the {1} bytes left.";
     internal const string PayloadMagic = "it does not start with the object-payload signature (was it sent with OSend?).";
-    internal const string PayloadLength = "the header says {0} bytes (or unknown flags) but {1} arrived.";
+    internal const string PayloadLength = "the header says {0} bytes but {1} arrived.";
+    internal const string PayloadVersion = "its header flags 0x{0:X} are not those of this wire format (version flags 0x{1:X}, known flag bits: chunked).";
+    internal const string PayloadFirstChunk = "the first message of a chunked payload has {0} bytes of the {1} it announces; it must have exactly the chunk size, {2} bytes (MOTOR_OBJECT_CHUNK_BYTES must be the same on every rank), and announce more.";
+    internal const string PayloadContinuationTag = "its continuation tag {0} is outside [0, {1}].";
     internal const string PayloadEntry = "type entry {0} is outside [0, {1}).";
     internal const string PayloadEntryKind = "unknown type-entry kind {0}.";
     internal const string PayloadBuiltin = "unknown built-in type code {0}.";
@@ -68,7 +71,7 @@ internal static class SR
     internal const string PayloadTrailing = "{0} bytes follow the last item.";
     internal const string PayloadReferenceId = "reference {0} is outside the payload's {1} objects.";
     internal const string PayloadReferenceType = "reference {0} is a {1} where a {2} is required.";
-    internal const string PayloadChunk = "a continuation message of {0} bytes overruns the announced {1} bytes.";
+    internal const string PayloadChunk = "a continuation message has {0} bytes where {1} were due (of {2} announced).";
     internal const string PayloadUnknownType = "The object payload names type '{0}' in assembly '{1}', which is not loaded in this process; only loaded types marked [Transportable], enums, primitives, strings and arrays of those are instantiated.";
     internal const string PayloadIneligibleType = "The object payload names type {0}, which is not marked [Transportable]; it is not instantiated.";
     internal const string PayloadNotInstantiable = "The object payload asks for an instance of {0}, which cannot be instantiated.";

@@ -9,6 +9,8 @@ namespace Scenarios;
 public static class ForgedPayloads
 {
     private const uint Magic = 0x52544F4D;
+    private const uint Version = 1u << 8; // flags: wire format version 1, not chunked
+    private const long HeaderBytes = 24;
     private const byte Builtin = 0, Named = 1, Vector = 2;
     private const byte IntCode = 8, StringCode = 1, ObjectCode = 0;
 
@@ -24,13 +26,28 @@ public static class ForgedPayloads
         return Bytes(w =>
         {
             w.Write(Magic);
-            w.Write(0u);
-            w.Write(20L + t.Length + 4 + o.Length);
+            w.Write(Version);
+            w.Write(HeaderBytes + t.Length + 4 + o.Length);
             w.Write(t.Length);
+            w.Write(0); // continuation tag
             w.Write(t);
             w.Write(objectCount);
             w.Write(o);
         });
+    }
+
+    /// <summary>
+    /// The start of a chunked payload that is not one: signature, version and the chunked
+    /// flag right, <paramref name="size"/> bytes (not the chunk size) announcing
+    /// <paramref name="announced"/>.  The receive path once waited forever for its "rest".
+    /// </summary>
+    public static byte[] ChunkedStart(int size, long announced)
+    {
+        var b = new byte[size];
+        BitConverter.TryWriteBytes(b, Magic);
+        BitConverter.TryWriteBytes(b.AsSpan(4), Version | 1u);
+        BitConverter.TryWriteBytes(b.AsSpan(8), announced);
+        return b;
     }
 
     /// <summary>One object of the type named <paramref name="fullName"/> in <paramref name="assembly"/>, with an 8-byte body.</summary>

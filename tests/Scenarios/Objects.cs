@@ -225,6 +225,12 @@ internal static class Objects
             c.Send(ForgedPayloads.IntArrayClaiming(int.MaxValue, 8), 1, tag);
             c.Send(ForgedPayloads.DanglingReference(), 1, tag);
             c.Send(new byte[] { 1, 2, 3 }, 1, tag);
+            c.Send(ForgedPayloads.ChunkedStart(40, 1L << 40), 1, tag);
+            var noise = new byte[48];
+            new Random(5).NextBytes(noise);
+            noise[4] |= 1; // "chunked", announcing far more than it has: refused at once, nothing more is waited for
+            BitConverter.TryWriteBytes(noise.AsSpan(8), 1L << 33);
+            c.Send(noise, 1, tag);
             c.OSend(42, 1, tag);
             c.OSend(TransportSamples.Figure5(5), 1, tag);
         }
@@ -236,6 +242,8 @@ internal static class Objects
             Expect(c, tag, "count");
             Expect(c, tag, "reference");
             Expect(c, tag, "Malformed");
+            Expect(c, tag, "first message of a chunked payload");
+            Expect(c, tag, "signature");
             Check.Throws<TransportException>(() => c.ORecv<string>(0, tag), "an int where a string is expected");
             Check.Null(TransportSamples.CheckFigure5(c.ORecv<LinkedList>(0, tag), 5), "the rank keeps working after rejections");
         }

@@ -13,6 +13,7 @@ internal static class CoreConst
     internal const int CommWorld = 0;
     internal const int CommSelf = 1;
     internal const int CommNull = -1;
+    internal const int CommChannelBit = 0x40000000; // MP_COMM_CHANNEL_BIT: a communicator's transport channel
     internal const int ReqNull = -1;
 }
 

@@ -125,9 +125,12 @@ internal sealed unsafe class ObjectReader
             throw TransportErrors.Malformed(SR.PayloadMagic);
         uint flags = Unsafe.ReadUnaligned<uint>(Take(4));
         long total = Unsafe.ReadUnaligned<long>(Take(8));
-        if ((flags & ~WireFormat.FlagChunked) != 0 || total != length)
+        if ((flags & ~WireFormat.KnownFlags) != 0 || (flags & WireFormat.VersionMask) != WireFormat.VersionBits)
+            throw TransportErrors.Malformed(SR.Format(SR.PayloadVersion, flags, WireFormat.VersionBits));
+        if (total != length)
             throw TransportErrors.Malformed(SR.Format(SR.PayloadLength, total, length));
         int tableBytes = ReadCount(1);
+        Take(4); // the continuation tag: PayloadChannel's
         TypeTable table = ResolveTable(Take(tableBytes), tableBytes);
         int count = ReadCount(4);
         if (_objects.Length < count)

@@ -147,9 +147,10 @@ internal sealed unsafe class ObjectWriter
         }
         byte* h = _buffer.Pointer + start;
         *(uint*)h = WireFormat.Magic;
-        *(uint*)(h + WireFormat.OffsetFlags) = 0;
+        *(uint*)(h + WireFormat.OffsetFlags) = WireFormat.VersionBits;
         *(long*)(h + WireFormat.OffsetTotal) = _pos - start;
         *(int*)(h + WireFormat.OffsetTableBytes) = tableBytes;
+        *(int*)(h + WireFormat.OffsetContinuationTag) = 0;
         *(int*)(h + WireFormat.HeaderBytes) = _codecs.Count;
         Marshal.Copy(_table, 0, (nint)(h + WireFormat.HeaderBytes + 4), _tableLength);
         *(int*)(h + WireFormat.HeaderBytes + tableBytes) = _objects.Count;

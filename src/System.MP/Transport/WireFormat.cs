@@ -5,7 +5,8 @@ namespace System.MP.Transport;
 /// little-endian and fixed-width, so the decoder needs no varint loops and
 /// every length is one comparison against the bytes left.
 /// <code>
-/// header    u32 magic "MOTR" | u32 flags | i64 payload bytes | i32 type-table bytes
+/// header    u32 magic "MOTR" | u32 flags (bit 0 chunked, bits 8-15 version) | i64 payload bytes |
+///           i32 type-table bytes | i32 continuation tag (chunked payloads: PayloadChannel)
 /// types     i32 count, then entries (each may refer only to earlier entries):
 ///             0 builtin   u8 code
 ///             1 named     i32 utf8 length, full name; i32 utf8 length, assembly simple name;
@@ -24,9 +25,11 @@ namespace System.MP.Transport;
 internal static class WireFormat
 {
     internal const uint Magic = 0x52544F4D; // "MOTR"
-    internal const uint FlagChunked = 1;    // more messages with the same source and tag follow
-    internal const int HeaderBytes = 20;
-    internal const int OffsetFlags = 4, OffsetTotal = 8, OffsetTableBytes = 16;
+    internal const uint FlagChunked = 1;    // more messages follow on the transport channel (PayloadChannel)
+    internal const uint VersionBits = 1u << 8, VersionMask = 0xFF00; // wire format version 1
+    internal const uint KnownFlags = FlagChunked | VersionMask;
+    internal const int HeaderBytes = 24;
+    internal const int OffsetFlags = 4, OffsetTotal = 8, OffsetTableBytes = 16, OffsetContinuationTag = 20;
     internal const int IdBytes = 4;
 
     internal const byte EntryBuiltin = 0, EntryNamed = 1, EntryVector = 2, EntryMdArray = 3;

@@ -1,0 +1,182 @@
+using System.Diagnostics.CodeAnalysis;
+using System.MP.Interop;
+using System.Threading;
+
+namespace System.MP.Transport;
+
+/// <summary>
+/// Point-to-point transport of object payloads (OSend/ORecv, OISend/OIRecv).
+/// </summary>
+/// <remarks>
+/// A payload up to <see cref="WireFormat.ChunkBytes"/> travels as one message on the
+/// user's communicator and tag.  A larger one travels as a first message of exactly
+/// <see cref="WireFormat.ChunkBytes"/> there, marked chunked, whose header names a
+/// continuation tag; the rest follows on the communicator's transport channel (a
+/// private duplicate the core makes with every communicator, MP_COMM_CHANNEL) under
+/// that tag.  So continuation messages match nothing of the user's, nor the user's
+/// messages them, and two chunked payloads in flight from one rank never mix.
+/// The receiver checks the first message's header (signature, version, flags, the
+/// first-chunk size, the continuation tag) before it waits for anything more: a
+/// malformed or foreign first message fails at once with <see cref="TransportException"/>,
+/// and every later message of the same source and tag stays receivable.
+/// </remarks>
+internal static unsafe class PayloadChannel
+{
+    private static int s_lastContinuationTag;
+
+    /// <summary>Marks <paramref name="payload"/> for sending and returns how many messages carry it.</summary>
+    private static int Prepare(ObjectTransport.Encoded payload, out int continuationTag)
+    {
+        long length = payload.Length;
+        int chunk = WireFormat.ChunkBytes;
+        if (length <= chunk)
+        {
+            continuationTag = 0;
+            return 1;
+        }
+        continuationTag = (int)((uint)Interlocked.Increment(ref s_lastContinuationTag) % ((uint)Mpi.TagUpperBound + 1));
+        byte* p = payload.Pointer;
+        *(uint*)(p + WireFormat.OffsetFlags) |= WireFormat.FlagChunked;
+        *(int*)(p + WireFormat.OffsetContinuationTag) = continuationTag;
+        return (int)((length + chunk - 1) / chunk);
+    }
+
+    /// <summary>Message <paramref name="i"/> of a prepared payload: its bytes, communicator and tag.</summary>
+    private static (long Offset, long Bytes, int Comm, int Tag) Piece(int i, long length, int comm, int tag, int continuationTag)
+    {
+        long off = (long)i * WireFormat.ChunkBytes;
+        long bytes = Math.Min(WireFormat.ChunkBytes, length - off);
+        return i == 0 ? (off, bytes, comm, tag) : (off, bytes, comm | CoreConst.CommChannelBit, continuationTag);
+    }
+
+    /// <summary>Sends a payload and returns when all of it has left (OSend).</summary>
+    internal static void Send(ObjectTransport.Encoded payload, int dest, int tag, int comm)
+    {
+        int n = Prepare(payload, out int continuationTag);
+        for (int i = 0; i < n; i++)
+        {
+            var (off, bytes, c, t) = Piece(i, payload.Length, comm, tag, continuationTag);
+            Communicator.SendCore(payload.Pointer + off, bytes, dest, t, c, CoreConst.SendStandard);
+        }
+    }
+
+    /// <summary>
+    /// Posts a payload's messages (OISend): one request each, holding the payload's
+    /// buffer until the last of them completes.  On failure nothing stays posted that
+    /// could still need the buffer: the requests already posted are orphaned.
+    /// </summary>
+    internal static Request[] Post(ObjectTransport.Encoded payload, int dest, int tag, int comm)
+    {
+        int n = Prepare(payload, out int continuationTag);
+        var hold = BufferHold.ForPayload(payload.Buffer, n);
+        var requests = new Request[n];
+        for (int i = 0; i < n; i++)
+        {
+            var (off, bytes, c, t) = Piece(i, payload.Length, comm, tag, continuationTag);
+            try
+            {
+                requests[i] = Request.PostHeldSend(payload.Pointer + off, bytes, dest, t, c, hold);
+            }
+            catch (MpiException)
+            {
+                for (int k = i + 1; k < n; k++)
+                    hold.Release(); // never posted
+                for (int k = 0; k < i; k++)
+                    requests[k].Dispose();
+                throw;
+            }
+        }
+        return requests;
+    }
+
+    /// <summary>Waits for a payload from <paramref name="source"/> with <paramref name="tag"/>, receives and decodes it.</summary>
+    [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
+    internal static object? Receive(int source, int tag, int comm, out Status status)
+    {
+        Status first = Communicator.MProbeCore(source, tag, comm, out long msg);
+        return ReceiveMatched(first, msg, comm, out status);
+    }
+
+    /// <summary>Takes a matching first message out of matching if one is pending (MPI_Improbe).</summary>
+    internal static bool TryMatch(int source, int tag, int comm, out Status first, out long message)
+    {
+        Status st;
+        long msg;
+        int rc = Core.Improbe(source, tag, comm, &msg, &st);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        first = st;
+        message = msg;
+        return rc == 1;
+    }
+
+    /// <summary>Receives a matched first message, then (for a chunked payload) the rest, and decodes the whole.</summary>
+    [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
+    internal static object? ReceiveMatched(Status first, long msg, int comm, out Status status)
+    {
+        NativeBuffer buffer = BufferPool.Rent(first.ByteCount);
+        try
+        {
+            status = Message.Receive(buffer.Pointer, first.ByteCount, msg);
+            if (status.Source == Mpi.ProcNull)
+                return null;
+            long length = status.ByteCount;
+            if (IsChunked(buffer.Pointer, length, out long announced, out int continuationTag))
+                length = ReceiveContinuation(buffer, length, announced, status.Source, continuationTag, comm);
+            status = new Status(status.Source, status.Tag, length);
+            return ObjectReader.Decode(buffer.Pointer, length);
+        }
+        finally
+        {
+            BufferPool.Return(buffer);
+        }
+    }
+
+    /// <summary>
+    /// Reads a first message's header without trusting it: false for a payload in one
+    /// message (the decoder checks the rest); true, with what follows, for a well-formed
+    /// chunked one; anything else throws before a single further message is waited for.
+    /// </summary>
+    internal static bool IsChunked(byte* p, long received, out long announced, out int continuationTag)
+    {
+        announced = received;
+        continuationTag = 0;
+        if (received < WireFormat.HeaderBytes)
+            return false; // too short to be anything: the decoder says so
+        if (*(uint*)p != WireFormat.Magic)
+            throw TransportErrors.Malformed(SR.PayloadMagic);
+        uint flags = *(uint*)(p + WireFormat.OffsetFlags);
+        if ((flags & ~WireFormat.KnownFlags) != 0 || (flags & WireFormat.VersionMask) != WireFormat.VersionBits)
+            throw TransportErrors.Malformed(SR.Format(SR.PayloadVersion, flags, WireFormat.VersionBits));
+        if ((flags & WireFormat.FlagChunked) == 0)
+            return false;
+        announced = *(long*)(p + WireFormat.OffsetTotal);
+        continuationTag = *(int*)(p + WireFormat.OffsetContinuationTag);
+        if (received != WireFormat.ChunkBytes || announced <= received)
+            throw TransportErrors.Malformed(SR.Format(SR.PayloadFirstChunk, received, announced, WireFormat.ChunkBytes));
+        if ((uint)continuationTag > (uint)Mpi.TagUpperBound)
+            throw TransportErrors.Malformed(SR.Format(SR.PayloadContinuationTag, continuationTag, Mpi.TagUpperBound));
+        return true;
+    }
+
+    /// <summary>
+    /// Receives the continuation messages on the transport channel, each exactly the size
+    /// the sender's split makes it; the buffer grows only by bytes that arrived.
+    /// </summary>
+    private static long ReceiveContinuation(NativeBuffer buffer, long received, long announced, int source, int continuationTag, int comm)
+    {
+        int channel = comm | CoreConst.CommChannelBit;
+        while (received < announced)
+        {
+            long expected = Math.Min(WireFormat.ChunkBytes, announced - received);
+            Status next = Communicator.MProbeCore(source, continuationTag, channel, out long msg);
+            // Received in full either way: the channel carries this payload's pieces only.
+            buffer.EnsureCapacity(received + next.ByteCount);
+            Message.Receive(buffer.Pointer + received, next.ByteCount, msg);
+            if (next.ByteCount != expected)
+                throw TransportErrors.Malformed(SR.Format(SR.PayloadChunk, next.ByteCount, expected, announced));
+            received += expected;
+        }
+        return received;
+    }
+}
