@@ -35,7 +35,7 @@ public unsafe partial class Communicator
         ObjectTransport.Encoded payload = ObjectTransport.Encode(obj);
         try
         {
-            SendPayload(payload, dest, tag, h);
+            PayloadChannel.Send(payload, dest, tag, h);
         }
         finally
         {
@@ -63,7 +63,7 @@ public unsafe partial class Communicator
         ObjectTransport.Encoded payload = ObjectTransport.Encode(null, array, offset, count);
         try
         {
-            SendPayload(payload, dest, tag, h);
+            PayloadChannel.Send(payload, dest, tag, h);
         }
         finally
         {
@@ -91,7 +91,7 @@ public unsafe partial class Communicator
         int h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
-        return ReceivePayload(source, tag, h, out status);
+        return PayloadChannel.Receive(source, tag, h, out status);
     }
 
     /// <summary>Receives an object graph whose root must be a <typeparamref name="T"/> (or null).</summary>
@@ -316,86 +316,6 @@ public unsafe partial class Communicator
             obj is null ? "null" : TransportErrors.Name(obj.GetType()), TransportErrors.Name(typeof(T))));
     }
 
-    /// <summary>Sends one payload: one message, or (above the chunk size) a run of messages with the same tag.</summary>
-    internal static void SendPayload(ObjectTransport.Encoded payload, int dest, int tag, int comm)
-    {
-        byte* p = payload.Pointer;
-        long length = payload.Length;
-        int chunk = WireFormat.ChunkBytes;
-        if (length <= chunk)
-        {
-            SendCore(p, length, dest, tag, comm, CoreConst.SendStandard);
-            return;
-        }
-        *(uint*)(p + WireFormat.OffsetFlags) |= WireFormat.FlagChunked;
-        for (long off = 0; off < length; off += chunk)
-            SendCore(p + off, Math.Min(chunk, length - off), dest, tag, comm, CoreConst.SendStandard);
-    }
-
-    /// <summary>Receives and decodes one payload (all its chunks) of a matched message.</summary>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
-    internal static object? ReceivePayload(int source, int tag, int comm, out Status status)
-    {
-        Status first = MProbeCore(source, tag, comm, out long msg);
-        return ReceiveMatched(first, msg, comm, out status);
-    }
-
-    /// <summary>Takes a matching message out of matching if one is pending (MPI_Improbe).</summary>
-    internal static bool TryMatch(int source, int tag, int comm, out Status first, out long message)
-    {
-        Status st;
-        long msg;
-        int rc = Core.Improbe(source, tag, comm, &msg, &st);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
-        first = st;
-        message = msg;
-        return rc == 1;
-    }
-
-    /// <summary>Receives and decodes the payload of a matched message (and its continuation chunks).</summary>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
-    internal static object? ReceiveMatched(Status first, long msg, int comm, out Status status)
-    {
-        NativeBuffer buffer = BufferPool.Rent(first.ByteCount);
-        try
-        {
-            status = Message.Receive(buffer.Pointer, first.ByteCount, msg);
-            if (status.Source == Mpi.ProcNull)
-                return null;
-            long length = ReceiveContinuation(buffer, status, comm);
-            status = new Status(status.Source, status.Tag, length);
-            return ObjectReader.Decode(buffer.Pointer, length);
-        }
-        finally
-        {
-            BufferPool.Return(buffer);
-        }
-    }
-
-    /// <summary>
-    /// For a chunked payload, receives the messages that follow from the same
-    /// source and tag.  The buffer grows only by bytes that actually arrived,
-    /// whatever the header announces.
-    /// </summary>
-    private static long ReceiveContinuation(NativeBuffer buffer, Status first, int comm)
-    {
-        long received = first.ByteCount;
-        if (received < WireFormat.HeaderBytes || (*(uint*)(buffer.Pointer + WireFormat.OffsetFlags) & WireFormat.FlagChunked) == 0)
-            return received;
-        long announced = *(long*)(buffer.Pointer + WireFormat.OffsetTotal);
-        while (received < announced)
-        {
-            Status next = MProbeCore(first.Source, first.Tag, comm, out long msg);
-            buffer.EnsureCapacity(received + next.ByteCount);
-            Message.Receive(buffer.Pointer + received, next.ByteCount, msg);
-            received += next.ByteCount;
-            if (next.ByteCount == 0 || received > announced)
-                throw TransportErrors.Malformed(SR.Format(SR.PayloadChunk, next.ByteCount, announced));
-        }
-        return received;
-    }
-
     /// <summary>At the root of a collective: encode, or tell the other ranks (length -1) that encoding failed, then rethrow.</summary>
     private ObjectTransport.Encoded EncodeAtRoot(Func<ObjectTransport.Encoded> encode, int root)
     {
@@ -427,249 +347,5 @@ public unsafe partial class Communicator
             off += chunk;
         }
         while (off < length);
-    }
-
-    /// <summary>Encodes the OScatter blocks of <paramref name="array"/> side by side, one payload per rank.</summary>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
-    private static NativeBuffer EncodeBlocks<T>(T[] array, int p, long[] starts, long[] counts)
-    {
-        NativeBuffer buffer = BufferPool.Rent(BufferPool.InitialBytes);
-        ObjectWriter w = ObjectWriter.Rent(buffer, 0);
-        try
-        {
-            int n = array.Length, offset = 0;
-            for (int r = 0; r < p; r++)
-            {
-                int count = n / p + (r < n % p ? 1 : 0);
-                starts[r] = w.WritePiece(null, array, offset, count);
-                counts[r] = w.Position - starts[r];
-                offset += count;
-            }
-            return buffer;
-        }
-        catch
-        {
-            BufferPool.Return(buffer);
-            throw;
-        }
-        finally
-        {
-            w.Return();
-        }
-    }
-
-    /// <summary>
-    /// OGather (root ≥ 0, or <see cref="Mpi.Root"/> / the root's rank on an
-    /// intercommunicator) or OAllgather (root -1): the payload sizes first, then
-    /// the payloads in rounds.  Every rank learns every size (and so every
-    /// encoding failure and the same round plan): by Allgather on an
-    /// intracommunicator; on an intercommunicator the sizes meet at the root,
-    /// which broadcasts them back to the sending group.
-    /// </summary>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
-    private T[]? GatherObjects<T>(T[]? block, int root, int h)
-    {
-        bool receives = _isInter ? root == Mpi.Root : root < 0 || root == _rank;
-        bool sends = !(_isInter && receives);
-        int p = _isInter && receives ? _peerSize : _size; // the ranks whose blocks are collected
-        ObjectTransport.Encoded mine = default;
-        TransportException? failure = null;
-        try
-        {
-            if (sends)
-                mine = ObjectTransport.Encode(null, block!, 0, block!.Length);
-        }
-        catch (TransportException e)
-        {
-            failure = e;
-        }
-        var counts = new long[p];
-        try
-        {
-            long[] size = [failure is null ? mine.Length : -1L];
-            if (!_isInter)
-            {
-                Allgather(size, counts);
-            }
-            else
-            {
-                Gather(size, receives ? counts : null, root);
-                Bcast(counts, root);
-            }
-            if (failure is not null)
-                ExceptionDispatchInfo.Throw(failure); // keeps the encoder's stack trace
-            for (int r = 0; r < p; r++)
-                if (counts[r] < 0)
-                    throw new TransportException(SR.Format(SR.RankEncodeFailed, r));
-            var starts = new long[p];
-            long total = 0;
-            for (int r = 0; r < p; r++)
-            {
-                starts[r] = total;
-                total += counts[r];
-            }
-            NativeBuffer all = BufferPool.Rent(receives ? total : 0);
-            try
-            {
-                var plan = new RoundPlan(counts, p);
-                for (int k = 0; k < plan.Rounds; k++)
-                    GathervRound(plan, k, sends ? mine.Pointer : null, all, starts, counts, root, h);
-                if (!receives)
-                    return null;
-                var blocks = new T[p][];
-                int n = 0;
-                for (int r = 0; r < p; r++)
-                {
-                    blocks[r] = Expect<T[]>(ObjectReader.Decode(all.Pointer + starts[r], counts[r]))!;
-                    n += blocks[r].Length;
-                }
-                var result = new T[n];
-                int at = 0;
-                foreach (T[] b in blocks)
-                {
-                    Array.Copy(b, 0, result, at, b.Length);
-                    at += b.Length;
-                }
-                return result;
-            }
-            finally
-            {
-                BufferPool.Return(all);
-            }
-        }
-        finally
-        {
-            if (failure is null && sends)
-                mine.Release();
-        }
-    }
-
-    /// <summary>
-    /// How per-rank payloads are cut into rounds: one round when they fit in
-    /// one chunk together, else rounds of <see cref="Slice"/> bytes per rank.
-    /// Every rank computes the same plan from the same counts.
-    /// </summary>
-    private readonly struct RoundPlan
-    {
-        internal readonly long Slice;
-        internal readonly int Rounds;
-
-        internal RoundPlan(long[] counts, int p)
-        {
-            long sum = 0, max = 1;
-            foreach (long c in counts)
-            {
-                sum += c;
-                max = Math.Max(max, c);
-            }
-            Slice = sum <= WireFormat.ChunkBytes ? max : Math.Max(WireFormat.ChunkBytes / p, 1);
-            Rounds = (int)((max + Slice - 1) / Slice);
-        }
-
-        /// <summary>Bytes of a payload of <paramref name="count"/> bytes that travel in round <paramref name="k"/>.</summary>
-        internal int Part(long count, int k) => (int)Math.Clamp(count - k * Slice, 0, Slice);
-    }
-
-    /// <summary>
-    /// Fills MPI counts and displacements for round <paramref name="k"/> of
-    /// payloads at <paramref name="starts"/> in <paramref name="buffer"/>.  When
-    /// a displacement would pass the chunk size, the round's parts are packed
-    /// (pack) into, or later unpacked from, a staging buffer.
-    /// </summary>
-    /// <returns>The buffer MPI uses: the payload buffer itself, or the staging buffer.</returns>
-    private static byte* Layout(in RoundPlan plan, int k, byte* buffer, long[] starts, long[] counts,
-                                int[] parts, int[] displs, ref NativeBuffer? staging, bool pack)
-    {
-        bool direct = true;
-        long packed = 0;
-        for (int r = 0; r < parts.Length; r++)
-        {
-            parts[r] = plan.Part(counts[r], k);
-            long at = starts[r] + k * plan.Slice;
-            direct &= at + parts[r] <= WireFormat.ChunkBytes;
-            displs[r] = (int)Math.Min(at, int.MaxValue);
-            packed += parts[r];
-        }
-        if (direct)
-            return buffer;
-        staging ??= BufferPool.Rent(packed);
-        staging.EnsureCapacity(packed);
-        long off = 0;
-        for (int r = 0; r < parts.Length; r++)
-        {
-            displs[r] = (int)off;
-            if (pack)
-                Buffer.MemoryCopy(buffer + starts[r] + k * plan.Slice, staging.Pointer + off, parts[r], parts[r]);
-            off += parts[r];
-        }
-        return staging.Pointer;
-    }
-
-    private static void Unpack(in RoundPlan plan, int k, byte* buffer, long[] starts, int[] parts, int[] displs, byte* staged)
-    {
-        if (staged == buffer)
-            return;
-        for (int r = 0; r < parts.Length; r++)
-            Buffer.MemoryCopy(staged + displs[r], buffer + starts[r] + k * plan.Slice, parts[r], parts[r]);
-    }
-
-    private void ScattervRound(in RoundPlan plan, int k, NativeBuffer? pieces, long[] starts, long[] counts, byte* mine, int root, int h)
-    {
-        var parts = new int[counts.Length];
-        var displs = new int[counts.Length];
-        NativeBuffer? staging = null;
-        try
-        {
-            byte* send = pieces is null ? null : Layout(plan, k, pieces.Pointer, starts, counts, parts, displs, ref staging, pack: true);
-            for (int r = 0; r < parts.Length; r++)
-                parts[r] = plan.Part(counts[r], k);
-            fixed (int* c = parts)
-            fixed (int* dp = displs)
-            {
-                // An intercommunicator's root receives nothing (mine is null there).
-                CollDesc d = Desc<byte>(CollKind.Scatterv, mine is null ? 0 : parts[_rank], send,
-                                        mine is null ? null : mine + k * plan.Slice, root);
-                d.SendCounts = c;
-                d.SDispls = dp;
-                Run(h, &d, false);
-            }
-        }
-        finally
-        {
-            if (staging is not null)
-                BufferPool.Return(staging);
-        }
-    }
-
-    private void GathervRound(in RoundPlan plan, int k, byte* mine, NativeBuffer all, long[] starts, long[] counts, int root, int h)
-    {
-        var parts = new int[counts.Length];
-        var displs = new int[counts.Length];
-        NativeBuffer? staging = null;
-        try
-        {
-            bool receives = _isInter ? root == Mpi.Root : root < 0 || root == _rank;
-            byte* recv = receives ? Layout(plan, k, all.Pointer, starts, counts, parts, displs, ref staging, pack: false) : null;
-            for (int r = 0; r < parts.Length; r++)
-                parts[r] = plan.Part(counts[r], k);
-            fixed (int* c = parts)
-            fixed (int* dp = displs)
-            {
-                // An intercommunicator's root sends nothing (mine is null there).
-                bool sends = !(_isInter && receives);
-                CollDesc d = Desc<byte>(root == -1 ? CollKind.Allgatherv : CollKind.Gatherv, sends ? parts[_rank] : 0,
-                                        sends ? mine + k * plan.Slice : null, recv, root == -1 ? 0 : root);
-                d.RecvCounts = c;
-                d.RDispls = dp;
-                Run(h, &d, false);
-            }
-            if (receives)
-                Unpack(plan, k, all.Pointer, starts, parts, displs, recv);
-        }
-        finally
-        {
-            if (staging is not null)
-                BufferPool.Return(staging);
-        }
     }
 }
