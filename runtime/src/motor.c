@@ -103,7 +103,8 @@ static void usage(FILE *f)
         "  --version                  print Motor, .NET runtime and MPI library versions\n"
         "  -h, --help                 print this help\n"
         "\n"
-        "Environment: MOTOR_MPI_LIBRARY selects the MPI library (an MPICH-ABI libmpi.so.12);\n"
+        "Environment: MOTOR_MPI_LIBRARY selects the MPI library (MPICH ABI, e.g. libmpi.so.12,\n"
+        "or Open MPI's libmpi.so.40); MOTOR_MPI_ABI (mpich|openmpi) the core;\n"
         "DOTNET_* variables configure the runtime as usual.\n"
         "Exit status: Main's exit code; 2 bad usage, 3 no .NET runtime, 4 no usable MPI\n"
         "library, 5 the app could not be started.  An unhandled exception on any rank\n"
@@ -488,8 +489,15 @@ int main(int argc, char **argv)
         if (have) {
             const char *hooks = get_prop(&fx, h, "STARTUP_HOOKS");
             if (hooks && *hooks) {
-                snprintf(text, sizeof text, "%s:System.MP", hooks);
-                rc |= set_prop(&fx, h, "STARTUP_HOOKS", text);
+                size_t len = strlen(hooks) + sizeof ":System.MP";
+                char *joined = malloc(len); /* the app's own hooks, however long, then ours */
+                if (joined) {
+                    snprintf(joined, len, "%s:System.MP", hooks);
+                    rc |= set_prop(&fx, h, "STARTUP_HOOKS", joined);
+                    free(joined);
+                } else {
+                    rc |= 1;
+                }
             } else {
                 rc |= set_prop(&fx, h, "STARTUP_HOOKS", "System.MP");
             }

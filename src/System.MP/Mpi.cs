@@ -204,11 +204,7 @@ public static unsafe class Mpi
         get
         {
             RequireInitialized();
-            byte* buf = stackalloc byte[512];
-            int rc = Core.ProcessorName(buf, 512);
-            if (rc < 0)
-                ThrowHelper.ThrowCore(rc);
-            return Encoding.UTF8.GetString(buf, Math.Min(rc, 511));
+            return CoreString(static (buf, cap) => Core.ProcessorName(buf, cap));
         }
     }
 
@@ -218,11 +214,7 @@ public static unsafe class Mpi
         get
         {
             CoreLoader.EnsureLoaded();
-            byte* buf = stackalloc byte[8192];
-            int rc = Core.LibraryVersion(buf, 8192);
-            if (rc < 0)
-                ThrowHelper.ThrowCore(rc);
-            return Encoding.UTF8.GetString(buf, Math.Min(rc, 8191));
+            return CoreString(static (buf, cap) => Core.LibraryVersion(buf, cap));
         }
     }
 
@@ -257,11 +249,7 @@ public static unsafe class Mpi
     public static string OpenPort()
     {
         RequireInitialized();
-        byte* buf = stackalloc byte[1024];
-        int n = Core.OpenPort(buf, 1024);
-        if (n < 0)
-            ThrowHelper.ThrowCore(n);
-        return Encoding.UTF8.GetString(buf, Math.Min(n, 1023));
+        return CoreString(static (buf, cap) => Core.OpenPort(buf, cap));
     }
 
     /// <summary>Closes a port from <see cref="OpenPort"/> (MPI_Close_port).</summary>
@@ -306,12 +294,36 @@ public static unsafe class Mpi
     {
         ArgumentException.ThrowIfNullOrEmpty(service);
         RequireInitialized();
-        byte* buf = stackalloc byte[1024];
-        int n;
-        fixed (byte* s = Encoding.UTF8.GetBytes(service + "\0"))
-            n = Core.LookupName(s, buf, 1024);
-        Check(n);
-        return Encoding.UTF8.GetString(buf, Math.Min(n, 1023));
+        byte[] name = Encoding.UTF8.GetBytes(service + "\0");
+        return CoreString((buf, cap) =>
+        {
+            fixed (byte* s = name)
+                return Core.LookupName(s, buf, cap);
+        });
+    }
+
+    /// <summary>A core call that writes a string into (buf, cap) and returns its full length.</summary>
+    private unsafe delegate int StringQuery(byte* buffer, int capacity);
+
+    /// <summary>
+    /// The whole string a core query returns: a second call with a buffer of the full
+    /// length when the first did not hold it (nothing is ever cut short).
+    /// </summary>
+    private static unsafe string CoreString(StringQuery query)
+    {
+        const int StackBytes = 512;
+        byte* stack = stackalloc byte[StackBytes];
+        int n = query(stack, StackBytes);
+        if (n < 0)
+            ThrowHelper.ThrowCore(n);
+        if (n < StackBytes)
+            return Encoding.UTF8.GetString(stack, n);
+        var heap = new byte[n + 1];
+        fixed (byte* p = heap)
+            n = query(p, heap.Length);
+        if (n < 0)
+            ThrowHelper.ThrowCore(n);
+        return Encoding.UTF8.GetString(heap, 0, Math.Min(n, heap.Length - 1));
     }
 
     private static void Check(int rc)

@@ -20,10 +20,8 @@ internal static class SR
     internal const string OffsetOutOfRange = "Offset {0} is outside the array of length {1}.";
     internal const string CountOutOfRange = "Count {0} is negative or runs past the end of the array (offset {1}, length {2}).";
     internal const string ScalarShortMessage = "The message carried {0} bytes but a {1} needs {2}.";
-    internal const string RequestCompleted = "The request has already completed.";
     internal const string StatusesTooShort = "The statuses span has {0} entries but there are {1} requests.";
     internal const string NullRequest = "requests[{0}] is null.";
-    internal const string WorldNotFreed = "Communicator.World and Communicator.Self are never freed.";
     internal const string ThreadLevelRange = "Thread level {0} is not a ThreadLevel value.";
     internal const string SplitColor = "Split color {0} must be non-negative or Mpi.Undefined.";
     internal const string Unhandled = "[rank {0}] Unhandled exception; aborting the MPI job:\n{1}";
@@ -48,7 +46,6 @@ internal static class SR
     internal const string CoordinateOutOfRange = "Coordinate {0} is outside [0, {1}).";
     internal const string InterRootOutOfRange = "Root {0} is not Mpi.Root, Mpi.ProcNull or a rank in [0, {1}) of the remote group.";
     internal const string IntraOnly = "{0} is available on intracommunicators only.";
-    internal const string NotInter = "The communicator is not an intercommunicator.";
     internal const string SpawnArgs = "Spawn needs a command and a positive process count at the root.";
     internal const string MessageReceived = "The matched message was already received; a Message is received exactly once.";
 
@@ -80,7 +77,6 @@ internal static class SR
     internal const string ArrayNotVector = "OSend with offset and count takes a one-dimensional, zero-based array; {0} is not.";
     internal const string RootEncodeFailed = "The root (rank {0}) could not serialize its objects; see the TransportException on that rank.";
     internal const string RankEncodeFailed = "Rank {0} could not serialize its block; see the TransportException on that rank.";
-    internal const string ResultBeforeCompletion = "The request has not completed; call Wait or Test first.";
 
     internal static string Format(string format, params object?[] args) =>
         string.Format(CultureInfo.InvariantCulture, format, args);

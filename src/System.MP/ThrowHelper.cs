@@ -6,8 +6,9 @@ using System.Text;
 namespace System.MP;
 
 /// <summary>
-/// The one place exceptions are built: hot paths call these cold, non-inlined
-/// methods so their own code stays small.
+/// Where the exceptions of the hot paths are built: they call these cold,
+/// non-inlined methods so their own code stays small.  Every core error
+/// (a negative MP_E* code) becomes its .NET exception in <see cref="CoreException"/>.
 /// </summary>
 internal static class ThrowHelper
 {

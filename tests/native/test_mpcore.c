@@ -366,20 +366,21 @@ static void test_table_threads(void)
     }
 }
 
-int main(void)
+static void test_table(void)
 {
-    int provided = -1, n;
-    char text[256];
     const mp_table_t *tab = mp_core_table();
-    test_error_table();
     CHECK(tab->abi_version == MP_ABI_VERSION && tab->size == sizeof(mp_table_t));
     CHECK(tab->send_start == mp_send_start && tab->probe == mp_probe && tab->gc_attach == mp_gc_attach);
     CHECK(strstr(tab->manifest, "FAST int isend(const void *buf, int64_t bytes,") != NULL);
     CHECK(strstr(tab->manifest, "BLOCKING int req_wait(mp_req_t req, mp_status_t *status)\n") != NULL);
-    test_before_init();
-    CHECK(mp_init(MP_THREAD_FUNNELED, &provided) == 0);
-    CHECK(provided >= MP_THREAD_FUNNELED);
+}
+
+static void test_environment(void)
+{
+    int provided = -1, n;
+    char text[256];
     CHECK(mp_init(MP_THREAD_SINGLE, &provided) == 0); /* idempotent */
+    CHECK(mp_thread_level(&n) == 0 && n == provided);
     CHECK(mp_state() == MP_STATE_READY);
     CHECK(strlen(mp_library_path()) > 0);
     n = mp_library_version(text, (int)sizeof text);
@@ -393,18 +394,62 @@ int main(void)
             t1 = mp_wtime();
         CHECK(t0 >= 0 && t1 > t0 && mp_wtick() > 0);
     }
-    test_mpi_check_evaluates_once();
-    test_arguments();
-    test_self_messages();
-    test_inflight_table();
-    test_waitall_batches();
-    test_table_threads();
-    test_comms();
+}
+
+static void test_after_finalize(void)
+{
+    int n, provided;
     CHECK(mp_finalize() == 0);
     CHECK(mp_state() == MP_STATE_FINALIZED);
     CHECK(mp_comm_rank(MP_COMM_WORLD, &n) == MP_ESTATE);
     CHECK(last_error_mentions("finalized"));
     CHECK(mp_init(MP_THREAD_SINGLE, &provided) == MP_ESTATE);
-    printf("test_mpcore: %d passed, %d failed\n", g_passed, g_failed);
+}
+
+/* The groups, each a ctest entry of its own (tests/native/CMakeLists.txt):
+ * "test_mpcore GROUP" runs one, with MPI initialized around it when it needs
+ * it; no argument runs them all in one process. */
+static const struct group {
+    const char *name;
+    void (*run)(void);
+    int needs_mpi;
+} k_groups[] = {
+    { "error_table", test_error_table, 0 },
+    { "table", test_table, 0 },
+    { "before_init", test_before_init, 0 },
+    { "mpi_check", test_mpi_check_evaluates_once, 0 },
+    { "environment", test_environment, 1 },
+    { "arguments", test_arguments, 1 },
+    { "self_messages", test_self_messages, 1 },
+    { "inflight_table", test_inflight_table, 1 },
+    { "waitall_batches", test_waitall_batches, 1 },
+    { "table_threads", test_table_threads, 1 },
+    { "comms", test_comms, 1 },
+    { "after_finalize", test_after_finalize, 1 },
+};
+
+int main(int argc, char **argv)
+{
+    int provided = -1, ran = 0, initialized = 0;
+    const int n = (int)(sizeof k_groups / sizeof *k_groups);
+    for (int i = 0; i < n; i++) {
+        if (argc > 1 && strcmp(argv[1], k_groups[i].name) != 0)
+            continue;
+        if (k_groups[i].needs_mpi && !initialized) {
+            CHECK(mp_init(MP_THREAD_FUNNELED, &provided) == 0);
+            CHECK(provided >= MP_THREAD_FUNNELED);
+            initialized = 1;
+        }
+        k_groups[i].run();
+        ran++;
+    }
+    if (argc > 1 && ran == 0) {
+        fprintf(stderr, "test_mpcore: no group '%s'\n", argv[1]);
+        return 2;
+    }
+    /* A group that initialized MPI finalizes it (after_finalize did already). */
+    if (initialized && mp_state() == MP_STATE_READY)
+        CHECK(mp_finalize() == 0);
+    printf("test_mpcore%s%s: %d passed, %d failed\n", argc > 1 ? " " : "", argc > 1 ? argv[1] : "", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }
