@@ -1,3 +1,4 @@
+using System.Collections.Generic;
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
 using System.Threading;
@@ -116,6 +117,7 @@ public sealed unsafe partial class Request
         Span<int> handles = heap ?? stackalloc int[StackRequests];
         handles = handles[..n];
         Handles(requests, handles);
+        CheckDistinct(handles); // polling tests requests one by one: a repeat must be refused first
         Status st = default;
         Completion.AnyRequest any;
         int rc;
@@ -146,6 +148,23 @@ public sealed unsafe partial class Request
                 ThrowHelper.ThrowNullRequest(i);
             handles[i] = r.ActiveHandle();
         }
+    }
+
+    /// <summary>Refuses a set that holds one pending request twice (completed ones are ReqNull and may repeat).</summary>
+    private static void CheckDistinct(ReadOnlySpan<int> handles)
+    {
+        if (handles.Length <= 32)
+        {
+            for (int i = 1; i < handles.Length; i++)
+                for (int j = 0; j < i; j++)
+                    if (handles[i] == handles[j] && handles[i] != CoreConst.ReqNull)
+                        ThrowHelper.ThrowRepeatedRequest(j, i);
+            return;
+        }
+        var seen = new Dictionary<int, int>(handles.Length);
+        for (int i = 0; i < handles.Length; i++)
+            if (handles[i] != CoreConst.ReqNull && !seen.TryAdd(handles[i], i))
+                ThrowHelper.ThrowRepeatedRequest(seen[handles[i]], i);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]

@@ -22,6 +22,7 @@ internal static class SR
     internal const string ScalarShortMessage = "The message carried {0} bytes but a {1} needs {2}.";
     internal const string StatusesTooShort = "The statuses span has {0} entries but there are {1} requests.";
     internal const string NullRequest = "requests[{0}] is null.";
+    internal const string RepeatedRequest = "the same request is in the set twice (entries {0} and {1}); MPI would complete it twice.";
     internal const string ThreadLevelRange = "Thread level {0} is not a ThreadLevel value.";
     internal const string SplitColor = "Split color {0} must be non-negative or Mpi.Undefined.";
     internal const string Unhandled = "[rank {0}] Unhandled exception; aborting the MPI job:\n{1}";

@@ -65,6 +65,10 @@ internal static class ThrowHelper
         throw new ArgumentNullException("requests", SR.Format(SR.NullRequest, index));
 
     [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
+    internal static void ThrowRepeatedRequest(int first, int second) =>
+        throw new ArgumentException(SR.Format(SR.RepeatedRequest, first, second), "requests");
+
+    [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
     internal static void ThrowStatusesTooShort(int statuses, int requests) =>
         throw new ArgumentException(SR.Format(SR.StatusesTooShort, statuses, requests), "statuses");
 

@@ -52,6 +52,19 @@ internal static class MpiErrors
                 c.IRecv(new long[4], 0, 6).Wait();
         }, "irecv into a short buffer");
 
+        // Matched receive (MPI_Mrecv) of 6 shorts into 3.
+        if (r == 0)
+            c.Send(new short[6], 1, 7);
+        Expect<MessageTruncatedException>(r == 1, () =>
+        {
+            if (r == 1)
+                c.MProbe(0, 7).Recv(new short[3]);
+        }, "mrecv into a short buffer");
+        if (r == 0)
+            c.Send(new short[] { 44 }, 1, 7);
+        if (r == 1)
+            Check.Equal((short)44, c.Recv<short>(0, 7), "the message after a truncated mrecv, same tag");
+
         // The communicator still reduces correctly.
         var sum = new int[3];
         c.Reduce(new[] { r, r, r }, r == 0 ? sum : null, Op.Sum, 0);

@@ -48,6 +48,10 @@ public class RequestTests
         Request other = Self.IRecv(new int[1], 0, 51);
         Assert.Contains("twice (entries 0 and 2)", Assert.Throws<ArgumentException>(() => Request.WaitAll(r, other, r)).Message);
         Assert.Contains("twice", Assert.Throws<ArgumentException>(() => Request.TestAll(new[] { r, r })).Message);
+        Assert.Contains("twice (entries 0 and 1)", Assert.Throws<ArgumentException>(() => Request.WaitAny([r, r], out _)).Message);
+        Request done = Self.ISend(new[] { 1 }, Mpi.ProcNull, 0); // complete at the first test: a repeat is refused all the same
+        Assert.Contains("twice (entries 1 and 2)", Assert.Throws<ArgumentException>(() => Request.WaitAny([r, done, done], out _)).Message);
+        done.Wait();
         Assert.True(r.HoldsPin || Mpi.IsHosted, "a refused set keeps its requests' pins");
         Assert.False(r.IsCompleted, "a rejected WaitAll completes nothing");
         Self.Send(new[] { 5 }, 0, 50);

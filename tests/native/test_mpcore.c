@@ -217,6 +217,8 @@ static void test_inflight_table(void)
         CHECK(mp_req_waitall(3, twice, sts) == MP_EINVAL);
         CHECK(last_error_mentions("twice (entries 0 and 2)"));
         CHECK(mp_req_testall(3, twice, sts) == MP_EINVAL);
+        CHECK(mp_req_waitany(3, twice, sts) == MP_EINVAL); /* waitany too, before it waits */
+        CHECK(last_error_mentions("twice (entries 0 and 2)"));
         CHECK(mp_req_testall(1, rs, sts) == 0 && mp_req_live(rs[0]));
         CHECK(mp_isend(out, 4, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &done[0]) == 0);
         done[1] = done[0];

@@ -327,18 +327,45 @@ int mp_req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)
     return rc;
 }
 
+/* Takes the SLOT_IN_BATCH marks off the first n entries of a set. */
+static void unmark_set(const mp_req_t *reqs, int n)
+{
+    int idx;
+    for (int i = 0; i < n; i++) {
+        slot_t *s = reqs[i] == MP_REQ_NULL ? NULL : slot_get(reqs[i], &idx);
+        if (s)
+            atomic_store_explicit(&s->flags, atomic_load_explicit(&s->flags, memory_order_relaxed) & ~(uint32_t)SLOT_IN_BATCH,
+                                  memory_order_relaxed);
+    }
+}
+
 int mp_req_waitany(int n, const mp_req_t *reqs, mp_status_t *status)
 {
     int idx = 0, live = 0;
     if (n < 0 || (n > 0 && !reqs))
         return mp_fail(MP_EINVAL, "request array is NULL or its length %d is negative", n);
+    /* Every handle checked, and none given twice (MPI would see one request
+     * twice), before anything is waited for: the set's slots are marked while
+     * it is checked, the marks taken off again either way. */
     for (int i = 0; i < n; i++) {
+        slot_t *s;
+        uint32_t flags;
+        int rc = 0;
         if (reqs[i] == MP_REQ_NULL)
             continue;
-        if (!slot_get(reqs[i], &idx))
-            return fail_req(reqs[i]);
+        if (!(s = slot_get(reqs[i], &idx)))
+            rc = fail_req(reqs[i]);
+        else if ((flags = atomic_load_explicit(&s->flags, memory_order_relaxed)) & SLOT_IN_BATCH)
+            rc = fail_repeated(reqs, i);
+        else
+            atomic_store_explicit(&s->flags, flags | SLOT_IN_BATCH, memory_order_relaxed);
+        if (rc) {
+            unmark_set(reqs, i);
+            return rc;
+        }
         live++;
     }
+    unmark_set(reqs, n);
     if (!live) {
         if (status)
             memset(status, 0, sizeof *status);
