@@ -6,6 +6,7 @@
  */
 #include "core.h" /* white-box: every mp_* function, linked from the static core */
 
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -95,7 +96,8 @@ static void test_arguments(void)
     CHECK(mp_send_start(buf, 1, MP_ANY_SOURCE, 0, MP_COMM_SELF, MP_SEND_STANDARD, &t) == MP_ERANK);
     CHECK(mp_send_start(buf, 1, 0, -5, MP_COMM_SELF, MP_SEND_STANDARD, &t) == MP_ETAG);
     CHECK(mp_send_start(buf, 1, 0, MP_ANY_TAG, MP_COMM_SELF, MP_SEND_STANDARD, &t) == MP_ETAG);
-    CHECK(mp_send_start(buf, 1, 0, ub + 1, MP_COMM_SELF, MP_SEND_STANDARD, &t) == MP_ETAG);
+    if (ub < INT_MAX) /* Open MPI's bound is INT_MAX: no tag lies above it (UBSan caught ub + 1) */
+        CHECK(mp_send_start(buf, 1, 0, ub + 1, MP_COMM_SELF, MP_SEND_STANDARD, &t) == MP_ETAG);
     CHECK(mp_send_start(buf, -1, 0, 0, MP_COMM_SELF, MP_SEND_STANDARD, &t) == MP_ECOUNT);
     CHECK(mp_send_start(NULL, 4, 0, 0, MP_COMM_SELF, MP_SEND_STANDARD, &t) == MP_EINVAL);
     CHECK(mp_send_start(buf, 1, 0, 0, MP_COMM_SELF, 9, &t) == MP_EINVAL);

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# checkers.sh - the native core under memory checkers, on its own tests and on real
+# multi-rank jobs (issue "Robustness end to end", item 6).  Not part of ./build.sh test
+# (it builds the core a second time and runs under valgrind: several minutes).
+#
+#   tests/checkers.sh [asan|memcheck|all]        (default all; after ./build.sh build)
+#
+# asan      the core (both ABIs) built with AddressSanitizer + UndefinedBehaviorSanitizer
+#           into build/asan; runs test_mpcore (every group) on both cores, then multi-rank
+#           scenarios in library mode with the instrumented libmpcore.so
+#           (MOTOR_CORE_LIBRARY, libasan preloaded into dotnet).
+# memcheck  valgrind memcheck on test_mpcore, and on 2-rank library-mode scenarios where
+#           only errors with a frame in libmpcore count (the runtime's JIT and GC are not
+#           what is checked here).
+# Prints one line per check and "N passed, N failed"; exits non-zero on any failure.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$ROOT/scripts/launchers.sh"
+WHAT="${1:-all}"
+OUT="$ROOT/artifacts/checkers"
+ASAN_BUILD="$ROOT/build/asan"
+SCENARIOS="$ROOT/artifacts/dotnet/bin/Scenarios/release/Scenarios.dll"
+MPIEXEC="$(motor_launcher mpich)" || exit 1
+mkdir -p "$OUT"
+passed=0 failed=0
+result() { # name ok detail
+  if [ "$2" = 0 ]; then passed=$((passed + 1)); echo "PASS $1 $3"; else failed=$((failed + 1)); echo "FAIL $1 $3"; fi
+}
+[ -f "$SCENARIOS" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
+
+# Scenarios that drive the core hardest: nonblocking windows, dropped requests,
+# failures inside MPI, chunked object payloads, collectives.
+JOBS=("nonblocking" "dropped-request" "mpi-errors" "objects-fuzz" "coll-nonblocking")
+
+run_asan() {
+  local san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+  cmake -S "$ROOT" -B "$ASAN_BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMOTOR_BIN_DIR="$ASAN_BUILD/bin" \
+        -DCMAKE_C_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san" -DCMAKE_SHARED_LINKER_FLAGS="$san" >"$OUT/asan-cmake.log" 2>&1 &&
+    cmake --build "$ASAN_BUILD" -j "$(nproc)" --target mpcore mpcore-ompi test_mpcore test_mpcore_ompi >"$OUT/asan-build.log" 2>&1
+  result asan-build $? "(log: $OUT/asan-build.log)"
+  local t
+  for t in test_mpcore test_mpcore_ompi; do
+    [ -x "$ASAN_BUILD/tests/$t" ] || continue
+    # Leak checking is off: MPI and UCX keep allocations past finalize in libraries the
+    # core dlopens (reported from "<unknown module>", not from the core).
+    ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 "$ASAN_BUILD/tests/$t" >"$OUT/asan-$t.log" 2>&1
+    result "asan $t" $? "$(tail -1 "$OUT/asan-$t.log")"
+  done
+  # Real jobs: dotnet with the instrumented core.  CoreCLR owns SIGSEGV and reserves
+  # large address ranges, hence the options; leaks are the runtime's business here.
+  local libasan job log
+  libasan="$(gcc -print-file-name=libasan.so)"
+  for job in "${JOBS[@]}"; do
+    log="$OUT/asan-job-$job.log"
+    env MOTOR_CORE_LIBRARY="$ASAN_BUILD/bin/libmpcore.so" LD_PRELOAD="$libasan" \
+        ASAN_OPTIONS=detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:detect_stack_use_after_return=0:verbosity=0 \
+        UBSAN_OPTIONS=print_stacktrace=1 MOTOR_OBJECT_CHUNK_BYTES=256 MOTOR_FUZZ_CASES=100 \
+        timeout 300 "$MPIEXEC" -n 2 dotnet "$SCENARIOS" "$job" >"$log" 2>&1
+    local rc=$?
+    if grep -qE "ERROR: AddressSanitizer|runtime error:" "$log"; then rc=1; fi
+    # MOTOR_CORE_LIBRARY names the instrumented core: System.MP loads that file or fails
+    # (LoaderTests), so a passing job ran on it.
+    [ "$(grep -c "^PASS $job rank" "$log")" = 2 ] || rc=1
+    result "asan job $job" "$rc" "(2 ranks, library mode; log: $log)"
+  done
+}
+
+run_memcheck() {
+  local vg="valgrind --tool=memcheck --error-exitcode=97 --track-origins=yes --leak-check=no"
+  $vg "$ROOT/build/native/tests/test_mpcore" >"$OUT/memcheck-test_mpcore.log" 2>&1
+  result "memcheck test_mpcore" $? "$(grep -E 'ERROR SUMMARY' "$OUT/memcheck-test_mpcore.log" | tail -1)"
+  local job log n
+  for job in nonblocking mpi-errors; do
+    log="$OUT/memcheck-job-$job"
+    rm -f "$log".*
+    env DOTNET_TieredCompilation=0 DOTNET_EnableWriteXorExecute=0 DOTNET_JitEnableOptionalRelocs=0 \
+        timeout 900 "$MPIEXEC" -n 2 valgrind --tool=memcheck --smc-check=all-non-file --num-callers=30 \
+        --log-file="$log.%p" dotnet "$SCENARIOS" "$job" >"$log.out" 2>&1
+    local rc=$?
+    [ "$(grep -c "^PASS $job rank" "$log.out")" = 2 ] || rc=1
+    # An error counts when a frame of its stack is in the core.
+    n=$(awk '/^==[0-9]+== [A-Z].*(Invalid|uninitialised|Mismatched|overlap|Conditional)/ {e=1; core=0; next}
+             e && /libmpcore/ {core=1}
+             e && /^==[0-9]+== *$/ {if (core) n++; e=0}
+             END {print n+0}' "$log".[0-9]*)
+    [ "$n" = 0 ] || rc=1
+    result "memcheck job $job" "$rc" "($n errors in libmpcore frames; logs: $log.*)"
+  done
+}
+
+case "$WHAT" in
+  asan) run_asan ;;
+  memcheck) run_memcheck ;;
+  all) run_asan; run_memcheck ;;
+  *) echo "usage: tests/checkers.sh [asan|memcheck|all]" >&2; exit 2 ;;
+esac
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
