@@ -13,6 +13,7 @@ internal static class MpiErrors
     internal static void Register(Dictionary<string, Action<Communicator>> s)
     {
         s["mpi-errors"] = InsideMpi;
+        s["mpi-errors-inter"] = InsideMpiAcrossGroups;
     }
 
     private static void InsideMpi(Communicator c)
@@ -70,6 +71,33 @@ internal static class MpiErrors
         c.Reduce(new[] { r, r, r }, r == 0 ? sum : null, Op.Sum, 0);
         if (r == 0)
             Check.Sequence<int>(Enumerable.Repeat(c.Size * (c.Size - 1) / 2, 3).ToArray(), sum, "reduce after the failures");
+        c.Barrier();
+    }
+
+    // An intercommunicator Reduce whose root offers fewer elements than the other group
+    // contributes: only MPI can see it (the root does not know the remote count).
+    private static void InsideMpiAcrossGroups(Communicator c)
+    {
+        int half = c.Size / 2, color = c.Rank < half ? 0 : 1;
+        using Communicator local = c.Split(color, c.Rank)!;
+        using Intercommunicator inter = Intercommunicator.Create(local, 0, c, color == 0 ? half : 0, 33);
+        bool root = color == 0 && local.Rank == 0;
+        int rootArg = color == 1 ? 0 : root ? Mpi.Root : Mpi.ProcNull;
+        Expect<MessageTruncatedException>(root, () =>
+        {
+            if (color == 1)
+                inter.Reduce(new[] { 1, 2, 3, 4 }, null, Op.Sum, rootArg);
+            else
+                inter.Reduce(new int[2], root ? new int[2] : null, Op.Sum, rootArg);
+        }, "intercommunicator reduce into a root with fewer elements");
+        // The intercommunicator goes on: a well-formed reduce of the same shape.
+        var sum = new int[4];
+        if (color == 1)
+            inter.Reduce(new[] { 1, 2, 3, 4 }, null, Op.Sum, rootArg);
+        else
+            inter.Reduce(new int[4], root ? sum : null, Op.Sum, rootArg);
+        if (root)
+            Check.Sequence<int>(new[] { 1, 2, 3, 4 }.Select(v => v * (c.Size - half)).ToArray(), sum, "the reduce after the failure");
         c.Barrier();
     }
 

@@ -15,6 +15,15 @@ public class MpiErrorTests
     [InlineData(3, false, false)]
     [InlineData(2, false, true)]
     [InlineData(2, true, true)]
+    public void AcrossAnIntercommunicatorToo(int ranks, bool hosted, bool openMpi) =>
+        Job.Scenario("mpi-errors-inter", ranks, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+
+    [Theory]
+    [InlineData(2, false, false)]
+    [InlineData(2, true, false)]
+    [InlineData(3, false, false)]
+    [InlineData(2, false, true)]
+    [InlineData(2, true, true)]
     public void FailuresInsideMpiAreReportedOnceAndTheCommunicatorGoesOn(int ranks, bool hosted, bool openMpi) =>
         Job.Scenario("mpi-errors", ranks, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
 }
