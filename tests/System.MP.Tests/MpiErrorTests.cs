@@ -3,27 +3,23 @@ using Xunit;
 namespace System.MP.Tests;
 
 /// <summary>
-/// Errors raised inside MPI, provoked over MPI on 2-3 ranks (scenario mpi-errors): the specific
-/// exception with MPI's class and string, one failing MPI call each, and a communicator that
-/// keeps working — on both cores, in library mode and under motor.
+/// Errors raised inside MPI, provoked over MPI on 2-3 ranks (scenarios mpi-errors and
+/// mpi-errors-inter): the specific exception with MPI's class and string, one failing MPI call
+/// each, and a communicator that keeps working — on both cores, in library mode and under motor.
 /// </summary>
 public class MpiErrorTests
 {
-    [Theory]
-    [InlineData(2, false, false)]
-    [InlineData(2, true, false)]
-    [InlineData(3, false, false)]
-    [InlineData(2, false, true)]
-    [InlineData(2, true, true)]
-    public void AcrossAnIntercommunicatorToo(int ranks, bool hosted, bool openMpi) =>
-        Job.Scenario("mpi-errors-inter", ranks, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+    public static TheoryData<string, int, bool, bool> Variants()
+    {
+        var data = new TheoryData<string, int, bool, bool>();
+        foreach (string scenario in new[] { "mpi-errors", "mpi-errors-inter" })
+            foreach (var (ranks, hosted, openMpi) in new[] { (2, false, false), (2, true, false), (3, false, false), (2, false, true), (2, true, true) })
+                data.Add(scenario, ranks, hosted, openMpi);
+        return data;
+    }
 
     [Theory]
-    [InlineData(2, false, false)]
-    [InlineData(2, true, false)]
-    [InlineData(3, false, false)]
-    [InlineData(2, false, true)]
-    [InlineData(2, true, true)]
-    public void FailuresInsideMpiAreReportedOnceAndTheCommunicatorGoesOn(int ranks, bool hosted, bool openMpi) =>
-        Job.Scenario("mpi-errors", ranks, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+    [MemberData(nameof(Variants))]
+    public void FailuresInsideMpiAreReportedOnceAndTheCommunicatorGoesOn(string scenario, int ranks, bool hosted, bool openMpi) =>
+        Job.Scenario(scenario, ranks, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
 }
