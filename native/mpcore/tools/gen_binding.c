@@ -170,6 +170,21 @@ static void generate(FILE *f)
         fprintf(f, "    /// <summary>MP_%s: %s.</summary>\n    internal const int %s = %d;\n",
                 k_errors[i].cname, k_errors[i].message, k_errors[i].csname, k_errors[i].code);
     fputs("}\n\n"
+          "/// <summary>mpcore's constants that System.MP passes (mpcore.h): the values, not copies typed by hand.</summary>\n"
+          "internal static class CoreConst\n{\n", f);
+    {
+        static const struct { const char *name; long value; } k_consts[] = {
+            { "SendStandard", MP_SEND_STANDARD }, { "SendSync", MP_SEND_SYNC },
+            { "StateUninit", MP_STATE_UNINIT },   { "StateReady", MP_STATE_READY },
+            { "StateFinalized", MP_STATE_FINALIZED },
+            { "CommWorld", MP_COMM_WORLD },       { "CommSelf", MP_COMM_SELF },
+            { "CommNull", MP_COMM_NULL },         { "CommChannelBit", MP_COMM_CHANNEL_BIT },
+            { "ReqNull", MP_REQ_NULL },
+        };
+        for (size_t i = 0; i < sizeof k_consts / sizeof *k_consts; i++)
+            fprintf(f, "    internal const int %s = %ld;\n", k_consts[i].name, k_consts[i].value);
+    }
+    fputs("}\n\n"
           "/// <summary>Mirror of mp_table_t: the core's call table, one slot per entry of mpcore_calls.def.</summary>\n"
           "[StructLayout(LayoutKind.Sequential)]\n"
           "internal struct CoreTable\n{\n"

@@ -42,6 +42,21 @@ internal static class CoreError
     internal const int Root = -14;
 }
 
+/// <summary>mpcore's constants that System.MP passes (mpcore.h): the values, not copies typed by hand.</summary>
+internal static class CoreConst
+{
+    internal const int SendStandard = 0;
+    internal const int SendSync = 1;
+    internal const int StateUninit = 0;
+    internal const int StateReady = 1;
+    internal const int StateFinalized = 2;
+    internal const int CommWorld = 0;
+    internal const int CommSelf = 1;
+    internal const int CommNull = -1;
+    internal const int CommChannelBit = 1073741824;
+    internal const int ReqNull = -1;
+}
+
 /// <summary>Mirror of mp_table_t: the core's call table, one slot per entry of mpcore_calls.def.</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal struct CoreTable

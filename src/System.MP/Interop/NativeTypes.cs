@@ -2,21 +2,6 @@ using System.Runtime.InteropServices;
 
 namespace System.MP.Interop;
 
-/// <summary>mpcore's thread levels, send modes and states.</summary>
-internal static class CoreConst
-{
-    internal const int SendStandard = 0;
-    internal const int SendSync = 1;
-    internal const int StateUninit = 0;
-    internal const int StateReady = 1;
-    internal const int StateFinalized = 2;
-    internal const int CommWorld = 0;
-    internal const int CommSelf = 1;
-    internal const int CommNull = -1;
-    internal const int CommChannelBit = 0x40000000; // MP_COMM_CHANNEL_BIT: a communicator's transport channel
-    internal const int ReqNull = -1;
-}
-
 /// <summary>Mirror of mp_coll_t: one collective call.</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal unsafe struct CollDesc
