@@ -9,6 +9,16 @@
 #   ./build.sh demo     run the demo (after a build)
 #   ./build.sh bench    build, then run the benchmark suite (perf/bench.sh): CSV, SVG plots
 #                       and a Markdown summary in artifacts/bench
+#   ./build.sh pack [FEED]
+#                       build, then make the NuGet packages System.MP and Motor.Templates
+#                       in FEED (a local feed folder; default artifacts/packages); the
+#                       version is VERSION's
+#   ./build.sh install [PREFIX]
+#                       build, then install the motor host: PREFIX/lib/motor (motor, its GC
+#                       extension, both cores, System.MP.dll) and PREFIX/bin/motor.
+#                       PREFIX defaults to /usr/local as root, else ~/.local
+# MOTOR_NO_BUILD=1 makes pack and install use the last build as it is (the test suite,
+# which has just built, packs and installs into temporary folders that way).
 #
 # Works as root without sudo (CI) and as a user with sudo.
 set -euo pipefail
@@ -92,6 +102,46 @@ build_managed() {
 
 build() { deps; build_native; build_managed; }
 
+PACKAGES="$ROOT/artifacts/packages"
+MOTOR_FILES=(motor libmpgc.so libmpcore.so libmpcore-ompi.so System.MP.dll System.MP.xml)
+
+pack() {
+  local feed="${1:-$PACKAGES}" version
+  version="$(tr -d '[:space:]' <"$ROOT/VERSION")"
+  case "$feed" in /*) ;; *) feed="$PWD/$feed" ;; esac
+  log "packages $version -> $feed"
+  mkdir -p "$feed"
+  rm -f "$feed"/System.MP."$version".nupkg "$feed"/Motor.Templates."$version".nupkg
+  dotnet pack "$ROOT/src/System.MP/System.MP.csproj" -c "$CONFIG" --no-build -nologo -v quiet \
+    -p:MotorSkipNativeBuild=true -o "$feed"
+  dotnet pack "$ROOT/templates/Motor.Templates.csproj" -c "$CONFIG" -nologo -v quiet -o "$feed"
+  ls -l "$feed"/*."$version".nupkg
+}
+
+build_unless_told() { [ "${MOTOR_NO_BUILD:-}" = 1 ] || build; }
+
+# The motor host is a native program with its GC extension and cores beside it; it finds
+# them from its own path, so PREFIX/bin/motor is a link into PREFIX/lib/motor.
+install_motor() {
+  local prefix="${1:-}" f
+  if [ -z "$prefix" ]; then
+    if [ "$(id -u)" = 0 ]; then prefix=/usr/local; else prefix="$HOME/.local"; fi
+  fi
+  case "$prefix" in /*) ;; *) prefix="$PWD/$prefix" ;; esac
+  for f in "${MOTOR_FILES[@]}"; do
+    [ -f "$BIN/$f" ] || die "$BIN/$f is missing; the build did not finish"
+  done
+  log "install: motor -> $prefix/bin/motor (files in $prefix/lib/motor)"
+  mkdir -p "$prefix/lib/motor" "$prefix/bin" 2>/dev/null ||
+    die "cannot create $prefix/lib/motor; choose a PREFIX you can write to (./build.sh install ~/.local)"
+  for f in "${MOTOR_FILES[@]}"; do
+    install -m "$([ "${f##*.}" = xml ] || [ "${f##*.}" = dll ] && echo 644 || echo 755)" "$BIN/$f" "$prefix/lib/motor/$f"
+  done
+  ln -sfn ../lib/motor/motor "$prefix/bin/motor"
+  "$prefix/bin/motor" --version | head -1
+  case ":$PATH:" in *":$prefix/bin:"*) ;; *) echo "add $prefix/bin to PATH to run motor by name" ;; esac
+}
+
 demo() {
   local app="$MANAGED_BIN/PingPong/${CONFIG,,}/PingPong.dll" mpiexec
   [ -f "$app" ] || die "demo not built; run ./build.sh first"
@@ -168,7 +218,9 @@ case "${1:-all}" in
   demo) demo ;;
   test) FILTER="${2:-}" test_all ;;
   bench) build; "$ROOT/perf/bench.sh" ;;
+  pack) build_unless_told; pack "${2:-}" ;;
+  install) build_unless_told; install_motor "${2:-}" ;;
   deps) deps ;;
   default-mpi) default_mpi "${2:-}" ;;
-  *) die "unknown command '$1' (use: ./build.sh [build|test|demo|bench])" ;;
+  *) die "unknown command '$1' (use: ./build.sh [build|test|demo|bench|pack|install|deps|default-mpi])" ;;
 esac

@@ -15,11 +15,19 @@ static char g_error[2048];
 
 #if PAL_MPI_BUILD_ABI == 1 /* PAL_ABI_MPICH */
 #define k_names k_mpich_names
-#define PAL_INSTALL_HINT "install MPICH, e.g. apt-get install mpich"
+#define PAL_OTHER_NAME "libmpi.so.40"
+#define PAL_OTHER_MPI "Open MPI"
 #else
 static const char *const k_names[] = { "libmpi.so.40", "libmpi.so" };
-#define PAL_INSTALL_HINT "install Open MPI, e.g. apt-get install openmpi-bin"
+#define PAL_OTHER_NAME "libmpich.so.12"
+#define PAL_OTHER_MPI "MPICH"
 #endif
+
+/* Ends every "no usable MPI" message, from motor and from System.MP in library mode alike. */
+#define PAL_MPI_ADVICE                                                                      \
+    ". Install MPICH (Debian: apt-get install mpich) or Open MPI (apt-get install openmpi-bin) " \
+    "and start the program with that MPI's launcher (mpiexec.mpich, mpirun.openmpi, srun), or "  \
+    "set MOTOR_MPI_LIBRARY to the MPI library to use (MPICH ABI or Open MPI)"
 
 const char *pal_mpi_abi_name(int abi)
 {
@@ -85,14 +93,14 @@ int pal_mpi_choose_abi(char *why, int cap, const char **reason)
         int found;
         *reason = "MOTOR_MPI_LIBRARY";
         if (!lib) {
-            snprintf(why, (size_t)cap, "cannot use the MPI library named by MOTOR_MPI_LIBRARY=%s: %s",
+            snprintf(why, (size_t)cap, "cannot use the MPI library named by MOTOR_MPI_LIBRARY=%s: %s" PAL_MPI_ADVICE,
                      forced, pal_dl_error());
             return -1;
         }
         found = pal_mpi_detect_abi(lib);
         if (found != PAL_ABI_MPICH && found != PAL_ABI_OPENMPI) {
-            snprintf(why, (size_t)cap, "MOTOR_MPI_LIBRARY=%s speaks %s; Motor supports the MPICH ABI "
-                     "and Open MPI's", forced, pal_mpi_abi_name(found));
+            snprintf(why, (size_t)cap, "MOTOR_MPI_LIBRARY=%s is not an MPI library Motor can use: it speaks %s, "
+                     "and Motor supports the MPICH ABI and Open MPI's" PAL_MPI_ADVICE, forced, pal_mpi_abi_name(found));
             return -1;
         }
         return found;
@@ -168,12 +176,10 @@ int pal_mpi_load(char *err, int cap)
                 g_loaded = 1;
             else
                 snprintf(g_error, sizeof g_error,
-                         "cannot use the MPI library named by MOTOR_MPI_LIBRARY=%s: %s", forced, why);
+                         "cannot use the MPI library named by MOTOR_MPI_LIBRARY=%s: %s" PAL_MPI_ADVICE, forced, why);
         } else {
             size_t used = 0;
-            used += (size_t)snprintf(g_error, sizeof g_error,
-                                     "no MPI library found (" PAL_INSTALL_HINT
-                                     ", or set MOTOR_MPI_LIBRARY); tried:");
+            used += (size_t)snprintf(g_error, sizeof g_error, "no MPI library found; tried:");
             for (size_t i = 0; i < sizeof k_names / sizeof *k_names; i++) {
                 if (try_load(k_names[i], why, (int)sizeof why) == 0) {
                     g_loaded = 1;
@@ -183,6 +189,15 @@ int pal_mpi_load(char *err, int cap)
                     used += (size_t)snprintf(g_error + used, sizeof g_error - used, " [%s: %s]",
                                              k_names[i], why);
             }
+            if (g_loaded != 1 && used < sizeof g_error) {
+                /* Name the other MPI too: found means it was there but not chosen. */
+                void *other = pal_dl_open(PAL_OTHER_NAME, 1);
+                used += (size_t)snprintf(g_error + used, sizeof g_error - used, " [%s (%s): %s]",
+                                         PAL_OTHER_NAME, PAL_OTHER_MPI,
+                                         other ? "found, but this program was not started for it" : "not found");
+            }
+            if (g_loaded != 1 && used < sizeof g_error)
+                snprintf(g_error + used, sizeof g_error - used, "%s", PAL_MPI_ADVICE);
         }
         if (g_loaded != 1)
             g_loaded = -1;

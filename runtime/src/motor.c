@@ -348,7 +348,7 @@ static int print_version(const options_t *o)
         printf("MPI library: %s (%s; core for %s)\n", mpi, g_core->library_path(),
                g_core->mpi_abi() == MP_MPI_ABI_OPENMPI ? "Open MPI" : "the MPICH ABI");
     } else {
-        char err[1024];
+        char err[2048];
         g_core->last_error(NULL, err, (int)sizeof err);
         printf("MPI library: not found: %s\n", err);
         ok = 0;
@@ -433,9 +433,6 @@ int main(int argc, char **argv)
     if ((rc = g_core->init(level, &provided)) != 0) {
         g_core->last_error(NULL, err, (int)sizeof err);
         fprintf(stderr, "motor: %s: %s\n", rc == MP_ENOLIB ? "no usable MPI library" : "MPI initialization failed", err);
-        if (rc == MP_ENOLIB)
-            fprintf(stderr, "       Install MPICH (Debian: apt-get install mpich) or Open MPI, or set "
-                            "MOTOR_MPI_LIBRARY to an MPI library (MPICH ABI or Open MPI).\n");
         fx.close(h);
         return EXIT_NO_MPI;
     }

@@ -188,6 +188,18 @@ public unsafe partial class Communicator
     }
 
     /// <summary>
+    /// The form of <see cref="OBcast{T}(T, int)"/> for ranks that have nothing to pass: the same
+    /// as passing null (default).  Other ranks call it to receive the root's object without a
+    /// placeholder, which matters where null is not a value of the type (F# records and
+    /// unions); at the root it broadcasts null.  Collective.
+    /// </summary>
+    /// <param name="root">Rank whose object is broadcast.</param>
+    /// <returns>The root's object graph, a copy on every rank other than the root.</returns>
+    /// <exception cref="TransportException">A malformed payload.</exception>
+    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
+    public T? OBcast<T>(int root) => OBcast<T>(default, root);
+
+    /// <summary>
     /// Splits the root's array into Size blocks in rank order and gives block r
     /// to rank r: with n elements and p ranks, rank r gets n / p elements, plus
     /// one when r &lt; n % p.  Each block travels as its own payload, so
@@ -252,6 +264,18 @@ public unsafe partial class Communicator
                 BufferPool.Return(pieces);
         }
     }
+
+    /// <summary>
+    /// The form of <see cref="OScatter{T}(T[], int)"/> for ranks other than the root, which
+    /// have no array to pass (the same as passing null; the root must pass its array).
+    /// Collective.
+    /// </summary>
+    /// <param name="root">Rank that scatters.</param>
+    /// <returns>This rank's block.</returns>
+    /// <exception cref="ArgumentNullException">Called at the root, which must pass the elements.</exception>
+    /// <exception cref="TransportException">A malformed payload.</exception>
+    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
+    public T[]? OScatter<T>(int root) => OScatter<T>(null, root);
 
     /// <summary>
     /// Collects every rank's block at the root, concatenated in rank order.

@@ -20,9 +20,11 @@ internal static class ThrowHelper
     internal static unsafe Exception CoreException(int code)
     {
         int errorClass = 0;
-        byte* buf = stackalloc byte[1024];
-        int len = Core.LastError(&errorClass, buf, 1024);
-        string detail = Encoding.UTF8.GetString(buf, Math.Min(len, 1023));
+        int len = Core.LastError(&errorClass, null, 0); // the whole message, however long
+        var text = new byte[len + 1];
+        fixed (byte* buf = text)
+            len = Math.Min(Core.LastError(&errorClass, buf, text.Length), len);
+        string detail = Encoding.UTF8.GetString(text, 0, len);
         return code switch
         {
             CoreError.Truncate => new MessageTruncatedException(detail, errorClass),

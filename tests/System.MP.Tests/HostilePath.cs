@@ -59,24 +59,37 @@ internal static class HostilePath
             .FirstOrDefault(File.Exists);
 
     // One folder of links to every program on the original PATH but mpiexec and mpirun.
-    private static string MakeNoMpiexec()
+    private static string MakeNoMpiexec() => LinkFarm("no-mpiexec", name => name is "mpiexec" or "mpirun");
+
+    /// <summary>
+    /// A PATH of one folder (<paramref name="label"/>, made once per run) holding links to every
+    /// program on the run's original PATH except those <paramref name="leaveOut"/> names.
+    /// </summary>
+    internal static string LinkFarm(string label, Func<string, bool> leaveOut)
     {
-        string farm = Path.Combine(Dir, "no-mpiexec");
-        Directory.CreateDirectory(farm);
-        foreach (string dir in Enumerable.Reverse(s_original.Split(':', StringSplitOptions.RemoveEmptyEntries)))
+        string farm = Path.Combine(Dir, label);
+        lock (s_farms)
         {
-            if (!Directory.Exists(dir))
-                continue;
-            foreach (string file in Directory.EnumerateFileSystemEntries(dir))
+            if (!s_farms.Add(label))
+                return farm;
+            Directory.CreateDirectory(farm);
+            foreach (string dir in Enumerable.Reverse(s_original.Split(':', StringSplitOptions.RemoveEmptyEntries)))
             {
-                string name = Path.GetFileName(file);
-                if (name is "mpiexec" or "mpirun" || Directory.Exists(file))
+                if (!Directory.Exists(dir))
                     continue;
-                string link = Path.Combine(farm, name);
-                File.Delete(link); // earlier PATH entries win, as in a shell
-                File.CreateSymbolicLink(link, file);
+                foreach (string file in Directory.EnumerateFileSystemEntries(dir))
+                {
+                    string name = Path.GetFileName(file);
+                    if (leaveOut(name) || Directory.Exists(file))
+                        continue;
+                    string link = Path.Combine(farm, name);
+                    File.Delete(link); // earlier PATH entries win, as in a shell
+                    File.CreateSymbolicLink(link, file);
+                }
             }
         }
         return farm;
     }
+
+    private static readonly HashSet<string> s_farms = new(StringComparer.Ordinal);
 }

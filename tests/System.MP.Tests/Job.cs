@@ -104,7 +104,7 @@ internal static class Job
     /// What Open MPI needs here: CI runs as root (mpirun refuses without both
     /// variables), and spawned children may oversubscribe the 2 cores too.
     /// </summary>
-    private static readonly Dictionary<string, string> OpenMpiEnvironment = new()
+    internal static readonly Dictionary<string, string> OpenMpiEnvironment = new()
     {
         ["OMPI_ALLOW_RUN_AS_ROOT"] = "1",
         ["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1",

@@ -8,7 +8,7 @@
 
 static __thread int t_mpi_class;
 
-static __thread char t_message[1024];
+static __thread char t_message[2048]; /* room for the MPI library search report */
 
 _Atomic uint64_t mp_g_mpi_errors;
 

@@ -102,6 +102,22 @@ internal static unsafe class CoreLoader
         return "none";
     }
 
+    /// <summary>
+    /// Where libmpcore may be, in order: beside System.MP.dll (a build inside this repository,
+    /// or an app folder it was copied to), the app's folder, and the native folders the host
+    /// took from the app's deps.json (the System.MP package's runtimes/linux-x64/native).
+    /// </summary>
+    private static Collections.Generic.IEnumerable<string> SearchDirectories(string assemblyDir)
+    {
+        var seen = new Collections.Generic.HashSet<string>(StringComparer.Ordinal);
+        var dirs = new Collections.Generic.List<string> { assemblyDir, AppContext.BaseDirectory };
+        if (AppContext.GetData("NATIVE_DLL_SEARCH_DIRECTORIES") is string probe)
+            dirs.AddRange(probe.Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries));
+        foreach (string dir in dirs)
+            if (!string.IsNullOrEmpty(dir) && seen.Add(Path.TrimEndingDirectorySeparator(dir)))
+                yield return dir;
+    }
+
     private static nint LoadLibrary()
     {
         var tried = new Collections.Generic.List<string>();
@@ -115,7 +131,7 @@ internal static unsafe class CoreLoader
 #pragma warning disable IL3000 // empty in a single-file app: the base directory is tried too
         string assemblyDir = Path.GetDirectoryName(typeof(CoreLoader).Assembly.Location) ?? "";
 #pragma warning restore IL3000
-        foreach (string dir in new[] { assemblyDir, AppContext.BaseDirectory })
+        foreach (string dir in SearchDirectories(assemblyDir))
         {
             if (string.IsNullOrEmpty(dir))
                 continue;
