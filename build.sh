@@ -5,7 +5,8 @@
 #   ./build.sh build    build only
 #   ./build.sh test     build, then run every test suite; ends with "N passed, N failed"
 #   ./build.sh test F   only the tests whose name contains F (ctest -R F, dotnet test
-#                       --filter FullyQualifiedName~F), e.g. ./build.sh test PayloadChannel
+#                       --filter FullyQualifiedName~F, the bench-smoke suite), e.g.
+#                       ./build.sh test PayloadChannel
 #   ./build.sh demo     run the demo (after a build)
 #   ./build.sh bench    build, then run the benchmark suite (perf/bench.sh): CSV, SVG plots
 #                       and a Markdown summary in artifacts/bench
@@ -196,11 +197,39 @@ run_dotnet_tests() {
   record managed "$passed" "$failed"
 }
 
+# The benchmark suite in a quick pass (perf/bench.sh), with Open MPI's launcher first on PATH
+# as mpiexec and mpirun, as on a Debian machine where Open MPI is the default (issue 12): the
+# pass only succeeds if bench.sh names MPICH's launcher itself.  tests/BenchSmoke then checks
+# every table, plot and the summary it wrote.  One test: "bench-smoke".
+BENCH_SMOKE_ROUNDS=2 BENCH_SMOKE_MAX_BYTES=4096
+run_bench_smoke() {
+  log "suite: bench-smoke (perf/bench.sh quick pass, Open MPI's mpiexec first on PATH)"
+  local tmp ompi hostile found rc=0
+  ompi="$(motor_launcher openmpi)" || { record bench-smoke 0 1; return; }
+  tmp="$(mktemp -d)"
+  mkdir "$tmp/openmpi-first"
+  ln -s "$ompi" "$tmp/openmpi-first/mpiexec"
+  ln -s "$ompi" "$tmp/openmpi-first/mpirun"
+  hostile="$tmp/openmpi-first:$PATH"
+  found="$(PATH="$hostile"; command -v mpiexec)"
+  if [ "$(readlink -f "$found")" != "$(readlink -f "$ompi")" ]; then
+    echo "bench-smoke: mpiexec on the test PATH is $found, not Open MPI's $ompi"
+    rc=1
+  fi
+  [ "$rc" != 0 ] || PATH="$hostile" ROUNDS=$BENCH_SMOKE_ROUNDS SCALE=0.01 BW_SCALE=0.01 MAX_BYTES=$BENCH_SMOKE_MAX_BYTES \
+    OBJECT_ARGS="64 1 2" MICRO_JOB=dry "$ROOT/perf/bench.sh" "$tmp/bench" 2>&1 | tail -n 15 || rc=1
+  [ "$rc" != 0 ] || dotnet "$MANAGED_BIN/BenchSmoke/${CONFIG,,}/BenchSmoke.dll" "$tmp/bench" \
+    "$BENCH_SMOKE_ROUNDS" "$BENCH_SMOKE_MAX_BYTES" || rc=1
+  rm -rf "$tmp"
+  if [ "$rc" = 0 ]; then record bench-smoke 1 0; else record bench-smoke 0 1; fi
+}
+
 test_all() {
   build
   SUMMARY="$(mktemp)"
   run_ctest
   run_dotnet_tests
+  case bench-smoke in *"$FILTER"*) run_bench_smoke ;; esac
   log "summary"
   cat "$SUMMARY"
   rm -f "$SUMMARY"

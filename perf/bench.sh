@@ -7,7 +7,7 @@
 #   ROUNDS=5 SCALE=1 BW_SCALE=10 perf/bench.sh [out_dir=artifacts/bench]   (the defaults)
 #   ONLY="latency bandwidth" perf/bench.sh     # a subset of the groups
 #   MAX_BYTES=65536 OBJECT_ARGS="256 1 5" MICRO_JOB=dry perf/bench.sh
-#                                              # a quick pass (the tests' smoke run)
+#                                              # a quick pass (./build.sh test runs one: bench-smoke)
 #
 # Groups: latency (osu_latency), bandwidth (osu_bw), collectives, objects (Motor
 # Figure 11), micro (BenchmarkDotNet).  Each series is one program; see perf/README.md.

@@ -20,7 +20,7 @@ namespace Scenarios;
 /// </remarks>
 internal static class ApiFuzz
 {
-    internal static void Register(Dictionary<string, Action<Communicator>> s) => s["api-fuzz"] = Run;
+    internal static void Register(Dictionary<Scenario, Action<Communicator>> s) => s[Scenario.ApiFuzz] = Run;
 
     private const int Guard = unchecked((int)0xDEADBEEF);
     private const int MaxPending = 16;

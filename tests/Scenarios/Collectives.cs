@@ -22,14 +22,14 @@ internal struct Mat2 : IEquatable<Mat2>
 /// <summary>Buffer collectives: every scenario checks the values against a serial computation.</summary>
 internal static class Collectives
 {
-    internal static void Register(Dictionary<string, Action<Communicator>> s)
+    internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
     {
-        s["coll-reduce"] = Reductions;
-        s["coll-move"] = DataMovement;
-        s["coll-vector"] = VectorVariants;
-        s["coll-userop"] = UserOps;
-        s["coll-nonblocking"] = Nonblocking;
-        s["coll-bad-args"] = BadArguments;
+        s[Scenario.CollReduce] = Reductions;
+        s[Scenario.CollMove] = DataMovement;
+        s[Scenario.CollVector] = VectorVariants;
+        s[Scenario.CollUserop] = UserOps;
+        s[Scenario.CollNonblocking] = Nonblocking;
+        s[Scenario.CollBadArgs] = BadArguments;
     }
 
     private static T[] Make<T>(int n, Func<int, T> f)

@@ -5,10 +5,10 @@ namespace Scenarios;
 /// <summary>Groups, communicator construction, names and Cartesian topologies.</summary>
 internal static class Communicators
 {
-    internal static void Register(Dictionary<string, Action<Communicator>> s)
+    internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
     {
-        s["groups"] = Groups;
-        s["cartesian"] = Cartesian;
+        s[Scenario.Groups] = Groups;
+        s[Scenario.Cartesian] = Cartesian;
     }
 
     private static void Groups(Communicator c)

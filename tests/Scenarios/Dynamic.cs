@@ -5,14 +5,14 @@ namespace Scenarios;
 /// <summary>Intercommunicators, spawn, ports and name publishing.</summary>
 internal static class Dynamic
 {
-    internal static void Register(Dictionary<string, Action<Communicator>> s)
+    internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
     {
-        s["intercomm"] = Intercomm;
-        s["spawn"] = Spawn;
-        s["spawn-child"] = SpawnChild;
-        s["port-server"] = PortServer;
-        s["port-client"] = PortClient;
-        s["names"] = Names;
+        s[Scenario.Intercomm] = Intercomm;
+        s[Scenario.Spawn] = Spawn;
+        s[Scenario.SpawnChild] = SpawnChild;
+        s[Scenario.PortServer] = PortServer;
+        s[Scenario.PortClient] = PortClient;
+        s[Scenario.Names] = Names;
     }
 
     private static void Intercomm(Communicator c)
@@ -88,7 +88,7 @@ internal static class Dynamic
     {
         var (command, args) = Mpi.SelfCommand;
         Intercommunicator? spawned = null;
-        if (!Supported(c, () => spawned = c.Spawn(command, [.. args, "spawn-child"], 2), "Spawn"))
+        if (!Supported(c, () => spawned = c.Spawn(command, [.. args, Scenario.SpawnChild.Name()], 2), "Spawn"))
             return;
         using Intercommunicator children = spawned!;
         Check.Equal(2, children.RemoteSize, "two children");

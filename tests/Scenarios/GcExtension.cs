@@ -10,11 +10,11 @@ namespace Scenarios;
 /// </summary>
 internal static class GcExtension
 {
-    internal static void Register(Dictionary<string, Action<Communicator>> s)
+    internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
     {
-        s["gc-torture"] = Torture;
-        s["gc-pins-in-flight"] = PinsInFlight;
-        s["pinned-heap-buffers"] = PinnedHeapBuffers;
+        s[Scenario.GcTorture] = Torture;
+        s[Scenario.GcPinsInFlight] = PinsInFlight;
+        s[Scenario.PinnedHeapBuffers] = PinnedHeapBuffers;
     }
 
     private static readonly int[] s_sizes = [1, 3, 64, 1000, 4096, 30_000, 100_000, 300_000];

@@ -5,12 +5,12 @@ namespace Scenarios;
 /// <summary>What the motor VM promises a program, checked from inside it (and the library-mode counterpart).</summary>
 internal static class Hosting
 {
-    internal static void Register(Dictionary<string, Action<Communicator>> s)
+    internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
     {
-        s["hosted-binding"] = Binding;
-        s["environment-exit"] = EnvironmentExit;
+        s[Scenario.HostedBinding] = Binding;
+        s[Scenario.EnvironmentExit] = EnvironmentExit;
         // Rank 1 throws in Program.cs before touching MPI; rank 0 waits forever.
-        s["unhandled-before-mpi"] = c =>
+        s[Scenario.UnhandledBeforeMpi] = c =>
         {
             c.Recv(new int[1], 1, 99);
             Check.True(false, "rank 0 must not get past the receive");

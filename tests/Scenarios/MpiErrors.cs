@@ -10,10 +10,10 @@ namespace Scenarios;
 /// </summary>
 internal static class MpiErrors
 {
-    internal static void Register(Dictionary<string, Action<Communicator>> s)
+    internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
     {
-        s["mpi-errors"] = InsideMpi;
-        s["mpi-errors-inter"] = InsideMpiAcrossGroups;
+        s[Scenario.MpiErrors] = InsideMpi;
+        s[Scenario.MpiErrorsInter] = InsideMpiAcrossGroups;
     }
 
     private static void InsideMpi(Communicator c)

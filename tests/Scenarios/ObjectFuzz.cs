@@ -19,7 +19,7 @@ namespace Scenarios;
 /// </remarks>
 internal static class ObjectFuzz
 {
-    internal static void Register(Dictionary<string, Action<Communicator>> s) => s["objects-fuzz"] = Run;
+    internal static void Register(Dictionary<Scenario, Action<Communicator>> s) => s[Scenario.ObjectsFuzz] = Run;
 
     private const int Tag = 61, CollTag = 62;
     private const int WatchdogSeconds = 60;

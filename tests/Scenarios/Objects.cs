@@ -5,15 +5,15 @@ namespace Scenarios;
 /// <summary>Object operations over real MPI jobs: every scenario checks the data that arrived.</summary>
 internal static class Objects
 {
-    internal static void Register(Dictionary<string, Action<Communicator>> s)
+    internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
     {
-        s["objects-p2p"] = PointToPoint;
-        s["objects-collectives"] = Collectives;
-        s["objects-reject"] = Reject;
-        s["objects-nonblocking"] = Nonblocking;
-        s["objects-chunked"] = Chunked;
-        s["objects-bad-args"] = BadArgs;
-        s["objects-intercomm"] = Intercomm;
+        s[Scenario.ObjectsP2p] = PointToPoint;
+        s[Scenario.ObjectsCollectives] = Collectives;
+        s[Scenario.ObjectsReject] = Reject;
+        s[Scenario.ObjectsNonblocking] = Nonblocking;
+        s[Scenario.ObjectsChunked] = Chunked;
+        s[Scenario.ObjectsBadArgs] = BadArgs;
+        s[Scenario.ObjectsIntercomm] = Intercomm;
     }
 
     /// <summary>

@@ -19,21 +19,21 @@ internal struct Particle : IEquatable<Particle>
 /// <summary>Buffer point-to-point scenarios: every one checks the data that arrived.</summary>
 internal static class PointToPointBuffers
 {
-    internal static void Register(Dictionary<string, Action<Communicator>> s)
+    internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
     {
-        s["types"] = Types;
-        s["zero-length"] = ZeroLength;
-        s["procnull"] = ProcNull;
-        s["any-source-tag"] = AnySourceAnyTag;
-        s["ordering"] = Ordering;
-        s["probe"] = Probe;
-        s["nonblocking"] = Nonblocking;
-        s["cancel"] = Cancel;
-        s["syncsend"] = SyncSend;
-        s["truncate"] = Truncate;
-        s["sendrecv-ring"] = SendRecvRing;
-        s["dup-split"] = DupSplit;
-        s["mprobe"] = MatchedProbe;
+        s[Scenario.Types] = Types;
+        s[Scenario.ZeroLength] = ZeroLength;
+        s[Scenario.Procnull] = ProcNull;
+        s[Scenario.AnySourceTag] = AnySourceAnyTag;
+        s[Scenario.Ordering] = Ordering;
+        s[Scenario.Probe] = Probe;
+        s[Scenario.Nonblocking] = Nonblocking;
+        s[Scenario.Cancel] = Cancel;
+        s[Scenario.Syncsend] = SyncSend;
+        s[Scenario.Truncate] = Truncate;
+        s[Scenario.SendrecvRing] = SendRecvRing;
+        s[Scenario.DupSplit] = DupSplit;
+        s[Scenario.Mprobe] = MatchedProbe;
     }
 
     private static void MatchedProbe(Communicator c)

@@ -4,21 +4,28 @@ using Scenarios;
 
 // Runs one named scenario on every rank of the job:
 //   mpiexec -n 2 dotnet Scenarios.dll <scenario>
-// Every static class here with `static void Register(Dictionary<string, Action<Communicator>>)`
-// contributes its scenarios.
-var all = new Dictionary<string, Action<Communicator>>(StringComparer.Ordinal);
+//   dotnet Scenarios.dll --list          the registered names, one a line
+// Every static class here with `static void Register(Dictionary<Scenario, Action<Communicator>>)`
+// contributes its scenarios; their names are the values of Scenario (Scenario.cs).
+var all = new Dictionary<Scenario, Action<Communicator>>();
 foreach (var type in typeof(Check).Assembly.GetTypes())
     type.GetMethod("Register", BindingFlags.Static | BindingFlags.NonPublic | BindingFlags.Public,
-                   [typeof(Dictionary<string, Action<Communicator>>)])?.Invoke(null, [all]);
+                   [typeof(Dictionary<Scenario, Action<Communicator>>)])?.Invoke(null, [all]);
 
-if (args.Length != 1 || !all.TryGetValue(args[0], out var scenario))
+if (args is ["--list"])
 {
-    Console.Error.WriteLine($"usage: Scenarios <name>; names: {string.Join(", ", all.Keys.Order())}");
+    foreach (string registered in all.Keys.Select(s => s.Name()).Order(StringComparer.Ordinal))
+        Console.WriteLine(registered);
+    return 0;
+}
+if (args.Length != 1 || !ScenarioNames.TryParse(args[0], out Scenario name) || !all.TryGetValue(name, out var scenario))
+{
+    Console.Error.WriteLine($"usage: Scenarios <name>; names: {string.Join(", ", all.Keys.Select(s => s.Name()).Order(StringComparer.Ordinal))}");
     return 2;
 }
 // A failure before the program touches MPI: under motor the VM's startup hook
 // has already armed the handler that aborts the whole job.
-if (args[0] == "unhandled-before-mpi" && Environment.GetEnvironmentVariable("PMI_RANK") == "1")
+if (name == Scenario.UnhandledBeforeMpi && Environment.GetEnvironmentVariable("PMI_RANK") == "1")
     throw new InvalidProgramException("boom before MPI on rank 1");
 var world = Communicator.World;
 Check.Rank = world.Rank;

@@ -6,15 +6,15 @@ namespace Scenarios;
 /// <summary>Bad input, managed exceptions under MPI, GC progress while waiting, lifecycle.</summary>
 internal static class Robustness
 {
-    internal static void Register(Dictionary<string, Action<Communicator>> s)
+    internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
     {
-        s["bad-args"] = BadArguments;
-        s["managed-exceptions"] = ManagedExceptions;
-        s["gc-not-starved"] = GcNotStarved;
-        s["after-shutdown"] = AfterShutdown;
-        s["dropped-request"] = DroppedRequest;
-        s["abort"] = Abort;
-        s["unhandled"] = Unhandled;
+        s[Scenario.BadArgs] = BadArguments;
+        s[Scenario.ManagedExceptions] = ManagedExceptions;
+        s[Scenario.GcNotStarved] = GcNotStarved;
+        s[Scenario.AfterShutdown] = AfterShutdown;
+        s[Scenario.DroppedRequest] = DroppedRequest;
+        s[Scenario.Abort] = Abort;
+        s[Scenario.Unhandled] = Unhandled;
     }
 
     // Rank 1 aborts while rank 0 waits for a message that never comes: the

@@ -1,3 +1,4 @@
+using Scenarios;
 using Xunit;
 
 namespace System.MP.Tests;
@@ -16,9 +17,9 @@ public class ApiFuzzTests
     [InlineData(2, true, true)]
     public void TenToTheFiveCallsPerRankRaiseOnlyDocumentedExceptions(int ranks, bool hosted, bool openMpi)
     {
-        Job.Result r = Job.Scenario("api-fuzz", ranks, timeoutSeconds: 300, hosted: hosted,
-                                    env: new Dictionary<string, string> { ["MOTOR_API_FUZZ_SEED"] = (1 + (hosted ? 1 : 0) + (openMpi ? 2 : 0)).ToString() },
-                                    launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+        Job.Result r = Job.RunScenario(Scenario.ApiFuzz, ranks, timeoutSeconds: 300, hosted: hosted,
+                                       env: new Dictionary<string, string> { ["MOTOR_API_FUZZ_SEED"] = (1 + (hosted ? 1 : 0) + (openMpi ? 2 : 0)).ToString() },
+                                       launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
         Assert.Matches(@"api-fuzz rank 0: 100000 calls \(seed \d+\): \d+ valid, \d+ refused", r.Output);
         Assert.Matches(@"api-fuzz rank 1: 100000 calls \(seed \d+\): \d+ valid, \d+ refused", r.Output);
     }

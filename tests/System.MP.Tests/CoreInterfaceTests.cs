@@ -9,7 +9,10 @@ namespace System.MP.Tests;
 /// <summary>
 /// The C and C# views of the core's interface agree: both come from one list
 /// (native/mpcore/include/mpcore_calls.def), and these tests read the list as the
-/// loaded core reports it (mp_table_t.manifest) against the generated binding.
+/// loaded core reports it (mp_table_t.manifest) against the generated binding
+/// (Interop/Core.g.cs).  The stale-core guard: the committed binding is what the list
+/// generates today, and a core built from another list or ABI is refused when loaded
+/// (Interop/CoreLoader.cs), in library mode and under motor, naming the difference.
 /// </summary>
 public unsafe class CoreInterfaceTests
 {
@@ -81,5 +84,80 @@ public unsafe class CoreInterfaceTests
                      CoreLoader.FirstDifference("FAST int a(void)\nBLOCKING int b(void)\n", "FAST int a(void)\nFAST int b(void)\n"));
         Assert.Equal("entry 1: the core has '(nothing)', System.MP expects 'FAST int c(int x)'",
                      CoreLoader.FirstDifference("FAST int a(void)", "FAST int a(void)\nFAST int c(int x)"));
+    }
+
+    // ---- the stale-core guard ----
+
+    /// <summary>
+    /// A core that forwards to the real one with its table changed (tests/native/forged_core.c,
+    /// MOTOR_FORGED_CORE = kind, abi or size): library mode loads it as MOTOR_CORE_LIBRARY,
+    /// motor has it preloaded so the host's own lookup of the table lands there.
+    /// </summary>
+    private static Job.Result RunHelloOnForgedCore(string change, bool hosted)
+    {
+        string forged = Path.Combine(Job.Root, "build", "native", "tests", "libmpcore-forged.so");
+        Assert.True(File.Exists(forged), $"{forged} is missing: build native first (./build.sh build)");
+        var env = new Dictionary<string, string> { ["MOTOR_FORGED_CORE"] = change, [hosted ? "LD_PRELOAD" : "MOTOR_CORE_LIBRARY"] = forged };
+        string hello = Job.ManagedProgram("Hello");
+        Job.Result r = hosted ? Job.Run(Job.Motor, hello, 60, env) : Job.Run("dotnet", hello, 60, env);
+        Assert.False(r.TimedOut, r.ToString());
+        Assert.NotEqual(0, r.ExitCode);
+        Assert.DoesNotContain("Hello from rank", r.Output);
+        return r;
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void ACoreBuiltFromAnotherListIsRefusedAtItsFirstDifference(bool hosted)
+    {
+        string[] expected = CoreTable.ExpectedManifest.Split('\n');
+        int entry = Array.FindIndex(expected, l => l.StartsWith("FAST ", StringComparison.Ordinal));
+        string forged = "BLOCKING " + expected[entry]["FAST ".Length..];
+        Job.Result r = RunHelloOnForgedCore("kind", hosted);
+        Assert.Contains("built from different interface lists", r.Output);
+        Assert.Contains($"entry {entry}: the core has '{forged}', System.MP expects '{expected[entry]}'", r.Output);
+    }
+
+    [Theory]
+    [InlineData("abi", false)]
+    [InlineData("abi", true)]
+    [InlineData("size", false)]
+    public void ACoreOfAnotherAbiIsRefused(string change, bool hosted)
+    {
+        uint version = CoreTable.ExpectedAbiVersion, size = (uint)sizeof(CoreTable);
+        (uint coreVersion, uint coreSize) = change == "abi" ? (version + 1, size) : (version, size - (uint)sizeof(nint));
+        Job.Result r = RunHelloOnForgedCore(change, hosted);
+        Assert.Contains($"speaks ABI version {coreVersion} (table of {coreSize} bytes); this System.MP needs version {version} (table of at least {size} bytes)", r.Output);
+    }
+
+    /// <summary>
+    /// Core.g.cs as committed and compiled into this System.MP is what gen_binding writes from
+    /// today's mpcore_calls.def and mpcore.h (compiled here afresh, so a build that failed to
+    /// regenerate the binding after the list changed is caught even when its own gen_binding is stale).
+    /// </summary>
+    [Fact]
+    public void TheBindingIsWhatTheListGeneratesToday()
+    {
+        string dir = Directory.CreateTempSubdirectory("motor-gen-binding-").FullName;
+        try
+        {
+            string include = Path.Combine(Job.Root, "native", "mpcore", "include");
+            string generator = Path.Combine(dir, "gen_binding"), output = Path.Combine(dir, "Core.g.cs");
+            Job.Result cc = Job.Run("cc", $"-std=c11 -D_GNU_SOURCE -I {include} -o {generator} {Path.Combine(Job.Root, "native", "mpcore", "tools", "gen_binding.c")}", 120);
+            Assert.True(cc.ExitCode == 0, cc.ToString());
+            Job.Result gen = Job.Run(generator, output, 60);
+            Assert.True(gen.ExitCode == 0, gen.ToString());
+            string committed = Path.Combine(Job.Root, "src", "System.MP", "Interop", "Core.g.cs");
+            Assert.True(File.ReadAllText(output) == File.ReadAllText(committed),
+                        $"{committed} is not what mpcore_calls.def generates: the native build (BuildMotorNative, cmake --build) did not run since the list changed");
+            string text = File.ReadAllText(output);
+            foreach (string line in CoreTable.ExpectedManifest.Split('\n', StringSplitOptions.RemoveEmptyEntries)) // the list compiled into this assembly
+                Assert.Contains($"\"{line}\\n\"", text);
+        }
+        finally
+        {
+            Directory.Delete(dir, recursive: true);
+        }
     }
 }

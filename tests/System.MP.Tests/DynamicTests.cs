@@ -1,3 +1,4 @@
+using Scenarios;
 using Xunit;
 
 namespace System.MP.Tests;
@@ -9,15 +10,15 @@ public class DynamicTests
     [InlineData(2)]
     [InlineData(3)]
     [InlineData(4)]
-    public void IntercommunicatorAcrossTwoHalves(int ranks) => Job.Scenario("intercomm", ranks);
+    public void IntercommunicatorAcrossTwoHalves(int ranks) => Job.RunScenario(Scenario.Intercomm, ranks);
 
     [Theory]
     [InlineData(1)]
     [InlineData(2)]
-    public void SpawnChildrenOrAClearError(int ranks) => Job.Scenario("spawn", ranks);
+    public void SpawnChildrenOrAClearError(int ranks) => Job.RunScenario(Scenario.Spawn, ranks);
 
     [Fact]
-    public void NameServiceOrAClearError() => Job.Scenario("names", 2);
+    public void NameServiceOrAClearError() => Job.RunScenario(Scenario.Names, 2);
 
     [Fact]
     public Task AcceptAndConnectBetweenTwoSeparateJobs() => AcceptAndConnect(Job.Launcher.Mpich, 1, 1, false, false, null);
@@ -31,17 +32,17 @@ public class DynamicTests
     [InlineData(2, false)]
     [InlineData(2, true)]
     public void SpawnMergeAndCollectivesUnderOpenMpi(int ranks, bool hosted) =>
-        Job.Scenario("spawn", ranks, hosted: hosted, env: Required, launcher: Job.Launcher.OpenMpi);
+        Job.RunScenario(Scenario.Spawn, ranks, hosted: hosted, env: Required, launcher: Job.Launcher.OpenMpi);
 
     [Theory]
     [InlineData(false)]
     [InlineData(true)]
     public void IntercommunicatorUnderOpenMpi(bool hosted) =>
-        Job.Scenario("intercomm", 3, hosted: hosted, launcher: Job.Launcher.OpenMpi);
+        Job.RunScenario(Scenario.Intercomm, 3, hosted: hosted, launcher: Job.Launcher.OpenMpi);
 
     [Fact]
     public void NameServiceUnderOpenMpi() =>
-        Job.Scenario("names", 2, hosted: true, env: Required, launcher: Job.Launcher.OpenMpi);
+        Job.RunScenario(Scenario.Names, 2, hosted: true, env: Required, launcher: Job.Launcher.OpenMpi);
 
     /// <summary>
     /// Two jobs started by two separate mpiruns meet through ompi-server: the
@@ -68,16 +69,16 @@ public class DynamicTests
             env["MOTOR_TEST_SERVICE"] = $"motor-test-{Guid.NewGuid():N}";
         }
         string options = names?.LauncherOption ?? "";
-        string app = Job.ManagedProgram("Scenarios");
+        string app = Job.ScenariosProgram;
         try
         {
-            var server = Task.Run(() => Job.Mpi(serverRanks, app, "port-server", 90, env, serverHosted, "", launcher, options));
-            Job.Result client = Job.Mpi(clientRanks, app, "port-client", 90, env, clientHosted, "", launcher, options);
+            var server = Task.Run(() => Job.Mpi(serverRanks, app, Scenario.PortServer.Name(), 90, env, serverHosted, "", launcher, options));
+            Job.Result client = Job.Mpi(clientRanks, app, Scenario.PortClient.Name(), 90, env, clientHosted, "", launcher, options);
             Job.Result s = await server;
             for (int r = 0; r < serverRanks; r++)
-                Assert.True(s.ExitCode == 0 && s.Output.Contains($"PASS port-server rank {r} "), s.ToString());
+                Assert.True(s.ExitCode == 0 && s.Output.Contains($"PASS {Scenario.PortServer.Name()} rank {r} "), s.ToString());
             for (int r = 0; r < clientRanks; r++)
-                Assert.True(client.ExitCode == 0 && client.Output.Contains($"PASS port-client rank {r} "), client.ToString());
+                Assert.True(client.ExitCode == 0 && client.Output.Contains($"PASS {Scenario.PortClient.Name()} rank {r} "), client.ToString());
             Assert.DoesNotContain("FAIL", s.Output + client.Output);
         }
         finally

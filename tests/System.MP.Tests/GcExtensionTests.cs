@@ -1,11 +1,13 @@
+using Scenarios;
 using Xunit;
 
 namespace System.MP.Tests;
 
 /// <summary>
-/// Nonblocking buffers across compacting GCs: under motor the GC extension
-/// pins them at mark time while in flight; under plain dotnet pinned
-/// GCHandles do.  Each scenario verifies every byte received.
+/// The GC and message passing (gc-patches/, tests/Scenarios/GcExtension.cs): nonblocking
+/// buffers across compacting GCs, where under motor the GC extension pins them at mark time
+/// while in flight and under plain dotnet pinned GCHandles do (each job verifies every byte
+/// received), and a rank waiting in MPI that leaves the GC free to run.
 /// </summary>
 public class GcExtensionTests
 {
@@ -15,20 +17,20 @@ public class GcExtensionTests
     [InlineData(3, false)]
     [InlineData(3, true)]
     public void TortureExchangesSurviveCompactingGcs(int ranks, bool hosted) =>
-        Job.Scenario("gc-torture", ranks, timeoutSeconds: 240, hosted: hosted);
+        Job.RunScenario(Scenario.GcTorture, ranks, timeoutSeconds: 240, hosted: hosted);
 
     [Theory]
     [InlineData(false)]
     [InlineData(true)]
     public void TortureWithATinyGen0BudgetSoGcsHappenInsideOperations(bool hosted) =>
-        Job.Scenario("gc-torture", 2, timeoutSeconds: 240, hosted: hosted,
+        Job.RunScenario(Scenario.GcTorture, 2, timeoutSeconds: 240, hosted: hosted,
                      env: new Dictionary<string, string> { ["DOTNET_GCgen0size"] = "0x10000" });
 
     [Theory]
     [InlineData("-p System.GC.Server=true")] // one report per GC from heap 0, with several heaps scanning
     [InlineData("--gc segments")]            // the extension over the segments GC
     public void TortureUnderOtherGcConfigurations(string motorOptions) =>
-        Job.Scenario("gc-torture", 2, timeoutSeconds: 240, hosted: true, motorOptions: motorOptions);
+        Job.RunScenario(Scenario.GcTorture, 2, timeoutSeconds: 240, hosted: true, motorOptions: motorOptions);
 
     [Theory]
     [InlineData(false, "")]
@@ -36,31 +38,24 @@ public class GcExtensionTests
     [InlineData(true, "--no-gc-extension")]
     [InlineData(true, "--gc segments")]
     public void AnInFlightBufferKeepsItsAddressAndIsReportedAtMark(bool hosted, string motorOptions) =>
-        Job.Scenario("gc-pins-in-flight", 2, hosted: hosted, motorOptions: motorOptions);
+        Job.RunScenario(Scenario.GcPinsInFlight, 2, hosted: hosted, motorOptions: motorOptions);
 
     [Theory]
     [InlineData(false)]
     [InlineData(true)]
     public void PinnedHeapBuffersAreNeitherPinnedNorRegistered(bool hosted) =>
-        Job.Scenario("pinned-heap-buffers", 2, hosted: hosted);
+        Job.RunScenario(Scenario.PinnedHeapBuffers, 2, hosted: hosted);
 
-    [Fact]
-    public void ADroppedRequestLeaksNeitherItsBufferNorItsSlotUnderMotor() =>
-        Job.Scenario("dropped-request", 2, hosted: true);
-
-    public static TheoryData<string, int> HostedScenarios => new()
-    {
-        { "types", 2 },
-        { "nonblocking", 2 },
-        { "cancel", 2 },
-        { "truncate", 2 },
-        { "managed-exceptions", 2 },
-        { "gc-not-starved", 2 },
-        { "any-source-tag", 3 },
-    };
-
-    /// <summary>The same programs give the same results under motor as under dotnet.</summary>
+    /// <summary>The GC extension over the Open MPI core.</summary>
     [Theory]
-    [MemberData(nameof(HostedScenarios))]
-    public void PointToPointUnderMotor(string name, int ranks) => Job.Scenario(name, ranks, hosted: true);
+    [InlineData(Scenario.GcPinsInFlight)]
+    [InlineData(Scenario.GcTorture)]
+    public void UnderOpenMpi(Scenario scenario) =>
+        Job.RunScenario(scenario, 2, hosted: true, launcher: Job.Launcher.OpenMpi);
+
+    /// <summary>A rank waiting in a blocking receive never holds off the GC of its other threads.</summary>
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void AWaitingRankDoesNotStarveTheGc(bool hosted) => Job.RunScenario(Scenario.GcNotStarved, 2, hosted: hosted);
 }

@@ -1,3 +1,4 @@
+using Scenarios;
 using Xunit;
 
 namespace System.MP.Tests;
@@ -6,7 +7,7 @@ namespace System.MP.Tests;
 public class HostTests
 {
     private static string Hello => Job.ManagedProgram("Hello");
-    private static string Scenarios => Job.ManagedProgram("Scenarios");
+    private static string Scenarios => Job.ScenariosProgram;
 
     [Fact]
     public void VersionNamesMotorTheRuntimeAndTheMpiLibrary()
@@ -82,7 +83,7 @@ public class HostTests
         Assert.Equal(2, usage.ExitCode); // Main returned 2
         Assert.Contains("usage: Scenarios <name>", usage.Output);
 
-        Job.Result exit = Job.Mpi(2, Scenarios, "environment-exit", hosted: true, timeoutSeconds: 60);
+        Job.Result exit = Job.Mpi(2, Scenarios, Scenario.EnvironmentExit.Name(), hosted: true, timeoutSeconds: 60);
         Assert.False(exit.TimedOut, exit.ToString());
         Assert.Equal(3, exit.ExitCode);
         Assert.Contains("PASS environment-exit rank 0", exit.Output);
@@ -90,12 +91,12 @@ public class HostTests
     }
 
     [Theory]
-    [InlineData("unhandled", false)]            // thrown on a thread of rank 1 while rank 0 waits in Recv
-    [InlineData("unhandled", true)]
-    [InlineData("unhandled-before-mpi", true)]  // thrown in Main before the program touches MPI (motor's startup hook)
-    public void AnUnhandledExceptionAbortsTheJob(string scenario, bool hosted)
+    [InlineData(Scenario.Unhandled, false)]            // thrown on a thread of rank 1 while rank 0 waits in Recv
+    [InlineData(Scenario.Unhandled, true)]
+    [InlineData(Scenario.UnhandledBeforeMpi, true)]  // thrown in Main before the program touches MPI (motor's startup hook)
+    public void AnUnhandledExceptionAbortsTheJob(Scenario scenario, bool hosted)
     {
-        Job.Result r = Job.Mpi(2, Scenarios, scenario, timeoutSeconds: 60, hosted: hosted);
+        Job.Result r = Job.Mpi(2, Scenarios, scenario.Name(), timeoutSeconds: 60, hosted: hosted);
         Assert.False(r.TimedOut, $"the job hung after an unhandled exception:\n{r}");
         Assert.NotEqual(0, r.ExitCode);
         Assert.Contains("[rank 1] Unhandled exception", r.Output);
@@ -108,7 +109,7 @@ public class HostTests
     [InlineData("--thread-level multiple", 2)]
     [InlineData("--no-gc-extension", 1)]
     public void TheAppRunsOnTheVmsCore(string options, int ranks) =>
-        Job.Scenario("hosted-binding", ranks, hosted: true, motorOptions: options);
+        Job.RunScenario(Scenario.HostedBinding, ranks, hosted: true, motorOptions: options);
 
     [Fact]
     public void SystemMpShipsWithTheVm()
@@ -149,7 +150,7 @@ public class HostTests
     {
         // Server GC through -p: the program sees it, and the GC extension still
         // pins in-flight buffers (it reports them once, from heap 0).
-        Job.Result r = Job.Scenario("gc-pins-in-flight", 2, hosted: true, motorOptions: "-p System.GC.Server=true");
+        Job.Result r = Job.RunScenario(Scenario.GcPinsInFlight, 2, hosted: true, motorOptions: "-p System.GC.Server=true");
         Assert.Contains("server GC: True", r.Output);
     }
 }

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Text;
+using Scenarios;
 
 namespace System.MP.Tests;
 
@@ -159,12 +160,16 @@ internal static class Job
         }
     }
 
+    /// <summary>The program that runs the scenarios of tests/Scenarios: its argument is a <see cref="Scenario"/>'s name.</summary>
+    internal static string ScenariosProgram => ManagedProgram("Scenarios");
+
     /// <summary>Runs a scenario of tests/Scenarios on <paramref name="ranks"/> ranks and asserts every rank passed.</summary>
-    internal static Result Scenario(string name, int ranks, int timeoutSeconds = 120, bool hosted = false,
-                                    IDictionary<string, string>? env = null, string motorOptions = "",
-                                    Launcher launcher = Launcher.Mpich, string launcherOptions = "")
+    internal static Result RunScenario(Scenario scenario, int ranks, int timeoutSeconds = 120, bool hosted = false,
+                                       IDictionary<string, string>? env = null, string motorOptions = "",
+                                       Launcher launcher = Launcher.Mpich, string launcherOptions = "")
     {
-        Result r = Mpi(ranks, ManagedProgram("Scenarios"), name, timeoutSeconds, env, hosted, motorOptions, launcher, launcherOptions);
+        string name = scenario.Name();
+        Result r = Mpi(ranks, ScenariosProgram, name, timeoutSeconds, env, hosted, motorOptions, launcher, launcherOptions);
         string mode = (hosted ? $"under motor {motorOptions}" : "under dotnet") + (launcher == Launcher.OpenMpi ? " (Open MPI)" : "");
         Xunit.Assert.False(r.TimedOut, $"{name} on {ranks} ranks {mode} hung:\n{r}");
         Xunit.Assert.True(r.ExitCode == 0, $"{name} on {ranks} ranks {mode} failed:\n{r}");

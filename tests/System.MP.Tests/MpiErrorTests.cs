@@ -1,3 +1,4 @@
+using Scenarios;
 using Xunit;
 
 namespace System.MP.Tests;
@@ -9,10 +10,10 @@ namespace System.MP.Tests;
 /// </summary>
 public class MpiErrorTests
 {
-    public static TheoryData<string, int, bool, bool> Variants()
+    public static TheoryData<Scenario, int, bool, bool> Variants()
     {
-        var data = new TheoryData<string, int, bool, bool>();
-        foreach (string scenario in new[] { "mpi-errors", "mpi-errors-inter" })
+        var data = new TheoryData<Scenario, int, bool, bool>();
+        foreach (Scenario scenario in new[] { Scenario.MpiErrors, Scenario.MpiErrorsInter })
             foreach (var (ranks, hosted, openMpi) in new[] { (2, false, false), (2, true, false), (3, false, false), (2, false, true), (2, true, true) })
                 data.Add(scenario, ranks, hosted, openMpi);
         return data;
@@ -20,6 +21,6 @@ public class MpiErrorTests
 
     [Theory]
     [MemberData(nameof(Variants))]
-    public void FailuresInsideMpiAreReportedOnceAndTheCommunicatorGoesOn(string scenario, int ranks, bool hosted, bool openMpi) =>
-        Job.Scenario(scenario, ranks, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+    public void FailuresInsideMpiAreReportedOnceAndTheCommunicatorGoesOn(Scenario scenario, int ranks, bool hosted, bool openMpi) =>
+        Job.RunScenario(scenario, ranks, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
 }

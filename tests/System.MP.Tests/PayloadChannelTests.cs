@@ -24,8 +24,8 @@ public unsafe class PayloadChannelTests
         var env = new Dictionary<string, string> { ["MOTOR_FUZZ_SEED"] = (ranks * 10 + (hosted ? 1 : 0) + (openMpi ? 2 : 0)).ToString() };
         if (chunkBytes > 0)
             env["MOTOR_OBJECT_CHUNK_BYTES"] = chunkBytes.ToString();
-        Job.Result r = Job.Scenario("objects-fuzz", ranks, timeoutSeconds: 240, hosted: hosted, env: env,
-                                    launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+        Job.Result r = Job.RunScenario(Scenario.ObjectsFuzz, ranks, timeoutSeconds: 240, hosted: hosted, env: env,
+                                       launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
         Assert.Matches(@"\d+ legitimate intact, \d+ forged refused", r.Output);
     }
 

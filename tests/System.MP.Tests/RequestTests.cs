@@ -1,16 +1,78 @@
 using System.Runtime.CompilerServices;
+using Scenarios;
 using Xunit;
 
 namespace System.MP.Tests;
 
 /// <summary>
-/// Requests on one rank (self messages): the allocation-free completion
-/// overloads, the pin shared by the operations in flight on one array
-/// (library mode), and dropped requests noticed through their group.
+/// Requests (Request*.cs, RequestGroup.cs, Completion.cs, BufferHold.cs): test, wait, cancel
+/// and dispose; the sets (WaitAll, TestAll, WaitAny) and their allocation-free overloads; the pin
+/// shared by the operations in flight on one array (library mode); dropped requests noticed
+/// through their group and released.  On one rank (self messages), and a dropped receive in
+/// multi-rank jobs (scenario dropped-request) in library mode, under motor and on Open MPI.
 /// </summary>
 public class RequestTests
 {
     private static Communicator Self => Communicator.Self;
+    private static Communicator World => Communicator.World;
+
+    /// <summary>
+    /// A receive dropped without Wait: once its message arrives, its buffer is collectable and
+    /// its slot freed, though the program makes only blocking calls afterwards.
+    /// </summary>
+    [Theory]
+    [InlineData(false, false)]
+    [InlineData(true, false)]
+    [InlineData(true, true)]
+    public void ADroppedReceiveLeaksNeitherItsBufferNorItsSlot(bool hosted, bool openMpi) =>
+        Job.RunScenario(Scenario.DroppedRequest, 2, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+
+    [Fact]
+    public void RequestsCancelDisposeAndCompleteOnce()
+    {
+        var c = Communicator.Self;
+        Request r = c.IRecv(new int[2], 0, 11);
+        Assert.False(r.Test(out _));
+        r.Cancel();
+        Assert.True(r.Wait().Cancelled);
+        r.Cancel(); // completed: nothing to do
+
+        Request d = c.IRecv(new int[2], 0, 12);
+        d.Dispose();
+        Assert.Throws<ObjectDisposedException>(() => d.Wait());
+        c.Send(new[] { 1, 2 }, 0, 12); // completes the abandoned receive
+        Assert.False(c.IProbe(0, 12, out _));
+
+        var reqs = new[] { c.IRecv(new int[1], 0, 13), c.ISend(new[] { 3 }, 0, 13) };
+        Assert.True(SpinTestAll(reqs));
+        Assert.Equal(Mpi.Undefined, Request.WaitAny(reqs, out _));
+        Status[] sts = Request.WaitAll(reqs);
+        Assert.Equal(13, sts[0].Tag);
+    }
+
+    private static bool SpinTestAll(Request[] reqs)
+    {
+        for (int i = 0; i < 1_000_000; i++)
+            if (Request.TestAll(reqs))
+                return true;
+        return false;
+    }
+
+    [Fact]
+    public void PinnedHeapBuffersNeedNoPin()
+    {
+        int[] poh = Mpi.AllocatePinned<int>(64), ordinary = new int[64];
+        Assert.Throws<ArgumentOutOfRangeException>(() => Mpi.AllocatePinned<byte>(-1));
+        Request r1 = World.IRecv(poh, 0, 31), r2 = World.IRecv(ordinary, 0, 32);
+        Assert.False(r1.HoldsPin, "a pinned-heap buffer needs no GCHandle");
+        Assert.True(r2.HoldsPin, "an ordinary array is held by a GCHandle in library mode");
+        using (World.ISend(Enumerable.Range(0, 64).ToArray(), 0, 31))
+        using (World.ISend(Enumerable.Range(100, 64).ToArray(), 0, 32))
+            Request.WaitAll(r1, r2);
+        Assert.Equal(Enumerable.Range(0, 64), poh);
+        Assert.Equal(Enumerable.Range(100, 64), ordinary);
+        Assert.False(r2.HoldsPin, "the pin is released at completion");
+    }
 
     [Fact]
     public void WaitAllOverSpansFillsStatusesInOrder()

@@ -6,11 +6,12 @@ using Xunit;
 namespace System.MP.Tests;
 
 /// <summary>
-/// The serializer in-process (no MPI): encode to bytes, decode, compare the
-/// data that arrived; hostile payloads; a fuzz run.  The same operations over
-/// real MPI jobs are in ObjectScenarioTests.
+/// The object serializer (src/System.MP/Transport/) in process, no MPI: encode to bytes,
+/// decode, compare the data that arrived; what may not travel; hostile payloads; a fuzz run;
+/// the identity map and the buffer pool.  The object operations over MPI jobs are in
+/// <see cref="ObjectOperationTests"/>, the receive path of payloads in <see cref="PayloadChannelTests"/>.
 /// </summary>
-public class ObjectTests
+public class ObjectTransportTests
 {
     private static object? RoundTrip(object? obj) => ObjectTransport.Decode(ObjectTransport.EncodeToArray(obj));
 
@@ -18,44 +19,6 @@ public class ObjectTests
 
     private static TransportException Rejected(byte[] payload) =>
         Assert.Throws<TransportException>(() => ObjectTransport.Decode(payload));
-
-    public static TheoryData<string, int> Scenarios => new()
-    {
-        { "objects-p2p", 2 },
-        { "objects-collectives", 3 },
-        { "objects-collectives", 2 },
-        { "objects-reject", 2 },
-        { "objects-nonblocking", 2 },
-        { "objects-bad-args", 2 },
-        { "objects-intercomm", 2 },
-        { "objects-intercomm", 3 },
-    };
-
-    /// <summary>The object operations over real MPI jobs (tests/Scenarios/Objects.cs).</summary>
-    [Theory]
-    [MemberData(nameof(Scenarios))]
-    public void MultiRank(string name, int ranks) => Job.Scenario(name, ranks);
-
-    /// <summary>The same object operations under the motor VM.</summary>
-    [Theory]
-    [InlineData("objects-p2p", 2)]
-    [InlineData("objects-collectives", 3)]
-    [InlineData("objects-nonblocking", 2)]
-    public void MultiRankUnderMotor(string name, int ranks) => Job.Scenario(name, ranks, hosted: true);
-
-    /// <summary>With 256-byte chunks every payload takes several messages or collective rounds (staged when displacements pass the chunk size).</summary>
-    [Fact]
-    public void ChunkedPayloadsTravel() =>
-        Job.Scenario("objects-chunked", 3, env: new Dictionary<string, string> { ["MOTOR_OBJECT_CHUNK_BYTES"] = "256" });
-
-    /// <summary>Object collectives across an intercommunicator in chunked rounds, on MPICH and, under motor, on Open MPI.</summary>
-    [Theory]
-    [InlineData(false)]
-    [InlineData(true)]
-    public void IntercommunicatorObjectsInChunks(bool openMpiUnderMotor) =>
-        Job.Scenario("objects-intercomm", 3, hosted: openMpiUnderMotor,
-                     launcher: openMpiUnderMotor ? Job.Launcher.OpenMpi : Job.Launcher.Mpich,
-                     env: new Dictionary<string, string> { ["MOTOR_OBJECT_CHUNK_BYTES"] = "256" });
 
     [Fact]
     public void NullTravels() => Assert.Null(RoundTrip(null));

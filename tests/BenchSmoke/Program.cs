@@ -1,0 +1,122 @@
+using System.Globalization;
+using System.Text.RegularExpressions;
+using System.Xml.Linq;
+
+// The bench-smoke suite of `./build.sh test`: after a quick pass of the benchmark suite
+// (perf/bench.sh, run by build.sh with Open MPI's launcher first on PATH as mpiexec), checks
+// that every series ran and that the CSV files, plots and summary it wrote hold what
+// perf/README.md says they hold.  Checks structure and arithmetic, never speed.
+//
+//   BenchSmoke OUT_DIR ROUNDS MAX_BYTES      (the ROUNDS and MAX_BYTES bench.sh ran with)
+if (args.Length != 3 || !int.TryParse(args[1], out int rounds) || rounds != 2 || !int.TryParse(args[2], out int maxBytes))
+{
+    Console.Error.WriteLine("usage: BenchSmoke OUT_DIR 2 MAX_BYTES (the medians checked are those of 2 rounds)");
+    return 2;
+}
+var bench = new BenchOutput(args[0], rounds);
+try
+{
+    // Size sweeps: every series measured every size C was, powers of two up to MAX_BYTES.
+    string[] p2p = ["C", "motor", "dotnet", "wrapper"];
+    string[] objects = ["raw", "objects", "json", "mempack", "mprobe"];
+    string[] sizes = [.. Enumerable.Range(0, 31).Select(i => 1L << i).TakeWhile(s => s <= maxBytes).Select(s => s.ToString(CultureInfo.InvariantCulture))];
+    bench.CheckTable("latency", "us", "C", p2p, ["0", .. sizes]);
+    bench.CheckTable("bandwidth", "MBps", "C", p2p, sizes);
+    bench.CheckTable("collectives", "us", "C", ["C", "motor", "dotnet"], ["allreduce 8", "bcast 1048576", "alltoall 4096"]);
+    bench.CheckTable("objects", "us", "raw", objects, ["1", "2", "4", "8", "16", "32", "64"]);
+    bench.CheckPlot("latency", p2p);
+    bench.CheckPlot("bandwidth", p2p);
+    bench.CheckPlot("objects", objects);
+    bench.CheckSummary();
+}
+catch (BenchOutput.CheckFailed e)
+{
+    Console.WriteLine($"FAIL bench-smoke: {e.Message}");
+    return 1;
+}
+Console.WriteLine($"PASS bench-smoke ({bench.Checks} checks)");
+return 0;
+
+/// <summary>What one run of perf/bench.sh wrote into its output folder.</summary>
+internal sealed class BenchOutput(string dir, int rounds)
+{
+    private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
+
+    internal sealed class CheckFailed(string message) : Exception(message);
+
+    internal int Checks { get; private set; }
+
+    private void Expect(bool condition, string what)
+    {
+        if (!condition)
+            throw new CheckFailed(what);
+        Checks++;
+    }
+
+    /// <summary>
+    /// A group's CSV: one row per (key, series), the medians positive, each series' keys
+    /// those expected, and every ratio the median over the rounds of the series' value over
+    /// the reference's in the same round (from the raw files the runs wrote).
+    /// </summary>
+    internal void CheckTable(string group, string unit, string reference, string[] series, string[] keys)
+    {
+        string[] lines = File.ReadAllLines(Path.Combine(dir, group + ".csv"));
+        Expect(lines[0] == $"key,series,median_{unit},spread_fraction,rounds,ratio_to_{reference}", $"{group}.csv header: {lines[0]}");
+        var rows = lines.Skip(1).Select(l => l.Split(',')).ToList();
+        Expect(rows.All(f => f.Length == 6), $"{group}.csv: a row without 6 fields");
+        foreach (string s in series)
+        {
+            string[] got = [.. rows.Where(f => f[1] == s).Select(f => f[0]).Order(StringComparer.Ordinal)];
+            Expect(got.SequenceEqual(keys.Order(StringComparer.Ordinal)), $"{group}.csv: series {s} has keys [{string.Join(", ", got)}], expected [{string.Join(", ", keys)}]");
+        }
+        Expect(rows.Count == series.Length * keys.Length, $"{group}.csv: {rows.Count} rows, expected {series.Length * keys.Length}");
+
+        foreach (string[] f in rows)
+        {
+            string row = $"{group}: {string.Join(',', f)}";
+            double median = double.Parse(f[2], Inv), spread = double.Parse(f[3], Inv), ratio = double.Parse(f[5], Inv);
+            Expect(median > 0 && double.IsFinite(median), $"{row}: median");
+            Expect(spread >= 0, $"{row}: spread");
+            Expect(f[4] == rounds.ToString(Inv), $"{row}: rounds");
+            double[] quotients = [.. Enumerable.Range(1, rounds).Select(r => Raw(group, f[1], r, f[0]) / Raw(group, reference, r, f[0])).Order()];
+            double expected = (quotients[0] + quotients[1]) / 2;   // the median of 2 quotients
+            Expect(Math.Abs(ratio - expected) <= 1e-4 + 1e-6 * expected, $"{row}: ratio {ratio}, raw runs say {expected}");
+            double mean = (Raw(group, f[1], 1, f[0]) + Raw(group, f[1], 2, f[0])) / 2;   // the median of 2 rounds, printed to 6 digits
+            Expect(Math.Abs(median - mean) <= 1e-5 * mean, $"{row}: median {median}, raw runs say {mean}");
+        }
+    }
+
+    /// <summary>A log-log plot: one polyline of at least 2 points per series, each series labelled.</summary>
+    internal void CheckPlot(string plot, string[] series)
+    {
+        XDocument svg = XDocument.Load(Path.Combine(dir, plot + ".svg"));
+        Expect(svg.Root!.Name.LocalName == "svg", $"{plot}.svg is not an SVG document");
+        var lines = svg.Descendants().Where(e => e.Name.LocalName == "polyline").ToList();
+        Expect(lines.Count == series.Length, $"{plot}.svg: {lines.Count} series, expected {series.Length}");
+        foreach (XElement line in lines)
+            Expect(line.Attribute("points")!.Value.Split(' ', StringSplitOptions.RemoveEmptyEntries).Length >= 2, $"{plot}.svg: a series with fewer than 2 points");
+        foreach (string s in series)
+            Expect(svg.Descendants().Any(e => e.Name.LocalName == "text" && e.Value == s), $"{plot}.svg: no label '{s}'");
+    }
+
+    /// <summary>summary.md: every section, the rounds, the micro-benchmarks' rows, no HTML escapes.</summary>
+    internal void CheckSummary()
+    {
+        string summary = File.ReadAllText(Path.Combine(dir, "summary.md"));
+        foreach (string section in new[] { "## Point-to-point latency", "## Point-to-point bandwidth", "## Collectives",
+                                           "## Object transport (Motor Figure 11)", "## Micro-benchmarks (BenchmarkDotNet)" })
+            Expect(summary.Contains(section, StringComparison.Ordinal), $"summary.md: no section '{section}'");
+        Expect(summary.Contains($"{rounds} interleaved rounds per series", StringComparison.Ordinal), "summary.md: the number of rounds");
+        foreach (string benchmark in new[] { "fn ptr + SuppressGCTransition (System.MP fast call)", "DllImport",
+                                             "ISend + Wait (Request, GCHandle in library mode)", "OISend to self + ORecv (4 KiB of ints over N nodes)" })
+            Expect(Regex.IsMatch(summary, @"(?m)^\|\s*(\*\*)?" + Regex.Escape(benchmark) + @"(\*\*)?\s*\|"), $"summary.md: no row '{benchmark}'");   // ** marks a parameterized row
+        Expect(!summary.Contains("&#39;", StringComparison.Ordinal), "summary.md: an HTML-escaped quote");
+    }
+
+    /// <summary>The value one run printed for a key (rows "key value" or "name bytes value").</summary>
+    private double Raw(string group, string series, int round, string key) =>
+        File.ReadLines(Path.Combine(dir, "raw", group, $"{series}.{round}.txt"))
+            .Select(l => l.Split((char[]?)null, StringSplitOptions.RemoveEmptyEntries))
+            .Where(p => p.Length >= 2 && !p[0].StartsWith('#') && string.Join(' ', p[..^1]) == key)
+            .Select(p => double.Parse(p[^1], Inv)).Single();
+}

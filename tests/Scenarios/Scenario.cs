@@ -1,0 +1,112 @@
+namespace Scenarios;
+
+/// <summary>
+/// Every scenario of this program, named once.  The Scenarios program registers each
+/// (<c>Register</c> in the file that holds it), and the xUnit project, which links this
+/// file, runs them by these values, so a misspelt name does not compile.  On the command
+/// line a scenario is its value in lower case with a dash between words
+/// (<see cref="Scenario.AnySourceTag"/> is <c>any-source-tag</c>): see <see cref="ScenarioNames"/>.
+/// ScenarioTests checks that every value is registered and run by some test.
+/// </summary>
+public enum Scenario
+{
+    // Buffer point-to-point (PointToPointBuffers.cs)
+    Types,
+    ZeroLength,
+    Procnull,
+    AnySourceTag,
+    Ordering,
+    Probe,
+    Mprobe,
+    Nonblocking,
+    Cancel,
+    Syncsend,
+    Truncate,
+    SendrecvRing,
+    DupSplit,
+
+    // Bad input, managed exceptions, the GC while waiting, lifecycle (Robustness.cs)
+    BadArgs,
+    ManagedExceptions,
+    GcNotStarved,
+    AfterShutdown,
+    DroppedRequest,
+    Abort,
+    Unhandled,
+
+    // Collectives, groups and topologies (Collectives.cs, Communicators.cs)
+    CollReduce,
+    CollMove,
+    CollVector,
+    CollUserop,
+    CollNonblocking,
+    CollBadArgs,
+    Groups,
+    Cartesian,
+
+    // Intercommunicators and dynamic processes (Dynamic.cs)
+    Intercomm,
+    Spawn,
+    SpawnChild,
+    PortServer,
+    PortClient,
+    Names,
+
+    // The GC extension (GcExtension.cs)
+    GcTorture,
+    GcPinsInFlight,
+    PinnedHeapBuffers,
+
+    // The motor VM (Hosting.cs)
+    HostedBinding,
+    EnvironmentExit,
+    UnhandledBeforeMpi,
+
+    // Errors inside MPI (MpiErrors.cs)
+    MpiErrors,
+    MpiErrorsInter,
+
+    // Object operations (Objects.cs, ObjectFuzz.cs)
+    ObjectsP2p,
+    ObjectsCollectives,
+    ObjectsReject,
+    ObjectsNonblocking,
+    ObjectsChunked,
+    ObjectsBadArgs,
+    ObjectsIntercomm,
+    ObjectsFuzz,
+
+    // The whole API under random calls (ApiFuzz.cs)
+    ApiFuzz,
+}
+
+/// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>
+internal static class ScenarioNames
+{
+    internal static string Name(this Scenario scenario)
+    {
+        string pascal = scenario.ToString();
+        var name = new System.Text.StringBuilder(pascal.Length + 4);
+        foreach (char ch in pascal)
+        {
+            if (char.IsUpper(ch) && name.Length > 0)
+                name.Append('-');
+            name.Append(char.ToLowerInvariant(ch));
+        }
+        return name.ToString();
+    }
+
+    internal static bool TryParse(string name, out Scenario scenario)
+    {
+        foreach (Scenario s in Enum.GetValues<Scenario>())
+        {
+            if (s.Name() == name)
+            {
+                scenario = s;
+                return true;
+            }
+        }
+        scenario = default;
+        return false;
+    }
+}

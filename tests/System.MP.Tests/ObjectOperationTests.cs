@@ -1,0 +1,49 @@
+using Scenarios;
+using Xunit;
+
+namespace System.MP.Tests;
+
+/// <summary>
+/// The object operations over MPI jobs (Communicator.Objects.cs, Communicator.SplitRepresentation.cs,
+/// ObjectRequest.cs; tests/Scenarios/Objects.cs): OSend/ORecv, the object collectives, refusals,
+/// OISend/OIRecv, argument checks, intercommunicators and chunked payloads, in library mode,
+/// under motor and on the Open MPI core.  The serializer alone is in <see cref="ObjectTransportTests"/>.
+/// </summary>
+public class ObjectOperationTests
+{
+    public static TheoryData<Scenario, int, bool, bool> Jobs => new()
+    {
+        // scenario, ranks, under motor, on the Open MPI core
+        { Scenario.ObjectsP2p, 2, false, false },
+        { Scenario.ObjectsCollectives, 3, false, false },
+        { Scenario.ObjectsCollectives, 2, false, false },
+        { Scenario.ObjectsReject, 2, false, false },
+        { Scenario.ObjectsNonblocking, 2, false, false },
+        { Scenario.ObjectsBadArgs, 2, false, false },
+        { Scenario.ObjectsIntercomm, 2, false, false },
+        { Scenario.ObjectsIntercomm, 3, false, false },
+        { Scenario.ObjectsP2p, 2, true, false },
+        { Scenario.ObjectsCollectives, 3, true, false },
+        { Scenario.ObjectsNonblocking, 2, true, false },
+        { Scenario.ObjectsP2p, 2, true, true },
+    };
+
+    [Theory]
+    [MemberData(nameof(Jobs))]
+    public void MultiRank(Scenario scenario, int ranks, bool hosted, bool openMpi) =>
+        Job.RunScenario(scenario, ranks, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+
+    /// <summary>With 256-byte chunks every payload takes several messages or collective rounds (staged when displacements pass the chunk size).</summary>
+    [Fact]
+    public void ChunkedPayloadsTravel() =>
+        Job.RunScenario(Scenario.ObjectsChunked, 3, env: new Dictionary<string, string> { ["MOTOR_OBJECT_CHUNK_BYTES"] = "256" });
+
+    /// <summary>Object collectives across an intercommunicator in chunked rounds, on MPICH and, under motor, on Open MPI.</summary>
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void IntercommunicatorObjectsInChunks(bool openMpiUnderMotor) =>
+        Job.RunScenario(Scenario.ObjectsIntercomm, 3, hosted: openMpiUnderMotor,
+                        launcher: openMpiUnderMotor ? Job.Launcher.OpenMpi : Job.Launcher.Mpich,
+                        env: new Dictionary<string, string> { ["MOTOR_OBJECT_CHUNK_BYTES"] = "256" });
+}
