@@ -23,11 +23,22 @@ if [ "$which" = all ] || [ "$which" = openmpi ]; then
   mapfile -t -O "${#files[@]}" files < <(ldconfig -p | sed -n 's/.* => //p' | grep -E 'libmpi\.so(\.|$)' |
     while read -r f; do readlink -f "$f"; done | sort -u)
 fi
-if [ "$(id -u)" = 0 ]; then ns=(unshare --mount --propagation private); else
-  ns=(unshare --user --map-root-user --mount --propagation private); fi
-empty="$(mktemp)"
+# A mount namespace needs root: be root, map ourselves to root in a user namespace, or (where
+# user namespaces are not allowed, e.g. in a chroot) use sudo and come back to our own user.
+back=()
+if [ "$(id -u)" = 0 ]; then ns=(unshare --mount --propagation private)
+elif unshare --user --map-root-user true 2>/dev/null; then
+  ns=(unshare --user --map-root-user --mount --propagation private)
+elif sudo -n true 2>/dev/null; then
+  ns=(sudo -n -E env "PATH=$PATH" unshare --mount --propagation private)
+  back=(setpriv --reuid "$(id -u)" --regid "$(id -g)" --init-groups --)
+else
+  echo "$0: needs root, user namespaces or sudo without a password to hide libraries" >&2; exit 3
+fi
+empty="$(mktemp)"; chmod 644 "$empty"
 trap 'rm -f "$empty"' EXIT
 # shellcheck disable=SC2016
-"${ns[@]}" bash -c 'empty="$1"; shift; n="$1"; shift
+"${ns[@]}" bash -c 'empty="$1"; n="$2"; nb="$3"; shift 3
   for ((i = 0; i < n; i++)); do mount --bind "$empty" "$1"; shift; done
-  exec "$@"' bash "$empty" "${#files[@]}" "${files[@]}" "$@"
+  back=("${@:1:nb}"); shift "$nb"
+  exec "${back[@]}" "$@"' bash "$empty" "${#files[@]}" "${#back[@]}" "${files[@]}" "${back[@]}" "$@"
