@@ -56,6 +56,11 @@ deps() {
   command -v mpirun.openmpi >/dev/null || missing+=(openmpi-bin)
   command -v mpicc.openmpi >/dev/null || missing+=(libopenmpi-dev)
   command -v cmake >/dev/null || missing+=(cmake)
+  # The tests' several hosts (tests/hosts/hosts.sh: network namespaces) and their one-node
+  # Slurm cluster (tests/hosts/slurm.sh).
+  command -v ip >/dev/null || missing+=(iproute2)
+  { command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v srun >/dev/null; } || missing+=(slurm-wlm)
+  command -v munged >/dev/null || missing+=(munge)
   { command -v gcc >/dev/null && command -v make >/dev/null; } || missing+=(build-essential)
   if [ ${#missing[@]} -gt 0 ]; then
     log "installing: ${missing[*]}"

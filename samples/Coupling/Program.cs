@@ -48,6 +48,7 @@ bool driver = world.Rank == 0;
 int root = driver ? Mpi.Root : Mpi.ProcNull;
 var bar = Macro.Initial(cells);
 double t0 = Mpi.Wtime();
+var microHosts = new SortedSet<string>(StringComparer.Ordinal);
 for (int step = 0; step < steps; step++)
 {
     micro.OBcast(new Command { Step = step, Done = false }, root);
@@ -55,7 +56,10 @@ for (int step = 0; step < steps; step++)
     micro.OScatter(tasks, root);
     MicroResult[]? results = micro.OGather(Array.Empty<MicroResult>(), root);
     if (driver)
+    {
         bar = Macro.Step(bar, Macro.Conductivities(results!, cells));
+        microHosts.UnionWith(results!.Select(r => r.Host ?? "?"));
+    }
 }
 micro.OBcast(new Command { Step = steps, Done = true }, root);
 micro.Disconnect();
@@ -71,6 +75,7 @@ double diff = bar.Zip(serial, (a, b) => Math.Abs(a - b)).Max();
 Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
     $"coupled {cells} macro cells with {microRanks} micro ranks for {steps} steps in {seconds:F2} s; " +
     $"T(mid) = {bar[cells / 2]:F6}; max |coupled - serial| = {diff:E2}"));
+Console.WriteLine($"macro rank 0 ran on {Mpi.ProcessorName}; micro solvers ran on {string.Join(", ", microHosts)}");
 if (diff != 0)
 {
     Console.Error.WriteLine("the coupled result differs from the serial computation");
@@ -117,6 +122,8 @@ namespace Coupling
         /// <summary>|numerical - analytic| effective conductivity: the micro solver's own check.</summary>
         public double Error;
         public int SolvedBy;
+        /// <summary>The node the micro solver ran on (MPI_Get_processor_name).</summary>
+        [Transportable] public string? Host;
     }
 
     internal static class Macro
@@ -189,6 +196,7 @@ namespace Coupling
                 {
                     results[i] = Solve(mine[i]);
                     results[i].SolvedBy = Communicator.World.Rank;
+                    results[i].Host = Mpi.ProcessorName;
                 }
                 parent.OGather(results, 0);
             }

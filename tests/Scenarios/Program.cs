@@ -2,8 +2,8 @@ using System.MP;
 using System.Reflection;
 using Scenarios;
 
-// Runs one named scenario on every rank of the job:
-//   mpiexec -n 2 dotnet Scenarios.dll <scenario>
+// Runs named scenarios on every rank of the job:
+//   mpiexec -n 2 dotnet Scenarios.dll <scenario> [<scenario>...]   several run in turn
 //   dotnet Scenarios.dll --list          the registered names, one a line
 // Every static class here with `static void Register(Dictionary<Scenario, Action<Communicator>>)`
 // contributes its scenarios; their names are the values of Scenario (Scenario.cs).
@@ -18,31 +18,52 @@ if (args is ["--list"])
         Console.WriteLine(registered);
     return 0;
 }
-if (args.Length != 1 || !ScenarioNames.TryParse(args[0], out Scenario name) || !all.TryGetValue(name, out var scenario))
+var names = new List<Scenario>();
+foreach (string arg in args)
 {
-    Console.Error.WriteLine($"usage: Scenarios <name>; names: {string.Join(", ", all.Keys.Select(s => s.Name()).Order(StringComparer.Ordinal))}");
+    if (!ScenarioNames.TryParse(arg, out Scenario parsed) || !all.ContainsKey(parsed))
+    {
+        names.Clear();
+        break;
+    }
+    names.Add(parsed);
+}
+if (names.Count == 0)
+{
+    Console.Error.WriteLine($"usage: Scenarios <name> [<name>...]; names: {string.Join(", ", all.Keys.Select(s => s.Name()).Order(StringComparer.Ordinal))}");
     return 2;
 }
 // A failure before the program touches MPI: under motor the VM's startup hook
 // has already armed the handler that aborts the whole job.
-if (name == Scenario.UnhandledBeforeMpi && Environment.GetEnvironmentVariable("PMI_RANK") == "1")
+if (names[0] == Scenario.UnhandledBeforeMpi && Environment.GetEnvironmentVariable("PMI_RANK") == "1")
     throw new InvalidProgramException("boom before MPI on rank 1");
 var world = Communicator.World;
 Check.Rank = world.Rank;
-try
+// Several scenarios run one after another in one job (one launch across hosts runs a whole
+// group); each reports on its own, and the ranks start the next one together.
+int failedScenarios = 0;
+foreach (Scenario name in names)
 {
-    scenario(world);
-}
-catch (Exception e)
-{
-    Check.True(false, $"scenario threw {e}");
+    int failuresBefore = Check.Failures, passedBefore = Check.Passed;
+    if (name != names[0] && Mpi.IsInitialized)
+        world.Barrier();
+    try
+    {
+        all[name](world);
+    }
+    catch (Exception e)
+    {
+        Check.True(false, $"scenario threw {e}");
+    }
+    int failures = Check.Failures - failuresBefore, passed = Check.Passed - passedBefore;
+    if (failures == 0)
+    {
+        Console.WriteLine($"PASS {name.Name()} rank {Check.Rank} ({passed} checks)");
+        continue;
+    }
+    failedScenarios++;
+    Console.WriteLine($"FAIL {name.Name()} rank {Check.Rank}: {failures} failed, {passed} passed");
 }
 if (Mpi.IsInitialized)
     Mpi.Shutdown();
-if (Check.Failures == 0)
-{
-    Console.WriteLine($"PASS {args[0]} rank {Check.Rank} ({Check.Passed} checks)");
-    return 0;
-}
-Console.WriteLine($"FAIL {args[0]} rank {Check.Rank}: {Check.Failures} failed, {Check.Passed} passed");
-return 1;
+return failedScenarios == 0 ? 0 : 1;

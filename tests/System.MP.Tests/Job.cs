@@ -82,23 +82,36 @@ internal static class Job
     /// Runs `mpiexec -n ranks dotnet program.dll args` (library mode), or with
     /// <paramref name="hosted"/> `mpiexec -n ranks motor program.dll args`, or a native program;
     /// with <see cref="Launcher.OpenMpi"/> under Open MPI's mpirun (oversubscribed: this
-    /// machine has 2 cores) plus <paramref name="launcherOptions"/>.
+    /// machine has 2 cores) plus <paramref name="launcherOptions"/>.  With <paramref name="via"/>,
+    /// the launcher itself runs under that command (a program and its arguments, e.g. one that
+    /// enters another host: <see cref="NamespaceHosts"/>).
     /// </summary>
     internal static Result Mpi(int ranks, string program, string args = "", int timeoutSeconds = 120,
                                IDictionary<string, string>? env = null, bool hosted = false, string motorOptions = "",
-                               Launcher launcher = Launcher.Mpich, string launcherOptions = "")
+                               Launcher launcher = Launcher.Mpich, string launcherOptions = "", string[]? via = null)
     {
         string launch = !program.EndsWith(".dll", StringComparison.Ordinal) ? program
             : hosted ? $"{Motor} {motorOptions} {program}" : $"dotnet {program}";
         string? path = env is not null && env.TryGetValue("PATH", out string? p) ? p : null;
-        if (launcher == Launcher.Mpich)
-            return Run(FindLauncher(launcher, path), $"{launcherOptions} -n {ranks} {launch} {args}", timeoutSeconds, env);
-        RequireOpenMpi();
-        var all = new Dictionary<string, string>(OpenMpiEnvironment);
+        string file = FindLauncher(launcher, path);
+        string arguments = $"{launcherOptions} -n {ranks} {launch} {args}";
+        var all = new Dictionary<string, string>();
+        if (launcher == Launcher.OpenMpi)
+        {
+            RequireOpenMpi();
+            foreach (var (k, v) in OpenMpiEnvironment)
+                all[k] = v;
+            arguments = "--oversubscribe " + arguments;
+        }
         if (env is not null)
             foreach (var (k, v) in env)
                 all[k] = v;
-        return Run(FindLauncher(launcher, path), $"--oversubscribe {launcherOptions} -n {ranks} {launch} {args}", timeoutSeconds, all);
+        if (via is [string runner, .. var runnerArgs])
+        {
+            arguments = $"{string.Join(' ', runnerArgs)} {file} {arguments}";
+            file = runner;
+        }
+        return Run(file, arguments, timeoutSeconds, all);
     }
 
     /// <summary>
@@ -166,17 +179,36 @@ internal static class Job
     /// <summary>Runs a scenario of tests/Scenarios on <paramref name="ranks"/> ranks and asserts every rank passed.</summary>
     internal static Result RunScenario(Scenario scenario, int ranks, int timeoutSeconds = 120, bool hosted = false,
                                        IDictionary<string, string>? env = null, string motorOptions = "",
-                                       Launcher launcher = Launcher.Mpich, string launcherOptions = "")
+                                       Launcher launcher = Launcher.Mpich, string launcherOptions = "") =>
+        RunScenarios([scenario], ranks, timeoutSeconds, hosted, env, motorOptions, launcher, launcherOptions);
+
+    /// <summary>
+    /// Runs several scenarios one after another in one job (<paramref name="via"/>: see
+    /// <see cref="Mpi"/>) and asserts every rank passed each of them.
+    /// </summary>
+    internal static Result RunScenarios(IReadOnlyList<Scenario> scenarios, int ranks, int timeoutSeconds = 120, bool hosted = false,
+                                        IDictionary<string, string>? env = null, string motorOptions = "",
+                                        Launcher launcher = Launcher.Mpich, string launcherOptions = "", string[]? via = null)
     {
-        string name = scenario.Name();
-        Result r = Mpi(ranks, ScenariosProgram, name, timeoutSeconds, env, hosted, motorOptions, launcher, launcherOptions);
+        Result r = Mpi(ranks, ScenariosProgram, ScenarioArguments(scenarios), timeoutSeconds, env, hosted, motorOptions, launcher, launcherOptions, via);
         string mode = (hosted ? $"under motor {motorOptions}" : "under dotnet") + (launcher == Launcher.OpenMpi ? " (Open MPI)" : "");
-        Xunit.Assert.False(r.TimedOut, $"{name} on {ranks} ranks {mode} hung:\n{r}");
-        Xunit.Assert.True(r.ExitCode == 0, $"{name} on {ranks} ranks {mode} failed:\n{r}");
-        for (int rank = 0; rank < ranks; rank++)
-            Xunit.Assert.Contains($"PASS {name} rank {rank} ", r.Output);
-        Xunit.Assert.DoesNotContain("FAIL", r.Output);
+        AssertScenariosPassed(r, scenarios, ranks, mode);
         return r;
+    }
+
+    /// <summary>The Scenarios program's arguments that run <paramref name="scenarios"/> in turn.</summary>
+    internal static string ScenarioArguments(IReadOnlyList<Scenario> scenarios) => string.Join(' ', scenarios.Select(s => s.Name()));
+
+    /// <summary>Asserts that a job of the Scenarios program ended well and every rank passed each scenario.</summary>
+    internal static void AssertScenariosPassed(Result r, IReadOnlyList<Scenario> scenarios, int ranks, string mode)
+    {
+        string names = ScenarioArguments(scenarios);
+        Xunit.Assert.False(r.TimedOut, $"{names} on {ranks} ranks {mode} hung:\n{r}");
+        Xunit.Assert.True(r.ExitCode == 0, $"{names} on {ranks} ranks {mode} failed:\n{r}");
+        foreach (Scenario scenario in scenarios)
+            for (int rank = 0; rank < ranks; rank++)
+                Xunit.Assert.Contains($"PASS {scenario.Name()} rank {rank} ", r.Output);
+        Xunit.Assert.DoesNotContain("FAIL", r.Output);
     }
 
     internal static Result Run(string file, string args, int timeoutSeconds = 120, IDictionary<string, string>? env = null)

@@ -1,0 +1,145 @@
+using System.Text.RegularExpressions;
+using Scenarios;
+using Xunit;
+
+namespace System.MP.Tests;
+
+/// <summary>
+/// Jobs across several hosts (tests/hosts/hosts.sh: network namespaces with their own
+/// addresses and hostnames), started by the real launchers (MPICH's Hydra and Open MPI's mpirun
+/// through an agent that enters a namespace instead of ssh), with the traffic between hosts held
+/// to TCP and checked to be TCP: point-to-point, object transport, collectives, the GC torture
+/// and the Coupling sample spawning onto another host, under motor and dotnet, on both cores.
+/// Each job runs a whole group of scenarios, so the class stays at a few minutes.
+/// </summary>
+public class MultiHostTests : IClassFixture<NamespaceHosts>
+{
+    private static Job.Result Across(int ranks, string program, string args, Job.Launcher launcher, bool hosted = false,
+                                     int hosts = 2, IDictionary<string, string>? extraEnv = null, string extraOptions = "",
+                                     int timeoutSeconds = 180)
+    {
+        var env = NamespaceHosts.Environment(launcher);
+        if (extraEnv is not null)
+            foreach (var (k, v) in extraEnv)
+                env[k] = v;
+        return Job.Mpi(ranks, program, args, timeoutSeconds, env, hosted, launcher: launcher,
+                       launcherOptions: $"{NamespaceHosts.LauncherOptions(launcher, hosts)} {extraOptions}",
+                       via: NamespaceHosts.OnFirstHost);
+    }
+
+    private static Job.Launcher Core(bool openMpi) => openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich;
+
+    /// <summary>Both cores (MPICH, Open MPI), each under motor and under dotnet: (openMpi, hosted).</summary>
+    public static TheoryData<bool, bool> CoresAndModes() => new() { { false, true }, { false, false }, { true, true }, { true, false } };
+
+    [Theory]
+    [MemberData(nameof(CoresAndModes))]
+    public void EachRankRunsOnItsOwnHost(bool openMpi, bool hosted)
+    {
+        Job.Launcher launcher = Core(openMpi);
+        Job.Result r = Across(NamespaceHosts.Count, Job.ManagedProgram("Hello"), "", launcher, hosted, hosts: NamespaceHosts.Count);
+        Assert.True(r.ExitCode == 0, r.ToString());
+        string mode = hosted ? "motor VM" : "library mode";
+        for (int rank = 0; rank < NamespaceHosts.Count; rank++)
+            Assert.Contains($"Hello from rank {rank} of {NamespaceHosts.Count} on {NamespaceHosts.Name(rank + 1)} ({mode}", r.Output);
+        Assert.Contains(launcher == Job.Launcher.Mpich ? "MPI library: MPICH" : "MPI library: Open MPI", r.Output);
+    }
+
+    /// <summary>UCX's transport shared memory between hosts (posix, sysv, cma, knem, xpmem).</summary>
+    private static readonly Regex UcxSharedMemory = new(@"\b(posix|sysv|cma|knem|xpmem)/", RegexOptions.Compiled);
+
+    /// <summary>
+    /// UCX prints the transports of every endpoint configuration it makes (ep_cfg lines at log
+    /// level info): across hosts, every one is TCP on the hosts' interface (or self, a process's
+    /// own loopback), never shared memory.  The same job without the settings is the control: UCX
+    /// then does pick shared memory between the namespaces, so the check can tell.
+    /// </summary>
+    [Fact]
+    public void MpichTrafficBetweenHostsIsTcpOnly()
+    {
+        var info = new Dictionary<string, string> { ["UCX_LOG_LEVEL"] = "info" };
+        Job.Result r = Across(2, Job.ManagedProgram("Hello"), "", Job.Launcher.Mpich, hosted: true, extraEnv: info);
+        Assert.True(r.ExitCode == 0, r.ToString());
+        string[] endpoints = EndpointConfigurations(r.Output);
+        foreach (string host in new[] { NamespaceHosts.Name(1), NamespaceHosts.Name(2) })
+            Assert.Contains(endpoints, l => l.Contains($"[{host}:", StringComparison.Ordinal) && l.Contains($"tcp/{NamespaceHosts.Interface}", StringComparison.Ordinal));
+        Assert.DoesNotContain(endpoints, l => UcxSharedMemory.IsMatch(l));
+
+        var unrestricted = new Dictionary<string, string>(info) { ["UCX_TLS"] = "all", ["UCX_NET_DEVICES"] = "all" };
+        Job.Result control = Across(2, Job.ManagedProgram("Hello"), "", Job.Launcher.Mpich, hosted: true, extraEnv: unrestricted);
+        Assert.True(control.ExitCode == 0, control.ToString());
+        Assert.Contains(EndpointConfigurations(control.Output), l => UcxSharedMemory.IsMatch(l));
+    }
+
+    private static string[] EndpointConfigurations(string output) =>
+        output.Split('\n').Where(l => l.Contains("ep_cfg[", StringComparison.Ordinal)).ToArray();
+
+    /// <summary>
+    /// Open MPI's BML says which BTL carries the traffic to each peer: to a peer on another host
+    /// it is tcp; shared memory (vader, sm) is never chosen.
+    /// </summary>
+    [Fact]
+    public void OpenMpiTrafficBetweenHostsIsTcpOnly()
+    {
+        Job.Result r = Across(2, Job.ManagedProgram("Hello"), "", Job.Launcher.OpenMpi, hosted: true,
+                              extraOptions: "--mca btl_base_verbose 100");
+        Assert.True(r.ExitCode == 0, r.ToString());
+        var uses = Regex.Matches(r.Output, @"\[(motor-h\d):\d+\] mca: bml: Using (\w+) btl for send to \S+ on node (\S+)");
+        var across = uses.Where(m => m.Groups[1].Value != m.Groups[3].Value).ToArray();
+        Assert.True(across.Length >= 2, $"no BTL choice for a peer on another host reported:\n{r}");
+        Assert.All(across, m => Assert.Equal("tcp", m.Groups[2].Value));
+        Assert.DoesNotContain(uses, m => m.Groups[2].Value is "vader" or "sm");
+    }
+
+    /// <summary>Groups of scenarios, each run by one job on every core and mode.</summary>
+    public static TheoryData<string, bool, bool> Groups()
+    {
+        // group, on the Open MPI core, under motor
+        var data = new TheoryData<string, bool, bool>();
+        foreach (string group in ScenarioGroups.Keys)
+            foreach (var (openMpi, hosted) in CoresAndModes().Select(row => ((bool)row[0], (bool)row[1])))
+                data.Add(group, openMpi, hosted);
+        return data;
+    }
+
+    /// <summary>Each group: its scenarios and how many ranks (one host each) run them.</summary>
+    private static readonly Dictionary<string, (Scenario[] Scenarios, int Ranks)> ScenarioGroups = new()
+    {
+        // blocking sends of every type, nonblocking, probe, mprobe, truncation
+        ["point-to-point"] = ([Scenario.Types, Scenario.Nonblocking, Scenario.Probe, Scenario.Mprobe, Scenario.Truncate], 2),
+        // graphs with cycles and shared references; OScatter/OGather with uneven counts on 3 ranks
+        ["objects"] = ([Scenario.ObjectsP2p, Scenario.ObjectsCollectives], 3),
+        // every buffer collective
+        ["collectives"] = ([Scenario.CollReduce, Scenario.CollMove, Scenario.CollVector, Scenario.CollUserop, Scenario.CollNonblocking], 3),
+        // in-flight buffers across compacting GCs while the messages cross the network
+        ["gc-torture"] = ([Scenario.GcTorture], 2),
+    };
+
+    [Theory]
+    [MemberData(nameof(Groups))]
+    public void ScenariosAcrossHosts(string group, bool openMpi, bool hosted)
+    {
+        Job.Launcher launcher = Core(openMpi);
+        var (scenarios, ranks) = ScenarioGroups[group];
+        Job.RunScenarios(scenarios, ranks, timeoutSeconds: 300, hosted: hosted, env: NamespaceHosts.Environment(launcher),
+                         launcher: launcher, launcherOptions: NamespaceHosts.LauncherOptions(launcher, ranks),
+                         via: NamespaceHosts.OnFirstHost);
+    }
+
+    /// <summary>
+    /// The Coupling sample's macro rank on motor-h1 spawns its micro solvers, which Open MPI
+    /// places on the next host's free slot: they run on motor-h2, and the coupled result still
+    /// matches the serial computation bit for bit.
+    /// </summary>
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public void CouplingSpawnsOntoAnotherHost(bool hosted)
+    {
+        Job.Result r = Across(1, Job.ManagedProgram("Coupling"), "2 12 20", Job.Launcher.OpenMpi, hosted);
+        Assert.True(r.ExitCode == 0, r.ToString());
+        Assert.Contains("coupled 12 macro cells with 2 micro ranks for 20 steps", r.Output);
+        Assert.Contains("max |coupled - serial| = 0.00E+000", r.Output);
+        Assert.Contains($"macro rank 0 ran on {NamespaceHosts.Name(1)}; micro solvers ran on {NamespaceHosts.Name(2)}", r.Output);
+    }
+}
