@@ -26,7 +26,7 @@ run_one() { # series program...
     mpiexec.mpich) "$MPICH" -n "$RANKS" "$@" ;;
     srun-pmi2) srun --mpi=pmi2 -n "$RANKS" "$@" ;;
     mpirun.openmpi) "$OPENMPI" --oversubscribe -n "$RANKS" "$@" ;;
-    srun-pmix) MOTOR_MPI_ABI=openmpi srun --mpi=pmix -n "$RANKS" "$@" ;;
+    srun-pmix) srun --mpi=pmix -n "$RANKS" "$@" ;;
   esac
 }
 

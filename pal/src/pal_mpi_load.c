@@ -110,6 +110,13 @@ int pal_mpi_choose_abi(char *why, int cap, const char **reason)
         *reason = "started by Open MPI's launcher";
         return PAL_ABI_OPENMPI;
     }
+    /* srun --mpi=pmix hands its ranks PMIx alone (no PMI_RANK, which Hydra and srun --mpi=pmi2
+     * set): an MPICH speaking PMI would start each rank as a job of its own. */
+    launcher = getenv("PMIX_RANK");
+    if (launcher && *launcher && !getenv("PMI_RANK") && loads_with_abi("libmpi.so.40", PAL_ABI_OPENMPI)) {
+        *reason = "started by a PMIx launcher (srun --mpi=pmix)";
+        return PAL_ABI_OPENMPI;
+    }
     *reason = "the MPI libraries installed";
     for (size_t i = 0; i < sizeof k_mpich_names / sizeof *k_mpich_names; i++)
         if (loads_with_abi(k_mpich_names[i], PAL_ABI_MPICH))

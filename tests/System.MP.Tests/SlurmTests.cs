@@ -17,12 +17,10 @@ public class SlurmTests : IClassFixture<SlurmCluster>
 
     /// <summary>
     /// srun's MPI plugin for each core: Debian's MPICH speaks PMI-2; Debian's Open MPI 4.1 is a
-    /// PMIx client, served by Slurm's pmix_v4 plugin.  Under srun nothing tells Motor which MPI
-    /// launched it, so the Open MPI core is chosen by MOTOR_MPI_ABI.
+    /// PMIx client, served by Slurm's pmix_v4 plugin.  Nothing else names the core: a process
+    /// that srun gave PMIx alone picks Open MPI's (pal_mpi_choose_abi).
     /// </summary>
-    private static (string Plugin, Dictionary<string, string> Env) Core(bool openMpi) => openMpi
-        ? ("--mpi=pmix", new() { ["MOTOR_MPI_ABI"] = "openmpi" })
-        : ("--mpi=pmi2", new());
+    private static string Plugin(bool openMpi) => openMpi ? "--mpi=pmix" : "--mpi=pmi2";
 
     private static string Launch(bool hosted, string program) => hosted ? $"{Job.Motor} {program}" : $"dotnet {program}";
 
@@ -40,8 +38,7 @@ public class SlurmTests : IClassFixture<SlurmCluster>
     [MemberData(nameof(MultiHostTests.CoresAndModes), MemberType = typeof(MultiHostTests))]
     public void SrunStartsEveryRank(bool openMpi, bool hosted)
     {
-        var (plugin, env) = Core(openMpi);
-        Job.Result r = _cluster.Run("srun", $"{plugin} -n 3 {Launch(hosted, Job.ManagedProgram("Hello"))}", env: env);
+        Job.Result r = _cluster.Run("srun", $"{Plugin(openMpi)} -n 3 {Launch(hosted, Job.ManagedProgram("Hello"))}");
         AssertHello(r, 3, hosted, openMpi);
     }
 
@@ -51,8 +48,8 @@ public class SlurmTests : IClassFixture<SlurmCluster>
     public void ScenariosUnderSrun(bool openMpi, bool hosted)
     {
         Scenario[] scenarios = [Scenario.Nonblocking, Scenario.Mprobe, Scenario.CollReduce, Scenario.ObjectsCollectives];
-        var (plugin, env) = Core(openMpi);
-        Job.Result r = _cluster.Run("srun", $"{plugin} -n 3 {Launch(hosted, Job.ScenariosProgram)} {Job.ScenarioArguments(scenarios)}", env: env);
+        string plugin = Plugin(openMpi);
+        Job.Result r = _cluster.Run("srun", $"{plugin} -n 3 {Launch(hosted, Job.ScenariosProgram)} {Job.ScenarioArguments(scenarios)}");
         Job.AssertScenariosPassed(r, scenarios, 3, $"under srun {plugin} {(hosted ? "and motor" : "and dotnet")}");
     }
 
@@ -77,7 +74,7 @@ public class SlurmTests : IClassFixture<SlurmCluster>
                 echo "== srun --mpi=pmi2 motor"
                 srun --mpi=pmi2 {Job.Motor} {hello}
                 echo "== srun --mpi=pmix dotnet"
-                MOTOR_MPI_ABI=openmpi srun --mpi=pmix dotnet {hello}
+                srun --mpi=pmix dotnet {hello}
                 echo "== mpiexec.mpich motor"
                 {Job.MpichLauncher} -n 2 {Job.Motor} {hello}
                 echo "== done"
