@@ -16,15 +16,30 @@ public class MultiHostTests : IClassFixture<NamespaceHosts>
 {
     private static Job.Result Across(int ranks, string program, string args, Job.Launcher launcher, bool hosted = false,
                                      int hosts = 2, IDictionary<string, string>? extraEnv = null, string extraOptions = "",
-                                     int timeoutSeconds = 180)
+                                     int timeoutSeconds = 90, Func<Job.Result, bool>? workDone = null)
     {
         var env = NamespaceHosts.Environment(launcher);
         if (extraEnv is not null)
             foreach (var (k, v) in extraEnv)
                 env[k] = v;
-        return Job.Mpi(ranks, program, args, timeoutSeconds, env, hosted, launcher: launcher,
-                       launcherOptions: $"{NamespaceHosts.LauncherOptions(launcher, hosts)} {extraOptions}",
-                       via: NamespaceHosts.OnFirstHost);
+        return OnceMoreIfStuckAtExit(launcher, workDone ?? (r => r.Output.Contains("MPI library: ", StringComparison.Ordinal)), () =>
+            Job.Mpi(ranks, program, args, timeoutSeconds, env, hosted, launcher: launcher,
+                    launcherOptions: $"{NamespaceHosts.LauncherOptions(launcher, hosts)} {extraOptions}",
+                    via: NamespaceHosts.OnFirstHost));
+    }
+
+    /// <summary>
+    /// MPICH over UCX 1.13's TCP transport (Debian's) now and then hangs inside MPI_Finalize: a
+    /// rank still closing its endpoints waits for a peer that has closed its own and waits in
+    /// Hydra's barrier, where it no longer answers (UCX issue 8738; Open MPI added progress during
+    /// its fence for the same reason).  Motor's barrier before MPI_Finalize makes it rare, not
+    /// impossible.  A job that did all its work (<paramref name="workDone"/>: every rank reported)
+    /// and then hung is run once more; any other failure, or a second hang, fails the test.
+    /// </summary>
+    private static Job.Result OnceMoreIfStuckAtExit(Job.Launcher launcher, Func<Job.Result, bool> workDone, Func<Job.Result> run)
+    {
+        Job.Result r = run();
+        return launcher == Job.Launcher.Mpich && r.TimedOut && workDone(r) ? run() : r;
     }
 
     private static Job.Launcher Core(bool openMpi) => openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich;
@@ -121,9 +136,12 @@ public class MultiHostTests : IClassFixture<NamespaceHosts>
     {
         Job.Launcher launcher = Core(openMpi);
         var (scenarios, ranks) = ScenarioGroups[group];
-        Job.RunScenarios(scenarios, ranks, timeoutSeconds: 300, hosted: hosted, env: NamespaceHosts.Environment(launcher),
-                         launcher: launcher, launcherOptions: NamespaceHosts.LauncherOptions(launcher, ranks),
-                         via: NamespaceHosts.OnFirstHost);
+        bool everyRankPassed(Job.Result r) =>
+            scenarios.All(s => Enumerable.Range(0, ranks).All(rank => r.Output.Contains($"PASS {s.Name()} rank {rank} ", StringComparison.Ordinal)));
+        Job.Result r = OnceMoreIfStuckAtExit(launcher, everyRankPassed, () =>
+            Job.Mpi(ranks, Job.ScenariosProgram, Job.ScenarioArguments(scenarios), 120, NamespaceHosts.Environment(launcher), hosted,
+                    launcher: launcher, launcherOptions: NamespaceHosts.LauncherOptions(launcher, ranks), via: NamespaceHosts.OnFirstHost));
+        Job.AssertScenariosPassed(r, scenarios, ranks, $"across {ranks} hosts {(hosted ? "under motor" : "under dotnet")} ({launcher})");
     }
 
     /// <summary>
@@ -136,7 +154,7 @@ public class MultiHostTests : IClassFixture<NamespaceHosts>
     [InlineData(false)]
     public void CouplingSpawnsOntoAnotherHost(bool hosted)
     {
-        Job.Result r = Across(1, Job.ManagedProgram("Coupling"), "2 12 20", Job.Launcher.OpenMpi, hosted);
+        Job.Result r = Across(1, Job.ManagedProgram("Coupling"), "2 12 20", Job.Launcher.OpenMpi, hosted, timeoutSeconds: 180);
         Assert.True(r.ExitCode == 0, r.ToString());
         Assert.Contains("coupled 12 macro cells with 2 micro ranks for 20 steps", r.Output);
         Assert.Contains("max |coupled - serial| = 0.00E+000", r.Output);
