@@ -42,15 +42,19 @@ public class SlurmTests : IClassFixture<SlurmCluster>
         AssertHello(r, 3, hosted, openMpi);
     }
 
-    /// <summary>Point-to-point, object and buffer collectives in one srun job per core and mode.</summary>
+    /// <summary>
+    /// Point-to-point, object and buffer collectives in one srun job per core and mode, on 2 ranks:
+    /// the point-to-point scenarios are written for a pair (a third rank leaves them at once and
+    /// would meet the others' collectives in the next scenario).
+    /// </summary>
     [Theory]
     [MemberData(nameof(MultiHostTests.CoresAndModes), MemberType = typeof(MultiHostTests))]
     public void ScenariosUnderSrun(bool openMpi, bool hosted)
     {
         Scenario[] scenarios = [Scenario.Nonblocking, Scenario.Mprobe, Scenario.CollReduce, Scenario.ObjectsCollectives];
         string plugin = Plugin(openMpi);
-        Job.Result r = _cluster.Run("srun", $"{plugin} -n 3 {Launch(hosted, Job.ScenariosProgram)} {Job.ScenarioArguments(scenarios)}");
-        Job.AssertScenariosPassed(r, scenarios, 3, $"under srun {plugin} {(hosted ? "and motor" : "and dotnet")}");
+        Job.Result r = _cluster.Run("srun", $"{plugin} -n 2 {Launch(hosted, Job.ScenariosProgram)} {Job.ScenarioArguments(scenarios)}");
+        Job.AssertScenariosPassed(r, scenarios, 2, $"under srun {plugin} {(hosted ? "and motor" : "and dotnet")}");
     }
 
     /// <summary>
