@@ -109,6 +109,14 @@ up() {
 down() {
   local dir="$1" name pid i
   [ -d "$dir" ] || return 0
+  # Jobs still running (a test that gave up on one) end with the cluster, ranks included.
+  if [ -f "$dir/slurmctld.daemon" ] && kill -0 "$(cat "$dir/slurmctld.daemon")" 2>/dev/null; then
+    SLURM_CONF="$dir/slurm.conf" scancel --quiet --user="$(id -un)" 2>/dev/null || true
+    for i in $(seq 1 30); do
+      [ -z "$(SLURM_CONF="$dir/slurm.conf" squeue -h 2>/dev/null)" ] && break
+      sleep 0.2
+    done
+  fi
   for name in slurmd slurmctld munged; do
     [ -f "$dir/$name.daemon" ] || continue
     pid="$(cat "$dir/$name.daemon")"
