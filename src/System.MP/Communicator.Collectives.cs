@@ -537,7 +537,7 @@ public unsafe partial class Communicator
 
     private static void Run(int h, CollDesc* d, bool userOp)
     {
-        int rc = Core.CollRun(h, d);
+        int rc = HangReport.Enabled ? HangReport.Collective(h, d) : Core.CollRun(h, d);
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
         if (userOp)

@@ -203,8 +203,12 @@ public unsafe partial class Communicator
             if (rrc < 0)
                 ThrowHelper.ThrowCore(rrc);
             int src = Core.SendStart(s, (long)sendBuffer.Length * sizeof(T), dest, sendTag, h, CoreConst.SendStandard, &sendToken);
+            if (HangReport.Enabled)
+                HangReport.Describe("SendRecv", h, dest, sendTag, "dest");
             if (src == 0)
                 src = Completion.PollThenBlock(new Completion.Token(sendToken, null));
+            if (HangReport.Enabled)
+                HangReport.Describe("SendRecv", h, source, recvTag);
             if (rrc == 0)
                 rrc = Completion.PollThenBlock(new Completion.Token(recvToken, &status));
             if (src < 0)
@@ -225,6 +229,8 @@ public unsafe partial class Communicator
         CheckSource(source);
         CheckRecvTag(tag);
         Status status;
+        if (HangReport.Enabled)
+            HangReport.Describe("Probe", h, source, tag);
         int rc = Completion.PollThenBlock(new Completion.Probe(source, tag, h, &status));
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
@@ -270,6 +276,8 @@ public unsafe partial class Communicator
     {
         Status status;
         long msg;
+        if (HangReport.Enabled)
+            HangReport.Describe("MProbe", comm, source, tag);
         int rc = Completion.PollThenBlock(new Completion.MatchedProbe(source, tag, comm, &msg, &status));
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
@@ -358,6 +366,8 @@ public unsafe partial class Communicator
     {
         long token;
         int rc = Core.SendStart(p, bytes, dest, tag, comm, mode, &token);
+        if (HangReport.Enabled)
+            HangReport.Describe(mode == CoreConst.SendSync ? "Ssend" : "Send", comm, dest, tag, "dest");
         if (rc == 0)
             rc = Completion.PollThenBlock(new Completion.Token(token, null));
         if (rc < 0)
@@ -370,6 +380,8 @@ public unsafe partial class Communicator
         Status status;
         long token;
         int rc = Core.RecvStart(p, bytes, source, tag, comm, &status, &token);
+        if (HangReport.Enabled)
+            HangReport.Describe("Recv", comm, source, tag);
         if (rc == 0)
             rc = Completion.PollThenBlock(new Completion.Token(token, &status));
         if (rc < 0)

@@ -105,6 +105,7 @@ public static unsafe class Mpi
             if (s_state == StateShutDown)
                 throw new InvalidOperationException(SR.AfterShutdown);
             CoreLoader.EnsureLoaded();
+            HangReport.Start(); // refuses a malformed setting before MPI starts
             int provided = 0, ub = 0;
             int rc = Core.Init((int)required, &provided);
             if (rc < 0)

@@ -78,6 +78,11 @@ public enum Scenario
 
     // The whole API under random calls (ApiFuzz.cs)
     ApiFuzz,
+
+    // Deadlocks and long waits for the hang report (Hangs.cs)
+    HangRecvRecv,
+    HangBcastBarrier,
+    HangServedLate,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>
