@@ -29,8 +29,8 @@ result() { # name ok detail
 [ -f "$SCENARIOS" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
 
 # Scenarios that drive the core hardest: nonblocking windows, dropped requests,
-# failures inside MPI, chunked object payloads, collectives.
-JOBS=("nonblocking" "dropped-request" "mpi-errors" "objects-fuzz" "coll-nonblocking")
+# failures inside MPI, chunked object payloads, collectives, the soak (at a small size).
+JOBS=("nonblocking" "dropped-request" "mpi-errors" "objects-fuzz" "coll-nonblocking" "soak")
 
 run_asan() {
   local san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
@@ -55,6 +55,7 @@ run_asan() {
     env MOTOR_CORE_LIBRARY="$ASAN_BUILD/bin/libmpcore.so" LD_PRELOAD="$libasan" \
         ASAN_OPTIONS=detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:detect_stack_use_after_return=0:verbosity=0 \
         UBSAN_OPTIONS=print_stacktrace=1 MOTOR_OBJECT_CHUNK_BYTES=256 MOTOR_FUZZ_CASES=100 \
+        MOTOR_SOAK_OPS=100000 MOTOR_SOAK_OBJECTS=1000 MOTOR_SOAK_COMMS=50 \
         timeout 300 "$MPIEXEC" -n 2 dotnet "$SCENARIOS" "$job" >"$log" 2>&1
     local rc=$?
     if grep -qE "ERROR: AddressSanitizer|runtime error:" "$log"; then rc=1; fi

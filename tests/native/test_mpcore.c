@@ -195,14 +195,26 @@ static void test_inflight_table(void)
     g_reported = 0;
     CHECK(mp_gc_scan(MP_GC_MARK, count_report, NULL) == 0 && g_reported == 0);
 
-    /* An orphaned receive is freed by the sweep once its message arrived. */
+    /* An orphaned receive is freed by the sweep once its message arrived;
+     * the statistics count it as open and orphaned until then. */
     CHECK(mp_irecv(in, 16, 0, 4, MP_COMM_SELF, fake_object, &r) == 0);
     CHECK(mp_req_orphan(r) == 0);
     CHECK(mp_req_orphan(r) == MP_EHANDLE); /* twice is an error */
     CHECK(mp_req_sweep() == 1);
+    {
+        mp_stats_t st;
+        mp_stats(&st);
+        CHECK(st.active_requests == 1 && st.open_mpi_requests == 1 && st.orphans == 1);
+        CHECK(st.slots_high_water >= 1);
+    }
     CHECK(mp_send_start(out, 16, 0, 4, MP_COMM_SELF, MP_SEND_STANDARD, &t) == 1);
     CHECK(mp_req_sweep() == 0);
     CHECK(mp_req_active() == 0);
+    {
+        mp_stats_t st;
+        mp_stats(&st);
+        CHECK(st.active_requests == 0 && st.open_mpi_requests == 0 && st.orphans == 0);
+    }
 
     /* testall / waitall / waitany. */
     CHECK(mp_irecv(in, 16, 0, 6, MP_COMM_SELF, NULL, &rs[0]) == 0);
@@ -237,8 +249,13 @@ static void test_inflight_table(void)
 static void test_comms(void)
 {
     mp_comm_t d, s;
+    mp_stats_t before, st;
     int v;
+    mp_stats(&before);
+    CHECK(before.comms >= 2); /* world and self */
     CHECK(mp_comm_dup(MP_COMM_WORLD, &d) == 0 && d > MP_COMM_SELF);
+    mp_stats(&st);
+    CHECK(st.comms == before.comms + 1);
     CHECK(mp_comm_size(d, &v) == 0 && v == 1);
     CHECK(mp_comm_split(MP_COMM_WORLD, MP_UNDEFINED, 0, &s) == 0 && s == MP_COMM_NULL);
     CHECK(mp_comm_split(MP_COMM_WORLD, 3, 0, &s) == 0 && s > MP_COMM_SELF);
@@ -246,6 +263,8 @@ static void test_comms(void)
     CHECK(mp_comm_free(d) == 0);
     CHECK(mp_comm_free(d) == MP_EHANDLE);
     CHECK(mp_comm_rank(d, &v) == MP_EHANDLE);
+    mp_stats(&st);
+    CHECK(st.comms == before.comms);
 }
 
 /* Waitall over a batch whose slots are not the first ones: every request is

@@ -391,11 +391,22 @@ int mp_req_waitany(int n, const mp_req_t *reqs, mp_status_t *status)
     }
 }
 
-/* Scans the table: a query, off the per-operation path. */
+/* Scans the table: a query, off the per-operation path.  *used: slots not
+ * free; *open: those whose MPI request the core has not seen complete. */
+void mp_slot_census(uint64_t *used, uint64_t *open)
+{
+    int n = atomic_load_explicit(&mp_g_nslots, memory_order_acquire);
+    *used = *open = 0;
+    for (int i = 0; i < n; i++) {
+        uint32_t state = atomic_load_explicit(&slot_at(i)->state, memory_order_acquire);
+        *used += state != SLOT_FREE;
+        *open += state == SLOT_ACTIVE;
+    }
+}
+
 int mp_req_active(void)
 {
-    int n = atomic_load_explicit(&mp_g_nslots, memory_order_acquire), active = 0;
-    for (int i = 0; i < n; i++)
-        active += atomic_load_explicit(&slot_at(i)->state, memory_order_acquire) != SLOT_FREE;
-    return active;
+    uint64_t used, open;
+    mp_slot_census(&used, &open);
+    return (int)used;
 }

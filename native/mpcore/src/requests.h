@@ -180,6 +180,8 @@ static inline void status_of(int is_recv, int rc, const MPI_Status *st, mp_statu
 int mp_slot_poll(slot_t *s);
 /* Frees a completed orphan's slot unless another thread did: 1 if this call did. */
 int mp_orphan_free(slot_t *s, int idx);
+/* Slots in use and, among them, those with an open MPI request (a table scan). */
+void mp_slot_census(uint64_t *used, uint64_t *open);
 
 /* Completes finished orphans when there are any (one relaxed load otherwise).
  * Blocking calls run it inside the blocking bracket, so a program that only

@@ -40,8 +40,23 @@ public readonly struct MpiStatistics
     /// <summary>Buffers released at a mark: their operation had completed, so they were no longer pinned.</summary>
     public long ReleasedAtMark { get; init; }
 
-    /// <summary>Requests posted and not yet freed.</summary>
+    /// <summary>Requests posted and not yet freed: the core's request slots in use.</summary>
     public long ActiveRequests { get; init; }
+
+    /// <summary>Requests whose MPI request is still open (the core has not yet seen the operation complete); at most <see cref="ActiveRequests"/>.</summary>
+    public long OpenMpiRequests { get; init; }
+
+    /// <summary>Requests disposed or dropped before completion that the core has not freed yet (it frees each once its operation completes).</summary>
+    public long OrphanedRequests { get; init; }
+
+    /// <summary>Request slots the core has ever handed out: the high-water mark of its slot table, which never shrinks.</summary>
+    public long RequestSlotsHighWater { get; init; }
+
+    /// <summary>Communicators the core holds, <see cref="Communicator.World"/> and <see cref="Communicator.Self"/> included.</summary>
+    public long Communicators { get; init; }
+
+    /// <summary>Pinned GCHandles System.MP holds on buffers of nonblocking operations in flight (library mode; under motor the GC extension pins without handles).</summary>
+    public long PinnedHandles { get; init; }
 
     /// <summary>True when the GC extension (libmpgc, loaded by motor) pins in-flight buffers at GC mark time; false when pinned GCHandles are used.</summary>
     public bool GcExtensionActive { get; init; }
@@ -67,6 +82,11 @@ public readonly struct MpiStatistics
             ActiveRequests = (long)s.ActiveRequests,
             GcExtensionActive = s.GcExtension != 0,
             MpiErrors = (long)s.MpiErrors,
+            OpenMpiRequests = (long)s.OpenMpiRequests,
+            OrphanedRequests = (long)s.Orphans,
+            RequestSlotsHighWater = (long)s.SlotsHighWater,
+            Communicators = (long)s.Comms,
+            PinnedHandles = BufferHold.PinnedHandles,
         };
     }
 }
@@ -89,6 +109,8 @@ internal static class MpiMeter
         m.CreateObservableGauge("mp.gc.pinned_at_last_mark", () => Read(s => s.PinnedAtLastMark), "{buffer}", "In-flight buffers pinned at the last GC mark");
         m.CreateObservableCounter("mp.gc.released_at_mark", () => Read(s => s.ReleasedAtMark), "{buffer}", "Buffers found complete at a GC mark and no longer pinned");
         m.CreateObservableGauge("mp.requests.active", () => Read(s => s.ActiveRequests), "{request}", "Requests posted and not yet freed");
+        m.CreateObservableGauge("mp.requests.orphaned", () => Read(s => s.OrphanedRequests), "{request}", "Dropped requests not yet freed");
+        m.CreateObservableGauge("mp.pinned_handles", () => Read(s => s.PinnedHandles), "{handle}", "Pinned GCHandles on buffers in flight");
         s_meter = m;
     }
 
