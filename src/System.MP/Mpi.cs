@@ -371,8 +371,21 @@ public static unsafe class Mpi
             throw new InvalidOperationException(s_state == StateShutDown ? SR.AfterShutdown : SR.NotInitialized);
     }
 
+    private const int ExitAbortGraceMs = 1000;
+
     private static void OnProcessExit(object? sender, EventArgs e)
     {
+        // A rank leaving with a failure code (Environment.Exit(3), or Main returning it)
+        // must not wait in MPI_Finalize for ranks that wait for it: the job ends instead.
+        int code = Environment.ExitCode;
+        if (code != 0 && s_state == StateReady && s_world is { Size: > 1 } world)
+        {
+            Console.Error.WriteLine(SR.Format(SR.FailedExitAborts, world.Rank, code));
+            // Ranks that leave with the same code at the same time (all of them failing
+            // together) get a moment to have their last output read before the job ends.
+            Thread.Sleep(ExitAbortGraceMs);
+            Abort(code);
+        }
         try
         {
             Shutdown();

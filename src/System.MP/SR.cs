@@ -14,6 +14,7 @@ internal static class SR
     internal const string HostedThreadLevel = "The program asks for MPI thread level {0}, but the motor VM initialized MPI at {1} before Main. Start it with 'motor --thread-level {0}' or set the runtime property Motor.ThreadLevel ({0}) in the project (RuntimeHostConfigurationOption).";
     internal const string BadHangReport = "The hang report setting '{0}' (motor --hang-report, or MOTOR_HANG_REPORT) is not SECONDS or SECONDS,abort with SECONDS a positive number.";
     internal const string HangReportAbort = "motor hang report: {0} is still blocked; aborting the job (hang report with abort).";
+    internal const string FailedExitAborts = "[rank {0}] exiting with code {1} while MPI is in use; aborting the MPI job so that no rank waits for this one forever.";
     internal const string AfterShutdown = "MPI has been shut down (Mpi.Shutdown); no further MPI operations are possible in this process.";
     internal const string NotInitialized = "MPI is not initialized.";
     internal const string RankOutOfRange = "Rank {0} is outside [0, {1}) of this communicator and is not {2}.";

@@ -88,6 +88,12 @@ public enum Scenario
     HangRecvRecv,
     HangBcastBarrier,
     HangServedLate,
+
+    // Faults that must end the whole job (Faults.cs)
+    FaultRecv,
+    FaultCollective,
+    FaultWindow,
+    FaultExitEarly,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>
