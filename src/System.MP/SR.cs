@@ -62,6 +62,7 @@ internal static class SR
     internal const string PayloadMagic = "it does not start with the object-payload signature (was it sent with OSend?).";
     internal const string PayloadLength = "the header says {0} bytes but {1} arrived.";
     internal const string PayloadVersion = "its header flags 0x{0:X} are not those of this wire format (version flags 0x{1:X}, known flag bits: chunked).";
+    internal const string PayloadAnnouncedTotal = "the root announced {0} bytes but the payload's header says {1}.";
     internal const string PayloadFirstChunk = "the first message of a chunked payload has {0} bytes of the {1} it announces; it must have exactly the chunk size, {2} bytes (MOTOR_OBJECT_CHUNK_BYTES must be the same on every rank), and announce more.";
     internal const string PayloadContinuationTag = "its continuation tag {0} is outside [0, {1}].";
     internal const string PayloadEntry = "type entry {0} is outside [0, {1}).";

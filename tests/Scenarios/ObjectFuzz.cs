@@ -218,6 +218,31 @@ internal static class ObjectFuzz
                 }
             }
         }
+        // A header whose total is not the announced size is refused as soon as the header is
+        // in, and the rest of the rounds are still taken off the wire (the next OBcast works).
+        if (c.Rank == 0)
+        {
+            byte[] bytes = (byte[])valid[0].Clone();
+            BitConverter.TryWriteBytes(bytes.AsSpan(8, 8), BitConverter.ToInt64(bytes, 8) + 4096);
+            c.Bcast((long)bytes.Length, 0);
+            for (int off = 0; off < bytes.Length; off += ChunkBytes)
+                c.Bcast(bytes.AsSpan(off, Math.Min(ChunkBytes, bytes.Length - off)), 0);
+        }
+        else
+        {
+            using (Watchdog("OBcast with a header that contradicts the announced size"))
+            {
+                try
+                {
+                    _ = c.OBcast<object>(0);
+                    Check.True(false, "an OBcast whose header contradicts the root's size was accepted");
+                }
+                catch (TransportException e)
+                {
+                    Check.True(e.Message.Contains("the root announced", StringComparison.Ordinal), $"refused for its size: {e.Message}");
+                }
+            }
+        }
         _ = c.OBcast(c.Rank == 0 ? "after" : null, 0) is "after" || Fail("OBcast after the forged ones");
         if (c.Rank != 0)
             Console.WriteLine($"objects-fuzz rank {c.Rank}: OBcast refused {refused} forged payloads");
