@@ -151,7 +151,7 @@ public sealed unsafe partial class Request
     }
 
     /// <summary>Refuses a set that holds one pending request twice (completed ones are ReqNull and may repeat).</summary>
-    private static void CheckDistinct(ReadOnlySpan<int> handles)
+    internal static void CheckDistinct(ReadOnlySpan<int> handles)
     {
         if (handles.Length <= 32)
         {

@@ -78,6 +78,13 @@ public enum Scenario
 
     // The whole API under random calls (ApiFuzz.cs)
     ApiFuzz,
+
+    // Persistent requests (Persistent.cs)
+    PersistentHalo,
+    PersistentGcTorture,
+    PersistentDropped,
+    PersistentMisuse,
+    PersistentCollectives,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>

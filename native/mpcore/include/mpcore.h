@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the table layout or any signature changes. */
-#define MP_ABI_VERSION 5
+#define MP_ABI_VERSION 6
 
 /* ---- Errors: one table, X-macro generated (C name, code, C# name, message). ---- */
 #define MP_ERROR_MAP(X)                                                                 \
@@ -46,7 +46,8 @@ extern "C" {
     X(ENOSYM,    -11, NoSymbol,  "the MPI library lacks a required function")           \
     X(EPENDING,  -12, Pending,   "operation still pending")                             \
     X(EBUSY,     -13, Busy,      "handle is in use by another operation")               \
-    X(EROOT,     -14, Root,      "root out of range for the communicator")
+    X(EROOT,     -14, Root,      "root out of range for the communicator")              \
+    X(ENOTSUP,   -15, NotSupported, "not supported by this MPI library")
 
 enum mp_error {
 #define MP_ERROR_ENUM(name, code, csname, msg) MP_##name = (code),
@@ -172,6 +173,9 @@ typedef struct mp_stats {
     uint64_t active_requests;  /* requests posted and not yet freed */
     uint64_t gc_extension;     /* 1 when the GC extension (libmpgc) is attached to this core */
     uint64_t mpi_errors;       /* MPI calls that returned an error (each failing call counts once) */
+    uint64_t persistent_open;  /* persistent requests made and not yet freed (one MPI request each) */
+    uint64_t persistent_starts;     /* instances of persistent requests started */
+    uint64_t persistent_recreated;  /* MPI requests made again at a start: the buffer had moved */
 } mp_stats_t;
 
 /* ---- The call table: every function of mpcore_calls.def, in its order. ----

@@ -22,4 +22,7 @@ void mp_stats(mp_stats_t *out)
     out->released_at_mark = gc.released_at_mark;
     out->active_requests = (uint64_t)mp_req_active();
     out->gc_extension = (uint64_t)mp_gc_attached();
+    out->persistent_open = atomic_load(&mp_g_persist_open);
+    out->persistent_starts = atomic_load_explicit(&k.persistent_starts, memory_order_relaxed);
+    out->persistent_recreated = atomic_load(&mp_g_persist_recreated);
 }

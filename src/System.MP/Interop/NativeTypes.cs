@@ -26,4 +26,5 @@ internal static class CollKind
 internal struct CoreStats
 {
     internal ulong P2pOps, P2pBytes, CollOps, BlockingOps, Registered, GcScans, PinnedLastMark, PinnedTotal, ReleasedAtMark, ActiveRequests, GcExtension, MpiErrors;
+    internal ulong PersistentOpen, PersistentStarts, PersistentRecreated;
 }
