@@ -371,23 +371,9 @@ public sealed unsafe class PersistentRequest : IDisposable
         Span<int> handles = heap ?? stackalloc int[StackRequests];
         handles = handles[..n];
         ActiveHandles(requests, handles);
-        Status st = default;
-        Completion.AnyRequest any;
-        int rc;
-        fixed (int* h = handles)
-        {
-            any = new Completion.AnyRequest(n, h, &st);
-            rc = Completion.PollThenBlock(ref any, Completion.SpinPolls);
-        }
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
-        if (any.Index == Mpi.Undefined)
-        {
-            status = EmptyStatus;
-            return Mpi.Undefined;
-        }
-        status = requests[any.Index].Finish(any.Result, st);
-        return any.Index;
+        int index = Completion.WaitAny(handles, out int result, out Status st);
+        status = index == Mpi.Undefined ? EmptyStatus : requests[index].Finish(result, st);
+        return index;
     }
 
     private const int StackRequests = 128;

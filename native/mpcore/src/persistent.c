@@ -28,35 +28,29 @@ static MP_COLD int fail_handle(mp_req_t h)
 static int p2p_make(const persist_t *p, void *buf, MPI_Request *r)
 {
     const comm_entry_t *ce;
-    int peer = 0, tag = p->tag, n, rc;
+    int peer = 0, tag = p->tag, rc;
     if ((rc = mp_comm_lookup(p->comm, &ce)))
         return rc;
     if (p->kind == PERSIST_RECV ? (rc = mp_check_source(ce, p->peer, &peer)) || (rc = mp_check_recv_tag(p->tag, &tag))
                                 : (rc = mp_check_dest(ce, p->peer, &peer)) || (rc = mp_check_send_tag(p->tag)))
         return rc;
-    if (p->bytes > INT_MAX) {
-        MPI_Count big = (MPI_Count)p->bytes;
-        if (!pal_mpi.Send_init_c || !pal_mpi.Ssend_init_c || !pal_mpi.Recv_init_c)
-            return mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions, "
-                           "which this MPI library lacks", (long long)p->bytes);
-        switch (p->kind) {
-        case PERSIST_RECV:
-            return MP_MPI_CHECK(pal_mpi.Recv_init_c(buf, big, MPI_BYTE, peer, tag, ce->mpi, r), "MPI_Recv_init_c");
-        case PERSIST_SSEND:
-            return MP_MPI_CHECK(pal_mpi.Ssend_init_c(buf, big, MPI_BYTE, peer, tag, ce->mpi, r), "MPI_Ssend_init_c");
-        default:
-            return MP_MPI_CHECK(pal_mpi.Send_init_c(buf, big, MPI_BYTE, peer, tag, ce->mpi, r), "MPI_Send_init_c");
-        }
-    }
-    n = (int)p->bytes;
+    if (p->bytes > INT_MAX && (!pal_mpi.Send_init_c || !pal_mpi.Ssend_init_c || !pal_mpi.Recv_init_c))
+        return mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions, "
+                       "which this MPI library lacks", (long long)p->bytes);
+    /* MPI_<F>, or its large-count form MPI_<F>_c. */
+#define MAKE(F)                                                                                          \
+    (p->bytes <= INT_MAX                                                                                 \
+         ? MP_MPI_CHECK(pal_mpi.F(buf, (int)p->bytes, MPI_BYTE, peer, tag, ce->mpi, r), "MPI_" #F)       \
+         : MP_MPI_CHECK(pal_mpi.F##_c(buf, (MPI_Count)p->bytes, MPI_BYTE, peer, tag, ce->mpi, r), "MPI_" #F "_c"))
     switch (p->kind) {
     case PERSIST_RECV:
-        return MP_MPI_CHECK(pal_mpi.Recv_init(buf, n, MPI_BYTE, peer, tag, ce->mpi, r), "MPI_Recv_init");
+        return MAKE(Recv_init);
     case PERSIST_SSEND:
-        return MP_MPI_CHECK(pal_mpi.Ssend_init(buf, n, MPI_BYTE, peer, tag, ce->mpi, r), "MPI_Ssend_init");
+        return MAKE(Ssend_init);
     default:
-        return MP_MPI_CHECK(pal_mpi.Send_init(buf, n, MPI_BYTE, peer, tag, ce->mpi, r), "MPI_Send_init");
+        return MAKE(Send_init);
     }
+#undef MAKE
 }
 
 int mp_persist_track(persist_t *p, MPI_Request r, mp_req_t *req)
