@@ -68,6 +68,8 @@ int mp_persist_track(persist_t *p, MPI_Request r, mp_req_t *req)
     s->mpi = r;
     s->obj[0] = s->obj[1] = NULL;
     s->persist = p;
+    if (p->kind == PERSIST_COLL && !p->restart)
+        atomic_store_explicit(&s->flags, SLOT_PERSISTENT_COLL, memory_order_relaxed);
     atomic_fetch_add(&mp_g_persist_open, 1);
     atomic_store_explicit(&s->state, SLOT_INACTIVE, memory_order_release);
     return 0;

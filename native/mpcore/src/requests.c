@@ -189,7 +189,7 @@ enum { BATCH_STACK = 128 };
 
 typedef struct batch {
     int n, k;             /* requests, active ones among them */
-    int persistent_coll;  /* an active one is a persistent collective */
+    uint32_t flags;       /* the slot flags of the set, or'ed */
     slot_t **slot;        /* per request (NULL for MP_REQ_NULL) */
     int *idx;             /* per request */
     MPI_Request *mr;      /* per active one */
@@ -241,7 +241,7 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
 {
     b->n = n;
     b->k = 0;
-    b->persistent_coll = 0;
+    b->flags = 0;
     b->slot = b->slot_stack;
     b->idx = b->idx_stack;
     b->mr = b->mr_stack;
@@ -279,7 +279,7 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
             if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE) {
                 b->mr[b->k] = s->mpi;
                 b->which[b->k++] = i;
-                b->persistent_coll |= s->persist && s->persist->kind == PERSIST_COLL && !s->persist->restart;
+                b->flags |= flags;
             }
         }
         b->slot[i] = s;
@@ -347,7 +347,7 @@ int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
     int rc = batch_begin(&b, n, reqs), mrc = MPI_SUCCESS;
     if (rc)
         return rc;
-    if (MP_UNLIKELY(b.persistent_coll) && !testall_one_by_one(&b)) {
+    if (MP_UNLIKELY(b.flags & SLOT_PERSISTENT_COLL) && !testall_one_by_one(&b)) {
         batch_unmark(&b);
         batch_release(&b);
         return 0;

@@ -24,7 +24,8 @@ enum slot_state { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_DONE = 2, SLOT_INACTIVE =
  * and its finalizer runs only once nothing else can reach it): no RMW needed. */
 enum slot_flags {
     SLOT_ORPHANED = 1,
-    SLOT_IN_BATCH = 2 /* in the set a testall/waitall is completing: a repeat is refused */
+    SLOT_IN_BATCH = 2, /* in the set a testall/waitall is completing: a repeat is refused */
+    SLOT_PERSISTENT_COLL = 4 /* a persistent collective that MPI runs (not a restarted one) */
 };
 
 /* What a persistent request needs to make its MPI request again, and what
