@@ -38,17 +38,24 @@ static MP_COLD int persist_finish(slot_t *s, mp_status_t *status)
     return s->done_rc;
 }
 
-/* Finishes a request the owner is completing: copies out the status and
- * frees the slot into c (this thread's cache).  Returns the operation's result. */
-static inline int finish_to(slot_cache_t *c, slot_t *s, int idx, mp_status_t *status)
+/* Finishes a request that is not persistent for its owner: copies out the
+ * status and frees the slot into c (this thread's cache).  Returns the
+ * operation's result. */
+static inline int finish_plain(slot_cache_t *c, slot_t *s, int idx, mp_status_t *status)
 {
     int rc = s->done_rc;
-    if (MP_UNLIKELY(s->persist != NULL))
-        return persist_finish(s, status);
     if (status)
         *status = s->status;
     slot_free(c, s, idx);
     return rc;
+}
+
+/* Finishes any request the owner is completing (a persistent one becomes inactive). */
+static inline int finish_to(slot_cache_t *c, slot_t *s, int idx, mp_status_t *status)
+{
+    if (MP_UNLIKELY(s->persist != NULL))
+        return persist_finish(s, status);
+    return finish_plain(c, s, idx, status);
 }
 
 static int finish(slot_t *s, int idx, mp_status_t *status)
@@ -189,7 +196,6 @@ enum { BATCH_STACK = 128 };
 
 typedef struct batch {
     int n, k;             /* requests, active ones among them */
-    uint32_t flags;       /* the slot flags of the set, or'ed */
     slot_t **slot;        /* per request (NULL for MP_REQ_NULL) */
     int *idx;             /* per request */
     MPI_Request *mr;      /* per active one */
@@ -241,7 +247,6 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
 {
     b->n = n;
     b->k = 0;
-    b->flags = 0;
     b->slot = b->slot_stack;
     b->idx = b->idx_stack;
     b->mr = b->mr_stack;
@@ -279,7 +284,6 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
             if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE) {
                 b->mr[b->k] = s->mpi;
                 b->which[b->k++] = i;
-                b->flags |= flags;
             }
         }
         b->slot[i] = s;
@@ -289,7 +293,8 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
 
 /* Finishes every request after Testall/Waitall (mrc: its result) completed
  * the collected ones; returns the first error. */
-static int batch_finish(batch_t *b, int mrc, const char *call, mp_status_t *statuses)
+static MP_INLINE int batch_finish_as(batch_t *b, int mrc, const char *call, mp_status_t *statuses,
+                                     int persistent)
 {
     slot_cache_t *c = my_cache();
     int rc = 0;
@@ -311,13 +316,13 @@ static int batch_finish(batch_t *b, int mrc, const char *call, mp_status_t *stat
             }
             s->mpi = b->mr[j]; /* a persistent request keeps its handle */
             status_of(s->is_recv, r, &b->ms[j], out);
-            if (MP_UNLIKELY(s->persist != NULL))
+            if (persistent && s->persist)
                 persist_deactivate(s);
             else
                 slot_free(c, s, b->idx[i]);
             j++;
-        } else {
-            r = finish_to(c, s, b->idx[i], out); /* completed earlier */
+        } else { /* completed earlier */
+            r = persistent ? finish_to(c, s, b->idx[i], out) : finish_plain(c, s, b->idx[i], out);
         }
         if (r && !rc)
             rc = r;
@@ -326,13 +331,28 @@ static int batch_finish(batch_t *b, int mrc, const char *call, mp_status_t *stat
     return rc;
 }
 
+/* The loop compiled twice: while no persistent request exists (its handle
+ * is returned after the count went up, and it is freed only after it left
+ * every set), no slot is looked at for one. */
+static int batch_finish(batch_t *b, int mrc, const char *call, mp_status_t *statuses)
+{
+    if (MP_UNLIKELY(atomic_load_explicit(&mp_g_persist_open, memory_order_acquire) != 0))
+        return batch_finish_as(b, mrc, call, statuses, 1);
+    return batch_finish_as(b, mrc, call, statuses, 0);
+}
+
 /* MPICH 4.0's MPI_Testall misreports persistent collectives (MPI_ERR_IN_STATUS
  * with MPI_ERR_PENDING, or done too early; MPI_Test and MPI_Waitall are
  * right): such a set is tested one request at a time.  Those found complete
- * are recorded (DONE); the set is finished only when all are. */
+ * are recorded (DONE); the set is finished only when all are.  Returns 1 when
+ * all are complete, 0 when not, -1 for a set without such a request. */
 static int testall_one_by_one(batch_t *b)
 {
-    int all = 1;
+    int all = 1, persistent_coll = 0;
+    for (int j = 0; j < b->k; j++)
+        persistent_coll |= atomic_load_explicit(&b->slot[b->which[j]]->flags, memory_order_relaxed) & SLOT_PERSISTENT_COLL;
+    if (!persistent_coll)
+        return -1; /* MPI_Testall is right for this set */
     for (int j = 0; j < b->k; j++)
         if (atomic_load_explicit(&b->slot[b->which[j]]->state, memory_order_acquire) == SLOT_ACTIVE &&
             !mp_slot_poll(b->slot[b->which[j]]))
@@ -347,7 +367,8 @@ int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
     int rc = batch_begin(&b, n, reqs), mrc = MPI_SUCCESS;
     if (rc)
         return rc;
-    if (MP_UNLIKELY(b.flags & SLOT_PERSISTENT_COLL) && !testall_one_by_one(&b)) {
+    if (MP_UNLIKELY(atomic_load_explicit(&mp_g_persist_open, memory_order_acquire) != 0) &&
+        !testall_one_by_one(&b)) {
         batch_unmark(&b);
         batch_release(&b);
         return 0;
