@@ -359,6 +359,93 @@ public unsafe partial class Communicator
         return Request.PostRecv(buffer, offset, count, source, tag, h);
     }
 
+    // ---- persistent requests (MPI-4.0 3.9) ----
+
+    /// <summary>
+    /// Makes a persistent send of the whole array (MPI_Send_init): start it with
+    /// <see cref="PersistentRequest.Start"/> as often as needed.  Each instance sends
+    /// what the array holds when it starts.
+    /// </summary>
+    /// <param name="buffer">The elements to send (the array may move between instances).</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    public PersistentRequest SendInit<T>(T[] buffer, int dest, int tag) where T : unmanaged
+    {
+        if (buffer is null)
+            ThrowHelper.ThrowNull(nameof(buffer));
+        return SendInit(buffer, 0, buffer.Length, dest, tag);
+    }
+
+    /// <summary>Makes a persistent send of <paramref name="count"/> elements from <paramref name="offset"/> (MPI_Send_init).</summary>
+    /// <param name="buffer">The array holding the elements.</param>
+    /// <param name="offset">Index of the first element to send.</param>
+    /// <param name="count">Number of elements to send.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    public PersistentRequest SendInit<T>(T[] buffer, int offset, int count, int dest, int tag) where T : unmanaged =>
+        SendInit(buffer, offset, count, dest, tag, CoreConst.SendStandard);
+
+    /// <summary>
+    /// Makes a persistent synchronous send of the whole array (MPI_Ssend_init): each
+    /// instance completes only once the matching receive has started.
+    /// </summary>
+    /// <param name="buffer">The elements to send (the array may move between instances).</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    public PersistentRequest SsendInit<T>(T[] buffer, int dest, int tag) where T : unmanaged
+    {
+        if (buffer is null)
+            ThrowHelper.ThrowNull(nameof(buffer));
+        return SsendInit(buffer, 0, buffer.Length, dest, tag);
+    }
+
+    /// <summary>Makes a persistent synchronous send of <paramref name="count"/> elements from <paramref name="offset"/> (MPI_Ssend_init).</summary>
+    /// <param name="buffer">The array holding the elements.</param>
+    /// <param name="offset">Index of the first element to send.</param>
+    /// <param name="count">Number of elements to send.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    public PersistentRequest SsendInit<T>(T[] buffer, int offset, int count, int dest, int tag) where T : unmanaged =>
+        SendInit(buffer, offset, count, dest, tag, CoreConst.SendSync);
+
+    private PersistentRequest SendInit<T>(T[] buffer, int offset, int count, int dest, int tag, int mode) where T : unmanaged
+    {
+        CheckSlice(buffer, offset, count, nameof(buffer));
+        int h = Handle;
+        CheckDest(dest);
+        CheckSendTag(tag);
+        return PersistentRequest.InitPointToPoint(buffer, offset, count, dest, tag, h, mode, receive: false);
+    }
+
+    /// <summary>
+    /// Makes a persistent receive into the whole array (MPI_Recv_init).  A message
+    /// longer than the array makes that instance throw <see cref="MessageTruncatedException"/>.
+    /// </summary>
+    /// <param name="buffer">Where each message goes (the array may move between instances).</param>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    public PersistentRequest RecvInit<T>(T[] buffer, int source, int tag) where T : unmanaged
+    {
+        if (buffer is null)
+            ThrowHelper.ThrowNull(nameof(buffer));
+        return RecvInit(buffer, 0, buffer.Length, source, tag);
+    }
+
+    /// <summary>Makes a persistent receive into <paramref name="count"/> elements from <paramref name="offset"/> (MPI_Recv_init).</summary>
+    /// <param name="buffer">The array to receive into.</param>
+    /// <param name="offset">Index of the first element to write.</param>
+    /// <param name="count">Capacity in elements.</param>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    public PersistentRequest RecvInit<T>(T[] buffer, int offset, int count, int source, int tag) where T : unmanaged
+    {
+        CheckSlice(buffer, offset, count, nameof(buffer));
+        int h = Handle;
+        CheckSource(source);
+        CheckRecvTag(tag);
+        return PersistentRequest.InitPointToPoint(buffer, offset, count, source, tag, h, 0, receive: true);
+    }
+
     // ---- the two blocking paths ----
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

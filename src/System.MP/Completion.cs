@@ -119,6 +119,27 @@ internal static unsafe class Completion
         }
     }
 
+    /// <summary>
+    /// Waits for the first of a set of requests to complete (mp_req_test polls, then
+    /// mp_req_waitany); ReqNull entries are skipped, and the set holds no repeat.
+    /// </summary>
+    /// <returns>Its index, or <see cref="Mpi.Undefined"/> when none was pending.</returns>
+    internal static int WaitAny(ReadOnlySpan<int> handles, out int result, out Status status)
+    {
+        Status st = default;
+        AnyRequest any;
+        int rc;
+        fixed (int* h = handles)
+        {
+            any = new AnyRequest(handles.Length, h, &st);
+            rc = PollThenBlock(ref any, SpinPolls);
+        }
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc); // the set itself was refused
+        (result, status) = (any.Result, st);
+        return any.Index;
+    }
+
     /// <summary>A probe (mp_iprobe / mp_probe).</summary>
     internal readonly struct Probe(int source, int tag, int comm, Status* status) : IPollThenBlock
     {

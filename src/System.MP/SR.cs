@@ -25,6 +25,7 @@ internal static class SR
     internal const string ScalarShortMessage = "The message carried {0} bytes but a {1} needs {2}.";
     internal const string StatusesTooShort = "The statuses span has {0} entries but there are {1} requests.";
     internal const string NullRequest = "requests[{0}] is null.";
+    internal const string PersistentActive = "The persistent request is active: complete its instance (Wait, Test, WaitAll, ...) before starting it again.";
     internal const string RepeatedRequest = "the same request is in the set twice (entries {0} and {1}); MPI would complete it twice.";
     internal const string ThreadLevelRange = "Thread level {0} is not a ThreadLevel value.";
     internal const string SplitColor = "Split color {0} must be non-negative or Mpi.Undefined.";
@@ -41,7 +42,7 @@ internal static class SR
     internal const string BlockPastEnd = "Block {0} ({1}[{0}] = {2} elements at displacement {3}) runs past the end of {4} ({5} elements).";
     internal const string BlocksOverlap = "Blocks {0} and {1} of {2} overlap.";
     internal const string OwnCountMismatch = "{0} has {1} elements but {2}[{3}] (this rank's count) is {4}.";
-    internal const string NonblockingUserOp = "Nonblocking collectives take built-in operations only: MPI may run a user-defined operation during any later call. Use the blocking form.";
+    internal const string NonblockingUserOp = "Nonblocking and persistent collectives take built-in operations only: MPI may run a user-defined operation during any later call. Use the blocking form.";
     internal const string RankTwice = "Rank {0} is listed twice.";
     internal const string NameTooLong = "A communicator name holds at most 127 bytes of UTF-8.";
     internal const string PeriodsLength = "The array has {0} entries; the grid has {1} dimensions.";

@@ -94,6 +94,13 @@ public enum Scenario
     FaultCollective,
     FaultWindow,
     FaultExitEarly,
+
+    // Persistent requests (Persistent.cs)
+    PersistentHalo,
+    PersistentGcTorture,
+    PersistentDropped,
+    PersistentMisuse,
+    PersistentCollectives,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>

@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the table layout or any signature changes. */
-#define MP_ABI_VERSION 6
+#define MP_ABI_VERSION 7
 
 /* ---- Errors: one table, X-macro generated (C name, code, C# name, message). ---- */
 #define MP_ERROR_MAP(X)                                                                 \
@@ -46,7 +46,8 @@ extern "C" {
     X(ENOSYM,    -11, NoSymbol,  "the MPI library lacks a required function")           \
     X(EPENDING,  -12, Pending,   "operation still pending")                             \
     X(EBUSY,     -13, Busy,      "handle is in use by another operation")               \
-    X(EROOT,     -14, Root,      "root out of range for the communicator")
+    X(EROOT,     -14, Root,      "root out of range for the communicator")              \
+    X(ENOTSUP,   -15, NotSupported, "not supported by this MPI library")
 
 enum mp_error {
 #define MP_ERROR_ENUM(name, code, csname, msg) MP_##name = (code),
@@ -176,7 +177,10 @@ typedef void (*mp_gc_report_fn)(void **slot, void *ctx);
     X(open_mpi_requests, "requests whose MPI request is open: not yet seen complete by the core")  \
     X(orphans,          "dropped requests the core has not freed yet")                             \
     X(slots_high_water, "request slots ever handed out: the slot table's high-water mark")         \
-    X(comms,            "communicators in the core's table (world and self included)")
+    X(comms,            "communicators in the core's table (world and self included)")              \
+    X(persistent_open,  "persistent requests made and not yet freed (one MPI request each)")       \
+    X(persistent_starts, "instances of persistent requests started")                               \
+    X(persistent_recreated, "MPI requests made again at a start: the buffer had moved")
 
 #define MP_STATS_FIELD(name, what) uint64_t name;
 typedef struct mp_stats {

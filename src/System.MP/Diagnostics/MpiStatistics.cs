@@ -64,6 +64,18 @@ public readonly struct MpiStatistics
     /// <summary>MPI calls that returned an error (each failing call counts once; errors Motor detects before calling MPI do not count).</summary>
     public long MpiErrors { get; init; }
 
+    /// <summary>Persistent requests made and not yet freed (each holds one MPI request, active or not).</summary>
+    public long PersistentRequests { get; init; }
+
+    /// <summary>Instances of persistent requests started.</summary>
+    public long PersistentStarts { get; init; }
+
+    /// <summary>
+    /// Persistent point-to-point requests made again at a start because the GC had moved
+    /// their array since the previous instance (see <see cref="PersistentRequest"/>).
+    /// </summary>
+    public long PersistentRecreated { get; init; }
+
     internal static unsafe MpiStatistics Read()
     {
         CoreStats s;
@@ -87,6 +99,9 @@ public readonly struct MpiStatistics
             RequestSlotsHighWater = (long)s.SlotsHighWater,
             Communicators = (long)s.Comms,
             PinnedHandles = BufferHold.PinnedHandles,
+            PersistentRequests = (long)s.PersistentOpen,
+            PersistentStarts = (long)s.PersistentStarts,
+            PersistentRecreated = (long)s.PersistentRecreated,
         };
     }
 }
@@ -111,6 +126,8 @@ internal static class MpiMeter
         m.CreateObservableGauge("mp.requests.active", () => Read(s => s.ActiveRequests), "{request}", "Requests posted and not yet freed");
         m.CreateObservableGauge("mp.requests.orphaned", () => Read(s => s.OrphanedRequests), "{request}", "Dropped requests not yet freed");
         m.CreateObservableGauge("mp.pinned_handles", () => Read(s => s.PinnedHandles), "{handle}", "Pinned GCHandles on buffers in flight");
+        m.CreateObservableGauge("mp.requests.persistent", () => Read(s => s.PersistentRequests), "{request}", "Persistent requests made and not yet freed");
+        m.CreateObservableCounter("mp.requests.persistent_recreated", () => Read(s => s.PersistentRecreated), "{request}", "Persistent requests made again because their array had moved");
         s_meter = m;
     }
 

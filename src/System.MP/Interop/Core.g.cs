@@ -40,6 +40,8 @@ internal static class CoreError
     internal const int Busy = -13;
     /// <summary>MP_EROOT: root out of range for the communicator.</summary>
     internal const int Root = -14;
+    /// <summary>MP_ENOTSUP: not supported by this MPI library.</summary>
+    internal const int NotSupported = -15;
 }
 
 /// <summary>mpcore's constants that System.MP passes (mpcore.h): the values, not copies typed by hand.</summary>
@@ -174,6 +176,12 @@ internal struct CoreTable
     internal nint ReqWaitall;
     internal nint ReqWaitany;
     internal nint ReqActive;
+    internal nint SendInit;
+    internal nint RecvInit;
+    internal nint CollInit;
+    internal nint ReqStart;
+    internal nint ReqStartall;
+    internal nint ReqFree;
     internal nint Iprobe;
     internal nint Probe;
     internal nint Improbe;
@@ -263,6 +271,12 @@ internal struct CoreTable
         "BLOCKING int req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)\n" +
         "BLOCKING int req_waitany(int n, const mp_req_t *reqs, mp_status_t *status)\n" +
         "FAST int req_active(void)\n" +
+        "FAST int send_init(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, mp_req_t *req)\n" +
+        "FAST int recv_init(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_req_t *req)\n" +
+        "BLOCKING int coll_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)\n" +
+        "FAST int req_start(mp_req_t req, void *buf, void *obj)\n" +
+        "FAST int req_startall(int n, const mp_req_t *reqs, void *const *bufs, void *const *objs, int *started)\n" +
+        "FAST int req_free(mp_req_t req)\n" +
         "FAST int iprobe(int source, int tag, mp_comm_t comm, mp_status_t *status)\n" +
         "BLOCKING int probe(int source, int tag, mp_comm_t comm, mp_status_t *status)\n" +
         "FAST int improbe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)\n" +
@@ -428,6 +442,18 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<int, int*, Status*, int> ReqWaitany;
     /// <summary>FAST: int mp_req_active(void)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int> ReqActive;
+    /// <summary>FAST: int mp_send_init(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, int*, int> SendInit;
+    /// <summary>FAST: int mp_recv_init(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int*, int> RecvInit;
+    /// <summary>BLOCKING: int mp_coll_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, CollDesc*, long*, void**, int*, int> CollInit;
+    /// <summary>FAST: int mp_req_start(mp_req_t req, void *buf, void *obj)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, int> ReqStart;
+    /// <summary>FAST: int mp_req_startall(int n, const mp_req_t *reqs, void *const *bufs, void *const *objs, int *started)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, void**, void**, int*, int> ReqStartall;
+    /// <summary>FAST: int mp_req_free(mp_req_t req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> ReqFree;
     /// <summary>FAST: int mp_iprobe(int source, int tag, mp_comm_t comm, mp_status_t *status)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, Status*, int> Iprobe;
     /// <summary>BLOCKING: int mp_probe(int source, int tag, mp_comm_t comm, mp_status_t *status)</summary>
@@ -524,6 +550,12 @@ internal static unsafe partial class Core
         ReqWaitall = (delegate* unmanaged[Cdecl]<int, int*, Status*, int>)t->ReqWaitall;
         ReqWaitany = (delegate* unmanaged[Cdecl]<int, int*, Status*, int>)t->ReqWaitany;
         ReqActive = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)t->ReqActive;
+        SendInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, int*, int>)t->SendInit;
+        RecvInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int*, int>)t->RecvInit;
+        CollInit = (delegate* unmanaged[Cdecl]<int, CollDesc*, long*, void**, int*, int>)t->CollInit;
+        ReqStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, int>)t->ReqStart;
+        ReqStartall = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, void**, void**, int*, int>)t->ReqStartall;
+        ReqFree = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqFree;
         Iprobe = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, Status*, int>)t->Iprobe;
         Probe = (delegate* unmanaged[Cdecl]<int, int, int, Status*, int>)t->Probe;
         Improbe = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, long*, Status*, int>)t->Improbe;
