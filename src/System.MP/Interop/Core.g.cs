@@ -95,6 +95,12 @@ internal struct CoreStats
     internal ulong SlotsHighWater;
     /// <summary>comms: communicators in the core's table (world and self included).</summary>
     internal ulong Comms;
+    /// <summary>persistent_open: persistent requests made and not yet freed (one MPI request each).</summary>
+    internal ulong PersistentOpen;
+    /// <summary>persistent_starts: instances of persistent requests started.</summary>
+    internal ulong PersistentStarts;
+    /// <summary>persistent_recreated: MPI requests made again at a start: the buffer had moved.</summary>
+    internal ulong PersistentRecreated;
 }
 
 /// <summary>Mirror of mp_table_t: the core's call table, one slot per entry of mpcore_calls.def.</summary>
@@ -195,7 +201,7 @@ internal struct CoreTable
     internal nint GcAttach;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 6;
+    internal const uint ExpectedAbiVersion = 7;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
