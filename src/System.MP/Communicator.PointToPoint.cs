@@ -369,12 +369,8 @@ public unsafe partial class Communicator
     /// <param name="buffer">The elements to send (the array may move between instances).</param>
     /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
-    public PersistentRequest SendInit<T>(T[] buffer, int dest, int tag) where T : unmanaged
-    {
-        if (buffer is null)
-            ThrowHelper.ThrowNull(nameof(buffer));
-        return SendInit(buffer, 0, buffer.Length, dest, tag);
-    }
+    public PersistentRequest SendInit<T>(T[] buffer, int dest, int tag) where T : unmanaged =>
+        SendInit(buffer, 0, WholeLength(buffer), dest, tag, CoreConst.SendStandard);
 
     /// <summary>Makes a persistent send of <paramref name="count"/> elements from <paramref name="offset"/> (MPI_Send_init).</summary>
     /// <param name="buffer">The array holding the elements.</param>
@@ -392,11 +388,15 @@ public unsafe partial class Communicator
     /// <param name="buffer">The elements to send (the array may move between instances).</param>
     /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
-    public PersistentRequest SsendInit<T>(T[] buffer, int dest, int tag) where T : unmanaged
+    public PersistentRequest SsendInit<T>(T[] buffer, int dest, int tag) where T : unmanaged =>
+        SendInit(buffer, 0, WholeLength(buffer), dest, tag, CoreConst.SendSync);
+
+    /// <summary>The length of an array passed whole, refusing null.</summary>
+    private static int WholeLength(Array buffer)
     {
         if (buffer is null)
             ThrowHelper.ThrowNull(nameof(buffer));
-        return SsendInit(buffer, 0, buffer.Length, dest, tag);
+        return buffer.Length;
     }
 
     /// <summary>Makes a persistent synchronous send of <paramref name="count"/> elements from <paramref name="offset"/> (MPI_Ssend_init).</summary>
@@ -424,12 +424,8 @@ public unsafe partial class Communicator
     /// <param name="buffer">Where each message goes (the array may move between instances).</param>
     /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
-    public PersistentRequest RecvInit<T>(T[] buffer, int source, int tag) where T : unmanaged
-    {
-        if (buffer is null)
-            ThrowHelper.ThrowNull(nameof(buffer));
-        return RecvInit(buffer, 0, buffer.Length, source, tag);
-    }
+    public PersistentRequest RecvInit<T>(T[] buffer, int source, int tag) where T : unmanaged =>
+        RecvInit(buffer, 0, WholeLength(buffer), source, tag);
 
     /// <summary>Makes a persistent receive into <paramref name="count"/> elements from <paramref name="offset"/> (MPI_Recv_init).</summary>
     /// <param name="buffer">The array to receive into.</param>
