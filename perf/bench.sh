@@ -10,7 +10,10 @@
 #                                              # a quick pass (./build.sh test runs one: bench-smoke)
 #
 # Groups: latency (osu_latency), bandwidth (osu_bw), collectives, objects (Motor
-# Figure 11), micro (BenchmarkDotNet).  Each series is one program; see perf/README.md.
+# Figure 11), micro (BenchmarkDotNet), instructions (perf/callgrind.sh: instructions per
+# nonblocking operation, one deterministic run; CALLGRIND_ARGS="bytes w1 w2" and
+# CALLGRIND_SERIES="C core motor" for a shorter one).  Each series is one program; see
+# perf/README.md.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="${1:-$ROOT/artifacts/bench}"
@@ -19,7 +22,7 @@ ROUNDS="${ROUNDS:-5}" SCALE="${SCALE:-1}"
 # shorter than this shared VM's slow phases: bandwidth runs 10 times as many
 # windows by default (osu_bw -i), so one round is not one noisy instant.
 BW_SCALE="${BW_SCALE:-10}"
-ONLY="${ONLY:-latency bandwidth collectives objects micro}"
+ONLY="${ONLY:-latency bandwidth collectives objects micro instructions}"
 MAX="${MAX_BYTES:-4194304}"              # largest message of the latency/bandwidth sweeps
 OBJECT_ARGS="${OBJECT_ARGS:-4096 1 40}"   # Figure 11: largest N, rounds, ms budget per point
 export MOTOR_MICRO_JOB="${MICRO_JOB:-short}"  # BenchmarkDotNet job: short (ShortRun) or dry
@@ -75,6 +78,14 @@ case " $ONLY " in *" micro "*)
   mkdir -p "$OUT/raw/micro"
   (cd "$OUT/raw/micro" && dotnet "$(app Micro)" --filter '*' --artifacts "$OUT/raw/micro" >"$OUT/raw/micro/run.txt" 2>&1) ||
     { echo "bench: micro-benchmarks failed (see $OUT/raw/micro/run.txt)" >&2; exit 1; } ;;
+esac
+
+case " $ONLY " in *" instructions "*)
+  echo "instructions per operation (callgrind)" >&2
+  # shellcheck disable=SC2086
+  CALLGRIND_RAW="$OUT/raw/instructions" CALLGRIND_OUT="$OUT/callgrind" \
+    "$ROOT/perf/callgrind.sh" ${CALLGRIND_ARGS:-} >"$OUT/callgrind.md" 2>"$OUT/callgrind.err" ||
+    { echo "bench: perf/callgrind.sh failed (see $OUT/callgrind.err)" >&2; exit 1; } ;;
 esac
 
 dotnet "$(app Report)" "$OUT" "$ROUNDS" "$(( $(date +%s) - start ))"

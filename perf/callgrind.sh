@@ -16,11 +16,17 @@
 # WaitAll(Request[])), the same with WaitAll(ReadOnlySpan<Request>) and on
 # Mpi.AllocatePinned buffers; wrapper (DllImport + GCHandle per operation).
 # Per-function profiles stay in artifacts/callgrind/ for callgrind_annotate.
+#
+#   CALLGRIND_SERIES="C core motor"   only these series
+#   CALLGRIND_OUT=DIR                 profiles there instead of artifacts/callgrind
+#   CALLGRIND_RAW=DIR                 also one file per series, DIR/<series>.1.txt holding
+#                                     "<bytes> <Ir/op>", for perf/Report (bench.sh does this)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BYTES="${1:-8}" W1="${2:-200}" W2="${3:-1200}"
 BIN="$ROOT/artifacts/bin" NET="$ROOT/artifacts/dotnet/bin"
-OUT="$ROOT/artifacts/callgrind"
+OUT="${CALLGRIND_OUT:-$ROOT/artifacts/callgrind}"
+RAW="${CALLGRIND_RAW:-}"
 WINDOW="$NET/Window/release/Window.dll"
 [ -x "$BIN/window-c" ] && [ -f "$WINDOW" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "callgrind.sh needs valgrind" >&2; exit 1; }
@@ -56,10 +62,17 @@ count() { # name windows command...
 }
 
 printf '| series | Ir/op (%s B) |\n|---|---|\n' "$BYTES"
+[ -z "$RAW" ] || mkdir -p "$RAW"
+failed=0
 while IFS='|' read -r name cmd; do
-  a=$(count "$name" "$W1" ${cmd//%W/$W1}) || continue
-  b=$(count "$name" "$W2" ${cmd//%W/$W2}) || continue
-  awk -v n="$name" -v a="$a" -v b="$b" -v d="$(( (W2 - W1) * 128 ))" \
-    'BEGIN { printf "| %s | %.0f |\n", n, (b - a) / d }'
+  if [ -n "${CALLGRIND_SERIES:-}" ]; then
+    case " $CALLGRIND_SERIES " in *" $name "*) ;; *) continue ;; esac
+  fi
+  a=$(count "$name" "$W1" ${cmd//%W/$W1}) || { failed=1; continue; }
+  b=$(count "$name" "$W2" ${cmd//%W/$W2}) || { failed=1; continue; }
+  ir=$(awk -v a="$a" -v b="$b" -v d="$(( (W2 - W1) * 128 ))" 'BEGIN { printf "%.1f", (b - a) / d }')
+  printf '| %s | %.0f |\n' "$name" "$ir"
+  [ -z "$RAW" ] || echo "$BYTES $ir" >"$RAW/${name// /-}.1.txt"
 done <<<"$SERIES"
 echo "profiles: $OUT (callgrind_annotate --inclusive=yes FILE)" >&2
+exit "$failed"

@@ -3,7 +3,7 @@
 # multi-rank jobs (issue "Robustness end to end", item 6).  Not part of ./build.sh test
 # (it builds the core a second time and runs under valgrind: several minutes).
 #
-#   tests/checkers.sh [asan|memcheck|all]        (default all; after ./build.sh build)
+#   tests/checkers.sh [asan|memcheck|all] [SCENARIO...]   (default all; after ./build.sh build)
 #
 # asan      the core (both ABIs) built with AddressSanitizer + UndefinedBehaviorSanitizer
 #           into build/asan; runs test_mpcore (every group) on both cores, then multi-rank
@@ -12,6 +12,8 @@
 # memcheck  valgrind memcheck on test_mpcore, and on 2-rank library-mode scenarios where
 #           only errors with a frame in libmpcore count (the runtime's JIT and GC are not
 #           what is checked here).
+# SCENARIO...: the 2-rank jobs to run (names as `Scenarios.dll --list` prints them)
+# instead of the default list below.
 # Prints one line per check and "N passed, N failed"; exits non-zero on any failure.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,8 +31,10 @@ result() { # name ok detail
 [ -f "$SCENARIOS" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
 
 # Scenarios that drive the core hardest: nonblocking windows, dropped requests,
-# failures inside MPI, chunked object payloads, collectives.
-JOBS=("nonblocking" "dropped-request" "mpi-errors" "objects-fuzz" "coll-nonblocking")
+# failures inside MPI, chunked object payloads, collectives, the soak (at a small size),
+# persistent requests.
+JOBS=("nonblocking" "dropped-request" "mpi-errors" "objects-fuzz" "coll-nonblocking" "soak" "persistent-misuse" "persistent-dropped" "persistent-collectives")
+[ $# -gt 1 ] && JOBS=("${@:2}")
 
 run_asan() {
   local san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
@@ -55,6 +59,7 @@ run_asan() {
     env MOTOR_CORE_LIBRARY="$ASAN_BUILD/bin/libmpcore.so" LD_PRELOAD="$libasan" \
         ASAN_OPTIONS=detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:detect_stack_use_after_return=0:verbosity=0 \
         UBSAN_OPTIONS=print_stacktrace=1 MOTOR_OBJECT_CHUNK_BYTES=256 MOTOR_FUZZ_CASES=100 \
+        MOTOR_SOAK_OPS=100000 MOTOR_SOAK_OBJECTS=1000 MOTOR_SOAK_COMMS=50 \
         timeout 300 "$MPIEXEC" -n 2 dotnet "$SCENARIOS" "$job" >"$log" 2>&1
     local rc=$?
     if grep -qE "ERROR: AddressSanitizer|runtime error:" "$log"; then rc=1; fi
@@ -92,7 +97,7 @@ case "$WHAT" in
   asan) run_asan ;;
   memcheck) run_memcheck ;;
   all) run_asan; run_memcheck ;;
-  *) echo "usage: tests/checkers.sh [asan|memcheck|all]" >&2; exit 2 ;;
+  *) echo "usage: tests/checkers.sh [asan|memcheck|all] [SCENARIO...]" >&2; exit 2 ;;
 esac
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -42,6 +42,7 @@ extern "C" {
     X(Comm_dup) X(Comm_split) X(Comm_free)                                    \
     X(Isend) X(Issend) X(Irecv) X(Test) X(Wait) X(Testall) X(Waitall)         \
     X(Waitany) X(Cancel) X(Request_free) X(Iprobe) X(Probe)                   \
+    X(Send_init) X(Ssend_init) X(Recv_init) X(Start) X(Startall)              \
     X(Test_cancelled) X(Get_count) X(Ibarrier)                                \
     X(Improbe) X(Mprobe) X(Imrecv)                                            \
     X(Ibcast) X(Ireduce) X(Iallreduce) X(Iscan) X(Iexscan)                    \
@@ -62,9 +63,14 @@ extern "C" {
     X(Close_port) X(Comm_accept) X(Comm_connect) X(Comm_disconnect)           \
     X(Publish_name) X(Unpublish_name) X(Lookup_name)
 
-/* Functions used when present (MPI-4 large counts).  Their types are spelled
- * out because MPI-3 headers (Open MPI 4) do not declare them. */
-#define PAL_MPI_OPTIONAL(X) X(Isend_c) X(Issend_c) X(Irecv_c) X(Imrecv_c)
+/* Functions used when present: MPI-4 large counts and persistent collectives
+ * (MPI-4.0 6.12; MPICH 4.0 has them, Open MPI 4.1 does not).  Their types are
+ * spelled out because MPI-3 headers (Open MPI 4) do not declare them. */
+#define PAL_MPI_OPTIONAL(X) X(Isend_c) X(Issend_c) X(Irecv_c) X(Imrecv_c)       \
+    X(Send_init_c) X(Ssend_init_c) X(Recv_init_c)                            \
+    X(Barrier_init) X(Bcast_init) X(Reduce_init) X(Allreduce_init)           \
+    X(Scan_init) X(Exscan_init) X(Reduce_scatter_block_init) X(Gather_init)  \
+    X(Scatter_init) X(Allgather_init) X(Alltoall_init)
 
 typedef struct pal_mpi {
 #define PAL_MPI_FIELD(name) __typeof__(MPI_##name) *name;
@@ -74,6 +80,25 @@ typedef struct pal_mpi {
     int (*Issend_c)(const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
     int (*Irecv_c)(void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
     int (*Imrecv_c)(void *, MPI_Count, MPI_Datatype, MPI_Message *, MPI_Request *);
+    int (*Send_init_c)(const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+    int (*Ssend_init_c)(const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+    int (*Recv_init_c)(void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+    int (*Barrier_init)(MPI_Comm, MPI_Info, MPI_Request *);
+    int (*Bcast_init)(void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *);
+    int (*Reduce_init)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Info, MPI_Request *);
+    int (*Allreduce_init)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
+    int (*Scan_init)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
+    int (*Exscan_init)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *);
+    int (*Reduce_scatter_block_init)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info,
+                                     MPI_Request *);
+    int (*Gather_init)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info,
+                       MPI_Request *);
+    int (*Scatter_init)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info,
+                        MPI_Request *);
+    int (*Allgather_init)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info,
+                          MPI_Request *);
+    int (*Alltoall_init)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info,
+                         MPI_Request *);
 } pal_mpi_t;
 
 /* The loaded library's functions; all NULL before pal_mpi_load succeeds. */

@@ -83,6 +83,10 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
             "Ping-pong under motor of a linked list holding 4096 data bytes spread over N nodes, round trip including serialization: " +
             "OSend/ORecv (objects), System.Text.Json with reference preservation (json), MemoryPack with circular references (mempack), " +
             "the 4096 bytes as one int[] (raw, the floor the ratios refer to) and the same bytes received by matched probe (mprobe).", "raw"),
+        new("instructions", "Instructions per operation (callgrind)", "instructions", false, false,
+            "perf/callgrind.sh: instructions per nonblocking operation (post plus its share of WaitAll) at the message size in the key column, " +
+            "counted by valgrind's callgrind in one run (deterministic, unlike time): C calling MPI, mpcore from C (core, core+obj), " +
+            "System.MP under dotnet and motor, and the DllImport + GCHandle wrapper. The ratio to C is the one number a regression shows in."),
     ];
 
     internal string Better => HigherIsBetter ? "higher is better" : "lower is better";

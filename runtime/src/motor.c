@@ -98,6 +98,12 @@ static void usage(FILE *f)
         "  --no-gc-extension          use the stock GC; nonblocking buffers are held by\n"
         "                             pinned GCHandles as under plain dotnet\n"
         "  --gc <regions|segments>    stock GC the extension forwards to (default regions)\n"
+        "  --hang-report <seconds>[,abort]\n"
+        "                             when a thread has been blocked in one MPI call that\n"
+        "                             long, print the call, its communicator, peer and tag,\n"
+        "                             the wait and the thread's managed stack; then keep\n"
+        "                             waiting, or with ,abort end the job (library mode:\n"
+        "                             MOTOR_HANG_REPORT=<seconds>[,abort])\n"
         "  --dotnet-root <dir>        .NET installation to use (default: DOTNET_ROOT, then\n"
         "                             the registered or default location)\n"
         "  --version                  print Motor, .NET runtime and MPI library versions\n"
@@ -182,6 +188,22 @@ static int parse(int argc, char **argv, options_t *o, int *want_version)
                 fprintf(stderr, "motor: --gc '%s' is not regions or segments\n", v);
                 return 100 + EXIT_USAGE;
             }
+        } else if (is_option(a, "--hang-report")) {
+            char *end = NULL;
+            double seconds;
+            if (!(v = option_value(argc, argv, &i, "--hang-report")))
+                return 100 + EXIT_USAGE;
+            seconds = strtod(v, &end);
+            if (end == v || !(seconds > 0) || seconds > 1e9 || (*end && strcmp(end, ",abort") != 0)) {
+                fprintf(stderr, "motor: --hang-report '%s' is not SECONDS or SECONDS,abort (SECONDS > 0)\n", v);
+                return 100 + EXIT_USAGE;
+            }
+            if (o->nprops == MAX_PROPERTIES) {
+                fprintf(stderr, "motor: at most %d runtime properties\n", MAX_PROPERTIES);
+                return 100 + EXIT_USAGE;
+            }
+            o->prop_names[o->nprops] = "Motor.HangReport"; /* read by System.MP (HangReport.cs) */
+            o->prop_values[o->nprops++] = v;
         } else if (is_option(a, "--dotnet-root")) {
             if (!(o->dotnet_root = option_value(argc, argv, &i, "--dotnet-root")))
                 return 100 + EXIT_USAGE;

@@ -22,10 +22,15 @@ internal sealed class BufferHold
     private GCHandle _handle;
     private Transport.NativeBuffer? _payload;
     private int _refs;
+    private static long s_pinnedHandles;
+
+    /// <summary>Pinned GCHandles held now (<see cref="MpiStatistics.PinnedHandles"/>).</summary>
+    internal static long PinnedHandles => Volatile.Read(ref s_pinnedHandles);
 
     private BufferHold(Array array)
     {
         _handle = GCHandle.Alloc(array, GCHandleType.Pinned);
+        Interlocked.Increment(ref s_pinnedHandles);
         _target = array;
         _refs = 1;
     }
@@ -90,5 +95,6 @@ internal sealed class BufferHold
         }
         _target = null;
         _handle.Free();
+        Interlocked.Decrement(ref s_pinnedHandles);
     }
 }

@@ -396,10 +396,7 @@ public unsafe partial class Communicator
     public Request IBcast<T>(T[] buffer, int root) where T : unmanaged
     {
         int h = Handle;
-        if (buffer is null)
-            ThrowHelper.ThrowNull(nameof(buffer));
-        CheckRoot(root);
-        CollDesc d = Desc<T>(CollKind.Bcast, buffer.Length, null, null, root);
+        CollDesc d = BcastArgs(buffer, root);
         return Request.PostCollective(h, &d, null, buffer);
     }
 
@@ -411,13 +408,7 @@ public unsafe partial class Communicator
     public Request IReduce<T>(T[] send, T[]? recv, Op op, int root) where T : unmanaged
     {
         int h = Handle;
-        if (send is null)
-            ThrowHelper.ThrowNull(nameof(send));
-        CheckRoot(root);
-        if (IsRoot(root))
-            RequireLength(recv, nameof(recv), send.Length);
-        CollDesc d = Desc<T>(CollKind.Reduce, send.Length, null, null, root);
-        d.Op = NonblockingOp<T>(op);
+        CollDesc d = ReduceArgs(send, recv, op, root);
         return Request.PostCollective(h, &d, send, IsRoot(root) ? recv : null);
     }
 
@@ -428,11 +419,7 @@ public unsafe partial class Communicator
     public Request IAllreduce<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
         int h = Handle;
-        if (send is null)
-            ThrowHelper.ThrowNull(nameof(send));
-        RequireLength(recv, nameof(recv), send.Length);
-        CollDesc d = Desc<T>(CollKind.Allreduce, send.Length, null, null, 0);
-        d.Op = NonblockingOp<T>(op);
+        CollDesc d = AllreduceArgs(send, recv, op);
         return Request.PostCollective(h, &d, send, recv);
     }
 
@@ -443,12 +430,7 @@ public unsafe partial class Communicator
     public Request IGather<T>(T[] send, T[]? recv, int root) where T : unmanaged
     {
         int h = Handle;
-        if (send is null)
-            ThrowHelper.ThrowNull(nameof(send));
-        CheckRoot(root);
-        if (IsRoot(root))
-            RequireLength(recv, nameof(recv), (long)send.Length * _peerSize);
-        CollDesc d = Desc<T>(CollKind.Gather, send.Length, null, null, root);
+        CollDesc d = GatherArgs(send, recv, root);
         return Request.PostCollective(h, &d, send, IsRoot(root) ? recv : null);
     }
 
@@ -459,12 +441,7 @@ public unsafe partial class Communicator
     public Request IScatter<T>(T[]? send, T[] recv, int root) where T : unmanaged
     {
         int h = Handle;
-        if (recv is null)
-            ThrowHelper.ThrowNull(nameof(recv));
-        CheckRoot(root);
-        if (IsRoot(root))
-            RequireLength(send, nameof(send), (long)recv.Length * _peerSize);
-        CollDesc d = Desc<T>(CollKind.Scatter, recv.Length, null, null, root);
+        CollDesc d = ScatterArgs(send, recv, root);
         return Request.PostCollective(h, &d, IsRoot(root) ? send : null, recv);
     }
 
@@ -474,10 +451,7 @@ public unsafe partial class Communicator
     public Request IAllgather<T>(T[] send, T[] recv) where T : unmanaged
     {
         int h = Handle;
-        if (send is null)
-            ThrowHelper.ThrowNull(nameof(send));
-        RequireLength(recv, nameof(recv), (long)send.Length * _peerSize);
-        CollDesc d = Desc<T>(CollKind.Allgather, send.Length, null, null, 0);
+        CollDesc d = AllgatherArgs(send, recv);
         return Request.PostCollective(h, &d, send, recv);
     }
 
@@ -487,13 +461,181 @@ public unsafe partial class Communicator
     public Request IAlltoall<T>(T[] send, T[] recv) where T : unmanaged
     {
         int h = Handle;
+        CollDesc d = AlltoallArgs(send, recv);
+        return Request.PostCollective(h, &d, send, recv);
+    }
+
+    // ---- persistent collectives (MPI-4.0 §6.12): made collectively, started collectively ----
+    // Every rank makes them in the same order, and starts them in the same order.  They need
+    // an MPI-4 library (MPICH 4.0 or later): elsewhere they throw NotSupportedException,
+    // naming the library, before anything is sent.  Built-in operations only.
+
+    /// <summary>Makes a persistent barrier (MPI_Barrier_init).</summary>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest BarrierInit()
+    {
+        int h = Handle;
+        CollDesc d = default;
+        d.Kind = CollKind.Barrier;
+        return PersistentRequest.InitCollective<byte>(h, d, null, 0, null, 0, false, false);
+    }
+
+    /// <summary>Makes a persistent broadcast of the root's array (MPI_Bcast_init).</summary>
+    /// <param name="buffer">At the root, the data each instance sends; elsewhere, where it goes.</param>
+    /// <param name="root">Rank whose data is broadcast.</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest BcastInit<T>(T[] buffer, int root) where T : unmanaged
+    {
+        int h = Handle;
+        CollDesc d = BcastArgs(buffer, root);
+        bool sends = IsRoot(root), receives = !sends && root != Mpi.ProcNull;
+        return PersistentRequest.InitCollective<T>(h, d, null, 0, buffer, buffer.Length, sends, receives);
+    }
+
+    /// <summary>Makes a persistent reduction to the root (MPI_Reduce_init).</summary>
+    /// <param name="send">This rank's contribution.</param>
+    /// <param name="recv">At the root, room for the result; ignored elsewhere (may be null).</param>
+    /// <param name="op">A built-in operation.</param>
+    /// <param name="root">Rank that gets the result.</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest ReduceInit<T>(T[] send, T[]? recv, Op op, int root) where T : unmanaged
+    {
+        int h = Handle;
+        CollDesc d = ReduceArgs(send, recv, op, root);
+        bool atRoot = IsRoot(root);
+        return PersistentRequest.InitCollective(h, d, send, send.Length, atRoot ? recv : null, send.Length, false, atRoot);
+    }
+
+    /// <summary>Makes a persistent all-reduce (MPI_Allreduce_init).</summary>
+    /// <param name="send">This rank's contribution.</param>
+    /// <param name="recv">Where each instance's result goes; at least as long as <paramref name="send"/>.</param>
+    /// <param name="op">A built-in operation.</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest AllreduceInit<T>(T[] send, T[] recv, Op op) where T : unmanaged
+    {
+        int h = Handle;
+        CollDesc d = AllreduceArgs(send, recv, op);
+        return PersistentRequest.InitCollective(h, d, send, send.Length, recv, send.Length, false, true);
+    }
+
+    /// <summary>Makes a persistent gather at the root (MPI_Gather_init).</summary>
+    /// <param name="send">This rank's block.</param>
+    /// <param name="recv">At the root, room for Size blocks; ignored elsewhere (may be null).</param>
+    /// <param name="root">Rank that collects.</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest GatherInit<T>(T[] send, T[]? recv, int root) where T : unmanaged
+    {
+        int h = Handle;
+        CollDesc d = GatherArgs(send, recv, root);
+        bool atRoot = IsRoot(root);
+        return PersistentRequest.InitCollective(h, d, send, send.Length, atRoot ? recv : null,
+                                                (long)send.Length * _peerSize, false, atRoot);
+    }
+
+    /// <summary>Makes a persistent scatter from the root (MPI_Scatter_init).</summary>
+    /// <param name="send">At the root, Size blocks; ignored elsewhere (may be null).</param>
+    /// <param name="recv">This rank's block.</param>
+    /// <param name="root">Rank that scatters.</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest ScatterInit<T>(T[]? send, T[] recv, int root) where T : unmanaged
+    {
+        int h = Handle;
+        CollDesc d = ScatterArgs(send, recv, root);
+        bool atRoot = IsRoot(root), receives = !_isInter || (root != Mpi.Root && root != Mpi.ProcNull);
+        return PersistentRequest.InitCollective(h, d, atRoot ? send : null, (long)recv.Length * _peerSize,
+                                                recv, recv.Length, false, receives);
+    }
+
+    /// <summary>Makes a persistent all-gather (MPI_Allgather_init).</summary>
+    /// <param name="send">This rank's block.</param>
+    /// <param name="recv">Room for Size blocks.</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest AllgatherInit<T>(T[] send, T[] recv) where T : unmanaged
+    {
+        int h = Handle;
+        CollDesc d = AllgatherArgs(send, recv);
+        return PersistentRequest.InitCollective(h, d, send, send.Length, recv, (long)send.Length * _peerSize, false, true);
+    }
+
+    /// <summary>Makes a persistent personalized exchange (MPI_Alltoall_init).</summary>
+    /// <param name="send">Size equal blocks, one per destination.</param>
+    /// <param name="recv">Room for Size blocks.</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest AlltoallInit<T>(T[] send, T[] recv) where T : unmanaged
+    {
+        int h = Handle;
+        CollDesc d = AlltoallArgs(send, recv);
+        return PersistentRequest.InitCollective(h, d, send, send.Length, recv, send.Length, false, true);
+    }
+
+    // ---- the checked arguments of the nonblocking and persistent forms ----
+
+    private CollDesc BcastArgs<T>(T[] buffer, int root) where T : unmanaged
+    {
+        if (buffer is null)
+            ThrowHelper.ThrowNull(nameof(buffer));
+        CheckRoot(root);
+        return Desc<T>(CollKind.Bcast, buffer.Length, null, null, root);
+    }
+
+    private CollDesc ReduceArgs<T>(T[] send, T[]? recv, Op op, int root) where T : unmanaged
+    {
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        CheckRoot(root);
+        if (IsRoot(root))
+            RequireLength(recv, nameof(recv), send.Length);
+        CollDesc d = Desc<T>(CollKind.Reduce, send.Length, null, null, root);
+        d.Op = NonblockingOp<T>(op);
+        return d;
+    }
+
+    private static CollDesc AllreduceArgs<T>(T[] send, T[] recv, Op op) where T : unmanaged
+    {
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        RequireLength(recv, nameof(recv), send.Length);
+        CollDesc d = Desc<T>(CollKind.Allreduce, send.Length, null, null, 0);
+        d.Op = NonblockingOp<T>(op);
+        return d;
+    }
+
+    private CollDesc GatherArgs<T>(T[] send, T[]? recv, int root) where T : unmanaged
+    {
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        CheckRoot(root);
+        if (IsRoot(root))
+            RequireLength(recv, nameof(recv), (long)send.Length * _peerSize);
+        return Desc<T>(CollKind.Gather, send.Length, null, null, root);
+    }
+
+    private CollDesc ScatterArgs<T>(T[]? send, T[] recv, int root) where T : unmanaged
+    {
+        if (recv is null)
+            ThrowHelper.ThrowNull(nameof(recv));
+        CheckRoot(root);
+        if (IsRoot(root))
+            RequireLength(send, nameof(send), (long)recv.Length * _peerSize);
+        return Desc<T>(CollKind.Scatter, recv.Length, null, null, root);
+    }
+
+    private CollDesc AllgatherArgs<T>(T[] send, T[] recv) where T : unmanaged
+    {
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        RequireLength(recv, nameof(recv), (long)send.Length * _peerSize);
+        return Desc<T>(CollKind.Allgather, send.Length, null, null, 0);
+    }
+
+    private CollDesc AlltoallArgs<T>(T[] send, T[] recv) where T : unmanaged
+    {
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         if (send.Length % _peerSize != 0)
             throw new ArgumentException(SR.Format(SR.LengthNotMultiple, nameof(send), send.Length, _peerSize), nameof(send));
         RequireLength(recv, nameof(recv), send.Length);
-        CollDesc d = Desc<T>(CollKind.Alltoall, send.Length / _peerSize, null, null, 0);
-        return Request.PostCollective(h, &d, send, recv);
+        return Desc<T>(CollKind.Alltoall, send.Length / _peerSize, null, null, 0);
     }
 
     // ---- shared machinery ----
@@ -537,7 +679,7 @@ public unsafe partial class Communicator
 
     private static void Run(int h, CollDesc* d, bool userOp)
     {
-        int rc = Core.CollRun(h, d);
+        int rc = HangReport.Enabled ? HangReport.Collective(h, d) : Core.CollRun(h, d);
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
         if (userOp)

@@ -175,11 +175,17 @@ public unsafe partial class Communicator
         }
         long length = Bcast(0L, root);
         ThrowIfRootFailed(length, root);
-        NativeBuffer buffer = BufferPool.Rent(length);
+        NativeBuffer buffer = BufferPool.Rent(Math.Min(length, WireFormat.ChunkBytes));
         try
         {
-            BcastBytes(buffer.Pointer, length, root, h);
-            return Expect<T>(ObjectReader.Decode(buffer.Pointer, length));
+            var payload = new RoundReceiver(buffer, length);
+            for (long off = 0; off < length; off += WireFormat.ChunkBytes)
+            {
+                long part = Math.Min(WireFormat.ChunkBytes, length - off);
+                BcastBytes(payload.Next(part), part, root, h);
+                payload.Arrived(part);
+            }
+            return Expect<T>(ObjectReader.Decode(payload.Payload, length));
         }
         finally
         {
@@ -245,13 +251,18 @@ public unsafe partial class Communicator
         {
             Bcast(counts, root);
             ThrowIfRootFailed(counts[0], root);
-            NativeBuffer mine = BufferPool.Rent(receives ? counts[_rank] : 0);
+            var plan = new RoundPlan(counts, p);
+            NativeBuffer mine = BufferPool.Rent(receives ? Math.Min(counts[_rank], plan.Slice) : 0);
             try
             {
-                var plan = new RoundPlan(counts, p);
+                var block = new RoundReceiver(mine, receives ? counts[_rank] : 0);
                 for (int k = 0; k < plan.Rounds; k++)
-                    ScattervRound(plan, k, pieces, starts, counts, receives ? mine.Pointer : null, root, h);
-                return receives ? Expect<T[]>(ObjectReader.Decode(mine.Pointer, counts[_rank])) : null;
+                {
+                    long part = receives ? plan.Part(counts[_rank], k) : 0;
+                    ScattervRound(plan, k, pieces, starts, counts, receives ? block.Next(part) : null, root, h);
+                    block.Arrived(part);
+                }
+                return receives ? Expect<T[]>(ObjectReader.Decode(block.Payload, counts[_rank])) : null;
             }
             finally
             {

@@ -203,8 +203,12 @@ public unsafe partial class Communicator
             if (rrc < 0)
                 ThrowHelper.ThrowCore(rrc);
             int src = Core.SendStart(s, (long)sendBuffer.Length * sizeof(T), dest, sendTag, h, CoreConst.SendStandard, &sendToken);
+            if (HangReport.Enabled)
+                HangReport.Describe("SendRecv", h, dest, sendTag, "dest");
             if (src == 0)
                 src = Completion.PollThenBlock(new Completion.Token(sendToken, null));
+            if (HangReport.Enabled)
+                HangReport.Describe("SendRecv", h, source, recvTag);
             if (rrc == 0)
                 rrc = Completion.PollThenBlock(new Completion.Token(recvToken, &status));
             if (src < 0)
@@ -225,6 +229,8 @@ public unsafe partial class Communicator
         CheckSource(source);
         CheckRecvTag(tag);
         Status status;
+        if (HangReport.Enabled)
+            HangReport.Describe("Probe", h, source, tag);
         int rc = Completion.PollThenBlock(new Completion.Probe(source, tag, h, &status));
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
@@ -270,6 +276,8 @@ public unsafe partial class Communicator
     {
         Status status;
         long msg;
+        if (HangReport.Enabled)
+            HangReport.Describe("MProbe", comm, source, tag);
         int rc = Completion.PollThenBlock(new Completion.MatchedProbe(source, tag, comm, &msg, &status));
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
@@ -351,6 +359,89 @@ public unsafe partial class Communicator
         return Request.PostRecv(buffer, offset, count, source, tag, h);
     }
 
+    // ---- persistent requests (MPI-4.0 3.9) ----
+
+    /// <summary>
+    /// Makes a persistent send of the whole array (MPI_Send_init): start it with
+    /// <see cref="PersistentRequest.Start"/> as often as needed.  Each instance sends
+    /// what the array holds when it starts.
+    /// </summary>
+    /// <param name="buffer">The elements to send (the array may move between instances).</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    public PersistentRequest SendInit<T>(T[] buffer, int dest, int tag) where T : unmanaged =>
+        SendInit(buffer, 0, WholeLength(buffer), dest, tag, CoreConst.SendStandard);
+
+    /// <summary>Makes a persistent send of <paramref name="count"/> elements from <paramref name="offset"/> (MPI_Send_init).</summary>
+    /// <param name="buffer">The array holding the elements.</param>
+    /// <param name="offset">Index of the first element to send.</param>
+    /// <param name="count">Number of elements to send.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    public PersistentRequest SendInit<T>(T[] buffer, int offset, int count, int dest, int tag) where T : unmanaged =>
+        SendInit(buffer, offset, count, dest, tag, CoreConst.SendStandard);
+
+    /// <summary>
+    /// Makes a persistent synchronous send of the whole array (MPI_Ssend_init): each
+    /// instance completes only once the matching receive has started.
+    /// </summary>
+    /// <param name="buffer">The elements to send (the array may move between instances).</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    public PersistentRequest SsendInit<T>(T[] buffer, int dest, int tag) where T : unmanaged =>
+        SendInit(buffer, 0, WholeLength(buffer), dest, tag, CoreConst.SendSync);
+
+    /// <summary>The length of an array passed whole, refusing null.</summary>
+    private static int WholeLength(Array buffer)
+    {
+        if (buffer is null)
+            ThrowHelper.ThrowNull(nameof(buffer));
+        return buffer.Length;
+    }
+
+    /// <summary>Makes a persistent synchronous send of <paramref name="count"/> elements from <paramref name="offset"/> (MPI_Ssend_init).</summary>
+    /// <param name="buffer">The array holding the elements.</param>
+    /// <param name="offset">Index of the first element to send.</param>
+    /// <param name="count">Number of elements to send.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    public PersistentRequest SsendInit<T>(T[] buffer, int offset, int count, int dest, int tag) where T : unmanaged =>
+        SendInit(buffer, offset, count, dest, tag, CoreConst.SendSync);
+
+    private PersistentRequest SendInit<T>(T[] buffer, int offset, int count, int dest, int tag, int mode) where T : unmanaged
+    {
+        CheckSlice(buffer, offset, count, nameof(buffer));
+        int h = Handle;
+        CheckDest(dest);
+        CheckSendTag(tag);
+        return PersistentRequest.InitPointToPoint(buffer, offset, count, dest, tag, h, mode, receive: false);
+    }
+
+    /// <summary>
+    /// Makes a persistent receive into the whole array (MPI_Recv_init).  A message
+    /// longer than the array makes that instance throw <see cref="MessageTruncatedException"/>.
+    /// </summary>
+    /// <param name="buffer">Where each message goes (the array may move between instances).</param>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    public PersistentRequest RecvInit<T>(T[] buffer, int source, int tag) where T : unmanaged =>
+        RecvInit(buffer, 0, WholeLength(buffer), source, tag);
+
+    /// <summary>Makes a persistent receive into <paramref name="count"/> elements from <paramref name="offset"/> (MPI_Recv_init).</summary>
+    /// <param name="buffer">The array to receive into.</param>
+    /// <param name="offset">Index of the first element to write.</param>
+    /// <param name="count">Capacity in elements.</param>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    public PersistentRequest RecvInit<T>(T[] buffer, int offset, int count, int source, int tag) where T : unmanaged
+    {
+        CheckSlice(buffer, offset, count, nameof(buffer));
+        int h = Handle;
+        CheckSource(source);
+        CheckRecvTag(tag);
+        return PersistentRequest.InitPointToPoint(buffer, offset, count, source, tag, h, 0, receive: true);
+    }
+
     // ---- the two blocking paths ----
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -358,6 +449,8 @@ public unsafe partial class Communicator
     {
         long token;
         int rc = Core.SendStart(p, bytes, dest, tag, comm, mode, &token);
+        if (HangReport.Enabled)
+            HangReport.Describe(mode == CoreConst.SendSync ? "Ssend" : "Send", comm, dest, tag, "dest");
         if (rc == 0)
             rc = Completion.PollThenBlock(new Completion.Token(token, null));
         if (rc < 0)
@@ -370,6 +463,8 @@ public unsafe partial class Communicator
         Status status;
         long token;
         int rc = Core.RecvStart(p, bytes, source, tag, comm, &status, &token);
+        if (HangReport.Enabled)
+            HangReport.Describe("Recv", comm, source, tag);
         if (rc == 0)
             rc = Completion.PollThenBlock(new Completion.Token(token, &status));
         if (rc < 0)

@@ -195,6 +195,7 @@ public unsafe partial class Communicator
             Buffer.MemoryCopy(staged + displs[r], buffer + starts[r] + k * plan.Slice, parts[r], parts[r]);
     }
 
+    // mine: where this rank's part of round k goes (null: it receives nothing).
     private void ScattervRound(in RoundPlan plan, int k, NativeBuffer? pieces, long[] starts, long[] counts, byte* mine, int root, int h)
     {
         var parts = new int[counts.Length];
@@ -209,8 +210,7 @@ public unsafe partial class Communicator
             fixed (int* dp = displs)
             {
                 // An intercommunicator's root receives nothing (mine is null there).
-                CollDesc d = Desc<byte>(CollKind.Scatterv, mine is null ? 0 : parts[_rank], send,
-                                        mine is null ? null : mine + k * plan.Slice, root);
+                CollDesc d = Desc<byte>(CollKind.Scatterv, mine is null ? 0 : parts[_rank], send, mine, root);
                 d.SendCounts = c;
                 d.SDispls = dp;
                 Run(h, &d, false);

@@ -14,6 +14,9 @@ internal interface IPollThenBlock
 
     /// <summary>Waits in a blocking call: the result (0 or 1 done, or a negative MP_E*).</summary>
     int Block();
+
+    /// <summary>What the wait is, for the hang report when the caller did not describe it.</summary>
+    string Describe();
 }
 
 /// <summary>
@@ -46,7 +49,7 @@ internal static unsafe class Completion
             if (rc != 0)
                 return rc;
         }
-        return op.Block();
+        return HangReport.Enabled ? HangReport.Block(ref op) : op.Block();
     }
 
     /// <inheritdoc cref="PollThenBlock{TOp}(ref TOp, int)"/>
@@ -56,6 +59,7 @@ internal static unsafe class Completion
     /// <summary>The pending part of a blocking send or receive (mp_token_*).</summary>
     internal readonly struct Token(long token, Status* status) : IPollThenBlock
     {
+        public string Describe() => "a send or receive";
         public int Poll() => Core.TokenTest(token, status);
         public int Block() => Core.TokenWait(token, status);
     }
@@ -63,6 +67,7 @@ internal static unsafe class Completion
     /// <summary>One nonblocking request (mp_req_test / mp_req_wait).</summary>
     internal readonly struct OneRequest(int handle, Status* status) : IPollThenBlock
     {
+        public string Describe() => "Request.Wait";
         public int Poll() => Core.ReqTest(handle, status);
         public int Block() => Core.ReqWait(handle, status);
     }
@@ -70,6 +75,7 @@ internal static unsafe class Completion
     /// <summary>A set of requests completed together (mp_req_testall / mp_req_waitall).</summary>
     internal readonly struct AllRequests(int n, int* handles, Status* statuses) : IPollThenBlock
     {
+        public string Describe() => $"Request.WaitAll ({n} requests)";
         public int Poll() => Core.ReqTestall(n, handles, statuses);
         public int Block() => Core.ReqWaitall(n, handles, statuses);
     }
@@ -80,6 +86,7 @@ internal static unsafe class Completion
     /// </summary>
     internal struct AnyRequest(int n, int* handles, Status* status) : IPollThenBlock
     {
+        public string Describe() => $"Request.WaitAny ({n} requests)";
         /// <summary>The completed request's index, or <see cref="Mpi.Undefined"/> when none was pending.</summary>
         public int Index;
 
@@ -112,9 +119,31 @@ internal static unsafe class Completion
         }
     }
 
+    /// <summary>
+    /// Waits for the first of a set of requests to complete (mp_req_test polls, then
+    /// mp_req_waitany); ReqNull entries are skipped, and the set holds no repeat.
+    /// </summary>
+    /// <returns>Its index, or <see cref="Mpi.Undefined"/> when none was pending.</returns>
+    internal static int WaitAny(ReadOnlySpan<int> handles, out int result, out Status status)
+    {
+        Status st = default;
+        AnyRequest any;
+        int rc;
+        fixed (int* h = handles)
+        {
+            any = new AnyRequest(handles.Length, h, &st);
+            rc = PollThenBlock(ref any, SpinPolls);
+        }
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc); // the set itself was refused
+        (result, status) = (any.Result, st);
+        return any.Index;
+    }
+
     /// <summary>A probe (mp_iprobe / mp_probe).</summary>
     internal readonly struct Probe(int source, int tag, int comm, Status* status) : IPollThenBlock
     {
+        public string Describe() => "Probe";
         public int Poll() => Core.Iprobe(source, tag, comm, status);
         public int Block() => Core.Probe(source, tag, comm, status);
     }
@@ -122,6 +151,7 @@ internal static unsafe class Completion
     /// <summary>A matched probe (mp_improbe / mp_mprobe).</summary>
     internal readonly struct MatchedProbe(int source, int tag, int comm, long* message, Status* status) : IPollThenBlock
     {
+        public string Describe() => "MProbe";
         public int Poll() => Core.Improbe(source, tag, comm, message, status);
         public int Block() => Core.Mprobe(source, tag, comm, message, status);
     }

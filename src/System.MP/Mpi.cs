@@ -105,6 +105,7 @@ public static unsafe class Mpi
             if (s_state == StateShutDown)
                 throw new InvalidOperationException(SR.AfterShutdown);
             CoreLoader.EnsureLoaded();
+            HangReport.Start(); // refuses a malformed setting before MPI starts
             int provided = 0, ub = 0;
             int rc = Core.Init((int)required, &provided);
             if (rc < 0)
@@ -370,8 +371,21 @@ public static unsafe class Mpi
             throw new InvalidOperationException(s_state == StateShutDown ? SR.AfterShutdown : SR.NotInitialized);
     }
 
+    private const int ExitAbortGraceMs = 1000;
+
     private static void OnProcessExit(object? sender, EventArgs e)
     {
+        // A rank leaving with a failure code (Environment.Exit(3), or Main returning it)
+        // must not wait in MPI_Finalize for ranks that wait for it: the job ends instead.
+        int code = Environment.ExitCode;
+        if (code != 0 && s_state == StateReady && s_world is { Size: > 1 } world)
+        {
+            Console.Error.WriteLine(SR.Format(SR.FailedExitAborts, world.Rank, code));
+            // Ranks that leave with the same code at the same time (all of them failing
+            // together) get a moment to have their last output read before the job ends.
+            Thread.Sleep(ExitAbortGraceMs);
+            Abort(code);
+        }
         try
         {
             Shutdown();

@@ -27,11 +27,20 @@ public sealed unsafe partial class Request
         if (group.PinSlots is { } slots && (slots[index].Pin is not null || slots[index].Pin2 is not null))
         {
             ref RequestGroup.Pins op = ref slots[index];
-            s_orphans.Enqueue((h, op.Pin, op.Pin2));
+            AbandonPins(h, op.Pin, op.Pin2);
             op.Pin = op.Pin2 = null;
-            if (Interlocked.Increment(ref s_orphanCount) == 1)
-                GcSweep.Arm();
         }
+    }
+
+    /// <summary>
+    /// Keeps the pins of an orphaned operation (<paramref name="handle"/>, given to
+    /// Core.ReqOrphan) until the core has freed it; calls no MPI (any thread).
+    /// </summary>
+    internal static void AbandonPins(int handle, BufferHold? pin, BufferHold? pin2)
+    {
+        s_orphans.Enqueue((handle, pin, pin2));
+        if (Interlocked.Increment(ref s_orphanCount) == 1)
+            GcSweep.Arm();
     }
 
     /// <summary>

@@ -118,23 +118,9 @@ public sealed unsafe partial class Request
         handles = handles[..n];
         Handles(requests, handles);
         CheckDistinct(handles); // polling tests requests one by one: a repeat must be refused first
-        Status st = default;
-        Completion.AnyRequest any;
-        int rc;
-        fixed (int* h = handles)
-        {
-            any = new Completion.AnyRequest(n, h, &st);
-            rc = Completion.PollThenBlock(ref any, Completion.SpinPolls);
-        }
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
-        if (any.Index == Mpi.Undefined)
-        {
-            status = default;
-            return Mpi.Undefined;
-        }
-        status = requests[any.Index].Finish(any.Result, st); // throws when that operation failed
-        return any.Index;
+        int index = Completion.WaitAny(handles, out int result, out Status st);
+        status = index == Mpi.Undefined ? default : requests[index].Finish(result, st); // throws when that operation failed
+        return index;
     }
 
     /// <summary>Checks every request (not null, not disposed) before anything is waited for.</summary>
@@ -151,7 +137,7 @@ public sealed unsafe partial class Request
     }
 
     /// <summary>Refuses a set that holds one pending request twice (completed ones are ReqNull and may repeat).</summary>
-    private static void CheckDistinct(ReadOnlySpan<int> handles)
+    internal static void CheckDistinct(ReadOnlySpan<int> handles)
     {
         if (handles.Length <= 32)
         {

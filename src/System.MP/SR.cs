@@ -12,6 +12,9 @@ internal static class SR
     internal const string CoreLibraryForcedMissing = "The message-passing core named by {0}='{1}' could not be loaded.";
     internal const string CoreLibraryMissing = "The message-passing core (libmpcore.so) was not found; tried: {0}. Run the program with 'motor', keep libmpcore.so next to System.MP.dll, or set {1}.";
     internal const string HostedThreadLevel = "The program asks for MPI thread level {0}, but the motor VM initialized MPI at {1} before Main. Start it with 'motor --thread-level {0}' or set the runtime property Motor.ThreadLevel ({0}) in the project (RuntimeHostConfigurationOption).";
+    internal const string BadHangReport = "The hang report setting '{0}' (motor --hang-report, or MOTOR_HANG_REPORT) is not SECONDS or SECONDS,abort with SECONDS a positive number.";
+    internal const string HangReportAbort = "motor hang report: {0} is still blocked; aborting the job (hang report with abort).";
+    internal const string FailedExitAborts = "[rank {0}] exiting with code {1} while MPI is in use; aborting the MPI job so that no rank waits for this one forever.";
     internal const string AfterShutdown = "MPI has been shut down (Mpi.Shutdown); no further MPI operations are possible in this process.";
     internal const string NotInitialized = "MPI is not initialized.";
     internal const string RankOutOfRange = "Rank {0} is outside [0, {1}) of this communicator and is not {2}.";
@@ -22,6 +25,7 @@ internal static class SR
     internal const string ScalarShortMessage = "The message carried {0} bytes but a {1} needs {2}.";
     internal const string StatusesTooShort = "The statuses span has {0} entries but there are {1} requests.";
     internal const string NullRequest = "requests[{0}] is null.";
+    internal const string PersistentActive = "The persistent request is active: complete its instance (Wait, Test, WaitAll, ...) before starting it again.";
     internal const string RepeatedRequest = "the same request is in the set twice (entries {0} and {1}); MPI would complete it twice.";
     internal const string ThreadLevelRange = "Thread level {0} is not a ThreadLevel value.";
     internal const string SplitColor = "Split color {0} must be non-negative or Mpi.Undefined.";
@@ -38,7 +42,7 @@ internal static class SR
     internal const string BlockPastEnd = "Block {0} ({1}[{0}] = {2} elements at displacement {3}) runs past the end of {4} ({5} elements).";
     internal const string BlocksOverlap = "Blocks {0} and {1} of {2} overlap.";
     internal const string OwnCountMismatch = "{0} has {1} elements but {2}[{3}] (this rank's count) is {4}.";
-    internal const string NonblockingUserOp = "Nonblocking collectives take built-in operations only: MPI may run a user-defined operation during any later call. Use the blocking form.";
+    internal const string NonblockingUserOp = "Nonblocking and persistent collectives take built-in operations only: MPI may run a user-defined operation during any later call. Use the blocking form.";
     internal const string RankTwice = "Rank {0} is listed twice.";
     internal const string NameTooLong = "A communicator name holds at most 127 bytes of UTF-8.";
     internal const string PeriodsLength = "The array has {0} entries; the grid has {1} dimensions.";
@@ -59,6 +63,7 @@ internal static class SR
     internal const string PayloadMagic = "it does not start with the object-payload signature (was it sent with OSend?).";
     internal const string PayloadLength = "the header says {0} bytes but {1} arrived.";
     internal const string PayloadVersion = "its header flags 0x{0:X} are not those of this wire format (version flags 0x{1:X}, known flag bits: chunked).";
+    internal const string PayloadAnnouncedTotal = "the root announced {0} bytes but the payload's header says {1}.";
     internal const string PayloadFirstChunk = "the first message of a chunked payload has {0} bytes of the {1} it announces; it must have exactly the chunk size, {2} bytes (MOTOR_OBJECT_CHUNK_BYTES must be the same on every rank), and announce more.";
     internal const string PayloadContinuationTag = "its continuation tag {0} is outside [0, {1}].";
     internal const string PayloadEntry = "type entry {0} is outside [0, {1}).";

@@ -35,6 +35,8 @@ internal static class ThrowHelper
             CoreError.Handle => new ObjectDisposedException(null, detail),
             CoreError.NoMemory => new InsufficientMemoryException(detail),
             CoreError.NoLibrary or CoreError.NoSymbol => new DllNotFoundException(detail),
+            CoreError.NotSupported => new NotSupportedException(detail),
+            CoreError.Busy => new InvalidOperationException(detail),
             _ => new MpiException(SR.Format(SR.CoreError, detail, code), errorClass),
         };
     }
@@ -69,6 +71,12 @@ internal static class ThrowHelper
     [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
     internal static void ThrowRepeatedRequest(int first, int second) =>
         throw new ArgumentException(SR.Format(SR.RepeatedRequest, first, second), "requests");
+
+    [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
+    internal static void ThrowRequestActive() => throw new InvalidOperationException(SR.PersistentActive);
+
+    [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
+    internal static void ThrowRequestDisposed() => throw new ObjectDisposedException(nameof(PersistentRequest));
 
     [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
     internal static void ThrowStatusesTooShort(int statuses, int requests) =>

@@ -24,6 +24,7 @@ try
     bench.CheckTable("bandwidth", "MBps", "C", p2p, sizes);
     bench.CheckTable("collectives", "us", "C", ["C", "motor", "dotnet"], ["allreduce 8", "bcast 1048576", "alltoall 4096"]);
     bench.CheckTable("objects", "us", "raw", objects, ["1", "2", "4", "8", "16", "32", "64"]);
+    bench.CheckInstructions(["C", "core"]);   // build.sh runs these two: valgrind starts a managed series slowly
     bench.CheckPlot("latency", p2p);
     bench.CheckPlot("bandwidth", p2p);
     bench.CheckPlot("objects", objects);
@@ -86,6 +87,29 @@ internal sealed class BenchOutput(string dir, int rounds)
         }
     }
 
+    /// <summary>
+    /// instructions.csv (perf/callgrind.sh, one deterministic run): per series one row at 8 B,
+    /// a count above zero, and the ratio to C exactly the quotient of the two counts.
+    /// </summary>
+    internal void CheckInstructions(string[] series)
+    {
+        string[] lines = File.ReadAllLines(Path.Combine(dir, "instructions.csv"));
+        Expect(lines[0] == "key,series,median_instructions,spread_fraction,rounds,ratio_to_C", $"instructions.csv header: {lines[0]}");
+        var rows = lines.Skip(1).Select(l => l.Split(',')).ToDictionary(f => f[1], f => f);
+        Expect(rows.Count == series.Length && series.All(rows.ContainsKey), $"instructions.csv: series [{string.Join(", ", rows.Keys)}]");
+        double c = double.Parse(rows["C"][2], Inv);
+        foreach (string s in series)
+        {
+            string[] f = rows[s];
+            double ir = double.Parse(f[2], Inv);
+            Expect(f[0] == "8" && f[4] == "1", $"instructions.csv: {string.Join(',', f)}: key 8 and one run");
+            Expect(ir > 0 && double.IsFinite(ir) && ir == Raw("instructions", s, 1, "8"), $"instructions.csv: {s} {ir}");
+            Expect(Math.Abs(double.Parse(f[5], Inv) - ir / c) <= 1e-4, $"instructions.csv: {s} ratio {f[5]}, expected {ir / c:F4}");
+        }
+        // C calls MPI alone; the core and System.MP only add to it.
+        Expect(series.Where(s => s != "C").All(s => double.Parse(rows[s][2], Inv) > c), "instructions.csv: a series below C");
+    }
+
     /// <summary>A log-log plot: one polyline of at least 2 points per series, each series labelled.</summary>
     internal void CheckPlot(string plot, string[] series)
     {
@@ -104,7 +128,8 @@ internal sealed class BenchOutput(string dir, int rounds)
     {
         string summary = File.ReadAllText(Path.Combine(dir, "summary.md"));
         foreach (string section in new[] { "## Point-to-point latency", "## Point-to-point bandwidth", "## Collectives",
-                                           "## Object transport (Motor Figure 11)", "## Micro-benchmarks (BenchmarkDotNet)" })
+                                           "## Object transport (Motor Figure 11)", "## Micro-benchmarks (BenchmarkDotNet)",
+                                           "## Instructions per operation (callgrind)" })
             Expect(summary.Contains(section, StringComparison.Ordinal), $"summary.md: no section '{section}'");
         Expect(summary.Contains($"{rounds} interleaved rounds per series", StringComparison.Ordinal), "summary.md: the number of rounds");
         foreach (string benchmark in new[] { "fn ptr + SuppressGCTransition (System.MP fast call)", "DllImport",

@@ -5,7 +5,7 @@ namespace Scenarios;
 /// <summary>
 /// Fuzzing the object receive path through MPI (scenario objects-fuzz): senders send
 /// random and mutated-valid payloads as raw bytes, interleaved with legitimate object
-/// messages, to the receivers users write (ORecv, ORecv&lt;T&gt;, OIRecv, AnySource, OBcast).
+/// messages, to the receivers users write (ORecv, ORecv&lt;T&gt;, OIRecv, AnySource, OBcast, OScatter).
 /// Every legitimate message must arrive intact; a forged one may only decode (a mutation
 /// can produce another valid payload) or throw TransportException; no receive may hang
 /// (a watchdog fails the job) or allocate beyond <see cref="AllocationBound"/>.
@@ -46,6 +46,7 @@ internal static class ObjectFuzz
         else
             Receive(c, senders);
         Collective(c);
+        Scatter(c);
         c.Barrier();
     }
 
@@ -217,9 +218,160 @@ internal static class ObjectFuzz
                 }
             }
         }
+        // A header whose total is not the announced size is refused as soon as the header is
+        // in, and the rest of the rounds are still taken off the wire (the next OBcast works).
+        if (c.Rank == 0)
+        {
+            byte[] bytes = (byte[])valid[0].Clone();
+            BitConverter.TryWriteBytes(bytes.AsSpan(8, 8), BitConverter.ToInt64(bytes, 8) + 4096);
+            c.Bcast((long)bytes.Length, 0);
+            for (int off = 0; off < bytes.Length; off += ChunkBytes)
+                c.Bcast(bytes.AsSpan(off, Math.Min(ChunkBytes, bytes.Length - off)), 0);
+        }
+        else
+        {
+            using (Watchdog("OBcast with a header that contradicts the announced size"))
+            {
+                try
+                {
+                    _ = c.OBcast<object>(0);
+                    Check.True(false, "an OBcast whose header contradicts the root's size was accepted");
+                }
+                catch (TransportException e)
+                {
+                    Check.True(e.Message.Contains("the root announced", StringComparison.Ordinal), $"refused for its size: {e.Message}");
+                }
+            }
+        }
         _ = c.OBcast(c.Rank == 0 ? "after" : null, 0) is "after" || Fail("OBcast after the forged ones");
         if (c.Rank != 0)
             Console.WriteLine($"objects-fuzz rank {c.Rank}: OBcast refused {refused} forged payloads");
+    }
+
+    // ---- OScatter: a forging root scatters blocks the way OScatter does ----
+
+    /// <summary>
+    /// Rounds of OScatter in which every other one has a forging root: it sends what OScatter
+    /// sends (the blocks' sizes by Bcast, then the blocks by Scatterv in the same rounds),
+    /// but each block is a forged payload, so every other rank's OScatter decodes its own
+    /// forged block through the real receive path.  The rounds in between are legitimate
+    /// OScatters whose blocks are checked element by element.
+    /// </summary>
+    private static void Scatter(Communicator c)
+    {
+        var rng = new Random(Seed * 15485863); // the same draws on every rank
+        byte[][] valid = Encodings(
+        [
+            new[] { new FuzzEnvelope { From = -1, Index = 0, List = TransportSamples.Figure5(2) } },
+            new FuzzEnvelope[] { new() { From = -1, Index = 1 }, new() { From = -1, Index = 2, List = TransportSamples.Figure5(4) } },
+            Array.Empty<FuzzEnvelope>(),
+            new[] { 1, 2, 3 },
+        ]);
+        int refused = 0, decoded = 0, intact = 0;
+        long maxAllocated = 0;
+        for (int i = 0; i < Math.Max(8, Cases / 5); i++)
+        {
+            bool forge = i % 2 == 0;
+            byte[][] blocks = forge ? Enumerable.Range(0, c.Size).Select(_ => Forge(rng, valid)).ToArray() : [];
+            long[] sizes = blocks.Select(b => (long)b.Length).ToArray();
+            if (forge && i % 8 == 4) // sizes that no encoder makes: negative ones for the receivers
+                for (int r = 1; r < c.Size; r++)
+                    sizes[r] = -1 - rng.Next(1000);
+            if (forge && c.Rank == 0)
+            {
+                ScatterForged(c, blocks, sizes);
+                continue;
+            }
+            long size = forge ? Math.Max(0, sizes[c.Rank]) : 0;
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            using (Watchdog($"OScatter {i}"))
+            {
+                try
+                {
+                    FuzzEnvelope[]? mine = c.OScatter(c.Rank == 0 ? Envelopes(i, c.Size) : null, 0);
+                    if (forge)
+                    {
+                        decoded++; // a mutation may be another valid payload
+                        CheckAllocation(GC.GetAllocatedBytesForCurrentThread() - before, size, ref maxAllocated);
+                        continue;
+                    }
+                    CheckBlock(mine, i, c.Size, c.Rank);
+                    intact++;
+                }
+                catch (TransportException e)
+                {
+                    Check.True(forge, $"legitimate OScatter {i} refused: {e.Message}");
+                    CheckAllocation(GC.GetAllocatedBytesForCurrentThread() - before, size, ref maxAllocated);
+                    refused++;
+                }
+                catch (Exception e)
+                {
+                    Check.True(false, $"only TransportException may come out of OScatter; got {e.GetType().Name}: {e.Message}");
+                }
+            }
+        }
+        FuzzEnvelope[]? last = c.OScatter(c.Rank == 0 ? Envelopes(-1, c.Size) : null, 0);
+        CheckBlock(last, -1, c.Size, c.Rank);
+        if (c.Rank != 0)
+        {
+            Console.WriteLine($"objects-fuzz rank {c.Rank}: OScatter refused {refused} forged blocks, decoded {decoded}, " +
+                              $"{intact} legitimate intact, most allocated by a forged one {maxAllocated} B");
+            Check.True(refused > 0 && intact > 0, "OScatter saw both outcomes");
+        }
+    }
+
+    /// <summary>
+    /// What OScatter's root sends (Communicator.Objects.cs, SplitRepresentation.cs): the
+    /// announced sizes, then forged blocks in OScatter's rounds (nothing where a size is negative).
+    /// </summary>
+    private static void ScatterForged(Communicator c, byte[][] blocks, long[] sizes)
+    {
+        int p = c.Size;
+        long[] counts = (long[])sizes.Clone();
+        c.Bcast(counts, 0);
+        // OScatter's round plan: one round when all blocks fit in a chunk together, else
+        // rounds of ChunkBytes / p bytes per rank.
+        long sum = counts.Sum(), max = Math.Max(1, counts.Max());
+        long slice = sum <= ChunkBytes ? max : Math.Max(ChunkBytes / p, 1);
+        long rounds = (max + slice - 1) / slice;
+        for (long k = 0; k < rounds; k++)
+        {
+            var parts = new int[p];
+            var displs = new int[p];
+            var send = new List<byte>();
+            for (int r = 0; r < p; r++)
+            {
+                parts[r] = (int)Math.Clamp(counts[r] - k * slice, 0, slice);
+                displs[r] = send.Count;
+                send.AddRange(blocks[r].Skip((int)(k * slice)).Take(parts[r]));
+            }
+            c.Scatterv(send.ToArray(), parts, displs, new byte[Math.Max(1, parts[0])], 0);
+        }
+    }
+
+    /// <summary>A legitimate OScatter's array: 2 to 4 envelopes per rank, each naming its index.</summary>
+    private static FuzzEnvelope[] Envelopes(int round, int p) =>
+        Enumerable.Range(0, p * 2 + Math.Abs(round) % (2 * p + 1))
+                  .Select(j => new FuzzEnvelope { From = round, Index = j, List = TransportSamples.Figure5(1 + j % 5) })
+                  .ToArray();
+
+    private static void CheckBlock(FuzzEnvelope[]? mine, int round, int p, int rank)
+    {
+        int n = p * 2 + Math.Abs(round) % (2 * p + 1), first = 0;
+        for (int r = 0; r < rank; r++)
+            first += n / p + (r < n % p ? 1 : 0);
+        int count = n / p + (rank < n % p ? 1 : 0);
+        if (mine is null || mine.Length != count)
+        {
+            Check.True(false, $"OScatter {round}: rank {rank} got {mine?.Length.ToString() ?? "null"} elements, expected {count}");
+            return;
+        }
+        for (int j = 0; j < count; j++)
+        {
+            FuzzEnvelope e = mine[j];
+            Check.True(e.From == round && e.Index == first + j, $"OScatter {round}: element {j} is ({e.From}, {e.Index})");
+            Check.Null(TransportSamples.CheckFigure5(e.List, 1 + (first + j) % 5), $"OScatter {round}: element {j}'s list");
+        }
     }
 
     private static bool Fail(string what)
@@ -231,18 +383,20 @@ internal static class ObjectFuzz
     // ---- making payloads ----
 
     /// <summary>Encodings of a few graphs, taken from a real OSend to self (one message each).</summary>
-    private static byte[][] ValidPayloads()
+    private static byte[][] ValidPayloads() => Encodings(
+    [
+        "s",
+        7,
+        new FuzzEnvelope { From = 9, Index = 1, List = TransportSamples.Figure5(3) },
+        "a string",
+        new[] { 1, 2, 3, 4 },
+        TransportSamples.Figure5(2),
+    ]);
+
+    /// <summary>The payloads of <paramref name="graphs"/> that fit in one message, as an OSend to self sends them.</summary>
+    private static byte[][] Encodings(object[] graphs)
     {
         var self = Communicator.Self;
-        object[] graphs =
-        [
-            "s",
-            7,
-            new FuzzEnvelope { From = 9, Index = 1, List = TransportSamples.Figure5(3) },
-            "a string",
-            new[] { 1, 2, 3, 4 },
-            TransportSamples.Figure5(2),
-        ];
         var result = new List<byte[]>();
         foreach (object g in graphs)
         {

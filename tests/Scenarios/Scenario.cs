@@ -31,6 +31,7 @@ public enum Scenario
     GcNotStarved,
     AfterShutdown,
     DroppedRequest,
+    DroppedSelfSend,
     Abort,
     Unhandled,
 
@@ -65,6 +66,7 @@ public enum Scenario
     // Errors inside MPI (MpiErrors.cs)
     MpiErrors,
     MpiErrorsInter,
+    MpiErrorsFreed,
 
     // Object operations (Objects.cs, ObjectFuzz.cs)
     ObjectsP2p,
@@ -78,6 +80,27 @@ public enum Scenario
 
     // The whole API under random calls (ApiFuzz.cs)
     ApiFuzz,
+
+    // A long run whose resources must stay flat (Soak.cs)
+    Soak,
+
+    // Deadlocks and long waits for the hang report (Hangs.cs)
+    HangRecvRecv,
+    HangBcastBarrier,
+    HangServedLate,
+
+    // Faults that must end the whole job (Faults.cs)
+    FaultRecv,
+    FaultCollective,
+    FaultWindow,
+    FaultExitEarly,
+
+    // Persistent requests (Persistent.cs)
+    PersistentHalo,
+    PersistentGcTorture,
+    PersistentDropped,
+    PersistentMisuse,
+    PersistentCollectives,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>

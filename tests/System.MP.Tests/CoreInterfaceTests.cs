@@ -160,4 +160,25 @@ public unsafe class CoreInterfaceTests
             Directory.Delete(dir, recursive: true);
         }
     }
+
+    /// <summary>
+    /// The public constants C# programs pass (Mpi.AnySource, …) are the values the core
+    /// understands (MP_ANY_SOURCE, … in mpcore.h): written in C# because they are API, checked here.
+    /// </summary>
+    [Fact]
+    public void ThePublicConstantsAreTheCoresValues()
+    {
+        string header = File.ReadAllText(Path.Combine(Job.Root, "native", "mpcore", "include", "mpcore.h"));
+        int Define(string name)
+        {
+            var m = Text.RegularExpressions.Regex.Match(header, $@"#define {name}\s+\((-?\d+)\)");
+            Assert.True(m.Success, $"{name} is not defined in mpcore.h");
+            return int.Parse(m.Groups[1].Value, Globalization.CultureInfo.InvariantCulture);
+        }
+        Assert.Equal(Mpi.AnySource, Define("MP_ANY_SOURCE"));
+        Assert.Equal(Mpi.AnyTag, Define("MP_ANY_TAG"));
+        Assert.Equal(Mpi.ProcNull, Define("MP_PROC_NULL"));
+        Assert.Equal(Mpi.Undefined, Define("MP_UNDEFINED"));
+        Assert.Equal(Mpi.Root, Define("MP_ROOT"));
+    }
 }

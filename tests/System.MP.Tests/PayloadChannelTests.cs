@@ -8,8 +8,10 @@ namespace System.MP.Tests;
 /// The object receive path (src/System.MP/Transport/PayloadChannel.cs): a first message's header
 /// is checked before anything more is waited for, continuation messages travel on the
 /// communicator's transport channel, and random and mutated payloads sent through MPI to every
-/// kind of object receiver give TransportException or a value, never a hang, while legitimate
-/// messages in between arrive intact (scenario objects-fuzz).
+/// kind of object receiver (ORecv, ORecv&lt;T&gt;, OIRecv, AnySource, OBcast, OScatter: a forging
+/// root sends OScatter's sizes and rounds with forged blocks, negative sizes among them) give
+/// TransportException or a value, never a hang, while legitimate messages in between arrive
+/// intact (scenario objects-fuzz).
 /// </summary>
 public unsafe class PayloadChannelTests
 {
@@ -27,6 +29,8 @@ public unsafe class PayloadChannelTests
         Job.Result r = Job.RunScenario(Scenario.ObjectsFuzz, ranks, timeoutSeconds: 240, hosted: hosted, env: env,
                                        launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
         Assert.Matches(@"\d+ legitimate intact, \d+ forged refused", r.Output);
+        for (int rank = 1; rank < ranks; rank++)
+            Assert.Matches($@"objects-fuzz rank {rank}: OScatter refused [1-9]\d* forged blocks, decoded \d+, [1-9]\d* legitimate intact", r.Output);
     }
 
     private static bool IsChunked(byte[] first, out long announced)

@@ -265,4 +265,17 @@ public class RequestTests
             GC.WaitForPendingFinalizers();
         }
     }
+
+    /// <summary>
+    /// A send to the rank itself, disposed while pending, is still received, in order, and
+    /// released (scenario dropped-self-send): on 2 ranks, both cores, library mode and motor.
+    /// </summary>
+    [Theory]
+    [InlineData(false, false)]
+    [InlineData(true, false)]
+    [InlineData(false, true)]
+    [InlineData(true, true)]
+    public void ADisposedSendToOwnRankIsStillReceived(bool hosted, bool openMpi) =>
+        Job.RunScenario(Scenario.DroppedSelfSend, 2, timeoutSeconds: 60, hosted: hosted,
+                        launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
 }

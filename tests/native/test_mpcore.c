@@ -195,14 +195,26 @@ static void test_inflight_table(void)
     g_reported = 0;
     CHECK(mp_gc_scan(MP_GC_MARK, count_report, NULL) == 0 && g_reported == 0);
 
-    /* An orphaned receive is freed by the sweep once its message arrived. */
+    /* An orphaned receive is freed by the sweep once its message arrived;
+     * the statistics count it as open and orphaned until then. */
     CHECK(mp_irecv(in, 16, 0, 4, MP_COMM_SELF, fake_object, &r) == 0);
     CHECK(mp_req_orphan(r) == 0);
     CHECK(mp_req_orphan(r) == MP_EHANDLE); /* twice is an error */
     CHECK(mp_req_sweep() == 1);
+    {
+        mp_stats_t st;
+        mp_stats(&st);
+        CHECK(st.active_requests == 1 && st.open_mpi_requests == 1 && st.orphans == 1);
+        CHECK(st.slots_high_water >= 1);
+    }
     CHECK(mp_send_start(out, 16, 0, 4, MP_COMM_SELF, MP_SEND_STANDARD, &t) == 1);
     CHECK(mp_req_sweep() == 0);
     CHECK(mp_req_active() == 0);
+    {
+        mp_stats_t st;
+        mp_stats(&st);
+        CHECK(st.active_requests == 0 && st.open_mpi_requests == 0 && st.orphans == 0);
+    }
 
     /* testall / waitall / waitany. */
     CHECK(mp_irecv(in, 16, 0, 6, MP_COMM_SELF, NULL, &rs[0]) == 0);
@@ -234,11 +246,99 @@ static void test_inflight_table(void)
     CHECK(mp_req_active() == 0);
 }
 
+/* Persistent requests (persistent.c): inactive between instances (empty status,
+ * not reported to the GC), reported while active, made again when the buffer
+ * moved, refused when misused, freed by req_free or, orphaned, by the sweep. */
+static void test_persistent(void)
+{
+    static char fake_object[64];
+    int32_t in[4] = { 0 }, in2[4] = { 0 }, out[4] = { 1, 2, 3, 4 };
+    mp_req_t r, s, nb, set[2], twice[2];
+    mp_status_t st, sts[2];
+    mp_stats_t k0, k1;
+    mp_token_t t;
+    int started = -1, active = mp_req_active();
+    mp_stats(&k0);
+    CHECK(mp_recv_init(in, 16, 0, 9, MP_COMM_SELF, &r) == 0);
+    CHECK(mp_send_init(out, 16, 0, 9, MP_COMM_SELF, MP_SEND_STANDARD, &s) == 0);
+    CHECK(mp_send_init(out, 16, 5, 9, MP_COMM_SELF, MP_SEND_STANDARD, &nb) == MP_ERANK);
+    mp_stats(&k1);
+    CHECK(k1.persistent_open == k0.persistent_open + 2);
+    CHECK(mp_req_wait(r, &st) == 0 && st.source == MP_ANY_SOURCE && st.tag == MP_ANY_TAG && st.bytes == 0);
+    CHECK(mp_req_test(r, &st) == 1 && mp_req_live(r));
+    g_reported = 0;
+    CHECK(mp_gc_scan(MP_GC_MARK, count_report, NULL) == 0);
+    for (int i = 0; i < 2; i++) {
+        int32_t *buf = i ? in2 : in; /* the second instance's buffer "moved" */
+        out[0] = 10 + i;
+        CHECK(mp_req_start(r, buf, fake_object) == 0);
+        CHECK(mp_req_start(r, buf, fake_object) == MP_EBUSY && last_error_mentions("active"));
+        g_reported = 0;
+        CHECK(mp_gc_scan(MP_GC_MARK, count_report, NULL) == 1 && g_last_slot && *g_last_slot == fake_object);
+        CHECK(mp_req_start(s, out, NULL) == 0);
+        set[0] = r;
+        set[1] = s;
+        CHECK(mp_req_waitall(2, set, sts) == 0 && sts[0].bytes == 16 && sts[0].tag == 9);
+        CHECK(buf[0] == 10 + i && buf[3] == 4 && mp_req_live(r) && mp_req_live(s));
+        g_reported = 0;
+        CHECK(mp_gc_scan(MP_GC_MARK, count_report, NULL) == 0);
+    }
+    mp_stats(&k1);
+    CHECK(k1.persistent_recreated == k0.persistent_recreated + 1);
+    CHECK(k1.persistent_starts == k0.persistent_starts + 4);
+    /* startall: a repeat or an active request refuses the whole set. */
+    twice[0] = twice[1] = r;
+    CHECK(mp_req_startall(2, twice, (void *const[]){ in2, in2 }, NULL, &started) == MP_EINVAL && started == 0);
+    CHECK(last_error_mentions("twice"));
+    CHECK(mp_req_startall(2, set, (void *const[]){ in2, out }, NULL, &started) == 0 && started == 2);
+    CHECK(mp_req_startall(1, set, (void *const[]){ in2 }, NULL, &started) == MP_EBUSY && started == 0);
+    for (int i = 0; i < 1000000 && mp_req_testall(2, set, sts) == 0; i++)
+        ;
+    CHECK(mp_req_test(r, &st) == 1 && st.tag == MP_ANY_TAG); /* inactive again */
+    CHECK(mp_req_free(r) == 0 && !mp_req_live(r) && mp_req_free(r) == MP_EHANDLE);
+    /* Other requests are neither started nor freed this way. */
+    CHECK(mp_irecv(in, 16, 0, 12, MP_COMM_SELF, NULL, &nb) == 0);
+    CHECK(mp_req_start(nb, in, NULL) == MP_EINVAL && mp_req_free(nb) == MP_EINVAL);
+    CHECK(mp_req_cancel(nb) == 0 && mp_req_wait(nb, &st) == 0 && st.cancelled);
+    /* Orphans: an inactive one goes at the next sweep, an active one once complete. */
+    CHECK(mp_recv_init(in, 16, 0, 13, MP_COMM_SELF, &r) == 0);
+    CHECK(mp_req_start(r, in, fake_object) == 0);
+    CHECK(mp_req_orphan(r) == 0 && mp_req_orphan(s) == 0);
+    CHECK(mp_req_sweep() == 1 && mp_req_live(r) && !mp_req_live(s));
+    CHECK(mp_send_start(out, 16, 0, 13, MP_COMM_SELF, MP_SEND_STANDARD, &t) == 1);
+    CHECK(mp_req_sweep() == 0 && !mp_req_live(r));
+    /* Persistent collectives: staged, or refused where the library lacks them. */
+    {
+        int64_t stage_bytes[2] = { 16, 16 };
+        void *stages[2] = { NULL, NULL };
+        mp_coll_t c = { .kind = MP_COLL_ALLREDUCE, .dtype = MP_DT_INT32, .elem_size = 4, .op = MP_OP_SUM, .count = 4 };
+        int rc = mp_coll_init(MP_COMM_SELF, &c, stage_bytes, stages, &r);
+        if (!pal_mpi.Allreduce_init) {
+            CHECK(rc == MP_ENOTSUP && last_error_mentions("MPI_Allreduce_init"));
+        } else {
+            CHECK(rc == 0 && stages[0] && stages[1]);
+            for (int i = 0; i < 3; i++) {
+                memcpy(stages[0], out, 16);
+                CHECK(mp_req_start(r, NULL, NULL) == 0 && mp_req_wait(r, NULL) == 0);
+                CHECK(memcmp(stages[1], out, 16) == 0);
+            }
+            CHECK(mp_req_free(r) == 0);
+        }
+    }
+    mp_stats(&k1);
+    CHECK(k1.persistent_open == k0.persistent_open && mp_req_active() == active);
+}
+
 static void test_comms(void)
 {
     mp_comm_t d, s;
+    mp_stats_t before, st;
     int v;
+    mp_stats(&before);
+    CHECK(before.comms >= 2); /* world and self */
     CHECK(mp_comm_dup(MP_COMM_WORLD, &d) == 0 && d > MP_COMM_SELF);
+    mp_stats(&st);
+    CHECK(st.comms == before.comms + 1);
     CHECK(mp_comm_size(d, &v) == 0 && v == 1);
     CHECK(mp_comm_split(MP_COMM_WORLD, MP_UNDEFINED, 0, &s) == 0 && s == MP_COMM_NULL);
     CHECK(mp_comm_split(MP_COMM_WORLD, 3, 0, &s) == 0 && s > MP_COMM_SELF);
@@ -246,6 +346,8 @@ static void test_comms(void)
     CHECK(mp_comm_free(d) == 0);
     CHECK(mp_comm_free(d) == MP_EHANDLE);
     CHECK(mp_comm_rank(d, &v) == MP_EHANDLE);
+    mp_stats(&st);
+    CHECK(st.comms == before.comms);
 }
 
 /* Waitall over a batch whose slots are not the first ones: every request is
@@ -429,6 +531,7 @@ static const struct group {
     { "waitall_batches", test_waitall_batches, 1 },
     { "table_threads", test_table_threads, 1 },
     { "comms", test_comms, 1 },
+    { "persistent", test_persistent, 1 },
     { "after_finalize", test_after_finalize, 1 },
 };
 

@@ -16,11 +16,13 @@ case "$which" in
   openmpi) pattern='libmpi\.so\.40|openmpi' ;;
   *) echo "$0: first argument must be all, mpich or openmpi" >&2; exit 2 ;;
 esac
-# Every library file the dynamic loader knows under those names, with the files their links name.
-mapfile -t files < <(ldconfig -p | sed -n 's/.* => //p' | grep -E "$pattern" | while read -r f; do
+# Every library file the dynamic loader knows under those names, with the files their links name
+# (ldconfig is in /sbin, which is not on a user's PATH on Debian).
+ldconfig="$(command -v ldconfig || echo /sbin/ldconfig)"
+mapfile -t files < <("$ldconfig" -p | sed -n 's/.* => //p' | grep -E "$pattern" | while read -r f; do
   readlink -f "$f"; done | sort -u)
 if [ "$which" = all ] || [ "$which" = openmpi ]; then
-  mapfile -t -O "${#files[@]}" files < <(ldconfig -p | sed -n 's/.* => //p' | grep -E 'libmpi\.so(\.|$)' |
+  mapfile -t -O "${#files[@]}" files < <("$ldconfig" -p | sed -n 's/.* => //p' | grep -E 'libmpi\.so(\.|$)' |
     while read -r f; do readlink -f "$f"; done | sort -u)
 fi
 # A mount namespace needs root: be root, map ourselves to root in a user namespace, or (where

@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the table layout or any signature changes. */
-#define MP_ABI_VERSION 5
+#define MP_ABI_VERSION 7
 
 /* ---- Errors: one table, X-macro generated (C name, code, C# name, message). ---- */
 #define MP_ERROR_MAP(X)                                                                 \
@@ -46,7 +46,8 @@ extern "C" {
     X(ENOSYM,    -11, NoSymbol,  "the MPI library lacks a required function")           \
     X(EPENDING,  -12, Pending,   "operation still pending")                             \
     X(EBUSY,     -13, Busy,      "handle is in use by another operation")               \
-    X(EROOT,     -14, Root,      "root out of range for the communicator")
+    X(EROOT,     -14, Root,      "root out of range for the communicator")              \
+    X(ENOTSUP,   -15, NotSupported, "not supported by this MPI library")
 
 enum mp_error {
 #define MP_ERROR_ENUM(name, code, csname, msg) MP_##name = (code),
@@ -158,21 +159,34 @@ typedef void (*mp_user_fn)(const void *in, void *inout, int64_t count, void *sta
 typedef void (*mp_gc_report_fn)(void **slot, void *ctx);
 
 /* ---- Statistics (each thread counts its own operations; the sums are exact
- * whatever the thread level) ---- */
+ * whatever the thread level).  One list, X(name, description): the struct
+ * below and System.MP's mirror (gen_binding) both come from it. ---- */
+#define MP_STATS_FIELDS(X)                                                                         \
+    X(p2p_ops,          "point-to-point operations posted")                                        \
+    X(p2p_bytes,        "their payload bytes")                                                     \
+    X(coll_ops,         "collectives run or posted")                                               \
+    X(blocking_ops,     "blocking operations: buffer under fixed, no pin object")                  \
+    X(registered,       "nonblocking buffers recorded in the in-flight table")                     \
+    X(gc_scans,         "GC mark passes that scanned the in-flight table")                         \
+    X(pinned_last_mark, "buffers reported pinned at the last mark")                                \
+    X(pinned_total,     "buffers reported pinned, summed over all marks")                          \
+    X(released_at_mark, "buffers whose operation was found complete at a mark")                    \
+    X(active_requests,  "request slots in use: requests posted and not yet freed")                 \
+    X(gc_extension,     "1 when the GC extension (libmpgc) is attached to this core")              \
+    X(mpi_errors,       "MPI calls that returned an error (each failing call counts once)")        \
+    X(open_mpi_requests, "requests whose MPI request is open: not yet seen complete by the core")  \
+    X(orphans,          "dropped requests the core has not freed yet")                             \
+    X(slots_high_water, "request slots ever handed out: the slot table's high-water mark")         \
+    X(comms,            "communicators in the core's table (world and self included)")              \
+    X(persistent_open,  "persistent requests made and not yet freed (one MPI request each)")       \
+    X(persistent_starts, "instances of persistent requests started")                               \
+    X(persistent_recreated, "MPI requests made again at a start: the buffer had moved")
+
+#define MP_STATS_FIELD(name, what) uint64_t name;
 typedef struct mp_stats {
-    uint64_t p2p_ops;          /* point-to-point operations posted */
-    uint64_t p2p_bytes;        /* their payload bytes */
-    uint64_t coll_ops;         /* collectives run or posted */
-    uint64_t blocking_ops;     /* blocking operations: buffer under `fixed`, no pin object */
-    uint64_t registered;       /* nonblocking buffers recorded in the in-flight table */
-    uint64_t gc_scans;         /* GC mark passes that scanned the in-flight table */
-    uint64_t pinned_last_mark; /* buffers reported pinned at the last mark */
-    uint64_t pinned_total;     /* ... summed over all marks */
-    uint64_t released_at_mark; /* buffers whose operation was found complete at a mark */
-    uint64_t active_requests;  /* requests posted and not yet freed */
-    uint64_t gc_extension;     /* 1 when the GC extension (libmpgc) is attached to this core */
-    uint64_t mpi_errors;       /* MPI calls that returned an error (each failing call counts once) */
+    MP_STATS_FIELDS(MP_STATS_FIELD)
 } mp_stats_t;
+#undef MP_STATS_FIELD
 
 /* ---- The call table: every function of mpcore_calls.def, in its order. ----
  * manifest is the list itself as text ("KIND ret name(params)" per line), so

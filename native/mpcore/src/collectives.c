@@ -14,6 +14,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <string.h>
 
 /* ---- element types ---- */
 
@@ -245,8 +246,9 @@ static int check_counts(const char *what, const int32_t *counts, const int32_t *
     return 0;
 }
 
-/* Runs the blocking form (r == NULL) or posts the nonblocking one (*r). */
-static int run(const comm_entry_t *ce, const mp_coll_t *c, MPI_Request *r)
+/* Runs the blocking form (r == NULL), posts the nonblocking one (*r) or,
+ * persistent, makes the persistent one (*r; its starts are counted). */
+static int run(const comm_entry_t *ce, const mp_coll_t *c, MPI_Request *r, int persistent)
 {
     dtype_info_t d = { MPI_DATATYPE_NULL, 0, 0 };
     MPI_Op op = MPI_OP_NULL;
@@ -258,12 +260,16 @@ static int run(const comm_entry_t *ce, const mp_coll_t *c, MPI_Request *r)
     if (c->kind < 0 || c->kind >= MP_COLL_KIND_COUNT)
         return mp_fail(MP_EINVAL, "collective kind %d is not an MP_COLL_* value", c->kind);
     mp_counts_t *k = mp_my_counts();
-    mp_count(&k->coll_ops, 1);
+    mp_count(&k->coll_ops, !persistent);
     mp_count(&k->blocking_ops, r == NULL);
-#define COLL(B, I, ...) (r ? MP_MPI_CHECK(pal_mpi.I(__VA_ARGS__, r), "MPI_" #I) \
-                           : MP_MPI_CHECK(pal_mpi.B(__VA_ARGS__), "MPI_" #B))
+    /* The persistent forms (optional in pal) were checked by the caller. */
+#define COLL_BI(B, I, ...) (r ? MP_MPI_CHECK(pal_mpi.I(__VA_ARGS__, r), "MPI_" #I) \
+                              : MP_MPI_CHECK(pal_mpi.B(__VA_ARGS__), "MPI_" #B))
+#define COLL(B, I, ...) (persistent ? MP_MPI_CHECK(pal_mpi.B##_init(__VA_ARGS__, MPI_INFO_NULL, r), "MPI_" #B "_init") \
+                                    : COLL_BI(B, I, __VA_ARGS__))
     if (c->kind == MP_COLL_BARRIER)
-        return r ? MP_MPI_CHECK(pal_mpi.Ibarrier(m, r), "MPI_Ibarrier")
+        return persistent ? MP_MPI_CHECK(pal_mpi.Barrier_init(m, MPI_INFO_NULL, r), "MPI_Barrier_init")
+             : r ? MP_MPI_CHECK(pal_mpi.Ibarrier(m, r), "MPI_Ibarrier")
                  : MP_MPI_CHECK(pal_mpi.Barrier(m), "MPI_Barrier");
     if (is_rooted(c->kind)) {
         /* Intercommunicators (MPI-4.0 6.2.2): the root passes MP_ROOT, the rest
@@ -305,24 +311,25 @@ static int run(const comm_entry_t *ce, const mp_coll_t *c, MPI_Request *r)
     case MP_COLL_GATHERV:
         if (at_root && (rc = check_counts("gatherv receive", c->recvcounts, c->rdispls, ce->peer_size)))
             return rc;
-        return COLL(Gatherv, Igatherv, sb, n, d.mpi, rb, c->recvcounts, c->rdispls, d.mpi, root, m);
+        return COLL_BI(Gatherv, Igatherv, sb, n, d.mpi, rb, c->recvcounts, c->rdispls, d.mpi, root, m);
     case MP_COLL_SCATTERV:
         if (at_root && (rc = check_counts("scatterv send", c->sendcounts, c->sdispls, ce->peer_size)))
             return rc;
-        return COLL(Scatterv, Iscatterv, sb, c->sendcounts, c->sdispls, d.mpi, rb, n, d.mpi, root, m);
+        return COLL_BI(Scatterv, Iscatterv, sb, c->sendcounts, c->sdispls, d.mpi, rb, n, d.mpi, root, m);
     case MP_COLL_ALLGATHERV:
         if ((rc = check_counts("allgatherv receive", c->recvcounts, c->rdispls, ce->peer_size)))
             return rc;
-        return COLL(Allgatherv, Iallgatherv, sb, n, d.mpi, rb, c->recvcounts, c->rdispls, d.mpi, m);
+        return COLL_BI(Allgatherv, Iallgatherv, sb, n, d.mpi, rb, c->recvcounts, c->rdispls, d.mpi, m);
     case MP_COLL_ALLTOALLV:
         if ((rc = check_counts("alltoallv send", c->sendcounts, c->sdispls, ce->peer_size)) ||
             (rc = check_counts("alltoallv receive", c->recvcounts, c->rdispls, ce->peer_size)))
             return rc;
-        return COLL(Alltoallv, Ialltoallv, sb, c->sendcounts, c->sdispls, d.mpi, rb, c->recvcounts,
+        return COLL_BI(Alltoallv, Ialltoallv, sb, c->sendcounts, c->sdispls, d.mpi, rb, c->recvcounts,
                     c->rdispls, d.mpi, m);
     }
     return mp_fail(MP_EINVAL, "collective kind %d is not supported", c->kind);
 #undef COLL
+#undef COLL_BI
 }
 
 int mp_coll_run(mp_comm_t comm, const mp_coll_t *c)
@@ -334,7 +341,7 @@ int mp_coll_run(mp_comm_t comm, const mp_coll_t *c)
     if (!c)
         return mp_fail(MP_EINVAL, "collective descriptor is NULL");
     mp_blocking_enter();
-    rc = run(ce, c, NULL);
+    rc = run(ce, c, NULL, 0);
     mp_sweep_orphans();
     mp_blocking_leave();
     return rc;
@@ -352,9 +359,132 @@ int mp_coll_post(mp_comm_t comm, const mp_coll_t *c, void *send_obj, void *recv_
     if (c->op >= MP_OP_USER && is_reduction(c->kind))
         return mp_fail(MP_EINVAL, "nonblocking collectives cannot use user-defined operations: MPI "
                        "may run them during any later call; use the blocking form");
-    if ((rc = run(ce, c, &r)))
+    if ((rc = run(ce, c, &r, 0)))
         return rc;
     return mp_track(0, r, send_obj, recv_obj, 0, req);
+}
+
+/* ---- persistent collectives (MPI-4.0 6.12) ---- */
+
+/* The MPI library's persistent form of a kind: present, or why not. */
+static int persistent_form(int kind)
+{
+    static const char *const names[] = {
+        "MPI_Barrier_init", "MPI_Bcast_init", "MPI_Reduce_init", "MPI_Allreduce_init", "MPI_Scan_init",
+        "MPI_Exscan_init", "MPI_Reduce_scatter_block_init", "MPI_Gather_init", "MPI_Scatter_init",
+        "MPI_Allgather_init", "MPI_Alltoall_init",
+    };
+    const int present[] = {
+        pal_mpi.Barrier_init != NULL, pal_mpi.Bcast_init != NULL, pal_mpi.Reduce_init != NULL,
+        pal_mpi.Allreduce_init != NULL, pal_mpi.Scan_init != NULL, pal_mpi.Exscan_init != NULL,
+        pal_mpi.Reduce_scatter_block_init != NULL, pal_mpi.Gather_init != NULL, pal_mpi.Scatter_init != NULL,
+        pal_mpi.Allgather_init != NULL, pal_mpi.Alltoall_init != NULL,
+    };
+    char version[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
+    int len = 0;
+    if (kind < 0 || kind >= (int)(sizeof present / sizeof *present))
+        return mp_fail(MP_EINVAL, "collective kind %d has no persistent form here (the v-collectives have none yet)", kind);
+    if (present[kind])
+        return 0;
+    if (pal_mpi.Get_library_version(version, &len) != MPI_SUCCESS)
+        len = 0;
+    version[len < 0 ? 0 : len > MPI_MAX_LIBRARY_VERSION_STRING ? MPI_MAX_LIBRARY_VERSION_STRING : len] = '\0';
+    version[strcspn(version, ",\n")] = '\0'; /* "Open MPI v4.1.4, package: ..." */
+    return mp_fail(MP_ENOTSUP, "%s (a persistent collective, MPI-4.0 6.12) is not provided by the MPI library "
+                   "%s (%s): persistent collectives need an MPI-4 library such as MPICH 4.0 or later",
+                   names[kind], version[0] ? version : "of unknown version", pal_mpi_path());
+}
+
+/* MPICH 4.0's persistent gather, scatter and allgather move the data their
+ * buffers held at init, not at each start (MPI_Gather_init, MPI_Start and
+ * MPI_Wait alone show it, in C).  On that library those three are posted as
+ * their nonblocking forms at each start instead: the same results, without
+ * the saving of a persistent schedule. */
+static int persistent_form_broken(int kind)
+{
+    static int broken = -1; /* unknown yet; then 0 or 1 */
+    if (kind != MP_COLL_GATHER && kind != MP_COLL_SCATTER && kind != MP_COLL_ALLGATHER)
+        return 0;
+    if (broken < 0) {
+        char version[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
+        const char *v;
+        int len = 0;
+        if (pal_mpi.Get_library_version(version, &len) != MPI_SUCCESS)
+            len = 0;
+        version[len < 0 ? 0 : len > MPI_MAX_LIBRARY_VERSION_STRING ? MPI_MAX_LIBRARY_VERSION_STRING : len] = '\0';
+        v = strstr(version, "MPICH Version:");
+        if (v)
+            v += strspn(v + 14, " \t") + 14;
+        broken = v && strncmp(v, "4.0", 3) == 0;
+    }
+    return broken;
+}
+
+static int restart_nonblocking(persist_t *p, MPI_Request *r)
+{
+    const comm_entry_t *ce;
+    int rc;
+    if ((rc = mp_comm_lookup(p->comm, &ce)))
+        return rc;
+    return run(ce, &p->coll, r, 0);
+}
+
+int mp_coll_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)
+{
+    const comm_entry_t *ce;
+    MPI_Request r = MPI_REQUEST_NULL;
+    persist_t *p;
+    mp_coll_t d;
+    int rc;
+    if ((rc = mp_comm_lookup(comm, &ce)))
+        return rc;
+    if (!c || !stages || !req)
+        return mp_fail(MP_EINVAL, "collective descriptor, staging output or request output is NULL");
+    if ((rc = persistent_form(c->kind)))
+        return rc;
+    if (c->op >= MP_OP_USER && is_reduction(c->kind))
+        return mp_fail(MP_EINVAL, "persistent collectives cannot use user-defined operations: MPI "
+                       "may run them during any later call; use the blocking form");
+    if (stage_bytes && (stage_bytes[0] < 0 || stage_bytes[1] < 0))
+        return mp_fail(MP_ECOUNT, "staging sizes %lld and %lld must not be negative", (long long)stage_bytes[0],
+                       (long long)stage_bytes[1]);
+    if (!(p = calloc(1, sizeof *p)))
+        return mp_fail(MP_ENOMEM, "out of memory for a persistent request");
+    p->kind = PERSIST_COLL;
+    p->comm = comm;
+    d = *c;
+    for (int k = 0; stage_bytes && k < 2; k++) {
+        if (stage_bytes[k] > 0 && !(p->stage[k] = malloc((size_t)stage_bytes[k]))) {
+            free(p->stage[0]);
+            free(p);
+            return mp_fail(MP_ENOMEM, "out of memory for a staging buffer of %lld bytes", (long long)stage_bytes[k]);
+        }
+        p->bytes += stage_bytes[k];
+    }
+    if (p->stage[0])
+        d.sendbuf = p->stage[0];
+    if (p->stage[1])
+        d.recvbuf = p->stage[1];
+    if (persistent_form_broken(c->kind)) {
+        p->coll = d;
+        p->restart = restart_nonblocking;
+        stages[0] = p->stage[0];
+        stages[1] = p->stage[1];
+        return mp_persist_track(p, MPI_REQUEST_NULL, req);
+    }
+    mp_blocking_enter();
+    rc = run(ce, &d, &r, 1);
+    mp_sweep_orphans();
+    mp_blocking_leave();
+    if (rc) {
+        free(p->stage[0]);
+        free(p->stage[1]);
+        free(p);
+        return rc;
+    }
+    stages[0] = p->stage[0];
+    stages[1] = p->stage[1];
+    return mp_persist_track(p, r, req);
 }
 
 

@@ -63,6 +63,14 @@ const comm_entry_t *mp_comm_get_channel(mp_comm_t c)
     return 0;
 }
 
+int mp_comm_count(void)
+{
+    int n = 0;
+    for (int i = 0; i < MP_MAX_COMMS; i++)
+        n += atomic_load_explicit(&mp_g_comm_used[i], memory_order_relaxed) != 0;
+    return n;
+}
+
 /* Takes comm out of the table; *mpi and *channel get what to free or disconnect. */
 void mp_comm_unregister(mp_comm_t comm, MPI_Comm *mpi, MPI_Comm *channel)
 {

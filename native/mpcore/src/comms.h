@@ -54,6 +54,8 @@ static inline int mp_compare_result(int r)
          : r == MPI_SIMILAR ? MP_SIMILAR : MP_UNEQUAL;
 }
 
+/* Communicators in the table (a scan, for statistics). */
+int mp_comm_count(void);
 /* Takes comm out of the table; *mpi and *channel get what to free or disconnect. */
 void mp_comm_unregister(mp_comm_t comm, MPI_Comm *mpi, MPI_Comm *channel);
 /* Frees (MPI_Comm_free) or disconnects (MPI_Comm_disconnect) a communicator

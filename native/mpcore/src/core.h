@@ -94,7 +94,7 @@ static inline void mp_status_proc_null(mp_status_t *st)
  * sums every thread's under the slot lock, so counts from several threads
  * are neither lost nor a data race. */
 typedef struct mp_counts {
-    _Atomic uint64_t p2p_ops, p2p_bytes, coll_ops, blocking_ops, registered;
+    _Atomic uint64_t p2p_ops, p2p_bytes, coll_ops, blocking_ops, registered, persistent_starts;
 } mp_counts_t;
 static inline void mp_count(_Atomic uint64_t *counter, uint64_t n)
 {
@@ -114,6 +114,8 @@ void mp_gc_mpi_end(void);
 
 /* Frees the MPI objects collectives created (collectives.c); before finalize. */
 void mp_coll_cleanup(void);
+/* Frees the MPI requests of inactive persistent requests (persistent.c); before finalize. */
+void mp_persist_cleanup(void);
 
 /* A simple test-and-set spinlock for short critical sections. */
 typedef struct { atomic_flag f; } mp_spin_t;

@@ -71,6 +71,7 @@ int mp_finalize(void)
     if (atomic_load(&mp_g_state) != MP_STATE_READY)
         return mp_fail_state();
     mp_coll_cleanup();
+    mp_persist_cleanup();
     atomic_store(&mp_g_state, MP_STATE_FINALIZED);
     for (mp_comm_t c = MP_COMM_WORLD; c <= MP_COMM_SELF; c++)
         pal_mpi.Comm_free(&mp_g_channels[c].mpi); /* the predefined ones' channels */

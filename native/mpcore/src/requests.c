@@ -22,15 +22,40 @@ int mp_track(int posted, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_
     return track(my_cache(), posted, r, obj0, obj1, is_recv, req);
 }
 
-/* Finishes a request the owner is completing: copies out the status and
- * frees the slot into c (this thread's cache).  Returns the operation's result. */
-static inline int finish_to(slot_cache_t *c, slot_t *s, int idx, mp_status_t *status)
+/* Finishes an instance of a persistent request for its owner: inactive, not
+ * free; an inactive one completes at once with an empty status. */
+static MP_COLD int persist_finish(slot_t *s, mp_status_t *status)
+{
+    if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_INACTIVE) {
+        if (status)
+            status_empty(status);
+        persist_deactivate(s); /* takes a set's mark off */
+        return 0;
+    }
+    if (status)
+        *status = s->status;
+    persist_deactivate(s);
+    return s->done_rc;
+}
+
+/* Finishes a request that is not persistent for its owner: copies out the
+ * status and frees the slot into c (this thread's cache).  Returns the
+ * operation's result. */
+static inline int finish_plain(slot_cache_t *c, slot_t *s, int idx, mp_status_t *status)
 {
     int rc = s->done_rc;
     if (status)
         *status = s->status;
     slot_free(c, s, idx);
     return rc;
+}
+
+/* Finishes any request the owner is completing (a persistent one becomes inactive). */
+static inline int finish_to(slot_cache_t *c, slot_t *s, int idx, mp_status_t *status)
+{
+    if (MP_UNLIKELY(s->persist != NULL))
+        return persist_finish(s, status);
+    return finish_plain(c, s, idx, status);
 }
 
 static int finish(slot_t *s, int idx, mp_status_t *status)
@@ -40,13 +65,16 @@ static int finish(slot_t *s, int idx, mp_status_t *status)
 
 /* Frees a completed orphan's slot unless another thread already did (the
  * orphaning thread and a sweep may both see it DONE).  Returns 1 if this call
- * freed it. */
+ * freed it.  A persistent orphan (DONE or INACTIVE) releases its MPI request
+ * too: callers may call MPI (a sweep, or a GC mark that may test). */
 int mp_orphan_free(slot_t *s, int idx)
 {
-    uint32_t done = SLOT_DONE;
+    uint32_t done = SLOT_DONE, inactive = SLOT_INACTIVE;
     slot_forget(s);
-    if (!atomic_compare_exchange_strong(&s->state, &done, SLOT_FREE))
+    if (!atomic_compare_exchange_strong(&s->state, &done, SLOT_FREE) &&
+        !(s->persist && atomic_compare_exchange_strong(&s->state, &inactive, SLOT_FREE)))
         return 0;
+    persist_release(s);
     mp_slot_push_global(idx);
     return 1;
 }
@@ -122,8 +150,10 @@ int mp_req_orphan(mp_req_t req)
     atomic_store_explicit(&s->flags, flags | SLOT_ORPHANED, memory_order_seq_cst);
     /* A completed slot can go at once; an active one is left to the sweep
      * (done by the core on the next wait, or by the GC extension at mark),
-     * which counts it down once it frees it. */
-    if (atomic_load_explicit(&s->state, memory_order_seq_cst) != SLOT_DONE || !mp_orphan_free(s, idx))
+     * which counts it down once it frees it.  So is every persistent one:
+     * freeing its MPI request calls MPI, which this thread may not. */
+    if (s->persist || atomic_load_explicit(&s->state, memory_order_seq_cst) != SLOT_DONE ||
+        !mp_orphan_free(s, idx))
         atomic_fetch_add(&mp_g_orphans, 1);
     return 0;
 }
@@ -141,11 +171,17 @@ int mp_req_sweep(void)
         return atomic_load(&mp_g_orphans);
     for (int i = 0; i < n; i++) {
         slot_t *s = slot_at(i);
-        if (!(atomic_load(&s->flags) & SLOT_ORPHANED) || atomic_load(&s->state) != SLOT_ACTIVE)
+        uint32_t state;
+        if (!(atomic_load(&s->flags) & SLOT_ORPHANED))
             continue;
-        if (!mp_slot_poll(s))
-            left++;
-        else if (mp_orphan_free(s, i))
+        state = atomic_load(&s->state);
+        /* Other requests that are no longer active were freed by whoever saw
+         * them complete; persistent ones wait here for MPI_Request_free. */
+        if (state == SLOT_ACTIVE ? !mp_slot_poll(s) : state == SLOT_FREE || !s->persist) {
+            left += state == SLOT_ACTIVE;
+            continue;
+        }
+        if (mp_orphan_free(s, i))
             atomic_fetch_sub(&mp_g_orphans, 1);
     }
     return left;
@@ -257,7 +293,8 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
 
 /* Finishes every request after Testall/Waitall (mrc: its result) completed
  * the collected ones; returns the first error. */
-static int batch_finish(batch_t *b, int mrc, const char *call, mp_status_t *statuses)
+static MP_INLINE int batch_finish_as(batch_t *b, int mrc, const char *call, mp_status_t *statuses,
+                                     int persistent)
 {
     slot_cache_t *c = my_cache();
     int rc = 0;
@@ -277,12 +314,15 @@ static int batch_finish(batch_t *b, int mrc, const char *call, mp_status_t *stat
                 else if (b->ms[j].MPI_ERROR != MPI_SUCCESS)
                     r = mp_mpi_fail(b->ms[j].MPI_ERROR, call);
             }
-            s->mpi = b->mr[j];
+            s->mpi = b->mr[j]; /* a persistent request keeps its handle */
             status_of(s->is_recv, r, &b->ms[j], out);
-            slot_free(c, s, b->idx[i]);
+            if (persistent && s->persist)
+                persist_deactivate(s);
+            else
+                slot_free(c, s, b->idx[i]);
             j++;
-        } else {
-            r = finish_to(c, s, b->idx[i], out); /* completed earlier */
+        } else { /* completed earlier */
+            r = persistent ? finish_to(c, s, b->idx[i], out) : finish_plain(c, s, b->idx[i], out);
         }
         if (r && !rc)
             rc = r;
@@ -291,12 +331,48 @@ static int batch_finish(batch_t *b, int mrc, const char *call, mp_status_t *stat
     return rc;
 }
 
+/* The loop compiled twice: while no persistent request exists (its handle
+ * is returned after the count went up, and it is freed only after it left
+ * every set), no slot is looked at for one. */
+static int batch_finish(batch_t *b, int mrc, const char *call, mp_status_t *statuses)
+{
+    if (MP_UNLIKELY(atomic_load_explicit(&mp_g_persist_open, memory_order_acquire) != 0))
+        return batch_finish_as(b, mrc, call, statuses, 1);
+    return batch_finish_as(b, mrc, call, statuses, 0);
+}
+
+/* MPICH 4.0's MPI_Testall misreports persistent collectives (MPI_ERR_IN_STATUS
+ * with MPI_ERR_PENDING, or done too early; MPI_Test and MPI_Waitall are
+ * right): such a set is tested one request at a time.  Those found complete
+ * are recorded (DONE); the set is finished only when all are.  Returns 1 when
+ * all are complete, 0 when not, -1 for a set without such a request. */
+static int testall_one_by_one(batch_t *b)
+{
+    int all = 1, persistent_coll = 0;
+    for (int j = 0; j < b->k; j++)
+        persistent_coll |= atomic_load_explicit(&b->slot[b->which[j]]->flags, memory_order_relaxed) & SLOT_PERSISTENT_COLL;
+    if (!persistent_coll)
+        return -1; /* MPI_Testall is right for this set */
+    for (int j = 0; j < b->k; j++)
+        if (atomic_load_explicit(&b->slot[b->which[j]]->state, memory_order_acquire) == SLOT_ACTIVE &&
+            !mp_slot_poll(b->slot[b->which[j]]))
+            all = 0;
+    b->k = 0; /* every one is finished as completed earlier */
+    return all;
+}
+
 int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
 {
     batch_t b;
     int rc = batch_begin(&b, n, reqs), mrc = MPI_SUCCESS;
     if (rc)
         return rc;
+    if (MP_UNLIKELY(atomic_load_explicit(&mp_g_persist_open, memory_order_acquire) != 0) &&
+        !testall_one_by_one(&b)) {
+        batch_unmark(&b);
+        batch_release(&b);
+        return 0;
+    }
     if (b.k) {
         int flag = 0;
         mrc = pal_mpi.Testall(b.k, b.mr, &flag, b.ms);
@@ -363,7 +439,7 @@ int mp_req_waitany(int n, const mp_req_t *reqs, mp_status_t *status)
             unmark_set(reqs, i);
             return rc;
         }
-        live++;
+        live += atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_INACTIVE;
     }
     unmark_set(reqs, n);
     if (!live) {
@@ -380,6 +456,8 @@ int mp_req_waitany(int n, const mp_req_t *reqs, mp_status_t *status)
             if (reqs[i] == MP_REQ_NULL)
                 continue;
             s = slot_get(reqs[i], &idx);
+            if (atomic_load(&s->state) == SLOT_INACTIVE) /* like a null handle (MPI-4.0 3.7.5) */
+                continue;
             if (atomic_load(&s->state) == SLOT_DONE || mp_slot_poll(s)) {
                 mp_sweep_orphans();
                 mp_blocking_leave();
@@ -391,11 +469,22 @@ int mp_req_waitany(int n, const mp_req_t *reqs, mp_status_t *status)
     }
 }
 
-/* Scans the table: a query, off the per-operation path. */
+/* Scans the table: a query, off the per-operation path.  *used: slots not
+ * free; *open: those whose MPI request the core has not seen complete. */
+void mp_slot_census(uint64_t *used, uint64_t *open)
+{
+    int n = atomic_load_explicit(&mp_g_nslots, memory_order_acquire);
+    *used = *open = 0;
+    for (int i = 0; i < n; i++) {
+        uint32_t state = atomic_load_explicit(&slot_at(i)->state, memory_order_acquire);
+        *used += state != SLOT_FREE;
+        *open += state == SLOT_ACTIVE;
+    }
+}
+
 int mp_req_active(void)
 {
-    int n = atomic_load_explicit(&mp_g_nslots, memory_order_acquire), active = 0;
-    for (int i = 0; i < n; i++)
-        active += atomic_load_explicit(&slot_at(i)->state, memory_order_acquire) != SLOT_FREE;
-    return active;
+    uint64_t used, open;
+    mp_slot_census(&used, &open);
+    return (int)used;
 }

@@ -7,6 +7,7 @@
 
 #include "comms.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <threads.h>
 
@@ -17,13 +18,31 @@
 #define HANDLE_GEN_SHIFT 20
 #define HANDLE_GEN_MASK 0x7FF
 
-enum slot_state { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_DONE = 2 };
+/* INACTIVE: a persistent request between instances (persistent.c). */
+enum slot_state { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_DONE = 2, SLOT_INACTIVE = 3 };
 /* Written only by the request's owner (a Request is completed from one thread,
  * and its finalizer runs only once nothing else can reach it): no RMW needed. */
 enum slot_flags {
     SLOT_ORPHANED = 1,
-    SLOT_IN_BATCH = 2 /* in the set a testall/waitall is completing: a repeat is refused */
+    SLOT_IN_BATCH = 2, /* in the set a testall/waitall is completing: a repeat is refused */
+    SLOT_PERSISTENT_COLL = 4 /* a persistent collective that MPI runs (not a restarted one) */
 };
+
+/* What a persistent request needs to make its MPI request again, and what
+ * it owns (persistent.c); NULL for every other request. */
+enum persist_kind { PERSIST_SEND = 0, PERSIST_SSEND = 1, PERSIST_RECV = 2, PERSIST_COLL = 3 };
+typedef struct persist {
+    int kind;             /* PERSIST_* */
+    int peer, tag;        /* as the caller gave them (Motor's values) */
+    mp_comm_t comm;
+    int64_t bytes;
+    void *buf;            /* the address the MPI request was made with */
+    void *stage[2];       /* collectives: the staging buffers (send, receive) or NULL */
+    /* Collectives the library cannot run persistently (collectives.c): each
+     * start posts the nonblocking form of coll instead; NULL otherwise. */
+    int (*restart)(struct persist *p, MPI_Request *r);
+    mp_coll_t coll;
+} persist_t;
 
 typedef struct slot {
     void *obj[2];         /* owner objects (GC roots while in flight) or NULL */
@@ -35,6 +54,7 @@ typedef struct slot {
     int32_t is_recv;
     int32_t done_rc;      /* result recorded when the core saw completion */
     mp_status_t status;   /* status recorded when the core saw completion */
+    persist_t *persist;   /* persistent requests only; NULL whenever the slot is free */
 } slot_t;
 
 /* A thread's free slots.  Refills take SLOT_BATCH slots from the global list
@@ -175,11 +195,54 @@ static inline void status_of(int is_recv, int rc, const MPI_Status *st, mp_statu
     out->error = rc;
 }
 
+/* ---- persistent requests (persistent.c) ---- */
+extern _Atomic uint64_t mp_g_persist_open, mp_g_persist_recreated;
+
+/* The status of an inactive persistent request (MPI-4.0 3.7.3). */
+static inline void status_empty(mp_status_t *st)
+{
+    memset(st, 0, sizeof *st);
+    st->source = MP_ANY_SOURCE;
+    st->tag = MP_ANY_TAG;
+}
+
+/* An instance of a persistent request is over: its objects are forgotten
+ * (the array may move again) and it waits, inactive, for the next start. */
+static inline void persist_deactivate(slot_t *s)
+{
+    slot_forget(s);
+    atomic_store_explicit(&s->flags, atomic_load_explicit(&s->flags, memory_order_relaxed) & ~(uint32_t)SLOT_IN_BATCH,
+                          memory_order_relaxed);
+    atomic_store_explicit(&s->state, SLOT_INACTIVE, memory_order_release);
+}
+
+/* Frees what a persistent request holds: its MPI request (not after
+ * finalize), staging buffers and description.  Callers own the slot. */
+static inline void persist_release(slot_t *s)
+{
+    persist_t *p = s->persist;
+    if (!p)
+        return;
+    if (s->mpi != MPI_REQUEST_NULL && mp_ready())
+        pal_mpi.Request_free(&s->mpi);
+    s->mpi = MPI_REQUEST_NULL;
+    free(p->stage[0]);
+    free(p->stage[1]);
+    free(p);
+    s->persist = NULL;
+    atomic_fetch_sub(&mp_g_persist_open, 1);
+}
+
+/* Gives a persistent request made on r its slot, inactive (takes p and r). */
+int mp_persist_track(persist_t *p, MPI_Request r, mp_req_t *req);
+
 /* ---- completion (requests.c) ---- */
 /* Tests an ACTIVE slot once and records its completion: 1 if done. */
 int mp_slot_poll(slot_t *s);
 /* Frees a completed orphan's slot unless another thread did: 1 if this call did. */
 int mp_orphan_free(slot_t *s, int idx);
+/* Slots in use and, among them, those with an open MPI request (a table scan). */
+void mp_slot_census(uint64_t *used, uint64_t *open);
 
 /* Completes finished orphans when there are any (one relaxed load otherwise).
  * Blocking calls run it inside the blocking bracket, so a program that only

@@ -65,6 +65,7 @@ static void counts_add(mp_counts_t *to, const mp_counts_t *from)
     mp_count(&to->coll_ops, atomic_load_explicit(&from->coll_ops, memory_order_relaxed));
     mp_count(&to->blocking_ops, atomic_load_explicit(&from->blocking_ops, memory_order_relaxed));
     mp_count(&to->registered, atomic_load_explicit(&from->registered, memory_order_relaxed));
+    mp_count(&to->persistent_starts, atomic_load_explicit(&from->persistent_starts, memory_order_relaxed));
 }
 
 /* Thread exit: slots back to the global list, counts into g_retired (the

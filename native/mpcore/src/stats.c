@@ -20,6 +20,12 @@ void mp_stats(mp_stats_t *out)
     out->pinned_last_mark = gc.pinned_last_mark;
     out->pinned_total = gc.pinned_total;
     out->released_at_mark = gc.released_at_mark;
-    out->active_requests = (uint64_t)mp_req_active();
+    mp_slot_census(&out->active_requests, &out->open_mpi_requests);
+    out->orphans = (uint64_t)atomic_load_explicit(&mp_g_orphans, memory_order_relaxed);
+    out->slots_high_water = (uint64_t)atomic_load_explicit(&mp_g_nslots, memory_order_acquire);
+    out->comms = (uint64_t)mp_comm_count();
     out->gc_extension = (uint64_t)mp_gc_attached();
+    out->persistent_open = atomic_load(&mp_g_persist_open);
+    out->persistent_starts = atomic_load_explicit(&k.persistent_starts, memory_order_relaxed);
+    out->persistent_recreated = atomic_load(&mp_g_persist_recreated);
 }

@@ -40,14 +40,41 @@ public readonly struct MpiStatistics
     /// <summary>Buffers released at a mark: their operation had completed, so they were no longer pinned.</summary>
     public long ReleasedAtMark { get; init; }
 
-    /// <summary>Requests posted and not yet freed.</summary>
+    /// <summary>Requests posted and not yet freed: the core's request slots in use.</summary>
     public long ActiveRequests { get; init; }
+
+    /// <summary>Requests whose MPI request is still open (the core has not yet seen the operation complete); at most <see cref="ActiveRequests"/>.</summary>
+    public long OpenMpiRequests { get; init; }
+
+    /// <summary>Requests disposed or dropped before completion that the core has not freed yet (it frees each once its operation completes).</summary>
+    public long OrphanedRequests { get; init; }
+
+    /// <summary>Request slots the core has ever handed out: the high-water mark of its slot table, which never shrinks.</summary>
+    public long RequestSlotsHighWater { get; init; }
+
+    /// <summary>Communicators the core holds, <see cref="Communicator.World"/> and <see cref="Communicator.Self"/> included.</summary>
+    public long Communicators { get; init; }
+
+    /// <summary>Pinned GCHandles System.MP holds on buffers of nonblocking operations in flight (library mode; under motor the GC extension pins without handles).</summary>
+    public long PinnedHandles { get; init; }
 
     /// <summary>True when the GC extension (libmpgc, loaded by motor) pins in-flight buffers at GC mark time; false when pinned GCHandles are used.</summary>
     public bool GcExtensionActive { get; init; }
 
     /// <summary>MPI calls that returned an error (each failing call counts once; errors Motor detects before calling MPI do not count).</summary>
     public long MpiErrors { get; init; }
+
+    /// <summary>Persistent requests made and not yet freed (each holds one MPI request, active or not).</summary>
+    public long PersistentRequests { get; init; }
+
+    /// <summary>Instances of persistent requests started.</summary>
+    public long PersistentStarts { get; init; }
+
+    /// <summary>
+    /// Persistent point-to-point requests made again at a start because the GC had moved
+    /// their array since the previous instance (see <see cref="PersistentRequest"/>).
+    /// </summary>
+    public long PersistentRecreated { get; init; }
 
     internal static unsafe MpiStatistics Read()
     {
@@ -67,6 +94,14 @@ public readonly struct MpiStatistics
             ActiveRequests = (long)s.ActiveRequests,
             GcExtensionActive = s.GcExtension != 0,
             MpiErrors = (long)s.MpiErrors,
+            OpenMpiRequests = (long)s.OpenMpiRequests,
+            OrphanedRequests = (long)s.Orphans,
+            RequestSlotsHighWater = (long)s.SlotsHighWater,
+            Communicators = (long)s.Comms,
+            PinnedHandles = BufferHold.PinnedHandles,
+            PersistentRequests = (long)s.PersistentOpen,
+            PersistentStarts = (long)s.PersistentStarts,
+            PersistentRecreated = (long)s.PersistentRecreated,
         };
     }
 }
@@ -89,6 +124,10 @@ internal static class MpiMeter
         m.CreateObservableGauge("mp.gc.pinned_at_last_mark", () => Read(s => s.PinnedAtLastMark), "{buffer}", "In-flight buffers pinned at the last GC mark");
         m.CreateObservableCounter("mp.gc.released_at_mark", () => Read(s => s.ReleasedAtMark), "{buffer}", "Buffers found complete at a GC mark and no longer pinned");
         m.CreateObservableGauge("mp.requests.active", () => Read(s => s.ActiveRequests), "{request}", "Requests posted and not yet freed");
+        m.CreateObservableGauge("mp.requests.orphaned", () => Read(s => s.OrphanedRequests), "{request}", "Dropped requests not yet freed");
+        m.CreateObservableGauge("mp.pinned_handles", () => Read(s => s.PinnedHandles), "{handle}", "Pinned GCHandles on buffers in flight");
+        m.CreateObservableGauge("mp.requests.persistent", () => Read(s => s.PersistentRequests), "{request}", "Persistent requests made and not yet freed");
+        m.CreateObservableCounter("mp.requests.persistent_recreated", () => Read(s => s.PersistentRecreated), "{request}", "Persistent requests made again because their array had moved");
         s_meter = m;
     }
 

@@ -20,10 +20,3 @@ internal static class CollKind
         ReduceScatterBlock = 6, Gather = 7, Scatter = 8, Allgather = 9, Alltoall = 10,
         Gatherv = 11, Scatterv = 12, Allgatherv = 13, Alltoallv = 14;
 }
-
-/// <summary>Mirror of mp_stats_t.</summary>
-[StructLayout(LayoutKind.Sequential)]
-internal struct CoreStats
-{
-    internal ulong P2pOps, P2pBytes, CollOps, BlockingOps, Registered, GcScans, PinnedLastMark, PinnedTotal, ReleasedAtMark, ActiveRequests, GcExtension, MpiErrors;
-}

@@ -143,12 +143,9 @@ internal static unsafe class PayloadChannel
         continuationTag = 0;
         if (received < WireFormat.HeaderBytes)
             return false; // too short to be anything: the decoder says so
-        if (*(uint*)p != WireFormat.Magic)
-            throw TransportErrors.Malformed(SR.PayloadMagic);
-        uint flags = *(uint*)(p + WireFormat.OffsetFlags);
-        if ((flags & ~WireFormat.KnownFlags) != 0 || (flags & WireFormat.VersionMask) != WireFormat.VersionBits)
-            throw TransportErrors.Malformed(SR.Format(SR.PayloadVersion, flags, WireFormat.VersionBits));
-        if ((flags & WireFormat.FlagChunked) == 0)
+        if (WireFormat.SignatureProblem(p) is string problem)
+            throw TransportErrors.Malformed(problem);
+        if ((*(uint*)(p + WireFormat.OffsetFlags) & WireFormat.FlagChunked) == 0)
             return false;
         announced = *(long*)(p + WireFormat.OffsetTotal);
         continuationTag = *(int*)(p + WireFormat.OffsetContinuationTag);

@@ -1,0 +1,527 @@
+using System.Collections.Generic;
+using System.MP.Interop;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace System.MP;
+
+/// <summary>
+/// A persistent request (MPI-4.0 §3.9; collectives §6.12): an operation whose
+/// arguments are bound once (<see cref="Communicator.SendInit{T}(T[], int, int)"/>,
+/// <see cref="Communicator.RecvInit{T}(T[], int, int)"/>, <see cref="Communicator.BcastInit{T}(T[], int)"/>, …)
+/// and that is then run many times: <see cref="Start"/> begins an instance,
+/// <see cref="Wait"/> or <see cref="Test"/> (or the static set operations) completes
+/// it, and the request is ready to start again.  Dispose it when done.
+/// </summary>
+/// <remarks>
+/// Buffer lifetime: the array is pinned (registered with motor's GC extension,
+/// or held by a pinned GCHandle under plain dotnet) only while an instance is
+/// active; between instances the GC may move it, and the next <see cref="Start"/>
+/// makes the MPI request again on its new address (counted in
+/// <see cref="MpiStatistics.PersistentRecreated"/>).  A persistent collective
+/// cannot be made again by one rank alone (its initialization is collective), so
+/// on an ordinary array it runs on a staging copy the request owns: the data is
+/// copied in at <see cref="Start"/> and out at completion.  Arrays from
+/// <see cref="Mpi.AllocatePinned{T}"/> never move: they are used in place, with no
+/// pin and no copy.  A request dropped without <see cref="Dispose"/> is freed
+/// once its last instance completes.  Not thread-safe: use it from one thread.
+/// </remarks>
+public sealed unsafe class PersistentRequest : IDisposable
+{
+    /// <summary>Requests started by one MPI_Startall (their arrays are fixed by as many nested frames).</summary>
+    private const int StartChunk = 32;
+
+    /// <summary>One buffer of a collective: the array, the bytes MPI uses, and its staging copy.</summary>
+    private struct Side
+    {
+        internal Array? Array;
+        internal long Bytes;
+        internal bool In, Out; // copied to the staging buffer at Start, from it at completion
+        internal byte* Stage;  // owned by the core; null when the array is used in place
+    }
+
+    private int _handle;
+    private readonly Array? _buffer;     // point-to-point: the array (kept alive by the request)
+    private readonly int _byteOffset;
+    private readonly bool _registers;    // motor: the array is registered at each start
+    private readonly bool _pins;         // dotnet: the array is pinned at each start
+    private Side _send, _recv;           // collectives
+    private bool _active;
+    private BufferHold? _pin;
+    private Status _status;
+
+    private PersistentRequest(int handle, Array? buffer, int byteOffset, long bytes)
+    {
+        _handle = handle;
+        _buffer = buffer;
+        _byteOffset = byteOffset;
+        bool movable = buffer is not null && bytes > 0 && !PinnedBuffers.Contains(buffer);
+        _registers = movable && Request.s_registerBuffers;
+        _pins = movable && !Request.s_registerBuffers;
+    }
+
+    /// <summary>True from <see cref="Start"/> until the instance is completed (Wait, Test, the sets).</summary>
+    public bool IsActive => _active;
+
+    /// <summary>The status of the last completed instance (empty before the first).</summary>
+    internal Status LastStatus => _status;
+
+    /// <summary>True while this request holds a pinned GCHandle on its array (library mode, while active).</summary>
+    internal bool HoldsPin => _pin is not null;
+
+    // ---- making ----
+
+    internal static PersistentRequest InitPointToPoint<T>(T[] buffer, int offset, int count, int peer, int tag, int comm, int mode, bool receive)
+        where T : unmanaged
+    {
+        int req = 0, rc;
+        long bytes = (long)count * sizeof(T);
+        fixed (T* p = buffer)
+            rc = receive ? Core.RecvInit(p + offset, bytes, peer, tag, comm, &req)
+                         : Core.SendInit(p + offset, bytes, peer, tag, comm, mode, &req);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        return new PersistentRequest(req, buffer, offset * sizeof(T), bytes);
+    }
+
+    /// <summary>
+    /// Makes a persistent collective: <paramref name="send"/> is read by MPI;
+    /// <paramref name="recv"/> is written (<paramref name="recvOut"/>) and, for a
+    /// broadcast's root, read (<paramref name="recvIn"/>).  Arrays that may move are staged.
+    /// </summary>
+    internal static PersistentRequest InitCollective<T>(int comm, CollDesc d, T[]? send, long sendCount,
+                                                        T[]? recv, long recvCount, bool recvIn, bool recvOut)
+        where T : unmanaged
+    {
+        Side s = NewSide(send, sendCount * sizeof(T), true, false);
+        Side r = NewSide(recv, recvCount * sizeof(T), recvIn, recvOut);
+        long* stageBytes = stackalloc long[2] { s.In ? s.Bytes : 0, r.In || r.Out ? r.Bytes : 0 };
+        void** stages = stackalloc void*[2] { null, null };
+        int req = 0, rc;
+        fixed (T* sp = send)
+        fixed (T* rp = recv)
+        {
+            d.SendBuf = stageBytes[0] > 0 ? null : sp; // in place: a pinned-heap array, or nothing to move
+            d.RecvBuf = stageBytes[1] > 0 ? null : rp;
+            rc = Core.CollInit(comm, &d, stageBytes, stages, &req);
+        }
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        s.Stage = (byte*)stages[0];
+        r.Stage = (byte*)stages[1];
+        return new PersistentRequest(req, null, 0, 0) { _send = s, _recv = r };
+    }
+
+    private static Side NewSide(Array? array, long bytes, bool copyIn, bool copyOut)
+    {
+        bool staged = array is not null && bytes > 0 && !PinnedBuffers.Contains(array);
+        return new Side { Array = array, Bytes = bytes, In = staged && copyIn, Out = staged && copyOut };
+    }
+
+    // ---- starting ----
+
+    /// <summary>Starts an instance of the operation (MPI_Start).</summary>
+    /// <exception cref="ObjectDisposedException">The request was disposed.</exception>
+    /// <exception cref="InvalidOperationException">An instance is active: complete it first.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public void Start()
+    {
+        int h = StartableHandle();
+        int rc;
+        if (_buffer is null)
+        {
+            CopyIn();
+            rc = Core.ReqStart(h, null, null);
+        }
+        else
+        {
+            if (_pins)
+                _pin = BufferHold.Acquire(_buffer, ref RequestGroup.CurrentPoster.LastPin);
+            Array a = _buffer;
+            // Under `fixed` until the core has the slot ACTIVE with the array
+            // registered (motor) or until the pin above holds it (dotnet).
+            fixed (byte* p = &MemoryMarshal.GetArrayDataReference(a))
+                rc = Core.ReqStart(h, p + _byteOffset, _registers ? ObjectAddress(ref a) : null);
+        }
+        if (rc < 0)
+            StartFailed(rc);
+        _active = true;
+    }
+
+    /// <summary>Starts every request (MPI_Startall): all are checked before any starts.</summary>
+    /// <param name="requests">Inactive persistent requests, each at most once.</param>
+    /// <exception cref="ArgumentException">A request is in the set twice.</exception>
+    /// <exception cref="InvalidOperationException">A request is active.</exception>
+    public static void StartAll(params PersistentRequest[] requests)
+    {
+        ArgumentNullException.ThrowIfNull(requests);
+        StartAll(new ReadOnlySpan<PersistentRequest>(requests));
+    }
+
+    /// <summary>Starts every request (MPI_Startall) without allocating: all are checked before any starts.</summary>
+    /// <param name="requests">Inactive persistent requests, each at most once.</param>
+    /// <exception cref="ArgumentException">A request is in the set twice.</exception>
+    /// <exception cref="InvalidOperationException">A request is active.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit]
+    public static void StartAll(ReadOnlySpan<PersistentRequest> requests)
+    {
+        int n = requests.Length;
+        int[]? heap = n > StackRequests ? new int[n] : null;
+        Span<int> handles = heap ?? stackalloc int[StackRequests];
+        handles = handles[..n];
+        for (int i = 0; i < n; i++)
+        {
+            if (requests[i] is null)
+                ThrowHelper.ThrowNullRequest(i);
+            handles[i] = requests[i].StartableHandle();
+        }
+        Request.CheckDistinct(handles);
+        int* h = stackalloc int[StartChunk];
+        void** bufs = stackalloc void*[StartChunk];
+        void** objs = stackalloc void*[StartChunk];
+        for (int first = 0; first < n; first += StartChunk)
+        {
+            ReadOnlySpan<PersistentRequest> chunk = requests.Slice(first, Math.Min(StartChunk, n - first));
+            foreach (PersistentRequest r in chunk)
+            {
+                r.CopyIn();
+                if (r._pins)
+                    r._pin = BufferHold.Acquire(r._buffer!, ref RequestGroup.CurrentPoster.LastPin);
+            }
+            int started = 0;
+            int rc = StartFixed(chunk, 0, h, bufs, objs, &started);
+            foreach (PersistentRequest r in chunk)
+                if (started != 0)
+                    r._active = true;
+                else
+                    r.ReleasePin();
+            if (rc < 0)
+                ThrowHelper.ThrowCore(rc);
+        }
+    }
+
+    /// <summary>Fixes the array of request <paramref name="i"/> of the chunk, and the rest in nested frames, then starts them all.</summary>
+    private static int StartFixed(ReadOnlySpan<PersistentRequest> chunk, int i, int* handles, void** bufs, void** objs, int* started)
+    {
+        if (i == chunk.Length)
+            return Core.ReqStartall(chunk.Length, handles, bufs, objs, started);
+        PersistentRequest r = chunk[i];
+        handles[i] = r._handle;
+        if (r._buffer is not Array a)
+        {
+            bufs[i] = objs[i] = null;
+            return StartFixed(chunk, i + 1, handles, bufs, objs, started);
+        }
+        fixed (byte* p = &MemoryMarshal.GetArrayDataReference(a))
+        {
+            bufs[i] = p + r._byteOffset;
+            objs[i] = r._registers ? ObjectAddress(ref a) : null;
+            return StartFixed(chunk, i + 1, handles, bufs, objs, started);
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void StartFailed(int rc)
+    {
+        ReleasePin();
+        ThrowHelper.ThrowCore(rc);
+    }
+
+    private int StartableHandle()
+    {
+        int h = LiveHandle();
+        if (_active)
+            ThrowHelper.ThrowRequestActive();
+        return h;
+    }
+
+    // ---- completing ----
+
+    /// <summary>
+    /// Waits for the active instance to complete (MPI_Wait).  On a request that is
+    /// not active it returns at once with an empty status (MPI-4.0 §3.7.3).
+    /// </summary>
+    /// <returns>The instance's status (for a receive: source, tag, size).</returns>
+    /// <exception cref="MessageTruncatedException">A receive got a message longer than its buffer (the request stays usable).</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public Status Wait()
+    {
+        int h = LiveHandle();
+        if (!_active)
+            return EmptyStatus;
+        Status st = default;
+        int rc = Completion.PollThenBlock(new Completion.OneRequest(h, &st));
+        return Finish(rc, st);
+    }
+
+    /// <summary>Tests whether the active instance completed, without waiting (MPI_Test); true at once when none is active.</summary>
+    /// <param name="status">The instance's status when the result is true (empty when none was active).</param>
+    /// <exception cref="MessageTruncatedException">A receive got a message longer than its buffer.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public bool Test(out Status status)
+    {
+        int h = LiveHandle();
+        if (!_active)
+        {
+            status = EmptyStatus;
+            return true;
+        }
+        Status st;
+        int rc = Core.ReqTest(h, &st);
+        if (rc == 0)
+        {
+            status = default;
+            return false;
+        }
+        status = Finish(rc, st);
+        return true;
+    }
+
+    /// <summary>Asks MPI to cancel the active instance (MPI_Cancel); complete it afterwards.  Nothing happens when none is active.</summary>
+    public void Cancel()
+    {
+        int h = LiveHandle();
+        if (!_active)
+            return;
+        int rc = Core.ReqCancel(h);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+    }
+
+    /// <summary>Waits for every active instance (MPI_Waitall); requests that are not active contribute an empty status.</summary>
+    /// <param name="requests">The requests, each at most once.</param>
+    /// <returns>The statuses, in the order of <paramref name="requests"/>.</returns>
+    /// <exception cref="MessageTruncatedException">A receive was truncated (after all completed).</exception>
+    public static Status[] WaitAll(params PersistentRequest[] requests)
+    {
+        ArgumentNullException.ThrowIfNull(requests);
+        var statuses = new Status[requests.Length];
+        WaitAll(requests, statuses);
+        return statuses;
+    }
+
+    /// <summary>Waits for every active instance (MPI_Waitall) without allocating: the form for exchange loops.</summary>
+    /// <param name="requests">The requests, each at most once.</param>
+    /// <exception cref="MessageTruncatedException">A receive was truncated (after all completed).</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit]
+    public static void WaitAll(ReadOnlySpan<PersistentRequest> requests)
+    {
+        Status[]? heap = requests.Length > StackRequests ? new Status[requests.Length] : null;
+        Span<Status> statuses = heap ?? stackalloc Status[StackRequests];
+        WaitAll(requests, statuses[..requests.Length]);
+    }
+
+    /// <summary>Waits for every active instance (MPI_Waitall) and writes the statuses, without allocating.</summary>
+    /// <param name="requests">The requests, each at most once.</param>
+    /// <param name="statuses">Receives the statuses in the order of <paramref name="requests"/>; at least as long.</param>
+    /// <exception cref="MessageTruncatedException">A receive was truncated (after all completed).</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit]
+    public static void WaitAll(ReadOnlySpan<PersistentRequest> requests, Span<Status> statuses)
+    {
+        int n = requests.Length;
+        if (statuses.Length < n)
+            ThrowHelper.ThrowStatusesTooShort(statuses.Length, n);
+        int[]? heap = n > StackRequests ? new int[n] : null;
+        Span<int> handles = heap ?? stackalloc int[StackRequests];
+        handles = handles[..n];
+        ActiveHandles(requests, handles);
+        int rc;
+        fixed (int* h = handles)
+        fixed (Status* s = statuses)
+        {
+            var all = new Completion.AllRequests(n, h, s);
+            rc = Completion.PollThenBlock(ref all, Completion.SpinPolls / Math.Max(1, n));
+        }
+        FinishAll(requests, handles, statuses, rc);
+    }
+
+    /// <summary>Tests whether every active instance completed (MPI_Testall); completes them all when so.</summary>
+    /// <param name="requests">The requests, each at most once.</param>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit]
+    public static bool TestAll(ReadOnlySpan<PersistentRequest> requests)
+    {
+        int n = requests.Length;
+        int[]? heapH = n > StackRequests ? new int[n] : null;
+        Status[]? heapS = n > StackRequests ? new Status[n] : null;
+        Span<int> handles = heapH ?? stackalloc int[StackRequests];
+        Span<Status> statuses = heapS ?? stackalloc Status[StackRequests];
+        handles = handles[..n];
+        statuses = statuses[..n];
+        ActiveHandles(requests, handles);
+        int rc;
+        fixed (int* h = handles)
+        fixed (Status* s = statuses)
+            rc = Core.ReqTestall(n, h, s);
+        if (rc == 0)
+            return false;
+        FinishAll(requests, handles, statuses, rc);
+        return true;
+    }
+
+    /// <summary>Waits until one active instance completes (MPI_Waitany).</summary>
+    /// <param name="requests">The requests, each at most once; those not active are skipped.</param>
+    /// <param name="status">The status of the one that completed.</param>
+    /// <returns>Its index, or <see cref="Mpi.Undefined"/> when none was active.</returns>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit]
+    public static int WaitAny(PersistentRequest[] requests, out Status status)
+    {
+        ArgumentNullException.ThrowIfNull(requests);
+        int n = requests.Length;
+        int[]? heap = n > StackRequests ? new int[n] : null;
+        Span<int> handles = heap ?? stackalloc int[StackRequests];
+        handles = handles[..n];
+        ActiveHandles(requests, handles);
+        int index = Completion.WaitAny(handles, out int result, out Status st);
+        status = index == Mpi.Undefined ? EmptyStatus : requests[index].Finish(result, st);
+        return index;
+    }
+
+    private const int StackRequests = 128;
+
+    /// <summary>The handles of the active requests (ReqNull for the others), each request checked, none twice.</summary>
+    private static void ActiveHandles(ReadOnlySpan<PersistentRequest> requests, Span<int> handles)
+    {
+        for (int i = 0; i < requests.Length; i++)
+        {
+            PersistentRequest r = requests[i];
+            if (r is null)
+                ThrowHelper.ThrowNullRequest(i);
+            int h = r.LiveHandle();
+            handles[i] = r._active ? h : CoreConst.ReqNull;
+        }
+        Request.CheckDistinct(handles);
+    }
+
+    private static void FinishAll(ReadOnlySpan<PersistentRequest> requests, ReadOnlySpan<int> handles, Span<Status> statuses, int rc)
+    {
+        // The set was checked here first, so an error is an operation's own (after all completed).
+        Exception? error = rc < 0 ? ThrowHelper.CoreException(rc) : null;
+        for (int i = 0; i < requests.Length; i++)
+        {
+            if (handles[i] == CoreConst.ReqNull)
+                statuses[i] = EmptyStatus;
+            else
+                requests[i].Completed(statuses[i]);
+        }
+        if (Request.OrphanedHolds != 0)
+            Request.SweepOrphans();
+        if (error is not null)
+            throw error;
+    }
+
+    private Status Finish(int rc, Status st)
+    {
+        Exception? error = rc < 0 ? ThrowHelper.CoreException(rc) : null;
+        Completed(st);
+        if (Request.OrphanedHolds != 0)
+            Request.SweepOrphans();
+        if (error is not null)
+            throw error;
+        return st;
+    }
+
+    /// <summary>The instance is over: the array may move again; a collective's result is copied out.</summary>
+    private void Completed(in Status st)
+    {
+        _active = false;
+        _status = st;
+        ReleasePin();
+        if (st.ErrorCode == 0)
+            CopyOut();
+    }
+
+    private void ReleasePin()
+    {
+        if (_pin is { } pin)
+        {
+            _pin = null;
+            pin.Release();
+        }
+    }
+
+    private void CopyIn()
+    {
+        if (_send.In)
+            Copy(ref _send, toStage: true);
+        if (_recv.In)
+            Copy(ref _recv, toStage: true);
+    }
+
+    private void CopyOut()
+    {
+        if (_recv.Out)
+            Copy(ref _recv, toStage: false);
+    }
+
+    private static void Copy(ref Side side, bool toStage)
+    {
+        fixed (byte* p = &MemoryMarshal.GetArrayDataReference(side.Array!))
+        {
+            if (toStage)
+                Buffer.MemoryCopy(p, side.Stage, side.Bytes, side.Bytes);
+            else
+                Buffer.MemoryCopy(side.Stage, p, side.Bytes, side.Bytes);
+        }
+    }
+
+    /// <summary>MPI's empty status (MPI-4.0 §3.7.3): what an inactive request completes with.</summary>
+    private static Status EmptyStatus => new(Mpi.AnySource, Mpi.AnyTag, 0);
+
+    // ---- freeing ----
+
+    /// <summary>
+    /// Frees the request (MPI_Request_free).  An active instance still
+    /// completes; its buffer is let go when it does.
+    /// </summary>
+    public void Dispose()
+    {
+        int h = _handle;
+        if (h == CoreConst.ReqNull)
+            return;
+        _handle = CoreConst.ReqNull;
+        GC.SuppressFinalize(this);
+        if (_active)
+        {
+            Status st;
+            if (Core.ReqTest(h, &st) == 0)
+            {
+                Abandon(h);
+                return;
+            }
+            _active = false;
+            ReleasePin();
+        }
+        int rc = Core.ReqFree(h);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+    }
+
+    /// <summary>Hands the request to the core, which frees it once no instance is active (calls no MPI: any thread).</summary>
+    private void Abandon(int h)
+    {
+        Core.ReqOrphan(h);
+        if (_pin is { } pin)
+        {
+            _pin = null;
+            Request.AbandonPins(h, pin, null);
+        }
+    }
+
+    /// <summary>Dropped without <see cref="Dispose"/>: the core frees it at its next sweep.</summary>
+    ~PersistentRequest()
+    {
+        if (_handle != CoreConst.ReqNull)
+            Abandon(_handle);
+    }
+
+    private int LiveHandle()
+    {
+        int h = _handle;
+        if (h == CoreConst.ReqNull)
+            ThrowHelper.ThrowRequestDisposed();
+        return h;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void* ObjectAddress(ref Array array) => (void*)Unsafe.As<Array, nint>(ref array);
+}

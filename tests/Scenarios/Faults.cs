@@ -1,0 +1,56 @@
+using System.MP;
+
+namespace Scenarios;
+
+/// <summary>
+/// A rank that dies must end the whole job.  In the fault-* scenarios every rank prints
+/// "READY rank R pid P" and then waits in MPI for rank 1 (a receive, a collective, a window
+/// of nonblocking operations); the test kills rank 1 with SIGKILL, or rank 1 leaves by
+/// Environment.Exit(3).  Nothing here returns normally.
+/// </summary>
+internal static class Faults
+{
+    internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
+    {
+        s[Scenario.FaultRecv] = c => Wait(c, () => c.Recv(new int[1], 1 - c.Rank, 3));
+        s[Scenario.FaultCollective] = c => Wait(c, () => c.Bcast(new double[1 << 16], 1 - c.Rank));
+        s[Scenario.FaultWindow] = c => Wait(c, () =>
+        {
+            var requests = new Request[64];
+            var buffers = new byte[64][];
+            for (int i = 0; i < 32; i++)
+            {
+                buffers[i] = new byte[4096];
+                requests[i] = c.IRecv(buffers[i], 1 - c.Rank, 4);
+            }
+            for (int i = 32; i < 64; i++)
+            {
+                buffers[i] = new byte[1 << 20]; // rendezvous: not complete until the peer receives
+                requests[i] = c.ISend(buffers[i], 1 - c.Rank, 5);
+            }
+            Request.WaitAll(requests);
+        });
+        s[Scenario.FaultExitEarly] = c =>
+        {
+            Ready(c);
+            if (c.Rank == 1)
+                Environment.Exit(3);
+            c.Recv(new int[1], 1, 3);
+            Check.True(false, "rank 0 got past a receive from a rank that exited");
+        };
+    }
+
+    private static void Ready(Communicator c)
+    {
+        c.Barrier();
+        Console.WriteLine($"READY rank {c.Rank} pid {Environment.ProcessId}");
+        Console.Out.Flush();
+    }
+
+    private static void Wait(Communicator c, Action wait)
+    {
+        Ready(c);
+        wait();
+        Check.True(false, $"rank {c.Rank} got past a wait for the killed rank");
+    }
+}
