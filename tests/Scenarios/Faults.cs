@@ -6,7 +6,7 @@ namespace Scenarios;
 /// A rank that dies must end the whole job.  In the fault-* scenarios every rank prints
 /// "READY rank R pid P" and then waits in MPI for rank 1 (a receive, a collective, a window
 /// of nonblocking operations); the test kills rank 1 with SIGKILL, or rank 1 leaves by
-/// Environment.Exit(3).  Nothing here returns normally.
+/// Environment.Exit(3) or by an unhandled exception.  Nothing here returns normally.
 /// </summary>
 internal static class Faults
 {
@@ -30,6 +30,14 @@ internal static class Faults
             }
             Request.WaitAll(requests);
         });
+        s[Scenario.FaultThrow] = c =>
+        {
+            Ready(c);
+            if (c.Rank == 1)
+                throw new InvalidOperationException($"rank 1 failed on purpose on {Environment.MachineName}");
+            c.Recv(new int[1], 1, 3);
+            Check.True(false, "rank 0 got past a receive from a rank that threw");
+        };
         s[Scenario.FaultExitEarly] = c =>
         {
             Ready(c);

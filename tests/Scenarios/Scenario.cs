@@ -94,6 +94,7 @@ public enum Scenario
     FaultCollective,
     FaultWindow,
     FaultExitEarly,
+    FaultThrow,
 
     // Persistent requests (Persistent.cs)
     PersistentHalo,

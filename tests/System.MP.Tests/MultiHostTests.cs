@@ -1,6 +1,8 @@
+using System.Diagnostics;
 using System.Text.RegularExpressions;
 using Scenarios;
 using Xunit;
+using Xunit.Abstractions;
 
 namespace System.MP.Tests;
 
@@ -12,11 +14,11 @@ namespace System.MP.Tests;
 /// and the Coupling sample spawning onto another host, under motor and dotnet, on both cores.
 /// Each job runs a whole group of scenarios, so the class stays at a few minutes.
 /// </summary>
-public class MultiHostTests : IClassFixture<NamespaceHosts>
+public class MultiHostTests(ITestOutputHelper log) : IClassFixture<NamespaceHosts>
 {
     private static Job.Result Across(int ranks, string program, string args, Job.Launcher launcher, bool hosted = false,
                                      int hosts = 2, IDictionary<string, string>? extraEnv = null, string extraOptions = "",
-                                     int timeoutSeconds = 90, Func<Job.Result, bool>? workDone = null)
+                                     int timeoutSeconds = 60, Func<Job.Result, bool>? workDone = null)
     {
         var env = NamespaceHosts.Environment(launcher);
         if (extraEnv is not null)
@@ -139,7 +141,7 @@ public class MultiHostTests : IClassFixture<NamespaceHosts>
         bool everyRankPassed(Job.Result r) =>
             scenarios.All(s => Enumerable.Range(0, ranks).All(rank => r.Output.Contains($"PASS {s.Name()} rank {rank} ", StringComparison.Ordinal)));
         Job.Result r = OnceMoreIfStuckAtExit(launcher, everyRankPassed, () =>
-            Job.Mpi(ranks, Job.ScenariosProgram, Job.ScenarioArguments(scenarios), 120, NamespaceHosts.Environment(launcher), hosted,
+            Job.Mpi(ranks, Job.ScenariosProgram, Job.ScenarioArguments(scenarios), 75, NamespaceHosts.Environment(launcher), hosted,
                     launcher: launcher, launcherOptions: NamespaceHosts.LauncherOptions(launcher, ranks), via: NamespaceHosts.OnFirstHost));
         Job.AssertScenariosPassed(r, scenarios, ranks, $"across {ranks} hosts {(hosted ? "under motor" : "under dotnet")} ({launcher})");
     }
@@ -159,5 +161,29 @@ public class MultiHostTests : IClassFixture<NamespaceHosts>
         Assert.Contains("coupled 12 macro cells with 2 micro ranks for 20 steps", r.Output);
         Assert.Contains("max |coupled - serial| = 0.00E+000", r.Output);
         Assert.Contains($"macro rank 0 ran on {NamespaceHosts.Name(1)}; micro solvers ran on {NamespaceHosts.Name(2)}", r.Output);
+    }
+
+    /// <summary>
+    /// Rank 1, on motor-h2, throws an exception nothing catches while rank 0, on motor-h1,
+    /// waits in a receive from it: System.MP prints the rank and the exception and aborts the
+    /// job, which ends with a non-zero exit and leaves nothing running on either host.  The time
+    /// from start to end is printed, never asserted.
+    /// </summary>
+    [Theory]
+    [MemberData(nameof(CoresAndModes))]
+    public void AnUnhandledExceptionOnAnotherHostEndsTheJob(bool openMpi, bool hosted)
+    {
+        Job.Launcher launcher = Core(openMpi);
+        var clock = Stopwatch.StartNew();
+        Job.Result r = Job.Mpi(2, Job.ScenariosProgram, Job.ScenarioArguments([Scenario.FaultThrow]), 60,
+                               NamespaceHosts.Environment(launcher), hosted, launcher: launcher,
+                               launcherOptions: NamespaceHosts.LauncherOptions(launcher, 2), via: NamespaceHosts.OnFirstHost);
+        log.WriteLine($"fault-throw {(hosted ? "motor" : "dotnet")} {launcher}: start to job end {clock.Elapsed.TotalSeconds:F2} s, exit {r.ExitCode}");
+        Assert.False(r.TimedOut, $"the job did not end within 60 s of an unhandled exception on rank 1:\n{r}");
+        Assert.NotEqual(0, r.ExitCode);
+        Assert.Contains("[rank 1] Unhandled exception; aborting the MPI job:", r.Output);
+        Assert.Contains($"System.InvalidOperationException: rank 1 failed on purpose on {NamespaceHosts.Name(2)}", r.Output);
+        Assert.DoesNotContain("got past a receive", r.Output);
+        NamespaceHosts.AssertNothingLeft(r.ToString());
     }
 }

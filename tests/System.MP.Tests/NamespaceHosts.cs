@@ -26,6 +26,27 @@ public sealed class NamespaceHosts : IDisposable
 
     public void Dispose() => Job.Run(Script, "down", 120);
 
+    /// <summary>
+    /// No process is left in any host's namespace (`ip netns pids`): the ranks, the launchers'
+    /// daemons and agents are all gone within 10 s of the job's end.
+    /// </summary>
+    internal static void AssertNothingLeft(string context)
+    {
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        while (true)
+        {
+            var left = Enumerable.Range(1, Count)
+                .Select(h => (Host: Name(h), Pids: Job.Run("ip", $"netns pids {Name(h)}", 30).Output.Trim()))
+                .Where(h => h.Pids.Length > 0).ToArray();
+            if (left.Length == 0)
+                return;
+            if (clock.Elapsed > TimeSpan.FromSeconds(10))
+                Assert.Fail($"processes left on {string.Join(", ", left.Select(h => $"{h.Host} (pids {h.Pids.ReplaceLineEndings(" ")})"))} " +
+                            $"10 s after the job ended:\n{context}");
+            Thread.Sleep(100);
+        }
+    }
+
     /// <summary>What a launcher runs under to start on the first host.</summary>
     internal static string[] OnFirstHost => [Script, "exec", Name(1)];
 
