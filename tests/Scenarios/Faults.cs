@@ -38,6 +38,32 @@ internal static class Faults
             c.Recv(new int[1], 1, 3);
             Check.True(false, "rank 0 got past a receive from a rank that threw");
         };
+        // Ranks on two hosts exchange 1 MiB messages until the test takes a host's link down
+        // (rank 0 writes the file named by MOTOR_FAULT_FLAG once messages are flowing).
+        s[Scenario.FaultLinkDown] = c =>
+        {
+            Ready(c);
+            var buffer = new byte[1 << 20];
+            int peer = 1 - c.Rank;
+            string? flag = Environment.GetEnvironmentVariable("MOTOR_FAULT_FLAG");
+            var clock = System.Diagnostics.Stopwatch.StartNew();
+            for (int i = 0; clock.Elapsed < TimeSpan.FromSeconds(120); i++)
+            {
+                if (c.Rank == 0)
+                {
+                    c.Send(buffer, peer, 6);
+                    c.Recv(buffer, peer, 6);
+                }
+                else
+                {
+                    c.Recv(buffer, peer, 6);
+                    c.Send(buffer, peer, 6);
+                }
+                if (i == 20 && c.Rank == 0 && !string.IsNullOrEmpty(flag))
+                    File.WriteAllText(flag, "transferring");
+            }
+            Check.True(false, $"rank {c.Rank} kept exchanging messages for 120 s: the link never went down");
+        };
         s[Scenario.FaultExitEarly] = c =>
         {
             Ready(c);

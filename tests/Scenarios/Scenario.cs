@@ -95,6 +95,7 @@ public enum Scenario
     FaultWindow,
     FaultExitEarly,
     FaultThrow,
+    FaultLinkDown,
 
     // Persistent requests (Persistent.cs)
     PersistentHalo,

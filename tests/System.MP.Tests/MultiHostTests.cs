@@ -186,4 +186,50 @@ public class MultiHostTests(ITestOutputHelper log) : IClassFixture<NamespaceHost
         Assert.DoesNotContain("got past a receive", r.Output);
         NamespaceHosts.AssertNothingLeft(r.ToString());
     }
+
+    /// <summary>
+    /// motor-h2's link goes down while rank 0 (motor-h1) and rank 1 (motor-h2) exchange 1 MiB
+    /// messages.  MPICH over UCX's TCP transport never notices (a C program waits forever: the
+    /// TCP connection just stops moving); with Motor's hang report set to abort, rank 0 reports
+    /// its blocked Send or Recv and aborts the job, and rank 1, cut off from its launcher, whose
+    /// MPI_Abort would wait forever for an answer, ends itself after MOTOR_ABORT_TIMEOUT: the
+    /// job ends non-zero and nothing is left on either host.  Times printed, never asserted.
+    /// </summary>
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task AHostWhoseLinkGoesDownDuringATransferEndsTheJob(bool hosted)
+    {
+        string flag = Path.Combine(Path.GetTempPath(), $"motor-link-down-{Guid.NewGuid():N}");
+        var env = NamespaceHosts.Environment(Job.Launcher.Mpich);
+        env["MOTOR_FAULT_FLAG"] = flag;
+        env["MOTOR_ABORT_TIMEOUT"] = "3";
+        if (!hosted)
+            env["MOTOR_HANG_REPORT"] = "5,abort";
+        var job = Task.Run(() => Job.Mpi(2, Job.ScenariosProgram, Job.ScenarioArguments([Scenario.FaultLinkDown]), 90, env, hosted,
+                                         motorOptions: "--hang-report 5,abort", launcher: Job.Launcher.Mpich,
+                                         launcherOptions: NamespaceHosts.LauncherOptions(Job.Launcher.Mpich, 2), via: NamespaceHosts.OnFirstHost));
+        try
+        {
+            while (!File.Exists(flag) && !job.IsCompleted)
+                await Task.Delay(50);
+            Assert.True(File.Exists(flag), $"the ranks never exchanged messages:\n{(job.IsCompleted ? (await job).ToString() : "")}");
+            var clock = Stopwatch.StartNew();
+            NamespaceHosts.SetLink(2, up: false);
+            Job.Result r = await job;
+            log.WriteLine($"fault-link-down {(hosted ? "motor" : "dotnet")} MPICH: link down to job end {clock.Elapsed.TotalSeconds:F2} s, exit {r.ExitCode}");
+            Assert.False(r.TimedOut, $"the job did not end within 90 s of the link going down:\n{r}");
+            Assert.NotEqual(0, r.ExitCode);
+            Assert.Matches(new Regex(@"motor hang report: rank 0 of 2 \(pid \d+ on motor-h1\) has waited [\d.]+ s in (Send\(dest 1|Recv\(source 1), tag 6\)"), r.Output);
+            Assert.Contains("aborting the job (hang report with abort)", r.Output);
+            NamespaceHosts.AssertNothingLeft(r.ToString());
+            log.WriteLine($"  nothing left on any host {clock.Elapsed.TotalSeconds:F2} s after the link went down");
+        }
+        finally
+        {
+            NamespaceHosts.SetLink(2, up: true);
+            await job;
+            File.Delete(flag);
+        }
+    }
 }

@@ -47,6 +47,13 @@ public sealed class NamespaceHosts : IDisposable
         }
     }
 
+    /// <summary>Takes a host's network link down or up again (its interface, inside its namespace).</summary>
+    internal static void SetLink(int host, bool up)
+    {
+        Job.Result r = Job.Run("ip", $"-n {Name(host)} link set {Interface} {(up ? "up" : "down")}", 30);
+        Assert.True(r.ExitCode == 0, r.ToString());
+    }
+
     /// <summary>What a launcher runs under to start on the first host.</summary>
     internal static string[] OnFirstHost => [Script, "exec", Name(1)];
 

@@ -2,7 +2,12 @@
  * every layer below it. */
 #include "comms.h"
 
+#include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 static const int k_mpi_levels[4] = { MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED,
                                      MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE };
@@ -88,8 +93,52 @@ int mp_finalize(void)
     return MP_MPI_CHECK(rc, "MPI_Finalize");
 }
 
+/* How long MPI_Abort may take to end this process before the core ends it itself:
+ * $MOTOR_ABORT_TIMEOUT seconds (default 10; 0 waits for MPI forever). */
+static double abort_timeout(void)
+{
+    const char *v = getenv("MOTOR_ABORT_TIMEOUT");
+    char *end;
+    double s;
+    if (!v || !*v)
+        return 10;
+    s = strtod(v, &end);
+    return *end || !(s >= 0) ? 10 : s;
+}
+
+static struct {
+    double seconds;
+    int code;
+} g_abort;
+
+/* MPI_Abort asks the launcher to end the job, and waits for it: on a host whose
+ * network is down the launcher is out of reach and the rank would wait forever
+ * (MPICH's PMI client waits for the answer to its abort command).  The job is
+ * already ending, so once the timeout has passed this process ends itself with
+ * the abort's code, and its launcher daemon, whose child has gone, ends too. */
+static void *abort_watchdog(void *arg)
+{
+    struct timespec ts = { (time_t)g_abort.seconds, (long)((g_abort.seconds - (time_t)g_abort.seconds) * 1e9) };
+    char msg[256];
+    int n;
+    (void)arg;
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+    n = snprintf(msg, sizeof msg,
+                 "motor: MPI_Abort has not ended this process (pid %d) within %g s: the launcher is out of "
+                 "reach; ending it with code %d (MOTOR_ABORT_TIMEOUT)\n",
+                 (int)getpid(), g_abort.seconds, g_abort.code);
+    if (n > 0 && write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) < 0) {
+        /* stderr is gone too: end anyway */
+    }
+    _exit(g_abort.code ? g_abort.code : 1);
+    return NULL;
+}
+
 int mp_abort(mp_comm_t comm, int errorcode)
 {
+    pthread_t watchdog;
+    pthread_attr_t attr;
     const comm_entry_t *ce;
     if (!pal_mpi.Abort)
         return mp_fail_state();
@@ -97,6 +146,13 @@ int mp_abort(mp_comm_t comm, int errorcode)
     /* What this rank wrote before aborting (its reason) must reach the user:
      * the launcher stops forwarding output once it learns of the abort. */
     pal_output_drain(2000);
+    g_abort.seconds = abort_timeout();
+    g_abort.code = errorcode & 0xff;
+    if (g_abort.seconds > 0 && pthread_attr_init(&attr) == 0) {
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_create(&watchdog, &attr, abort_watchdog, NULL);
+        pthread_attr_destroy(&attr);
+    }
     /* Abort is allowed even in odd states: it is how a failing rank ends the job. */
     return MP_MPI_CHECK(pal_mpi.Abort(ce ? ce->mpi : MPI_COMM_WORLD, errorcode), "MPI_Abort");
 }
