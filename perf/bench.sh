@@ -9,7 +9,8 @@
 #   MAX_BYTES=65536 OBJECT_ARGS="256 1 5" MICRO_JOB=dry perf/bench.sh
 #                                              # a quick pass (./build.sh test runs one: bench-smoke)
 #
-# Groups: latency (osu_latency), bandwidth (osu_bw), collectives, objects (Motor
+# Groups: latency (osu_latency), bandwidth (osu_bw), collectives, rma-put and rma-get
+# (osu_put_latency, osu_get_bw; not in the default ONLY: ONLY="rma-put rma-get"), objects (Motor
 # Figure 11), micro (BenchmarkDotNet), instructions (perf/callgrind.sh: instructions per
 # nonblocking operation, one deterministic run; CALLGRIND_ARGS="bytes w1 w2" and
 # CALLGRIND_SERIES="C core motor" for a shorter one).  Each series is one program; see
@@ -24,6 +25,7 @@ ROUNDS="${ROUNDS:-5}" SCALE="${SCALE:-1}"
 BW_SCALE="${BW_SCALE:-10}"
 ONLY="${ONLY:-latency bandwidth collectives objects micro instructions}"
 MAX="${MAX_BYTES:-4194304}"              # largest message of the latency/bandwidth sweeps
+RMA_MAX="${RMA_MAX_BYTES:-$MAX}"          # largest Put/Get of the rma-put/rma-get sweeps
 OBJECT_ARGS="${OBJECT_ARGS:-4096 1 40}"   # Figure 11: largest N, rounds, ms budget per point
 export MOTOR_MICRO_JOB="${MICRO_JOB:-short}"  # BenchmarkDotNet job: short (ShortRun) or dry
 BIN="$ROOT/artifacts/bin" NET="$ROOT/artifacts/dotnet/bin"
@@ -47,6 +49,12 @@ bandwidth|wrapper|$MPIEXEC -n 2 dotnet $(app Wrapper) bandwidth $MAX $BW_SCALE
 collectives|C|$MPIEXEC -n 2 $BIN/collectives-c
 collectives|motor|$MPIEXEC -n 2 $MOTOR $(app Collectives)
 collectives|dotnet|$MPIEXEC -n 2 dotnet $(app Collectives)
+rma-put|C|$MPIEXEC -n 2 $BIN/rma-c put $RMA_MAX $SCALE
+rma-put|motor|$MPIEXEC -n 2 $MOTOR $(app Rma) put $RMA_MAX $SCALE
+rma-put|dotnet|$MPIEXEC -n 2 dotnet $(app Rma) put $RMA_MAX $SCALE
+rma-get|C|$MPIEXEC -n 2 $BIN/rma-c get $RMA_MAX $BW_SCALE
+rma-get|motor|$MPIEXEC -n 2 $MOTOR $(app Rma) get $RMA_MAX $BW_SCALE
+rma-get|dotnet|$MPIEXEC -n 2 dotnet $(app Rma) get $RMA_MAX $BW_SCALE
 LIST
 )
 # Figure 11 interleaves its own series inside one run (objects, json, mempack,

@@ -61,7 +61,18 @@ extern "C" {
     X(Comm_test_inter) X(Comm_remote_size) X(Intercomm_create)                \
     X(Intercomm_merge) X(Comm_spawn) X(Comm_get_parent) X(Open_port)          \
     X(Close_port) X(Comm_accept) X(Comm_connect) X(Comm_disconnect)           \
-    X(Publish_name) X(Unpublish_name) X(Lookup_name)
+    X(Publish_name) X(Unpublish_name) X(Lookup_name)                         \
+    PAL_MPI_RMA(X)
+
+/* One-sided communication (MPI-3) and info objects. */
+#define PAL_MPI_RMA(X)                                                        \
+    X(Info_create) X(Info_set) X(Info_get) X(Info_get_valuelen) X(Info_free)  \
+    X(Win_allocate) X(Win_allocate_shared) X(Win_create) X(Win_free)          \
+    X(Win_set_errhandler) X(Win_shared_query) X(Win_get_group) X(Win_fence)   \
+    X(Win_lock) X(Win_unlock) X(Win_lock_all) X(Win_unlock_all) X(Win_flush)  \
+    X(Win_flush_all) X(Win_flush_local) X(Win_flush_local_all) X(Win_post)    \
+    X(Win_start) X(Win_complete) X(Win_wait) X(Put) X(Get) X(Rput) X(Rget)    \
+    X(Accumulate) X(Get_accumulate) X(Fetch_and_op) X(Compare_and_swap)
 
 /* Functions used when present: MPI-4 large counts and persistent collectives
  * (MPI-4.0 6.12; MPICH 4.0 has them, Open MPI 4.1 does not).  Their types are

@@ -77,6 +77,12 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
             "osu_latency methodology: blocking ping-pong between 2 ranks, half round trip; 100 warm-up + 10000 timed iterations up to 8 KiB, 10 + 1000 above (times SCALE)."),
         new("bandwidth", "Point-to-point bandwidth", "MB/s", true, true,
             "osu_bw methodology: windows of 64 nonblocking sends/receives and a 4-byte acknowledgement (bench.sh times 10× osu_bw's window counts by default, BW_SCALE)."),
+        new("rma-put", "One-sided Put latency", "µs", false, true,
+            "osu_put_latency methodology: rank 0 locks rank 1's window (Window.Allocate / MPI_Win_allocate) and times Put + Flush; " +
+            "100 warm-up + 10000 timed iterations up to 8 KiB, 10 + 1000 above (times SCALE)."),
+        new("rma-get", "One-sided Get bandwidth", "MB/s", true, true,
+            "osu_get_bw methodology: rank 0 locks rank 1's window and issues windows of 64 Gets, each window ended by one Flush " +
+            "(times BW_SCALE)."),
         new("collectives", "Collectives", "µs", false, false,
             "Allreduce of one double (8 B), Bcast of 1 MiB, Alltoall of 4 KiB per rank, 2 ranks."),
         new("objects", "Object transport (Motor Figure 11)", "µs", false, true,

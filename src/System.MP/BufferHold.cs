@@ -27,6 +27,9 @@ internal sealed class BufferHold
     /// <summary>Pinned GCHandles held now (<see cref="MpiStatistics.PinnedHandles"/>).</summary>
     internal static long PinnedHandles => Volatile.Read(ref s_pinnedHandles);
 
+    /// <summary>Counts pins held elsewhere (a window's arrays of incomplete operations, Window.cs).</summary>
+    internal static void CountPins(int delta) => Interlocked.Add(ref s_pinnedHandles, delta);
+
     private BufferHold(Array array)
     {
         _handle = GCHandle.Alloc(array, GCHandleType.Pinned);

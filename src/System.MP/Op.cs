@@ -37,6 +37,10 @@ public sealed unsafe class Op : IDisposable
     public static readonly Op MinLoc = new(11, nameof(MinLoc));
     /// <summary>Maximum value with its index, over <see cref="ValueIndex{T}"/> elements (MPI_MAXLOC).</summary>
     public static readonly Op MaxLoc = new(12, nameof(MaxLoc));
+    /// <summary>The origin value replaces the target's (MPI_REPLACE): one-sided accumulates only (<see cref="Window{T}"/>).</summary>
+    public static readonly Op Replace = new(13, nameof(Replace));
+    /// <summary>The target is left as it is (MPI_NO_OP): an atomic read by <see cref="Window{T}.GetAccumulate"/> or <see cref="Window{T}.FetchAndOp"/> only.</summary>
+    public static readonly Op NoOp = new(14, nameof(NoOp));
 
     private readonly int _code;
     private readonly string _name;
@@ -107,6 +111,7 @@ public sealed unsafe class Op : IDisposable
             5 or 6 or 7 => ElementType<T>.IsInteger || ElementType<T>.Code == ElementType<T>.Bool,
             8 or 9 or 10 => ElementType<T>.IsInteger,
             11 or 12 => ElementType<T>.IsPair,
+            13 or 14 => true,
             _ => _impl!.ElementType == typeof(T),
         };
         if (!ok)

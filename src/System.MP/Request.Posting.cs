@@ -110,7 +110,7 @@ public sealed unsafe partial class Request
     /// or nothing is needed (no elements, or a pinned-heap array).
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool Hold<T>(T[] buffer, int count, RequestGroup.Poster poster, out BufferHold? pin)
+    internal static bool Hold<T>(T[] buffer, int count, RequestGroup.Poster poster, out BufferHold? pin)
     {
         pin = null;
         if (count <= 0 || PinnedBuffers.Contains(buffer, ref poster.LastImmobile))
@@ -123,10 +123,10 @@ public sealed unsafe partial class Request
 
     /// <summary>The array object's address; stable only while the array is fixed.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static unsafe void* ObjectAddress<T>(ref T[] array) => (void*)Unsafe.As<T[], nint>(ref array);
+    internal static unsafe void* ObjectAddress<T>(ref T[] array) => (void*)Unsafe.As<T[], nint>(ref array);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static Request Posted(RequestGroup.Poster poster, int rc, int req, BufferHold? pin)
+    internal static Request Posted(RequestGroup.Poster poster, int rc, int req, BufferHold? pin)
     {
         if (rc < 0)
             ThrowPostFailed(rc, pin);

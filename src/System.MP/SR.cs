@@ -84,6 +84,15 @@ internal static class SR
     internal const string RootEncodeFailed = "The root (rank {0}) could not serialize its objects; see the TransportException on that rank.";
     internal const string RankEncodeFailed = "Rank {0} could not serialize its block; see the TransportException on that rank.";
 
+    // One-sided communication (Window.cs, Window.Typed.cs) and info objects (Info.cs).
+    internal const string InfoNul = "Info keys and values cannot contain NUL characters.";
+    internal const string WindowArrayNotPinned = "The window's array must live on the pinned object heap (Mpi.AllocatePinned), since MPI may access it at any time.";
+    internal const string WindowLength = "A window of {0} elements of {1} bytes is larger than {2} bytes.";
+    internal const string WindowNotShared = "Only a window made by AllocateShared has memory other ranks share.";
+    internal const string WindowUserOp = "One-sided accumulates take MPI's built-in operations, Replace or NoOp; {0} is user-defined (MPI-4.0 12.3.4).";
+    internal const string WindowCasType = "CompareAndSwap needs an integer or bool element type, not {0} (MPI-4.0 12.3.4).";
+    internal const string WindowResultShort = "result holds {0} elements but the operation fetches {1}.";
+
     internal static string Format(string format, params object?[] args) =>
         string.Format(CultureInfo.InvariantCulture, format, args);
 }

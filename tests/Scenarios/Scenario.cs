@@ -103,6 +103,11 @@ public enum Scenario
     PersistentDropped,
     PersistentMisuse,
     PersistentCollectives,
+
+    // One-sided communication (Rma.cs)
+    RmaOperations,
+    RmaGcTorture,
+    RmaMisuse,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>

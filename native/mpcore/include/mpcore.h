@@ -123,6 +123,7 @@ enum mp_dtype {
 enum mp_op {
     MP_OP_NONE = 0, MP_OP_SUM, MP_OP_PROD, MP_OP_MIN, MP_OP_MAX, MP_OP_LAND, MP_OP_LOR,
     MP_OP_LXOR, MP_OP_BAND, MP_OP_BOR, MP_OP_BXOR, MP_OP_MINLOC, MP_OP_MAXLOC,
+    MP_OP_REPLACE, MP_OP_NO_OP, /* one-sided accumulates only (MPI-4.0 12.3.4) */
     MP_OP_USER = 64
 };
 
@@ -149,6 +150,21 @@ typedef struct mp_coll {
     void *recvbuf;
     const int32_t *sendcounts, *sdispls, *recvcounts, *rdispls;
 } mp_coll_t;
+
+/* ---- One-sided communication (MPI-4.0 chapter 12) and info objects (10) ---- */
+/* How win_allocate gets the window's memory. */
+enum mp_win_flavor { MP_WIN_ALLOCATE = 0, MP_WIN_ALLOCATE_SHARED = 1 };
+/* Synchronization calls (win_sync): arg is a rank for LOCK_*, UNLOCK, FLUSH
+ * and FLUSH_LOCAL, a group handle for POST and START, ignored otherwise. */
+enum mp_win_sync {
+    MP_WIN_FENCE = 0, MP_WIN_LOCK_EXCLUSIVE, MP_WIN_LOCK_SHARED, MP_WIN_UNLOCK, MP_WIN_LOCK_ALL,
+    MP_WIN_UNLOCK_ALL, MP_WIN_FLUSH, MP_WIN_FLUSH_ALL, MP_WIN_FLUSH_LOCAL, MP_WIN_FLUSH_LOCAL_ALL,
+    MP_WIN_POST, MP_WIN_START, MP_WIN_COMPLETE, MP_WIN_WAIT, MP_WIN_SYNC_COUNT
+};
+/* Assertions of the synchronization calls (MPI_MODE_*), or-ed. */
+enum mp_win_assert { MP_MODE_NOCHECK = 1, MP_MODE_NOSTORE = 2, MP_MODE_NOPUT = 4,
+                     MP_MODE_NOPRECEDE = 8, MP_MODE_NOSUCCEED = 16 };
+#define MP_INFO_NULL 0 /* no info object (MPI_INFO_NULL) */
 
 /* User-defined operation: fn(in, inout, count, state) must set
  * inout[i] = in[i] op inout[i] for count elements. */

@@ -221,6 +221,32 @@ static int reduction_op(const mp_coll_t *c, const dtype_info_t *d, MPI_Op *out)
     return 0;
 }
 
+/* The element type and operation of a one-sided accumulate (rma.c): built-in
+ * operations, MP_OP_REPLACE and MP_OP_NO_OP; user operations are refused,
+ * MPI allows none there (MPI-4.0 12.3.4).  op MP_OP_NONE: the type alone. */
+int mp_rma_types(int dtype, int elem_size, int op, MPI_Datatype *dt, MPI_Op *mop)
+{
+    mp_coll_t c;
+    dtype_info_t d = { MPI_DATATYPE_NULL, 0, 0 };
+    int rc;
+    memset(&c, 0, sizeof c);
+    c.dtype = dtype;
+    c.elem_size = elem_size;
+    c.op = op;
+    if ((rc = element_type(&c, &d)))
+        return rc;
+    *dt = d.mpi;
+    if (op == MP_OP_NONE)
+        return 0;
+    if (op == MP_OP_REPLACE || op == MP_OP_NO_OP) {
+        *mop = op == MP_OP_REPLACE ? MPI_REPLACE : MPI_NO_OP;
+        return 0;
+    }
+    if (op >= MP_OP_USER)
+        return mp_fail(MP_EINVAL, "user operations cannot be used in one-sided accumulates (MPI-4.0 12.3.4)");
+    return reduction_op(&c, &d, mop);
+}
+
 /* ---- posting ---- */
 
 static int is_rooted(int kind)

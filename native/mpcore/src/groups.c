@@ -25,6 +25,12 @@ static int group_get(mp_group_t g, MPI_Group *out)
     return 0;
 }
 
+/* The MPI group behind a handle (rma.c: the groups of Post and Start). */
+int mp_group_lookup(mp_group_t g, MPI_Group *out)
+{
+    return group_get(g, out);
+}
+
 /* Takes ownership of a new MPI group. */
 static int group_add(MPI_Group mg, mp_group_t *out)
 {

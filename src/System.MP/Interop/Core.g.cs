@@ -199,6 +199,20 @@ internal struct CoreTable
     internal nint OpFree;
     internal nint GcScan;
     internal nint GcAttach;
+    internal nint InfoCreate;
+    internal nint InfoSet;
+    internal nint InfoGet;
+    internal nint InfoFree;
+    internal nint WinAllocate;
+    internal nint WinCreate;
+    internal nint WinFree;
+    internal nint WinSize;
+    internal nint WinSharedQuery;
+    internal nint WinSync;
+    internal nint WinPut;
+    internal nint WinGet;
+    internal nint WinAccumulate;
+    internal nint WinFetch;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
     internal const uint ExpectedAbiVersion = 7;
@@ -294,6 +308,20 @@ internal struct CoreTable
         "BLOCKING int op_free(int32_t op)\n" +
         "GC int gc_scan(int pass, mp_gc_report_fn report, void *ctx)\n" +
         "GC void gc_attach(void)\n" +
+        "FAST int info_create(int32_t *info)\n" +
+        "FAST int info_set(int32_t info, const char *key, const char *value)\n" +
+        "FAST int info_get(int32_t info, const char *key, char *buf, int cap)\n" +
+        "FAST int info_free(int32_t info)\n" +
+        "BLOCKING int win_allocate(mp_comm_t comm, int64_t bytes, int disp_unit, int flavor, int32_t info, void **base, int32_t *win)\n" +
+        "BLOCKING int win_create(mp_comm_t comm, void *base, int64_t bytes, int disp_unit, int32_t info, int32_t *win)\n" +
+        "BLOCKING int win_free(int32_t win)\n" +
+        "FAST int win_size(int32_t win, int rank, int64_t *bytes, int *disp_unit)\n" +
+        "FAST int win_shared_query(int32_t win, int rank, int64_t *bytes, int *disp_unit, void **base)\n" +
+        "BLOCKING int win_sync(int32_t win, int kind, int arg, int mode)\n" +
+        "FAST int win_put(int32_t win, const void *origin, int64_t count, int dtype, int elem_size, int target, int64_t disp, void *obj, mp_req_t *req)\n" +
+        "FAST int win_get(int32_t win, void *origin, int64_t count, int dtype, int elem_size, int target, int64_t disp, void *obj, mp_req_t *req)\n" +
+        "FAST int win_accumulate(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp)\n" +
+        "BLOCKING int win_fetch(int32_t win, const void *origin, const void *compare, void *result, int dtype, int elem_size, int op, int target, int64_t disp)\n" +
         "";
 }
 
@@ -478,6 +506,34 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>, void*, int, int*, int> OpCreate;
     /// <summary>BLOCKING: int mp_op_free(int32_t op)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, int> OpFree;
+    /// <summary>FAST: int mp_info_create(int32_t *info)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int> InfoCreate;
+    /// <summary>FAST: int mp_info_set(int32_t info, const char *key, const char *value)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, byte*, int> InfoSet;
+    /// <summary>FAST: int mp_info_get(int32_t info, const char *key, char *buf, int cap)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, byte*, int, int> InfoGet;
+    /// <summary>FAST: int mp_info_free(int32_t info)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> InfoFree;
+    /// <summary>BLOCKING: int mp_win_allocate(mp_comm_t comm, int64_t bytes, int disp_unit, int flavor, int32_t info, void **base, int32_t *win)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, long, int, int, int, void**, int*, int> WinAllocate;
+    /// <summary>BLOCKING: int mp_win_create(mp_comm_t comm, void *base, int64_t bytes, int disp_unit, int32_t info, int32_t *win)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, void*, long, int, int, int*, int> WinCreate;
+    /// <summary>BLOCKING: int mp_win_free(int32_t win)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int> WinFree;
+    /// <summary>FAST: int mp_win_size(int32_t win, int rank, int64_t *bytes, int *disp_unit)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, long*, int*, int> WinSize;
+    /// <summary>FAST: int mp_win_shared_query(int32_t win, int rank, int64_t *bytes, int *disp_unit, void **base)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, long*, int*, void**, int> WinSharedQuery;
+    /// <summary>BLOCKING: int mp_win_sync(int32_t win, int kind, int arg, int mode)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, int, int> WinSync;
+    /// <summary>FAST: int mp_win_put(int32_t win, const void *origin, int64_t count, int dtype, int elem_size, int target, int64_t disp, void *obj, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, long, int, int, int, long, void*, int*, int> WinPut;
+    /// <summary>FAST: int mp_win_get(int32_t win, void *origin, int64_t count, int dtype, int elem_size, int target, int64_t disp, void *obj, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, long, int, int, int, long, void*, int*, int> WinGet;
+    /// <summary>FAST: int mp_win_accumulate(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, int> WinAccumulate;
+    /// <summary>BLOCKING: int mp_win_fetch(int32_t win, const void *origin, const void *compare, void *result, int dtype, int elem_size, int op, int target, int64_t disp)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, void*, void*, void*, int, int, int, int, long, int> WinFetch;
 
 #pragma warning disable CA1810 // the table must be validated before any field is read
     static Core()
@@ -571,5 +627,19 @@ internal static unsafe partial class Core
         CollPost = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, void*, void*, int*, int>)t->CollPost;
         OpCreate = (delegate* unmanaged[Cdecl]<delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>, void*, int, int*, int>)t->OpCreate;
         OpFree = (delegate* unmanaged[Cdecl]<int, int>)t->OpFree;
+        InfoCreate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int>)t->InfoCreate;
+        InfoSet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, byte*, int>)t->InfoSet;
+        InfoGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, byte*, int, int>)t->InfoGet;
+        InfoFree = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->InfoFree;
+        WinAllocate = (delegate* unmanaged[Cdecl]<int, long, int, int, int, void**, int*, int>)t->WinAllocate;
+        WinCreate = (delegate* unmanaged[Cdecl]<int, void*, long, int, int, int*, int>)t->WinCreate;
+        WinFree = (delegate* unmanaged[Cdecl]<int, int>)t->WinFree;
+        WinSize = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, long*, int*, int>)t->WinSize;
+        WinSharedQuery = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, long*, int*, void**, int>)t->WinSharedQuery;
+        WinSync = (delegate* unmanaged[Cdecl]<int, int, int, int, int>)t->WinSync;
+        WinPut = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, long, int, int, int, long, void*, int*, int>)t->WinPut;
+        WinGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, long, int, int, int, long, void*, int*, int>)t->WinGet;
+        WinAccumulate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, int>)t->WinAccumulate;
+        WinFetch = (delegate* unmanaged[Cdecl]<int, void*, void*, void*, int, int, int, int, long, int>)t->WinFetch;
     }
 }

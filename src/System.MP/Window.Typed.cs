@@ -1,0 +1,339 @@
+using System.Buffers;
+using System.MP.Interop;
+using System.Runtime.CompilerServices;
+
+namespace System.MP;
+
+/// <summary>
+/// A window of elements of <typeparamref name="T"/> on every rank (MPI-4.0 chapter 12).
+/// Target positions are element indices into the target rank's window; each
+/// operation is checked against that rank's window length (every rank's is known
+/// from creation) and throws <see cref="ArgumentOutOfRangeException"/>, with the
+/// numbers, before anything is sent.
+/// </summary>
+/// <remarks>
+/// <para>The window's memory is memory MPI may access at any time, so the GC never
+/// owns it: <see cref="Allocate"/> and <see cref="AllocateShared"/> take it from MPI,
+/// <see cref="Create(Communicator, int, Info)"/> uses an array of the pinned object heap
+/// that the window keeps alive.  <see cref="Memory"/> and <see cref="Span"/> give this
+/// rank's part; once the window is disposed they throw <see cref="ObjectDisposedException"/>.
+/// A <see cref="Span{T}"/> taken before <see cref="Window.Dispose"/> cannot be revoked:
+/// do not keep one across it (memory from MPI is gone then).</para>
+/// <para>Put, Get and the accumulates are nonblocking in MPI: the array passed stays
+/// in use (pinned by the window) until the synchronization call that completes the
+/// operation (Fence, Unlock, UnlockAll, the flushes, Complete).  FetchAndOp and
+/// CompareAndSwap return their result, so they complete before returning and need a
+/// passive-target epoch (Lock or LockAll).</para>
+/// </remarks>
+public sealed unsafe class Window<T> : Window where T : unmanaged
+{
+    private readonly T* _base;       // MPI's memory (Allocate, AllocateShared), else null
+    private readonly T[]? _array;    // the pinned-heap array (Create), else null
+    private readonly int _length;
+    private readonly bool _shared;
+    private readonly Segment _local;
+
+    private Window(int handle, Communicator comm, T* baseAddress, T[]? array, int length, bool shared)
+        : base(handle, comm)
+    {
+        _base = baseAddress;
+        _array = array;
+        _length = length;
+        _shared = shared;
+        _local = new Segment(this, baseAddress, array, length);
+    }
+
+    /// <summary>
+    /// A window of <paramref name="length"/> elements on this rank, in memory MPI allocates
+    /// (MPI_Win_allocate).  Collective; lengths may differ between ranks.
+    /// </summary>
+    /// <param name="comm">The ranks that share the window (an intracommunicator).</param>
+    /// <param name="length">Elements of this rank's window (0 allowed).</param>
+    /// <param name="info">Hints such as <c>no_locks</c> or <c>accumulate_ordering</c>, or null.</param>
+    public static Window<T> Allocate(Communicator comm, int length, Info? info = null) =>
+        Allocated(comm, length, info, CoreWin.Allocate);
+
+    /// <summary>
+    /// A window in memory that every rank of <paramref name="comm"/> can load and store
+    /// directly (MPI_Win_allocate_shared); <see cref="SharedMemory"/> gives another rank's
+    /// part.  Collective; the ranks must share a node (<see cref="Communicator.SplitShared"/>).
+    /// </summary>
+    public static Window<T> AllocateShared(Communicator comm, int length, Info? info = null) =>
+        Allocated(comm, length, info, CoreWin.AllocateShared);
+
+    /// <summary>
+    /// A window over a new array of <paramref name="length"/> elements on the pinned object heap,
+    /// which the window keeps alive (MPI_Win_create).  Collective.
+    /// </summary>
+    public static Window<T> Create(Communicator comm, int length, Info? info = null)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(length);
+        return Create(comm, Mpi.AllocatePinned<T>(length), info);
+    }
+
+    /// <summary>
+    /// A window over <paramref name="array"/>, which must come from <see cref="Mpi.AllocatePinned{T}"/>
+    /// (MPI may access it at any time, so it must never move); the window keeps it alive
+    /// until disposed (MPI_Win_create).  Collective.
+    /// </summary>
+    /// <exception cref="ArgumentException">The array is not on the pinned object heap.</exception>
+    public static Window<T> Create(Communicator comm, T[] array, Info? info = null)
+    {
+        ArgumentNullException.ThrowIfNull(comm);
+        ArgumentNullException.ThrowIfNull(array);
+        if (!PinnedBuffers.Contains(array))
+            throw new ArgumentException(SR.WindowArrayNotPinned, nameof(array));
+        int c = comm.Handle, i = Info.HandleOf(info), win = 0, rc;
+        fixed (T* p = array)
+            rc = Core.WinCreate(c, p, (long)array.Length * sizeof(T), sizeof(T), i, &win);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        return new Window<T>(win, comm, null, array, array.Length, shared: false);
+    }
+
+    private static Window<T> Allocated(Communicator comm, int length, Info? info, int flavor)
+    {
+        ArgumentNullException.ThrowIfNull(comm);
+        ArgumentOutOfRangeException.ThrowIfNegative(length);
+        int c = comm.Handle, i = Info.HandleOf(info), win = 0;
+        void* mem = null;
+        int rc = Core.WinAllocate(c, (long)length * sizeof(T), sizeof(T), flavor, i, &mem, &win);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        return new Window<T>(win, comm, (T*)mem, null, length, flavor == CoreWin.AllocateShared);
+    }
+
+    /// <summary>Elements of this rank's window.</summary>
+    public int Length => _length;
+
+    /// <summary>This rank's window memory.  Throws <see cref="ObjectDisposedException"/> once the window is disposed.</summary>
+    public Memory<T> Memory
+    {
+        get
+        {
+            _ = Handle;
+            return _local.Memory;
+        }
+    }
+
+    /// <summary>
+    /// This rank's window memory as a span.  Local loads and stores race with other ranks'
+    /// operations unless an epoch orders them (MPI-4.0 12.7); do not keep the span past
+    /// <see cref="Window.Dispose"/>.
+    /// </summary>
+    public Span<T> Span => _local.GetSpan();
+
+    /// <summary>Elements of <paramref name="rank"/>'s window (known to every rank from creation).</summary>
+    public long LengthOf(int rank)
+    {
+        long bytes = 0;
+        int unit = 0;
+        Check(Core.WinSize(Handle, rank, &bytes, &unit));
+        return bytes / sizeof(T);
+    }
+
+    /// <summary>
+    /// <paramref name="rank"/>'s part of a shared-memory window, for direct loads and stores
+    /// (MPI_Win_shared_query).  Throws <see cref="ObjectDisposedException"/> once the window is disposed.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">The window was not made by <see cref="AllocateShared"/>.</exception>
+    public Memory<T> SharedMemory(int rank)
+    {
+        int h = Handle;
+        if (!_shared)
+            throw new InvalidOperationException(SR.WindowNotShared);
+        long bytes = 0;
+        int unit = 0;
+        void* mem = null;
+        Check(Core.WinSharedQuery(h, rank, &bytes, &unit, &mem));
+        return rank == Rank ? _local.Memory : new Segment(this, (T*)mem, null, checked((int)(bytes / sizeof(T)))).Memory;
+    }
+
+    /// <summary>Writes <paramref name="data"/> to <paramref name="target"/>'s window at element <paramref name="targetIndex"/> (MPI_Put).</summary>
+    public void Put(T[] data, int target, long targetIndex) => Put(data, 0, Whole(data), target, targetIndex);
+
+    /// <summary>Writes <paramref name="count"/> elements of <paramref name="data"/> from <paramref name="offset"/> (MPI_Put).</summary>
+    public void Put(T[] data, int offset, int count, int target, long targetIndex) =>
+        Transfer(data, offset, count, target, targetIndex, put: true);
+
+    /// <summary>Reads <paramref name="buffer"/>'s length of elements from <paramref name="target"/>'s window (MPI_Get); they arrive by the completing synchronization.</summary>
+    public void Get(T[] buffer, int target, long targetIndex) => Get(buffer, 0, Whole(buffer), target, targetIndex);
+
+    /// <summary>Reads <paramref name="count"/> elements into <paramref name="buffer"/> from <paramref name="offset"/> (MPI_Get).</summary>
+    public void Get(T[] buffer, int offset, int count, int target, long targetIndex) =>
+        Transfer(buffer, offset, count, target, targetIndex, put: false);
+
+    private void Transfer(T[] array, int offset, int count, int target, long targetIndex, bool put)
+    {
+        int h = Handle;
+        CheckSlice(array, offset, count);
+        fixed (T* p = array)
+        {
+            Check(put ? Core.WinPut(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, null, null)
+                      : Core.WinGet(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, null, null));
+            Held(array, count, target);
+        }
+    }
+
+    /// <summary>Combines <paramref name="data"/> into <paramref name="target"/>'s window with <paramref name="op"/>, atomically per element (MPI_Accumulate).</summary>
+    public void Accumulate(T[] data, Op op, int target, long targetIndex) => Accumulate(data, 0, Whole(data), op, target, targetIndex);
+
+    /// <summary>Accumulates <paramref name="count"/> elements of <paramref name="data"/> from <paramref name="offset"/> (MPI_Accumulate).</summary>
+    public void Accumulate(T[] data, int offset, int count, Op op, int target, long targetIndex)
+    {
+        int h = Handle, code = OpCode(op);
+        CheckSlice(data, offset, count);
+        fixed (T* p = data)
+        {
+            Check(Core.WinAccumulate(h, p + offset, null, count, ElementType<T>.Code, sizeof(T), code, target, targetIndex));
+            Held(data, count, target);
+        }
+    }
+
+    /// <summary>
+    /// Accumulates <paramref name="data"/> like <see cref="Accumulate(T[], Op, int, long)"/> and fetches the
+    /// target's elements as they were before into <paramref name="result"/> (MPI_Get_accumulate);
+    /// with <see cref="Op.NoOp"/> it is an atomic read.  The result arrives by the completing synchronization.
+    /// </summary>
+    public void GetAccumulate(T[] data, T[] result, Op op, int target, long targetIndex)
+    {
+        int h = Handle, code = OpCode(op), count = Whole(data);
+        ArgumentNullException.ThrowIfNull(result);
+        if (result.Length < count)
+            throw new ArgumentException(SR.Format(SR.WindowResultShort, result.Length, count), nameof(result));
+        fixed (T* p = data)
+        fixed (T* r = result)
+        {
+            Check(Core.WinAccumulate(h, p, r, count, ElementType<T>.Code, sizeof(T), code, target, targetIndex));
+            Held(data, count, target);
+            Held(result, count, target);
+        }
+    }
+
+    /// <summary>
+    /// Combines <paramref name="value"/> into one element of <paramref name="target"/>'s window and returns
+    /// the element as it was before (MPI_Fetch_and_op), completed before returning; needs a Lock or LockAll
+    /// epoch.  With <see cref="Op.NoOp"/> an atomic read, with <see cref="Op.Replace"/> an atomic swap.
+    /// </summary>
+    public T FetchAndOp(T value, Op op, int target, long targetIndex)
+    {
+        int h = Handle, code = OpCode(op);
+        T result = default;
+        Check(Core.WinFetch(h, &value, null, &result, ElementType<T>.Code, sizeof(T), code, target, targetIndex));
+        return result;
+    }
+
+    /// <summary>
+    /// Replaces one element of <paramref name="target"/>'s window by <paramref name="value"/> when it equals
+    /// <paramref name="compare"/>, and returns the element as it was before (MPI_Compare_and_swap), completed
+    /// before returning; needs a Lock or LockAll epoch.  T must be an integer type or bool.
+    /// </summary>
+    public T CompareAndSwap(T value, T compare, int target, long targetIndex)
+    {
+        int h = Handle;
+        if (!ElementType<T>.IsInteger && ElementType<T>.Code != ElementType<T>.Bool)
+            throw new ArgumentException(SR.Format(SR.WindowCasType, typeof(T).Name));
+        T result = default;
+        Check(Core.WinFetch(h, &value, &compare, &result, ElementType<T>.Code, sizeof(T), 0, target, targetIndex));
+        return result;
+    }
+
+    /// <summary>A Put whose completion is a request (MPI_Rput); needs a Lock or LockAll epoch.</summary>
+    public Request Rput(T[] data, int target, long targetIndex) => Rput(data, 0, Whole(data), target, targetIndex);
+
+    /// <summary>A Put of <paramref name="count"/> elements from <paramref name="offset"/> whose completion is a request (MPI_Rput).</summary>
+    public Request Rput(T[] data, int offset, int count, int target, long targetIndex) =>
+        PostRequest(data, offset, count, target, targetIndex, put: true);
+
+    /// <summary>A Get whose completion is a request: the data is in <paramref name="buffer"/> once it completes (MPI_Rget); needs a Lock or LockAll epoch.</summary>
+    public Request Rget(T[] buffer, int target, long targetIndex) => Rget(buffer, 0, Whole(buffer), target, targetIndex);
+
+    /// <summary>A Get of <paramref name="count"/> elements into <paramref name="buffer"/> from <paramref name="offset"/> (MPI_Rget).</summary>
+    public Request Rget(T[] buffer, int offset, int count, int target, long targetIndex) =>
+        PostRequest(buffer, offset, count, target, targetIndex, put: false);
+
+    private Request PostRequest(T[] buffer, int offset, int count, int target, long targetIndex, bool put)
+    {
+        int h = Handle, req = 0, rc;
+        CheckSlice(buffer, offset, count);
+        RequestGroup.Poster poster = RequestGroup.CurrentPoster;
+        bool register = Request.Hold(buffer, count, poster, out BufferHold? pin);
+        void* obj = register ? Request.ObjectAddress(ref buffer) : null;
+        fixed (T* p = buffer)
+            rc = put ? Core.WinPut(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, &req)
+                     : Core.WinGet(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, &req);
+        return Request.Posted(poster, rc, req, pin);
+    }
+
+    private protected override void OnFreed() => _local.Revoke();
+
+    private void Held(T[] array, int count, int target)
+    {
+        if (count > 0 && target != Mpi.ProcNull)
+            Hold(array, target);
+    }
+
+    private static int OpCode(Op op)
+    {
+        ArgumentNullException.ThrowIfNull(op);
+        if (op.IsUserDefined)
+            throw new ArgumentException(SR.Format(SR.WindowUserOp, op), nameof(op));
+        return op.CodeFor<T>(nameof(op));
+    }
+
+    private static int Whole(T[] array)
+    {
+        ArgumentNullException.ThrowIfNull(array);
+        return array.Length;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void CheckSlice(T[] array, int offset, int count)
+    {
+        ArgumentNullException.ThrowIfNull(array);
+        if ((uint)offset > (uint)array.Length || (uint)count > (uint)(array.Length - offset))
+            ThrowHelper.ThrowSlice(array.Length, offset, count);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void Check(int rc)
+    {
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+    }
+
+    /// <summary>
+    /// Window memory as <see cref="Memory{T}"/>: every span it hands out is checked against the
+    /// window's life, so none can be taken once the window is freed.
+    /// </summary>
+    private sealed class Segment(Window owner, T* address, T[]? array, int length) : MemoryManager<T>
+    {
+        private volatile bool _revoked;
+
+        internal void Revoke() => _revoked = true;
+
+        public override Span<T> GetSpan()
+        {
+            if (_revoked || owner.IsDisposed)
+                throw new ObjectDisposedException(owner.GetType().Name);
+            return array is not null ? array.AsSpan() : new Span<T>(address, length);
+        }
+
+        public override MemoryHandle Pin(int elementIndex = 0)
+        {
+            Span<T> s = GetSpan();
+            if ((uint)elementIndex > (uint)s.Length)
+                throw new ArgumentOutOfRangeException(nameof(elementIndex));
+            // Pinned-heap arrays and MPI's memory never move: nothing to pin.
+            return new MemoryHandle(Unsafe.AsPointer(ref Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetReference(s), elementIndex)));
+        }
+
+        public override void Unpin()
+        {
+        }
+
+        protected override void Dispose(bool disposing)
+        {
+        }
+    }
+}

@@ -1,0 +1,254 @@
+using System.Collections.Generic;
+using System.MP.Interop;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace System.MP;
+
+/// <summary>The kind of lock <see cref="Window.Lock"/> takes on a rank's window (MPI-4.0 12.5.3).</summary>
+public enum LockType
+{
+    /// <summary>No other process holds any lock on the window meanwhile (MPI_LOCK_EXCLUSIVE).</summary>
+    Exclusive,
+    /// <summary>Other processes may hold shared locks meanwhile (MPI_LOCK_SHARED).</summary>
+    Shared,
+}
+
+/// <summary>
+/// Promises about a synchronization call that let MPI skip work (MPI_MODE_*,
+/// MPI-4.0 12.5.5).  A false promise makes the program erroneous.
+/// </summary>
+[Flags]
+public enum WindowAssert
+{
+    /// <summary>No promise.</summary>
+    None = 0,
+    /// <summary>No conflicting lock or matching Post is pending (MPI_MODE_NOCHECK).</summary>
+    NoCheck = 1,
+    /// <summary>The local window was not updated by local stores since the last synchronization (MPI_MODE_NOSTORE).</summary>
+    NoStore = 2,
+    /// <summary>The local window will not be updated by Put or Accumulate until the next synchronization (MPI_MODE_NOPUT).</summary>
+    NoPut = 4,
+    /// <summary>The fence completes no operations of this process (MPI_MODE_NOPRECEDE).</summary>
+    NoPrecede = 8,
+    /// <summary>The fence starts no epoch: no operations follow it (MPI_MODE_NOSUCCEED).</summary>
+    NoSucceed = 16,
+}
+
+/// <summary>
+/// A window for one-sided communication (MPI_Win, MPI-4.0 chapter 12): memory
+/// of every rank of a communicator that the others may read and write with
+/// <see cref="Window{T}"/>'s Put, Get and accumulates.  This base class holds
+/// what does not depend on the element type: the synchronization calls that
+/// open and close epochs (<see cref="Fence"/>; <see cref="Lock"/>/<see cref="Unlock"/>,
+/// <see cref="LockAll"/>/<see cref="UnlockAll"/> and the flushes; <see cref="Post"/>,
+/// <see cref="Start"/>, <see cref="Complete"/>, <see cref="Wait"/>) and <see cref="Dispose"/>.
+/// </summary>
+/// <remarks>
+/// <para>The epochs this process opened are tracked: an operation towards a rank
+/// no open epoch covers, or a synchronization call that contradicts them, throws
+/// <see cref="InvalidOperationException"/> before anything reaches MPI.  Errors MPI
+/// reports (the window's error handler returns them) surface as <see cref="MpiException"/>
+/// with MPI's error class.</para>
+/// <para>Until the synchronization call that completes an operation, MPI may read or
+/// write the array it was given; the window pins that array (the GC cannot move it)
+/// until then, in library mode and under motor alike (counted in
+/// <see cref="MpiStatistics.PinnedHandles"/>).</para>
+/// <para>A window's synchronization calls must not race each other; its memory stays
+/// alive until <see cref="Dispose"/>, even when the window object is dropped, since
+/// other ranks may still access it.</para>
+/// </remarks>
+public abstract unsafe class Window : IDisposable
+{
+    // Windows not yet freed: other ranks may write into their memory at any time,
+    // so neither the window nor its array may be collected before Dispose.
+    private static readonly HashSet<Window> s_live = [];
+
+    private int _handle;
+    private readonly int _rank, _size;
+    private readonly List<Held> _held = []; // arrays pinned for operations not yet completed
+
+    private struct Held
+    {
+        internal int Target;
+        internal GCHandle Pin;
+    }
+
+    private protected Window(int handle, Communicator comm)
+    {
+        _handle = handle;
+        _rank = comm.Rank;
+        _size = comm.Size;
+        lock (s_live)
+            s_live.Add(this);
+    }
+
+    /// <summary>This process's rank in the window's group (that of its communicator).</summary>
+    public int Rank => _rank;
+
+    /// <summary>Number of ranks sharing the window.</summary>
+    public int Size => _size;
+
+    /// <summary>True after <see cref="Dispose"/>.</summary>
+    public bool IsDisposed => _handle == 0;
+
+    /// <summary>The core handle; throws <see cref="ObjectDisposedException"/> once disposed.</summary>
+    internal int Handle
+    {
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get
+        {
+            int h = _handle;
+            if (h == 0)
+                ThrowDisposed();
+            return h;
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private protected void ThrowDisposed() => throw new ObjectDisposedException(GetType().Name);
+
+    /// <summary>
+    /// Ends the active-target epoch and starts the next (MPI_Win_fence).  Collective.
+    /// Operations issued since the last fence are complete at every rank afterwards.
+    /// </summary>
+    /// <param name="assert">Promises MPI may rely on; <see cref="WindowAssert.NoSucceed"/> starts no new epoch.</param>
+    public void Fence(WindowAssert assert = WindowAssert.None) => Sync(CoreWin.Fence, 0, assert, -1);
+
+    /// <summary>Starts a passive-target epoch towards <paramref name="rank"/> (MPI_Win_lock).</summary>
+    /// <exception cref="InvalidOperationException">The rank is locked already, or another epoch forbids it.</exception>
+    public void Lock(int rank, LockType type = LockType.Exclusive, WindowAssert assert = WindowAssert.None) =>
+        Sync(type == LockType.Shared ? CoreWin.LockShared : CoreWin.LockExclusive, rank, assert, int.MinValue);
+
+    /// <summary>Ends the passive-target epoch towards <paramref name="rank"/> (MPI_Win_unlock): its operations are complete there.</summary>
+    public void Unlock(int rank) => Sync(CoreWin.Unlock, rank, WindowAssert.None, rank);
+
+    /// <summary>Starts a passive-target epoch towards every rank with shared locks (MPI_Win_lock_all).</summary>
+    public void LockAll(WindowAssert assert = WindowAssert.None) => Sync(CoreWin.LockAll, 0, assert, int.MinValue);
+
+    /// <summary>Ends the epoch of <see cref="LockAll"/> (MPI_Win_unlock_all).</summary>
+    public void UnlockAll() => Sync(CoreWin.UnlockAll, 0, WindowAssert.None, -1);
+
+    /// <summary>Completes every operation towards <paramref name="rank"/> at both ends, inside a passive-target epoch (MPI_Win_flush).</summary>
+    public void Flush(int rank) => Sync(CoreWin.Flush, rank, WindowAssert.None, rank);
+
+    /// <summary>Completes every operation of this process at both ends (MPI_Win_flush_all).</summary>
+    public void FlushAll() => Sync(CoreWin.FlushAll, 0, WindowAssert.None, -1);
+
+    /// <summary>Completes the operations towards <paramref name="rank"/> locally: their arrays may be reused (MPI_Win_flush_local).</summary>
+    public void FlushLocal(int rank) => Sync(CoreWin.FlushLocal, rank, WindowAssert.None, rank);
+
+    /// <summary>Completes every operation of this process locally (MPI_Win_flush_local_all).</summary>
+    public void FlushLocalAll() => Sync(CoreWin.FlushLocalAll, 0, WindowAssert.None, -1);
+
+    /// <summary>Exposes this rank's window to the ranks of <paramref name="group"/> until <see cref="Wait"/> (MPI_Win_post).</summary>
+    public void Post(Group group, WindowAssert assert = WindowAssert.None)
+    {
+        ArgumentNullException.ThrowIfNull(group);
+        Sync(CoreWin.Post, group.Handle, assert, int.MinValue);
+    }
+
+    /// <summary>Starts an access epoch towards the ranks of <paramref name="group"/>, which must Post (MPI_Win_start).</summary>
+    public void Start(Group group, WindowAssert assert = WindowAssert.None)
+    {
+        ArgumentNullException.ThrowIfNull(group);
+        Sync(CoreWin.Start, group.Handle, assert, int.MinValue);
+    }
+
+    /// <summary>Ends the access epoch of <see cref="Start"/> (MPI_Win_complete).</summary>
+    public void Complete() => Sync(CoreWin.Complete, 0, WindowAssert.None, -1);
+
+    /// <summary>Ends the exposure epoch of <see cref="Post"/> once every origin completed (MPI_Win_wait).</summary>
+    public void Wait() => Sync(CoreWin.Wait, 0, WindowAssert.None, int.MinValue);
+
+    /// <summary>
+    /// Frees the window (MPI_Win_free).  Collective.  Afterwards its memory is gone:
+    /// <see cref="Window{T}.Memory"/> and <see cref="Window{T}.Span"/> throw.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">This process has a Lock, LockAll, Start or Post epoch open on it.</exception>
+    public void Dispose()
+    {
+        int h = _handle;
+        if (h == 0)
+            return;
+        if (Mpi.IsInitialized)
+        {
+            int rc = Core.WinFree(h);
+            if (rc == CoreError.State && Mpi.IsInitialized)
+                ThrowHelper.ThrowCore(rc); // an epoch is open: the window stays usable
+            _handle = 0;
+            Release(-1);
+            lock (s_live)
+                s_live.Remove(this);
+            OnFreed();
+            if (rc < 0)
+                ThrowHelper.ThrowCore(rc);
+            return;
+        }
+        _handle = 0;
+        Release(-1);
+        lock (s_live)
+            s_live.Remove(this);
+        OnFreed();
+    }
+
+    /// <summary>What a typed window lets go of once freed.</summary>
+    private protected abstract void OnFreed();
+
+    /// <summary>
+    /// Runs a synchronization call; afterwards lets go of the arrays of the operations
+    /// it completed: those towards <paramref name="completes"/> (-1: all; int.MinValue: none).
+    /// </summary>
+    private void Sync(int kind, int arg, WindowAssert assert, int completes)
+    {
+        int rc = Core.WinSync(Handle, kind, arg, (int)assert);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        if (completes != int.MinValue)
+            Release(completes);
+    }
+
+    /// <summary>
+    /// Keeps <paramref name="array"/> in place until the synchronization that
+    /// completes an operation towards <paramref name="target"/>.  Called while the
+    /// array is fixed, right after MPI took its address.
+    /// </summary>
+    private protected void Hold(Array array, int target)
+    {
+        if (PinnedBuffers.Contains(array))
+            return;
+        lock (_held)
+        {
+            if (_held.Count > 0 && _held[^1].Target == target && ReferenceEquals(_held[^1].Pin.Target, array))
+                return;
+            _held.Add(new Held { Target = target, Pin = GCHandle.Alloc(array, GCHandleType.Pinned) });
+            BufferHold.CountPins(1);
+        }
+    }
+
+    private void Release(int target)
+    {
+        lock (_held)
+        {
+            int kept = 0;
+            for (int i = 0; i < _held.Count; i++)
+            {
+                Held h = _held[i];
+                if (target == -1 || h.Target == target)
+                    h.Pin.Free();
+                else
+                    _held[kept++] = h;
+            }
+            BufferHold.CountPins(kept - _held.Count);
+            _held.RemoveRange(kept, _held.Count - kept);
+        }
+    }
+}
+
+/// <summary>mpcore's window constants (mp_win_flavor, mp_win_sync).</summary>
+internal static class CoreWin
+{
+    internal const int Allocate = 0, AllocateShared = 1;
+    internal const int Fence = 0, LockExclusive = 1, LockShared = 2, Unlock = 3, LockAll = 4, UnlockAll = 5,
+        Flush = 6, FlushAll = 7, FlushLocal = 8, FlushLocalAll = 9, Post = 10, Start = 11, Complete = 12, Wait = 13;
+}

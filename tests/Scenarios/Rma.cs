@@ -1,0 +1,367 @@
+using System.MP;
+
+namespace Scenarios;
+
+/// <summary>
+/// One-sided communication (Window.cs, Window.Typed.cs, Info.cs): every operation under every kind
+/// of epoch with its values checked (a distributed counter on FetchAndOp, a mutex on
+/// CompareAndSwap, accumulate sums, post-start-complete-wait, shared memory), arrays moved by the
+/// GC while operations on others are in flight, and every failure mode.  Two or three ranks.
+/// </summary>
+internal static class Rma
+{
+    internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
+    {
+        s[Scenario.RmaOperations] = Operations;
+        s[Scenario.RmaGcTorture] = GcTorture;
+        s[Scenario.RmaMisuse] = Misuse;
+    }
+
+    private static long Value(int rank, int i) => rank * 1000L + i;
+
+    private static void CompactAll() => GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+
+    private static void Operations(Communicator c)
+    {
+        int me = c.Rank, n = c.Size, right = (me + 1) % n, left = (me + n - 1) % n;
+        const int slots = 32;
+        // Lengths differ by rank; everyone knows everyone's.
+        using var win = Window<long>.Allocate(c, slots + me);
+        Check.Equal(slots + me, win.Length, "local length");
+        for (int r = 0; r < n; r++)
+            Check.Equal((long)slots + r, win.LengthOf(r), $"length of rank {r}'s window");
+        long pins = Mpi.GetStatistics().PinnedHandles;
+        Span<long> local = win.Span;
+        for (int i = 0; i < local.Length; i++)
+            local[i] = Value(me, i);
+        // The fence that opens the epoch also orders the stores above before the others' Gets.
+        win.Fence();
+        var mine = new long[] { Value(me, 100), Value(me, 101), Value(me, 102), Value(me, 103) };
+        var fromRight = new long[4];
+        win.Get(fromRight, right, 4);                 // the right neighbour's own values 4..7
+        win.Put(mine, 0, 2, right, 0);                // into the right neighbour's 0..1
+        win.Accumulate(new long[] { me + 1 }, Op.Sum, 0, 8); // everyone adds into rank 0's [8]
+        win.Accumulate(new long[] { me }, Op.Max, 0, 9);
+        win.Fence();
+        Check.Sequence([Value(right, 4), Value(right, 5), Value(right, 6), Value(right, 7)], fromRight, "Get in a fence epoch");
+        Check.Sequence([Value(left, 100), Value(left, 101)], win.Span[..2], "Put from the left neighbour");
+        Check.Equal(Value(me, 2), win.Span[2], "untouched element");
+        if (me == 0)
+        {
+            Check.Equal(Value(0, 8) + (long)n * (n + 1) / 2, win.Span[8], "Accumulate Sum from every rank");
+            Check.Equal(Math.Max(Value(0, 9), n - 1), win.Span[9], "Accumulate Max");
+        }
+        win.Fence(WindowAssert.NoSucceed);
+
+        // Passive target: a distributed counter on rank 0's [10], a CAS mutex on rank 0's
+        // mutex[0] guarding a plain read-modify-write of [12].  The mutex is 32-bit: Open MPI
+        // 4.1's 64-bit CompareAndSwap crashes in its shared-memory transport (ompi#7967).
+        using var mutex = Window<int>.Allocate(c, 1);
+        if (me == 0)
+        {
+            win.Lock(0);
+            win.Span[10] = 0;
+            win.Span[12] = 0;
+            win.Unlock(0);
+            mutex.Lock(0);
+            mutex.Span[0] = 0;
+            mutex.Unlock(0);
+        }
+        c.Barrier();
+        const int increments = 50;
+        long fetchedSum = 0;
+        win.LockAll();
+        mutex.LockAll();
+        for (int k = 0; k < increments; k++)
+            fetchedSum += win.FetchAndOp(1, Op.Sum, 0, 10);
+        for (int k = 0; k < 10; k++)
+        {
+            while (mutex.CompareAndSwap(me + 1, 0, 0, 0) != 0)
+            {
+            }
+            var v = new long[1];
+            win.Get(v, 0, 12);
+            win.Flush(0);
+            v[0]++;
+            win.Put(v, 0, 12);
+            win.Flush(0);
+            Check.Equal(me + 1, mutex.FetchAndOp(0, Op.Replace, 0, 0), "mutex held by this rank when released");
+        }
+        mutex.UnlockAll();
+        if (!Mpi.LibraryVersion.StartsWith("Open MPI v4", StringComparison.Ordinal))
+        {
+            // 64-bit CompareAndSwap where the library gets it right: swaps only on a match.
+            Check.Equal(Value(me, 15), win.CompareAndSwap(-15, Value(me, 15), me, 15), "64-bit CAS that matches");
+            Check.Equal(-15L, win.CompareAndSwap(-99, 0, me, 15), "64-bit CAS that does not match");
+            Check.Equal(-15L, win.FetchAndOp(0, Op.NoOp, me, 15), "only the matching CAS swapped");
+        }
+        long total = increments * n;
+        Check.Equal(total * (total - 1) / 2, c.Allreduce(fetchedSum, Op.Sum), "FetchAndOp handed out 0..N-1 once each");
+        c.Barrier();
+        Check.Equal(total, win.FetchAndOp(0, Op.NoOp, 0, 10), "counter read atomically");
+        Check.Equal(10L * n, win.FetchAndOp(0, Op.NoOp, 0, 12), "mutex-guarded increments were not lost");
+        // GetAccumulate: fetch-and-add of a vector at the right neighbour's [13..14].
+        var before = new long[2];
+        win.GetAccumulate(new long[] { 5, 7 }, before, Op.Sum, right, 13);
+        win.Flush(right);
+        Check.Sequence([Value(right, 13), Value(right, 14)], before, "GetAccumulate fetched the old values");
+        c.Barrier();
+        var now = new long[2];
+        win.GetAccumulate(new long[2], now, Op.NoOp, me, 13);
+        win.FlushLocal(me);
+        Check.Sequence([Value(me, 13) + 5, Value(me, 14) + 7], now, "GetAccumulate NoOp: an atomic read");
+        win.UnlockAll();
+        c.Barrier();
+
+        // Exclusive lock with request-based Rput / Rget.
+        win.Lock(right);
+        Request put = win.Rput(new long[] { -1, -2, -3 }, right, 16);
+        put.Wait();
+        var back = new long[3];
+        win.Flush(right);
+        win.Rget(back, right, 16).Wait();
+        win.Unlock(right);
+        Check.Sequence([-1L, -2L, -3L], back, "Rget reads what Rput wrote");
+        c.Barrier();
+        Check.Sequence([-1L, -2L, -3L], win.Span.Slice(16, 3), "Rput arrived");
+
+        // Post-start-complete-wait with the neighbours.
+        using Group all = c.Group;
+        using Group origins = all.Include(left);
+        using Group targets = all.Include(right);
+        win.Post(origins);
+        win.Start(targets);
+        win.Put(new long[] { Value(me, 200) }, right, 20);
+        win.Complete();
+        win.Wait();
+        Check.Equal(Value(left, 200), win.Span[20], "Put in a post-start-complete-wait epoch");
+        Check.Equal(pins, Mpi.GetStatistics().PinnedHandles, "no array held after the epochs ended");
+        c.Barrier();
+
+        SharedAndCreated(c);
+    }
+
+    // Shared memory: every rank writes its own segment, reads its neighbour's directly.  A window
+    // over a pinned-heap array with hints from an Info.
+    private static void SharedAndCreated(Communicator c)
+    {
+        int me = c.Rank, n = c.Size, right = (me + 1) % n;
+        using Communicator node = c.SplitShared();
+        using var shared = Window<int>.AllocateShared(node, 8);
+        shared.LockAll();
+        for (int i = 0; i < 8; i++)
+            shared.Span[i] = me * 10 + i;
+        shared.UnlockAll();
+        node.Barrier();
+        shared.LockAll();
+        int peer = (node.Rank + 1) % node.Size;
+        Span<int> theirs = shared.SharedMemory(peer).Span;
+        Check.Equal(8, theirs.Length, "peer segment length");
+        int peerWorld = peer; // the node communicator keeps world order here (one node)
+        Check.Equal(peerWorld * 10 + 7, theirs[7], "a load from the peer's shared segment");
+        shared.UnlockAll();
+        node.Barrier();
+
+        using var info = new Info { ["accumulate_ordering"] = "none", ["motor_test_key"] = "value 1" };
+        Check.Equal("value 1", info["motor_test_key"], "info value read back");
+        Check.Equal<string?>(null, info["not_set"], "unset info key");
+        int[] array = Mpi.AllocatePinned<int>(6);
+        using var created = Window<int>.Create(c, array, info);
+        created.Fence();
+        created.Put(new[] { me + 1, me + 2 }, right, 4);
+        created.Accumulate(new[] { 1 }, Op.Sum, 0, 0);
+        created.Fence();
+        Check.Equal((me + n - 1) % n + 1, array[4], "Put into a window over a pinned-heap array");
+        if (me == 0)
+            Check.Equal(n, array[0], "Accumulate into a pinned-heap array");
+        Check.True(created.Memory.Span.Overlaps(array), "Memory is the array itself");
+        created.Fence(WindowAssert.NoSucceed);
+    }
+
+    // Passive-target epochs while compacting GCs run: the arrays passed to Put/Get/Accumulate are
+    // young and surrounded by garbage, so a GC would move them if nothing held them.  The window
+    // pins each until the flush that completes its operation; the data must arrive intact.
+    private static void GcTorture(Communicator c)
+    {
+        int me = c.Rank, n = c.Size, right = (me + 1) % n, left = (me + n - 1) % n;
+        const int rounds = 40, width = 64;
+        using var win = Window<int>.Allocate(c, rounds * width);
+        using var sums = Window<long>.Create(c, 1);
+        var keep = new List<object>();
+        var gets = new List<(int Round, int[] Buffer)>();
+        long pins = Mpi.GetStatistics().PinnedHandles;
+        win.LockAll();
+        sums.LockAll();
+        for (int round = 0; round < rounds; round++)
+        {
+            keep.Add(new byte[1000 + round]); // garbage around the operation's arrays
+            var data = new int[width];
+            for (int i = 0; i < width; i++)
+                data[i] = (me << 20) | (round << 8) | i;
+            win.Put(data, right, (long)round * width);
+            sums.Accumulate([round + 1L], Op.Sum, right, 0);
+            keep.Add(new object[100]);
+            if (round % 4 == 3)
+            {
+                CompactAll();
+                Check.True(Mpi.GetStatistics().PinnedHandles > pins, "arrays held while their operations are incomplete");
+                win.Flush(right);
+                sums.Flush(right);
+            }
+        }
+        win.FlushAll();
+        Check.Equal(pins, Mpi.GetStatistics().PinnedHandles, "flushes let go of every array");
+        c.Barrier();
+        // Read back what the left neighbour wrote here, through Gets whose buffers the GC would move.
+        for (int round = 0; round < rounds; round += 5)
+        {
+            keep.Add(new byte[2000]);
+            var buffer = new int[width];
+            win.Get(buffer, me, (long)round * width);
+            gets.Add((round, buffer));
+            CompactAll();
+        }
+        win.FlushLocal(me);
+        int bad = 0;
+        foreach ((int round, int[] buffer) in gets)
+            for (int i = 0; i < width; i++)
+                if (buffer[i] != ((left << 20) | (round << 8) | i))
+                    bad++;
+        Check.Equal(0, bad, "elements read back wrong after compacting GCs");
+        // Request-based Get into a young array, GC before Wait.
+        var rget = new int[width];
+        Request r = win.Rget(rget, me, 0);
+        CompactAll();
+        r.Wait();
+        Check.Equal((left << 20) | 5, rget[5], "Rget through a compacting GC");
+        win.UnlockAll();
+        sums.UnlockAll();
+        c.Barrier();
+        Check.Equal((long)rounds * (rounds + 1) / 2, sums.Span[0], "accumulated sums survived the GCs");
+        // The window's own memory: a pinned-heap array the GC must not move or free.
+        CompactAll();
+        Check.Equal((long)rounds * (rounds + 1) / 2, sums.Memory.Span[0], "window memory intact after GC");
+        GC.KeepAlive(keep);
+        c.Barrier();
+    }
+
+    private struct Pair
+    {
+        public int A, B;
+    }
+
+    private static void Misuse(Communicator c)
+    {
+        int me = c.Rank, n = c.Size, right = (me + 1) % n;
+        using var win = Window<long>.Allocate(c, 10);
+        var one = new long[1];
+        // No epoch open.
+        Check.Throws<InvalidOperationException>(() => win.Put(one, right, 0), "Put outside any epoch");
+        Check.Throws<InvalidOperationException>(() => win.Get(one, right, 0), "Get outside any epoch");
+        Check.Throws<InvalidOperationException>(() => win.Unlock(right), "Unlock without Lock");
+        Check.Throws<InvalidOperationException>(() => win.UnlockAll(), "UnlockAll without LockAll");
+        Check.Throws<InvalidOperationException>(() => win.Flush(right), "Flush outside a passive epoch");
+        Check.Throws<InvalidOperationException>(() => win.FlushAll(), "FlushAll outside a passive epoch");
+        Check.Throws<InvalidOperationException>(() => win.Complete(), "Complete without Start");
+        Check.Throws<InvalidOperationException>(() => win.Wait(), "Wait without Post");
+        // Fence epoch: passive-only operations refused.
+        win.Fence();
+        Check.Throws<InvalidOperationException>(() => win.FetchAndOp(1, Op.Sum, right, 0), "FetchAndOp in a fence epoch");
+        Check.Throws<InvalidOperationException>(() => win.Rput(one, right, 0), "Rput in a fence epoch");
+        // Out of the target's window, before anything is sent.
+        var e = Catch<ArgumentOutOfRangeException>(() => win.Put(new long[3], right, 8));
+        Check.True(e?.Message.Contains("80 bytes", StringComparison.Ordinal) == true, $"message names the window size: {e?.Message}");
+        Check.Throws<ArgumentOutOfRangeException>(() => win.Get(one, right, 10), "Get at the end");
+        Check.Throws<ArgumentOutOfRangeException>(() => win.Get(one, right, -1), "negative index");
+        Check.Throws<ArgumentOutOfRangeException>(() => win.Accumulate(one, Op.Sum, right, long.MaxValue / 4), "huge index");
+        Check.Throws<ArgumentOutOfRangeException>(() => win.Put(one, n, 0), "target rank out of range");
+        Check.Throws<ArgumentOutOfRangeException>(() => win.Put(one, 0, 2, right, 0), "local slice past the array");
+        Check.Throws<ArgumentException>(() => win.GetAccumulate(new long[2], one, Op.Sum, right, 0), "result too short");
+        using (Op user = Op.Create<long>((a, b) => a + b))
+            Check.Throws<ArgumentException>(() => win.Accumulate(one, user, right, 0), "user op in Accumulate");
+        Check.Throws<ArgumentException>(() => win.Accumulate(one, Op.NoOp, right, 0), "NoOp in Accumulate");
+        Check.Throws<ArgumentException>(() => win.Accumulate(one, Op.MinLoc, right, 0), "MinLoc on long");
+        win.Put(one, Mpi.ProcNull, 0); // ProcNull: nothing moves, nothing held
+        win.Fence(WindowAssert.NoSucceed);
+        // Passive epochs.
+        win.Lock(right);
+        Check.Throws<InvalidOperationException>(() => win.Lock(right), "Lock twice");
+        Check.Throws<InvalidOperationException>(() => win.LockAll(), "LockAll inside Lock");
+        Check.Throws<InvalidOperationException>(() => win.Fence(), "Fence inside Lock");
+        Check.Throws<InvalidOperationException>(() => win.Dispose(), "Dispose with a Lock open");
+        Check.True(!win.IsDisposed, "the window survives a refused Dispose");
+        Check.Throws<InvalidOperationException>(() => win.FetchAndOp(1, Op.Sum, me, 0), "FetchAndOp towards an unlocked rank");
+        win.Unlock(right);
+        win.LockAll();
+        Check.Throws<InvalidOperationException>(() => win.Unlock(right), "Unlock under LockAll");
+        Check.Throws<InvalidOperationException>(() => win.Lock(right), "Lock under LockAll");
+        win.UnlockAll();
+        // Types.
+        using (var dwin = Window<double>.Allocate(c, 2))
+        {
+            dwin.Span[1] = 0;
+            dwin.LockAll();
+            Check.Throws<ArgumentException>(() => dwin.CompareAndSwap(1.0, 0.0, right, 0), "CompareAndSwap on double");
+            Check.Equal(0.0, dwin.FetchAndOp(2.5, Op.Sum, me, 1), "FetchAndOp on double");
+            dwin.UnlockAll();
+        }
+        using (var pwin = Window<Pair>.Allocate(c, 2))
+        {
+            pwin.LockAll();
+            Check.Throws<ArgumentException>(() => pwin.Accumulate([new Pair()], Op.Sum, right, 0), "Sum on a struct");
+            Check.Throws<ArgumentException>(() => pwin.FetchAndOp(new Pair(), Op.Replace, right, 0), "FetchAndOp on a struct");
+            pwin.Accumulate([new Pair { A = me, B = -me }], Op.Replace, right, 1); // Replace moves any element type
+            pwin.Flush(right);
+            pwin.UnlockAll();
+        }
+        Check.Throws<ArgumentException>(() => Window<int>.Create(c, new int[4]), "Create over a movable array");
+        // Errors MPI itself raises come back with MPI's error class: Lock takes only NoCheck.
+        var mpi = Catch<MpiException>(() => win.Lock(right, LockType.Shared, WindowAssert.NoPut));
+        Check.True(mpi is { ErrorClass: > 0 }, $"MPI's own error for a bad assertion: {mpi?.Message}");
+        if (mpi is null)
+            win.Unlock(right);
+        c.Barrier();
+        // Info misuse.
+        var info = new Info();
+        Check.Throws<ArgumentException>(() => info[new string('k', 300)] = "v", "info key too long");
+        Check.Throws<ArgumentException>(() => info["k"] = new string('v', 5000), "info value too long");
+        Check.Throws<ArgumentNullException>(() => info["k"] = null, "null info value");
+        info.Dispose();
+        Check.Throws<ObjectDisposedException>(() => _ = info["k"], "disposed info");
+        Check.Throws<ObjectDisposedException>(() => Window<int>.Allocate(c, 1, info), "window with a disposed info");
+        // Use after Dispose.
+        using Communicator node = c.SplitShared();
+        var gone = Window<int>.AllocateShared(node, 4);
+        Memory<int> memory = gone.Memory;
+        gone.Dispose();
+        Check.True(gone.IsDisposed, "disposed");
+        Check.Throws<ObjectDisposedException>(() => _ = gone.Span.Length, "Span after Dispose");
+        Check.Throws<ObjectDisposedException>(() => _ = memory.Span.Length, "a Memory taken before Dispose");
+        Check.Throws<ObjectDisposedException>(() => _ = gone.Memory, "Memory after Dispose");
+        Check.Throws<ObjectDisposedException>(() => gone.SharedMemory(0), "SharedMemory after Dispose");
+        Check.Throws<ObjectDisposedException>(() => gone.Fence(), "Fence after Dispose");
+        Check.Throws<ObjectDisposedException>(() => gone.Put([1], right, 0), "Put after Dispose");
+        gone.Dispose(); // twice is harmless
+        Check.Throws<InvalidOperationException>(() => win.SharedMemory(0), "SharedMemory of a window that is not shared");
+        c.Barrier();
+    }
+
+    private static TException? Catch<TException>(Action action) where TException : Exception
+    {
+        try
+        {
+            action();
+            Check.True(false, $"no exception, expected {typeof(TException).Name}");
+        }
+        catch (TException e)
+        {
+            Check.True(true, typeof(TException).Name);
+            return e;
+        }
+        catch (Exception e)
+        {
+            Check.True(false, $"{e.GetType().Name} ({e.Message}), expected {typeof(TException).Name}");
+        }
+        return null;
+    }
+}

@@ -1,0 +1,31 @@
+using Scenarios;
+using Xunit;
+
+namespace System.MP.Tests;
+
+/// <summary>
+/// One-sided communication (Window.cs, Window.Typed.cs, Info.cs) as 2-rank jobs
+/// (tests/Scenarios/Rma.cs) in library mode and under motor, on the MPICH core and on the Open MPI
+/// core, plus one 3-rank job: every operation under every kind of epoch with its values checked,
+/// arrays moved by compacting GCs while operations on others are in flight, and every failure mode.
+/// </summary>
+public class RmaTests
+{
+    public static TheoryData<Scenario, bool, bool> Jobs()
+    {
+        var data = new TheoryData<Scenario, bool, bool>();
+        foreach (Scenario s in new[] { Scenario.RmaOperations, Scenario.RmaGcTorture, Scenario.RmaMisuse })
+            foreach (bool hosted in new[] { false, true })
+                foreach (bool openMpi in new[] { false, true })
+                    data.Add(s, hosted, openMpi);
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(Jobs))]
+    public void TwoRanks(Scenario scenario, bool hosted, bool openMpi) =>
+        Job.RunScenario(scenario, 2, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+
+    [Fact]
+    public void ThreeRanksRunEveryOperation() => Job.RunScenario(Scenario.RmaOperations, 3, hosted: true);
+}
