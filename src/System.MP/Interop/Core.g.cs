@@ -215,7 +215,7 @@ internal struct CoreTable
     internal nint WinFetch;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 7;
+    internal const uint ExpectedAbiVersion = 8;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
