@@ -101,6 +101,10 @@ public enum Scenario
     PersistentDropped,
     PersistentMisuse,
     PersistentCollectives,
+
+    // The rest of point-to-point and the buffer collectives (Remainder.cs)
+    RemainderTwoRanks,
+    RemainderUneven,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>

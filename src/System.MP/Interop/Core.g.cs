@@ -197,6 +197,7 @@ internal struct CoreTable
     internal nint CollPost;
     internal nint OpCreate;
     internal nint OpFree;
+    internal nint Imrecv;
     internal nint GcScan;
     internal nint GcAttach;
 
@@ -292,6 +293,7 @@ internal struct CoreTable
         "FAST int coll_post(mp_comm_t comm, const mp_coll_t *c, void *send_obj, void *recv_obj, mp_req_t *req)\n" +
         "BLOCKING int op_create(mp_user_fn fn, void *state, int commutative, int32_t *op)\n" +
         "BLOCKING int op_free(int32_t op)\n" +
+        "FAST int imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)\n" +
         "GC int gc_scan(int pass, mp_gc_report_fn report, void *ctx)\n" +
         "GC void gc_attach(void)\n" +
         "";
@@ -478,6 +480,8 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>, void*, int, int*, int> OpCreate;
     /// <summary>BLOCKING: int mp_op_free(int32_t op)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, int> OpFree;
+    /// <summary>FAST: int mp_imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, void*, int*, int> Imrecv;
 
 #pragma warning disable CA1810 // the table must be validated before any field is read
     static Core()
@@ -571,5 +575,6 @@ internal static unsafe partial class Core
         CollPost = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, void*, void*, int*, int>)t->CollPost;
         OpCreate = (delegate* unmanaged[Cdecl]<delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>, void*, int, int*, int>)t->OpCreate;
         OpFree = (delegate* unmanaged[Cdecl]<int, int>)t->OpFree;
+        Imrecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, void*, int*, int>)t->Imrecv;
     }
 }
