@@ -51,6 +51,7 @@ extern "C" {
     X(Gatherv) X(Scatterv) X(Allgatherv) X(Alltoallv)                         \
     X(Ireduce_scatter_block) X(Igather) X(Iscatter) X(Iallgather) X(Ialltoall) \
     X(Igatherv) X(Iscatterv) X(Iallgatherv) X(Ialltoallv)                     \
+    X(Reduce_scatter) X(Ireduce_scatter)                                      \
     X(Type_contiguous) X(Type_commit) X(Type_free) X(Op_create) X(Op_free)   \
     X(Comm_group) X(Group_size) X(Group_rank) X(Group_union)                  \
     X(Group_intersection) X(Group_difference) X(Group_incl) X(Group_excl)     \

@@ -53,6 +53,11 @@ public unsafe partial class Communicator
         return value;
     }
 
+    /// <summary>Replaces <paramref name="value"/> with the root's value on every rank (MPI_Bcast of one element).</summary>
+    /// <param name="value">At the root, the value; elsewhere, overwritten with it.</param>
+    /// <param name="root">Rank whose value is broadcast.</param>
+    public void Bcast<T>(ref T value, int root) where T : unmanaged => Bcast(new Span<T>(ref value), root);
+
     /// <summary>Combines the arrays of all ranks element by element into the root's <paramref name="recv"/> (MPI_Reduce).</summary>
     /// <param name="send">This rank's contribution (same length on every rank).</param>
     /// <param name="recv">At the root, at least as long as <paramref name="send"/>; ignored elsewhere (may be null).</param>
@@ -157,13 +162,105 @@ public unsafe partial class Communicator
     public void ReduceScatterBlock<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
         int h = Handle;
-        RequireIntra("ReduceScatterBlock");
+        ReduceScatterBlockArgs(send, recv, "ReduceScatterBlock");
+        Reduction(h, CollKind.ReduceScatterBlock, send, recv, recv.Length, op, 0);
+    }
+
+    /// <summary>
+    /// Exclusive prefix reduction of arrays, element by element: rank r gets the
+    /// arrays of ranks 0..r-1 combined; rank 0 gets default elements (MPI_Exscan).
+    /// </summary>
+    /// <param name="send">This rank's contribution.</param>
+    /// <param name="recv">Where the prefix result goes; at least as long as <paramref name="send"/>.</param>
+    /// <param name="op">The operation.</param>
+    public void Exscan<T>(T[] send, T[] recv, Op op) where T : unmanaged
+    {
+        int h = Handle;
+        RequireIntra("Exscan");
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
-        if (recv is null)
-            ThrowHelper.ThrowNull(nameof(recv));
-        RequireLength(send, nameof(send), (long)recv.Length * _peerSize);
-        Reduction(h, CollKind.ReduceScatterBlock, send, recv, recv.Length, op, 0);
+        RequireLength(recv, nameof(recv), send.Length);
+        Reduction(h, CollKind.Exscan, send, recv, send.Length, op, 0);
+        if (_rank == 0) // MPI leaves rank 0's result undefined (MPI-4.0 §6.11.2)
+            Array.Clear(recv, 0, send.Length);
+    }
+
+    /// <summary>
+    /// Reduces arrays element by element and scatters blocks of different
+    /// lengths: rank r gets <paramref name="counts"/>[r] elements of the result,
+    /// starting after the blocks of ranks 0..r-1 (MPI_Reduce_scatter).
+    /// </summary>
+    /// <param name="send">This rank's contribution: at least the sum of <paramref name="counts"/> elements.</param>
+    /// <param name="recv">This rank's block of the result: at least counts[Rank] elements.</param>
+    /// <param name="counts">Each rank's block length (one entry per rank, the same on every rank).</param>
+    /// <param name="op">The operation.</param>
+    /// <exception cref="ArgumentException">A count is negative, <paramref name="counts"/> has not one entry per rank, or a buffer is too short.</exception>
+    public void ReduceScatter<T>(T[] send, T[] recv, int[] counts, Op op) where T : unmanaged
+    {
+        int h = Handle;
+        int mine = ReduceScatterArgs(send, recv, counts);
+        ArgumentNullException.ThrowIfNull(op);
+        op = op.For<T>();
+        fixed (T* s = send)
+        fixed (T* r = recv)
+        fixed (int* c = counts)
+        {
+            CollDesc d = Desc<T>(CollKind.ReduceScatter, mine, s, r, 0);
+            d.Op = op.CodeFor<T>(nameof(op));
+            d.RecvCounts = c;
+            Run(h, &d, op.IsUserDefined);
+        }
+    }
+
+    /// <summary>Returns every rank's value, in rank order (MPI_Allgather of one element).</summary>
+    /// <param name="value">This rank's value.</param>
+    /// <returns>One value per rank (on an intercommunicator: per rank of the remote group).</returns>
+    public T[] Allgather<T>(T value) where T : unmanaged
+    {
+        int h = Handle;
+        var all = new T[_peerSize];
+        fixed (T* r = all)
+        {
+            CollDesc d = Desc<T>(CollKind.Allgather, 1, &value, r, 0);
+            Run(h, &d, false);
+        }
+        return all;
+    }
+
+    /// <summary>Collects one value per rank at the root, in rank order (MPI_Gather of one element).</summary>
+    /// <param name="value">This rank's value.</param>
+    /// <param name="root">Rank that collects (on an intercommunicator: <see cref="Mpi.Root"/>, <see cref="Mpi.ProcNull"/> or the remote root's rank).</param>
+    /// <returns>At the root, the values; null elsewhere.</returns>
+    public T[]? Gather<T>(T value, int root) where T : unmanaged
+    {
+        int h = Handle;
+        CheckRoot(root);
+        T[]? all = IsRoot(root) ? new T[_peerSize] : null;
+        fixed (T* r = all)
+        {
+            CollDesc d = Desc<T>(CollKind.Gather, 1, &value, r, root);
+            Run(h, &d, false);
+        }
+        return all;
+    }
+
+    /// <summary>Sends value r of the root's array to rank r and returns this rank's (MPI_Scatter of one element).</summary>
+    /// <param name="values">At the root, one value per rank; ignored elsewhere (may be null).</param>
+    /// <param name="root">Rank that scatters.</param>
+    /// <returns>This rank's value (default on an intercommunicator's root group).</returns>
+    public T Scatter<T>(T[]? values, int root) where T : unmanaged
+    {
+        int h = Handle;
+        CheckRoot(root);
+        if (IsRoot(root))
+            RequireLength(values, nameof(values), _peerSize);
+        T result = default;
+        fixed (T* s = values)
+        {
+            CollDesc d = Desc<T>(CollKind.Scatter, 1, s, &result, root);
+            Run(h, &d, false);
+        }
+        return result;
     }
 
     /// <summary>Collects every rank's array at the root, in rank order (MPI_Gather).</summary>
@@ -245,8 +342,12 @@ public unsafe partial class Communicator
         }
     }
 
+    // The v-collectives on an intercommunicator (MPI-4.0 §6.2.2): counts and
+    // displacements describe the remote group's blocks, and the root's group
+    // passes Mpi.Root (the root) or Mpi.ProcNull (the others) as root.
+
     /// <summary>Collects blocks of different lengths at the root (MPI_Gatherv).</summary>
-    /// <param name="send">This rank's block.</param>
+    /// <param name="send">This rank's block (ignored, may be null, in an intercommunicator's root group).</param>
     /// <param name="recv">At the root, where the blocks go; ignored elsewhere (may be null).</param>
     /// <param name="counts">At the root, each rank's block length (one entry per rank).</param>
     /// <param name="displs">At the root, where each rank's block starts in <paramref name="recv"/>; blocks may not overlap.</param>
@@ -254,24 +355,14 @@ public unsafe partial class Communicator
     public void Gatherv<T>(T[] send, T[]? recv, int[] counts, int[] displs, int root) where T : unmanaged
     {
         int h = Handle;
-        RequireIntra("Gatherv");
-        if (send is null)
-            ThrowHelper.ThrowNull(nameof(send));
-        CheckRoot(root);
-        bool atRoot = IsRoot(root);
-        if (atRoot)
-        {
-            if (recv is null)
-                throw new ArgumentNullException(nameof(recv), SR.Format(SR.BufferRequiredAtRoot, nameof(recv)));
-            CheckBlocks(counts, nameof(counts), displs, nameof(displs), recv.Length, nameof(recv), noOverlap: true);
-            CheckOwnCount(send.Length, nameof(send), counts, nameof(counts));
-        }
+        CollDesc d = GathervArgs(send, recv, counts, displs, root, out bool atRoot);
         fixed (T* s = send)
         fixed (T* r = recv)
         fixed (int* c = atRoot ? counts : null)
         fixed (int* dp = atRoot ? displs : null)
         {
-            CollDesc d = Desc<T>(CollKind.Gatherv, send.Length, s, r, root);
+            d.SendBuf = s;
+            d.RecvBuf = r;
             d.RecvCounts = c;
             d.RDispls = dp;
             Run(h, &d, false);
@@ -280,38 +371,21 @@ public unsafe partial class Communicator
 
     /// <summary>Sends blocks of different lengths from the root; rank r gets counts[r] elements (MPI_Scatterv).</summary>
     /// <param name="send">At the root, the data; ignored elsewhere (may be null).</param>
-    /// <param name="counts">Each rank's block length (one entry per rank, the same on every rank).</param>
+    /// <param name="counts">Each rank's block length (one entry per rank, the same on every rank; on an intercommunicator, the root's names the remote group's ranks).</param>
     /// <param name="displs">At the root, where each block starts in <paramref name="send"/>.</param>
-    /// <param name="recv">This rank's block: at least counts[Rank] elements.</param>
+    /// <param name="recv">This rank's block: at least counts[Rank] elements (ignored in an intercommunicator's root group).</param>
     /// <param name="root">Rank that scatters.</param>
     public void Scatterv<T>(T[]? send, int[] counts, int[] displs, T[] recv, int root) where T : unmanaged
     {
         int h = Handle;
-        RequireIntra("Scatterv");
-        if (recv is null)
-            ThrowHelper.ThrowNull(nameof(recv));
-        CheckRoot(root);
-        bool atRoot = IsRoot(root);
-        if (counts is null)
-            ThrowHelper.ThrowNull(nameof(counts));
-        if (counts.Length != _size)
-            throw new ArgumentException(SR.Format(SR.CountsLength, nameof(counts), counts.Length, _size), nameof(counts));
-        if (atRoot)
-        {
-            if (send is null)
-                throw new ArgumentNullException(nameof(send), SR.Format(SR.BufferRequiredAtRoot, nameof(send)));
-            CheckBlocks(counts, nameof(counts), displs, nameof(displs), send.Length, nameof(send), noOverlap: false);
-        }
-        int mine = counts[_rank];
-        if (mine < 0)
-            throw new ArgumentException(SR.Format(SR.NegativeEntry, nameof(counts), _rank, mine), nameof(counts));
-        RequireLength(recv, nameof(recv), mine);
+        CollDesc d = ScattervArgs(send, counts, displs, recv, root, out bool atRoot);
         fixed (T* s = send)
         fixed (T* r = recv)
-        fixed (int* c = counts)
+        fixed (int* c = atRoot ? counts : null)
         fixed (int* dp = atRoot ? displs : null)
         {
-            CollDesc d = Desc<T>(CollKind.Scatterv, mine, s, r, root);
+            d.SendBuf = s;
+            d.RecvBuf = r;
             d.SendCounts = c;
             d.SDispls = dp;
             Run(h, &d, false);
@@ -319,26 +393,21 @@ public unsafe partial class Communicator
     }
 
     /// <summary>Every rank gets every rank's block of its own length (MPI_Allgatherv).</summary>
-    /// <param name="send">This rank's block: counts[Rank] elements.</param>
+    /// <param name="send">This rank's block: counts[Rank] elements (on an intracommunicator).</param>
     /// <param name="recv">Where the blocks go.</param>
-    /// <param name="counts">Each rank's block length.</param>
+    /// <param name="counts">Each rank's block length (on an intercommunicator: each remote rank's).</param>
     /// <param name="displs">Where each block starts in <paramref name="recv"/>; blocks may not overlap.</param>
     public void Allgatherv<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
     {
         int h = Handle;
-        RequireIntra("Allgatherv");
-        if (send is null)
-            ThrowHelper.ThrowNull(nameof(send));
-        if (recv is null)
-            ThrowHelper.ThrowNull(nameof(recv));
-        CheckBlocks(counts, nameof(counts), displs, nameof(displs), recv.Length, nameof(recv), noOverlap: true);
-        CheckOwnCount(send.Length, nameof(send), counts, nameof(counts));
+        CollDesc d = AllgathervArgs(send, recv, counts, displs);
         fixed (T* s = send)
         fixed (T* r = recv)
         fixed (int* c = counts)
         fixed (int* dp = displs)
         {
-            CollDesc d = Desc<T>(CollKind.Allgatherv, send.Length, s, r, 0);
+            d.SendBuf = s;
+            d.RecvBuf = r;
             d.RecvCounts = c;
             d.RDispls = dp;
             Run(h, &d, false);
@@ -356,13 +425,7 @@ public unsafe partial class Communicator
                              T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
     {
         int h = Handle;
-        RequireIntra("Alltoallv");
-        if (send is null)
-            ThrowHelper.ThrowNull(nameof(send));
-        if (recv is null)
-            ThrowHelper.ThrowNull(nameof(recv));
-        CheckBlocks(sendCounts, nameof(sendCounts), sendDispls, nameof(sendDispls), send.Length, nameof(send), noOverlap: false);
-        CheckBlocks(recvCounts, nameof(recvCounts), recvDispls, nameof(recvDispls), recv.Length, nameof(recv), noOverlap: true);
+        CollDesc d = AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls);
         fixed (T* s = send)
         fixed (T* r = recv)
         fixed (int* sc = sendCounts)
@@ -370,7 +433,8 @@ public unsafe partial class Communicator
         fixed (int* rc = recvCounts)
         fixed (int* rd = recvDispls)
         {
-            CollDesc d = Desc<T>(CollKind.Alltoallv, 0, s, r, 0);
+            d.SendBuf = s;
+            d.RecvBuf = r;
             d.SendCounts = sc;
             d.SDispls = sd;
             d.RecvCounts = rc;
@@ -463,6 +527,152 @@ public unsafe partial class Communicator
         int h = Handle;
         CollDesc d = AlltoallArgs(send, recv);
         return Request.PostCollective(h, &d, send, recv);
+    }
+
+    /// <summary>Starts an inclusive prefix reduction of arrays (MPI_Iscan).  Built-in operations only.</summary>
+    /// <param name="send">This rank's contribution.</param>
+    /// <param name="recv">Room for the result.</param>
+    /// <param name="op">A built-in operation.</param>
+    public Request IScan<T>(T[] send, T[] recv, Op op) where T : unmanaged
+    {
+        int h = Handle;
+        RequireIntra("IScan");
+        CollDesc d = AllreduceArgs(send, recv, op, CollKind.Scan);
+        return Request.PostCollective(h, &d, send, recv);
+    }
+
+    /// <summary>
+    /// Starts an exclusive prefix reduction of arrays (MPI_Iexscan).  Built-in
+    /// operations only.  Rank 0's <paramref name="recv"/> is not defined by MPI
+    /// (MPI-4.0 §6.11.2); the blocking <see cref="Exscan{T}(T[], T[], Op)"/> clears it.
+    /// </summary>
+    /// <param name="send">This rank's contribution.</param>
+    /// <param name="recv">Room for the result.</param>
+    /// <param name="op">A built-in operation.</param>
+    public Request IExscan<T>(T[] send, T[] recv, Op op) where T : unmanaged
+    {
+        int h = Handle;
+        RequireIntra("IExscan");
+        CollDesc d = AllreduceArgs(send, recv, op, CollKind.Exscan);
+        return Request.PostCollective(h, &d, send, recv);
+    }
+
+    /// <summary>Starts a reduction scattered in equal blocks (MPI_Ireduce_scatter_block).  Built-in operations only.</summary>
+    /// <param name="send">This rank's contribution: Size blocks of <paramref name="recv"/>.Length elements.</param>
+    /// <param name="recv">This rank's block of the result.</param>
+    /// <param name="op">A built-in operation.</param>
+    public Request IReduceScatterBlock<T>(T[] send, T[] recv, Op op) where T : unmanaged
+    {
+        int h = Handle;
+        ReduceScatterBlockArgs(send, recv, "IReduceScatterBlock");
+        CollDesc d = Desc<T>(CollKind.ReduceScatterBlock, recv.Length, null, null, 0);
+        d.Op = NonblockingOp<T>(op);
+        return Request.PostCollective(h, &d, send, recv);
+    }
+
+    /// <summary>Starts a reduction scattered in blocks of different lengths (MPI_Ireduce_scatter).  Built-in operations only.</summary>
+    /// <param name="send">This rank's contribution: at least the sum of <paramref name="counts"/> elements.</param>
+    /// <param name="recv">This rank's block: at least counts[Rank] elements.</param>
+    /// <param name="counts">Each rank's block length (copied: the array may change once this returns).</param>
+    /// <param name="op">A built-in operation.</param>
+    public Request IReduceScatter<T>(T[] send, T[] recv, int[] counts, Op op) where T : unmanaged
+    {
+        int h = Handle;
+        int mine = ReduceScatterArgs(send, recv, counts);
+        CollDesc d = Desc<T>(CollKind.ReduceScatter, mine, null, null, 0);
+        d.Op = NonblockingOp<T>(op);
+        return PostVector(h, d, send, recv, null, null, counts, null);
+    }
+
+    /// <summary>Starts a gather of blocks of different lengths (MPI_Igatherv); arguments as for <see cref="Gatherv"/>.</summary>
+    /// <param name="send">This rank's block.</param>
+    /// <param name="recv">At the root, where the blocks go; ignored elsewhere (may be null).</param>
+    /// <param name="counts">At the root, each rank's block length (copied: the array may change once this returns).</param>
+    /// <param name="displs">At the root, where each block starts in <paramref name="recv"/> (copied).</param>
+    /// <param name="root">Rank that collects.</param>
+    public Request IGatherv<T>(T[] send, T[]? recv, int[] counts, int[] displs, int root) where T : unmanaged
+    {
+        int h = Handle;
+        CollDesc d = GathervArgs(send, recv, counts, displs, root, out bool atRoot);
+        return atRoot ? PostVector(h, d, send, recv, null, null, counts, displs)
+                      : PostVector<T>(h, d, send, null, null, null, null, null);
+    }
+
+    /// <summary>Starts a scatter of blocks of different lengths (MPI_Iscatterv); arguments as for <see cref="Scatterv"/>.</summary>
+    /// <param name="send">At the root, the data; ignored elsewhere (may be null).</param>
+    /// <param name="counts">Each rank's block length (copied: the array may change once this returns).</param>
+    /// <param name="displs">At the root, where each block starts in <paramref name="send"/> (copied).</param>
+    /// <param name="recv">This rank's block.</param>
+    /// <param name="root">Rank that scatters.</param>
+    public Request IScatterv<T>(T[]? send, int[] counts, int[] displs, T[] recv, int root) where T : unmanaged
+    {
+        int h = Handle;
+        CollDesc d = ScattervArgs(send, counts, displs, recv, root, out bool atRoot);
+        return atRoot ? PostVector(h, d, send, recv, counts, displs, null, null)
+                      : PostVector(h, d, null, recv, null, null, null, null);
+    }
+
+    /// <summary>Starts an all-gather of blocks of different lengths (MPI_Iallgatherv); arguments as for <see cref="Allgatherv"/>.</summary>
+    /// <param name="send">This rank's block.</param>
+    /// <param name="recv">Where the blocks go.</param>
+    /// <param name="counts">Each rank's block length (copied: the array may change once this returns).</param>
+    /// <param name="displs">Where each block starts in <paramref name="recv"/> (copied).</param>
+    public Request IAllgatherv<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
+    {
+        int h = Handle;
+        CollDesc d = AllgathervArgs(send, recv, counts, displs);
+        return PostVector(h, d, send, recv, null, null, counts, displs);
+    }
+
+    /// <summary>Starts a personalized exchange of blocks of different lengths (MPI_Ialltoallv); arguments as for <see cref="Alltoallv"/>.</summary>
+    /// <param name="send">The outgoing data.</param>
+    /// <param name="sendCounts">Elements for each destination (copied: the array may change once this returns).</param>
+    /// <param name="sendDispls">Where each destination's block starts in <paramref name="send"/> (copied).</param>
+    /// <param name="recv">Where incoming blocks go.</param>
+    /// <param name="recvCounts">Elements from each source (copied).</param>
+    /// <param name="recvDispls">Where each source's block starts in <paramref name="recv"/> (copied).</param>
+    public Request IAlltoallv<T>(T[] send, int[] sendCounts, int[] sendDispls,
+                                 T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
+    {
+        int h = Handle;
+        CollDesc d = AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls);
+        return PostVector(h, d, send, recv, sendCounts, sendDispls, recvCounts, recvDispls);
+    }
+
+    /// <summary>Posts a v-collective whose counts and displacements live in a native copy until the core frees the request.</summary>
+    private static Request PostVector<T>(int h, CollDesc d, T[]? send, T[]? recv,
+                                         int[]? sendCounts, int[]? sendDispls, int[]? recvCounts, int[]? recvDispls) where T : unmanaged
+    {
+        int* p = VectorCounts.Copy(sendCounts, sendDispls, recvCounts, recvDispls), q = p;
+        if (sendCounts is not null)
+        {
+            d.SendCounts = q;
+            q += sendCounts.Length;
+        }
+        if (sendDispls is not null)
+        {
+            d.SDispls = q;
+            q += sendDispls.Length;
+        }
+        if (recvCounts is not null)
+        {
+            d.RecvCounts = q;
+            q += recvCounts.Length;
+        }
+        if (recvDispls is not null)
+            d.RDispls = q;
+        Request r;
+        try
+        {
+            r = Request.PostCollective(h, &d, send, recv);
+        }
+        catch
+        {
+            VectorCounts.Free(p);
+            throw;
+        }
+        VectorCounts.Track(r, p);
+        return r;
     }
 
     // ---- persistent collectives (MPI-4.0 §6.12): made collectively, started collectively ----
@@ -590,12 +800,12 @@ public unsafe partial class Communicator
         return d;
     }
 
-    private static CollDesc AllreduceArgs<T>(T[] send, T[] recv, Op op) where T : unmanaged
+    private static CollDesc AllreduceArgs<T>(T[] send, T[] recv, Op op, int kind = CollKind.Allreduce) where T : unmanaged
     {
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         RequireLength(recv, nameof(recv), send.Length);
-        CollDesc d = Desc<T>(CollKind.Allreduce, send.Length, null, null, 0);
+        CollDesc d = Desc<T>(kind, send.Length, null, null, 0);
         d.Op = NonblockingOp<T>(op);
         return d;
     }
@@ -638,6 +848,107 @@ public unsafe partial class Communicator
         return Desc<T>(CollKind.Alltoall, send.Length / _peerSize, null, null, 0);
     }
 
+    private CollDesc GathervArgs<T>(T[]? send, T[]? recv, int[] counts, int[] displs, int root, out bool atRoot) where T : unmanaged
+    {
+        CheckRoot(root);
+        atRoot = IsRoot(root);
+        bool sends = !_isInter || (root != Mpi.Root && root != Mpi.ProcNull);
+        if (sends && send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        if (atRoot)
+        {
+            if (recv is null)
+                throw new ArgumentNullException(nameof(recv), SR.Format(SR.BufferRequiredAtRoot, nameof(recv)));
+            CheckBlocks(counts, nameof(counts), displs, nameof(displs), recv.Length, nameof(recv), noOverlap: true);
+            if (!_isInter)
+                CheckOwnCount(send!.Length, nameof(send), counts, nameof(counts));
+        }
+        return Desc<T>(CollKind.Gatherv, sends ? send!.Length : 0, null, null, root);
+    }
+
+    private CollDesc ScattervArgs<T>(T[]? send, int[] counts, int[] displs, T[]? recv, int root, out bool atRoot) where T : unmanaged
+    {
+        CheckRoot(root);
+        atRoot = IsRoot(root);
+        bool receives = !_isInter || (root != Mpi.Root && root != Mpi.ProcNull);
+        if (atRoot)
+        {
+            if (send is null)
+                throw new ArgumentNullException(nameof(send), SR.Format(SR.BufferRequiredAtRoot, nameof(send)));
+            CheckBlocks(counts, nameof(counts), displs, nameof(displs), send.Length, nameof(send), noOverlap: false);
+        }
+        if (!receives)
+            return Desc<T>(CollKind.Scatterv, 0, null, null, root);
+        if (recv is null)
+            ThrowHelper.ThrowNull(nameof(recv));
+        if (counts is null)
+            ThrowHelper.ThrowNull(nameof(counts));
+        if (counts.Length != _size)
+            throw new ArgumentException(SR.Format(SR.CountsLength, nameof(counts), counts.Length, _size), nameof(counts));
+        int mine = counts[_rank];
+        if (mine < 0)
+            throw new ArgumentException(SR.Format(SR.NegativeEntry, nameof(counts), _rank, mine), nameof(counts));
+        RequireLength(recv, nameof(recv), mine);
+        return Desc<T>(CollKind.Scatterv, mine, null, null, root);
+    }
+
+    private CollDesc AllgathervArgs<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
+    {
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        if (recv is null)
+            ThrowHelper.ThrowNull(nameof(recv));
+        CheckBlocks(counts, nameof(counts), displs, nameof(displs), recv.Length, nameof(recv), noOverlap: true);
+        if (!_isInter) // on an intercommunicator the counts are the remote group's
+            CheckOwnCount(send.Length, nameof(send), counts, nameof(counts));
+        return Desc<T>(CollKind.Allgatherv, send.Length, null, null, 0);
+    }
+
+    private CollDesc AlltoallvArgs<T>(T[] send, int[] sendCounts, int[] sendDispls,
+                                      T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
+    {
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        if (recv is null)
+            ThrowHelper.ThrowNull(nameof(recv));
+        CheckBlocks(sendCounts, nameof(sendCounts), sendDispls, nameof(sendDispls), send.Length, nameof(send), noOverlap: false);
+        CheckBlocks(recvCounts, nameof(recvCounts), recvDispls, nameof(recvDispls), recv.Length, nameof(recv), noOverlap: true);
+        return Desc<T>(CollKind.Alltoallv, 0, null, null, 0);
+    }
+
+    private void ReduceScatterBlockArgs<T>(T[] send, T[] recv, string operation)
+    {
+        RequireIntra(operation);
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        if (recv is null)
+            ThrowHelper.ThrowNull(nameof(recv));
+        RequireLength(send, nameof(send), (long)recv.Length * _peerSize);
+    }
+
+    /// <summary>Checks ReduceScatter's arguments; returns this rank's count.</summary>
+    private int ReduceScatterArgs<T>(T[] send, T[] recv, int[] counts) where T : unmanaged
+    {
+        RequireIntra("ReduceScatter");
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        if (counts is null)
+            ThrowHelper.ThrowNull(nameof(counts));
+        if (counts.Length != _size)
+            throw new ArgumentException(SR.Format(SR.CountsLength, nameof(counts), counts.Length, _size), nameof(counts));
+        long total = 0;
+        for (int i = 0; i < counts.Length; i++)
+        {
+            if (counts[i] < 0)
+                throw new ArgumentException(SR.Format(SR.NegativeEntry, nameof(counts), i, counts[i]), nameof(counts));
+            total += counts[i];
+        }
+        if (send.Length < total)
+            throw new ArgumentException(SR.Format(SR.CountsPastBuffer, nameof(send), send.Length, nameof(counts), total), nameof(send));
+        RequireLength(recv, nameof(recv), counts[_rank]);
+        return counts[_rank];
+    }
+
     // ---- shared machinery ----
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -664,6 +975,7 @@ public unsafe partial class Communicator
     private static void Reduction<T>(int h, int kind, T* send, T* recv, long count, Op op, int root) where T : unmanaged
     {
         ArgumentNullException.ThrowIfNull(op);
+        op = op.For<T>();
         CollDesc d = Desc<T>(kind, count, send, recv, root);
         d.Op = op.CodeFor<T>(nameof(op));
         Run(h, &d, op.IsUserDefined);
@@ -672,6 +984,7 @@ public unsafe partial class Communicator
     private static int NonblockingOp<T>(Op op) where T : unmanaged
     {
         ArgumentNullException.ThrowIfNull(op);
+        op = op.For<T>();
         if (op.IsUserDefined)
             throw new ArgumentException(SR.NonblockingUserOp, nameof(op));
         return op.CodeFor<T>(nameof(op));
@@ -721,18 +1034,18 @@ public unsafe partial class Communicator
             throw new ArgumentException(SR.Format(SR.OwnCountMismatch, name, length, countsName, _rank, counts[_rank]), name);
     }
 
-    /// <summary>Checks per-rank blocks against a buffer of <paramref name="length"/> elements.</summary>
+    /// <summary>Checks per-rank blocks (of the remote group on an intercommunicator) against a buffer of <paramref name="length"/> elements.</summary>
     private void CheckBlocks(int[] counts, string countsName, int[] displs, string displsName, int length, string bufferName, bool noOverlap)
     {
         if (counts is null)
             ThrowHelper.ThrowNull(countsName);
         if (displs is null)
             ThrowHelper.ThrowNull(displsName);
-        if (counts.Length != _size)
-            throw new ArgumentException(SR.Format(SR.CountsLength, countsName, counts.Length, _size), countsName);
-        if (displs.Length != _size)
-            throw new ArgumentException(SR.Format(SR.CountsLength, displsName, displs.Length, _size), displsName);
-        for (int i = 0; i < _size; i++)
+        if (counts.Length != _peerSize)
+            throw new ArgumentException(SR.Format(SR.CountsLength, countsName, counts.Length, _peerSize), countsName);
+        if (displs.Length != _peerSize)
+            throw new ArgumentException(SR.Format(SR.CountsLength, displsName, displs.Length, _peerSize), displsName);
+        for (int i = 0; i < _peerSize; i++)
         {
             if (counts[i] < 0)
                 throw new ArgumentException(SR.Format(SR.NegativeEntry, countsName, i, counts[i]), countsName);
@@ -744,9 +1057,9 @@ public unsafe partial class Communicator
         if (!noOverlap)
             return;
         // Blocks written by MPI must not overlap: sort the non-empty ones by start.
-        var order = new int[_size];
+        var order = new int[_peerSize];
         int n = 0;
-        for (int i = 0; i < _size; i++)
+        for (int i = 0; i < _peerSize; i++)
             if (counts[i] > 0)
                 order[n++] = i;
         Array.Sort(order, 0, n, Collections.Generic.Comparer<int>.Create((a, b) => displs[a].CompareTo(displs[b])));

@@ -1,5 +1,6 @@
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace System.MP;
 
@@ -188,34 +189,80 @@ public unsafe partial class Communicator
         if (recvBuffer is null)
             ThrowHelper.ThrowNull(nameof(recvBuffer));
         int h = Handle;
+        CheckSendRecv(dest, sendTag, source, recvTag);
+        fixed (T* r = recvBuffer)
+        fixed (T* s = sendBuffer)
+            return SendRecvCore(s, (long)sendBuffer.Length * sizeof(T), dest, sendTag,
+                                r, (long)recvBuffer.Length * sizeof(T), source, recvTag, h);
+    }
+
+    /// <summary>
+    /// Sends the array and receives into it the incoming message, which may have
+    /// another length, in one step (MPI_Sendrecv_replace): what leaves is the
+    /// array's content before the call.
+    /// </summary>
+    /// <param name="buffer">The elements to send, then where the incoming message goes.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="sendTag">Tag of the outgoing message.</param>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="recvTag">Tag of the incoming message, or <see cref="Mpi.AnyTag"/>.</param>
+    /// <returns>The status of the receive.</returns>
+    /// <exception cref="MessageTruncatedException">The incoming message was longer than the array.</exception>
+    public unsafe Status SendRecvReplace<T>(T[] buffer, int dest, int sendTag, int source, int recvTag) where T : unmanaged
+    {
+        if (buffer is null)
+            ThrowHelper.ThrowNull(nameof(buffer));
+        int h = Handle;
+        CheckSendRecv(dest, sendTag, source, recvTag);
+        // The outgoing copy lives in native memory: MPI's own replace stages the same way.
+        long bytes = (long)buffer.Length * sizeof(T);
+        void* copy = NativeMemory.Alloc((nuint)Math.Max(bytes, 1));
+        try
+        {
+            fixed (T* p = buffer)
+            {
+                Buffer.MemoryCopy(p, copy, bytes, bytes);
+                return SendRecvCore(copy, bytes, dest, sendTag, p, bytes, source, recvTag, h);
+            }
+        }
+        finally
+        {
+            NativeMemory.Free(copy);
+        }
+    }
+
+    private void CheckSendRecv(int dest, int sendTag, int source, int recvTag)
+    {
         CheckDest(dest);
         CheckSource(source);
         if ((uint)sendTag > (uint)Mpi.TagUpperBound)
             ThrowHelper.ThrowTag(sendTag, allowAny: false, nameof(sendTag));
         if ((uint)recvTag > (uint)Mpi.TagUpperBound && recvTag != Mpi.AnyTag)
             ThrowHelper.ThrowTag(recvTag, allowAny: true, nameof(recvTag));
+    }
+
+    /// <summary>Sendrecv of checked arguments: the receive is posted first, then the send; both complete before it returns.</summary>
+    private static unsafe Status SendRecvCore(void* s, long sendBytes, int dest, int sendTag,
+                                          void* r, long recvBytes, int source, int recvTag, int h)
+    {
         Status status;
         long recvToken = 0, sendToken = 0;
-        fixed (T* r = recvBuffer)
-        fixed (T* s = sendBuffer)
-        {
-            int rrc = Core.RecvStart(r, (long)recvBuffer.Length * sizeof(T), source, recvTag, h, &status, &recvToken);
-            if (rrc < 0)
-                ThrowHelper.ThrowCore(rrc);
-            int src = Core.SendStart(s, (long)sendBuffer.Length * sizeof(T), dest, sendTag, h, CoreConst.SendStandard, &sendToken);
-            if (HangReport.Enabled)
-                HangReport.Describe("SendRecv", h, dest, sendTag, "dest");
-            if (src == 0)
-                src = Completion.PollThenBlock(new Completion.Token(sendToken, null));
-            if (HangReport.Enabled)
-                HangReport.Describe("SendRecv", h, source, recvTag);
-            if (rrc == 0)
-                rrc = Completion.PollThenBlock(new Completion.Token(recvToken, &status));
-            if (src < 0)
-                ThrowHelper.ThrowCore(src);
-            if (rrc < 0)
-                ThrowHelper.ThrowCore(rrc);
-        }
+        // A receive that failed at once (a truncation MPI saw already) does not stop the
+        // send: the peer's matching receive would wait for it forever.
+        int rrc = Core.RecvStart(r, recvBytes, source, recvTag, h, &status, &recvToken);
+        int src = Core.SendStart(s, sendBytes, dest, sendTag, h, CoreConst.SendStandard, &sendToken);
+        if (HangReport.Enabled)
+            HangReport.Describe("SendRecv", h, dest, sendTag, "dest");
+        if (src == 0)
+            src = Completion.PollThenBlock(new Completion.Token(sendToken, null));
+        if (HangReport.Enabled)
+            HangReport.Describe("SendRecv", h, source, recvTag);
+        if (rrc == 0)
+            rrc = Completion.PollThenBlock(new Completion.Token(recvToken, &status));
+        if (src < 0)
+            ThrowHelper.ThrowCore(src);
+        if (rrc < 0)
+            ThrowHelper.ThrowCore(rrc);
         return status;
     }
 
@@ -329,6 +376,41 @@ public unsafe partial class Communicator
         CheckDest(dest);
         CheckSendTag(tag);
         return Request.PostSend(buffer, offset, count, dest, tag, h, CoreConst.SendStandard);
+    }
+
+    /// <summary>
+    /// Starts a synchronous send of the whole array (MPI_Issend): the request
+    /// completes only once the receiver has started receiving the message.
+    /// </summary>
+    /// <param name="buffer">The elements to send; unchanged until the request completes.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    /// <remarks>
+    /// Buffered (MPI_Bsend) and ready (MPI_Rsend) sends are not offered.  A buffered
+    /// send decouples the sender from the receiver by copying into a buffer the
+    /// program attached to MPI; <see cref="ISend{T}(T[], int, int)"/> already returns at
+    /// once without any copy, and a request that is dropped is completed by the
+    /// core, so nothing is gained but a fixed-size buffer whose overflow is an MPI
+    /// error.  A ready send is only correct when the matching receive is already
+    /// posted, which no library can check: a mistake is undefined behaviour, not an
+    /// exception, and neither MPICH nor Open MPI gains from it on shared memory or TCP.
+    /// </remarks>
+    public Request ISsend<T>(T[] buffer, int dest, int tag) where T : unmanaged =>
+        ISsend(buffer, 0, WholeLength(buffer), dest, tag);
+
+    /// <summary>Starts a synchronous send of <paramref name="count"/> elements from <paramref name="offset"/> (MPI_Issend).</summary>
+    /// <param name="buffer">The array holding the elements.</param>
+    /// <param name="offset">Index of the first element to send.</param>
+    /// <param name="count">Number of elements to send.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    public Request ISsend<T>(T[] buffer, int offset, int count, int dest, int tag) where T : unmanaged
+    {
+        CheckSlice(buffer, offset, count, nameof(buffer));
+        int h = Handle;
+        CheckDest(dest);
+        CheckSendTag(tag);
+        return Request.PostSend(buffer, offset, count, dest, tag, h, CoreConst.SendSync);
     }
 
     /// <summary>Starts receiving into the whole array (MPI_Irecv).  Do not touch the array until the request completes.</summary>

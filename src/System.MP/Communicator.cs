@@ -171,7 +171,7 @@ public unsafe partial class Communicator : IDisposable
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void CheckSlice<T>(T[] buffer, int offset, int count, string paramName)
+    internal static void CheckSlice<T>(T[] buffer, int offset, int count, string paramName)
     {
         if (buffer is null)
             ThrowHelper.ThrowNull(paramName);

@@ -40,13 +40,53 @@ public sealed unsafe class Message
     /// <exception cref="InvalidOperationException">The message was already received.</exception>
     public Status Recv<T>(Span<T> buffer) where T : unmanaged
     {
+        long handle = Take();
+        fixed (T* p = buffer)
+            return Receive(p, (long)buffer.Length * sizeof(T), handle);
+    }
+
+    /// <summary>Receives a message of one element and returns it (MPI_Mrecv).</summary>
+    /// <exception cref="MessageTruncatedException">The message is longer than one T.</exception>
+    /// <exception cref="MpiException">The message is shorter than one T.</exception>
+    /// <exception cref="InvalidOperationException">The message was already received.</exception>
+    public T Recv<T>() where T : unmanaged
+    {
+        T value = default;
+        Status status = Recv(new Span<T>(ref value));
+        if (status.ByteCount != sizeof(T) && status.Source != Mpi.ProcNull)
+            ThrowHelper.ThrowShortScalar(status.ByteCount, typeof(T), sizeof(T));
+        return value;
+    }
+
+    /// <summary>
+    /// Starts receiving the message into the whole array (MPI_Imrecv); the
+    /// array must not be touched until the request completes.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">The message was already received.</exception>
+    public Request IRecv<T>(T[] buffer) where T : unmanaged
+    {
+        if (buffer is null)
+            ThrowHelper.ThrowNull(nameof(buffer));
+        return IRecv(buffer, 0, buffer.Length);
+    }
+
+    /// <summary>Starts receiving the message into <paramref name="count"/> elements from <paramref name="offset"/> (MPI_Imrecv).</summary>
+    /// <exception cref="InvalidOperationException">The message was already received.</exception>
+    public Request IRecv<T>(T[] buffer, int offset, int count) where T : unmanaged
+    {
+        Communicator.CheckSlice(buffer, offset, count, nameof(buffer));
+        return Request.PostMatchedRecv(buffer, offset, count, Take());
+    }
+
+    /// <summary>The handle, once: a Message is received exactly once.</summary>
+    private long Take()
+    {
         if (_received)
             throw new InvalidOperationException(SR.MessageReceived);
         _received = true;
         long handle = _handle;
         _handle = 0;
-        fixed (T* p = buffer)
-            return Receive(p, (long)buffer.Length * sizeof(T), handle);
+        return handle;
     }
 
     /// <summary>Receives a matched message into <paramref name="bytes"/> bytes at <paramref name="p"/> (MPI_Mrecv).</summary>

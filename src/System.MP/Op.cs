@@ -1,14 +1,25 @@
+using System.Diagnostics.CodeAnalysis;
 using System.MP.Interop;
+using System.Reflection;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
 namespace System.MP;
 
 /// <summary>
-/// A reduction operation for Reduce, Allreduce, Scan, Exscan and
+/// A reduction operation for Reduce, Allreduce, Scan, Exscan, ReduceScatter and
 /// ReduceScatterBlock: one of MPI's built-in operations, or a C# function
 /// (<see cref="Create{T}"/>).
 /// </summary>
+/// <remarks>
+/// <see cref="Sum"/>, <see cref="Product"/>, <see cref="Min"/> and <see cref="Max"/>
+/// also reduce a user struct that defines the matching public operators (as the
+/// .NET generic-math interfaces <c>IAdditionOperators</c>, <c>IMultiplyOperators</c>
+/// and <c>IComparisonOperators</c> require): they run as C# operations made from
+/// those operators, with the rules of <see cref="Create{T}"/> (blocking collectives
+/// only).  Product of such a struct is not assumed commutative (matrices,
+/// quaternions): MPI combines its operands in rank order.
+/// </remarks>
 public sealed unsafe class Op : IDisposable
 {
     private const int CodeUser = -1;
@@ -57,10 +68,10 @@ public sealed unsafe class Op : IDisposable
         _name = name;
     }
 
-    private Op(Impl impl, bool commutative)
+    private Op(Impl impl, bool commutative, string? name = null)
     {
         _code = CodeUser;
-        _name = $"user operation on {impl.ElementType.Name}";
+        _name = name ?? $"user operation on {impl.ElementType.Name}";
         _impl = impl;
         IsCommutative = commutative;
     }
@@ -101,6 +112,60 @@ public sealed unsafe class Op : IDisposable
 
     /// <inheritdoc/>
     public override string ToString() => _name;
+
+    /// <summary>
+    /// The operation that reduces elements of T: this one, or for Sum, Product, Min
+    /// and Max of a type that is not a built-in number, the C# operation made from
+    /// T's operators (this one, which <see cref="CodeFor"/> then refuses, when T has none).
+    /// </summary>
+    internal Op For<T>() where T : unmanaged
+    {
+        if (_code is < 1 or > 4 || ElementType<T>.IsInteger || ElementType<T>.IsFloat)
+            return this;
+        return OperatorOps<T>.Get(_code - 1) ?? this;
+    }
+
+    /// <summary>Sum, Product, Min and Max of T made from T's operators, once per type (null: T lacks them).</summary>
+    private static class OperatorOps<T> where T : unmanaged
+    {
+        private static readonly Op?[] s_ops = new Op?[4];
+        private static readonly bool[] s_made = new bool[4];
+
+        internal static Op? Get(int i)
+        {
+            lock (s_ops)
+            {
+                if (!s_made[i])
+                {
+                    s_ops[i] = FromOperators<T>(i + 1);
+                    s_made[i] = true;
+                }
+                return s_ops[i];
+            }
+        }
+    }
+
+    [UnconditionalSuppressMessage("Trimming", "IL2090",
+        Justification = "A trimmed-away operator means the type has none here: the op is refused with ArgumentException, as for any type without it.")]
+    private static Op? FromOperators<T>(int code) where T : unmanaged
+    {
+        Type t = typeof(T);
+        const BindingFlags Public = BindingFlags.Public | BindingFlags.Static;
+        string name = code switch { 1 => "op_Addition", 2 => "op_Multiply", 3 => "op_LessThan", _ => "op_GreaterThan" };
+        MethodInfo? m = t.GetMethod(name, Public, [t, t]);
+        string opName = $"{(code switch { 1 => nameof(Sum), 2 => nameof(Product), 3 => nameof(Min), _ => nameof(Max) })} of {t.Name} (its {name})";
+        if (code <= 2)
+        {
+            if (m is null || m.ReturnType != t)
+                return null;
+            return new Op(new Impl<T>(m.CreateDelegate<Func<T, T, T>>()), commutative: code == 1, opName);
+        }
+        if (m is null || m.ReturnType != typeof(bool))
+            return null;
+        // The later rank's operand wins only when strictly better, so ties keep the earlier one.
+        Func<T, T, bool> better = m.CreateDelegate<Func<T, T, bool>>();
+        return new Op(new Impl<T>((a, b) => better(b, a) ? b : a), commutative: true, opName);
+    }
 
     /// <summary>The core's op code for elements of T; throws ArgumentException when the op does not apply to T.</summary>
     internal int CodeFor<T>(string paramName) where T : unmanaged

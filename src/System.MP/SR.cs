@@ -42,7 +42,8 @@ internal static class SR
     internal const string BlockPastEnd = "Block {0} ({1}[{0}] = {2} elements at displacement {3}) runs past the end of {4} ({5} elements).";
     internal const string BlocksOverlap = "Blocks {0} and {1} of {2} overlap.";
     internal const string OwnCountMismatch = "{0} has {1} elements but {2}[{3}] (this rank's count) is {4}.";
-    internal const string NonblockingUserOp = "Nonblocking and persistent collectives take built-in operations only: MPI may run a user-defined operation during any later call. Use the blocking form.";
+    internal const string CountsPastBuffer = "{0} holds {1} elements but the blocks of {2} add up to {3}.";
+    internal const string NonblockingUserOp = "Nonblocking and persistent collectives take built-in operations only: MPI may run a user-defined operation during any later call. Use the blocking form (Sum, Product, Min and Max of a user struct run as C# operations too).";
     internal const string RankTwice = "Rank {0} is listed twice.";
     internal const string NameTooLong = "A communicator name holds at most 127 bytes of UTF-8.";
     internal const string PeriodsLength = "The array has {0} entries; the grid has {1} dimensions.";

@@ -108,6 +108,10 @@ public enum Scenario
     RmaOperations,
     RmaGcTorture,
     RmaMisuse,
+
+    // The rest of point-to-point and the buffer collectives (Remainder.cs)
+    RemainderTwoRanks,
+    RemainderUneven,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>

@@ -258,7 +258,7 @@ static int is_rooted(int kind)
 static int is_reduction(int kind)
 {
     return kind == MP_COLL_REDUCE || kind == MP_COLL_ALLREDUCE || kind == MP_COLL_SCAN ||
-           kind == MP_COLL_EXSCAN || kind == MP_COLL_REDUCE_SCATTER_BLOCK;
+           kind == MP_COLL_EXSCAN || kind == MP_COLL_REDUCE_SCATTER_BLOCK || kind == MP_COLL_REDUCE_SCATTER;
 }
 
 static int check_counts(const char *what, const int32_t *counts, const int32_t *displs, int n)
@@ -352,6 +352,13 @@ static int run(const comm_entry_t *ce, const mp_coll_t *c, MPI_Request *r, int p
             return rc;
         return COLL_BI(Alltoallv, Ialltoallv, sb, c->sendcounts, c->sdispls, d.mpi, rb, c->recvcounts,
                     c->rdispls, d.mpi, m);
+    case MP_COLL_REDUCE_SCATTER: /* MPI-4.0 6.10.1: counts of the local group on both kinds of communicator */
+        if (!c->recvcounts)
+            return mp_fail(MP_EINVAL, "reduce_scatter receive counts are NULL");
+        for (int i = 0; i < ce->size; i++)
+            if (c->recvcounts[i] < 0)
+                return mp_fail(MP_ECOUNT, "reduce_scatter count %d of rank %d is negative", c->recvcounts[i], i);
+        return COLL_BI(Reduce_scatter, Ireduce_scatter, sb, rb, c->recvcounts, d.mpi, op, m);
     }
     return mp_fail(MP_EINVAL, "collective kind %d is not supported", c->kind);
 #undef COLL

@@ -250,30 +250,51 @@ int mp_mprobe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *s
     return 0;
 }
 
-int mp_mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status, mp_token_t *token)
+/* Posts the receive of a matched message (consumes *m): < 0 an error, 0
+ * posted, 1 a message from MPI_PROC_NULL (nothing posted). */
+static int post_mrecv(void *buf, int64_t bytes, MPI_Message *m, MPI_Request *r)
 {
-    MPI_Message m = (MPI_Message)msg;
-    MPI_Request r;
-    int rc;
     if (!mp_ready())
         return mp_fail_state();
     if (bytes < 0 || (!buf && bytes > 0))
         return mp_fail(MP_ECOUNT, "byte count %lld is negative or the buffer is NULL", (long long)bytes);
-    if (m == MPI_MESSAGE_NULL)
+    if (*m == MPI_MESSAGE_NULL)
         return mp_fail(MP_EHANDLE, "the matched message was already received");
-    if (m == MPI_MESSAGE_NO_PROC) {
+    if (*m == MPI_MESSAGE_NO_PROC)
+        return 1;
+    if (bytes <= INT_MAX)
+        return MP_MPI_CHECK(pal_mpi.Imrecv(buf, (int)bytes, MPI_BYTE, m, r), "MPI_Imrecv");
+    if (pal_mpi.Imrecv_c)
+        return MP_MPI_CHECK(pal_mpi.Imrecv_c(buf, (MPI_Count)bytes, MPI_BYTE, m, r), "MPI_Imrecv_c");
+    return mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions", (long long)bytes);
+}
+
+int mp_mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status, mp_token_t *token)
+{
+    MPI_Message m = (MPI_Message)msg;
+    MPI_Request r;
+    int rc = post_mrecv(buf, bytes, &m, &r);
+    if (rc < 0)
+        return rc;
+    if (rc == 1) {
         if (status)
             mp_status_proc_null(status);
         return 1;
     }
-    if (bytes <= INT_MAX)
-        rc = MP_MPI_CHECK(pal_mpi.Imrecv(buf, (int)bytes, MPI_BYTE, &m, &r), "MPI_Imrecv");
-    else if (pal_mpi.Imrecv_c)
-        rc = MP_MPI_CHECK(pal_mpi.Imrecv_c(buf, (MPI_Count)bytes, MPI_BYTE, &m, &r), "MPI_Imrecv_c");
-    else
-        rc = mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions", (long long)bytes);
-    if (rc)
-        return rc;
     *token = (mp_token_t)r;
     return mp_token_test(*token, status);
+}
+
+int mp_imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)
+{
+    MPI_Message m = (MPI_Message)msg;
+    MPI_Request r = MPI_REQUEST_NULL;
+    slot_cache_t *c = my_cache();
+    int rc;
+    if (!req)
+        return mp_fail(MP_EINVAL, "request output is NULL");
+    if ((rc = post_mrecv(buf, bytes, &m, &r)) < 0)
+        return rc;
+    count_p2p(counts_of(c), bytes);
+    return track(c, rc, r, bytes > 0 ? obj : NULL, NULL, 1, req);
 }

@@ -97,7 +97,7 @@ internal static class HangReport
     [MethodImpl(MethodImplOptions.NoInlining)]
     internal static unsafe int Collective(int comm, CollDesc* d)
     {
-        string name = d->Kind is >= 0 and < 15 ? s_collectives[d->Kind] : $"collective {d->Kind}";
+        string name = (uint)d->Kind < (uint)s_collectives.Length ? s_collectives[d->Kind] : $"collective {d->Kind}";
         bool rooted = d->Kind is CollKind.Bcast or CollKind.Reduce or CollKind.Gather or CollKind.Scatter
             or CollKind.Gatherv or CollKind.Scatterv;
         Waiter w = Begin(rooted ? $"{name}(root {Peer(d->Root)}) on {CommName(comm)}" : $"{name} on {CommName(comm)}");
@@ -114,7 +114,7 @@ internal static class HangReport
     private static readonly string[] s_collectives =
     [
         "Barrier", "Bcast", "Reduce", "Allreduce", "Scan", "Exscan", "ReduceScatterBlock", "Gather", "Scatter",
-        "Allgather", "Alltoall", "Gatherv", "Scatterv", "Allgatherv", "Alltoallv",
+        "Allgather", "Alltoall", "Gatherv", "Scatterv", "Allgatherv", "Alltoallv", "ReduceScatter",
     ];
 
     private static Waiter Begin(string call)

@@ -18,5 +18,6 @@ internal static class CollKind
 {
     internal const int Barrier = 0, Bcast = 1, Reduce = 2, Allreduce = 3, Scan = 4, Exscan = 5,
         ReduceScatterBlock = 6, Gather = 7, Scatter = 8, Allgather = 9, Alltoall = 10,
-        Gatherv = 11, Scatterv = 12, Allgatherv = 13, Alltoallv = 14;
+        Gatherv = 11, Scatterv = 12, Allgatherv = 13, Alltoallv = 14,
+        ReduceScatter = 15;
 }
