@@ -61,7 +61,17 @@ extern "C" {
     X(Comm_test_inter) X(Comm_remote_size) X(Intercomm_create)                \
     X(Intercomm_merge) X(Comm_spawn) X(Comm_get_parent) X(Open_port)          \
     X(Close_port) X(Comm_accept) X(Comm_connect) X(Comm_disconnect)           \
-    X(Publish_name) X(Unpublish_name) X(Lookup_name)
+    X(Publish_name) X(Unpublish_name) X(Lookup_name)                        \
+    X(File_open) X(File_close) X(File_delete) X(File_set_errhandler)          \
+    X(File_set_view) X(File_read_at) X(File_write_at) X(File_read_at_all)     \
+    X(File_write_at_all) X(File_read) X(File_write) X(File_read_all)          \
+    X(File_write_all) X(File_read_shared) X(File_write_shared)               \
+    X(File_read_ordered) X(File_write_ordered) X(File_iread_at)              \
+    X(File_iwrite_at) X(File_seek) X(File_seek_shared) X(File_get_position)   \
+    X(File_get_position_shared) X(File_sync) X(File_preallocate)              \
+    X(File_set_size) X(File_get_size) X(File_set_atomicity)                   \
+    X(File_get_atomicity) X(Type_create_resized)                              \
+    X(Info_create) X(Info_set) X(Info_get) X(Info_get_valuelen) X(Info_free)
 
 /* Functions used when present: MPI-4 large counts and persistent collectives
  * (MPI-4.0 6.12; MPICH 4.0 has them, Open MPI 4.1 does not).  Their types are

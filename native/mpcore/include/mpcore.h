@@ -150,6 +150,27 @@ typedef struct mp_coll {
     const int32_t *sendcounts, *sdispls, *recvcounts, *rdispls;
 } mp_coll_t;
 
+/* ---- Parallel I/O (MPI-4.0 chapter 14) and info objects (chapter 10) ---- */
+typedef int32_t mp_file_t;  /* file handle */
+typedef int32_t mp_info_t;  /* info handle; MP_INFO_NULL for none */
+#define MP_INFO_NULL 0
+/* Access modes (MPI-4.0 14.2.1), Motor's bits; the core maps them to MPI's. */
+enum mp_file_mode {
+    MP_MODE_RDONLY = 1, MP_MODE_WRONLY = 2, MP_MODE_RDWR = 4, MP_MODE_CREATE = 8,
+    MP_MODE_EXCL = 16, MP_MODE_DELETE_ON_CLOSE = 32, MP_MODE_UNIQUE_OPEN = 64,
+    MP_MODE_SEQUENTIAL = 128, MP_MODE_APPEND = 256
+};
+/* Data accesses (MPI-4.0 14.4): positioning (explicit offset, individual or
+ * shared pointer) x coordination; even codes read, odd codes write. */
+enum mp_io {
+    MP_IO_READ_AT = 0, MP_IO_WRITE_AT, MP_IO_READ_AT_ALL, MP_IO_WRITE_AT_ALL,
+    MP_IO_READ, MP_IO_WRITE, MP_IO_READ_ALL, MP_IO_WRITE_ALL,
+    MP_IO_READ_SHARED, MP_IO_WRITE_SHARED, MP_IO_READ_ORDERED, MP_IO_WRITE_ORDERED,
+    MP_IO_COUNT
+};
+/* Seek origins (MPI_SEEK_SET/CUR/END); the values of .NET's SeekOrigin. */
+enum mp_seek { MP_SEEK_SET = 0, MP_SEEK_CUR = 1, MP_SEEK_END = 2 };
+
 /* User-defined operation: fn(in, inout, count, state) must set
  * inout[i] = in[i] op inout[i] for count elements. */
 typedef void (*mp_user_fn)(const void *in, void *inout, int64_t count, void *state);
