@@ -101,6 +101,11 @@ public enum Scenario
     PersistentDropped,
     PersistentMisuse,
     PersistentCollectives,
+
+    // Parallel I/O (Files.cs)
+    FilesRoundTrip,
+    FilesNonblocking,
+    FilesErrors,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>
