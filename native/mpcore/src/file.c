@@ -266,11 +266,15 @@ int mp_file_io(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes,
     int rc, count = 0;
     if ((rc = file_get(file, &e)) || (rc = check_op(op, offset)) || (rc = io_count(e, buf, bytes, &count)))
         return rc;
+    memset(&st, 0, sizeof st);
     mp_blocking_enter();
     rc = MP_MPI_CHECK(run_io(e, op, offset, buf, count, &st), k_io_names[op]);
     mp_blocking_leave();
-    if (!rc && status)
-        mp_status_from_mpi(&st, status);
+    if (!rc && status) {
+        /* A file access's status holds only the count (MPI-4.0 14.4.1): no peer, no tag. */
+        status_empty(status);
+        status->bytes = pal_status_bytes(&st);
+    }
     return rc;
 }
 
