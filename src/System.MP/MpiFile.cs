@@ -1,7 +1,6 @@
 using System.IO;
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 using System.Text;
 
 namespace System.MP;
@@ -203,17 +202,17 @@ public sealed unsafe class MpiFile : IDisposable
         if (positioning == AccessAt && offset < 0)
             throw new ArgumentOutOfRangeException("offset", offset, SR.Format(SR.FileOffsetNegative, offset));
         if (bytes % _elementSize != 0)
-            throw new ArgumentException(SR.Format(SR.FileElementSize, bytes, "the buffer's elements", "the access", _elementSize), paramName);
+            throw new ArgumentException(SR.Format(SR.FileElementSize, bytes, _elementSize), paramName);
         return h;
     }
 
-    private Status Access<T>(int op, long offset, ref T first, int count) where T : unmanaged
+    private Status Access<T>(int op, long offset, ReadOnlySpan<T> buffer) where T : unmanaged
     {
-        long bytes = (long)count * sizeof(T);
-        int h = Check(op, offset, bytes, "buffer");
+        long bytes = (long)buffer.Length * sizeof(T);
+        int h = Check(op, offset, bytes, nameof(buffer));
         Status st = default;
         int rc;
-        fixed (T* p = &first)
+        fixed (T* p = buffer) // null for an empty span
             rc = Core.FileIo(h, op, offset, p, bytes, &st);
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
@@ -223,14 +222,8 @@ public sealed unsafe class MpiFile : IDisposable
     private Status Access<T>(int op, long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged
     {
         CheckSlice(buffer, bufferOffset, count);
-        return Access(op, offset, ref MemoryMarshal.GetArrayDataReference(buffer), bufferOffset, count);
+        return Access(op, offset, new ReadOnlySpan<T>(buffer, bufferOffset, count));
     }
-
-    private Status Access<T>(int op, long offset, ref T data, int bufferOffset, int count) where T : unmanaged =>
-        Access(op, offset, ref Unsafe.Add(ref data, bufferOffset), count);
-
-    private Status Access<T>(int op, long offset, ReadOnlySpan<T> buffer) where T : unmanaged =>
-        Access(op, offset, ref MemoryMarshal.GetReference(buffer), buffer.Length);
 
     private static void CheckSlice<T>(T[] buffer, int offset, int count)
     {

@@ -93,7 +93,7 @@ internal static class SR
     internal const string FileNotReadable = "The file was opened {0}: it cannot be read.";
     internal const string FileNotWritable = "The file was opened {0}: it cannot be written.";
     internal const string FileSequential = "The file was opened Sequential: only the shared file pointer operations are allowed (MPI-4.0 14.2.1).";
-    internal const string FileElementSize = "{0} bytes ({1} of {2}) are not a whole number of the view's {3}-byte elements.";
+    internal const string FileElementSize = "The buffer's {0} bytes are not a whole number of the view's {1}-byte elements.";
     internal const string FileOffsetNegative = "The file offset {0} is negative.";
     internal const string FileSizeNegative = "The size {0} is negative.";
     internal const string FileViewStride = "The view's stride {0} is smaller than its block of {1} elements (blocks would overlap), or the block is not positive.";
