@@ -13,8 +13,10 @@
 # (osu_put_latency, osu_get_bw; not in the default ONLY: ONLY="rma-put rma-get"), objects (Motor
 # Figure 11), micro (BenchmarkDotNet), instructions (perf/callgrind.sh: instructions per
 # nonblocking operation, one deterministic run; CALLGRIND_ARGS="bytes w1 w2" and
-# CALLGRIND_SERIES="C core motor" for a shorter one).  Each series is one program; see
-# perf/README.md.
+# CALLGRIND_SERIES="C core motor" for a shorter one), and on request only (not in the
+# default ONLY) io: a collective MPI-IO write and read of one file of IO_BYTES (default
+# 64 MiB; ONLY=io IO_BYTES=1073741824 for the 1 GiB of issue 16) in IO_DIR (/tmp).
+# Each series is one program; see perf/README.md.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="${1:-$ROOT/artifacts/bench}"
@@ -55,6 +57,9 @@ rma-put|dotnet|$MPIEXEC -n 2 dotnet $(app Rma) put $RMA_MAX $SCALE
 rma-get|C|$MPIEXEC -n 2 $BIN/rma-c get $RMA_MAX $BW_SCALE
 rma-get|motor|$MPIEXEC -n 2 $MOTOR $(app Rma) get $RMA_MAX $BW_SCALE
 rma-get|dotnet|$MPIEXEC -n 2 dotnet $(app Rma) get $RMA_MAX $BW_SCALE
+io|C|$MPIEXEC -n 2 $BIN/io-c ${IO_BYTES:-67108864} ${IO_DIR:-/tmp}
+io|motor|$MPIEXEC -n 2 $MOTOR $(app Io) ${IO_BYTES:-67108864} ${IO_DIR:-/tmp}
+io|dotnet|$MPIEXEC -n 2 dotnet $(app Io) ${IO_BYTES:-67108864} ${IO_DIR:-/tmp}
 LIST
 )
 # Figure 11 interleaves its own series inside one run (objects, json, mempack,

@@ -63,9 +63,9 @@ extern "C" {
     X(Intercomm_merge) X(Comm_spawn) X(Comm_get_parent) X(Open_port)          \
     X(Close_port) X(Comm_accept) X(Comm_connect) X(Comm_disconnect)           \
     X(Publish_name) X(Unpublish_name) X(Lookup_name)                         \
-    PAL_MPI_RMA(X)
+    PAL_MPI_RMA(X) PAL_MPI_IO(X)
 
-/* One-sided communication (MPI-3) and info objects. */
+/* Info objects and one-sided communication (MPI-3). */
 #define PAL_MPI_RMA(X)                                                        \
     X(Info_create) X(Info_set) X(Info_get) X(Info_get_valuelen) X(Info_free)  \
     X(Win_allocate) X(Win_allocate_shared) X(Win_create) X(Win_free)          \
@@ -74,6 +74,19 @@ extern "C" {
     X(Win_flush_all) X(Win_flush_local) X(Win_flush_local_all) X(Win_post)    \
     X(Win_start) X(Win_complete) X(Win_wait) X(Put) X(Get) X(Rput) X(Rget)    \
     X(Accumulate) X(Get_accumulate) X(Fetch_and_op) X(Compare_and_swap)
+
+
+/* Parallel I/O (MPI-2). */
+#define PAL_MPI_IO(X)                                                         \
+    X(File_open) X(File_close) X(File_delete) X(File_set_errhandler)          \
+    X(File_set_view) X(File_read_at) X(File_write_at) X(File_read_at_all)     \
+    X(File_write_at_all) X(File_read) X(File_write) X(File_read_all)          \
+    X(File_write_all) X(File_read_shared) X(File_write_shared)               \
+    X(File_read_ordered) X(File_write_ordered) X(File_iread_at)              \
+    X(File_iwrite_at) X(File_seek) X(File_seek_shared) X(File_get_position)   \
+    X(File_get_position_shared) X(File_sync) X(File_preallocate)              \
+    X(File_set_size) X(File_get_size) X(File_set_atomicity)                   \
+    X(File_get_atomicity) X(Type_create_resized)
 
 /* Functions used when present: MPI-4 large counts and persistent collectives
  * (MPI-4.0 6.12; MPICH 4.0 has them, Open MPI 4.1 does not).  Their types are

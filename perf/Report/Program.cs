@@ -85,6 +85,9 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
             "(times BW_SCALE)."),
         new("collectives", "Collectives", "µs", false, false,
             "Allreduce of one double (8 B), Bcast of 1 MiB, Alltoall of 4 KiB per rank, 2 ranks."),
+        new("io", "Parallel I/O (MPI-IO)", "MB/s", true, false,
+            "A collective write (WriteAtAll, one contiguous block per rank, then Sync) and a collective read back (ReadAtAll) of one file of IO_BYTES " +
+            "on 2 ranks, timed between barriers, best of 3; the read comes from the page cache when the file fits in memory."),
         new("objects", "Object transport (Motor Figure 11)", "µs", false, true,
             "Ping-pong under motor of a linked list holding 4096 data bytes spread over N nodes, round trip including serialization: " +
             "OSend/ORecv (objects), System.Text.Json with reference preservation (json), MemoryPack with circular references (mempack), " +

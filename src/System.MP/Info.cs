@@ -1,96 +1,111 @@
 using System.MP.Interop;
+using System.Runtime.CompilerServices;
 using System.Text;
 
 namespace System.MP;
 
 /// <summary>
-/// Hints passed to the calls that create MPI objects (MPI_Info, MPI-4.0 10):
-/// key/value strings such as <c>no_locks</c> or <c>accumulate_ordering</c> for
-/// <see cref="Window{T}"/>.  MPI ignores keys it does not know.
+/// An MPI info object (MPI-4.0 chapter 10): string hints passed when a file is
+/// opened (<see cref="MpiFile.Open"/>), such as <c>cb_nodes</c> or <c>striping_unit</c>.
+/// The MPI library may ignore hints it does not know.  Dispose it when done; a
+/// file keeps no reference to the info it was opened with.
 /// </summary>
-/// <example>
-/// <code>
-/// using var info = new Info { ["no_locks"] = "true" };
-/// using var win = Window&lt;long&gt;.Allocate(Communicator.World, 100, info);
-/// </code>
-/// </example>
 public sealed unsafe class Info : IDisposable
 {
     private int _handle;
 
-    /// <summary>An empty info object (MPI_Info_create).  Initializes MPI if needed.</summary>
+    /// <summary>Creates an empty info object (MPI_Info_create); initializes MPI if needed.</summary>
     public Info()
     {
         Mpi.EnsureInitialized();
         int h = 0;
-        Check(Core.InfoCreate(&h));
+        int rc = Core.InfoCreate(&h);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
         _handle = h;
     }
 
-    /// <summary>
-    /// The value of <paramref name="key"/>, or null when it is not set (MPI_Info_get);
-    /// setting it stores the value (MPI_Info_set).  Keys and values are bounded by
-    /// the library (MPI_MAX_INFO_KEY and MPI_MAX_INFO_VAL: 36 and 256 under Open MPI).
-    /// </summary>
-    /// <exception cref="ArgumentException">The key or value is empty or too long.</exception>
+    /// <summary>The value of <paramref name="key"/>, or null when it is not set (MPI_Info_get); setting stores it (MPI_Info_set).</summary>
+    /// <param name="key">A non-empty key shorter than the MPI library's MPI_MAX_INFO_KEY.</param>
+    /// <exception cref="ArgumentException">The key is empty, or the key or value is longer than the library allows.</exception>
+    /// <exception cref="ArgumentNullException">The key, or the value set, is null.</exception>
     /// <exception cref="ObjectDisposedException">The info was disposed.</exception>
     public string? this[string key]
     {
         get
         {
             int h = Handle;
-            byte[] k = Utf8(key, nameof(key));
+            byte[] k = KeyBytes(key);
+            int found = 0, rc;
             fixed (byte* pk = k)
             {
-                int len = Core.InfoGet(h, pk, null, 0);
-                if (len == -1)
+                rc = Core.InfoGet(h, pk, null, 0, &found);
+                if (rc < 0)
+                    ThrowHelper.ThrowCore(rc);
+                if (found == 0)
                     return null;
-                Check(len);
-                var value = new byte[len + 1];
+                var value = new byte[rc + 1];
                 fixed (byte* pv = value)
-                    Check(Core.InfoGet(h, pk, pv, value.Length));
-                return Encoding.UTF8.GetString(value, 0, len);
+                    rc = Core.InfoGet(h, pk, pv, value.Length, &found);
+                if (rc < 0)
+                    ThrowHelper.ThrowCore(rc);
+                return Encoding.UTF8.GetString(value, 0, Math.Min(rc, value.Length - 1));
             }
         }
         set
         {
             int h = Handle;
-            byte[] k = Utf8(key, nameof(key)), v = Utf8(value!, nameof(value));
+            byte[] k = KeyBytes(key);
+            if (value is null)
+                ThrowHelper.ThrowNull(nameof(value));
+            if (value.Contains('\0'))
+                throw new ArgumentException(SR.EmbeddedNul, nameof(value));
+            byte[] v = Encoding.UTF8.GetBytes(value + "\0");
+            int rc;
             fixed (byte* pk = k)
             fixed (byte* pv = v)
-                Check(Core.InfoSet(h, pk, pv));
+                rc = Core.InfoSet(h, pk, pv);
+            if (rc < 0)
+                ThrowHelper.ThrowCore(rc);
         }
     }
 
-    /// <summary>True after <see cref="Dispose"/>.</summary>
-    public bool IsDisposed => _handle == 0;
-
-    /// <summary>Frees the MPI object (MPI_Info_free).  Objects created with it keep their hints.</summary>
+    /// <summary>Frees the info object (MPI_Info_free).  Calling it again does nothing.</summary>
     public void Dispose()
     {
         int h = _handle;
-        _handle = 0;
-        if (h != 0 && Mpi.IsInitialized)
-            Core.InfoFree(h);
+        if (h <= 0)
+            return;
+        _handle = -1;
+        int rc = Core.InfoFree(h);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
     }
 
     /// <summary>The core handle; throws <see cref="ObjectDisposedException"/> once disposed.</summary>
-    internal int Handle => _handle != 0 ? _handle : throw new ObjectDisposedException(nameof(Info));
-
-    /// <summary>The core handle of an optional info (MP_INFO_NULL for none).</summary>
-    internal static int HandleOf(Info? info) => info?.Handle ?? 0;
-
-    private static byte[] Utf8(string s, string paramName)
+    internal int Handle
     {
-        ArgumentNullException.ThrowIfNull(s, paramName);
-        if (s.Contains('\0'))
-            throw new ArgumentException(SR.InfoNul, paramName);
-        return Encoding.UTF8.GetBytes(s + "\0");
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get
+        {
+            int h = _handle;
+            if (h <= 0)
+                throw new ObjectDisposedException(nameof(Info));
+            return h;
+        }
     }
 
-    private static void Check(int rc)
+    /// <summary>The core handle of an optional info: <see cref="CoreConst.InfoNull"/> for none.</summary>
+    internal static int HandleOf(Info? info) => info is null ? CoreConst.InfoNull : info.Handle;
+
+    private static byte[] KeyBytes(string key)
     {
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        if (key is null)
+            ThrowHelper.ThrowNull(nameof(key));
+        if (key.Length == 0)
+            throw new ArgumentException(SR.InfoKeyEmpty, nameof(key));
+        if (key.Contains('\0'))
+            throw new ArgumentException(SR.EmbeddedNul, nameof(key));
+        return Encoding.UTF8.GetBytes(key + "\0");
     }
 }

@@ -90,6 +90,21 @@ public sealed unsafe partial class Request
         return Posted(poster, rc, req, pin);
     }
 
+    /// <summary>Posts a nonblocking file access (MpiFile.IReadAt/IWriteAt): the array is held as for a receive.</summary>
+    internal static unsafe Request PostFile<T>(T[] buffer, int offset, int count, int file, int op, long fileOffset)
+        where T : unmanaged
+    {
+        int req = 0, rc;
+        RequestGroup.Poster poster = RequestGroup.CurrentPoster;
+        bool register = Hold(buffer, count, poster, out BufferHold? pin);
+        // A blocking-kind call: the GC may run during it, so the array stays
+        // fixed until the core has recorded it in the request's slot.
+        fixed (T* p = buffer)
+            rc = Core.FileIpost(file, op, fileOffset, p + offset, (long)count * sizeof(T),
+                                register ? ObjectAddress(ref buffer) : null, &req);
+        return Posted(poster, rc, req, pin);
+    }
+
     /// <summary>
     /// Posts a send of native memory that <paramref name="hold"/> keeps valid (one
     /// message of an object send's payload): the hold lets go of it when this

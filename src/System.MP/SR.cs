@@ -94,6 +94,22 @@ internal static class SR
     internal const string WindowCasType = "CompareAndSwap needs an integer or bool element type, not {0} (MPI-4.0 12.3.4).";
     internal const string WindowResultShort = "result holds {0} elements but the operation fetches {1}.";
 
+    // Parallel I/O (MpiFile.cs) and info objects (Info.cs).
+    internal const string InfoKeyEmpty = "An info key must not be empty.";
+    internal const string EmbeddedNul = "The string contains a NUL character, which MPI cannot take.";
+    internal const string FileModeAccess = "The access mode {0} needs exactly one of ReadOnly, WriteOnly and ReadWrite (MPI-4.0 14.2.1).";
+    internal const string FileModeReadOnly = "ReadOnly cannot be combined with {0} (MPI-4.0 14.2.1).";
+    internal const string FileModeSequential = "Sequential cannot be combined with ReadWrite (MPI-4.0 14.2.1).";
+    internal const string FileModeBits = "The access mode {0} has bits that are not MpiFileMode values.";
+    internal const string FileNotReadable = "The file was opened {0}: it cannot be read.";
+    internal const string FileNotWritable = "The file was opened {0}: it cannot be written.";
+    internal const string FileSequential = "The file was opened Sequential: only the shared file pointer operations are allowed (MPI-4.0 14.2.1).";
+    internal const string FileElementSize = "The buffer's {0} bytes are not a whole number of the view's {1}-byte elements.";
+    internal const string FileOffsetNegative = "The file offset {0} is negative.";
+    internal const string FileSizeNegative = "The size {0} is negative.";
+    internal const string FileViewStride = "The view's stride {0} is smaller than its block of {1} elements (blocks would overlap), or the block is not positive.";
+    internal const string FilePathEmpty = "The file path must not be empty.";
+
     internal static string Format(string format, params object?[] args) =>
         string.Format(CultureInfo.InvariantCulture, format, args);
 }

@@ -112,6 +112,11 @@ public enum Scenario
     // The rest of point-to-point and the buffer collectives (Remainder.cs)
     RemainderTwoRanks,
     RemainderUneven,
+
+    // Parallel I/O (Files.cs)
+    FilesRoundTrip,
+    FilesNonblocking,
+    FilesErrors,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>

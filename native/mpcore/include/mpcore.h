@@ -153,7 +153,7 @@ typedef struct mp_coll {
     const int32_t *sendcounts, *sdispls, *recvcounts, *rdispls;
 } mp_coll_t;
 
-/* ---- One-sided communication (MPI-4.0 chapter 12) and info objects (10) ---- */
+/* ---- One-sided communication (MPI-4.0 chapter 12) ---- */
 /* How win_allocate gets the window's memory. */
 enum mp_win_flavor { MP_WIN_ALLOCATE = 0, MP_WIN_ALLOCATE_SHARED = 1 };
 /* Synchronization calls (win_sync): arg is a rank for LOCK_*, UNLOCK, FLUSH
@@ -166,7 +166,26 @@ enum mp_win_sync {
 /* Assertions of the synchronization calls (MPI_MODE_*), or-ed. */
 enum mp_win_assert { MP_MODE_NOCHECK = 1, MP_MODE_NOSTORE = 2, MP_MODE_NOPUT = 4,
                      MP_MODE_NOPRECEDE = 8, MP_MODE_NOSUCCEED = 16 };
-#define MP_INFO_NULL 0 /* no info object (MPI_INFO_NULL) */
+/* ---- Parallel I/O (MPI-4.0 chapter 14) and info objects (chapter 10) ---- */
+typedef int32_t mp_file_t;  /* file handle */
+typedef int32_t mp_info_t;  /* info handle; MP_INFO_NULL for none */
+#define MP_INFO_NULL 0
+/* Access modes (MPI-4.0 14.2.1), Motor's bits; the core maps them to MPI's. */
+enum mp_file_mode {
+    MP_MODE_RDONLY = 1, MP_MODE_WRONLY = 2, MP_MODE_RDWR = 4, MP_MODE_CREATE = 8,
+    MP_MODE_EXCL = 16, MP_MODE_DELETE_ON_CLOSE = 32, MP_MODE_UNIQUE_OPEN = 64,
+    MP_MODE_SEQUENTIAL = 128, MP_MODE_APPEND = 256
+};
+/* Data accesses (MPI-4.0 14.4): positioning (explicit offset, individual or
+ * shared pointer) x coordination; even codes read, odd codes write. */
+enum mp_io {
+    MP_IO_READ_AT = 0, MP_IO_WRITE_AT, MP_IO_READ_AT_ALL, MP_IO_WRITE_AT_ALL,
+    MP_IO_READ, MP_IO_WRITE, MP_IO_READ_ALL, MP_IO_WRITE_ALL,
+    MP_IO_READ_SHARED, MP_IO_WRITE_SHARED, MP_IO_READ_ORDERED, MP_IO_WRITE_ORDERED,
+    MP_IO_COUNT
+};
+/* Seek origins (MPI_SEEK_SET/CUR/END); the values of .NET's SeekOrigin. */
+enum mp_seek { MP_SEEK_SET = 0, MP_SEEK_CUR = 1, MP_SEEK_END = 2 };
 
 /* User-defined operation: fn(in, inout, count, state) must set
  * inout[i] = in[i] op inout[i] for count elements. */

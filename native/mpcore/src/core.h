@@ -118,11 +118,10 @@ void mp_coll_cleanup(void);
 void mp_persist_cleanup(void);
 
 /* One-sided communication (rma.c) uses: the element type and accumulate op
- * (collectives.c), the MPI group behind a handle (groups.c), and info
- * objects (info.c; MP_INFO_NULL gives MPI_INFO_NULL). */
+ * (collectives.c) and the MPI group behind a handle (groups.c); info objects
+ * come from info.h. */
 int mp_rma_types(int dtype, int elem_size, int op, MPI_Datatype *dt, MPI_Op *mop);
 int mp_group_lookup(mp_group_t g, MPI_Group *out);
-int mp_info_lookup(int32_t info, MPI_Info *out);
 
 /* A simple test-and-set spinlock for short critical sections. */
 typedef struct { atomic_flag f; } mp_spin_t;

@@ -52,8 +52,28 @@ int mp_fail(int code, const char *fmt, ...)
     return code;
 }
 
+/* The name of an MPI error class, so a message says which class whatever
+ * the library's numbering (MPICH's and Open MPI's differ); NULL if unlisted. */
+static const char *class_name(int cls)
+{
+#define MP_CLASS(name) if (cls == name) return #name;
+    MP_CLASS(MPI_ERR_BUFFER) MP_CLASS(MPI_ERR_COUNT) MP_CLASS(MPI_ERR_TYPE) MP_CLASS(MPI_ERR_TAG)
+    MP_CLASS(MPI_ERR_COMM) MP_CLASS(MPI_ERR_RANK) MP_CLASS(MPI_ERR_REQUEST) MP_CLASS(MPI_ERR_ROOT)
+    MP_CLASS(MPI_ERR_OP) MP_CLASS(MPI_ERR_ARG) MP_CLASS(MPI_ERR_TRUNCATE) MP_CLASS(MPI_ERR_OTHER)
+    MP_CLASS(MPI_ERR_INTERN) MP_CLASS(MPI_ERR_INFO) MP_CLASS(MPI_ERR_INFO_KEY)
+    MP_CLASS(MPI_ERR_INFO_VALUE) MP_CLASS(MPI_ERR_FILE) MP_CLASS(MPI_ERR_AMODE) MP_CLASS(MPI_ERR_ACCESS)
+    MP_CLASS(MPI_ERR_NO_SUCH_FILE) MP_CLASS(MPI_ERR_FILE_EXISTS) MP_CLASS(MPI_ERR_FILE_IN_USE)
+    MP_CLASS(MPI_ERR_BAD_FILE) MP_CLASS(MPI_ERR_READ_ONLY) MP_CLASS(MPI_ERR_NO_SPACE)
+    MP_CLASS(MPI_ERR_QUOTA) MP_CLASS(MPI_ERR_IO) MP_CLASS(MPI_ERR_DUP_DATAREP)
+    MP_CLASS(MPI_ERR_UNSUPPORTED_DATAREP) MP_CLASS(MPI_ERR_UNSUPPORTED_OPERATION)
+    MP_CLASS(MPI_ERR_CONVERSION) MP_CLASS(MPI_ERR_NOT_SAME)
+#undef MP_CLASS
+    return NULL;
+}
+
 int mp_mpi_fail(int rc, const char *call)
 {
+    const char *name;
     int cls = rc, len = 0;
     char text[MPI_MAX_ERROR_STRING + 1];
     text[0] = '\0';
@@ -62,7 +82,11 @@ int mp_mpi_fail(int rc, const char *call)
     if (pal_mpi.Error_string && pal_mpi.Error_string(rc, text, &len) != MPI_SUCCESS)
         snprintf(text, sizeof text, "MPI error code %d", rc);
     text[len < 0 ? 0 : len > MPI_MAX_ERROR_STRING ? MPI_MAX_ERROR_STRING : len] = '\0';
-    snprintf(t_message, sizeof t_message, "%s: %s", call, text);
+    name = class_name(cls);
+    if (name && !strstr(text, name)) /* the class by name, unless MPI's string says it */
+        snprintf(t_message, sizeof t_message, "%s: %s: %s", call, name, text);
+    else
+        snprintf(t_message, sizeof t_message, "%s: %s", call, text);
     t_mpi_class = cls;
     atomic_fetch_add_explicit(&mp_g_mpi_errors, 1, memory_order_relaxed); /* cold path */
     return cls == MPI_ERR_TRUNCATE ? MP_ETRUNCATE : MP_EMPI;

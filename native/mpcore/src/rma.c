@@ -13,6 +13,7 @@
  * Epoch state is the owner's: a window's synchronization calls must not race
  * each other (operations may run concurrently; they only read it).
  */
+#include "info.h"
 #include "requests.h"
 
 #include <limits.h>
@@ -112,7 +113,7 @@ static int win_adopt(MPI_Win mw, const comm_entry_t *ce, int64_t bytes, int disp
 }
 
 /* What every creation checks: an intracommunicator, sizes, the info. */
-static int creation_args(mp_comm_t comm, int64_t bytes, int disp_unit, int32_t info,
+static int creation_args(mp_comm_t comm, int64_t bytes, int disp_unit, mp_info_t info,
                          const comm_entry_t **ce, MPI_Info *mi)
 {
     int rc;
@@ -127,7 +128,7 @@ static int creation_args(mp_comm_t comm, int64_t bytes, int disp_unit, int32_t i
     return 0;
 }
 
-int mp_win_allocate(mp_comm_t comm, int64_t bytes, int disp_unit, int flavor, int32_t info, void **base, int32_t *win)
+int mp_win_allocate(mp_comm_t comm, int64_t bytes, int disp_unit, int flavor, mp_info_t info, void **base, int32_t *win)
 {
     const comm_entry_t *ce;
     MPI_Info mi = MPI_INFO_NULL;
@@ -156,7 +157,7 @@ int mp_win_allocate(mp_comm_t comm, int64_t bytes, int disp_unit, int flavor, in
     return 0;
 }
 
-int mp_win_create(mp_comm_t comm, void *base, int64_t bytes, int disp_unit, int32_t info, int32_t *win)
+int mp_win_create(mp_comm_t comm, void *base, int64_t bytes, int disp_unit, mp_info_t info, int32_t *win)
 {
     const comm_entry_t *ce;
     MPI_Info mi = MPI_INFO_NULL;

@@ -64,6 +64,7 @@ static const char *const k_types[][2] = {
     { "mp_req_t", "int" },      { "mp_group_t", "int" },   { "mp_token_t", "long" },
     { "mp_msg_t", "long" },     { "mp_status_t", "Status" }, { "mp_coll_t", "CollDesc" },
     { "mp_stats_t", "CoreStats" },
+    { "mp_file_t", "int" },     { "mp_info_t", "int" },
     { "mp_user_fn", "delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>" },
 };
 
@@ -192,6 +193,17 @@ static void generate(FILE *f)
             { "CommWorld", MP_COMM_WORLD },       { "CommSelf", MP_COMM_SELF },
             { "CommNull", MP_COMM_NULL },         { "CommChannelBit", MP_COMM_CHANNEL_BIT },
             { "ReqNull", MP_REQ_NULL },
+            { "InfoNull", MP_INFO_NULL },
+            { "ModeRdonly", MP_MODE_RDONLY }, { "ModeWronly", MP_MODE_WRONLY }, { "ModeRdwr", MP_MODE_RDWR },
+            { "ModeCreate", MP_MODE_CREATE }, { "ModeExcl", MP_MODE_EXCL },
+            { "ModeDeleteOnClose", MP_MODE_DELETE_ON_CLOSE }, { "ModeUniqueOpen", MP_MODE_UNIQUE_OPEN },
+            { "ModeSequential", MP_MODE_SEQUENTIAL }, { "ModeAppend", MP_MODE_APPEND },
+            { "IoReadAt", MP_IO_READ_AT }, { "IoWriteAt", MP_IO_WRITE_AT },
+            { "IoReadAtAll", MP_IO_READ_AT_ALL }, { "IoWriteAtAll", MP_IO_WRITE_AT_ALL },
+            { "IoRead", MP_IO_READ }, { "IoWrite", MP_IO_WRITE },
+            { "IoReadAll", MP_IO_READ_ALL }, { "IoWriteAll", MP_IO_WRITE_ALL },
+            { "IoReadShared", MP_IO_READ_SHARED }, { "IoWriteShared", MP_IO_WRITE_SHARED },
+            { "IoReadOrdered", MP_IO_READ_ORDERED }, { "IoWriteOrdered", MP_IO_WRITE_ORDERED },
         };
         for (size_t i = 0; i < sizeof k_consts / sizeof *k_consts; i++)
             fprintf(f, "    internal const int %s = %ld;\n", k_consts[i].name, k_consts[i].value);

@@ -57,6 +57,28 @@ internal static class CoreConst
     internal const int CommNull = -1;
     internal const int CommChannelBit = 1073741824;
     internal const int ReqNull = -1;
+    internal const int InfoNull = 0;
+    internal const int ModeRdonly = 1;
+    internal const int ModeWronly = 2;
+    internal const int ModeRdwr = 4;
+    internal const int ModeCreate = 8;
+    internal const int ModeExcl = 16;
+    internal const int ModeDeleteOnClose = 32;
+    internal const int ModeUniqueOpen = 64;
+    internal const int ModeSequential = 128;
+    internal const int ModeAppend = 256;
+    internal const int IoReadAt = 0;
+    internal const int IoWriteAt = 1;
+    internal const int IoReadAtAll = 2;
+    internal const int IoWriteAtAll = 3;
+    internal const int IoRead = 4;
+    internal const int IoWrite = 5;
+    internal const int IoReadAll = 6;
+    internal const int IoWriteAll = 7;
+    internal const int IoReadShared = 8;
+    internal const int IoWriteShared = 9;
+    internal const int IoReadOrdered = 10;
+    internal const int IoWriteOrdered = 11;
 }
 
 /// <summary>Mirror of mp_stats_t (MP_STATS_FIELDS in mpcore.h): the core's counters.</summary>
@@ -197,6 +219,7 @@ internal struct CoreTable
     internal nint CollPost;
     internal nint OpCreate;
     internal nint OpFree;
+    internal nint Imrecv;
     internal nint GcScan;
     internal nint GcAttach;
     internal nint InfoCreate;
@@ -213,6 +236,20 @@ internal struct CoreTable
     internal nint WinGet;
     internal nint WinAccumulate;
     internal nint WinFetch;
+    internal nint FileOpen;
+    internal nint FileClose;
+    internal nint FileDelete;
+    internal nint FileSetView;
+    internal nint FileIo;
+    internal nint FileIpost;
+    internal nint FileSeek;
+    internal nint FilePosition;
+    internal nint FileSync;
+    internal nint FileSetSize;
+    internal nint FilePreallocate;
+    internal nint FileGetSize;
+    internal nint FileSetAtomicity;
+    internal nint FileGetAtomicity;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
     internal const uint ExpectedAbiVersion = 8;
@@ -306,14 +343,15 @@ internal struct CoreTable
         "FAST int coll_post(mp_comm_t comm, const mp_coll_t *c, void *send_obj, void *recv_obj, mp_req_t *req)\n" +
         "BLOCKING int op_create(mp_user_fn fn, void *state, int commutative, int32_t *op)\n" +
         "BLOCKING int op_free(int32_t op)\n" +
+        "FAST int imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)\n" +
         "GC int gc_scan(int pass, mp_gc_report_fn report, void *ctx)\n" +
         "GC void gc_attach(void)\n" +
-        "FAST int info_create(int32_t *info)\n" +
-        "FAST int info_set(int32_t info, const char *key, const char *value)\n" +
-        "FAST int info_get(int32_t info, const char *key, char *buf, int cap)\n" +
-        "FAST int info_free(int32_t info)\n" +
-        "BLOCKING int win_allocate(mp_comm_t comm, int64_t bytes, int disp_unit, int flavor, int32_t info, void **base, int32_t *win)\n" +
-        "BLOCKING int win_create(mp_comm_t comm, void *base, int64_t bytes, int disp_unit, int32_t info, int32_t *win)\n" +
+        "FAST int info_create(mp_info_t *info)\n" +
+        "FAST int info_set(mp_info_t info, const char *key, const char *value)\n" +
+        "FAST int info_get(mp_info_t info, const char *key, char *buf, int cap, int *found)\n" +
+        "FAST int info_free(mp_info_t info)\n" +
+        "BLOCKING int win_allocate(mp_comm_t comm, int64_t bytes, int disp_unit, int flavor, mp_info_t info, void **base, int32_t *win)\n" +
+        "BLOCKING int win_create(mp_comm_t comm, void *base, int64_t bytes, int disp_unit, mp_info_t info, int32_t *win)\n" +
         "BLOCKING int win_free(int32_t win)\n" +
         "FAST int win_size(int32_t win, int rank, int64_t *bytes, int *disp_unit)\n" +
         "FAST int win_shared_query(int32_t win, int rank, int64_t *bytes, int *disp_unit, void **base)\n" +
@@ -322,6 +360,20 @@ internal struct CoreTable
         "FAST int win_get(int32_t win, void *origin, int64_t count, int dtype, int elem_size, int target, int64_t disp, void *obj, mp_req_t *req)\n" +
         "FAST int win_accumulate(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp)\n" +
         "BLOCKING int win_fetch(int32_t win, const void *origin, const void *compare, void *result, int dtype, int elem_size, int op, int target, int64_t disp)\n" +
+        "BLOCKING int file_open(mp_comm_t comm, const char *path, int amode, mp_info_t info, mp_file_t *file)\n" +
+        "BLOCKING int file_close(mp_file_t file)\n" +
+        "BLOCKING int file_delete(const char *path, mp_info_t info)\n" +
+        "BLOCKING int file_set_view(mp_file_t file, int64_t disp, int esize, int64_t block, int64_t stride, mp_info_t info)\n" +
+        "BLOCKING int file_io(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_status_t *status)\n" +
+        "BLOCKING int file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, void *obj, mp_req_t *req)\n" +
+        "BLOCKING int file_seek(mp_file_t file, int64_t offset, int whence, int shared)\n" +
+        "BLOCKING int file_position(mp_file_t file, int shared, int64_t *offset)\n" +
+        "BLOCKING int file_sync(mp_file_t file)\n" +
+        "BLOCKING int file_set_size(mp_file_t file, int64_t bytes)\n" +
+        "BLOCKING int file_preallocate(mp_file_t file, int64_t bytes)\n" +
+        "BLOCKING int file_get_size(mp_file_t file, int64_t *bytes)\n" +
+        "BLOCKING int file_set_atomicity(mp_file_t file, int atomic)\n" +
+        "FAST int file_get_atomicity(mp_file_t file, int *atomic)\n" +
         "";
 }
 
@@ -506,17 +558,19 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>, void*, int, int*, int> OpCreate;
     /// <summary>BLOCKING: int mp_op_free(int32_t op)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, int> OpFree;
-    /// <summary>FAST: int mp_info_create(int32_t *info)</summary>
+    /// <summary>FAST: int mp_imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, void*, int*, int> Imrecv;
+    /// <summary>FAST: int mp_info_create(mp_info_t *info)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int> InfoCreate;
-    /// <summary>FAST: int mp_info_set(int32_t info, const char *key, const char *value)</summary>
+    /// <summary>FAST: int mp_info_set(mp_info_t info, const char *key, const char *value)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, byte*, int> InfoSet;
-    /// <summary>FAST: int mp_info_get(int32_t info, const char *key, char *buf, int cap)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, byte*, int, int> InfoGet;
-    /// <summary>FAST: int mp_info_free(int32_t info)</summary>
+    /// <summary>FAST: int mp_info_get(mp_info_t info, const char *key, char *buf, int cap, int *found)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, byte*, int, int*, int> InfoGet;
+    /// <summary>FAST: int mp_info_free(mp_info_t info)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> InfoFree;
-    /// <summary>BLOCKING: int mp_win_allocate(mp_comm_t comm, int64_t bytes, int disp_unit, int flavor, int32_t info, void **base, int32_t *win)</summary>
+    /// <summary>BLOCKING: int mp_win_allocate(mp_comm_t comm, int64_t bytes, int disp_unit, int flavor, mp_info_t info, void **base, int32_t *win)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, long, int, int, int, void**, int*, int> WinAllocate;
-    /// <summary>BLOCKING: int mp_win_create(mp_comm_t comm, void *base, int64_t bytes, int disp_unit, int32_t info, int32_t *win)</summary>
+    /// <summary>BLOCKING: int mp_win_create(mp_comm_t comm, void *base, int64_t bytes, int disp_unit, mp_info_t info, int32_t *win)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, void*, long, int, int, int*, int> WinCreate;
     /// <summary>BLOCKING: int mp_win_free(int32_t win)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, int> WinFree;
@@ -534,6 +588,34 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, int> WinAccumulate;
     /// <summary>BLOCKING: int mp_win_fetch(int32_t win, const void *origin, const void *compare, void *result, int dtype, int elem_size, int op, int target, int64_t disp)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, void*, void*, void*, int, int, int, int, long, int> WinFetch;
+    /// <summary>BLOCKING: int mp_file_open(mp_comm_t comm, const char *path, int amode, mp_info_t info, mp_file_t *file)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, byte*, int, int, int*, int> FileOpen;
+    /// <summary>BLOCKING: int mp_file_close(mp_file_t file)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int> FileClose;
+    /// <summary>BLOCKING: int mp_file_delete(const char *path, mp_info_t info)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, int, int> FileDelete;
+    /// <summary>BLOCKING: int mp_file_set_view(mp_file_t file, int64_t disp, int esize, int64_t block, int64_t stride, mp_info_t info)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, long, int, long, long, int, int> FileSetView;
+    /// <summary>BLOCKING: int mp_file_io(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_status_t *status)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, long, void*, long, Status*, int> FileIo;
+    /// <summary>BLOCKING: int mp_file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, void *obj, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, long, void*, long, void*, int*, int> FileIpost;
+    /// <summary>BLOCKING: int mp_file_seek(mp_file_t file, int64_t offset, int whence, int shared)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, long, int, int, int> FileSeek;
+    /// <summary>BLOCKING: int mp_file_position(mp_file_t file, int shared, int64_t *offset)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, long*, int> FilePosition;
+    /// <summary>BLOCKING: int mp_file_sync(mp_file_t file)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int> FileSync;
+    /// <summary>BLOCKING: int mp_file_set_size(mp_file_t file, int64_t bytes)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, long, int> FileSetSize;
+    /// <summary>BLOCKING: int mp_file_preallocate(mp_file_t file, int64_t bytes)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, long, int> FilePreallocate;
+    /// <summary>BLOCKING: int mp_file_get_size(mp_file_t file, int64_t *bytes)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, long*, int> FileGetSize;
+    /// <summary>BLOCKING: int mp_file_set_atomicity(mp_file_t file, int atomic)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int> FileSetAtomicity;
+    /// <summary>FAST: int mp_file_get_atomicity(mp_file_t file, int *atomic)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> FileGetAtomicity;
 
 #pragma warning disable CA1810 // the table must be validated before any field is read
     static Core()
@@ -627,9 +709,10 @@ internal static unsafe partial class Core
         CollPost = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, void*, void*, int*, int>)t->CollPost;
         OpCreate = (delegate* unmanaged[Cdecl]<delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>, void*, int, int*, int>)t->OpCreate;
         OpFree = (delegate* unmanaged[Cdecl]<int, int>)t->OpFree;
+        Imrecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, void*, int*, int>)t->Imrecv;
         InfoCreate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int>)t->InfoCreate;
         InfoSet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, byte*, int>)t->InfoSet;
-        InfoGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, byte*, int, int>)t->InfoGet;
+        InfoGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, byte*, int, int*, int>)t->InfoGet;
         InfoFree = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->InfoFree;
         WinAllocate = (delegate* unmanaged[Cdecl]<int, long, int, int, int, void**, int*, int>)t->WinAllocate;
         WinCreate = (delegate* unmanaged[Cdecl]<int, void*, long, int, int, int*, int>)t->WinCreate;
@@ -641,5 +724,19 @@ internal static unsafe partial class Core
         WinGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, long, int, int, int, long, void*, int*, int>)t->WinGet;
         WinAccumulate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, int>)t->WinAccumulate;
         WinFetch = (delegate* unmanaged[Cdecl]<int, void*, void*, void*, int, int, int, int, long, int>)t->WinFetch;
+        FileOpen = (delegate* unmanaged[Cdecl]<int, byte*, int, int, int*, int>)t->FileOpen;
+        FileClose = (delegate* unmanaged[Cdecl]<int, int>)t->FileClose;
+        FileDelete = (delegate* unmanaged[Cdecl]<byte*, int, int>)t->FileDelete;
+        FileSetView = (delegate* unmanaged[Cdecl]<int, long, int, long, long, int, int>)t->FileSetView;
+        FileIo = (delegate* unmanaged[Cdecl]<int, int, long, void*, long, Status*, int>)t->FileIo;
+        FileIpost = (delegate* unmanaged[Cdecl]<int, int, long, void*, long, void*, int*, int>)t->FileIpost;
+        FileSeek = (delegate* unmanaged[Cdecl]<int, long, int, int, int>)t->FileSeek;
+        FilePosition = (delegate* unmanaged[Cdecl]<int, int, long*, int>)t->FilePosition;
+        FileSync = (delegate* unmanaged[Cdecl]<int, int>)t->FileSync;
+        FileSetSize = (delegate* unmanaged[Cdecl]<int, long, int>)t->FileSetSize;
+        FilePreallocate = (delegate* unmanaged[Cdecl]<int, long, int>)t->FilePreallocate;
+        FileGetSize = (delegate* unmanaged[Cdecl]<int, long*, int>)t->FileGetSize;
+        FileSetAtomicity = (delegate* unmanaged[Cdecl]<int, int, int>)t->FileSetAtomicity;
+        FileGetAtomicity = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->FileGetAtomicity;
     }
 }

@@ -1,0 +1,417 @@
+using System.IO;
+using System.MP;
+using System.Runtime.InteropServices;
+
+namespace Scenarios;
+
+/// <summary>
+/// Parallel I/O (MpiFile.cs, Info.cs): files written collectively by MPI-IO and read back
+/// byte-exactly with plain .NET file APIs, files written by .NET read by MPI-IO, interleaved
+/// views, both file pointers, nonblocking accesses while the GC moves everything else, hints,
+/// and every failure mode (argument errors before MPI, MPI's own errors with their class).
+/// Each job works in a fresh temporary directory that rank 0 removes.  Two ranks (any number works).
+/// </summary>
+internal static class Files
+{
+    internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
+    {
+        s[Scenario.FilesRoundTrip] = c => InTempDirectory(c, RoundTrip);
+        s[Scenario.FilesNonblocking] = c => InTempDirectory(c, Nonblocking);
+        s[Scenario.FilesErrors] = c => InTempDirectory(c, Errors);
+    }
+
+    /// <summary>Runs body with a directory every rank sees; rank 0 makes it and removes it.</summary>
+    private static void InTempDirectory(Communicator c, Action<Communicator, string> body)
+    {
+        string? mine = c.Rank == 0 ? Directory.CreateTempSubdirectory("motor-mpiio-").FullName : null;
+        string dir = c.OBcast(mine, 0)!;
+        try
+        {
+            body(c, dir);
+        }
+        finally
+        {
+            c.Barrier();
+            if (c.Rank == 0)
+            {
+                Directory.Delete(dir, recursive: true);
+                Check.True(!Directory.Exists(dir), "temporary directory removed");
+            }
+        }
+    }
+
+    private static int Value(int rank, int i) => rank * 1_000_000 + i * 7 + 3;
+
+    private static void RoundTrip(Communicator c, string dir)
+    {
+        int p = c.Size, r = c.Rank;
+
+        // 1. Contiguous blocks by WriteAtAll; .NET reads the whole file byte for byte.
+        const int n = 1000;
+        string blocks = Path.Combine(dir, "blocks.bin");
+        var mine = new int[n];
+        for (int i = 0; i < n; i++)
+            mine[i] = Value(r, i);
+        using (var f = MpiFile.Open(c, blocks, MpiFileMode.WriteOnly | MpiFileMode.Create))
+        {
+            f.SetView<int>();
+            Check.Equal(sizeof(int), f.ElementSize, "element size after SetView<int>");
+            Status st = f.WriteAtAll((long)r * n, mine);
+            Check.Equal(n, st.GetCount<int>(), "WriteAtAll status counts the elements written");
+            f.Sync(); // sync-barrier: every rank's writes are in the file (MPI-4.0 14.6.1)
+            c.Barrier();
+            Check.Equal((long)p * n * sizeof(int), f.GetSize(), "GetSize after the collective write");
+        }
+        c.Barrier();
+        if (r == 0)
+        {
+            var expected = new int[p * n];
+            for (int q = 0; q < p; q++)
+                for (int i = 0; i < n; i++)
+                    expected[q * n + i] = Value(q, i);
+            Check.Sequence<byte>(MemoryMarshal.AsBytes<int>(expected), File.ReadAllBytes(blocks), "MPI-IO blocks read by File.ReadAllBytes");
+        }
+
+        // 2. Interleaved view: rank r's consecutive doubles fill every p-th block of b.
+        const int b = 16, rounds = 40;
+        string interleaved = Path.Combine(dir, "interleaved.bin");
+        var data = new double[b * rounds];
+        for (int i = 0; i < data.Length; i++)
+            data[i] = r + i / 1024.0;
+        using (var f = MpiFile.Open(c, interleaved, MpiFileMode.ReadWrite | MpiFileMode.Create))
+        {
+            f.SetView<double>((long)r * b * sizeof(double), b, p * b);
+            f.WriteAll(data);
+            Check.Equal((long)data.Length, f.Position, "the individual pointer advanced over this rank's elements");
+            var back = new double[data.Length];
+            Status st = f.ReadAtAll(0, back);
+            Check.Equal(data.Length, st.GetCount<double>(), "ReadAtAll count through the view");
+            Check.Sequence<double>(data, back, "interleaved data read back through the same view");
+            f.Seek(b, SeekOrigin.Begin); // this rank's second block
+            var second = new double[b];
+            f.Read(second.AsSpan());
+            Check.Sequence<double>(data.AsSpan(b, b), second, "Seek then Read in the view");
+            Check.Equal((long)2 * b, f.Position, "Position after Seek and Read");
+        }
+        c.Barrier();
+        if (r == 0)
+        {
+            byte[] bytes = File.ReadAllBytes(interleaved);
+            Check.Equal((long)p * data.Length * sizeof(double), bytes.LongLength, "interleaved file size");
+            var all = MemoryMarshal.Cast<byte, double>(bytes);
+            int bad = 0;
+            for (int k = 0; k < all.Length; k++)
+            {
+                int block = k / b, owner = block % p, local = (block / p) * b + k % b;
+                if (all[k] != owner + local / 1024.0)
+                    bad++;
+            }
+            Check.Equal(0, bad, "every p-th block belongs to its rank, in order");
+        }
+
+        // 3. A file written by .NET, read by MPI-IO at offsets, by pointer and by shared pointer.
+        string dotnet = Path.Combine(dir, "dotnet.bin");
+        var source = new long[p * 100];
+        for (int i = 0; i < source.Length; i++)
+            source[i] = (long)i * i - 5;
+        if (r == 0)
+            File.WriteAllBytes(dotnet, MemoryMarshal.AsBytes<long>(source).ToArray());
+        c.Barrier();
+        using (var f = MpiFile.Open(c, dotnet, MpiFileMode.ReadOnly))
+        {
+            Check.Equal(MpiFileMode.ReadOnly, f.Mode, "Mode");
+            var part = new long[100];
+            f.ReadAtAll((long)r * 100 * sizeof(long), part); // byte offsets before any view
+            Check.Sequence<long>(source.AsSpan(r * 100, 100), part, "ReadAtAll of a .NET-written file (byte offsets)");
+            f.SetView<long>();
+            var slice = new long[10];
+            f.ReadAt(3, slice, 2, 5);
+            Check.Sequence<long>(source.AsSpan(3, 5), slice.AsSpan(2, 5), "ReadAt with buffer offset and count (element offsets)");
+            Check.Equal(0L, slice[0] | slice[1] | slice[7], "ReadAt wrote nothing outside its slice");
+            var tail = new long[10];
+            Status st = f.ReadAt(source.Length - 4, tail);
+            Check.Equal(4, st.GetCount<long>(), "a read past the end of the file returns what is there");
+            Check.Sequence<long>(source.AsSpan(source.Length - 4), tail.AsSpan(0, 4), "the tail");
+            var ordered = new long[r + 1];
+            f.ReadOrdered(ordered);
+            int start = r * (r + 1) / 2; // ranks before r read 1, 2, ..., r elements
+            Check.Sequence<long>(source.AsSpan(start, r + 1), ordered, "ReadOrdered: rank order");
+            f.SeekShared(0);
+            c.Barrier(); // no rank moves the shared pointer while another reads it
+            Check.Equal(0L, f.SharedPosition, "SeekShared(0)");
+            c.Barrier();
+            Check.Equal(source.LongLength * sizeof(long), f.GetSize(), "GetSize of a .NET-written file");
+        }
+
+        // 4. Shared pointer: ordered writes land in rank order, shared writes each land once.
+        string shared = Path.Combine(dir, "shared.bin");
+        using (var info = new Info())
+        {
+            info["cb_nodes"] = "1";
+            info["striping_unit"] = "65536";
+            Check.Equal("1", info["cb_nodes"], "Info get returns what was set");
+            Check.True(info["no_such_hint"] is null, "Info get of an unset key is null");
+            using var f = MpiFile.Open(c, shared, MpiFileMode.WriteOnly | MpiFileMode.Create | MpiFileMode.UniqueOpen, info);
+            f.SetView<int>();
+            var rec = new int[r + 1];
+            Array.Fill(rec, 100 + r);
+            f.WriteOrdered(rec);
+            c.Barrier();
+            f.WriteShared(new[] { 900 + r, 901 + r }.AsSpan());
+            c.Barrier();
+            Check.Equal((long)p * (p + 1) / 2 + 2 * p, f.SharedPosition, "shared pointer after ordered and shared writes");
+        }
+        c.Barrier();
+        if (r == 0)
+        {
+            var ints = MemoryMarshal.Cast<byte, int>(File.ReadAllBytes(shared)).ToArray();
+            var expected = new List<int>();
+            for (int q = 0; q < p; q++)
+                expected.AddRange(Enumerable.Repeat(100 + q, q + 1));
+            Check.Sequence<int>(expected.ToArray(), ints.AsSpan(0, expected.Count), "WriteOrdered: rank 0's data first, then rank 1's");
+            var records = new List<(int, int)>();
+            for (int k = expected.Count; k + 1 < ints.Length; k += 2)
+                records.Add((ints[k], ints[k + 1]));
+            Check.Equal(p, records.Count, "one record per WriteShared");
+            Check.True(Enumerable.Range(0, p).All(q => records.Contains((900 + q, 901 + q))), "every rank's shared write is there, whole");
+        }
+
+        // 5. Size, preallocation, atomicity, append and delete-on-close.
+        string sized = Path.Combine(dir, "sized.bin");
+        using (var f = MpiFile.Open(c, sized, MpiFileMode.ReadWrite | MpiFileMode.Create | MpiFileMode.DeleteOnClose))
+        {
+            f.Preallocate(4096);
+            Check.True(f.GetSize() >= 4096, $"Preallocate(4096) grows the file ({f.GetSize()})");
+            f.SetSize(100);
+            Check.Equal(100L, f.GetSize(), "SetSize truncates");
+            c.Barrier();
+            f.Atomicity = true;
+            Check.True(f.Atomicity, "Atomicity set");
+            f.Atomicity = false;
+            Check.True(!f.Atomicity, "Atomicity cleared");
+            if (r == 0)
+                f.WriteAt(100, new byte[] { 1, 2, 3 });
+            f.Sync();
+            c.Barrier();
+            Check.Equal(103L, f.GetSize(), "a write past the end extends the file");
+        }
+        c.Barrier();
+        Check.True(!File.Exists(sized), "DeleteOnClose removed the file");
+        using (var f = MpiFile.Open(c, blocks, MpiFileMode.WriteOnly | MpiFileMode.Append))
+        {
+            Check.Equal((long)p * n * sizeof(int), f.Position, "Append: the individual pointer starts at the end");
+            f.SeekShared(0, SeekOrigin.End);
+            c.Barrier();
+            Check.Equal((long)p * n * sizeof(int), f.SharedPosition, "SeekShared to the end");
+            c.Barrier();
+            f.WriteOrdered(new[] { -r - 1 });
+        }
+        c.Barrier();
+        if (r == 0)
+        {
+            var ints = MemoryMarshal.Cast<byte, int>(File.ReadAllBytes(blocks));
+            Check.Equal(p * n + p, ints.Length, "Append added one int per rank");
+            Check.Equal(-p, ints[^1], "the last rank's int is last");
+            MpiFile.Delete(blocks);
+            Check.True(!File.Exists(blocks), "MpiFile.Delete removed the file");
+        }
+    }
+
+    // Nonblocking accesses in flight while the GC compacts: the arrays must stay put until each
+    // request completes (registered with the GC extension under motor, pinned under dotnet),
+    // and what lands in the file must be exactly what was in them.
+    private static void Nonblocking(Communicator c, string dir)
+    {
+        int p = c.Size, r = c.Rank;
+        const int chunks = 64, len = 2048;
+        string path = Path.Combine(dir, "nonblocking.bin");
+        MpiStatistics before = Mpi.GetStatistics();
+        using (var f = MpiFile.Open(c, path, MpiFileMode.ReadWrite | MpiFileMode.Create))
+        {
+            f.SetView<int>();
+            var arrays = new int[chunks][];
+            var reqs = new Request[chunks];
+            var garbage = new List<object>();
+            for (int k = 0; k < chunks; k++)
+            {
+                arrays[k] = new int[len];
+                for (int i = 0; i < len; i++)
+                    arrays[k][i] = Value(r, k * len + i);
+                long offset = ((long)k * p + r) * len;
+                reqs[k] = k % 2 == 0 ? f.IWriteAt(offset, arrays[k]) : f.IWriteAt(offset, arrays[k], 0, len);
+                garbage.Add(new byte[1000 + k]); // something to move around them
+                if (k % 8 == 0)
+                    GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+            }
+            MpiStatistics during = Mpi.GetStatistics();
+            if (Mpi.IsHosted && during.GcExtensionActive)
+                Check.True(during.BuffersRegistered - before.BuffersRegistered >= chunks, "hosted: the arrays were registered with the GC extension");
+            GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+            Status[] sts = Request.WaitAll(reqs);
+            Check.True(sts.All(s => s.GetCount<int>() == len), "every IWriteAt wrote all its elements");
+            Check.Equal(0L, Mpi.GetStatistics().PinnedHandles, "no pin is left after completion");
+            c.Barrier();
+
+            // Read the other rank's chunks back nonblocking, with GCs in between.
+            int other = (r + 1) % p;
+            var back = new int[chunks][];
+            for (int k = 0; k < chunks; k++)
+            {
+                back[k] = new int[len + 4];
+                reqs[k] = f.IReadAt(((long)k * p + other) * len, back[k], 2, len);
+                if (k % 8 == 0)
+                    GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+            }
+            int bad = 0;
+            for (int k = 0; k < chunks; k++)
+            {
+                Status st = reqs[k].Wait();
+                if (st.GetCount<int>() != len || back[k][0] != 0 || back[k][len + 3] != 0)
+                    bad++;
+                for (int i = 0; i < len; i++)
+                    if (back[k][2 + i] != Value(other, k * len + i))
+                        bad++;
+            }
+            Check.Equal(0, bad, "IReadAt read the other rank's chunks exactly, into their slices");
+            GC.KeepAlive(garbage);
+
+            // A request dropped without Wait completes and lets go of its array all the same.
+            DropOne(f, r);
+            for (int i = 0; i < 3 && Mpi.GetStatistics().OrphanedRequests > 0; i++)
+            {
+                GC.Collect();
+                GC.WaitForPendingFinalizers();
+                c.Barrier();
+            }
+        }
+        c.Barrier();
+        if (r == 0)
+        {
+            var ints = MemoryMarshal.Cast<byte, int>(File.ReadAllBytes(path));
+            Check.True(ints.Length >= chunks * p * len, $"file holds every chunk ({ints.Length} ints)");
+            int bad = 0;
+            for (int k = 0; k < chunks; k++)
+                for (int q = 0; q < p; q++)
+                    for (int i = 0; i < len; i++)
+                        if (ints[(k * p + q) * len + i] != Value(q, k * len + i))
+                            bad++;
+            Check.Equal(0, bad, "the nonblocking writes, read by File.ReadAllBytes");
+        }
+    }
+
+    private static void DropOne(MpiFile f, int r) => _ = f.IReadAt(r, new int[16]);
+
+    private static void Errors(Communicator c, string dir)
+    {
+        int r = c.Rank;
+        string path = Path.Combine(dir, "errors.bin");
+        string missing = Path.Combine(dir, "missing.bin");
+        long mpiErrors = Mpi.GetStatistics().MpiErrors;
+
+        // Refused before MPI: modes MPI calls erroneous, bad paths, bad arguments.
+        Check.Throws<ArgumentException>(() => MpiFile.Open(c, path, MpiFileMode.ReadOnly | MpiFileMode.Create), "ReadOnly | Create");
+        Check.Throws<ArgumentException>(() => MpiFile.Open(c, path, MpiFileMode.ReadOnly | MpiFileMode.Exclusive), "ReadOnly | Exclusive");
+        Check.Throws<ArgumentException>(() => MpiFile.Open(c, path, MpiFileMode.ReadWrite | MpiFileMode.Sequential | MpiFileMode.Create), "ReadWrite | Sequential");
+        Check.Throws<ArgumentException>(() => MpiFile.Open(c, path, MpiFileMode.ReadOnly | MpiFileMode.WriteOnly), "two access modes");
+        Check.Throws<ArgumentException>(() => MpiFile.Open(c, path, MpiFileMode.Create), "no access mode");
+        Check.Throws<ArgumentOutOfRangeException>(() => MpiFile.Open(c, path, (MpiFileMode)(1 << 12) | MpiFileMode.ReadOnly), "unknown mode bit");
+        Check.Throws<ArgumentException>(() => MpiFile.Open(c, "", MpiFileMode.ReadOnly), "empty path");
+        Check.Throws<ArgumentException>(() => MpiFile.Open(c, "a\0b", MpiFileMode.ReadOnly), "path with NUL");
+        Check.Throws<ArgumentNullException>(() => MpiFile.Open(c, null!, MpiFileMode.ReadOnly), "null path");
+        Check.Throws<ArgumentNullException>(() => MpiFile.Open(null!, path, MpiFileMode.ReadOnly), "null communicator");
+        using (var info = new Info())
+        {
+            Check.Throws<ArgumentException>(() => info[""] = "x", "empty info key");
+            Check.Throws<ArgumentNullException>(() => info["k"] = null, "null info value");
+            Check.Throws<ArgumentException>(() => info[new string('k', 300)] = "x", "info key longer than MPI_MAX_INFO_KEY");
+            Check.Throws<ArgumentException>(() => info["k"] = new string('v', 5000), "info value longer than MPI_MAX_INFO_VAL");
+        }
+        var disposedInfo = new Info();
+        disposedInfo.Dispose();
+        disposedInfo.Dispose(); // twice is fine
+        Check.Throws<ObjectDisposedException>(() => _ = disposedInfo["k"], "disposed Info");
+        Check.Throws<ObjectDisposedException>(() => MpiFile.Open(c, path, MpiFileMode.ReadOnly, disposedInfo), "open with a disposed Info");
+
+        using (var f = MpiFile.Open(c, path, MpiFileMode.ReadWrite | MpiFileMode.Create))
+        {
+            var a = new int[8];
+            Check.Throws<ArgumentOutOfRangeException>(() => f.WriteAt(-1, a), "negative offset");
+            Check.Throws<ArgumentOutOfRangeException>(() => f.ReadAt(0, a, 4, 5), "count past the end of the array");
+            Check.Throws<ArgumentOutOfRangeException>(() => f.ReadAt(0, a, -1, 2), "negative buffer offset");
+            Check.Throws<ArgumentOutOfRangeException>(() => f.IWriteAt(0, a, 9, 0), "nonblocking: buffer offset past the end");
+            Check.Throws<ArgumentOutOfRangeException>(() => f.IReadAt(-2, a), "nonblocking: negative offset");
+            Check.Throws<ArgumentNullException>(() => f.WriteAt(0, (int[])null!), "null array");
+            Check.Throws<ArgumentOutOfRangeException>(() => f.SetView<int>(-4), "negative displacement");
+            Check.Throws<ArgumentOutOfRangeException>(() => f.SetView<int>(0, 4, 3), "stride shorter than the block");
+            Check.Throws<ArgumentOutOfRangeException>(() => f.SetView<int>(0, 0, 3), "empty block");
+            Check.Throws<ArgumentOutOfRangeException>(() => f.SetSize(-1), "negative size");
+            Check.Throws<ArgumentOutOfRangeException>(() => f.Preallocate(-1), "negative preallocation");
+            Check.Throws<ArgumentOutOfRangeException>(() => f.Seek(-1), "seek before the beginning");
+            f.SetView<long>();
+            Check.Throws<ArgumentException>(() => f.WriteAt(0, new int[3]), "12 bytes are not whole 8-byte elements");
+            Check.Throws<ArgumentException>(() => f.IReadAt(0, new byte[5]), "nonblocking: not whole elements");
+            f.WriteAt(r * 2, new int[4]); // two longs' worth of ints is fine
+            Check.Equal(8L, f.Position + 8, "Position untouched by explicit-offset writes");
+        }
+        c.Barrier();
+        using (var ro = MpiFile.Open(c, path, MpiFileMode.ReadOnly))
+        {
+            Check.Throws<NotSupportedException>(() => ro.WriteAt(0, new byte[1]), "write to a file opened ReadOnly");
+            Check.Throws<NotSupportedException>(() => ro.WriteShared(new byte[1]), "shared write to a file opened ReadOnly");
+            Check.Throws<NotSupportedException>(() => ro.IWriteAt(0, new byte[1]), "nonblocking write to a file opened ReadOnly");
+        }
+        using (var wo = MpiFile.Open(c, path, MpiFileMode.WriteOnly))
+        {
+            Check.Throws<NotSupportedException>(() => wo.ReadAt(0, new byte[1]), "read of a file opened WriteOnly");
+            Check.Throws<NotSupportedException>(() => wo.Read(new byte[1]), "pointer read of a file opened WriteOnly");
+        }
+        using (var seq = MpiFile.Open(c, path, MpiFileMode.WriteOnly | MpiFileMode.Sequential))
+        {
+            Check.Throws<NotSupportedException>(() => seq.WriteAt(0, new byte[1]), "explicit offset on a Sequential file");
+            Check.Throws<NotSupportedException>(() => seq.Write(new byte[1]), "individual pointer on a Sequential file");
+            Check.Throws<NotSupportedException>(() => seq.Seek(0), "Seek on a Sequential file");
+        }
+        var closed = MpiFile.Open(c, path, MpiFileMode.ReadOnly);
+        closed.Close();
+        closed.Dispose(); // closing twice is fine
+        Check.True(closed.IsClosed, "IsClosed");
+        Check.Throws<ObjectDisposedException>(() => closed.ReadAt(0, new byte[1]), "read after Close");
+        Check.Throws<ObjectDisposedException>(() => closed.IReadAt(0, new byte[1]), "nonblocking read after Close");
+        Check.Throws<ObjectDisposedException>(() => closed.GetSize(), "GetSize after Close");
+        Check.Throws<ObjectDisposedException>(() => closed.SetView<int>(), "SetView after Close");
+        Check.Throws<ObjectDisposedException>(() => _ = closed.Position, "Position after Close");
+        Check.Equal(mpiErrors, Mpi.GetStatistics().MpiErrors, "none of the above reached MPI");
+
+        // Raised inside MPI: the error class by name, MPI's string, the call.
+        ExpectMpi(() => MpiFile.Open(c, missing, MpiFileMode.ReadOnly), "MPI_File_open", "MPI_ERR_NO_SUCH_FILE", "open of a missing file without Create");
+        ExpectMpi(() => MpiFile.Open(c, path, MpiFileMode.WriteOnly | MpiFileMode.Create | MpiFileMode.Exclusive), "MPI_File_open", "MPI_ERR_FILE_EXISTS", "Exclusive create of an existing file");
+        ExpectMpi(() => MpiFile.Open(c, Path.Combine(dir, "no-dir", "x.bin"), MpiFileMode.WriteOnly | MpiFileMode.Create), "MPI_File_open", "", "create in a missing directory");
+        c.Barrier();
+        if (r == 0)
+            ExpectMpi(() => MpiFile.Delete(missing), "MPI_File_delete", "MPI_ERR_NO_SUCH_FILE", "delete of a missing file");
+        Check.True(Mpi.GetStatistics().MpiErrors > mpiErrors, "those errors were MPI's");
+
+        // The file is still usable after MPI errors on other opens.
+        using (var f = MpiFile.Open(c, path, MpiFileMode.ReadOnly))
+            Check.True(f.GetSize() >= 32, "the file opens after the errors");
+    }
+
+    private static void ExpectMpi(Action action, string call, string errorClass, string what)
+    {
+        try
+        {
+            action();
+            Check.True(false, $"{what}: no exception, expected MpiException");
+        }
+        catch (MpiException e)
+        {
+            Check.True(e.ErrorClass != 0, $"{what}: carries MPI's error class ({e.ErrorClass}: {e.Message})");
+            Check.True(e.Message.StartsWith(call, StringComparison.Ordinal), $"{what}: names {call} ({e.Message})");
+            Check.True(errorClass.Length == 0 || e.Message.Contains(errorClass, StringComparison.Ordinal), $"{what}: names {errorClass} ({e.Message})");
+        }
+        catch (Exception e)
+        {
+            Check.True(false, $"{what}: {e.GetType().Name} ({e.Message}), expected MpiException");
+        }
+    }
+}
