@@ -149,6 +149,18 @@ static int bind_library(void *lib, const char *name, char *err, int cap)
     }
 #undef PAL_MPI_BIND_REQ
 #undef PAL_MPI_BIND_OPT
+#if PAL_MPI_BUILD_ABI == 1
+    {
+        int *const *unweighted = (int *const *)pal_dl_sym(lib, "MPI_UNWEIGHTED");
+        if (!unweighted) {
+            snprintf(err, (size_t)cap, "%s lacks the required constant MPI_UNWEIGHTED", name);
+            return -1;
+        }
+        t.unweighted = *unweighted;
+    }
+#else
+    t.unweighted = MPI_UNWEIGHTED;
+#endif
     pal_mpi = t;
     if (pal_dl_path(lib, "MPI_Init_thread", g_path, (int)sizeof g_path) != 0)
         snprintf(g_path, sizeof g_path, "%s", name);

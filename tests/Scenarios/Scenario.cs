@@ -101,6 +101,11 @@ public enum Scenario
     PersistentDropped,
     PersistentMisuse,
     PersistentCollectives,
+
+    // Graph topologies and neighborhood collectives (Topologies.cs)
+    TopologyGraphs,
+    TopologyNeighborhood,
+    TopologyDirected,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>

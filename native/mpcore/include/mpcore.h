@@ -150,6 +150,18 @@ typedef struct mp_coll {
     const int32_t *sendcounts, *sdispls, *recvcounts, *rdispls;
 } mp_coll_t;
 
+/* Topologies (MPI_Topo_test, MPI-4.0 8.5.5). */
+enum mp_topo { MP_TOPO_NONE = 0, MP_TOPO_CART = 1, MP_TOPO_GRAPH = 2, MP_TOPO_DIST_GRAPH = 3 };
+
+/* Neighborhood collectives (MPI-4.0 8.6), described by an mp_coll_t whose
+ * kind is one of these: sendcounts/sdispls have outdegree entries,
+ * recvcounts/rdispls indegree entries.  ALLTOALLW takes its displacements in
+ * bytes (int64) beside the descriptor, with one element type for all blocks. */
+enum mp_neighbor_kind {
+    MP_NEIGHBOR_ALLGATHER = 0, MP_NEIGHBOR_ALLGATHERV, MP_NEIGHBOR_ALLTOALL, MP_NEIGHBOR_ALLTOALLV,
+    MP_NEIGHBOR_ALLTOALLW, MP_NEIGHBOR_KIND_COUNT
+};
+
 /* User-defined operation: fn(in, inout, count, state) must set
  * inout[i] = in[i] op inout[i] for count elements. */
 typedef void (*mp_user_fn)(const void *in, void *inout, int64_t count, void *state);
