@@ -35,7 +35,7 @@ if (world.Rank == 0)
     Console.WriteLine("| bytes per halo | nonblocking us/round | persistent us/round | neighbor us/round | neighbor persistent us/round | ratio persistent/nonblocking |");
     Console.WriteLine("|---|---|---|---|---|---|");
 }
-using DistributedGraphCommunicator ring = world.CreateDistributedGraphAdjacent([left, right], [left, right]);
+using DistributedGraphCommunicator ring = world.CreateDistributedGraphAdjacent([left, right], [1, 1], [left, right], [1, 1]);
 foreach (int bytes in sizes)
 {
     var sendLeft = new byte[bytes];
