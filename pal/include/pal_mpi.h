@@ -63,6 +63,13 @@ extern "C" {
     X(Intercomm_merge) X(Comm_spawn) X(Comm_get_parent) X(Open_port)          \
     X(Close_port) X(Comm_accept) X(Comm_connect) X(Comm_disconnect)           \
     X(Publish_name) X(Unpublish_name) X(Lookup_name)                         \
+    X(Graph_create) X(Graphdims_get) X(Graph_get) X(Graph_neighbors_count)   \
+    X(Graph_neighbors) X(Dist_graph_create_adjacent) X(Dist_graph_create)    \
+    X(Dist_graph_neighbors_count) X(Dist_graph_neighbors)                    \
+    X(Neighbor_allgather) X(Neighbor_allgatherv) X(Neighbor_alltoall)        \
+    X(Neighbor_alltoallv) X(Neighbor_alltoallw) X(Ineighbor_allgather)       \
+    X(Ineighbor_allgatherv) X(Ineighbor_alltoall) X(Ineighbor_alltoallv)     \
+    X(Ineighbor_alltoallw) \
     PAL_MPI_RMA(X) PAL_MPI_IO(X)
 
 /* Info objects and one-sided communication (MPI-3). */
@@ -95,7 +102,9 @@ extern "C" {
     X(Send_init_c) X(Ssend_init_c) X(Recv_init_c)                            \
     X(Barrier_init) X(Bcast_init) X(Reduce_init) X(Allreduce_init)           \
     X(Scan_init) X(Exscan_init) X(Reduce_scatter_block_init) X(Gather_init)  \
-    X(Scatter_init) X(Allgather_init) X(Alltoall_init)
+    X(Scatter_init) X(Allgather_init) X(Alltoall_init)                       \
+    X(Neighbor_allgather_init) X(Neighbor_alltoall_init)                     \
+    X(Neighbor_allgatherv_init) X(Neighbor_alltoallv_init)
 
 typedef struct pal_mpi {
 #define PAL_MPI_FIELD(name) __typeof__(MPI_##name) *name;
@@ -124,6 +133,17 @@ typedef struct pal_mpi {
                           MPI_Request *);
     int (*Alltoall_init)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info,
                          MPI_Request *);
+    int (*Neighbor_allgather_init)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                                   MPI_Info, MPI_Request *);
+    int (*Neighbor_alltoall_init)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                                  MPI_Info, MPI_Request *);
+    int (*Neighbor_allgatherv_init)(const void *, int, MPI_Datatype, void *, const int *, const int *,
+                                    MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+    int (*Neighbor_alltoallv_init)(const void *, const int *, const int *, MPI_Datatype, void *, const int *,
+                                   const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+    /* The library's MPI_UNWEIGHTED (MPI-4.0 8.5.4): a constant under Open MPI,
+     * the value of a variable inside libmpi under MPICH. */
+    int *unweighted;
 } pal_mpi_t;
 
 /* The loaded library's functions; all NULL before pal_mpi_load succeeds. */

@@ -156,6 +156,15 @@ static int bind_library(void *lib, const char *name, char *err, int cap)
     }
 #undef PAL_MPI_BIND_REQ
 #undef PAL_MPI_BIND_OPT
+#if PAL_MPI_BUILD_ABI == 1
+    {
+        /* MPICH 3 and later export it; before, it was the macro ((int *)0). */
+        int *const *unweighted = (int *const *)pal_dl_sym(lib, "MPI_UNWEIGHTED");
+        t.unweighted = unweighted ? *unweighted : NULL;
+    }
+#else
+    t.unweighted = MPI_UNWEIGHTED;
+#endif
     pal_mpi = t;
     if (pal_dl_path(lib, "MPI_Init_thread", g_path, (int)sizeof g_path) != 0)
         snprintf(g_path, sizeof g_path, "%s", name);

@@ -1,16 +1,24 @@
 // Halo: a halo exchange loop with persistent requests against the same loop with
-// nonblocking ones, measured side by side in one run (issue 16: "persistent vs
+// nonblocking ones, and against the neighborhood collective that does the same
+// exchange, measured side by side in one run (issue 16: "persistent vs
 // non-persistent Send/Recv in a halo exchange loop").  Two ranks on a ring:
 // each round every rank receives its two halos from its neighbours and sends its
-// two edges to them, then completes the four operations with one WaitAll.
+// two edges to them, in four forms:
+//   nonblocking          IRecv x2, ISend x2, one WaitAll;
+//   persistent           the same four as persistent requests: StartAll, WaitAll;
+//   neighbor             NeighborAlltoall on a distributed graph (sources = destinations
+//                        = [left, right]);
+//   neighbor persistent  NeighborAlltoallInit, Start and Wait (MPI 4: MPICH 4.0; "-"
+//                        on Open MPI 4.1, where it throws NotSupportedException).
 //
 //   mpiexec -n 2 dotnet Halo.dll [rounds=20000] [reps=7] [sizes=8,1024,65536]
 //   mpiexec -n 2 motor  Halo.dll ...
+//   perf/compare-halo.sh      the same against perf/native/halo.c (halo-c), as ratios
 //
-// For each size the two forms alternate for `reps` blocks of `rounds` rounds
-// (nonblocking, persistent, nonblocking, ...), after a warm-up of both; rank 0
-// prints the median time per round of each and the median of the per-block
-// ratios persistent / nonblocking (below 1: persistent is faster).
+// For each size the forms alternate for `reps` blocks of `rounds` rounds
+// (nonblocking, persistent, neighbor, ..., nonblocking, ...), after a warm-up of
+// each; rank 0 prints the median time per round of each and the median of the
+// per-block ratios persistent / nonblocking (below 1: persistent is faster).
 using System.Diagnostics;
 using System.Globalization;
 using System.MP;
@@ -24,9 +32,10 @@ int left = (world.Rank + world.Size - 1) % world.Size, right = (world.Rank + 1) 
 if (world.Rank == 0)
 {
     Console.WriteLine($"# halo exchange, {world.Size} ranks, {(Mpi.IsHosted ? "motor" : "dotnet")}, {rounds} rounds x {reps} blocks per form");
-    Console.WriteLine("| bytes per halo | nonblocking us/round | persistent us/round | ratio persistent/nonblocking |");
-    Console.WriteLine("|---|---|---|---|");
+    Console.WriteLine("| bytes per halo | nonblocking us/round | persistent us/round | neighbor us/round | neighbor persistent us/round | ratio persistent/nonblocking |");
+    Console.WriteLine("|---|---|---|---|---|---|");
 }
+using DistributedGraphCommunicator ring = world.CreateDistributedGraphAdjacent([left, right], [1, 1], [left, right], [1, 1]);
 foreach (int bytes in sizes)
 {
     var sendLeft = new byte[bytes];
@@ -39,6 +48,18 @@ foreach (int bytes in sizes)
         world.RecvInit(recvLeft, left, 1), world.RecvInit(recvRight, right, 2),
         world.SendInit(sendLeft, left, 2), world.SendInit(sendRight, right, 1),
     ];
+    // The neighborhood forms move both halos in one array each: [left | right].
+    // Ordinary arrays, like the other forms: the persistent one runs on a staging copy.
+    byte[] sendBoth = new byte[2 * bytes], recvBoth = new byte[2 * bytes];
+    PersistentRequest? hood = null;
+    try
+    {
+        hood = ring.NeighborAlltoallInit(sendBoth, recvBoth, bytes);
+    }
+    catch (NotSupportedException)
+    {
+        // Open MPI 4.1: no persistent collectives.
+    }
 
     double Nonblocking(int n)
     {
@@ -67,22 +88,51 @@ foreach (int bytes in sizes)
         return Stopwatch.GetElapsedTime(t0).TotalMicroseconds / n;
     }
 
+    double Neighbor(int n)
+    {
+        world.Barrier();
+        long t0 = Stopwatch.GetTimestamp();
+        for (int i = 0; i < n; i++)
+            ring.NeighborAlltoall(sendBoth, recvBoth, bytes);
+        return Stopwatch.GetElapsedTime(t0).TotalMicroseconds / n;
+    }
+
+    double NeighborPersistent(int n)
+    {
+        world.Barrier();
+        long t0 = Stopwatch.GetTimestamp();
+        for (int i = 0; i < n; i++)
+        {
+            hood!.Start();
+            hood.Wait();
+        }
+        return Stopwatch.GetElapsedTime(t0).TotalMicroseconds / n;
+    }
+
     Nonblocking(rounds / 4);
     Persistent(rounds / 4);
+    Neighbor(rounds / 4);
+    if (hood is not null)
+        NeighborPersistent(rounds / 4);
     var nb = new double[reps];
     var pe = new double[reps];
+    var ne = new double[reps];
+    var np = new double[reps];
     var ratio = new double[reps];
     for (int r = 0; r < reps; r++)
     {
         nb[r] = Nonblocking(rounds);
         pe[r] = Persistent(rounds);
+        ne[r] = Neighbor(rounds);
+        np[r] = hood is null ? double.NaN : NeighborPersistent(rounds);
         ratio[r] = pe[r] / nb[r];
     }
     foreach (PersistentRequest p in preqs)
         p.Dispose();
+    hood?.Dispose();
     if (world.Rank == 0)
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"| {bytes} | {Median(nb):F3} | {Median(pe):F3} | {Median(ratio):F3} |"));
+            $"| {bytes} | {Median(nb):F3} | {Median(pe):F3} | {Median(ne):F3} | {(hood is null ? "-" : Median(np).ToString("F3", CultureInfo.InvariantCulture))} | {Median(ratio):F3} |"));
 }
 return 0;
 

@@ -13,7 +13,10 @@ namespace System.MP;
 /// flight on that array: a window of operations on one buffer costs one GCHandle,
 /// and the array is pinned exactly while MPI may still touch it;</item>
 /// <item>the rented native buffer of an object send, shared by the messages its
-/// payload travels in (<see cref="ForPayload"/>).</item>
+/// payload travels in (<see cref="ForPayload"/>);</item>
+/// <item>native memory MPI reads until an operation completes (the counts of a
+/// nonblocking neighborhood collective), with the pins of that operation's
+/// arrays (<see cref="ForNative"/>).</item>
 /// </list>
 /// </summary>
 internal sealed class BufferHold
@@ -21,6 +24,8 @@ internal sealed class BufferHold
     private Array? _target; // cleared at unpin, so a thread's last pin keeps no array alive
     private GCHandle _handle;
     private Transport.NativeBuffer? _payload;
+    private unsafe void* _native;
+    private BufferHold? _with1, _with2;
     private int _refs;
     private static long s_pinnedHandles;
 
@@ -44,8 +49,23 @@ internal sealed class BufferHold
         _refs = operations;
     }
 
+    private unsafe BufferHold(void* native, BufferHold? with1, BufferHold? with2)
+    {
+        _native = native;
+        _with1 = with1;
+        _with2 = with2;
+        _refs = 1;
+    }
+
     /// <summary>Holds an object send's rented buffer until all <paramref name="operations"/> sending it completed.</summary>
     internal static BufferHold ForPayload(Transport.NativeBuffer payload, int operations) => new(payload, operations);
+
+    /// <summary>
+    /// Holds <paramref name="native"/> (NativeMemory.Alloc) for one operation, and with it that
+    /// operation's array pins (may be null): the operation's only hold, freed at its completion.
+    /// </summary>
+    internal static unsafe BufferHold ForNative(void* native, BufferHold? with1, BufferHold? with2) =>
+        new(native, with1, with2);
 
     /// <summary>
     /// Pins <paramref name="array"/> for one more operation, joining
@@ -88,8 +108,17 @@ internal sealed class BufferHold
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private void Unpin()
+    private unsafe void Unpin()
     {
+        if (_native is not null)
+        {
+            NativeMemory.Free(_native);
+            _native = null;
+            _with1?.Release();
+            _with2?.Release();
+            _with1 = _with2 = null;
+            return;
+        }
         if (_payload is { } payload)
         {
             _payload = null;

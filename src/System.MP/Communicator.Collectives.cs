@@ -952,7 +952,7 @@ public unsafe partial class Communicator
     // ---- shared machinery ----
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static CollDesc Desc<T>(int kind, long count, void* send, void* recv, int root) where T : unmanaged
+    private protected static CollDesc Desc<T>(int kind, long count, void* send, void* recv, int root) where T : unmanaged
     {
         CollDesc d = default;
         d.Kind = kind;
@@ -1020,7 +1020,7 @@ public unsafe partial class Communicator
             throw new NotSupportedException(SR.Format(SR.IntraOnly, operation));
     }
 
-    private static void RequireLength<T>(T[]? buffer, string name, long needed)
+    private protected static void RequireLength<T>(T[]? buffer, string name, long needed)
     {
         if (buffer is null)
             throw new ArgumentNullException(name, SR.Format(SR.BufferRequiredAtRoot, name));
@@ -1035,38 +1035,50 @@ public unsafe partial class Communicator
     }
 
     /// <summary>Checks per-rank blocks (of the remote group on an intercommunicator) against a buffer of <paramref name="length"/> elements.</summary>
-    private void CheckBlocks(int[] counts, string countsName, int[] displs, string displsName, int length, string bufferName, bool noOverlap)
+    private void CheckBlocks(int[] counts, string countsName, int[] displs, string displsName, int length, string bufferName, bool noOverlap) =>
+        CheckBlocks(_peerSize, SR.CountsLength, counts, countsName, displs, displsName, 1, length, bufferName, noOverlap);
+
+    /// <summary>
+    /// Checks <paramref name="entries"/> blocks (one per rank or per neighbour) against a buffer of
+    /// <paramref name="length"/> units: block i is counts[i] elements of <paramref name="scale"/>
+    /// units at displacement displs[i] (in units).
+    /// </summary>
+    private protected static void CheckBlocks<TDispl>(int entries, string lengthMessage, int[] counts, string countsName,
+                                                      TDispl[] displs, string displsName, int scale, long length,
+                                                      string bufferName, bool noOverlap)
+        where TDispl : unmanaged, Numerics.IBinaryInteger<TDispl>
     {
         if (counts is null)
             ThrowHelper.ThrowNull(countsName);
         if (displs is null)
             ThrowHelper.ThrowNull(displsName);
-        if (counts.Length != _peerSize)
-            throw new ArgumentException(SR.Format(SR.CountsLength, countsName, counts.Length, _peerSize), countsName);
-        if (displs.Length != _peerSize)
-            throw new ArgumentException(SR.Format(SR.CountsLength, displsName, displs.Length, _peerSize), displsName);
-        for (int i = 0; i < _peerSize; i++)
+        if (counts.Length != entries)
+            throw new ArgumentException(SR.Format(lengthMessage, countsName, counts.Length, entries), countsName);
+        if (displs.Length != entries)
+            throw new ArgumentException(SR.Format(lengthMessage, displsName, displs.Length, entries), displsName);
+        for (int i = 0; i < entries; i++)
         {
+            long displ = long.CreateTruncating(displs[i]);
             if (counts[i] < 0)
                 throw new ArgumentException(SR.Format(SR.NegativeEntry, countsName, i, counts[i]), countsName);
-            if (displs[i] < 0)
-                throw new ArgumentException(SR.Format(SR.NegativeEntry, displsName, i, displs[i]), displsName);
-            if ((long)displs[i] + counts[i] > length)
-                throw new ArgumentException(SR.Format(SR.BlockPastEnd, i, countsName, counts[i], displs[i], bufferName, length), displsName);
+            if (displ < 0)
+                throw new ArgumentException(SR.Format(SR.NegativeEntry, displsName, i, displ), displsName);
+            if (displ + (long)counts[i] * scale > length)
+                throw new ArgumentException(SR.Format(SR.BlockPastEnd, i, countsName, counts[i], displ, bufferName, length), displsName);
         }
         if (!noOverlap)
             return;
         // Blocks written by MPI must not overlap: sort the non-empty ones by start.
-        var order = new int[_peerSize];
+        var order = new int[entries];
         int n = 0;
-        for (int i = 0; i < _peerSize; i++)
+        for (int i = 0; i < entries; i++)
             if (counts[i] > 0)
                 order[n++] = i;
         Array.Sort(order, 0, n, Collections.Generic.Comparer<int>.Create((a, b) => displs[a].CompareTo(displs[b])));
         for (int k = 1; k < n; k++)
         {
             int prev = order[k - 1], cur = order[k];
-            if ((long)displs[prev] + counts[prev] > displs[cur])
+            if (long.CreateTruncating(displs[prev]) + (long)counts[prev] * scale > long.CreateTruncating(displs[cur]))
                 throw new ArgumentException(SR.Format(SR.BlocksOverlap, Math.Min(prev, cur), Math.Max(prev, cur), bufferName), displsName);
         }
     }

@@ -107,6 +107,148 @@ public unsafe partial class Communicator
         return c == CoreConst.CommNull ? null : new CartesianCommunicator(c);
     }
 
+    /// <summary>The topology attached to this communicator (MPI_Topo_test); a Dup keeps it.</summary>
+    public Topology Topology
+    {
+        get
+        {
+            int t = 0;
+            Check(Core.TopoTest(Handle, &t));
+            return (Topology)t;
+        }
+    }
+
+    /// <summary>
+    /// A communicator with a graph topology over the first index.Length ranks, the whole graph
+    /// given on every rank (MPI_Graph_create). Collective.
+    /// </summary>
+    /// <param name="index">Cumulative degrees: node i's neighbours are edges[index[i-1]..index[i]) (index[-1] = 0).</param>
+    /// <param name="edges">The neighbour lists of all nodes, one after the other (ranks below index.Length).</param>
+    /// <param name="reorder">Whether MPI may renumber ranks to fit the machine.</param>
+    /// <returns>The graph communicator, or null on ranks outside the graph.</returns>
+    public GraphCommunicator? CreateGraph(int[] index, int[] edges, bool reorder = false)
+    {
+        ArgumentNullException.ThrowIfNull(index);
+        ArgumentNullException.ThrowIfNull(edges);
+        int nodes = index.Length;
+        if (nodes > _size)
+            throw new ArgumentException(SR.Format(SR.GraphTooLarge, nodes, _size), nameof(index));
+        for (int i = 0; i < nodes; i++)
+            if (index[i] < (i == 0 ? 0 : index[i - 1]))
+                throw new ArgumentException(SR.Format(SR.GraphIndexDecreasing, i, index[i], i - 1, i == 0 ? 0 : index[i - 1]), nameof(index));
+        if ((nodes == 0 ? 0 : index[^1]) != edges.Length)
+            throw new ArgumentException(SR.Format(SR.GraphEdgesLength, edges.Length, nodes == 0 ? 0 : index[^1]), nameof(edges));
+        CheckNodes(edges, nameof(edges), nodes);
+        int h = Handle, c = 0;
+        fixed (int* ip = index)
+        fixed (int* ep = edges)
+            Check(Core.GraphCreate(h, nodes, ip, ep, reorder ? 1 : 0, &c));
+        return c == CoreConst.CommNull ? null : new GraphCommunicator(c);
+    }
+
+    /// <summary>
+    /// A communicator with a distributed graph topology in which each rank gives its own incoming
+    /// and outgoing edges (MPI_Dist_graph_create_adjacent). Collective; unweighted on every rank.
+    /// </summary>
+    /// <param name="sources">Ranks this rank receives from, in the order of its receive blocks.</param>
+    /// <param name="destinations">Ranks this rank sends to, in the order of its send blocks.</param>
+    /// <param name="reorder">Whether MPI may renumber ranks to fit the machine.</param>
+    public DistributedGraphCommunicator CreateDistributedGraphAdjacent(int[] sources, int[] destinations, bool reorder = false) =>
+        DistGraphAdjacent(sources, null, destinations, null, reorder);
+
+    /// <summary>
+    /// A distributed graph with weighted edges, each rank giving its own (MPI_Dist_graph_create_adjacent).
+    /// Collective; weighted on every rank (a rank without edges passes empty arrays).
+    /// </summary>
+    /// <param name="sources">Ranks this rank receives from.</param>
+    /// <param name="sourceWeights">The weight of each incoming edge (non-negative).</param>
+    /// <param name="destinations">Ranks this rank sends to.</param>
+    /// <param name="destinationWeights">The weight of each outgoing edge (non-negative).</param>
+    /// <param name="reorder">Whether MPI may renumber ranks, e.g. to keep heavy edges within a node.</param>
+    public DistributedGraphCommunicator CreateDistributedGraphAdjacent(int[] sources, int[] sourceWeights, int[] destinations,
+                                                                       int[] destinationWeights, bool reorder = false)
+    {
+        ArgumentNullException.ThrowIfNull(sourceWeights);
+        ArgumentNullException.ThrowIfNull(destinationWeights);
+        return DistGraphAdjacent(sources, sourceWeights, destinations, destinationWeights, reorder);
+    }
+
+    private DistributedGraphCommunicator DistGraphAdjacent(int[] sources, int[]? sourceWeights, int[] destinations,
+                                                           int[]? destinationWeights, bool reorder)
+    {
+        ArgumentNullException.ThrowIfNull(sources);
+        ArgumentNullException.ThrowIfNull(destinations);
+        CheckNodes(sources, nameof(sources), _size);
+        CheckNodes(destinations, nameof(destinations), _size);
+        CheckWeights(sourceWeights, nameof(sourceWeights), sources.Length);
+        CheckWeights(destinationWeights, nameof(destinationWeights), destinations.Length);
+        int h = Handle, c = 0;
+        fixed (int* s = sources)
+        fixed (int* sw = sourceWeights)
+        fixed (int* d = destinations)
+        fixed (int* dw = destinationWeights)
+            Check(Core.DistGraphCreateAdjacent(h, sources.Length, s, sw, destinations.Length, d, dw,
+                                               sourceWeights is null ? 0 : 1, reorder ? 1 : 0, &c));
+        return new DistributedGraphCommunicator(c);
+    }
+
+    /// <summary>
+    /// A communicator with a distributed graph topology from any edges each rank knows
+    /// (MPI_Dist_graph_create): sources[i] has degrees[i] outgoing edges, listed in order in
+    /// <paramref name="destinations"/>.  MPI gathers every rank's edges. Collective.
+    /// </summary>
+    /// <param name="sources">Ranks whose outgoing edges this rank gives.</param>
+    /// <param name="degrees">How many edges each of them has here.</param>
+    /// <param name="destinations">The edges' targets, sum(degrees) entries.</param>
+    /// <param name="weights">Each edge's weight, or null for an unweighted graph (null on every rank, or on none).</param>
+    /// <param name="reorder">Whether MPI may renumber ranks to fit the machine.</param>
+    public DistributedGraphCommunicator CreateDistributedGraph(int[] sources, int[] degrees, int[] destinations,
+                                                               int[]? weights = null, bool reorder = false)
+    {
+        ArgumentNullException.ThrowIfNull(sources);
+        ArgumentNullException.ThrowIfNull(degrees);
+        ArgumentNullException.ThrowIfNull(destinations);
+        if (degrees.Length != sources.Length)
+            throw new ArgumentException(SR.Format(SR.DegreesLength, degrees.Length, sources.Length), nameof(degrees));
+        CheckNodes(sources, nameof(sources), _size);
+        long total = 0;
+        for (int i = 0; i < degrees.Length; i++)
+        {
+            if (degrees[i] < 0)
+                throw new ArgumentException(SR.Format(SR.NegativeEntry, nameof(degrees), i, degrees[i]), nameof(degrees));
+            total += degrees[i];
+        }
+        if (total != destinations.Length)
+            throw new ArgumentException(SR.Format(SR.DegreesMismatch, total, destinations.Length), nameof(destinations));
+        CheckNodes(destinations, nameof(destinations), _size);
+        CheckWeights(weights, nameof(weights), destinations.Length);
+        int h = Handle, c = 0;
+        fixed (int* s = sources)
+        fixed (int* dg = degrees)
+        fixed (int* d = destinations)
+        fixed (int* w = weights)
+            Check(Core.DistGraphCreate(h, sources.Length, s, dg, d, w, weights is null ? 0 : 1, reorder ? 1 : 0, &c));
+        return new DistributedGraphCommunicator(c);
+    }
+
+    private static void CheckNodes(int[] ranks, string name, int nodes)
+    {
+        for (int i = 0; i < ranks.Length; i++)
+            if ((uint)ranks[i] >= (uint)nodes)
+                throw new ArgumentOutOfRangeException(name, ranks[i], SR.Format(SR.EdgeOutOfRange, name, i, ranks[i], nodes));
+    }
+
+    private static void CheckWeights(int[]? weights, string name, int edges)
+    {
+        if (weights is null)
+            return;
+        if (weights.Length != edges)
+            throw new ArgumentException(SR.Format(SR.WeightsLength, name, weights.Length, edges), name);
+        for (int i = 0; i < weights.Length; i++)
+            if (weights[i] < 0)
+                throw new ArgumentException(SR.Format(SR.NegativeWeight, name, i, weights[i]), name);
+    }
+
     private protected static void Check(int rc)
     {
         if (rc < 0)
@@ -115,9 +257,9 @@ public unsafe partial class Communicator
 }
 
 /// <summary>A communicator whose ranks form a Cartesian grid (MPI-4.0 §8.5): coordinates, neighbours, sub-grids.</summary>
-public sealed unsafe class CartesianCommunicator : Communicator
+public sealed unsafe class CartesianCommunicator : TopologyCommunicator
 {
-    internal CartesianCommunicator(int handle) : base(handle, predefined: false)
+    internal CartesianCommunicator(int handle) : base(handle)
     {
         int n = 0;
         Check(Core.CartNdims(handle, &n));
@@ -133,7 +275,38 @@ public sealed unsafe class CartesianCommunicator : Communicator
         Dimensions = Array.AsReadOnly(_dims);
         Periodic = Array.AsReadOnly(_periodic);
         Coordinates = Array.AsReadOnly(_coords);
+        // MPI-4.0 §8.6: for each dimension, the neighbour at -1 then the one at +1.
+        var around = new int[2 * n];
+        for (int i = 0; i < n; i++)
+            (around[2 * i], around[2 * i + 1]) = Shift(i, 1);
+        Sources = ReadOnly(around);
+        Neighbors = ReadOnly(Array.FindAll(around, r => r != Mpi.ProcNull));
+        long edges = 0, cells = 1;
+        foreach (int d in _dims)
+            cells *= d;
+        for (int i = 0; i < n; i++)
+            edges += _periodic[i] ? 2 * cells : 2 * (cells / _dims[i]) * (_dims[i] - 1);
+        NumEdges = checked((int)edges);
     }
+
+    /// <inheritdoc/>
+    public override IReadOnlyList<int> Sources { get; }
+
+    /// <inheritdoc/>
+    public override IReadOnlyList<int> Destinations => Sources;
+
+    /// <summary>
+    /// This rank's neighbours: the ranks one step away along each dimension, in the order of
+    /// <see cref="TopologyCommunicator.Sources"/> with the <see cref="Mpi.ProcNull"/> entries left out
+    /// (a rank appears twice when it is the neighbour on both sides, as on a periodic extent of 2).
+    /// </summary>
+    public IReadOnlyList<int> Neighbors { get; }
+
+    /// <summary>
+    /// Number of edge entries of the whole grid seen as a graph: the sum over all ranks of their
+    /// <see cref="Neighbors"/> counts (what MPI_Graphdims_get reports for the same graph).
+    /// </summary>
+    public int NumEdges { get; }
 
     // The grid as MPI reported it at creation; callers see read-only views, so
     // nothing outside can change what GetRank and Shift validate against.

@@ -31,7 +31,7 @@ public unsafe partial class Communicator : IDisposable
         _predefined = predefined;
     }
 
-    /// <summary>Wraps a new core handle as a Communicator or an Intercommunicator (null for MP_COMM_NULL).</summary>
+    /// <summary>Wraps a new core handle as a Communicator, an Intercommunicator or the class of its topology (null for MP_COMM_NULL).</summary>
     internal static unsafe Communicator? Wrap(int handle)
     {
         if (handle == CoreConst.CommNull)
@@ -40,7 +40,19 @@ public unsafe partial class Communicator : IDisposable
         int rc = Core.CommIsInter(handle, &inter);
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
-        return inter != 0 ? new Intercommunicator(handle) : new Communicator(handle, predefined: false);
+        if (inter != 0)
+            return new Intercommunicator(handle);
+        int topo = 0;
+        if ((rc = Core.TopoTest(handle, &topo)) < 0)
+            ThrowHelper.ThrowCore(rc);
+        // A Dup keeps the topology (MPI-4.0 §7.4.2), and so does the class.
+        return (Topology)topo switch
+        {
+            Topology.Cartesian => new CartesianCommunicator(handle),
+            Topology.Graph => new GraphCommunicator(handle),
+            Topology.DistributedGraph => new DistributedGraphCommunicator(handle),
+            _ => new Communicator(handle, predefined: false),
+        };
     }
 
     /// <summary>True for an intercommunicator (two groups; peers are ranks of the remote group).</summary>

@@ -90,7 +90,8 @@ public sealed unsafe class PersistentRequest : IDisposable
     /// broadcast's root, read (<paramref name="recvIn"/>).  Arrays that may move are staged.
     /// </summary>
     internal static PersistentRequest InitCollective<T>(int comm, CollDesc d, T[]? send, long sendCount,
-                                                        T[]? recv, long recvCount, bool recvIn, bool recvOut)
+                                                        T[]? recv, long recvCount, bool recvIn, bool recvOut,
+                                                        bool neighbor = false)
         where T : unmanaged
     {
         Side s = NewSide(send, sendCount * sizeof(T), true, false);
@@ -103,7 +104,8 @@ public sealed unsafe class PersistentRequest : IDisposable
         {
             d.SendBuf = stageBytes[0] > 0 ? null : sp; // in place: a pinned-heap array, or nothing to move
             d.RecvBuf = stageBytes[1] > 0 ? null : rp;
-            rc = Core.CollInit(comm, &d, stageBytes, stages, &req);
+            rc = neighbor ? Core.NeighborInit(comm, &d, stageBytes, stages, &req)
+                          : Core.CollInit(comm, &d, stageBytes, stages, &req);
         }
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);

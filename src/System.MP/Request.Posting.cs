@@ -23,7 +23,15 @@ public sealed unsafe partial class Request
     }
 
     /// <summary>Posts a nonblocking collective over up to two arrays (send, receive).</summary>
-    internal static Request PostCollective<T>(int comm, CollDesc* d, T[]? send, T[]? recv) where T : unmanaged
+    internal static Request PostCollective<T>(int comm, CollDesc* d, T[]? send, T[]? recv) where T : unmanaged =>
+        PostCollective(comm, d, send, recv, null);
+
+    /// <summary>
+    /// Posts a nonblocking collective; <paramref name="hood"/>, when not null, makes it a
+    /// neighborhood collective (MPI-4.0 §8.6) whose native counts the request holds until completion.
+    /// </summary>
+    internal static Request PostCollective<T>(int comm, CollDesc* d, T[]? send, T[]? recv, NeighborBlock* hood)
+        where T : unmanaged
     {
         int req = 0, rc;
         bool sendImmobile = send is not { Length: > 0 } || PinnedBuffers.Contains(send);
@@ -35,10 +43,10 @@ public sealed unsafe partial class Request
             {
                 d->SendBuf = s;
                 d->RecvBuf = r;
-                rc = Core.CollPost(comm, d, sendImmobile ? null : ObjectAddress(ref send!),
-                                   recvImmobile ? null : ObjectAddress(ref recv!), &req);
+                rc = PostCore(comm, d, sendImmobile ? null : ObjectAddress(ref send!),
+                              recvImmobile ? null : ObjectAddress(ref recv!), hood, &req);
             }
-            return Posted(RequestGroup.CurrentPoster, rc, req, null);
+            return Posted(RequestGroup.CurrentPoster, rc, req, NativeHold(hood, null, null));
         }
         // The pins keep the arrays in place, so the addresses taken under
         // `fixed` stay valid after it.
@@ -51,16 +59,30 @@ public sealed unsafe partial class Request
             d->SendBuf = s;
             d->RecvBuf = r;
         }
-        rc = Core.CollPost(comm, d, null, null, &req);
+        rc = PostCore(comm, d, null, null, hood, &req);
+        BufferHold? native = NativeHold(hood, ps, pr);
         if (rc < 0)
         {
             Exception e = ThrowHelper.CoreException(rc);
-            ps?.Release();
-            pr?.Release();
+            if (native is not null)
+                native.Release();
+            else
+            {
+                ps?.Release();
+                pr?.Release();
+            }
             throw e;
         }
-        return new Request(poster, req, ps, pr);
+        return native is not null ? new Request(poster, req, native, null) : new Request(poster, req, ps, pr);
     }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int PostCore(int comm, CollDesc* d, void* sendObj, void* recvObj, NeighborBlock* hood, int* req) =>
+        hood is null ? Core.CollPost(comm, d, sendObj, recvObj, req)
+                     : Core.NeighborPost(comm, d, hood->SendBytes, hood->RecvBytes, hood->Scratch, sendObj, recvObj, req);
+
+    private static BufferHold? NativeHold(NeighborBlock* hood, BufferHold? with1, BufferHold? with2) =>
+        hood is null || hood->Memory is null ? null : BufferHold.ForNative(hood->Memory, with1, with2);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static unsafe Request PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, int comm, int mode)

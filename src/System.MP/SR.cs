@@ -55,6 +55,17 @@ internal static class SR
     internal const string SpawnArgs = "Spawn needs a command and a positive process count at the root.";
     internal const string MessageReceived = "The matched message was already received; a Message is received exactly once.";
 
+    // graph topologies and neighborhood collectives
+    internal const string NeighborCountsLength = "{0} has {1} entries; it needs one per neighbour ({2}).";
+    internal const string GraphTooLarge = "The graph has {0} nodes but the communicator only {1} ranks.";
+    internal const string GraphIndexDecreasing = "index[{0}] = {1} is less than index[{2}] = {3}: index holds cumulative degrees.";
+    internal const string GraphEdgesLength = "edges has {0} entries but index ends at {1}: the last cumulative degree is the number of edge entries.";
+    internal const string EdgeOutOfRange = "{0}[{1}] = {2} is outside [0, {3}).";
+    internal const string WeightsLength = "{0} has {1} entries; there are {2} edges.";
+    internal const string NegativeWeight = "{0}[{1}] = {2} is negative; edge weights must not be.";
+    internal const string DegreesLength = "degrees has {0} entries but sources has {1}: one degree per source.";
+    internal const string DegreesMismatch = "The degrees add up to {0} but destinations has {1} entries.";
+
     internal const string NotTransportable = "Type {0} may not travel in object operations: only types marked [Transportable], primitives, enums, strings and arrays of those can.";
     internal const string BaseNotTransportable = "Type {0} may not travel: its base class {1} is not marked [Transportable].";
     internal const string LowerBounds = "Arrays with non-zero lower bounds ({0}) cannot travel.";

@@ -117,6 +117,11 @@ public enum Scenario
     FilesRoundTrip,
     FilesNonblocking,
     FilesErrors,
+
+    // Graph topologies and neighborhood collectives (Topologies.cs)
+    TopologyGraphs,
+    TopologyNeighborhood,
+    TopologyDirected,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>

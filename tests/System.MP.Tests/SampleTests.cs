@@ -59,6 +59,26 @@ public class SampleTests
         Assert.Contains("residual matches the serial computation", r.Output);
     }
 
+    /// <summary>
+    /// The 3-D stencil whose halo exchange is a neighborhood collective on a distributed graph
+    /// (persistent on MPICH 4, blocking on Open MPI 4.1); the sample compares the gathered field
+    /// with a serial solve bit for bit.  Both cores, library mode and under motor.
+    /// </summary>
+    [Theory]
+    [InlineData(2, false, false, "2x1x1", "a persistent NeighborAlltoallv")]
+    [InlineData(4, true, false, "2x2x1", "a persistent NeighborAlltoallv")]
+    [InlineData(2, true, true, "2x1x1", "by NeighborAlltoallv")]
+    [InlineData(3, false, true, "3x1x1", "by NeighborAlltoallv")]
+    public void Halo3DMatchesTheSerialSolution(int ranks, bool hosted, bool openMpi, string grid, string exchange)
+    {
+        Job.Result r = Job.Mpi(ranks, Job.ManagedProgram("Halo3D"), "12 40", hosted: hosted,
+                               launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+        Assert.True(r.ExitCode == 0, r.ToString());
+        Assert.Contains($"on a {grid} grid of {ranks} ranks", r.Output);
+        Assert.Contains(exchange, r.Output);
+        Assert.Contains("field matches the serial computation bit for bit", r.Output);
+    }
+
     [Theory]
     [InlineData(1, 0)]
     [InlineData(3, 1)]

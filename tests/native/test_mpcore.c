@@ -392,6 +392,89 @@ static void test_comms(void)
     CHECK(st.comms == before.comms);
 }
 
+/* Graph topologies and neighborhood collectives on one rank: queries on a
+ * communicator without the topology and bad arguments are refused before MPI
+ * (MP_EINVAL / MP_ERANK / MP_ECOUNT naming what is wrong); a self-loop graph
+ * and a weighted self-edge dist graph exchange with themselves. */
+static void test_topologies(void)
+{
+    int32_t index[2] = { 1, 0 }, edges[2] = { 0, 0 }, out[4] = { 0 }, w[2] = { 7, 7 }, counts[1] = { 2 }, displs[1] = { 0 };
+    int32_t sendv[2] = { 41, 42 }, recvv[2] = { 0, 0 };
+    int topo = -1, in = -1, outd = -1, weighted = -1, n = 0, e = 0;
+    mp_comm_t g, d;
+    mp_coll_t c;
+    CHECK(mp_topo_test(MP_COMM_WORLD, &topo) == 0 && topo == MP_TOPO_NONE);
+    CHECK(mp_graph_dims(MP_COMM_WORLD, &n, &e) == MP_EINVAL && last_error_mentions("not a graph"));
+    CHECK(mp_graph_neighbors_count(MP_COMM_WORLD, 0, &n) == MP_EINVAL);
+    CHECK(mp_dist_graph_neighbors(MP_COMM_WORLD, 1, out, NULL, 1, out, NULL) == MP_EINVAL &&
+          last_error_mentions("distributed-graph"));
+    CHECK(mp_topo_degrees(MP_COMM_WORLD, &in, &outd, &weighted) == MP_EINVAL && last_error_mentions("no topology"));
+    memset(&c, 0, sizeof c);
+    c.kind = MP_NEIGHBOR_ALLGATHER;
+    c.dtype = MP_DT_INT32;
+    c.elem_size = 4;
+    c.count = 1;
+    c.sendbuf = sendv;
+    c.recvbuf = recvv;
+    CHECK(mp_neighbor_run(MP_COMM_WORLD, &c, NULL, NULL) == MP_EINVAL);
+
+    /* Graph arguments. */
+    CHECK(mp_graph_create(MP_COMM_WORLD, 2, index, edges, 0, &g) == MP_EINVAL && last_error_mentions("node count"));
+    index[0] = -1;
+    CHECK(mp_graph_create(MP_COMM_WORLD, 1, index, edges, 0, &g) == MP_EINVAL && last_error_mentions("cumulative"));
+    index[0] = 2;
+    edges[1] = 1;
+    CHECK(mp_graph_create(MP_COMM_WORLD, 1, index, edges, 0, &g) == MP_ERANK && last_error_mentions("edges[1]"));
+    CHECK(mp_dist_graph_create_adjacent(MP_COMM_WORLD, 1, edges, NULL, 1, edges, NULL, 1, 0, &d) == MP_EINVAL &&
+          last_error_mentions("weight"));
+    w[0] = -1;
+    CHECK(mp_dist_graph_create_adjacent(MP_COMM_WORLD, 1, edges, w, 1, edges, w, 1, 0, &d) == MP_EINVAL &&
+          last_error_mentions("negative"));
+    CHECK(mp_dist_graph_create(MP_COMM_WORLD, 1, edges, counts, edges, NULL, 0, 0, &d) == MP_ERANK); /* edges[1] = 1 */
+
+    /* A one-node graph with a self-loop. */
+    index[0] = 1;
+    edges[0] = 0;
+    CHECK(mp_graph_create(MP_COMM_WORLD, 1, index, edges, 0, &g) == 0);
+    CHECK(mp_topo_test(g, &topo) == 0 && topo == MP_TOPO_GRAPH);
+    CHECK(mp_graph_dims(g, &n, &e) == 0 && n == 1 && e == 1);
+    CHECK(mp_graph_get(g, 0, 0, out, out) == MP_ECOUNT);
+    CHECK(mp_graph_neighbors(g, 0, 1, out) == 0 && out[0] == 0);
+    CHECK(mp_graph_neighbors_count(g, 1, &n) == MP_ERANK);
+    CHECK(mp_dist_graph_neighbors(g, 1, out, NULL, 1, out, NULL) == MP_EINVAL);
+    CHECK(mp_topo_degrees(g, &in, &outd, &weighted) == 0 && in == 1 && outd == 1 && weighted == 0);
+    CHECK(mp_neighbor_run(g, &c, NULL, NULL) == 0 && recvv[0] == 41);
+    c.kind = MP_NEIGHBOR_KIND_COUNT;
+    CHECK(mp_neighbor_run(g, &c, NULL, NULL) == MP_EINVAL);
+    c.kind = MP_NEIGHBOR_ALLTOALLV;
+    counts[0] = -1;
+    c.sendcounts = c.recvcounts = counts;
+    c.sdispls = c.rdispls = displs;
+    CHECK(mp_neighbor_run(g, &c, NULL, NULL) == MP_ECOUNT);
+    counts[0] = 2;
+    recvv[0] = 0;
+    CHECK(mp_neighbor_run(g, &c, NULL, NULL) == 0 && recvv[0] == 41 && recvv[1] == 42);
+    c.kind = MP_NEIGHBOR_ALLTOALLW;
+    CHECK(mp_neighbor_run(g, &c, NULL, NULL) == MP_EINVAL); /* no byte displacements */
+    {
+        mp_req_t r;
+        int64_t bytes[1] = { 0 };
+        CHECK(mp_neighbor_post(g, &c, bytes, bytes, NULL, NULL, NULL, &r) == MP_EINVAL && last_error_mentions("scratch"));
+    }
+    CHECK(mp_comm_free(g) == 0);
+
+    /* A weighted dist graph: this rank to itself, weight 7. */
+    w[0] = 7;
+    CHECK(mp_dist_graph_create_adjacent(MP_COMM_WORLD, 1, edges, w, 1, edges, w, 1, 0, &d) == 0);
+    CHECK(mp_topo_test(d, &topo) == 0 && topo == MP_TOPO_DIST_GRAPH);
+    CHECK(mp_topo_degrees(d, &in, &outd, &weighted) == 0 && in == 1 && outd == 1 && weighted == 1);
+    out[0] = out[1] = -1;
+    CHECK(mp_dist_graph_neighbors(d, 1, out, out + 1, 1, out + 2, out + 3) == 0 && out[0] == 0 && out[1] == 7 &&
+          out[2] == 0 && out[3] == 7);
+    CHECK(mp_dist_graph_neighbors(d, 0, out, NULL, 1, out, NULL) == MP_ECOUNT);
+    CHECK(mp_comm_free(d) == 0);
+}
+
 /* Waitall over a batch whose slots are not the first ones: every request is
  * completed with its own data and status, and every slot goes back to the
  * free list (a later batch gets distinct live handles). */
@@ -574,6 +657,7 @@ static const struct group {
     { "table_threads", test_table_threads, 1 },
     { "comms", test_comms, 1 },
     { "persistent", test_persistent, 1 },
+    { "topologies", test_topologies, 1 },
     { "files", test_files, 1 },
     { "after_finalize", test_after_finalize, 1 },
 };

@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the table layout or any signature changes. */
-#define MP_ABI_VERSION 8
+#define MP_ABI_VERSION 9
 
 /* ---- Errors: one table, X-macro generated (C name, code, C# name, message). ---- */
 #define MP_ERROR_MAP(X)                                                                 \
@@ -186,6 +186,18 @@ enum mp_io {
 };
 /* Seek origins (MPI_SEEK_SET/CUR/END); the values of .NET's SeekOrigin. */
 enum mp_seek { MP_SEEK_SET = 0, MP_SEEK_CUR = 1, MP_SEEK_END = 2 };
+
+/* Topologies (MPI_Topo_test, MPI-4.0 8.5.5). */
+enum mp_topo { MP_TOPO_NONE = 0, MP_TOPO_CART = 1, MP_TOPO_GRAPH = 2, MP_TOPO_DIST_GRAPH = 3 };
+
+/* Neighborhood collectives (MPI-4.0 8.6), described by an mp_coll_t whose
+ * kind is one of these: sendcounts/sdispls have outdegree entries,
+ * recvcounts/rdispls indegree entries.  ALLTOALLW takes its displacements in
+ * bytes (int64) beside the descriptor, with one element type for all blocks. */
+enum mp_neighbor_kind {
+    MP_NEIGHBOR_ALLGATHER = 0, MP_NEIGHBOR_ALLGATHERV, MP_NEIGHBOR_ALLTOALL, MP_NEIGHBOR_ALLTOALLV,
+    MP_NEIGHBOR_ALLTOALLW, MP_NEIGHBOR_KIND_COUNT
+};
 
 /* User-defined operation: fn(in, inout, count, state) must set
  * inout[i] = in[i] op inout[i] for count elements. */

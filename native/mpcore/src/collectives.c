@@ -101,6 +101,14 @@ static int element_type(const mp_coll_t *c, dtype_info_t *d)
     return 0;
 }
 
+int mp_coll_element_type(const mp_coll_t *c, MPI_Datatype *type)
+{
+    dtype_info_t d = { MPI_DATATYPE_NULL, 0, 0 };
+    int rc = element_type(c, &d);
+    *type = d.mpi;
+    return rc;
+}
+
 /* ---- user-defined operations ----
  * MPI's user function gets no context pointer, so each user op has its own
  * C trampoline that knows its slot. */
@@ -413,19 +421,22 @@ static int persistent_form(int kind)
         pal_mpi.Reduce_scatter_block_init != NULL, pal_mpi.Gather_init != NULL, pal_mpi.Scatter_init != NULL,
         pal_mpi.Allgather_init != NULL, pal_mpi.Alltoall_init != NULL,
     };
-    char version[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
-    int len = 0;
     if (kind < 0 || kind >= (int)(sizeof present / sizeof *present))
         return mp_fail(MP_EINVAL, "collective kind %d has no persistent form here (the v-collectives have none yet)", kind);
-    if (present[kind])
-        return 0;
+    return present[kind] ? 0 : mp_fail_persistent_missing(names[kind]);
+}
+
+int mp_fail_persistent_missing(const char *name)
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
+    int len = 0;
     if (pal_mpi.Get_library_version(version, &len) != MPI_SUCCESS)
         len = 0;
     version[len < 0 ? 0 : len > MPI_MAX_LIBRARY_VERSION_STRING ? MPI_MAX_LIBRARY_VERSION_STRING : len] = '\0';
     version[strcspn(version, ",\n")] = '\0'; /* "Open MPI v4.1.4, package: ..." */
     return mp_fail(MP_ENOTSUP, "%s (a persistent collective, MPI-4.0 6.12) is not provided by the MPI library "
                    "%s (%s): persistent collectives need an MPI-4 library such as MPICH 4.0 or later",
-                   names[kind], version[0] ? version : "of unknown version", pal_mpi_path());
+                   name, version[0] ? version : "of unknown version", pal_mpi_path());
 }
 
 /* MPICH 4.0's persistent gather, scatter and allgather move the data their

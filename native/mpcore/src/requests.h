@@ -290,6 +290,11 @@ static inline int track(slot_cache_t *c, int posted, MPI_Request r, void *obj0, 
 /* track() for callers outside the posting path (collectives). */
 int mp_track(int posted, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_req_t *req);
 
+/* The MPI type of a collective's elements (collectives.c), checked. */
+int mp_coll_element_type(const mp_coll_t *c, MPI_Datatype *type);
+/* MP_ENOTSUP naming the missing persistent collective and the library. */
+int mp_fail_persistent_missing(const char *name);
+
 /* ---- the GC scan (gcscan.c) ---- */
 int mp_gc_attached(void);
 

@@ -250,9 +250,22 @@ internal struct CoreTable
     internal nint FileGetSize;
     internal nint FileSetAtomicity;
     internal nint FileGetAtomicity;
+    internal nint TopoTest;
+    internal nint GraphCreate;
+    internal nint GraphDims;
+    internal nint GraphGet;
+    internal nint GraphNeighborsCount;
+    internal nint GraphNeighbors;
+    internal nint DistGraphCreateAdjacent;
+    internal nint DistGraphCreate;
+    internal nint TopoDegrees;
+    internal nint DistGraphNeighbors;
+    internal nint NeighborRun;
+    internal nint NeighborPost;
+    internal nint NeighborInit;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 8;
+    internal const uint ExpectedAbiVersion = 9;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -374,6 +387,19 @@ internal struct CoreTable
         "BLOCKING int file_get_size(mp_file_t file, int64_t *bytes)\n" +
         "BLOCKING int file_set_atomicity(mp_file_t file, int atomic)\n" +
         "FAST int file_get_atomicity(mp_file_t file, int *atomic)\n" +
+        "FAST int topo_test(mp_comm_t comm, int *topo)\n" +
+        "BLOCKING int graph_create(mp_comm_t comm, int nnodes, const int32_t *index, const int32_t *edges, int reorder, mp_comm_t *newcomm)\n" +
+        "FAST int graph_dims(mp_comm_t comm, int *nnodes, int *nedges)\n" +
+        "FAST int graph_get(mp_comm_t comm, int nnodes, int nedges, int32_t *index, int32_t *edges)\n" +
+        "FAST int graph_neighbors_count(mp_comm_t comm, int rank, int *count)\n" +
+        "FAST int graph_neighbors(mp_comm_t comm, int rank, int max, int32_t *neighbors)\n" +
+        "BLOCKING int dist_graph_create_adjacent(mp_comm_t comm, int indegree, const int32_t *sources, const int32_t *sourceweights, int outdegree, const int32_t *destinations, const int32_t *destweights, int weighted, int reorder, mp_comm_t *newcomm)\n" +
+        "BLOCKING int dist_graph_create(mp_comm_t comm, int n, const int32_t *sources, const int32_t *degrees, const int32_t *destinations, const int32_t *weights, int weighted, int reorder, mp_comm_t *newcomm)\n" +
+        "FAST int topo_degrees(mp_comm_t comm, int *indegree, int *outdegree, int *weighted)\n" +
+        "FAST int dist_graph_neighbors(mp_comm_t comm, int maxin, int32_t *sources, int32_t *sourceweights, int maxout, int32_t *destinations, int32_t *destweights)\n" +
+        "BLOCKING int neighbor_run(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, const int64_t *rbytes)\n" +
+        "FAST int neighbor_post(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, const int64_t *rbytes, void *scratch, void *send_obj, void *recv_obj, mp_req_t *req)\n" +
+        "BLOCKING int neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)\n" +
         "";
 }
 
@@ -616,6 +642,32 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<int, int, int> FileSetAtomicity;
     /// <summary>FAST: int mp_file_get_atomicity(mp_file_t file, int *atomic)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> FileGetAtomicity;
+    /// <summary>FAST: int mp_topo_test(mp_comm_t comm, int *topo)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> TopoTest;
+    /// <summary>BLOCKING: int mp_graph_create(mp_comm_t comm, int nnodes, const int32_t *index, const int32_t *edges, int reorder, mp_comm_t *newcomm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int> GraphCreate;
+    /// <summary>FAST: int mp_graph_dims(mp_comm_t comm, int *nnodes, int *nedges)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int> GraphDims;
+    /// <summary>FAST: int mp_graph_get(mp_comm_t comm, int nnodes, int nedges, int32_t *index, int32_t *edges)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int> GraphGet;
+    /// <summary>FAST: int mp_graph_neighbors_count(mp_comm_t comm, int rank, int *count)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> GraphNeighborsCount;
+    /// <summary>FAST: int mp_graph_neighbors(mp_comm_t comm, int rank, int max, int32_t *neighbors)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int> GraphNeighbors;
+    /// <summary>BLOCKING: int mp_dist_graph_create_adjacent(mp_comm_t comm, int indegree, const int32_t *sources, const int32_t *sourceweights, int outdegree, const int32_t *destinations, const int32_t *destweights, int weighted, int reorder, mp_comm_t *newcomm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int*, int, int, int*, int> DistGraphCreateAdjacent;
+    /// <summary>BLOCKING: int mp_dist_graph_create(mp_comm_t comm, int n, const int32_t *sources, const int32_t *degrees, const int32_t *destinations, const int32_t *weights, int weighted, int reorder, mp_comm_t *newcomm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int*, int*, int*, int, int, int*, int> DistGraphCreate;
+    /// <summary>FAST: int mp_topo_degrees(mp_comm_t comm, int *indegree, int *outdegree, int *weighted)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int*, int> TopoDegrees;
+    /// <summary>FAST: int mp_dist_graph_neighbors(mp_comm_t comm, int maxin, int32_t *sources, int32_t *sourceweights, int maxout, int32_t *destinations, int32_t *destweights)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int*, int, int*, int*, int> DistGraphNeighbors;
+    /// <summary>BLOCKING: int mp_neighbor_run(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, const int64_t *rbytes)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, CollDesc*, long*, long*, int> NeighborRun;
+    /// <summary>FAST: int mp_neighbor_post(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, const int64_t *rbytes, void *scratch, void *send_obj, void *recv_obj, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, long*, long*, void*, void*, void*, int*, int> NeighborPost;
+    /// <summary>BLOCKING: int mp_neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, CollDesc*, long*, void**, int*, int> NeighborInit;
 
 #pragma warning disable CA1810 // the table must be validated before any field is read
     static Core()
@@ -738,5 +790,18 @@ internal static unsafe partial class Core
         FileGetSize = (delegate* unmanaged[Cdecl]<int, long*, int>)t->FileGetSize;
         FileSetAtomicity = (delegate* unmanaged[Cdecl]<int, int, int>)t->FileSetAtomicity;
         FileGetAtomicity = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->FileGetAtomicity;
+        TopoTest = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->TopoTest;
+        GraphCreate = (delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int>)t->GraphCreate;
+        GraphDims = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int>)t->GraphDims;
+        GraphGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int>)t->GraphGet;
+        GraphNeighborsCount = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->GraphNeighborsCount;
+        GraphNeighbors = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int>)t->GraphNeighbors;
+        DistGraphCreateAdjacent = (delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int*, int, int, int*, int>)t->DistGraphCreateAdjacent;
+        DistGraphCreate = (delegate* unmanaged[Cdecl]<int, int, int*, int*, int*, int*, int, int, int*, int>)t->DistGraphCreate;
+        TopoDegrees = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int*, int>)t->TopoDegrees;
+        DistGraphNeighbors = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int*, int, int*, int*, int>)t->DistGraphNeighbors;
+        NeighborRun = (delegate* unmanaged[Cdecl]<int, CollDesc*, long*, long*, int>)t->NeighborRun;
+        NeighborPost = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, long*, long*, void*, void*, void*, int*, int>)t->NeighborPost;
+        NeighborInit = (delegate* unmanaged[Cdecl]<int, CollDesc*, long*, void**, int*, int>)t->NeighborInit;
     }
 }

@@ -21,3 +21,21 @@ internal static class CollKind
         Gatherv = 11, Scatterv = 12, Allgatherv = 13, Alltoallv = 14,
         ReduceScatter = 15;
 }
+
+/// <summary>mpcore's neighborhood collective kinds (mp_neighbor_kind).</summary>
+internal static class NeighborKind
+{
+    internal const int Allgather = 0, Allgatherv = 1, Alltoall = 2, Alltoallv = 3, Alltoallw = 4;
+}
+
+/// <summary>
+/// What a nonblocking neighborhood collective needs beyond its descriptor: the byte displacements
+/// and datatype scratch of the w form, inside <see cref="Memory"/> (NativeMemory; null when the
+/// call has no arrays to keep), which MPI reads until the operation completes.
+/// </summary>
+internal unsafe struct NeighborBlock
+{
+    internal long* SendBytes, RecvBytes;
+    internal void* Scratch;
+    internal void* Memory;
+}
