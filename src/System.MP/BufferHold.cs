@@ -22,15 +22,19 @@ internal sealed class BufferHold
     private GCHandle _handle;
     private Transport.NativeBuffer? _payload;
     private int _refs;
-    private static long s_pinnedHandles;
+    private static long s_pinnedHandles, s_pinnedHandlesAllocated;
 
     /// <summary>Pinned GCHandles held now (<see cref="MpiStatistics.PinnedHandles"/>).</summary>
     internal static long PinnedHandles => Volatile.Read(ref s_pinnedHandles);
+
+    /// <summary>Pinned GCHandles allocated so far (<see cref="MpiStatistics.PinnedHandlesAllocated"/>).</summary>
+    internal static long PinnedHandlesAllocated => Volatile.Read(ref s_pinnedHandlesAllocated);
 
     private BufferHold(Array array)
     {
         _handle = GCHandle.Alloc(array, GCHandleType.Pinned);
         Interlocked.Increment(ref s_pinnedHandles);
+        Interlocked.Increment(ref s_pinnedHandlesAllocated);
         _target = array;
         _refs = 1;
     }

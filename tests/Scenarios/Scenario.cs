@@ -101,6 +101,10 @@ public enum Scenario
     PersistentDropped,
     PersistentMisuse,
     PersistentCollectives,
+
+    // The request path: GCHandles per operation, mixed sets (RequestPath.cs)
+    RequestPathPins,
+    RequestPathMixedSets,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>

@@ -1,0 +1,59 @@
+using Scenarios;
+using Xunit;
+
+namespace System.MP.Tests;
+
+/// <summary>
+/// The per-operation request path (MpiRequest.cs, Request.Sets.cs, BufferHold.cs): no GCHandle
+/// per nonblocking operation under motor (MpiStatistics.PinnedHandlesAllocated stays 0), one
+/// WaitAll/WaitAny/TestAll over buffer, object and persistent requests together,
+/// ObjectRequest.Cancel, and the errors of the shortened completion paths; as 2-rank jobs
+/// (tests/Scenarios/RequestPath.cs) in library mode and under motor, on both cores.
+/// </summary>
+public class RequestPathTests
+{
+    private static Communicator Self => Communicator.Self;
+
+    public static TheoryData<Scenario, bool, bool> Jobs()
+    {
+        var data = new TheoryData<Scenario, bool, bool>();
+        foreach (Scenario s in new[] { Scenario.RequestPathPins, Scenario.RequestPathMixedSets })
+            foreach (bool hosted in new[] { false, true })
+                foreach (bool openMpi in new[] { false, true })
+                    data.Add(s, hosted, openMpi);
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(Jobs))]
+    public void TwoRanks(Scenario scenario, bool hosted, bool openMpi) =>
+        Job.RunScenario(scenario, 2, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+
+    [Fact]
+    public void LibraryModeCountsTheHandlesItAllocates()
+    {
+        long before = Mpi.GetStatistics().PinnedHandlesAllocated;
+        var a = new int[3];
+        var b = new int[3];
+        Request.WaitAll(Self.IRecv(a, 0, 60), Self.IRecv(b, 0, 61), Self.ISend(new[] { 1, 2, 3 }, 0, 60), Self.ISend(new[] { 4, 5, 6 }, 0, 61));
+        Assert.Equal(new[] { 4, 5, 6 }, b);
+        Assert.Equal(4, Mpi.GetStatistics().PinnedHandlesAllocated - before); // four arrays, one handle each
+        Assert.Equal(0, Mpi.GetStatistics().PinnedHandles);
+    }
+
+    [Fact]
+    public void AnyRequestCompletesThroughTheBaseType()
+    {
+        var got = new int[1];
+        MpiRequest r = Self.IRecv(got, 0, 62);
+        MpiRequest o = Self.OIRecv<string>(0, 63);
+        Self.Send(new[] { 9 }, 0, 62);
+        Self.OSend("x", 0, 63);
+        Assert.Equal(62, r.Wait().Tag);
+        Assert.Equal(63, o.Wait().Tag);
+        Assert.True(r.IsCompleted && o.IsCompleted && got[0] == 9);
+        o.Cancel(); // complete: nothing to cancel
+        r.Dispose();
+        Assert.Throws<ObjectDisposedException>(() => r.Wait());
+    }
+}
