@@ -32,10 +32,11 @@ public class RequestPathTests
     [Fact]
     public void LibraryModeCountsTheHandlesItAllocates()
     {
+        Communicator c = Self; // initializes MPI
         long before = Mpi.GetStatistics().PinnedHandlesAllocated;
         var a = new int[3];
         var b = new int[3];
-        Request.WaitAll(Self.IRecv(a, 0, 60), Self.IRecv(b, 0, 61), Self.ISend(new[] { 1, 2, 3 }, 0, 60), Self.ISend(new[] { 4, 5, 6 }, 0, 61));
+        Request.WaitAll(c.IRecv(a, 0, 60), c.IRecv(b, 0, 61), c.ISend(new[] { 1, 2, 3 }, 0, 60), c.ISend(new[] { 4, 5, 6 }, 0, 61));
         Assert.Equal(new[] { 4, 5, 6 }, b);
         Assert.Equal(4, Mpi.GetStatistics().PinnedHandlesAllocated - before); // four arrays, one handle each
         Assert.Equal(0, Mpi.GetStatistics().PinnedHandles);
@@ -47,10 +48,11 @@ public class RequestPathTests
         var got = new int[1];
         MpiRequest r = Self.IRecv(got, 0, 62);
         MpiRequest o = Self.OIRecv<string>(0, 63);
-        Self.Send(new[] { 9 }, 0, 62);
-        Self.OSend("x", 0, 63);
+        using Request s = Self.ISend(new[] { 9 }, 0, 62);
+        using ObjectRequest os = Self.OISend("x", 0, 63); // nonblocking: a blocking send to self could wait for this receive
         Assert.Equal(62, r.Wait().Tag);
         Assert.Equal(63, o.Wait().Tag);
+        MpiRequest.WaitAll(s, os);
         Assert.True(r.IsCompleted && o.IsCompleted && got[0] == 9);
         o.Cancel(); // complete: nothing to cancel
         r.Dispose();
