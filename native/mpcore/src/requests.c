@@ -341,10 +341,20 @@ static MP_INLINE int batch_finish_as(batch_t *b, int mrc, const char *call, mp_s
         if (j < k && which[j] == i) {
             r = 0;
             if (MP_UNLIKELY(mrc != MPI_SUCCESS)) {
-                if (mrc != MPI_ERR_IN_STATUS)
+                if (mrc != MPI_ERR_IN_STATUS) {
                     r = mp_mpi_fail(mrc, call);
-                else if (b->ms[j].MPI_ERROR != MPI_SUCCESS)
+                } else if (b->ms[j].MPI_ERROR == MPI_ERR_PENDING) {
+                    /* Neither failed nor completed (MPI-4.0 3.7.5): it stays
+                     * active, out of the set, and its status is not MPI's to read. */
+                    s->mpi = b->mr[j];
+                    atomic_store_explicit(&s->flags, atomic_load_explicit(&s->flags, memory_order_relaxed) & ~(uint32_t)SLOT_IN_BATCH,
+                                          memory_order_relaxed);
+                    memset(out, 0, sizeof *out);
+                    j++;
+                    continue;
+                } else if (b->ms[j].MPI_ERROR != MPI_SUCCESS) {
                     r = mp_mpi_fail(b->ms[j].MPI_ERROR, call);
+                }
             }
             status_of(s->is_recv, r, &b->ms[j], out);
             if (persistent && s->persist) {
