@@ -27,18 +27,27 @@ internal sealed class BufferHold
     private unsafe void* _native;
     private BufferHold? _with1, _with2;
     private int _refs;
-    private static long s_pinnedHandles;
+    private static long s_pinnedHandles, s_pinnedHandlesAllocated;
 
     /// <summary>Pinned GCHandles held now (<see cref="MpiStatistics.PinnedHandles"/>).</summary>
     internal static long PinnedHandles => Volatile.Read(ref s_pinnedHandles);
 
-    /// <summary>Counts pins held elsewhere (a window's arrays of incomplete operations, Window.cs).</summary>
-    internal static void CountPins(int delta) => Interlocked.Add(ref s_pinnedHandles, delta);
+    /// <summary>Counts pins held elsewhere (a window's arrays of incomplete operations, Window.cs); a positive delta counts as allocated too.</summary>
+    internal static void CountPins(int delta)
+    {
+        Interlocked.Add(ref s_pinnedHandles, delta);
+        if (delta > 0)
+            Interlocked.Add(ref s_pinnedHandlesAllocated, delta);
+    }
+
+    /// <summary>Pinned GCHandles allocated so far (<see cref="MpiStatistics.PinnedHandlesAllocated"/>).</summary>
+    internal static long PinnedHandlesAllocated => Volatile.Read(ref s_pinnedHandlesAllocated);
 
     private BufferHold(Array array)
     {
         _handle = GCHandle.Alloc(array, GCHandleType.Pinned);
         Interlocked.Increment(ref s_pinnedHandles);
+        Interlocked.Increment(ref s_pinnedHandlesAllocated);
         _target = array;
         _refs = 1;
     }

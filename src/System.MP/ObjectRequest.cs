@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
 using System.MP.Interop;
 using System.MP.Transport;
@@ -17,7 +18,7 @@ namespace System.MP;
 /// for, so a blocking receive with the same source and tag issued meanwhile
 /// may take the message first.  Not thread-safe: complete it from one thread.
 /// </remarks>
-public abstract class ObjectRequest : IDisposable
+public abstract class ObjectRequest : MpiRequest
 {
     private Status _status;
     private Exception? _error;
@@ -29,12 +30,12 @@ public abstract class ObjectRequest : IDisposable
     }
 
     /// <summary>True once the operation has completed (tests it when not yet known).</summary>
-    public bool IsCompleted => Test(out _);
+    public override bool IsCompleted => Test(out _);
 
     /// <summary>Waits for the operation to complete.</summary>
     /// <returns>For a receive: sender, tag and payload size; for a send: empty.</returns>
     /// <exception cref="TransportException">A received payload was malformed or named a type that may not travel.</exception>
-    public Status Wait()
+    public override Status Wait()
     {
         if (!_completed)
             Complete(block: true);
@@ -44,7 +45,7 @@ public abstract class ObjectRequest : IDisposable
     /// <summary>Tests whether the operation completed, without waiting for it.</summary>
     /// <param name="status">The status when the result is true.</param>
     /// <exception cref="TransportException">A received payload was malformed or named a type that may not travel.</exception>
-    public bool Test(out Status status)
+    public override bool Test(out Status status)
     {
         if (!_completed && !Complete(block: false))
         {
@@ -56,7 +57,7 @@ public abstract class ObjectRequest : IDisposable
     }
 
     /// <summary>Gives up the request: a send still completes (its buffer is freed then); a receive that has not matched a message never will.</summary>
-    public void Dispose()
+    public override void Dispose()
     {
         if (_disposed)
             return;
@@ -64,6 +65,38 @@ public abstract class ObjectRequest : IDisposable
         if (!_completed)
             Abandon();
     }
+
+    /// <summary>
+    /// Cancels a receive that has not matched its message: it completes at once with
+    /// <see cref="Status.Cancelled"/> set and no result, and the message stays for a later
+    /// receive.  A send is not cancelled (MPI-4.1 deprecates cancelling sends; a payload
+    /// cancelled part way would leave its receiver waiting for the rest): it completes as usual.
+    /// </summary>
+    /// <exception cref="ObjectDisposedException">The request was disposed before it completed.</exception>
+    public override void Cancel()
+    {
+        ObjectDisposedException.ThrowIf(_disposed && !_completed, this);
+        if (_completed || !CancelPending())
+            return;
+        _status = Status.CancelledReceive;
+        _completed = true;
+    }
+
+    /// <summary>Cancels the operation if it has not started to move data: true when it did.</summary>
+    private protected abstract bool CancelPending();
+
+    internal override int SetEntry()
+    {
+        ObjectDisposedException.ThrowIf(_disposed && !_completed, this);
+        return _completed ? CoreConst.ReqNull : ObjectPending;
+    }
+
+    internal override Status IdleStatus() => Outcome();
+
+    // An object request has no core handle: a set completes it through Test.
+    internal override void CompletedInSet(int rc, int handle, in Status status) => throw new UnreachableException();
+
+    internal override Status FinishAlone(int rc, in Status status) => throw new UnreachableException();
 
     private Status Outcome()
     {
@@ -133,6 +166,8 @@ public abstract class ObjectRequest : IDisposable
             for (int i = _next; i < _chunks.Length; i++)
                 _chunks[i].Dispose();
         }
+
+        private protected override bool CancelPending() => false;
     }
 }
 
@@ -187,4 +222,7 @@ public sealed class ObjectRequest<T> : ObjectRequest
     private protected override void Abandon()
     {
     }
+
+    // Nothing is posted before the message is matched, and a matched one is received at once.
+    private protected override bool CancelPending() => true;
 }

@@ -26,7 +26,7 @@ namespace System.MP;
 /// pin and no copy.  A request dropped without <see cref="Dispose"/> is freed
 /// once its last instance completes.  Not thread-safe: use it from one thread.
 /// </remarks>
-public sealed unsafe class PersistentRequest : IDisposable
+public sealed unsafe class PersistentRequest : MpiRequest
 {
     /// <summary>Requests started by one MPI_Startall (their arrays are fixed by as many nested frames).</summary>
     private const int StartChunk = 32;
@@ -177,7 +177,7 @@ public sealed unsafe class PersistentRequest : IDisposable
                 ThrowHelper.ThrowNullRequest(i);
             handles[i] = requests[i].StartableHandle();
         }
-        Request.CheckDistinct(handles);
+        CheckDistinct(handles);
         int* h = stackalloc int[StartChunk];
         void** bufs = stackalloc void*[StartChunk];
         void** objs = stackalloc void*[StartChunk];
@@ -246,7 +246,7 @@ public sealed unsafe class PersistentRequest : IDisposable
     /// <returns>The instance's status (for a receive: source, tag, size).</returns>
     /// <exception cref="MessageTruncatedException">A receive got a message longer than its buffer (the request stays usable).</exception>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public Status Wait()
+    public override Status Wait()
     {
         int h = LiveHandle();
         if (!_active)
@@ -260,7 +260,7 @@ public sealed unsafe class PersistentRequest : IDisposable
     /// <param name="status">The instance's status when the result is true (empty when none was active).</param>
     /// <exception cref="MessageTruncatedException">A receive got a message longer than its buffer.</exception>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public bool Test(out Status status)
+    public override bool Test(out Status status)
     {
         int h = LiveHandle();
         if (!_active)
@@ -280,7 +280,7 @@ public sealed unsafe class PersistentRequest : IDisposable
     }
 
     /// <summary>Asks MPI to cancel the active instance (MPI_Cancel); complete it afterwards.  Nothing happens when none is active.</summary>
-    public void Cancel()
+    public override void Cancel()
     {
         int h = LiveHandle();
         if (!_active)
@@ -290,126 +290,49 @@ public sealed unsafe class PersistentRequest : IDisposable
             ThrowHelper.ThrowCore(rc);
     }
 
+    /// <summary>True when no instance is active, or the active one has completed (it is then completed: see <see cref="Test"/>).</summary>
+    public override bool IsCompleted => Test(out _);
+
     /// <summary>Waits for every active instance (MPI_Waitall); requests that are not active contribute an empty status.</summary>
     /// <param name="requests">The requests, each at most once.</param>
     /// <returns>The statuses, in the order of <paramref name="requests"/>.</returns>
     /// <exception cref="MessageTruncatedException">A receive was truncated (after all completed).</exception>
-    public static Status[] WaitAll(params PersistentRequest[] requests)
-    {
-        ArgumentNullException.ThrowIfNull(requests);
-        var statuses = new Status[requests.Length];
-        WaitAll(requests, statuses);
-        return statuses;
-    }
+    public static Status[] WaitAll(params PersistentRequest[] requests) => MpiRequest.WaitAll((MpiRequest[])requests);
 
     /// <summary>Waits for every active instance (MPI_Waitall) without allocating: the form for exchange loops.</summary>
     /// <param name="requests">The requests, each at most once.</param>
     /// <exception cref="MessageTruncatedException">A receive was truncated (after all completed).</exception>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit]
-    public static void WaitAll(ReadOnlySpan<PersistentRequest> requests)
-    {
-        Status[]? heap = requests.Length > StackRequests ? new Status[requests.Length] : null;
-        Span<Status> statuses = heap ?? stackalloc Status[StackRequests];
-        WaitAll(requests, statuses[..requests.Length]);
-    }
+    public static void WaitAll(ReadOnlySpan<PersistentRequest> requests) => MpiRequest.WaitAll(requests);
 
     /// <summary>Waits for every active instance (MPI_Waitall) and writes the statuses, without allocating.</summary>
     /// <param name="requests">The requests, each at most once.</param>
     /// <param name="statuses">Receives the statuses in the order of <paramref name="requests"/>; at least as long.</param>
     /// <exception cref="MessageTruncatedException">A receive was truncated (after all completed).</exception>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit]
-    public static void WaitAll(ReadOnlySpan<PersistentRequest> requests, Span<Status> statuses)
-    {
-        int n = requests.Length;
-        if (statuses.Length < n)
-            ThrowHelper.ThrowStatusesTooShort(statuses.Length, n);
-        int[]? heap = n > StackRequests ? new int[n] : null;
-        Span<int> handles = heap ?? stackalloc int[StackRequests];
-        handles = handles[..n];
-        ActiveHandles(requests, handles);
-        int rc;
-        fixed (int* h = handles)
-        fixed (Status* s = statuses)
-        {
-            var all = new Completion.AllRequests(n, h, s);
-            rc = Completion.PollThenBlock(ref all, Completion.SpinPolls / Math.Max(1, n));
-        }
-        FinishAll(requests, handles, statuses, rc);
-    }
+    public static void WaitAll(ReadOnlySpan<PersistentRequest> requests, Span<Status> statuses) =>
+        MpiRequest.WaitAll(requests, statuses);
 
     /// <summary>Tests whether every active instance completed (MPI_Testall); completes them all when so.</summary>
     /// <param name="requests">The requests, each at most once.</param>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit]
-    public static bool TestAll(ReadOnlySpan<PersistentRequest> requests)
-    {
-        int n = requests.Length;
-        int[]? heapH = n > StackRequests ? new int[n] : null;
-        Status[]? heapS = n > StackRequests ? new Status[n] : null;
-        Span<int> handles = heapH ?? stackalloc int[StackRequests];
-        Span<Status> statuses = heapS ?? stackalloc Status[StackRequests];
-        handles = handles[..n];
-        statuses = statuses[..n];
-        ActiveHandles(requests, handles);
-        int rc;
-        fixed (int* h = handles)
-        fixed (Status* s = statuses)
-            rc = Core.ReqTestall(n, h, s);
-        if (rc == 0)
-            return false;
-        FinishAll(requests, handles, statuses, rc);
-        return true;
-    }
+    public static bool TestAll(ReadOnlySpan<PersistentRequest> requests) => MpiRequest.TestAll(requests);
 
     /// <summary>Waits until one active instance completes (MPI_Waitany).</summary>
     /// <param name="requests">The requests, each at most once; those not active are skipped.</param>
     /// <param name="status">The status of the one that completed.</param>
     /// <returns>Its index, or <see cref="Mpi.Undefined"/> when none was active.</returns>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit]
-    public static int WaitAny(PersistentRequest[] requests, out Status status)
+    public static int WaitAny(PersistentRequest[] requests, out Status status) => MpiRequest.WaitAny(requests, out status);
+
+    internal override int SetEntry()
     {
-        ArgumentNullException.ThrowIfNull(requests);
-        int n = requests.Length;
-        int[]? heap = n > StackRequests ? new int[n] : null;
-        Span<int> handles = heap ?? stackalloc int[StackRequests];
-        handles = handles[..n];
-        ActiveHandles(requests, handles);
-        int index = Completion.WaitAny(handles, out int result, out Status st);
-        status = index == Mpi.Undefined ? EmptyStatus : requests[index].Finish(result, st);
-        return index;
+        int h = LiveHandle();
+        return _active ? h : CoreConst.ReqNull;
     }
 
-    private const int StackRequests = 128;
+    internal override Status IdleStatus() => EmptyStatus;
 
-    /// <summary>The handles of the active requests (ReqNull for the others), each request checked, none twice.</summary>
-    private static void ActiveHandles(ReadOnlySpan<PersistentRequest> requests, Span<int> handles)
-    {
-        for (int i = 0; i < requests.Length; i++)
-        {
-            PersistentRequest r = requests[i];
-            if (r is null)
-                ThrowHelper.ThrowNullRequest(i);
-            int h = r.LiveHandle();
-            handles[i] = r._active ? h : CoreConst.ReqNull;
-        }
-        Request.CheckDistinct(handles);
-    }
+    // The set was checked first, so an error is an operation's own (after all completed).
+    internal override void CompletedInSet(int rc, int handle, in Status status) => Completed(status);
 
-    private static void FinishAll(ReadOnlySpan<PersistentRequest> requests, ReadOnlySpan<int> handles, Span<Status> statuses, int rc)
-    {
-        // The set was checked here first, so an error is an operation's own (after all completed).
-        Exception? error = rc < 0 ? ThrowHelper.CoreException(rc) : null;
-        for (int i = 0; i < requests.Length; i++)
-        {
-            if (handles[i] == CoreConst.ReqNull)
-                statuses[i] = EmptyStatus;
-            else
-                requests[i].Completed(statuses[i]);
-        }
-        if (Request.OrphanedHolds != 0)
-            Request.SweepOrphans();
-        if (error is not null)
-            throw error;
-    }
+    internal override Status FinishAlone(int rc, in Status status) => Finish(rc, status);
 
     private Status Finish(int rc, Status st)
     {
@@ -466,16 +389,13 @@ public sealed unsafe class PersistentRequest : IDisposable
         }
     }
 
-    /// <summary>MPI's empty status (MPI-4.0 §3.7.3): what an inactive request completes with.</summary>
-    private static Status EmptyStatus => new(Mpi.AnySource, Mpi.AnyTag, 0);
-
     // ---- freeing ----
 
     /// <summary>
     /// Frees the request (MPI_Request_free).  An active instance still
     /// completes; its buffer is let go when it does.
     /// </summary>
-    public void Dispose()
+    public override void Dispose()
     {
         int h = _handle;
         if (h == CoreConst.ReqNull)

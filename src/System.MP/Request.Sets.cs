@@ -1,4 +1,3 @@
-using System.Collections.Generic;
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
 using System.Threading;
@@ -8,9 +7,6 @@ namespace System.MP;
 // Sets of requests: WaitAll, TestAll, WaitAny (allocation-free for up to StackRequests).
 public sealed unsafe partial class Request
 {
-    /// <summary>Requests WaitAll/TestAll/WaitAny handle without allocating (handles and statuses on the stack).</summary>
-    private const int StackRequests = 128;
-
     /// <summary>WaitAll polls before waiting only for sets smaller than this.</summary>
     private const int SpinAllLimit = 16;
 
@@ -84,44 +80,13 @@ public sealed unsafe partial class Request
 
     /// <summary>Tests whether every request completed (MPI_Testall); completes them all when so, without allocating.</summary>
     /// <param name="requests">The requests.</param>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit] // every entry is written before it is read
-    public static bool TestAll(ReadOnlySpan<Request> requests)
-    {
-        int n = requests.Length, rc;
-        int[]? heapH = n > StackRequests ? new int[n] : null;
-        Status[]? heapS = n > StackRequests ? new Status[n] : null;
-        Span<int> handles = heapH ?? stackalloc int[StackRequests];
-        Span<Status> statuses = heapS ?? stackalloc Status[StackRequests];
-        handles = handles[..n];
-        statuses = statuses[..n];
-        Handles(requests, handles);
-        fixed (int* h = handles)
-        fixed (Status* s = statuses)
-            rc = Core.ReqTestall(n, h, s);
-        if (rc == 0)
-            return false;
-        FinishAll(requests, handles, statuses, rc);
-        return true;
-    }
+    public static bool TestAll(ReadOnlySpan<Request> requests) => MpiRequest.TestAll(requests);
 
     /// <summary>Waits until one of the requests completes (MPI_Waitany).</summary>
     /// <param name="requests">The requests; already completed ones are skipped.</param>
-    /// <param name="status">The status of the one that completed.</param>
+    /// <param name="status">The status of the one that completed (empty when none was pending).</param>
     /// <returns>Its index, or <see cref="Mpi.Undefined"/> when none was still pending.</returns>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit] // every entry is written before it is read
-    public static int WaitAny(Request[] requests, out Status status)
-    {
-        ArgumentNullException.ThrowIfNull(requests);
-        int n = requests.Length;
-        int[]? heap = n > StackRequests ? new int[n] : null;
-        Span<int> handles = heap ?? stackalloc int[StackRequests];
-        handles = handles[..n];
-        Handles(requests, handles);
-        CheckDistinct(handles); // polling tests requests one by one: a repeat must be refused first
-        int index = Completion.WaitAny(handles, out int result, out Status st);
-        status = index == Mpi.Undefined ? default : requests[index].Finish(result, st); // throws when that operation failed
-        return index;
-    }
+    public static int WaitAny(Request[] requests, out Status status) => MpiRequest.WaitAny(requests, out status);
 
     /// <summary>Checks every request (not null, not disposed) before anything is waited for.</summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
@@ -136,37 +101,42 @@ public sealed unsafe partial class Request
         }
     }
 
-    /// <summary>Refuses a set that holds one pending request twice (completed ones are ReqNull and may repeat).</summary>
-    internal static void CheckDistinct(ReadOnlySpan<int> handles)
-    {
-        if (handles.Length <= 32)
-        {
-            for (int i = 1; i < handles.Length; i++)
-                for (int j = 0; j < i; j++)
-                    if (handles[i] == handles[j] && handles[i] != CoreConst.ReqNull)
-                        ThrowHelper.ThrowRepeatedRequest(j, i);
-            return;
-        }
-        var seen = new Dictionary<int, int>(handles.Length);
-        for (int i = 0; i < handles.Length; i++)
-            if (handles[i] != CoreConst.ReqNull && !seen.TryAdd(handles[i], i))
-                ThrowHelper.ThrowRepeatedRequest(seen[handles[i]], i);
-    }
-
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static void FinishAll(ReadOnlySpan<Request> requests, ReadOnlySpan<int> handles, Span<Status> statuses, int rc)
     {
-        Exception? error = rc < 0 ? ThrowHelper.CoreException(rc) : null;
+        if (rc < 0)
+        {
+            FinishFailed(requests, handles, statuses, rc);
+            return;
+        }
+        // The loop of a set that completed: nothing in it can throw, so the
+        // JIT keeps it in registers.
+        for (int i = 0; i < requests.Length; i++)
+        {
+            Request r = requests[i];
+            if (handles[i] == CoreConst.ReqNull)
+                statuses[i] = r._status;
+            else
+                r.Complete(statuses[i]);
+        }
+        if (Volatile.Read(ref s_orphanCount) != 0)
+            SweepOrphans();
+    }
+
+    /// <summary>A set that failed: the requests the core finished are completed, a refused set (bad or repeated request) stays as it was.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void FinishFailed(ReadOnlySpan<Request> requests, ReadOnlySpan<int> handles, Span<Status> statuses, int rc)
+    {
+        Exception error = ThrowHelper.CoreException(rc);
         for (int i = 0; i < requests.Length; i++)
         {
             if (handles[i] == CoreConst.ReqNull)
                 statuses[i] = requests[i]._status;
-            else if (error is null || Core.ReqLive(handles[i]) == 0) // a refused set (bad or repeated request) stays as it was
+            else if (Core.ReqLive(handles[i]) == 0)
                 requests[i].Complete(statuses[i]);
         }
         if (Volatile.Read(ref s_orphanCount) != 0)
             SweepOrphans();
-        if (error is not null)
-            throw error;
+        throw error;
     }
 }

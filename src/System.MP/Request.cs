@@ -20,7 +20,7 @@ namespace System.MP;
 /// completes; the array is never moved while MPI may touch it.
 /// A Request is not thread-safe: complete it from one thread.
 /// </remarks>
-public sealed unsafe partial class Request : IDisposable
+public sealed unsafe partial class Request : MpiRequest
 {
     // The core handle and pins live in the group (see RequestGroup): no
     // finalizer per request.
@@ -42,13 +42,13 @@ public sealed unsafe partial class Request : IDisposable
     internal bool HoldsPin => _group.PinSlots is { } p && (p[_index].Pin is not null || p[_index].Pin2 is not null);
 
     /// <summary>True once the operation has completed (tests it when not yet known).</summary>
-    public bool IsCompleted => Handle == CoreConst.ReqNull || Test(out _);
+    public override bool IsCompleted => Handle == CoreConst.ReqNull || Test(out _);
 
     /// <summary>Waits for the operation to complete (MPI_Wait).</summary>
     /// <returns>The operation's status (for a receive: source, tag, size).</returns>
     /// <exception cref="MessageTruncatedException">A receive got a message longer than its buffer.</exception>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public unsafe Status Wait()
+    public override unsafe Status Wait()
     {
         int h = ActiveHandle();
         if (h == CoreConst.ReqNull)
@@ -62,7 +62,7 @@ public sealed unsafe partial class Request : IDisposable
     /// <param name="status">The status when the result is true.</param>
     /// <exception cref="MessageTruncatedException">A receive got a message longer than its buffer.</exception>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public unsafe bool Test(out Status status)
+    public override unsafe bool Test(out Status status)
     {
         int h = ActiveHandle();
         if (h == CoreConst.ReqNull)
@@ -86,7 +86,7 @@ public sealed unsafe partial class Request : IDisposable
     /// afterwards and check <see cref="Status.Cancelled"/>.  A receive that has
     /// not matched a message can always be cancelled.
     /// </summary>
-    public void Cancel()
+    public override void Cancel()
     {
         int h = ActiveHandle();
         if (h == CoreConst.ReqNull)
@@ -101,7 +101,7 @@ public sealed unsafe partial class Request : IDisposable
     /// still completes, and its buffer is released when it does.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public void Dispose()
+    public override void Dispose()
     {
         if (_disposed)
             return;
@@ -146,6 +146,18 @@ public sealed unsafe partial class Request : IDisposable
             throw new ObjectDisposedException(nameof(Request));
         return Handle;
     }
+
+    internal override int SetEntry() => ActiveHandle();
+
+    internal override Status IdleStatus() => _status;
+
+    internal override void CompletedInSet(int rc, int handle, in Status status)
+    {
+        if (rc >= 0 || Core.ReqLive(handle) == 0) // a refused set (bad or repeated request) stays as it was
+            Complete(status);
+    }
+
+    internal override Status FinishAlone(int rc, in Status status) => Finish(rc, status);
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private Status Finish(int rc, Status st)

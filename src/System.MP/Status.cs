@@ -25,6 +25,12 @@ public readonly struct Status : IEquatable<Status>
         _bytes = bytes;
     }
 
+    private Status(int source, int tag, long bytes, bool cancelled)
+        : this(source, tag, bytes) => _cancelled = cancelled ? 1 : 0;
+
+    /// <summary>The status of a receive cancelled before it matched a message (an object receive: <see cref="ObjectRequest.Cancel"/>).</summary>
+    internal static Status CancelledReceive => new(Mpi.AnySource, Mpi.AnyTag, 0, cancelled: true);
+
     /// <summary>Rank of the sender (<see cref="Mpi.ProcNull"/> for a receive from ProcNull).</summary>
     public int Source => _source;
 

@@ -122,6 +122,10 @@ public enum Scenario
     TopologyGraphs,
     TopologyNeighborhood,
     TopologyDirected,
+
+    // The request path: GCHandles per operation, mixed sets (RequestPath.cs)
+    RequestPathPins,
+    RequestPathMixedSets,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>

@@ -174,6 +174,21 @@ internal static class Job
         }
     }
 
+    /// <summary>Each scenario on both cores (MPICH, Open MPI), in library mode and under motor: (scenario, hosted, openMpi) rows for a test's MemberData.</summary>
+    internal static Xunit.TheoryData<Scenario, bool, bool> EveryCoreAndMode(params Scenario[] scenarios)
+    {
+        var data = new Xunit.TheoryData<Scenario, bool, bool>();
+        foreach (Scenario s in scenarios)
+            foreach (bool hosted in new[] { false, true })
+                foreach (bool openMpi in new[] { false, true })
+                    data.Add(s, hosted, openMpi);
+        return data;
+    }
+
+    /// <summary>Runs a scenario on 2 ranks on the MPICH or the Open MPI core and asserts both passed.</summary>
+    internal static Result RunTwoRanks(Scenario scenario, bool hosted, bool openMpi) =>
+        RunScenario(scenario, 2, hosted: hosted, launcher: openMpi ? Launcher.OpenMpi : Launcher.Mpich);
+
     /// <summary>The program that runs the scenarios of tests/Scenarios: its argument is a <see cref="Scenario"/>'s name.</summary>
     internal static string ScenariosProgram => ManagedProgram("Scenarios");
 

@@ -11,20 +11,13 @@ namespace System.MP.Tests;
 /// </summary>
 public class RmaTests
 {
-    public static TheoryData<Scenario, bool, bool> Jobs()
-    {
-        var data = new TheoryData<Scenario, bool, bool>();
-        foreach (Scenario s in new[] { Scenario.RmaOperations, Scenario.RmaGcTorture, Scenario.RmaMisuse })
-            foreach (bool hosted in new[] { false, true })
-                foreach (bool openMpi in new[] { false, true })
-                    data.Add(s, hosted, openMpi);
-        return data;
-    }
+    public static TheoryData<Scenario, bool, bool> Jobs() =>
+        Job.EveryCoreAndMode(Scenario.RmaOperations, Scenario.RmaGcTorture, Scenario.RmaMisuse);
 
     [Theory]
     [MemberData(nameof(Jobs))]
     public void TwoRanks(Scenario scenario, bool hosted, bool openMpi) =>
-        Job.RunScenario(scenario, 2, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+        Job.RunTwoRanks(scenario, hosted, openMpi);
 
     [Fact]
     public void ThreeRanksRunEveryOperation() => Job.RunScenario(Scenario.RmaOperations, 3, hosted: true);

@@ -13,20 +13,13 @@ namespace System.MP.Tests;
 /// </summary>
 public class TopologyTests
 {
-    public static TheoryData<Scenario, bool, bool> Jobs()
-    {
-        var data = new TheoryData<Scenario, bool, bool>();
-        foreach (Scenario s in new[] { Scenario.TopologyGraphs, Scenario.TopologyNeighborhood })
-            foreach (bool hosted in new[] { false, true })
-                foreach (bool openMpi in new[] { false, true })
-                    data.Add(s, hosted, openMpi);
-        return data;
-    }
+    public static TheoryData<Scenario, bool, bool> Jobs() =>
+        Job.EveryCoreAndMode(Scenario.TopologyGraphs, Scenario.TopologyNeighborhood);
 
     [Theory]
     [MemberData(nameof(Jobs))]
     public void TwoRanks(Scenario scenario, bool hosted, bool openMpi) =>
-        Job.RunScenario(scenario, 2, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+        Job.RunTwoRanks(scenario, hosted, openMpi);
 
     // One mode per core keeps the 3-rank jobs few: MPICH in library mode, Open MPI under motor.
     [Theory]

@@ -478,6 +478,46 @@ static void test_topologies(void)
 /* Waitall over a batch whose slots are not the first ones: every request is
  * completed with its own data and status, and every slot goes back to the
  * free list (a later batch gets distinct live handles). */
+/* The checks of a set (batch_begin): a stale handle (its slot freed, or freed
+ * and handed out again), an index past the table and a negative handle are
+ * refused before anything is waited for, the rest of the set untouched; a set
+ * with null and already complete entries takes the general finishing loop, a
+ * set of active ones the short one, with the same statuses. */
+static void test_set_handles(void)
+{
+    int32_t out[2] = { 5, 6 }, in[2] = { 0, 0 };
+    mp_req_t set[3], stale, reused;
+    mp_status_t sts[3];
+    int base = mp_req_active();
+    CHECK(mp_isend(out, 4, 0, 61, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &stale) == 0);
+    CHECK(mp_irecv(in, 4, 0, 61, MP_COMM_SELF, NULL, &set[0]) == 0);
+    CHECK(mp_req_waitall(1, &stale, sts) == 0 && mp_req_waitall(1, set, sts) == 0 && in[0] == 5);
+    /* The freed slot is handed out again (this thread's cache is a stack): the
+     * old handle names it with the previous generation. */
+    CHECK(mp_irecv(&in[1], 4, 0, 62, MP_COMM_SELF, NULL, &reused) == 0);
+    CHECK((reused & 0xFFFFF) == (set[0] & 0xFFFFF) && reused != set[0]);
+    {
+        mp_req_t bad[] = { set[0] /* completed */, (mp_req_t)0xFFFFE /* past the table */, -7 };
+        for (int i = 0; i < 3; i++) {
+            mp_req_t with_bad[2] = { reused, bad[i] };
+            CHECK(mp_req_waitall(2, with_bad, sts) == MP_EHANDLE);
+            CHECK(last_error_mentions("not valid"));
+            CHECK(mp_req_testall(2, with_bad, sts) == MP_EHANDLE);
+            CHECK(mp_req_live(reused)); /* untouched, and not marked: it can be waited for */
+        }
+    }
+    /* General loop: a null entry, one completed before (ProcNull), one active. */
+    CHECK(mp_isend(out, 4, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &set[0]) == 0);
+    set[1] = MP_REQ_NULL;
+    CHECK(mp_isend(&out[1], 4, 0, 62, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &set[2]) == 0);
+    CHECK(mp_req_waitall(3, set, sts) == 0 && sts[0].source == MP_PROC_NULL && sts[1].tag == 0 &&
+          sts[2].error == 0 && !sts[2].cancelled);
+    /* Short loop: every entry active, completed by this call. */
+    set[0] = reused;
+    CHECK(mp_req_waitall(1, set, sts) == 0 && sts[0].tag == 62 && sts[0].bytes == 4 && in[1] == 6);
+    CHECK(!mp_req_live(reused) && mp_req_active() == base);
+}
+
 static void test_waitall_batches(void)
 {
     enum { N = 12 };
@@ -654,6 +694,7 @@ static const struct group {
     { "self_messages", test_self_messages, 1 },
     { "inflight_table", test_inflight_table, 1 },
     { "waitall_batches", test_waitall_batches, 1 },
+    { "set_handles", test_set_handles, 1 },
     { "table_threads", test_table_threads, 1 },
     { "comms", test_comms, 1 },
     { "persistent", test_persistent, 1 },

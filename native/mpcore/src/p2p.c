@@ -22,24 +22,39 @@ static inline void count_p2p(mp_counts_t *k, int64_t bytes)
     mp_count(&k->p2p_bytes, (uint64_t)bytes);
 }
 
-/* Posts a send or receive after checking its arguments: < 0 an error, 0
- * posted, 1 ProcNull (nothing posted).  Callers count what was accepted
- * (count_p2p).  Inlined into the posting calls: the send/recv path is measured
- * against C calling MPI directly. */
-static MP_INLINE int post_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm,
-                               int mode, MPI_Request *r)
+/* The checks of a send's arguments: 0 with the communicator and MPI's rank
+ * (MPI_PROC_NULL for ProcNull), or the error.  Inlined into the posting calls:
+ * the send/recv path is measured against C calling MPI directly. */
+static MP_INLINE int send_args(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm,
+                               int mode, const comm_entry_t **ce, int *d)
 {
-    const comm_entry_t *ce;
-    int d = 0, rc;
-    if ((rc = mp_comm_lookup(comm, &ce)))
+    int rc;
+    if ((rc = mp_comm_lookup(comm, ce)))
         return rc;
-    if ((rc = mp_check_dest(ce, dest, &d)) || (rc = mp_check_send_tag(tag)) ||
+    if ((rc = mp_check_dest(*ce, dest, d)) || (rc = mp_check_send_tag(tag)) ||
         (rc = check_count(buf, bytes)))
         return rc;
     if (MP_UNLIKELY(mode != MP_SEND_STANDARD && mode != MP_SEND_SYNC))
         return mp_fail(MP_EINVAL, "send mode %d is not MP_SEND_STANDARD or MP_SEND_SYNC", mode);
-    if (MP_UNLIKELY(d == MPI_PROC_NULL))
-        return 1;
+    return 0;
+}
+
+static MP_INLINE int recv_args(const void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
+                               const comm_entry_t **ce, int *s, int *t)
+{
+    int rc;
+    if ((rc = mp_comm_lookup(comm, ce)))
+        return rc;
+    if ((rc = mp_check_source(*ce, source, s)) || (rc = mp_check_recv_tag(tag, t)))
+        return rc;
+    return check_count(buf, bytes);
+}
+
+/* MPI_Isend/MPI_Issend of checked arguments (d not ProcNull). */
+static MP_INLINE int issue_send(const void *buf, int64_t bytes, int d, int tag, const comm_entry_t *ce,
+                                int mode, MPI_Request *r)
+{
+    int rc;
     if (MP_LIKELY(bytes <= INT_MAX)) {
         rc = (mode == MP_SEND_SYNC ? pal_mpi.Issend : pal_mpi.Isend)(
             buf, (int)bytes, MPI_BYTE, d, tag, ce->mpi, r);
@@ -53,18 +68,9 @@ static MP_INLINE int post_send(const void *buf, int64_t bytes, int dest, int tag
     return MP_MPI_CHECK(rc, mode == MP_SEND_SYNC ? "MPI_Issend_c" : "MPI_Isend_c");
 }
 
-static MP_INLINE int post_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
-                               MPI_Request *r)
+/* MPI_Irecv of checked arguments (s not ProcNull). */
+static MP_INLINE int issue_recv(void *buf, int64_t bytes, int s, int t, const comm_entry_t *ce, MPI_Request *r)
 {
-    const comm_entry_t *ce;
-    int s = 0, t = 0, rc;
-    if ((rc = mp_comm_lookup(comm, &ce)))
-        return rc;
-    if ((rc = mp_check_source(ce, source, &s)) || (rc = mp_check_recv_tag(tag, &t)) ||
-        (rc = check_count(buf, bytes)))
-        return rc;
-    if (MP_UNLIKELY(s == MPI_PROC_NULL))
-        return 1;
     if (MP_LIKELY(bytes <= INT_MAX))
         return MP_MPI_CHECK(pal_mpi.Irecv(buf, (int)bytes, MPI_BYTE, s, t, ce->mpi, r), "MPI_Irecv");
     if (!pal_mpi.Irecv_c)
@@ -72,6 +78,33 @@ static MP_INLINE int post_recv(void *buf, int64_t bytes, int source, int tag, mp
                        "which this MPI library lacks", (long long)bytes);
     return MP_MPI_CHECK(pal_mpi.Irecv_c(buf, (MPI_Count)bytes, MPI_BYTE, s, t, ce->mpi, r),
                         "MPI_Irecv_c");
+}
+
+/* Posts a send or receive after checking its arguments: < 0 an error, 0
+ * posted, 1 ProcNull (nothing posted).  Callers count what was accepted
+ * (count_p2p). */
+static inline int post_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm,
+                            int mode, MPI_Request *r)
+{
+    const comm_entry_t *ce;
+    int d = 0, rc;
+    if ((rc = send_args(buf, bytes, dest, tag, comm, mode, &ce, &d)))
+        return rc;
+    if (MP_UNLIKELY(d == MPI_PROC_NULL))
+        return 1;
+    return issue_send(buf, bytes, d, tag, ce, mode, r);
+}
+
+static inline int post_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
+                            MPI_Request *r)
+{
+    const comm_entry_t *ce;
+    int s = 0, t = 0, rc;
+    if ((rc = recv_args(buf, bytes, source, tag, comm, &ce, &s, &t)))
+        return rc;
+    if (MP_UNLIKELY(s == MPI_PROC_NULL))
+        return 1;
+    return issue_recv(buf, bytes, s, t, ce, r);
 }
 
 /* ---- blocking operations in two steps ---- */
@@ -139,27 +172,55 @@ int mp_token_wait(mp_token_t token, mp_status_t *status)
 
 /* ---- nonblocking ---- */
 
+/* The slot is claimed before MPI is called, and MPI writes its request
+ * straight into it: fewer values live across the call into MPI. */
 int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
              void *obj, mp_req_t *req)
 {
-    MPI_Request r = MPI_REQUEST_NULL;
+    const comm_entry_t *ce;
     slot_cache_t *c = my_cache();
-    int rc = post_send(buf, bytes, dest, tag, comm, mode, &r);
-    if (rc < 0)
+    slot_t *s;
+    mp_req_t h;
+    int d = 0, rc;
+    if ((rc = send_args(buf, bytes, dest, tag, comm, mode, &ce, &d)))
         return rc;
+    if (MP_UNLIKELY(d == MPI_PROC_NULL)) {
+        count_p2p(counts_of(c), bytes);
+        return track(c, 1, MPI_REQUEST_NULL, NULL, NULL, 0, req);
+    }
+    if (MP_UNLIKELY(rc = slot_alloc(c, &s, &h)))
+        return rc;
+    if (MP_UNLIKELY(rc = issue_send(buf, bytes, d, tag, ce, mode, &s->mpi))) {
+        slot_unclaim(c, h);
+        return rc;
+    }
     count_p2p(counts_of(c), bytes);
-    return track(c, rc, r, bytes > 0 ? obj : NULL, NULL, 0, req);
+    *req = h;
+    return slot_activate(c, s, bytes > 0 ? obj : NULL, 0);
 }
 
 int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)
 {
-    MPI_Request r = MPI_REQUEST_NULL;
+    const comm_entry_t *ce;
     slot_cache_t *c = my_cache();
-    int rc = post_recv(buf, bytes, source, tag, comm, &r);
-    if (rc < 0)
+    slot_t *slot;
+    mp_req_t h;
+    int s = 0, t = 0, rc;
+    if ((rc = recv_args(buf, bytes, source, tag, comm, &ce, &s, &t)))
         return rc;
+    if (MP_UNLIKELY(s == MPI_PROC_NULL)) {
+        count_p2p(counts_of(c), bytes);
+        return track(c, 1, MPI_REQUEST_NULL, NULL, NULL, 1, req);
+    }
+    if (MP_UNLIKELY(rc = slot_alloc(c, &slot, &h)))
+        return rc;
+    if (MP_UNLIKELY(rc = issue_recv(buf, bytes, s, t, ce, &slot->mpi))) {
+        slot_unclaim(c, h);
+        return rc;
+    }
     count_p2p(counts_of(c), bytes);
-    return track(c, rc, r, bytes > 0 ? obj : NULL, NULL, 1, req);
+    *req = h;
+    return slot_activate(c, slot, bytes > 0 ? obj : NULL, 1);
 }
 
 /* ---- probe and matched probe ---- */

@@ -245,6 +245,9 @@ static MP_COLD int fail_repeated(const mp_req_t *reqs, int i)
  * (batch_finish) or the set given back (batch_unmark). */
 static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
 {
+    slot_t **slot;
+    MPI_Request *mr;
+    int *idx, *which, k = 0, nslots;
     b->n = n;
     b->k = 0;
     b->slot = b->slot_stack;
@@ -265,13 +268,26 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
             return mp_fail(MP_ENOMEM, "out of memory completing %d requests", n);
         }
     }
+    /* Locals, not b's fields: stores through the arrays would make the
+     * compiler reload every field per request.  The table only grows, and
+     * every handle of the set was made before this call: one load of its
+     * size serves the whole set. */
+    slot = b->slot, idx = b->idx, mr = b->mr, which = b->which;
+    nslots = atomic_load_explicit(&mp_g_nslots, memory_order_acquire);
     for (int i = 0; i < n; i++) {
+        mp_req_t h = reqs[i];
         slot_t *s = NULL;
-        if (reqs[i] != MP_REQ_NULL) {
-            uint32_t flags = 0;
-            int rc = 0;
-            if (MP_UNLIKELY(!(s = slot_get(reqs[i], &b->idx[i]))))
-                rc = fail_req(reqs[i]);
+        if (h != MP_REQ_NULL) {
+            int x = h & HANDLE_INDEX_MASK, rc = 0;
+            uint32_t flags = 0, state = SLOT_FREE;
+            if (MP_LIKELY(h >= 0 && x < nslots)) {
+                s = slot_at(x);
+                state = atomic_load_explicit(&s->state, memory_order_acquire);
+                if ((uint32_t)(h >> HANDLE_GEN_SHIFT) != atomic_load_explicit(&s->gen, memory_order_relaxed))
+                    state = SLOT_FREE;
+            }
+            if (MP_UNLIKELY(state == SLOT_FREE))
+                rc = fail_req(h);
             else if (MP_UNLIKELY((flags = atomic_load_explicit(&s->flags, memory_order_relaxed)) & SLOT_IN_BATCH))
                 rc = fail_repeated(reqs, i);
             if (MP_UNLIKELY(rc)) {
@@ -281,13 +297,15 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
                 return rc;
             }
             atomic_store_explicit(&s->flags, flags | SLOT_IN_BATCH, memory_order_relaxed);
-            if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE) {
-                b->mr[b->k] = s->mpi;
-                b->which[b->k++] = i;
+            idx[i] = x;
+            if (state == SLOT_ACTIVE) {
+                mr[k] = s->mpi;
+                which[k++] = i;
             }
         }
-        b->slot[i] = s;
+        slot[i] = s;
     }
+    b->k = k;
     return 0;
 }
 
@@ -297,32 +315,57 @@ static MP_INLINE int batch_finish_as(batch_t *b, int mrc, const char *call, mp_s
                                      int persistent)
 {
     slot_cache_t *c = my_cache();
-    int rc = 0;
-    for (int i = 0, j = 0; i < b->n; i++) {
-        slot_t *s = b->slot[i];
+    slot_t **slot = b->slot;
+    const int *idx = b->idx, *which = b->which;
+    int rc = 0, n = b->n, k = b->k;
+    if (!persistent && MP_LIKELY(mrc == MPI_SUCCESS && k == n)) {
+        /* The usual set: every request was active, and this call completed
+         * them all (then which[i] == i and no entry is null). */
+        for (int i = 0; i < n; i++) {
+            slot_t *s = slot[i];
+            mp_status_t scratch, *out = statuses ? &statuses[i] : &scratch;
+            status_of(s->is_recv, 0, &b->ms[i], out);
+            slot_free(c, s, idx[i]);
+        }
+        batch_release(b);
+        return 0;
+    }
+    for (int i = 0, j = 0; i < n; i++) {
+        slot_t *s = slot[i];
         mp_status_t scratch, *out = statuses ? &statuses[i] : &scratch;
         int r;
         if (!s) {
             memset(out, 0, sizeof *out);
             continue;
         }
-        if (j < b->k && b->which[j] == i) {
+        if (j < k && which[j] == i) {
             r = 0;
             if (MP_UNLIKELY(mrc != MPI_SUCCESS)) {
-                if (mrc != MPI_ERR_IN_STATUS)
+                if (mrc != MPI_ERR_IN_STATUS) {
                     r = mp_mpi_fail(mrc, call);
-                else if (b->ms[j].MPI_ERROR != MPI_SUCCESS)
+                } else if (b->ms[j].MPI_ERROR == MPI_ERR_PENDING) {
+                    /* Neither failed nor completed (MPI-4.0 3.7.5): it stays
+                     * active, out of the set, and its status is not MPI's to read. */
+                    s->mpi = b->mr[j];
+                    atomic_store_explicit(&s->flags, atomic_load_explicit(&s->flags, memory_order_relaxed) & ~(uint32_t)SLOT_IN_BATCH,
+                                          memory_order_relaxed);
+                    memset(out, 0, sizeof *out);
+                    j++;
+                    continue;
+                } else if (b->ms[j].MPI_ERROR != MPI_SUCCESS) {
                     r = mp_mpi_fail(b->ms[j].MPI_ERROR, call);
+                }
             }
-            s->mpi = b->mr[j]; /* a persistent request keeps its handle */
             status_of(s->is_recv, r, &b->ms[j], out);
-            if (persistent && s->persist)
+            if (persistent && s->persist) {
+                s->mpi = b->mr[j]; /* a persistent request keeps its handle */
                 persist_deactivate(s);
-            else
-                slot_free(c, s, b->idx[i]);
+            } else {
+                slot_free(c, s, idx[i]);
+            }
             j++;
         } else { /* completed earlier */
-            r = persistent ? finish_to(c, s, b->idx[i], out) : finish_plain(c, s, b->idx[i], out);
+            r = persistent ? finish_to(c, s, idx[i], out) : finish_plain(c, s, idx[i], out);
         }
         if (r && !rc)
             rc = r;

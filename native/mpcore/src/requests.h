@@ -129,7 +129,6 @@ static inline int slot_alloc(slot_cache_t *c, slot_t **out, mp_req_t *handle)
     s = slot_at(idx);
     gen = (atomic_load_explicit(&s->gen, memory_order_relaxed) + 1) & HANDLE_GEN_MASK;
     atomic_store_explicit(&s->gen, gen, memory_order_relaxed);
-    s->next_free = -1;
     atomic_store_explicit(&s->flags, 0, memory_order_relaxed);
     *out = s;
     *handle = (mp_req_t)((gen << HANDLE_GEN_SHIFT) | (uint32_t)idx);
@@ -255,6 +254,28 @@ static inline void mp_sweep_orphans(void)
 }
 
 /* ---- nonblocking ---- */
+
+/* Makes a claimed slot (slot_alloc) whose MPI request is in s->mpi ACTIVE,
+ * recording its owner object. */
+static inline int slot_activate(slot_cache_t *c, slot_t *s, void *obj, int is_recv)
+{
+    s->is_recv = is_recv;
+    s->obj[0] = obj;
+    s->obj[1] = NULL;
+    /* A registered buffer needs no pin object: that is a pin avoided.  The
+     * caller listed c's counters when it counted the operation. */
+    if (obj)
+        mp_count(&c->counts.registered, 1);
+    atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
+    return 0;
+}
+
+/* Gives a claimed slot back unused (MPI refused the operation): it is still
+ * FREE, and goes back where slot_alloc took it from. */
+static inline void slot_unclaim(slot_cache_t *c, mp_req_t h)
+{
+    c->idx[c->n++] = h & HANDLE_INDEX_MASK;
+}
 
 /* Gives a posted operation (posted == 0) or a ProcNull one (posted == 1,
  * already complete) a slot, recording up to two owner objects. */

@@ -58,6 +58,13 @@ public readonly struct MpiStatistics
     /// <summary>Pinned GCHandles System.MP holds on buffers of nonblocking operations in flight (library mode; under motor the GC extension pins without handles).</summary>
     public long PinnedHandles { get; init; }
 
+    /// <summary>
+    /// Pinned GCHandles System.MP has allocated on buffers since the process started, each
+    /// shared by the operations in flight on one array (library mode).  Under motor with
+    /// its GC extension no operation allocates one: this stays 0.
+    /// </summary>
+    public long PinnedHandlesAllocated { get; init; }
+
     /// <summary>True when the GC extension (libmpgc, loaded by motor) pins in-flight buffers at GC mark time; false when pinned GCHandles are used.</summary>
     public bool GcExtensionActive { get; init; }
 
@@ -99,6 +106,7 @@ public readonly struct MpiStatistics
             RequestSlotsHighWater = (long)s.SlotsHighWater,
             Communicators = (long)s.Comms,
             PinnedHandles = BufferHold.PinnedHandles,
+            PinnedHandlesAllocated = BufferHold.PinnedHandlesAllocated,
             PersistentRequests = (long)s.PersistentOpen,
             PersistentStarts = (long)s.PersistentStarts,
             PersistentRecreated = (long)s.PersistentRecreated,
@@ -126,6 +134,7 @@ internal static class MpiMeter
         m.CreateObservableGauge("mp.requests.active", () => Read(s => s.ActiveRequests), "{request}", "Requests posted and not yet freed");
         m.CreateObservableGauge("mp.requests.orphaned", () => Read(s => s.OrphanedRequests), "{request}", "Dropped requests not yet freed");
         m.CreateObservableGauge("mp.pinned_handles", () => Read(s => s.PinnedHandles), "{handle}", "Pinned GCHandles on buffers in flight");
+        m.CreateObservableCounter("mp.pinned_handles_allocated", () => Read(s => s.PinnedHandlesAllocated), "{handle}", "Pinned GCHandles allocated on buffers");
         m.CreateObservableGauge("mp.requests.persistent", () => Read(s => s.PersistentRequests), "{request}", "Persistent requests made and not yet freed");
         m.CreateObservableCounter("mp.requests.persistent_recreated", () => Read(s => s.PersistentRecreated), "{request}", "Persistent requests made again because their array had moved");
         s_meter = m;

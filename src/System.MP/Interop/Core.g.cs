@@ -265,7 +265,7 @@ internal struct CoreTable
     internal nint NeighborInit;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 9;
+    internal const uint ExpectedAbiVersion = 10;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =

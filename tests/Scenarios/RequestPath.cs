@@ -1,0 +1,184 @@
+using System.MP;
+
+namespace Scenarios;
+
+/// <summary>
+/// The per-operation request path (issue 18) and one request type to wait on (issue 16):
+/// no GCHandle per nonblocking operation under motor (counted), sets that mix buffer,
+/// object and persistent requests, ObjectRequest.Cancel, and the errors the shortened
+/// completion paths must still raise.  Two ranks or more, each sending to the next.
+/// </summary>
+internal static class RequestPath
+{
+    internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
+    {
+        s[Scenario.RequestPathPins] = Pins;
+        s[Scenario.RequestPathMixedSets] = MixedSets;
+    }
+
+    // Windows of nonblocking sends and receives on ordinary (movable) arrays, nonblocking
+    // collectives and persistent instances: under motor with its GC extension none of them
+    // allocates a GCHandle (the arrays are registered instead); in library mode they do, and
+    // the counter shows it.
+    private static void Pins(Communicator c)
+    {
+        const int rounds = 40, window = 16, width = 8;
+        int next = (c.Rank + 1) % c.Size, prev = (c.Rank + c.Size - 1) % c.Size;
+        var send = new int[window][];
+        var recv = new int[window][];
+        for (int w = 0; w < window; w++)
+            (send[w], recv[w]) = (new int[width], new int[width]);
+        var reqs = new Request[2 * window];
+        MpiStatistics before = Mpi.GetStatistics();
+        int bad = 0;
+        for (int round = 0; round < rounds; round++)
+        {
+            for (int w = 0; w < window; w++)
+            {
+                Array.Fill(send[w], c.Rank * 1000 + round * 10 + w);
+                reqs[w] = c.IRecv(recv[w], prev, w);
+            }
+            for (int w = 0; w < window; w++)
+                reqs[window + w] = c.ISend(send[w], next, w);
+            Request.WaitAll(reqs.AsSpan());
+            for (int w = 0; w < window; w++)
+                bad += recv[w].Count(v => v != prev * 1000 + round * 10 + w);
+        }
+        Check.Equal(0, bad, "every element of every window arrived");
+        var sum = new long[4];
+        for (int i = 0; i < 10; i++)
+            c.IAllreduce(new long[] { 1, i, c.Rank, 7 }, sum, Op.Sum).Wait();
+        Check.Sequence(new long[] { c.Size, 9L * c.Size, (long)c.Size * (c.Size - 1) / 2, 7L * c.Size }, sum, "IAllreduce");
+        var pin = new int[width];
+        var pout = new int[width];
+        using (PersistentRequest pr = c.RecvInit(pin, prev, 90), ps = c.SendInit(pout, next, 90))
+        {
+            for (int i = 0; i < 10; i++)
+            {
+                Array.Fill(pout, c.Rank + i);
+                PersistentRequest.StartAll(pr, ps);
+                PersistentRequest.WaitAll(pr, ps);
+                bad += pin.Count(v => v != prev + i);
+            }
+        }
+        Check.Equal(0, bad, "every persistent instance arrived");
+        MpiStatistics after = Mpi.GetStatistics();
+        long allocated = after.PinnedHandlesAllocated - before.PinnedHandlesAllocated;
+        long operations = after.PointToPointOperations - before.PointToPointOperations;
+        Check.True(operations >= 2 * rounds * window, $"the nonblocking operations were counted ({operations})");
+        if (Mpi.IsHosted && after.GcExtensionActive)
+        {
+            Check.Equal(0L, allocated, "GCHandles allocated by nonblocking operations under motor");
+            Check.True(after.BuffersRegistered - before.BuffersRegistered >= 2 * rounds * window,
+                       "the buffers were registered with the GC extension instead");
+        }
+        else
+        {
+            // Every operation here is on an array of its own: one handle each.
+            Check.True(allocated >= 2 * rounds * window, $"library mode pins with GCHandles, and counts them ({allocated})");
+        }
+        Check.Equal(0L, after.PinnedHandles, "no pin outlives its operations");
+    }
+
+    // One WaitAll / WaitAny / TestAll over buffer, object and persistent requests together;
+    // ObjectRequest.Cancel; and the errors of the set path (null, disposed, repeated,
+    // statuses too short, a failed operation thrown after the rest completed).
+    private static void MixedSets(Communicator c)
+    {
+        int next = (c.Rank + 1) % c.Size, prev = (c.Rank + c.Size - 1) % c.Size;
+
+        // WaitAll over all three kinds, in both directions at once.
+        var recvBuf = new int[4];
+        var pin = new long[2];
+        using PersistentRequest pr = c.RecvInit(pin, prev, 72), ps = c.SendInit(new long[] { c.Rank, -c.Rank }, next, 72);
+        PersistentRequest.StartAll(pr, ps);
+        ObjectRequest<string> text = c.OIRecv<string>(prev, 71);
+        MpiRequest[] mix =
+        [
+            c.IRecv(recvBuf, prev, 70), text, pr,
+            c.ISend(new[] { c.Rank, 1, 2, 3 }, next, 70), c.OISend($"hello from {c.Rank}", next, 71), ps,
+        ];
+        Status[] st = MpiRequest.WaitAll(mix);
+        Check.Sequence(new[] { prev, 1, 2, 3 }, recvBuf, "buffer receive of the mixed set");
+        Check.Equal($"hello from {prev}", text.Result, "object receive of the mixed set");
+        Check.Sequence(new long[] { prev, -prev }, pin, "persistent receive of the mixed set");
+        Check.True(st[0].Source == prev && st[0].Tag == 70 && st[1].Tag == 71 && st[2].Tag == 72 && st[2].GetCount<long>() == 2,
+                   "statuses of the mixed set, in order");
+        Check.True(mix.All(r => r.IsCompleted) && !pr.IsActive && !ps.IsActive, "all complete, persistent ones inactive");
+        Check.Equal(st[0], Request.WaitAll(mix)[0], "a completed set again: the stored statuses");
+
+        // WaitAny: the two receives complete one at a time, then nothing is pending.
+        var sends = new MpiRequest[] { c.OISend(new[] { c.Rank }, next, 73), c.ISend(new[] { c.Rank }, next, 74) };
+        var one = new int[1];
+        ObjectRequest<int[]> obj = c.OIRecv<int[]>(prev, 73);
+        var anyOf = new MpiRequest[] { obj, c.IRecv(one, prev, 74) };
+        int first = MpiRequest.WaitAny(anyOf, out Status s1), second = MpiRequest.WaitAny(anyOf, out Status s2);
+        Check.True(first + second == 1 && s1.Tag == 73 + first && s2.Tag == 73 + second, "WaitAny completes each once");
+        Check.Equal(Mpi.Undefined, MpiRequest.WaitAny(anyOf, out Status none), "WaitAny with nothing pending");
+        Check.Equal(Mpi.AnySource, none.Source, "the empty status");
+        Check.True(obj.Result is [var v] && v == prev && one[0] == prev, "WaitAny's data");
+        MpiRequest.WaitAll(sends.AsSpan());
+
+        // TestAll: false until the message of the object receive arrives, then everything at once.
+        pr.Start();
+        ObjectRequest<string> late = c.OIRecv<string>(prev, 77);
+        MpiRequest[] testSet = [late, pr];
+        Check.True(!MpiRequest.TestAll(testSet) || c.Size == 1, "TestAll before anything was sent");
+        c.Barrier();
+        using (ObjectRequest lateSend = c.OISend("late", next, 77))
+        using (Request pSend = c.ISend(new long[] { 5, 6 }, next, 72))
+        {
+            while (!MpiRequest.TestAll(testSet))
+            {
+            }
+            Request.WaitAll(new MpiRequest[] { lateSend, pSend });
+        }
+        Check.True(late.Result == "late" && pin[0] == 5 && !pr.IsActive, "TestAll completed the mixed set");
+
+        // ObjectRequest.Cancel: an unmatched receive completes cancelled and leaves its message;
+        // a send is not cancelled.
+        ObjectRequest<string> never = c.OIRecv<string>(prev, 75);
+        never.Cancel();
+        Check.True(never.Wait().Cancelled && never.IsCompleted && never.Result is null, "a cancelled object receive");
+        never.Cancel(); // completed: nothing to do
+        c.Barrier();
+        ObjectRequest notCancelled = c.OISend("still delivered", next, 75);
+        notCancelled.Cancel();
+        Check.True(!notCancelled.Wait().Cancelled, "an object send is not cancelled");
+        Check.Equal("still delivered", c.ORecv<string>(prev, 75), "the message the cancelled receive left");
+
+        // The set path's errors, before anything is waited for.
+        var pendingBuf = new int[1];
+        Request pending = c.IRecv(pendingBuf, prev, 78);
+        ObjectRequest<int> disposed = c.OIRecv<int>(prev, 79);
+        disposed.Dispose();
+        Check.Throws<ObjectDisposedException>(() => MpiRequest.WaitAll(pending, disposed), "a disposed object request in a set");
+        Check.Throws<ArgumentException>(() => MpiRequest.WaitAll(pending, text, pending), "a pending request twice");
+        Check.True(MpiRequest.TestAll([pr, pr]), "an inactive persistent request twice: nothing to wait for");
+        Check.Throws<ArgumentNullException>(() => MpiRequest.WaitAny([pending, null!], out _), "a null request");
+        Check.Throws<ArgumentException>(() => MpiRequest.WaitAll([pending], Span<Status>.Empty), "statuses too short");
+
+        // A failed operation is thrown after the rest of the set completed (the failing-set path).
+        var small = new int[1];
+        var fine = new int[2];
+        var failing = new MpiRequest[] { pending, c.IRecv(small, prev, 80), c.IRecv(fine, prev, 81), text };
+        using (Request a = c.ISend(new[] { 8 }, next, 78))
+        using (Request b = c.ISend(new[] { 1, 2 }, next, 80)) // two into one: truncated
+        using (Request d = c.ISend(new[] { 3, 4 }, next, 81))
+        {
+            Check.Throws<MessageTruncatedException>(() => MpiRequest.WaitAll(failing), "a truncated receive in a mixed set");
+            Request.WaitAll(a, b, d);
+        }
+        // MPI may leave requests of a failed set pending (MPI_ERR_PENDING, MPI-4.0 3.7.5): they
+        // stay usable, and a second WaitAll completes them (the truncated one is complete).
+        MpiRequest.WaitAll(failing);
+        Check.True(fine[1] == 4 && pendingBuf[0] == 8,
+                   "the rest of the failing set completed (with the receive the refused sets left alone)");
+        using Request last = c.IRecv(new int[2], prev, 82);
+        using (c.ISend(new[] { 1, 2, 3 }, next, 82))
+            Check.Throws<MessageTruncatedException>(() => Request.WaitAll(last, pending), "a truncated receive in a buffer set");
+        Check.True(last.IsCompleted, "the truncated receive is complete");
+        last.Dispose();
+        Check.Throws<ObjectDisposedException>(() => MpiRequest.WaitAll(pending, last), "a disposed request in a set");
+    }
+}

@@ -1,0 +1,54 @@
+using Scenarios;
+using Xunit;
+
+namespace System.MP.Tests;
+
+/// <summary>
+/// The per-operation request path (MpiRequest.cs, Request.Sets.cs, BufferHold.cs): no GCHandle
+/// per nonblocking operation under motor (MpiStatistics.PinnedHandlesAllocated stays 0), one
+/// WaitAll/WaitAny/TestAll over buffer, object and persistent requests together,
+/// ObjectRequest.Cancel, and the errors of the shortened completion paths; as 2-rank jobs
+/// (tests/Scenarios/RequestPath.cs) in library mode and under motor, on both cores.
+/// </summary>
+public class RequestPathTests
+{
+    private static Communicator Self => Communicator.Self;
+
+    public static TheoryData<Scenario, bool, bool> Jobs() =>
+        Job.EveryCoreAndMode(Scenario.RequestPathPins, Scenario.RequestPathMixedSets);
+
+    [Theory]
+    [MemberData(nameof(Jobs))]
+    public void TwoRanks(Scenario scenario, bool hosted, bool openMpi) =>
+        Job.RunTwoRanks(scenario, hosted, openMpi);
+
+    [Fact]
+    public void LibraryModeCountsTheHandlesItAllocates()
+    {
+        Communicator c = Self; // initializes MPI
+        long before = Mpi.GetStatistics().PinnedHandlesAllocated;
+        var a = new int[3];
+        var b = new int[3];
+        Request.WaitAll(c.IRecv(a, 0, 60), c.IRecv(b, 0, 61), c.ISend(new[] { 1, 2, 3 }, 0, 60), c.ISend(new[] { 4, 5, 6 }, 0, 61));
+        Assert.Equal(new[] { 4, 5, 6 }, b);
+        Assert.Equal(4, Mpi.GetStatistics().PinnedHandlesAllocated - before); // four arrays, one handle each
+        Assert.Equal(0, Mpi.GetStatistics().PinnedHandles);
+    }
+
+    [Fact]
+    public void AnyRequestCompletesThroughTheBaseType()
+    {
+        var got = new int[1];
+        MpiRequest r = Self.IRecv(got, 0, 62);
+        MpiRequest o = Self.OIRecv<string>(0, 63);
+        using Request s = Self.ISend(new[] { 9 }, 0, 62);
+        using ObjectRequest os = Self.OISend("x", 0, 63); // nonblocking: a blocking send to self could wait for this receive
+        Assert.Equal(62, r.Wait().Tag);
+        Assert.Equal(63, o.Wait().Tag);
+        MpiRequest.WaitAll(s, os);
+        Assert.True(r.IsCompleted && o.IsCompleted && got[0] == 9);
+        o.Cancel(); // complete: nothing to cancel
+        r.Dispose();
+        Assert.Throws<ObjectDisposedException>(() => r.Wait());
+    }
+}
