@@ -97,7 +97,6 @@ internal static class SR
     internal const string RankEncodeFailed = "Rank {0} could not serialize its block; see the TransportException on that rank.";
 
     // One-sided communication (Window.cs, Window.Typed.cs) and info objects (Info.cs).
-    internal const string InfoNul = "Info keys and values cannot contain NUL characters.";
     internal const string WindowArrayNotPinned = "The window's array must live on the pinned object heap (Mpi.AllocatePinned), since MPI may access it at any time.";
     internal const string WindowLength = "A window of {0} elements of {1} bytes is larger than {2} bytes.";
     internal const string WindowNotShared = "Only a window made by AllocateShared has memory other ranks share.";
