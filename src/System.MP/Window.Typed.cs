@@ -228,6 +228,11 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     /// <paramref name="compare"/>, and returns the element as it was before (MPI_Compare_and_swap), completed
     /// before returning; needs a Lock or LockAll epoch.  T must be an integer type or bool.
     /// </summary>
+    /// <remarks>
+    /// Open MPI 4.1 crashes (a segmentation fault inside its shared-memory transport, btl/vader; Open
+    /// MPI issues 7967 and 11349) on a compare-and-swap of 8-byte elements between ranks of one node;
+    /// 4-byte elements work.  MPICH has no such limit.
+    /// </remarks>
     public T CompareAndSwap(T value, T compare, int target, long targetIndex)
     {
         int h = Handle;
