@@ -131,7 +131,10 @@ status() {
 env_for() {
   case "$1" in
     mpich) echo "UCX_TLS=tcp,self UCX_NET_DEVICES=$IFACE" ;;
-    openmpi) echo "--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include $IFACE --mca oob_tcp_if_include $IFACE" ;;
+    # TCP keepalive on ORTE's own connections: a daemon whose host is cut off is noticed within
+    # seconds (mpirun ends the job; the daemon ends itself and its ranks) instead of never.
+    openmpi) echo "--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include $IFACE --mca oob_tcp_if_include $IFACE" \
+      "--mca oob_tcp_keepalive_time 3 --mca oob_tcp_keepalive_intvl 1 --mca oob_tcp_keepalive_probes 2" ;;
     *) die "env: mpich or openmpi" ;;
   esac
 }
