@@ -499,8 +499,7 @@ int mp_coll_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes,
     d = *c;
     for (int k = 0; stage_bytes && k < 2; k++) {
         if (stage_bytes[k] > 0 && !(p->stage[k] = malloc((size_t)stage_bytes[k]))) {
-            free(p->stage[0]);
-            free(p);
+            mp_persist_discard(p);
             return mp_fail(MP_ENOMEM, "out of memory for a staging buffer of %lld bytes", (long long)stage_bytes[k]);
         }
         p->bytes += stage_bytes[k];
@@ -521,9 +520,7 @@ int mp_coll_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes,
     mp_sweep_orphans();
     mp_blocking_leave();
     if (rc) {
-        free(p->stage[0]);
-        free(p->stage[1]);
-        free(p);
+        mp_persist_discard(p);
         return rc;
     }
     stages[0] = p->stage[0];

@@ -202,8 +202,7 @@ int mp_neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_by
     p->comm = comm;
     if ((head + (size_t)sb > 0 && !(p->stage[0] = malloc(head + (size_t)sb))) ||
         (rb > 0 && !(p->stage[1] = malloc((size_t)rb)))) {
-        free(p->stage[0]);
-        free(p);
+        mp_persist_discard(p);
         return mp_fail(MP_ENOMEM, "out of memory for staging buffers of %lld and %lld bytes", (long long)sb,
                        (long long)rb);
     }
@@ -230,9 +229,7 @@ int mp_neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_by
     mp_sweep_orphans();
     mp_blocking_leave();
     if (rc) {
-        free(p->stage[0]);
-        free(p->stage[1]);
-        free(p);
+        mp_persist_discard(p);
         return rc;
     }
     return mp_persist_track(p, r, req);

@@ -59,9 +59,7 @@ int mp_persist_track(persist_t *p, MPI_Request r, mp_req_t *req)
     int rc = slot_alloc(my_cache(), &s, req);
     if (MP_UNLIKELY(rc)) {
         pal_mpi.Request_free(&r);
-        free(p->stage[0]);
-        free(p->stage[1]);
-        free(p);
+        mp_persist_discard(p);
         return rc;
     }
     s->is_recv = p->kind == PERSIST_RECV;

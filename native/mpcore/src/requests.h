@@ -215,6 +215,15 @@ static inline void persist_deactivate(slot_t *s)
     atomic_store_explicit(&s->state, SLOT_INACTIVE, memory_order_release);
 }
 
+/* Frees a persistent request's staging buffers and description (one that
+ * never got a slot, or from persist_release). */
+static inline void mp_persist_discard(persist_t *p)
+{
+    free(p->stage[0]);
+    free(p->stage[1]);
+    free(p);
+}
+
 /* Frees what a persistent request holds: its MPI request (not after
  * finalize), staging buffers and description.  Callers own the slot. */
 static inline void persist_release(slot_t *s)
@@ -225,9 +234,7 @@ static inline void persist_release(slot_t *s)
     if (s->mpi != MPI_REQUEST_NULL && mp_ready())
         pal_mpi.Request_free(&s->mpi);
     s->mpi = MPI_REQUEST_NULL;
-    free(p->stage[0]);
-    free(p->stage[1]);
-    free(p);
+    mp_persist_discard(p);
     s->persist = NULL;
     atomic_fetch_sub(&mp_g_persist_open, 1);
 }
