@@ -104,7 +104,23 @@ extern "C" {
     X(Scan_init) X(Exscan_init) X(Reduce_scatter_block_init) X(Gather_init)  \
     X(Scatter_init) X(Allgather_init) X(Alltoall_init)                       \
     X(Neighbor_allgather_init) X(Neighbor_alltoall_init)                     \
-    X(Neighbor_allgatherv_init) X(Neighbor_alltoallv_init)
+    X(Neighbor_allgatherv_init) X(Neighbor_alltoallv_init)                   \
+    X(Gatherv_init) X(Scatterv_init) X(Allgatherv_init) X(Alltoallv_init)    \
+    X(Reduce_scatter_init)                                                   \
+    X(Session_init) X(Session_finalize) X(Session_get_num_psets)             \
+    X(Session_get_nth_pset) X(Session_get_pset_info)                         \
+    X(Group_from_session_pset) X(Comm_create_from_group)                     \
+    X(Psend_init) X(Precv_init) X(Pready) X(Pready_range) X(Pready_list)     \
+    X(Parrived)
+
+/* MPI-4 sessions (MPI-4.0 11.3): Open MPI 4.1's headers have no MPI_Session. */
+#ifdef MPI_SESSION_NULL
+typedef MPI_Session pal_session_t;
+#define PAL_SESSION_NULL MPI_SESSION_NULL
+#else
+typedef void *pal_session_t;
+#define PAL_SESSION_NULL NULL
+#endif
 
 typedef struct pal_mpi {
 #define PAL_MPI_FIELD(name) __typeof__(MPI_##name) *name;
@@ -141,6 +157,29 @@ typedef struct pal_mpi {
                                     MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
     int (*Neighbor_alltoallv_init)(const void *, const int *, const int *, MPI_Datatype, void *, const int *,
                                    const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+    int (*Gatherv_init)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, int,
+                        MPI_Comm, MPI_Info, MPI_Request *);
+    int (*Scatterv_init)(const void *, const int *, const int *, MPI_Datatype, void *, int, MPI_Datatype, int,
+                         MPI_Comm, MPI_Info, MPI_Request *);
+    int (*Allgatherv_init)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype,
+                           MPI_Comm, MPI_Info, MPI_Request *);
+    int (*Alltoallv_init)(const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *,
+                          MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+    int (*Reduce_scatter_init)(const void *, void *, const int *, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info,
+                               MPI_Request *);
+    int (*Session_init)(MPI_Info, MPI_Errhandler, pal_session_t *);
+    int (*Session_finalize)(pal_session_t *);
+    int (*Session_get_num_psets)(pal_session_t, MPI_Info, int *);
+    int (*Session_get_nth_pset)(pal_session_t, MPI_Info, int, int *, char *);
+    int (*Session_get_pset_info)(pal_session_t, const char *, MPI_Info *);
+    int (*Group_from_session_pset)(pal_session_t, const char *, MPI_Group *);
+    int (*Comm_create_from_group)(MPI_Group, const char *, MPI_Info, MPI_Errhandler, MPI_Comm *);
+    int (*Psend_init)(const void *, int, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Info, MPI_Request *);
+    int (*Precv_init)(void *, int, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Info, MPI_Request *);
+    int (*Pready)(int, MPI_Request);
+    int (*Pready_range)(int, int, MPI_Request);
+    int (*Pready_list)(int, const int *, MPI_Request);
+    int (*Parrived)(MPI_Request, int, int *);
     /* The library's MPI_UNWEIGHTED (MPI-4.0 8.5.4): a constant under Open MPI,
      * the value of a variable inside libmpi under MPICH. */
     int *unweighted;

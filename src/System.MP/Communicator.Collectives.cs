@@ -778,6 +778,173 @@ public unsafe partial class Communicator
         return PersistentRequest.InitCollective(h, d, send, send.Length, recv, send.Length, false, true);
     }
 
+    /// <summary>Makes a persistent inclusive prefix reduction (MPI_Scan_init).</summary>
+    /// <param name="send">This rank's contribution.</param>
+    /// <param name="recv">Where each instance's result goes; at least as long as <paramref name="send"/>.</param>
+    /// <param name="op">A built-in operation.</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest ScanInit<T>(T[] send, T[] recv, Op op) where T : unmanaged
+    {
+        int h = Handle;
+        RequireIntra("ScanInit");
+        CollDesc d = AllreduceArgs(send, recv, op, CollKind.Scan);
+        return PersistentRequest.InitCollective(h, d, send, send.Length, recv, send.Length, false, true);
+    }
+
+    /// <summary>
+    /// Makes a persistent exclusive prefix reduction (MPI_Exscan_init).  MPI leaves
+    /// rank 0's result undefined (MPI-4.0 §6.11.2): there <paramref name="recv"/> keeps what it held.
+    /// </summary>
+    /// <param name="send">This rank's contribution.</param>
+    /// <param name="recv">Where each instance's result goes; at least as long as <paramref name="send"/>.</param>
+    /// <param name="op">A built-in operation.</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest ExscanInit<T>(T[] send, T[] recv, Op op) where T : unmanaged
+    {
+        int h = Handle;
+        RequireIntra("ExscanInit");
+        CollDesc d = AllreduceArgs(send, recv, op, CollKind.Exscan);
+        return PersistentRequest.InitCollective(h, d, send, send.Length, recv, send.Length, _rank == 0, true);
+    }
+
+    /// <summary>Makes a persistent reduction scattered in equal blocks (MPI_Reduce_scatter_block_init).</summary>
+    /// <param name="send">This rank's contribution: Size blocks of <paramref name="recv"/>.Length elements.</param>
+    /// <param name="recv">This rank's block of each instance's result.</param>
+    /// <param name="op">A built-in operation.</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest ReduceScatterBlockInit<T>(T[] send, T[] recv, Op op) where T : unmanaged
+    {
+        int h = Handle;
+        ReduceScatterBlockArgs(send, recv, "ReduceScatterBlockInit");
+        CollDesc d = Desc<T>(CollKind.ReduceScatterBlock, recv.Length, null, null, 0);
+        d.Op = NonblockingOp<T>(op);
+        return PersistentRequest.InitCollective(h, d, send, (long)recv.Length * _peerSize, recv, recv.Length, false, true);
+    }
+
+    /// <summary>Makes a persistent reduction scattered in blocks of different lengths (MPI_Reduce_scatter_init).</summary>
+    /// <param name="send">This rank's contribution: at least the sum of <paramref name="counts"/> elements.</param>
+    /// <param name="recv">This rank's block: at least counts[Rank] elements.</param>
+    /// <param name="counts">Each rank's block length (copied: the array may change once this returns).</param>
+    /// <param name="op">A built-in operation.</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest ReduceScatterInit<T>(T[] send, T[] recv, int[] counts, Op op) where T : unmanaged
+    {
+        int h = Handle;
+        int mine = ReduceScatterArgs(send, recv, counts);
+        CollDesc d = Desc<T>(CollKind.ReduceScatter, mine, null, null, 0);
+        d.Op = NonblockingOp<T>(op);
+        long total = 0;
+        foreach (int c in counts)
+            total += c;
+        fixed (int* c = counts)
+        {
+            d.RecvCounts = c;
+            return PersistentRequest.InitCollective(h, d, send, total, recv, mine, false, true);
+        }
+    }
+
+    /// <summary>Makes a persistent gather of blocks of different lengths (MPI_Gatherv_init); arguments as for <see cref="Gatherv"/>.</summary>
+    /// <param name="send">This rank's block.</param>
+    /// <param name="recv">At the root, where the blocks go; ignored elsewhere (may be null).</param>
+    /// <param name="counts">At the root, each rank's block length (copied: the array may change once this returns).</param>
+    /// <param name="displs">At the root, where each block starts in <paramref name="recv"/> (copied).</param>
+    /// <param name="root">Rank that collects.</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest GathervInit<T>(T[] send, T[]? recv, int[] counts, int[] displs, int root) where T : unmanaged
+    {
+        int h = Handle;
+        CollDesc d = GathervArgs(send, recv, counts, displs, root, out bool atRoot);
+        if (!atRoot)
+            return PersistentRequest.InitCollective<T>(h, d, send, d.Count, null, 0, false, false);
+        fixed (int* c = counts)
+        fixed (int* o = displs)
+        {
+            d.RecvCounts = c;
+            d.RDispls = o;
+            // The whole extent is staged both ways: the gaps between blocks keep their contents.
+            return PersistentRequest.InitCollective(h, d, send, d.Count, recv, Extent(counts, displs), true, true);
+        }
+    }
+
+    /// <summary>Makes a persistent scatter of blocks of different lengths (MPI_Scatterv_init); arguments as for <see cref="Scatterv"/>.</summary>
+    /// <param name="send">At the root, the data; ignored elsewhere (may be null).</param>
+    /// <param name="counts">Each rank's block length (copied: the array may change once this returns).</param>
+    /// <param name="displs">At the root, where each block starts in <paramref name="send"/> (copied).</param>
+    /// <param name="recv">This rank's block.</param>
+    /// <param name="root">Rank that scatters.</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest ScattervInit<T>(T[]? send, int[] counts, int[] displs, T[] recv, int root) where T : unmanaged
+    {
+        int h = Handle;
+        CollDesc d = ScattervArgs(send, counts, displs, recv, root, out bool atRoot);
+        bool receives = !_isInter || (root != Mpi.Root && root != Mpi.ProcNull);
+        if (!atRoot)
+            return PersistentRequest.InitCollective<T>(h, d, null, 0, receives ? recv : null, d.Count, false, receives);
+        fixed (int* c = counts)
+        fixed (int* o = displs)
+        {
+            d.SendCounts = c;
+            d.SDispls = o;
+            return PersistentRequest.InitCollective(h, d, send, Extent(counts, displs), receives ? recv : null, d.Count, false, receives);
+        }
+    }
+
+    /// <summary>Makes a persistent all-gather of blocks of different lengths (MPI_Allgatherv_init); arguments as for <see cref="Allgatherv"/>.</summary>
+    /// <param name="send">This rank's block.</param>
+    /// <param name="recv">Where the blocks go.</param>
+    /// <param name="counts">Each rank's block length (copied: the array may change once this returns).</param>
+    /// <param name="displs">Where each block starts in <paramref name="recv"/> (copied).</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest AllgathervInit<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
+    {
+        int h = Handle;
+        CollDesc d = AllgathervArgs(send, recv, counts, displs);
+        fixed (int* c = counts)
+        fixed (int* o = displs)
+        {
+            d.RecvCounts = c;
+            d.RDispls = o;
+            return PersistentRequest.InitCollective(h, d, send, send.Length, recv, Extent(counts, displs), true, true);
+        }
+    }
+
+    /// <summary>Makes a persistent personalized exchange of blocks of different lengths (MPI_Alltoallv_init); arguments as for <see cref="Alltoallv"/>.</summary>
+    /// <param name="send">The outgoing data.</param>
+    /// <param name="sendCounts">Elements for each destination (copied: the array may change once this returns).</param>
+    /// <param name="sendDispls">Where each destination's block starts in <paramref name="send"/> (copied).</param>
+    /// <param name="recv">Where incoming blocks go.</param>
+    /// <param name="recvCounts">Elements from each source (copied).</param>
+    /// <param name="recvDispls">Where each source's block starts in <paramref name="recv"/> (copied).</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest AlltoallvInit<T>(T[] send, int[] sendCounts, int[] sendDispls,
+                                              T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
+    {
+        int h = Handle;
+        CollDesc d = AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls);
+        fixed (int* sc = sendCounts)
+        fixed (int* so = sendDispls)
+        fixed (int* rc = recvCounts)
+        fixed (int* ro = recvDispls)
+        {
+            d.SendCounts = sc;
+            d.SDispls = so;
+            d.RecvCounts = rc;
+            d.RDispls = ro;
+            return PersistentRequest.InitCollective(h, d, send, Extent(sendCounts, sendDispls),
+                                                    recv, Extent(recvCounts, recvDispls), true, true);
+        }
+    }
+
+    /// <summary>Elements from the start of a buffer to the end of its last block (counts and displacements already checked).</summary>
+    private static long Extent(int[] counts, int[] displs)
+    {
+        long end = 0;
+        for (int i = 0; i < counts.Length; i++)
+            if (counts[i] > 0)
+                end = Math.Max(end, (long)displs[i] + counts[i]);
+        return end;
+    }
+
     // ---- the checked arguments of the nonblocking and persistent forms ----
 
     private CollDesc BcastArgs<T>(T[] buffer, int root) where T : unmanaged

@@ -54,6 +54,31 @@ public unsafe partial class Communicator
     }
 
     /// <summary>
+    /// A communicator of exactly the members of <paramref name="group"/>
+    /// (MPI_Comm_create_from_group, MPI-4.0 §7.4.2): the sessions way to make one,
+    /// with no parent communicator.  Collective over the group's members only; they
+    /// all pass the same <paramref name="tag"/>, which tells concurrent creations
+    /// apart (e.g. "org.example.solver").  Errors are returned as exceptions.
+    /// </summary>
+    /// <param name="group">The members, typically from <see cref="Session.GroupFromProcessSet"/>; this process must be one.</param>
+    /// <param name="tag">A string of 1 to 256 UTF-8 bytes, without NUL.</param>
+    /// <exception cref="ArgumentException">The tag is empty, too long or contains NUL.</exception>
+    /// <exception cref="NotSupportedException">The MPI library lacks it (Open MPI 4.1).</exception>
+    /// <exception cref="ObjectDisposedException">The group was disposed.</exception>
+    public static Communicator CreateFromGroup(Group group, string tag)
+    {
+        ArgumentNullException.ThrowIfNull(group);
+        ArgumentNullException.ThrowIfNull(tag);
+        byte[] t = Encoding.UTF8.GetBytes(tag + "\0");
+        if (tag.Length == 0 || t.Length - 1 > 256 || tag.Contains('\0'))
+            throw new ArgumentException(SR.StringTag, nameof(tag));
+        int g = group.Handle, c = 0;
+        fixed (byte* p = t)
+            Check(Core.CommCreateFromGroup(g, p, &c));
+        return Wrap(c)!;
+    }
+
+    /// <summary>
     /// Splits the ranks into communicators of ranks that can share memory (one
     /// per node; MPI_Comm_split_type with MPI_COMM_TYPE_SHARED). Collective.
     /// </summary>

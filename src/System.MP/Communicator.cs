@@ -140,7 +140,7 @@ public unsafe partial class Communicator : IDisposable
             return;
         int h = _handle;
         _handle = -1;
-        if (Mpi.IsInitialized)
+        if (Core.State() == CoreConst.StateReady) // also when MPI runs through sessions alone
         {
             int rc = Core.CommFree(h);
             if (rc < 0)

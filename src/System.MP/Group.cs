@@ -105,7 +105,7 @@ public sealed unsafe class Group : IDisposable
         if (h <= 0)
             return;
         _handle = -1;
-        if (Mpi.IsInitialized)
+        if (Core.State() == CoreConst.StateReady) // also when MPI runs through sessions alone
             Check(Core.GroupFree(h));
     }
 

@@ -25,6 +25,8 @@ public sealed unsafe class Info : IDisposable
         _handle = h;
     }
 
+    internal Info(int handle) => _handle = handle; // one the library made (a process set's info)
+
     /// <summary>The value of <paramref name="key"/>, or null when it is not set (MPI_Info_get); setting stores it (MPI_Info_set).</summary>
     /// <param name="key">A non-empty key shorter than the MPI library's MPI_MAX_INFO_KEY.</param>
     /// <exception cref="ArgumentException">The key is empty, or the key or value is longer than the library allows.</exception>

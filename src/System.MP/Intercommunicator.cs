@@ -6,7 +6,7 @@ namespace System.MP;
 /// <summary>
 /// A communicator between two groups (MPI-4.0 §7.6): point-to-point ranks and
 /// collective roots refer to the remote group.  Made by <see cref="Create"/>,
-/// <see cref="Communicator.Spawn"/>, <see cref="Communicator.Accept"/> and
+/// <see cref="Communicator.Spawn(string, string[], int, int)"/>, <see cref="Communicator.Accept"/> and
 /// <see cref="Communicator.Connect"/>; <see cref="Communicator.Parent"/> is one.
 /// </summary>
 public sealed unsafe class Intercommunicator : Communicator
@@ -100,9 +100,26 @@ public unsafe partial class Communicator
     /// <param name="maxProcs">Number of processes.</param>
     /// <param name="root">Rank whose arguments are used.</param>
     /// <returns>An intercommunicator whose remote group is the children.</returns>
-    public Intercommunicator Spawn(string command, string[] args, int maxProcs, int root = 0)
+    public Intercommunicator Spawn(string command, string[] args, int maxProcs, int root = 0) =>
+        Spawn(command, args, maxProcs, null, root);
+
+    /// <summary>
+    /// Starts <paramref name="maxProcs"/> copies of <paramref name="command"/> with
+    /// hints (MPI_Comm_spawn with an info, MPI-4.0 §11.8.2): reserved keys such as
+    /// <c>wdir</c> (the children's working directory), <c>host</c>, <c>path</c>, and
+    /// keys the library defines (Open MPI: <c>env</c>, one NAME=value a line).  The
+    /// library ignores keys it does not know.  The info is read at <paramref name="root"/>.
+    /// </summary>
+    /// <param name="command">Executable to start (e.g. the path of motor or dotnet).</param>
+    /// <param name="args">Its arguments.</param>
+    /// <param name="maxProcs">Number of processes.</param>
+    /// <param name="info">The hints, or null for none.</param>
+    /// <param name="root">Rank whose arguments are used.</param>
+    /// <returns>An intercommunicator whose remote group is the children.</returns>
+    /// <exception cref="ObjectDisposedException">The info was disposed.</exception>
+    public Intercommunicator Spawn(string command, string[] args, int maxProcs, Info? info, int root = 0)
     {
-        int h = Handle, c = 0;
+        int h = Handle, c = 0, ih = Info.HandleOf(info);
         if ((uint)root >= (uint)_size)
             ThrowHelper.ThrowRank(root, _size, "a member", nameof(root));
         if (_rank == root && (string.IsNullOrEmpty(command) || maxProcs <= 0 || args is null))
@@ -120,7 +137,7 @@ public unsafe partial class Communicator
                 argv[i - 1] = (byte*)handles[i].AddrOfPinnedObject();
             argv[strings.Count - 1] = null;
             int* errors = stackalloc int[Math.Max(maxProcs, 1)];
-            Check(Core.CommSpawn((byte*)handles[0].AddrOfPinnedObject(), argv, Math.Max(maxProcs, 1), root, h, &c, _rank == root ? errors : null));
+            Check(Core.CommSpawnInfo((byte*)handles[0].AddrOfPinnedObject(), argv, Math.Max(maxProcs, 1), ih, root, h, &c, _rank == root ? errors : null));
         }
         finally
         {

@@ -232,7 +232,7 @@ public static unsafe class Mpi
     /// <summary>
     /// The command and arguments that start this program again: the motor VM
     /// and the app under motor, dotnet and the app in library mode.  Pass them
-    /// to <see cref="Communicator.Spawn"/> (add the app's own arguments).
+    /// to <see cref="Communicator.Spawn(string, string[], int, int)"/> (add the app's own arguments).
     /// </summary>
     public static (string Command, string[] Args) SelfCommand
     {

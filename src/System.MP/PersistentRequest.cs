@@ -26,13 +26,13 @@ namespace System.MP;
 /// pin and no copy.  A request dropped without <see cref="Dispose"/> is freed
 /// once its last instance completes.  Not thread-safe: use it from one thread.
 /// </remarks>
-public sealed unsafe class PersistentRequest : MpiRequest
+public unsafe class PersistentRequest : MpiRequest
 {
     /// <summary>Requests started by one MPI_Startall (their arrays are fixed by as many nested frames).</summary>
     private const int StartChunk = 32;
 
     /// <summary>One buffer of a collective: the array, the bytes MPI uses, and its staging copy.</summary>
-    private struct Side
+    private protected struct Side
     {
         internal Array? Array;
         internal long Bytes;
@@ -45,12 +45,12 @@ public sealed unsafe class PersistentRequest : MpiRequest
     private readonly int _byteOffset;
     private readonly bool _registers;    // motor: the array is registered at each start
     private readonly bool _pins;         // dotnet: the array is pinned at each start
-    private Side _send, _recv;           // collectives
+    private protected Side _send, _recv; // collectives and staged partitioned requests
     private bool _active;
     private BufferHold? _pin;
     private Status _status;
 
-    private PersistentRequest(int handle, Array? buffer, int byteOffset, long bytes)
+    private protected PersistentRequest(int handle, Array? buffer, int byteOffset, long bytes)
     {
         _handle = handle;
         _buffer = buffer;
@@ -436,7 +436,7 @@ public sealed unsafe class PersistentRequest : MpiRequest
             Abandon(_handle);
     }
 
-    private int LiveHandle()
+    private protected int LiveHandle()
     {
         int h = _handle;
         if (h == CoreConst.ReqNull)

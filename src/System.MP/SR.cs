@@ -120,6 +120,18 @@ internal static class SR
     internal const string FileViewStride = "The view's stride {0} is smaller than its block of {1} elements (blocks would overlap), or the block is not positive.";
     internal const string FilePathEmpty = "The file path must not be empty.";
 
+    // MPI-4: sessions and partitioned communication
+    internal const string PartitionCount = "The partition count {0} must be positive.";
+    internal const string PartitionedBufferShort = "The buffer has {0} elements; {1} partitions of {2} need {3}.";
+    internal const string PartitionOutOfRange = "Partition {0} is outside [0, {1}).";
+    internal const string PartitionRangeEmpty = "The partition range {0}..{1} is empty: last must not be below first.";
+    internal const string PartitionedInactive = "The partitioned send has no active instance: Start it before marking partitions ready.";
+    internal const string PartitionedNotSend = "Only a partitioned send has partitions to mark ready (this is a receive).";
+    internal const string PartitionedNotReceive = "Only a partitioned receive has partitions that arrive (this is a send).";
+    internal const string SessionFinalized = "The session was finalized.";
+    internal const string ProcessSetName = "A process set name must not be empty or contain NUL.";
+    internal const string StringTag = "The string tag must have 1 to 256 UTF-8 bytes and no NUL (MPI_MAX_STRINGTAG_LEN).";
+
     internal static string Format(string format, params object?[] args) =>
         string.Format(CultureInfo.InvariantCulture, format, args);
 }

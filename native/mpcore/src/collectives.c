@@ -345,20 +345,20 @@ static int run(const comm_entry_t *ce, const mp_coll_t *c, MPI_Request *r, int p
     case MP_COLL_GATHERV:
         if (at_root && (rc = check_counts("gatherv receive", c->recvcounts, c->rdispls, ce->peer_size)))
             return rc;
-        return COLL_BI(Gatherv, Igatherv, sb, n, d.mpi, rb, c->recvcounts, c->rdispls, d.mpi, root, m);
+        return COLL(Gatherv, Igatherv, sb, n, d.mpi, rb, c->recvcounts, c->rdispls, d.mpi, root, m);
     case MP_COLL_SCATTERV:
         if (at_root && (rc = check_counts("scatterv send", c->sendcounts, c->sdispls, ce->peer_size)))
             return rc;
-        return COLL_BI(Scatterv, Iscatterv, sb, c->sendcounts, c->sdispls, d.mpi, rb, n, d.mpi, root, m);
+        return COLL(Scatterv, Iscatterv, sb, c->sendcounts, c->sdispls, d.mpi, rb, n, d.mpi, root, m);
     case MP_COLL_ALLGATHERV:
         if ((rc = check_counts("allgatherv receive", c->recvcounts, c->rdispls, ce->peer_size)))
             return rc;
-        return COLL_BI(Allgatherv, Iallgatherv, sb, n, d.mpi, rb, c->recvcounts, c->rdispls, d.mpi, m);
+        return COLL(Allgatherv, Iallgatherv, sb, n, d.mpi, rb, c->recvcounts, c->rdispls, d.mpi, m);
     case MP_COLL_ALLTOALLV:
         if ((rc = check_counts("alltoallv send", c->sendcounts, c->sdispls, ce->peer_size)) ||
             (rc = check_counts("alltoallv receive", c->recvcounts, c->rdispls, ce->peer_size)))
             return rc;
-        return COLL_BI(Alltoallv, Ialltoallv, sb, c->sendcounts, c->sdispls, d.mpi, rb, c->recvcounts,
+        return COLL(Alltoallv, Ialltoallv, sb, c->sendcounts, c->sdispls, d.mpi, rb, c->recvcounts,
                     c->rdispls, d.mpi, m);
     case MP_COLL_REDUCE_SCATTER: /* MPI-4.0 6.10.1: counts of the local group on both kinds of communicator */
         if (!c->recvcounts)
@@ -366,7 +366,7 @@ static int run(const comm_entry_t *ce, const mp_coll_t *c, MPI_Request *r, int p
         for (int i = 0; i < ce->size; i++)
             if (c->recvcounts[i] < 0)
                 return mp_fail(MP_ECOUNT, "reduce_scatter count %d of rank %d is negative", c->recvcounts[i], i);
-        return COLL_BI(Reduce_scatter, Ireduce_scatter, sb, rb, c->recvcounts, d.mpi, op, m);
+        return COLL(Reduce_scatter, Ireduce_scatter, sb, rb, c->recvcounts, d.mpi, op, m);
     }
     return mp_fail(MP_EINVAL, "collective kind %d is not supported", c->kind);
 #undef COLL
@@ -413,20 +413,24 @@ static int persistent_form(int kind)
     static const char *const names[] = {
         "MPI_Barrier_init", "MPI_Bcast_init", "MPI_Reduce_init", "MPI_Allreduce_init", "MPI_Scan_init",
         "MPI_Exscan_init", "MPI_Reduce_scatter_block_init", "MPI_Gather_init", "MPI_Scatter_init",
-        "MPI_Allgather_init", "MPI_Alltoall_init",
+        "MPI_Allgather_init", "MPI_Alltoall_init", "MPI_Gatherv_init", "MPI_Scatterv_init",
+        "MPI_Allgatherv_init", "MPI_Alltoallv_init", "MPI_Reduce_scatter_init",
     };
     const int present[] = {
         pal_mpi.Barrier_init != NULL, pal_mpi.Bcast_init != NULL, pal_mpi.Reduce_init != NULL,
         pal_mpi.Allreduce_init != NULL, pal_mpi.Scan_init != NULL, pal_mpi.Exscan_init != NULL,
         pal_mpi.Reduce_scatter_block_init != NULL, pal_mpi.Gather_init != NULL, pal_mpi.Scatter_init != NULL,
-        pal_mpi.Allgather_init != NULL, pal_mpi.Alltoall_init != NULL,
+        pal_mpi.Allgather_init != NULL, pal_mpi.Alltoall_init != NULL, pal_mpi.Gatherv_init != NULL,
+        pal_mpi.Scatterv_init != NULL, pal_mpi.Allgatherv_init != NULL, pal_mpi.Alltoallv_init != NULL,
+        pal_mpi.Reduce_scatter_init != NULL,
     };
-    if (kind < 0 || kind >= (int)(sizeof present / sizeof *present))
-        return mp_fail(MP_EINVAL, "collective kind %d has no persistent form here (the v-collectives have none yet)", kind);
+    _Static_assert(sizeof names / sizeof *names == MP_COLL_KIND_COUNT, "a persistent form per collective kind");
+    if (kind < 0 || kind >= MP_COLL_KIND_COUNT)
+        return mp_fail(MP_EINVAL, "collective kind %d is not an MP_COLL_* value", kind);
     return present[kind] ? 0 : mp_fail_persistent_missing(names[kind]);
 }
 
-int mp_fail_persistent_missing(const char *name)
+int mp_fail_mpi4_missing(const char *name, const char *what, const char *feature)
 {
     char version[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
     int len = 0;
@@ -434,9 +438,14 @@ int mp_fail_persistent_missing(const char *name)
         len = 0;
     version[len < 0 ? 0 : len > MPI_MAX_LIBRARY_VERSION_STRING ? MPI_MAX_LIBRARY_VERSION_STRING : len] = '\0';
     version[strcspn(version, ",\n")] = '\0'; /* "Open MPI v4.1.4, package: ..." */
-    return mp_fail(MP_ENOTSUP, "%s (a persistent collective, MPI-4.0 6.12) is not provided by the MPI library "
-                   "%s (%s): persistent collectives need an MPI-4 library such as MPICH 4.0 or later",
-                   name, version[0] ? version : "of unknown version", pal_mpi_path());
+    return mp_fail(MP_ENOTSUP, "%s (%s) is not provided by the MPI library %s (%s): %s need an MPI-4 library "
+                   "such as MPICH 4.0 or later", name, what, version[0] ? version : "of unknown version",
+                   pal_mpi_path(), feature);
+}
+
+int mp_fail_persistent_missing(const char *name)
+{
+    return mp_fail_mpi4_missing(name, "a persistent collective, MPI-4.0 6.12", "persistent collectives");
 }
 
 /* MPICH 4.0's persistent gather, scatter and allgather move the data their
@@ -473,13 +482,27 @@ static int restart_nonblocking(persist_t *p, MPI_Request *r)
     return run(ce, &p->coll, r, 0);
 }
 
+/* Copies n entries of from (if any) to *at, advancing it; the copy, or NULL. */
+static const int32_t *keep_counts(int32_t **at, const int32_t *from, int n)
+{
+    int32_t *to = *at;
+    if (!from)
+        return NULL;
+    memcpy(to, from, sizeof *to * (size_t)n);
+    *at += n;
+    return to;
+}
+
 int mp_coll_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)
 {
     const comm_entry_t *ce;
     MPI_Request r = MPI_REQUEST_NULL;
     persist_t *p;
     mp_coll_t d;
-    int rc;
+    size_t head;
+    int32_t *at;
+    void *send_stage;
+    int rc, n;
     if ((rc = mp_comm_lookup(comm, &ce)))
         return rc;
     if (!c || !stages || !req)
@@ -497,21 +520,34 @@ int mp_coll_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes,
     p->kind = PERSIST_COLL;
     p->comm = comm;
     d = *c;
-    for (int k = 0; stage_bytes && k < 2; k++) {
-        if (stage_bytes[k] > 0 && !(p->stage[k] = malloc((size_t)stage_bytes[k]))) {
+    /* MPI reads the counts and displacements at every start (MPI-4.0 6.12):
+     * the core keeps a copy at the head of stage[0], before the send stage. */
+    n = c->kind == MP_COLL_REDUCE_SCATTER ? ce->size : ce->peer_size;
+    head = ((sizeof(int32_t) * (size_t)n * (size_t)((c->sendcounts != NULL) + (c->sdispls != NULL) +
+                                                    (c->recvcounts != NULL) + (c->rdispls != NULL))) + 15) &
+           ~(size_t)15;
+    for (int k = 0; k < 2; k++) {
+        size_t want = (stage_bytes ? (size_t)stage_bytes[k] : 0) + (k == 0 ? head : 0);
+        if (want > 0 && !(p->stage[k] = malloc(want))) {
             mp_persist_discard(p);
-            return mp_fail(MP_ENOMEM, "out of memory for a staging buffer of %lld bytes", (long long)stage_bytes[k]);
+            return mp_fail(MP_ENOMEM, "out of memory for a staging buffer of %zu bytes", want);
         }
-        p->bytes += stage_bytes[k];
+        p->bytes += stage_bytes ? stage_bytes[k] : 0;
     }
-    if (p->stage[0])
-        d.sendbuf = p->stage[0];
+    at = p->stage[0];
+    d.sendcounts = keep_counts(&at, c->sendcounts, n);
+    d.sdispls = keep_counts(&at, c->sdispls, n);
+    d.recvcounts = keep_counts(&at, c->recvcounts, n);
+    d.rdispls = keep_counts(&at, c->rdispls, n);
+    send_stage = stage_bytes && stage_bytes[0] > 0 ? (char *)p->stage[0] + head : NULL;
+    if (send_stage)
+        d.sendbuf = send_stage;
     if (p->stage[1])
         d.recvbuf = p->stage[1];
     if (persistent_form_broken(c->kind)) {
         p->coll = d;
         p->restart = restart_nonblocking;
-        stages[0] = p->stage[0];
+        stages[0] = send_stage;
         stages[1] = p->stage[1];
         return mp_persist_track(p, MPI_REQUEST_NULL, req);
     }
@@ -523,7 +559,7 @@ int mp_coll_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes,
         mp_persist_discard(p);
         return rc;
     }
-    stages[0] = p->stage[0];
+    stages[0] = send_stage;
     stages[1] = p->stage[1];
     return mp_persist_track(p, r, req);
 }

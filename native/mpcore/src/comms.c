@@ -39,7 +39,8 @@ int mp_comm_register(MPI_Comm mpi, mp_comm_t *out)
         (rc = MP_MPI_CHECK(pal_mpi.Comm_set_errhandler(channel.mpi, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler")))
         return rc;
     mp_spin_lock(&g_comm_lock);
-    for (int i = 0; i < MP_MAX_COMMS; i++) {
+    /* Handles 0 and 1 stay world's and self's, also when a session made communicators first. */
+    for (int i = mpi == MPI_COMM_WORLD ? 0 : mpi == MPI_COMM_SELF ? 1 : 2; i < MP_MAX_COMMS; i++) {
         if (!atomic_load_explicit(&mp_g_comm_used[i], memory_order_relaxed)) {
             mp_g_comms[i] = e;
             mp_g_channels[i] = channel;

@@ -123,6 +123,16 @@ void mp_persist_cleanup(void);
 int mp_rma_types(int dtype, int elem_size, int op, MPI_Datatype *dt, MPI_Op *mop);
 int mp_group_lookup(mp_group_t g, MPI_Group *out);
 
+/* Sessions (sessions.c): a new MPI group's handle (groups.c; takes mg);
+ * 1 while the core is ready through sessions alone; finalizes the sessions
+ * still open (before finalize). */
+int mp_group_adopt(MPI_Group mg, mp_group_t *out);
+extern int mp_g_sessions_only;
+void mp_session_cleanup(void);
+/* MP_ENOTSUP: the library lacks MPI-4 function name (what it is; the feature
+ * that needs it, plural), naming the library (collectives.c). */
+int mp_fail_mpi4_missing(const char *name, const char *what, const char *feature);
+
 /* A simple test-and-set spinlock for short critical sections. */
 typedef struct { atomic_flag f; } mp_spin_t;
 #define MP_SPIN_INIT { ATOMIC_FLAG_INIT }

@@ -53,6 +53,11 @@ static int group_add(MPI_Group mg, mp_group_t *out)
     return mp_fail(MP_ENOMEM, "too many groups at once (at most %d)", MAX_GROUPS - 1);
 }
 
+int mp_group_adopt(MPI_Group mg, mp_group_t *out)
+{
+    return group_add(mg, out);
+}
+
 int mp_comm_group(mp_comm_t comm, mp_group_t *group)
 {
     const comm_entry_t *ce;

@@ -33,6 +33,11 @@ int mp_info_create(mp_info_t *info)
         return mp_fail_state();
     if ((rc = MP_MPI_CHECK(pal_mpi.Info_create(&mi), "MPI_Info_create")))
         return rc;
+    return mp_info_adopt(mi, info);
+}
+
+int mp_info_adopt(MPI_Info mi, mp_info_t *info)
+{
     mp_spin_lock(&g_info_lock);
     for (int i = 1; i < MAX_INFOS; i++) {
         if (!g_info_used[i]) {

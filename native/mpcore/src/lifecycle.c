@@ -27,7 +27,7 @@ int mp_init(int required, int *provided)
     mp_comm_t h;
     if (required < MP_THREAD_SINGLE || required > MP_THREAD_MULTIPLE)
         return mp_fail(MP_EINVAL, "thread level %d is not one of 0..3", required);
-    if (atomic_load(&mp_g_state) == MP_STATE_READY) {
+    if (atomic_load(&mp_g_state) == MP_STATE_READY && !mp_g_sessions_only) {
         if (provided)
             *provided = mp_g_thread_level;
         return 0;
@@ -64,6 +64,7 @@ int mp_init(int required, int *provided)
             (parent != MPI_COMM_NULL && (rc = mp_comm_register(parent, &mp_g_parent))))
             return rc;
     }
+    mp_g_sessions_only = 0; /* the world model is up beside any sessions (MPI-4.0 11.4.1) */
     atomic_store(&mp_g_state, MP_STATE_READY);
     if (provided)
         *provided = mp_g_thread_level;
@@ -78,6 +79,13 @@ int mp_finalize(void)
     mp_coll_cleanup();
     mp_persist_cleanup();
     atomic_store(&mp_g_state, MP_STATE_FINALIZED);
+    if (mp_g_sessions_only) { /* no MPI_Init: ending the sessions ends MPI (MPI-4.0 11.3.1) */
+        mp_blocking_enter();
+        mp_session_cleanup();
+        mp_blocking_leave();
+        return 0;
+    }
+    mp_session_cleanup();
     for (mp_comm_t c = MP_COMM_WORLD; c <= MP_COMM_SELF; c++)
         pal_mpi.Comm_free(&mp_g_channels[c].mpi); /* the predefined ones' channels */
     mp_blocking_enter();

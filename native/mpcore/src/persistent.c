@@ -62,7 +62,7 @@ int mp_persist_track(persist_t *p, MPI_Request r, mp_req_t *req)
         mp_persist_discard(p);
         return rc;
     }
-    s->is_recv = p->kind == PERSIST_RECV;
+    s->is_recv = p->kind == PERSIST_RECV || p->kind == PERSIST_PRECV;
     s->mpi = r;
     s->obj[0] = s->obj[1] = NULL;
     s->persist = p;
@@ -134,7 +134,7 @@ static int follow_buffer(slot_t *s, void *buf)
     persist_t *p = s->persist;
     MPI_Request r = MPI_REQUEST_NULL;
     int rc, moved;
-    if (p->kind == PERSIST_COLL)
+    if (p->kind >= PERSIST_COLL) /* collective or partitioned: made once, on a buffer that does not move */
         return 0;
     moved = p->bytes > 0 && buf != p->buf;
     /* Open MPI 4.1 frees a persistent receive that completed with an error

@@ -263,6 +263,18 @@ internal struct CoreTable
     internal nint NeighborRun;
     internal nint NeighborPost;
     internal nint NeighborInit;
+    internal nint SessionInit;
+    internal nint SessionFinalize;
+    internal nint SessionNumPsets;
+    internal nint SessionNthPset;
+    internal nint SessionPsetInfo;
+    internal nint GroupFromPset;
+    internal nint CommCreateFromGroup;
+    internal nint PsendInit;
+    internal nint PrecvInit;
+    internal nint Pready;
+    internal nint Parrived;
+    internal nint CommSpawnInfo;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
     internal const uint ExpectedAbiVersion = 10;
@@ -400,6 +412,18 @@ internal struct CoreTable
         "BLOCKING int neighbor_run(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, const int64_t *rbytes)\n" +
         "FAST int neighbor_post(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, const int64_t *rbytes, void *scratch, void *send_obj, void *recv_obj, mp_req_t *req)\n" +
         "BLOCKING int neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)\n" +
+        "BLOCKING int session_init(mp_info_t info, int32_t *session)\n" +
+        "BLOCKING int session_finalize(int32_t session)\n" +
+        "FAST int session_num_psets(int32_t session, int *count)\n" +
+        "FAST int session_nth_pset(int32_t session, int n, char *buf, int cap)\n" +
+        "FAST int session_pset_info(int32_t session, const char *pset, mp_info_t *info)\n" +
+        "FAST int group_from_pset(int32_t session, const char *pset, mp_group_t *group)\n" +
+        "BLOCKING int comm_create_from_group(mp_group_t group, const char *tag, mp_comm_t *comm)\n" +
+        "FAST int psend_init(const void *buf, int partitions, int64_t part_bytes, int dest, int tag, mp_comm_t comm, void **stage, mp_req_t *req)\n" +
+        "FAST int precv_init(void *buf, int partitions, int64_t part_bytes, int source, int tag, mp_comm_t comm, void **stage, mp_req_t *req)\n" +
+        "FAST int pready(mp_req_t req, int first, int last, const int32_t *list)\n" +
+        "FAST int parrived(mp_req_t req, int part, int *flag)\n" +
+        "BLOCKING int comm_spawn_info(const char *command, const char *const *argv, int maxprocs, mp_info_t info, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)\n" +
         "";
 }
 
@@ -668,6 +692,30 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, long*, long*, void*, void*, void*, int*, int> NeighborPost;
     /// <summary>BLOCKING: int mp_neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, CollDesc*, long*, void**, int*, int> NeighborInit;
+    /// <summary>BLOCKING: int mp_session_init(mp_info_t info, int32_t *session)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int*, int> SessionInit;
+    /// <summary>BLOCKING: int mp_session_finalize(int32_t session)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int> SessionFinalize;
+    /// <summary>FAST: int mp_session_num_psets(int32_t session, int *count)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> SessionNumPsets;
+    /// <summary>FAST: int mp_session_nth_pset(int32_t session, int n, char *buf, int cap)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, byte*, int, int> SessionNthPset;
+    /// <summary>FAST: int mp_session_pset_info(int32_t session, const char *pset, mp_info_t *info)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int*, int> SessionPsetInfo;
+    /// <summary>FAST: int mp_group_from_pset(int32_t session, const char *pset, mp_group_t *group)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int*, int> GroupFromPset;
+    /// <summary>BLOCKING: int mp_comm_create_from_group(mp_group_t group, const char *tag, mp_comm_t *comm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, byte*, int*, int> CommCreateFromGroup;
+    /// <summary>FAST: int mp_psend_init(const void *buf, int partitions, int64_t part_bytes, int dest, int tag, mp_comm_t comm, void **stage, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, int, void**, int*, int> PsendInit;
+    /// <summary>FAST: int mp_precv_init(void *buf, int partitions, int64_t part_bytes, int source, int tag, mp_comm_t comm, void **stage, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, int, void**, int*, int> PrecvInit;
+    /// <summary>FAST: int mp_pready(mp_req_t req, int first, int last, const int32_t *list)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int> Pready;
+    /// <summary>FAST: int mp_parrived(mp_req_t req, int part, int *flag)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> Parrived;
+    /// <summary>BLOCKING: int mp_comm_spawn_info(const char *command, const char *const *argv, int maxprocs, mp_info_t info, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, byte**, int, int, int, int, int*, int*, int> CommSpawnInfo;
 
 #pragma warning disable CA1810 // the table must be validated before any field is read
     static Core()
@@ -803,5 +851,17 @@ internal static unsafe partial class Core
         NeighborRun = (delegate* unmanaged[Cdecl]<int, CollDesc*, long*, long*, int>)t->NeighborRun;
         NeighborPost = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, long*, long*, void*, void*, void*, int*, int>)t->NeighborPost;
         NeighborInit = (delegate* unmanaged[Cdecl]<int, CollDesc*, long*, void**, int*, int>)t->NeighborInit;
+        SessionInit = (delegate* unmanaged[Cdecl]<int, int*, int>)t->SessionInit;
+        SessionFinalize = (delegate* unmanaged[Cdecl]<int, int>)t->SessionFinalize;
+        SessionNumPsets = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->SessionNumPsets;
+        SessionNthPset = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, byte*, int, int>)t->SessionNthPset;
+        SessionPsetInfo = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int*, int>)t->SessionPsetInfo;
+        GroupFromPset = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int*, int>)t->GroupFromPset;
+        CommCreateFromGroup = (delegate* unmanaged[Cdecl]<int, byte*, int*, int>)t->CommCreateFromGroup;
+        PsendInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, int, void**, int*, int>)t->PsendInit;
+        PrecvInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, int, void**, int*, int>)t->PrecvInit;
+        Pready = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int>)t->Pready;
+        Parrived = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->Parrived;
+        CommSpawnInfo = (delegate* unmanaged[Cdecl]<byte*, byte**, int, int, int, int, int*, int*, int>)t->CommSpawnInfo;
     }
 }
