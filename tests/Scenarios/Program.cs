@@ -37,6 +37,8 @@ if (names.Count == 0)
 // has already armed the handler that aborts the whole job.
 if (names[0] == Scenario.UnhandledBeforeMpi && Environment.GetEnvironmentVariable("PMI_RANK") == "1")
     throw new InvalidProgramException("boom before MPI on rank 1");
+if (names is [Scenario.Mpi4SessionsAlone]) // the sessions model before (or without) the world
+    return Mpi4.SessionsAlone();
 var world = Communicator.World;
 Check.Rank = world.Rank;
 // Several scenarios run one after another in one job (one launch across hosts runs a whole

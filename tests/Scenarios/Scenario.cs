@@ -126,6 +126,14 @@ public enum Scenario
     // The request path: GCHandles per operation, mixed sets (RequestPath.cs)
     RequestPathPins,
     RequestPathMixedSets,
+
+    // MPI-4: sessions, partitioned communication, persistent v-collectives, spawn hints (Mpi4.cs)
+    Mpi4Sessions,
+    Mpi4SessionsAlone,
+    Mpi4Partitioned,
+    Mpi4PersistentCollectives,
+    Mpi4SpawnInfo,
+    Mpi4SpawnInfoChild,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>
