@@ -63,6 +63,10 @@ deps() {
   command -v munged >/dev/null || missing+=(munge)
   { command -v gcc >/dev/null && command -v make >/dev/null; } || missing+=(build-essential)
   command -v valgrind >/dev/null || missing+=(valgrind)   # perf/callgrind.sh, tests/checkers.sh
+  # perf/bench.sh's mpi4py series (Debian's mpi4py, built on Open MPI; NumPy buffers), and
+  # /usr/bin/time for perf/compare-startup.sh's peak memory per rank.
+  /usr/bin/python3 -c 'import mpi4py, numpy' 2>/dev/null || missing+=(python3-mpi4py python3-numpy)
+  [ -x /usr/bin/time ] || missing+=(time)
   if [ ${#missing[@]} -gt 0 ]; then
     log "installing: ${missing[*]}"
     command -v apt-get >/dev/null ||

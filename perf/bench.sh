@@ -16,6 +16,13 @@
 # CALLGRIND_SERIES="C core motor" for a shorter one), and on request only (not in the
 # default ONLY) io: a collective MPI-IO write and read of one file of IO_BYTES (default
 # 64 MiB; ONLY=io IO_BYTES=1073741824 for the 1 GiB of issue 16) in IO_DIR (/tmp).
+# first-loop (issue 18 target 7): perf/UserLoop, a ping-pong as a new user writes it (no warm-up
+# beyond osu_latency's 100 iterations), against C; its first size (0 B) is the number, under
+# motor's defaults and with .NET's tiering (motor-qjfl: QuickJitForLoops=true); sizes up to
+# FIRST_LOOP_MAX_BYTES (1024, at most MAX_BYTES).  Under Open MPI (mpirun.openmpi; the C floor over Open MPI, Motor
+# on its Open MPI core, Debian's mpi4py with NumPy buffers run by MPI4PY_PYTHON, /usr/bin/python3):
+# latency-ompi, bandwidth-ompi and objects-ompi (Figure 11: OSend/ORecv against mpi4py's
+# pickle-based send/recv of the same list, each with its raw floor; ratios to mpi4py).
 # Each series is one program; see perf/README.md.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,18 +32,34 @@ ROUNDS="${ROUNDS:-5}" SCALE="${SCALE:-1}"
 # shorter than this shared VM's slow phases: bandwidth runs 10 times as many
 # windows by default (osu_bw -i), so one round is not one noisy instant.
 BW_SCALE="${BW_SCALE:-10}"
-ONLY="${ONLY:-latency bandwidth collectives objects micro instructions}"
+ONLY="${ONLY:-latency bandwidth collectives objects first-loop latency-ompi bandwidth-ompi objects-ompi micro instructions}"
 MAX="${MAX_BYTES:-4194304}"              # largest message of the latency/bandwidth sweeps
 RMA_MAX="${RMA_MAX_BYTES:-$MAX}"          # largest Put/Get of the rma-put/rma-get sweeps
 OBJECT_ARGS="${OBJECT_ARGS:-4096 1 40}"   # Figure 11: largest N, rounds, ms budget per point
+FIRST_MAX="${FIRST_LOOP_MAX_BYTES:-1024}"  # largest message of the first-loop sweep (at most MAX_BYTES)
+[ "$FIRST_MAX" -le "$MAX" ] || FIRST_MAX="$MAX"
+PY="${MPI4PY_PYTHON:-/usr/bin/python3}"   # the Python that has Debian's python3-mpi4py and python3-numpy
 export MOTOR_MICRO_JOB="${MICRO_JOB:-short}"  # BenchmarkDotNet job: short (ShortRun) or dry
 BIN="$ROOT/artifacts/bin" NET="$ROOT/artifacts/dotnet/bin"
 MOTOR="$BIN/motor"
 app() { echo "$NET/$1/release/$1.dll"; }
 MPI=mpich . "$ROOT/perf/common.sh"   # LAUNCH: MPICH's launcher, whatever the default mpiexec
 MPIEXEC="${LAUNCH[0]}"
+OMPIEXEC="$(motor_launcher openmpi)" || exit 1
+motor_openmpi_env
 [ -x "$MOTOR" ] && [ -f "$(app Report)" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
+case " $ONLY " in *" latency-ompi "* | *" bandwidth-ompi "* | *" objects-ompi "*)
+  "$PY" -c 'import mpi4py, numpy' 2>/dev/null || {
+    echo "bench: $PY has no mpi4py or NumPy (Debian: ./build.sh deps installs python3-mpi4py and python3-numpy;" \
+         "or leave out the Open MPI groups with ONLY)" >&2; exit 1; } ;;
+esac
 rm -rf "$OUT"; mkdir -p "$OUT/raw"
+# first-loop's motor-before: UserLoop with System.MP as plain IL (the copy the build keeps before
+# ReadyToRun) and .NET's tiering default, as motor ran it before issue 18.
+USERLOOP_IL="$OUT/userloop-il"
+cp -r "$(dirname "$(app UserLoop)")" "$USERLOOP_IL"
+IL_MP="$ROOT/artifacts/dotnet/obj/System.MP/release/r2r/il/System.MP.dll"
+[ ! -f "$IL_MP" ] || cp "$IL_MP" "$USERLOOP_IL/System.MP.dll"
 
 # group|series|command (series "C" is the native floor every ratio refers to)
 SERIES=$(cat <<LIST
@@ -60,28 +83,44 @@ rma-get|dotnet|$MPIEXEC -n 2 dotnet $(app Rma) get $RMA_MAX $BW_SCALE
 io|C|$MPIEXEC -n 2 $BIN/io-c ${IO_BYTES:-67108864} ${IO_DIR:-/tmp}
 io|motor|$MPIEXEC -n 2 $MOTOR $(app Io) ${IO_BYTES:-67108864} ${IO_DIR:-/tmp}
 io|dotnet|$MPIEXEC -n 2 dotnet $(app Io) ${IO_BYTES:-67108864} ${IO_DIR:-/tmp}
+first-loop|C|$MPIEXEC -n 2 $BIN/pingpong-c $FIRST_MAX $SCALE
+first-loop|motor|$MPIEXEC -n 2 $MOTOR $(app UserLoop) $FIRST_MAX $SCALE
+first-loop|motor-qjfl|$MPIEXEC -n 2 $MOTOR -p System.Runtime.TieredCompilation.QuickJitForLoops=true $(app UserLoop) $FIRST_MAX $SCALE
+first-loop|motor-before|$MPIEXEC -n 2 $MOTOR -p System.Runtime.TieredCompilation.QuickJitForLoops=true $USERLOOP_IL/UserLoop.dll $FIRST_MAX $SCALE
+first-loop|dotnet|$MPIEXEC -n 2 dotnet $(app UserLoop) $FIRST_MAX $SCALE
+latency-ompi|C|$OMPIEXEC -n 2 $BIN/pingpong-c-ompi $MAX $SCALE
+latency-ompi|motor|$OMPIEXEC -n 2 $MOTOR $(app PingPong) $MAX $SCALE
+latency-ompi|mpi4py|$OMPIEXEC -n 2 $PY $ROOT/perf/mpi4py/latency.py $MAX $SCALE
+bandwidth-ompi|C|$OMPIEXEC -n 2 $BIN/bandwidth-c-ompi $MAX $BW_SCALE
+bandwidth-ompi|motor|$OMPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
+bandwidth-ompi|mpi4py|$OMPIEXEC -n 2 $PY $ROOT/perf/mpi4py/bandwidth.py $MAX $BW_SCALE
 LIST
 )
 # Figure 11 interleaves its own series inside one run (objects, json, mempack,
-# raw, mprobe); each round's table is split into one file per series below.
+# raw, mprobe); each round's table is split into one file per series below
+# (series "table-NAME:COLUMN=SERIES,...": column COLUMN of the rows that start with N).
 # N stops at 4096: MemoryPack with circular references is quadratic (7 s per
 # round trip at 16384).
-SERIES+=$'\n'"objects|table|$MPIEXEC -n 2 $MOTOR $(app ObjectPingPong) $OBJECT_ARGS"
+SERIES+=$'\n'"objects|table:2=objects,3=json,4=mempack,5=raw,6=mprobe|$MPIEXEC -n 2 $MOTOR $(app ObjectPingPong) $OBJECT_ARGS"
+SERIES+=$'\n'"objects-ompi|table-motor:2=motor,5=motor-raw|$OMPIEXEC -n 2 $MOTOR $(app ObjectPingPong) $OBJECT_ARGS"
+SERIES+=$'\n'"objects-ompi|table-mpi4py:2=mpi4py,3=mpi4py-raw|$OMPIEXEC -n 2 $PY $ROOT/perf/mpi4py/objects.py $OBJECT_ARGS"
 
 start=$(date +%s)
 for r in $(seq 1 "$ROUNDS"); do
   while IFS='|' read -r group series cmd; do
     case " $ONLY " in *" $group "*) ;; *) continue ;; esac
+    columns=""
+    case "$series" in table*:*) columns="${series#*:}" series="${series%%:*}" ;; esac
     mkdir -p "$OUT/raw/$group"
     echo "round $r/$ROUNDS: $group $series" >&2
     $cmd </dev/null >"$OUT/raw/$group/$series.$r.txt" 2>"$OUT/raw/$group/$series.$r.err" ||
       { echo "bench: '$cmd' failed:" >&2; tail -5 "$OUT/raw/$group/$series.$r.err" >&2; exit 1; }
-    if [ "$series" = table ]; then
-      t="$OUT/raw/$group/table.$r.txt"
-      for col in 2:objects 3:json 4:mempack 5:raw 6:mprobe; do
-        awk -v c="${col%%:*}" '$1 ~ /^[0-9]+$/ {print $1, $c}' "$t" >"$OUT/raw/$group/${col#*:}.$r.txt"
+    if [ -n "$columns" ]; then
+      t="$OUT/raw/$group/$series.$r.txt"
+      for col in ${columns//,/ }; do
+        awk -v c="${col%%=*}" '$1 ~ /^[0-9]+$/ {print $1, $c}' "$t" >"$OUT/raw/$group/${col#*=}.$r.txt"
       done
-      mv "$t" "$OUT/raw/$group/table.$r.log"
+      mv "$t" "$OUT/raw/$group/$series.$r.log"
     fi
   done <<<"$SERIES"
 done

@@ -69,7 +69,7 @@ for (long n = 1; n <= max; n *= 2)
         Exchange(comm, send, recv, reqs, (int)n);
     }
     if (comm.Rank == 0)
-        Console.WriteLine($"{n,-12} {(double)n * Window * iters / (Mpi.Wtime() - t0) / 1e6,14:F2}");
+        Console.WriteLine($"{n,-12} {(double)n * Window * iters / (Mpi.Wtime() - t0) / 1e6,14:G6}");
 }
 stop.Cancel();
 allocator?.Join();

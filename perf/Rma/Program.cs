@@ -52,7 +52,7 @@ for (long n = 1; n <= max; n *= 2)
         double t0 = Mpi.Wtime();
         Epoch(win, buf, put, (int)n, iters);
         double t = Mpi.Wtime() - t0;
-        Console.WriteLine(put ? $"{n,-12} {t * 1e6 / iters,14:F2}" : $"{n,-12} {(double)n * Window * iters / t / 1e6,14:F2}");
+        Console.WriteLine(put ? $"{n,-12} {t * 1e6 / iters,14:F2}" : $"{n,-12} {(double)n * Window * iters / t / 1e6,14:G6}");
     }
     comm.Barrier();
 }
