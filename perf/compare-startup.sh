@@ -6,7 +6,9 @@
 #   against `motor Hello.dll`, and motor with one part of its start left out each, to show what
 #   each costs: --no-gc-extension (the stock GC), MOTOR_STARTUP_HOOK=0 (no startup hook),
 #   System.MP as plain IL instead of ReadyToRun (obj/.../r2r/il, kept by the build), and
-#   QuickJitForLoops=true (.NET's tiering default instead of motor's); plus `dotnet Hello.dll`
+#   QuickJitForLoops=true (.NET's tiering default instead of motor's), without EventSource
+#   (motor-no-es: EventSource.IsSupported=false, which makes System.MP's meter cheap to create), and
+#   motor-lean (that, no concurrent GC thread, no tiered PGO); plus `dotnet Hello.dll`
 #   (library mode), and /bin/true (true: the launcher's own share).  The series run interleaved, one of each per round; prints per series the
 #   median wall time in ms, the median over the rounds of its quotient to C in the same round,
 #   and the peak resident memory of each rank (VmHWM, from a further run of every series under
@@ -31,7 +33,7 @@ if [ "${1:-}" = hello ]; then
   trap 'rm -rf "$OUT"' EXIT
   # Hello with System.MP as the compiler wrote it (no ReadyToRun), when the build kept that copy.
   cp -r "$HELLO_DIR" "$OUT/hello-il"
-  SERIES=(C true motor motor-no-gc-ext motor-no-hook motor-qjfl dotnet)
+  SERIES=(C true motor motor-no-gc-ext motor-no-hook motor-qjfl motor-no-es motor-lean dotnet)
   [ -f "$IL" ] && cp "$IL" "$OUT/hello-il/System.MP.dll" && SERIES+=(motor-il)
   hello() { # series [wrapper...]: one job of Hello
     local series="$1"
@@ -43,6 +45,9 @@ if [ "${1:-}" = hello ]; then
       motor-no-gc-ext) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" --no-gc-extension "$HELLO_DIR/Hello.dll" ;;
       motor-no-hook) MOTOR_STARTUP_HOOK=0 "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$HELLO_DIR/Hello.dll" ;;
       motor-qjfl) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" -p System.Runtime.TieredCompilation.QuickJitForLoops=true "$HELLO_DIR/Hello.dll" ;;
+      motor-no-es) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" -p System.Diagnostics.Tracing.EventSource.IsSupported=false "$HELLO_DIR/Hello.dll" ;;
+      motor-lean) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" -p System.Diagnostics.Tracing.EventSource.IsSupported=false \
+                    -p System.GC.Concurrent=false -p System.Runtime.TieredPGO=false "$HELLO_DIR/Hello.dll" ;;
       motor-il) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$OUT/hello-il/Hello.dll" ;;
       dotnet) "${LAUNCH[@]}" -n "$RANKS" "$@" dotnet "$HELLO_DIR/Hello.dll" ;;
     esac
