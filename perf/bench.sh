@@ -16,13 +16,15 @@
 # CALLGRIND_SERIES="C core motor" for a shorter one), and on request only (not in the
 # default ONLY) io: a collective MPI-IO write and read of one file of IO_BYTES (default
 # 64 MiB; ONLY=io IO_BYTES=1073741824 for the 1 GiB of issue 16) in IO_DIR (/tmp).
-# first-loop (issue 18 target 7): perf/UserLoop, a ping-pong as a new user writes it (no warm-up
-# beyond osu_latency's 100 iterations), against C; its first size (0 B) is the number, under
-# motor's defaults and with .NET's tiering (motor-qjfl: QuickJitForLoops=true); sizes up to
-# FIRST_LOOP_MAX_BYTES (1024, at most MAX_BYTES).  Under Open MPI (mpirun.openmpi; the C floor over Open MPI, Motor
-# on its Open MPI core, Debian's mpi4py with NumPy buffers run by MPI4PY_PYTHON, /usr/bin/python3):
-# latency-ompi, bandwidth-ompi and objects-ompi (Figure 11: OSend/ORecv against mpi4py's
-# pickle-based send/recv of the same list, each with its raw floor; ratios to mpi4py).
+# first-loop (issue 18 target 7): perf/UserLoop, a ping-pong as a new user writes it (no
+# warm-up beyond osu_latency's 100 iterations), against C; its first size (0 B) is the
+# number: under motor's defaults (motor), with .NET's tiering default (motor-qjfl:
+# QuickJitForLoops=true) and as before issue 18 (motor-before: that and System.MP as plain
+# IL); sizes up to FIRST_LOOP_MAX_BYTES (1024, at most MAX_BYTES).  Under Open MPI
+# (mpirun.openmpi: the C floor over Open MPI, Motor on its Open MPI core, Debian's mpi4py with
+# NumPy buffers run by MPI4PY_PYTHON, /usr/bin/python3): latency-ompi, bandwidth-ompi and
+# objects-ompi (Figure 11: OSend/ORecv against mpi4py's pickle-based send/recv of the same
+# list, each with its raw floor; ratios to mpi4py).
 # Each series is one program; see perf/README.md.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
