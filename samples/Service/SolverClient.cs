@@ -7,8 +7,9 @@ using Grpc.Net.Client;
 namespace MotorService;
 
 /// <summary>Calls a running Service job on 127.0.0.1:port.</summary>
-internal static class SolverClient
+public static class SolverClient
 {
+    /// <summary>Runs one client command (see Program.cs) against 127.0.0.1:<paramref name="port"/>.</summary>
     public static async Task<int> Run(int port, string[] args)
     {
         using GrpcChannel channel = GrpcChannel.ForAddress($"http://127.0.0.1:{port}");
@@ -42,7 +43,8 @@ internal static class SolverClient
                 {
                     double seconds = Arg(1, 5);
                     long concurrent = Arg(2, 1), intervals = Arg(3, 10_000);
-                    var (calls, elapsed) = await Load(solver, TimeSpan.FromSeconds(seconds), (int)concurrent, intervals);
+                    using var duration = new CancellationTokenSource(TimeSpan.FromSeconds(seconds));
+                    var (calls, elapsed) = await Load(solver, duration.Token, (int)concurrent, intervals);
                     Console.WriteLine(FormattableString.Invariant($"{calls} calls in {elapsed:F2} s with {concurrent} concurrent clients: {calls / elapsed:F0} calls/s"));
                     return 0;
                 }
@@ -88,16 +90,16 @@ internal static class SolverClient
     }
 
     /// <summary>
-    /// <paramref name="concurrent"/> clients each calling Pi back to back for <paramref name="duration"/>:
+    /// <paramref name="concurrent"/> clients each calling Pi back to back until <paramref name="stop"/>:
     /// the calls answered and the seconds they took.
     /// </summary>
-    public static async Task<(long Calls, double Seconds)> Load(Solver.SolverClient solver, TimeSpan duration, int concurrent, long intervals)
+    public static async Task<(long Calls, double Seconds)> Load(Solver.SolverClient solver, CancellationToken stop, int concurrent, long intervals)
     {
         long calls = 0;
         var clock = Stopwatch.StartNew();
         await Task.WhenAll(Enumerable.Range(0, concurrent).Select(async _ =>
         {
-            while (clock.Elapsed < duration)
+            while (!stop.IsCancellationRequested)
             {
                 await solver.PiAsync(new PiRequest { Intervals = intervals });
                 Interlocked.Increment(ref calls);

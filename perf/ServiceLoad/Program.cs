@@ -1,0 +1,136 @@
+// ServiceLoad: MPI bandwidth beside a gRPC service in one job (issue 17; PadicoTM's claim that
+// both keep their full speed).  On 2 ranks, in one run:
+//   bw-alone SIZE MB/s       osu_bw windows between rank 0 and 1, the service idle
+//   rpc-alone N calls/s      N in-process gRPC clients calling Pi back to back (N = 1, 8), no bandwidth traffic
+//   bw-serving SIZE MB/s     the same windows while 8 clients call the service
+//   rpc-serving 8 calls/s    the calls answered meanwhile
+// The service is samples/Service's (JobEngine on rank 0's MPI thread, Worker on rank 1's) on its
+// own communicator; the windows run on the main threads over another, so MPI runs at thread
+// level Multiple.  Rank 0 also hosts the clients (the 2 cores are all there is).
+//
+//   mpiexec -n 2 motor ServiceLoad.dll SIZES SECONDS [BW_SCALE] [INTERVALS]
+//   SIZES: comma-separated message sizes; SECONDS: length of each gRPC-alone phase
+using System.Globalization;
+using System.MP;
+using Grpc.Net.Client;
+using MotorService;
+
+const int Window = 64;
+var inv = CultureInfo.InvariantCulture;
+long[] sizes = args.Length > 0 ? [.. args[0].Split(',').Select(s => long.Parse(s, inv))] : [8192, 65536, 1 << 20];
+double seconds = args.Length > 1 ? double.Parse(args[1], inv) : 2;
+double scale = args.Length > 2 ? double.Parse(args[2], inv) : 1;
+long intervals = args.Length > 3 ? long.Parse(args[3], inv) : 10_000;
+
+Mpi.Init(ThreadLevel.Multiple);
+Communicator world = Communicator.World;
+if (world.Size != 2 || Mpi.ThreadLevel != ThreadLevel.Multiple)
+{
+    Console.Error.WriteLine($"ServiceLoad needs 2 ranks and MPI thread level Multiple (has {world.Size} ranks, {Mpi.ThreadLevel})");
+    return 1;
+}
+using Communicator serviceComm = world.Dup(), data = world.Dup();
+var send = new byte[sizes.Max()];
+var recv = new byte[sizes.Max()];
+var reqs = new Request[Window];
+
+if (world.Rank == 1)
+{
+    var worker = new Thread(() => Worker.Run(serviceComm));
+    worker.Start();
+    // Rank 0 says what comes next: a size to receive windows of, 0 to wait out a phase, -1 to end.
+    for (long n; (n = data.Bcast(0L, 0)) >= 0;)
+    {
+        if (n == 0)
+            Idle(data.IBarrier());
+        else
+            for (int i = 0, count = Windows(n); i < count; i++)
+                Exchange(data, send, recv, reqs, (int)n);
+    }
+    worker.Join();
+    return 0;
+}
+
+var engine = new JobEngine(serviceComm);
+var mpiThread = new Thread(engine.Run);
+mpiThread.Start();
+WebApplication app = ServiceHost.Build(engine, 0);
+await app.StartAsync();
+using GrpcChannel channel = GrpcChannel.ForAddress(ServiceHost.Address(app));
+var solver = new Solver.SolverClient(channel);
+Console.WriteLine($"# ServiceLoad: {(Mpi.IsHosted ? "motor" : "dotnet")}, 2 ranks, windows of {Window}, Pi calls of {intervals} intervals");
+
+// Warm-up (JIT, HTTP/2 connection, MPI paths), untimed.
+await RpcPhase(8, Math.Min(seconds, 1));
+foreach (long n in sizes)
+    Bandwidth(n);
+
+foreach (long n in sizes)
+    Console.WriteLine(FormattableString.Invariant($"bw-alone {n} {Bandwidth(n):F2}"));
+foreach (int clients in new[] { 1, 8 })
+    Console.WriteLine(FormattableString.Invariant($"rpc-alone {clients} {await RpcPhase(clients, seconds):F1}"));
+using (var stop = new CancellationTokenSource())
+{
+    Task<(long Calls, double Seconds)> load = SolverClient.Load(solver, stop.Token, 8, intervals);
+    var rates = sizes.Select(Bandwidth).ToArray();
+    await stop.CancelAsync();
+    var (calls, elapsed) = await load;
+    for (int k = 0; k < sizes.Length; k++)
+        Console.WriteLine(FormattableString.Invariant($"bw-serving {sizes[k]} {rates[k]:F2}"));
+    Console.WriteLine(FormattableString.Invariant($"rpc-serving 8 {calls / elapsed:F1}"));
+}
+data.Bcast(-1L, 0);
+engine.RequestShutdown();
+mpiThread.Join();
+await app.StopAsync();
+return 0;
+
+// osu_bw at one size: MB/s over Windows(n) windows.
+double Bandwidth(long n)
+{
+    data.Bcast(n, 0);
+    int count = Windows(n);
+    double t0 = Mpi.Wtime();
+    for (int i = 0; i < count; i++)
+        Exchange(data, send, recv, reqs, (int)n);
+    return (double)n * Window * count / (Mpi.Wtime() - t0) / 1e6;
+}
+
+// Calls/s of `clients` clients for `duration` seconds; rank 1's main thread waits (without spinning) meanwhile.
+async Task<double> RpcPhase(int clients, double duration)
+{
+    data.Bcast(0L, 0);
+    using var stop = new CancellationTokenSource(TimeSpan.FromSeconds(duration));
+    var (calls, elapsed) = await SolverClient.Load(solver, stop.Token, clients, intervals);
+    Idle(data.IBarrier());
+    return calls / elapsed;
+}
+
+// About 256 MiB per size (times BW_SCALE), at least 4 windows.
+int Windows(long n) => Math.Max(4, (int)(scale * (256L << 20) / (n * Window)));
+
+// Waits for a request without holding MPI in a blocking call, so the service's thread keeps it.
+static void Idle(Request request)
+{
+    while (!request.Test(out _))
+        Thread.Sleep(1);
+}
+
+// One window: 64 messages from rank 0 to rank 1, then a 4-byte acknowledgement (perf/Bandwidth).
+static void Exchange(Communicator comm, byte[] send, byte[] recv, Request[] reqs, int count)
+{
+    if (comm.Rank == 0)
+    {
+        for (int w = 0; w < reqs.Length; w++)
+            reqs[w] = comm.ISend(send, 0, count, 1, 100);
+        Request.WaitAll(reqs);
+        comm.Recv<int>(1, 101);
+    }
+    else
+    {
+        for (int w = 0; w < reqs.Length; w++)
+            reqs[w] = comm.IRecv(recv, 0, count, 0, 100);
+        Request.WaitAll(reqs);
+        comm.Send(0, 0, 101);
+    }
+}
