@@ -45,7 +45,7 @@ if (world.Rank == 1)
             Idle(data.IBarrier());
         else
             for (int i = 0, count = Windows(n); i < count; i++)
-                Exchange(data, send, recv, reqs, (int)n);
+                OsuWindow.Exchange(data, send, recv, reqs, (int)n);
     }
     worker.Join();
     return 0;
@@ -92,7 +92,7 @@ double Bandwidth(long n)
     int count = Windows(n);
     double t0 = Mpi.Wtime();
     for (int i = 0; i < count; i++)
-        Exchange(data, send, recv, reqs, (int)n);
+        OsuWindow.Exchange(data, send, recv, reqs, (int)n);
     return (double)n * Window * count / (Mpi.Wtime() - t0) / 1e6;
 }
 
@@ -114,23 +114,4 @@ static void Idle(Request request)
 {
     while (!request.Test(out _))
         Thread.Sleep(1);
-}
-
-// One window: 64 messages from rank 0 to rank 1, then a 4-byte acknowledgement (perf/Bandwidth).
-static void Exchange(Communicator comm, byte[] send, byte[] recv, Request[] reqs, int count)
-{
-    if (comm.Rank == 0)
-    {
-        for (int w = 0; w < reqs.Length; w++)
-            reqs[w] = comm.ISend(send, 0, count, 1, 100);
-        Request.WaitAll(reqs);
-        comm.Recv<int>(1, 101);
-    }
-    else
-    {
-        for (int w = 0; w < reqs.Length; w++)
-            reqs[w] = comm.IRecv(recv, 0, count, 0, 100);
-        Request.WaitAll(reqs);
-        comm.Send(0, 0, 101);
-    }
 }
