@@ -68,7 +68,7 @@ LIST
 # ServiceLoad prints its phases in one run (issue 17: bandwidth alone and beside the service, the
 # same job); they are split below into groups service-bw (with C's rows at the same sizes) and
 # service-rpc.  Its volume per size follows SCALE (1 GiB times SCALE).
-SERVICE_SIZES="$(for s in ${SERVICE_SIZES:-8192 65536 1048576}; do [ "$s" -le "$MAX" ] && echo "$s"; done | paste -sd, -)"
+SERVICE_SIZES="$(for s in ${SERVICE_SIZES:-8192 65536 1048576}; do if [ "$s" -le "$MAX" ]; then echo "$s"; fi; done | paste -sd, -)"
 SERVICE_SIZES="${SERVICE_SIZES:-$MAX}"
 SERVICE_MAX="${SERVICE_SIZES##*,}"
 SERVICE_ARGS="$SERVICE_SIZES ${SERVICE_SECONDS:-2} $SCALE"
