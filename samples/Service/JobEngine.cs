@@ -103,7 +103,8 @@ public sealed class JobEngine
     private void Post(Call call)
     {
         call.Tag = 1 + (int)(call.Id % TagSpan);
-        call.Local = Task.Run(() => Outcome.Of(call.Work[0], 0));
+        long arrival = Arrivals.Record();
+        call.Local = Task.Run(() => Outcome.Of(call.Work[0], 0, arrival));
         for (int r = 1; r < Size; r++)
         {
             call.Sends[r] = _comm.OISend(call.Work[r], r, call.Tag);

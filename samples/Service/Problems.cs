@@ -52,6 +52,37 @@ public sealed class Work
 
     /// <summary>A rank that throws on purpose (-1: none).</summary>
     public int FaultRank = -1;
+
+    /// <summary>Each rank answers only once this many later calls' blocks have reached it (<see cref="Arrivals"/>).</summary>
+    public int HoldForLaterCalls;
+}
+
+/// <summary>The blocks that reached this rank, counted, so that a call can wait for later ones.</summary>
+public static class Arrivals
+{
+    private static readonly TimeSpan Limit = TimeSpan.FromSeconds(30);
+    private static readonly object s_lock = new();
+    private static long s_count;
+
+    /// <summary>Counts a block that arrived; returns its number on this rank.</summary>
+    public static long Record()
+    {
+        lock (s_lock)
+        {
+            Monitor.PulseAll(s_lock);
+            return ++s_count;
+        }
+    }
+
+    /// <summary>Waits until <paramref name="later"/> blocks arrived after block number <paramref name="mine"/>.</summary>
+    public static void AwaitLater(long mine, int later)
+    {
+        var deadline = DateTime.UtcNow + Limit;
+        lock (s_lock)
+            while (s_count < mine + later)
+                if (deadline <= DateTime.UtcNow || !Monitor.Wait(s_lock, deadline - DateTime.UtcNow))
+                    throw new TimeoutException($"no {later} later calls reached this rank in {Limit.TotalSeconds} s");
+    }
 }
 
 /// <summary>One rank's answer: its partial result, or the exception it raised.</summary>
@@ -71,11 +102,16 @@ public sealed class Outcome
     [Transportable]
     public string? ErrorMessage;
 
-    /// <summary>Runs a rank's part, turning an exception into a failed outcome (the job keeps serving).</summary>
-    public static Outcome Of(Work work, int rank)
+    /// <summary>
+    /// Runs a rank's part (<paramref name="arrival"/>: its number from <see cref="Arrivals.Record"/>),
+    /// turning an exception into a failed outcome (the job keeps serving).
+    /// </summary>
+    public static Outcome Of(Work work, int rank, long arrival)
     {
         try
         {
+            if (work.HoldForLaterCalls > 0)
+                Arrivals.AwaitLater(arrival, work.HoldForLaterCalls);
             if (work.FaultRank == rank)
                 throw new InvalidOperationException($"fault injected into call {work.Call}");
             return work.Kind switch

@@ -14,6 +14,7 @@ public sealed class SolverService(JobEngine engine, IHostApplicationLifetime lif
         var (parts, call) = await Solve(request.Intervals, request.Fault, (first, end) => new Work
         {
             Kind = ProblemKind.Pi, Intervals = request.Intervals, First = first, End = end,
+            HoldForLaterCalls = request.HoldForLaterCalls,
         });
         return new PiReply { Pi = parts.Sum(o => o.PartialSum), Ranks = parts.Length, Call = call };
     }

@@ -30,10 +30,11 @@ public static class Worker
                 next = null;
                 if (status.Tag != JobEngine.ShutdownTag)
                 {
+                    long arrival = Arrivals.Record();
                     Interlocked.Increment(ref computing);
                     _ = Task.Run(() =>
                     {
-                        answers.Enqueue((status.Tag, Outcome.Of(work, rank)));
+                        answers.Enqueue((status.Tag, Outcome.Of(work, rank, arrival)));
                         Interlocked.Decrement(ref computing);
                     });
                     next = comm.OIRecv<Work>(0, Mpi.AnyTag);

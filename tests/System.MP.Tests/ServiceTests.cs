@@ -14,7 +14,8 @@ namespace System.MP.Tests;
 /// in the test) and from Debian's Python gRPC (the sample's client.py, stubs generated from
 /// solver.proto when it starts).  Every answer is checked against the serial computation of
 /// samples/Service/Problems.cs; a rank's exception must come back as a gRPC error naming the rank,
-/// and the job must answer the next call; 8 calls in flight at once must each get their own answer.
+/// and the job must answer the next call; 8 calls in flight at once must each get their own answer,
+/// and a call held open on every rank must let later calls through.
 /// Both cores, library mode and under motor; one job of 3 ranks.
 /// </summary>
 public class ServiceTests
@@ -58,6 +59,16 @@ public class ServiceTests
         for (int i = 0; i < 8; i++)
             Assert.Equal(SerialPi(50_000 + 1_000 * i), answers[i].Pi, 1e-12);
         Assert.Equal(8, answers.Select(a => a.Call).Distinct().Count());
+
+        // Overlap, without timing: a call whose ranks hold their answers until a later call has
+        // reached them is answered only if later calls get through while its own are in flight.
+        Task<PiReply> held = solver.PiAsync(new PiRequest { Intervals = 20_000, HoldForLaterCalls = 1 }).ResponseAsync;
+        var later = new List<long>();
+        for (int i = 0; i < 100 && !held.IsCompleted; i++)
+            later.Add((await solver.PiAsync(new PiRequest { Intervals = 1000 })).Call);
+        PiReply first = await held;
+        Assert.Equal(SerialPi(20_000), first.Pi, 1e-12);
+        Assert.Contains(later, call => call > first.Call);
 
         if (python)
             CallFromPython(job.Port, ranks);
