@@ -15,7 +15,10 @@
 # nonblocking operation, one deterministic run; CALLGRIND_ARGS="bytes w1 w2" and
 # CALLGRIND_SERIES="C core motor" for a shorter one), and on request only (not in the
 # default ONLY) io: a collective MPI-IO write and read of one file of IO_BYTES (default
-# 64 MiB; ONLY=io IO_BYTES=1073741824 for the 1 GiB of issue 16) in IO_DIR (/tmp).
+# 64 MiB; ONLY=io IO_BYTES=1073741824 for the 1 GiB of issue 16) in IO_DIR (/tmp), and service
+# (issue 17, perf/ServiceLoad): MPI bandwidth at SERVICE_SIZES (default 8 KiB, 64 KiB, 1 MiB, those
+# up to MAX_BYTES) alone and while samples/Service answers 8 gRPC clients, in one job, beside C's
+# bandwidth-c; gRPC calls/s with 1 and 8 clients for SERVICE_SECONDS (default 2) each.
 # first-loop (issue 18 target 7): perf/UserLoop, a ping-pong as a new user writes it (no
 # warm-up beyond osu_latency's 100 iterations), against C; its first size (0 B) is the
 # number: under motor's defaults (motor), with .NET's tiering default (motor-qjfl:
@@ -34,7 +37,7 @@ ROUNDS="${ROUNDS:-5}" SCALE="${SCALE:-1}"
 # shorter than this shared VM's slow phases: bandwidth runs 10 times as many
 # windows by default (osu_bw -i), so one round is not one noisy instant.
 BW_SCALE="${BW_SCALE:-10}"
-ONLY="${ONLY:-latency bandwidth collectives objects first-loop latency-ompi bandwidth-ompi objects-ompi micro instructions}"
+ONLY="${ONLY:-latency bandwidth collectives objects service first-loop latency-ompi bandwidth-ompi objects-ompi micro instructions}"
 MAX="${MAX_BYTES:-4194304}"              # largest message of the latency/bandwidth sweeps
 RMA_MAX="${RMA_MAX_BYTES:-$MAX}"          # largest Put/Get of the rma-put/rma-get sweeps
 OBJECT_ARGS="${OBJECT_ARGS:-4096 1 40}"   # Figure 11: largest N, rounds, ms budget per point
@@ -98,6 +101,33 @@ bandwidth-ompi|motor|$OMPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
 bandwidth-ompi|mpi4py|$OMPIEXEC -n 2 $PY $ROOT/perf/mpi4py/bandwidth.py $MAX $BW_SCALE
 LIST
 )
+# ServiceLoad prints its phases in one run (issue 17: bandwidth alone and beside the service, the
+# same job); they are split below into groups service-bw (with C's rows at the same sizes) and
+# service-rpc.  Its volume per size follows SCALE (1 GiB times SCALE).
+SERVICE_SIZES="$(for s in ${SERVICE_SIZES:-8192 65536 1048576}; do if [ "$s" -le "$MAX" ]; then echo "$s"; fi; done | paste -sd, -)"
+SERVICE_SIZES="${SERVICE_SIZES:-$MAX}"
+SERVICE_MAX="${SERVICE_SIZES##*,}"
+SERVICE_ARGS="$SERVICE_SIZES ${SERVICE_SECONDS:-2} $SCALE"
+SERIES+=$'\n'"service|C|$MPIEXEC -n 2 $BIN/bandwidth-c $SERVICE_MAX $BW_SCALE"
+SERIES+=$'\n'"service|motor|$MPIEXEC -n 2 $MOTOR $(app ServiceLoad) $SERVICE_ARGS"
+SERIES+=$'\n'"service|dotnet|$MPIEXEC -n 2 dotnet $(app ServiceLoad) $SERVICE_ARGS"
+
+# raw/service/<series>.<round>.txt -> service-bw/C (rows at SERVICE_SIZES), service-bw/<series>-alone
+# and -serving (bw-alone, bw-serving rows), service-rpc/<series>-alone and -serving (calls/s by clients).
+split_service() {
+  local series="$1" round="$2" f="$OUT/raw/service/$1.$2.txt"
+  mkdir -p "$OUT/raw/service-bw" "$OUT/raw/service-rpc"
+  if [ "$series" = C ]; then
+    awk -v keep=",$SERVICE_SIZES," '$1 ~ /^[0-9]+$/ && index(keep, "," $1 ",") {print $1, $2}' "$f" >"$OUT/raw/service-bw/C.$round.txt"
+  else
+    for phase in alone serving; do
+      awk -v p="bw-$phase" '$1 == p {print $2, $3}' "$f" >"$OUT/raw/service-bw/$series-$phase.$round.txt"
+      awk -v p="rpc-$phase" '$1 == p {print $2, $3}' "$f" >"$OUT/raw/service-rpc/$series-$phase.$round.txt"
+    done
+  fi
+  mv "$f" "$OUT/raw/service/$series.$round.log"
+}
+
 # Figure 11 interleaves its own series inside one run (objects, json, mempack,
 # raw, mprobe); each round's table is split into one file per series below
 # (series "table-NAME:COLUMN=SERIES,...": column COLUMN of the rows that start with N).
@@ -124,6 +154,7 @@ for r in $(seq 1 "$ROUNDS"); do
       done
       mv "$t" "$OUT/raw/$group/$series.$r.log"
     fi
+    [ "$group" != service ] || split_service "$series" "$r"
   done <<<"$SERIES"
 done
 

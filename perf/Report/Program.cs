@@ -97,6 +97,14 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
             "Ping-pong under motor of a linked list holding 4096 data bytes spread over N nodes, round trip including serialization: " +
             "OSend/ORecv (objects), System.Text.Json with reference preservation (json), MemoryPack with circular references (mempack), " +
             "the 4096 bytes as one int[] (raw, the floor the ratios refer to) and the same bytes received by matched probe (mprobe).", "raw"),
+        new("service-bw", "MPI bandwidth beside a gRPC service (issue 17)", "MB/s", true, false,
+            "perf/ServiceLoad, 2 ranks: osu_bw windows between rank 0 and 1 (1 GiB per size times SCALE, after 1 s of warm-up windows) in the job of samples/Service, " +
+            "with the service idle (alone) and while 8 in-process gRPC clients call it back to back (serving); MPI at thread level Multiple, " +
+            "the service on its own communicator and thread. C: bandwidth-c at the same sizes, in the same round."),
+        new("service-rpc", "gRPC calls/s of samples/Service (issue 17)", "calls/s", true, false,
+            "perf/ServiceLoad, 2 ranks: Pi calls (10000 intervals, dealt to both ranks) answered per second by 1 or 8 clients calling back to back, " +
+            "with no other MPI traffic (alone, SERVICE_SECONDS each) and during the serving bandwidth phase (serving); the key is the number of clients. " +
+            "Ratios refer to motor alone.", "motor-alone"),
         new("first-loop", "A user's loop from its first iteration", "µs", false, true,
             "perf/UserLoop: the osu_latency loop as a new user writes it, straight in Main with only osu_latency's 100 warm-up iterations " +
             "(the latency group's programs ping-pong for half a second first), sizes up to FIRST_LOOP_MAX_BYTES; the first size (0 B) " +

@@ -391,10 +391,14 @@ static int print_version(const options_t *o)
 
 /* ---- MPI lifecycle ---- */
 
+/* Main's exit code, once it returned: the code a rank ends with if MPI_Finalize never
+ * returns after every rank entered it (mp_finalize's watchdog). */
+static int g_main_rc;
+
 static void finalize_if_ready(void)
 {
     if (g_core->state() == MP_STATE_READY)
-        g_core->finalize();
+        g_core->finalize(g_main_rc);
 }
 
 /* ---- MOTOR_STARTUP_TRACE=1: where start-up time goes ---- */
@@ -577,6 +581,7 @@ int main(int argc, char **argv)
     rc = fx.run(h);
     trace_mark("Main returned");
     fx.close(h);
+    g_main_rc = rc;
 
     /* 5. MPI is finalized after Main returns (if the app did not shut it down). */
     finalize_if_ready();

@@ -169,6 +169,13 @@ public static unsafe class Mpi
     /// automatically at process exit; after it, MPI cannot be used again in this
     /// process.  Calling it again does nothing.
     /// </summary>
+    /// <remarks>
+    /// Every rank enters MPI_Finalize together (the core puts a barrier first).  Some MPI
+    /// libraries can then wait forever for peers that already left (MPICH 4.0.2 over UCX's TCP
+    /// transport, between hosts); if MPI_Finalize has not returned <c>MOTOR_FINALIZE_TIMEOUT</c>
+    /// seconds after every rank entered it (default 30; 0 waits forever), the process says so on
+    /// stderr and ends with <see cref="Environment.ExitCode"/> as it was when this was called.
+    /// </remarks>
     public static void Shutdown()
     {
         lock (s_lock)
@@ -176,7 +183,9 @@ public static unsafe class Mpi
             if (s_state != StateReady)
                 return;
             s_state = StateShutDown;
-            int rc = Core.Finalize();
+            // The code this process would end with now, should MPI_Finalize never return
+            // once every rank entered it (MOTOR_FINALIZE_TIMEOUT).
+            int rc = Core.Finalize(Environment.ExitCode);
             if (rc < 0)
                 ThrowHelper.ThrowCore(rc);
         }

@@ -24,6 +24,10 @@ try
     bench.CheckTable("bandwidth", "MBps", "C", p2p, sizes);
     bench.CheckTable("collectives", "us", "C", ["C", "motor", "dotnet"], ["allreduce 8", "bcast 1048576", "alltoall 4096"]);
     bench.CheckTable("objects", "us", "raw", objects, ["1", "2", "4", "8", "16", "32", "64"]);
+    // Bandwidth beside the gRPC service: sizes up to MAX_BYTES of 8 KiB, 64 KiB, 1 MiB, else MAX_BYTES alone.
+    string[] serviceSizes = [.. new[] { 8192, 65536, 1 << 20 }.Where(s => s <= maxBytes).Select(s => s.ToString(CultureInfo.InvariantCulture))];
+    bench.CheckTable("service-bw", "MBps", "C", ["C", "motor-alone", "motor-serving", "dotnet-alone", "dotnet-serving"],
+                     serviceSizes.Length > 0 ? serviceSizes : [maxBytes.ToString(CultureInfo.InvariantCulture)]);
     // The user's loop (sizes up to FIRST_LOOP_MAX_BYTES, 1024 unless the pass asks for less) and
     // the Open MPI groups beside Debian's mpi4py.
     string[] firstSizes = ["0", .. sizes.TakeWhile(s => long.Parse(s, CultureInfo.InvariantCulture) <= 1024)];
@@ -138,7 +142,8 @@ internal sealed class BenchOutput(string dir, int rounds)
         string summary = File.ReadAllText(Path.Combine(dir, "summary.md"));
         foreach (string section in new[] { "## Point-to-point latency", "## Point-to-point bandwidth", "## Collectives",
                                            "## Object transport (Motor Figure 11)", "## Micro-benchmarks (BenchmarkDotNet)",
-                                           "## Instructions per operation (callgrind)", "## A user's loop from its first iteration",
+                                           "## Instructions per operation (callgrind)", "## MPI bandwidth beside a gRPC service (issue 17)",
+                                           "## gRPC calls/s of samples/Service (issue 17)", "## A user's loop from its first iteration",
                                            "## Point-to-point latency over Open MPI, with mpi4py", "## Point-to-point bandwidth over Open MPI, with mpi4py",
                                            "## Object transport over Open MPI, against mpi4py (Figure 11)" })
             Expect(summary.Contains(section, StringComparison.Ordinal), $"summary.md: no section '{section}'");

@@ -265,7 +265,7 @@ internal struct CoreTable
     internal nint NeighborInit;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 10;
+    internal const uint ExpectedAbiVersion = 11;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -273,7 +273,7 @@ internal struct CoreTable
         "ANY const char * err_message(int code)\n" +
         "FAST int last_error(int *mpi_error_class, char *buf, int cap)\n" +
         "BLOCKING int init(int required, int *provided)\n" +
-        "BLOCKING int finalize(void)\n" +
+        "BLOCKING int finalize(int stuck_exit_code)\n" +
         "ANY int state(void)\n" +
         "BLOCKING int abort(mp_comm_t comm, int errorcode)\n" +
         "FAST double wtime(void)\n" +
@@ -418,8 +418,8 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, byte*, int, int> LastError;
     /// <summary>BLOCKING: int mp_init(int required, int *provided)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, int*, int> Init;
-    /// <summary>BLOCKING: int mp_finalize(void)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int> Finalize;
+    /// <summary>BLOCKING: int mp_finalize(int stuck_exit_code)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int> Finalize;
     /// <summary>ANY: int mp_state(void)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int> State;
     /// <summary>BLOCKING: int mp_abort(mp_comm_t comm, int errorcode)</summary>
@@ -678,7 +678,7 @@ internal static unsafe partial class Core
         ErrMessage = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*>)t->ErrMessage;
         LastError = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, byte*, int, int>)t->LastError;
         Init = (delegate* unmanaged[Cdecl]<int, int*, int>)t->Init;
-        Finalize = (delegate* unmanaged[Cdecl]<int>)t->Finalize;
+        Finalize = (delegate* unmanaged[Cdecl]<int, int>)t->Finalize;
         State = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)t->State;
         Abort = (delegate* unmanaged[Cdecl]<int, int, int>)t->Abort;
         Wtime = (delegate* unmanaged[Cdecl, SuppressGCTransition]<double>)t->Wtime;
