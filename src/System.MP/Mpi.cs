@@ -175,6 +175,7 @@ public static unsafe class Mpi
         {
             if (s_state != StateReady)
                 return;
+            ProgressEngine.Stop(); // it calls MPI: before MPI_Finalize
             s_state = StateShutDown;
             int rc = Core.Finalize();
             if (rc < 0)
