@@ -313,7 +313,11 @@ internal static class Async
 
     // ---- thread level Multiple under load ----
 
-    private const int Threads = 4, Messages = 200, Words = 8;
+    private const int Threads = 4, Words = 8;
+
+    // MOTOR_STRESS_MESSAGES: fewer under the checkers (tests/checkers.sh helgrind).
+    private static readonly int Messages =
+        int.TryParse(Environment.GetEnvironmentVariable("MOTOR_STRESS_MESSAGES"), out int m) && m > 0 ? m : 200;
 
     // Four threads per rank, on two communicators (and two tags each), each exchanging a bounded
     // count of sequence-numbered messages with its twin on the peer by a different path per
