@@ -283,6 +283,7 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
             if (MP_LIKELY(h >= 0 && x < nslots)) {
                 s = slot_at(x);
                 state = atomic_load_explicit(&s->state, memory_order_acquire);
+                MP_HAPPENS_AFTER(s);
                 if ((uint32_t)(h >> HANDLE_GEN_SHIFT) != atomic_load_explicit(&s->gen, memory_order_relaxed))
                     state = SLOT_FREE;
             }
