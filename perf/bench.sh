@@ -15,7 +15,7 @@
 # nonblocking operation, one deterministic run; CALLGRIND_ARGS="bytes w1 w2" and
 # CALLGRIND_SERIES="C core motor" for a shorter one), and on request only (not in the
 # default ONLY) io: a collective MPI-IO write and read of one file of IO_BYTES (default
-# 64 MiB; ONLY=io IO_BYTES=1073741824 for the 1 GiB of issue 16) in IO_DIR (/tmp), and service
+# 64 MiB; ONLY=io IO_BYTES=1073741824 for the 1 GiB of issue 16) in IO_DIR (/tmp).  service
 # (issue 17, perf/ServiceLoad): MPI bandwidth at SERVICE_SIZES (default 8 KiB, 64 KiB, 1 MiB, those
 # up to MAX_BYTES) alone and while samples/Service answers 8 gRPC clients, in one job, beside C's
 # bandwidth-c; gRPC calls/s with 1 and 8 clients for SERVICE_SECONDS (default 2) each.
@@ -27,7 +27,11 @@
 # (mpirun.openmpi: the C floor over Open MPI, Motor on its Open MPI core, Debian's mpi4py with
 # NumPy buffers run by MPI4PY_PYTHON, /usr/bin/python3): latency-ompi, bandwidth-ompi and
 # objects-ompi (Figure 11: OSend/ORecv against mpi4py's pickle-based send/recv of the same
-# list, each with its raw floor; ratios to mpi4py).
+# list, each with its raw floor; ratios to mpi4py).  On request
+# only: async (issue 17: round trip of await IRecv, IRecv+Wait and blocking Recv at 8 B and 64 KiB against
+# C, perf/Async) and async-idle (processor time of a rank whose awaited receives wait,
+# IDLE_PENDING of them, default 64, for IDLE_SECONDS, default 2; motor-1: one pending):
+# ONLY="async async-idle".
 # Each series is one program; see perf/README.md.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -85,6 +89,16 @@ rma-put|dotnet|$MPIEXEC -n 2 dotnet $(app Rma) put $RMA_MAX $SCALE
 rma-get|C|$MPIEXEC -n 2 $BIN/rma-c get $RMA_MAX $BW_SCALE
 rma-get|motor|$MPIEXEC -n 2 $MOTOR $(app Rma) get $RMA_MAX $BW_SCALE
 rma-get|dotnet|$MPIEXEC -n 2 dotnet $(app Rma) get $RMA_MAX $BW_SCALE
+async|C|$MPIEXEC -n 2 $BIN/async-c latency $SCALE
+async|motor-recv|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Async) recv $SCALE
+async|motor-wait|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Async) wait $SCALE
+async|motor-await|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Async) await $SCALE
+async|motor-await-caller|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Async) caller $SCALE
+async|dotnet-await|$MPIEXEC -n 2 dotnet $(app Async) await $SCALE
+async-idle|C|$MPIEXEC -n 2 $BIN/async-c idle ${IDLE_PENDING:-64} ${IDLE_SECONDS:-2}
+async-idle|motor-1|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Async) idle 1 ${IDLE_SECONDS:-2}
+async-idle|motor|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Async) idle ${IDLE_PENDING:-64} ${IDLE_SECONDS:-2}
+async-idle|dotnet|$MPIEXEC -n 2 dotnet $(app Async) idle ${IDLE_PENDING:-64} ${IDLE_SECONDS:-2}
 io|C|$MPIEXEC -n 2 $BIN/io-c ${IO_BYTES:-67108864} ${IO_DIR:-/tmp}
 io|motor|$MPIEXEC -n 2 $MOTOR $(app Io) ${IO_BYTES:-67108864} ${IO_DIR:-/tmp}
 io|dotnet|$MPIEXEC -n 2 dotnet $(app Io) ${IO_BYTES:-67108864} ${IO_DIR:-/tmp}

@@ -90,6 +90,13 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
             "(times BW_SCALE)."),
         new("collectives", "Collectives", "µs", false, false,
             "Allreduce of one double (8 B), Bcast of 1 MiB, Alltoall of 4 KiB per rank, 2 ranks."),
+        new("async", "Awaited requests: round-trip latency", "µs", false, false,
+            "perf/Async at thread level Multiple: ping-pong of 8 B and 64 KiB, half round trip; rank 1 echoes with blocking Recv/Send, rank 0 sends " +
+            "and receives by blocking Recv (recv), IRecv + Wait (wait), await IRecv through the progress engine (await), or await with " +
+            "progress on the caller (await-caller, AsyncProgress.CallerPolls = 1000); C: blocking MPI_Send/MPI_Recv at MPI_THREAD_MULTIPLE."),
+        new("async-idle", "Awaited requests: processor time while idle", "% of a core", false, false,
+            "Rank 0's processor time (whole process) while IDLE_PENDING (default 64; motor-1: 1) awaited receives match nothing for " +
+            "IDLE_SECONDS: the progress engine backs off to sleeps of up to 1 ms. C: the same receives waited for in MPI_Waitall (MPICH polls)."),
         new("io", "Parallel I/O (MPI-IO)", "MB/s", true, false,
             "A collective write (WriteAtAll, one contiguous block per rank, then Sync) and a collective read back (ReadAtAll) of one file of IO_BYTES " +
             "on 2 ranks, timed between barriers, best of 3; the read comes from the page cache when the file fits in memory."),

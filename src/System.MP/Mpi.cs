@@ -182,6 +182,7 @@ public static unsafe class Mpi
         {
             if (s_state != StateReady)
                 return;
+            ProgressEngine.Stop(); // it calls MPI: before MPI_Finalize
             s_state = StateShutDown;
             // The code this process would end with now, should MPI_Finalize never return
             // once every rank entered it (MOTOR_FINALIZE_TIMEOUT).

@@ -15,6 +15,9 @@ internal static class SR
     internal const string BadHangReport = "The hang report setting '{0}' (motor --hang-report, or MOTOR_HANG_REPORT) is not SECONDS or SECONDS,abort with SECONDS a positive number.";
     internal const string HangReportAbort = "motor hang report: {0} is still blocked; aborting the job (hang report with abort).";
     internal const string FailedExitAborts = "[rank {0}] exiting with code {1} while MPI is in use; aborting the MPI job so that no rank waits for this one forever.";
+    internal const string AwaitThreadLevel = "Awaiting an MPI request needs thread level Multiple (the progress engine calls MPI from its own thread), but MPI was initialized at {0}. Call Mpi.Init(ThreadLevel.Multiple) before any other MPI use; under motor, start the program with 'motor --thread-level multiple' or set the runtime property Motor.ThreadLevel (multiple).";
+    internal const string AlreadyAwaited = "The request is already being awaited with a cancellation token, or by another thread at the same time; await the task of its first WaitAsync.";
+    internal const string WhenAnyEmpty = "WhenAny needs at least one request.";
     internal const string AfterShutdown = "MPI has been shut down (Mpi.Shutdown); no further MPI operations are possible in this process.";
     internal const string NotInitialized = "MPI is not initialized.";
     internal const string RankOutOfRange = "Rank {0} is outside [0, {1}) of this communicator and is not {2}.";

@@ -37,6 +37,9 @@ if (names.Count == 0)
 // has already armed the handler that aborts the whole job.
 if (names[0] == Scenario.UnhandledBeforeMpi && Environment.GetEnvironmentVariable("PMI_RANK") == "1")
     throw new InvalidProgramException("boom before MPI on rank 1");
+// SCENARIOS_THREAD_LEVEL: the level library mode asks for (under motor: motor --thread-level).
+if (Environment.GetEnvironmentVariable("SCENARIOS_THREAD_LEVEL") is { Length: > 0 } level)
+    Mpi.Init(Enum.Parse<ThreadLevel>(level, ignoreCase: true));
 var world = Communicator.World;
 Check.Rank = world.Rank;
 // Several scenarios run one after another in one job (one launch across hosts runs a whole

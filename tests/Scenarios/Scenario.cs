@@ -126,6 +126,11 @@ public enum Scenario
     // The request path: GCHandles per operation, mixed sets (RequestPath.cs)
     RequestPathPins,
     RequestPathMixedSets,
+
+    // Awaitable requests and thread level Multiple (Async.cs)
+    AsyncAwait,
+    AsyncStress,
+    AsyncBelowMultiple,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>

@@ -273,6 +273,7 @@ static inline int slot_activate(slot_cache_t *c, slot_t *s, void *obj, int is_re
      * caller listed c's counters when it counted the operation. */
     if (obj)
         mp_count(&c->counts.registered, 1);
+    MP_HAPPENS_BEFORE(s);
     atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
     return 0;
 }
@@ -302,6 +303,7 @@ static inline int track(slot_cache_t *c, int posted, MPI_Request r, void *obj0, 
         s->obj[0] = s->obj[1] = NULL;
         mp_status_proc_null(&s->status);
         s->done_rc = 0;
+        MP_HAPPENS_BEFORE(s);
         atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
         return 0;
     }
@@ -311,6 +313,7 @@ static inline int track(slot_cache_t *c, int posted, MPI_Request r, void *obj0, 
     /* A registered buffer needs no pin object: that is a pin avoided. */
     if (obj0 || obj1) /* the caller listed c's counters when it counted the operation */
         mp_count(&c->counts.registered, (uint64_t)(obj0 != NULL) + (obj1 != NULL));
+    MP_HAPPENS_BEFORE(s);
     atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
     return 0;
 }

@@ -263,6 +263,8 @@ internal struct CoreTable
     internal nint NeighborRun;
     internal nint NeighborPost;
     internal nint NeighborInit;
+    internal nint ReqTestsome;
+    internal nint ReqIsRecv;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
     internal const uint ExpectedAbiVersion = 11;
@@ -400,6 +402,8 @@ internal struct CoreTable
         "BLOCKING int neighbor_run(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, const int64_t *rbytes)\n" +
         "FAST int neighbor_post(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, const int64_t *rbytes, void *scratch, void *send_obj, void *recv_obj, mp_req_t *req)\n" +
         "BLOCKING int neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)\n" +
+        "FAST int req_testsome(int n, const mp_req_t *reqs, int *indices, mp_status_t *statuses)\n" +
+        "ANY int req_is_recv(mp_req_t req)\n" +
         "";
 }
 
@@ -668,6 +672,10 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, long*, long*, void*, void*, void*, int*, int> NeighborPost;
     /// <summary>BLOCKING: int mp_neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, CollDesc*, long*, void**, int*, int> NeighborInit;
+    /// <summary>FAST: int mp_req_testsome(int n, const mp_req_t *reqs, int *indices, mp_status_t *statuses)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, Status*, int> ReqTestsome;
+    /// <summary>ANY: int mp_req_is_recv(mp_req_t req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> ReqIsRecv;
 
 #pragma warning disable CA1810 // the table must be validated before any field is read
     static Core()
@@ -803,5 +811,7 @@ internal static unsafe partial class Core
         NeighborRun = (delegate* unmanaged[Cdecl]<int, CollDesc*, long*, long*, int>)t->NeighborRun;
         NeighborPost = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, long*, long*, void*, void*, void*, int*, int>)t->NeighborPost;
         NeighborInit = (delegate* unmanaged[Cdecl]<int, CollDesc*, long*, void**, int*, int>)t->NeighborInit;
+        ReqTestsome = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, Status*, int>)t->ReqTestsome;
+        ReqIsRecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqIsRecv;
     }
 }
