@@ -126,6 +126,10 @@ public enum Scenario
     // The request path: GCHandles per operation, mixed sets (RequestPath.cs)
     RequestPathPins,
     RequestPathMixedSets,
+
+    // Object reductions, all-to-all and v-forms; communicator attributes (ObjectCollectives.cs)
+    ObjectCollectivesReductions,
+    CommunicatorAttributes,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>

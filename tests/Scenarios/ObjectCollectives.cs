@@ -1,0 +1,270 @@
+using System.MP;
+using System.Numerics;
+
+namespace Scenarios;
+
+/// <summary>A 2x2 integer matrix: its product is not commutative, so a reduction's rank order shows.</summary>
+[Transportable]
+public sealed class Matrix2 : IMultiplyOperators<Matrix2, Matrix2, Matrix2>, IAdditionOperators<Matrix2, Matrix2, Matrix2>, IEquatable<Matrix2>
+{
+    public long A, B, C, D;
+
+    public Matrix2(long a, long b, long c, long d) => (A, B, C, D) = (a, b, c, d);
+
+    public static Matrix2 operator *(Matrix2 x, Matrix2 y) =>
+        new(x.A * y.A + x.B * y.C, x.A * y.B + x.B * y.D, x.C * y.A + x.D * y.C, x.C * y.B + x.D * y.D);
+
+    public static Matrix2 operator +(Matrix2 x, Matrix2 y) => new(x.A + y.A, x.B + y.B, x.C + y.C, x.D + y.D);
+
+    public bool Equals(Matrix2? o) => o is not null && (A, B, C, D) == (o.A, o.B, o.C, o.D);
+
+    public override bool Equals(object? o) => Equals(o as Matrix2);
+
+    public override int GetHashCode() => HashCode.Combine(A, B, C, D);
+
+    public override string ToString() => $"[{A} {B}; {C} {D}]";
+}
+
+/// <summary>A type that may not travel (not [Transportable]).</summary>
+public sealed class Untransportable
+{
+    public int X;
+}
+
+/// <summary>
+/// The object reductions, the object all-to-all and the object v-forms (issue 16 item 7), and
+/// ReduceScatter of buffers across an intercommunicator.  Every result is checked against the
+/// serial computation of what each rank's formula gives; the reduction order is checked with a
+/// non-commutative product and string concatenation; a throwing function, an object that may not
+/// travel and disagreeing counts make every rank throw the documented exception, and the
+/// communicator goes on.  Runs on 2 ranks and (uneven blocks, order over three) on 3.
+/// </summary>
+internal static class ObjectCollectives
+{
+    internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
+    {
+        s[Scenario.ObjectCollectivesReductions] = c =>
+        {
+            Reductions(c);
+            Vectors(c);
+            InterReduceScatter(c);
+        };
+    }
+
+    private static Matrix2 M(int r) => new(1, r + 1, r % 2, 2 - r % 3);
+
+    private static string S(int r) => $"r{r}:" + new string((char)('a' + r), r + 1);
+
+    private static double D(int r) => 0.1 * (r + 1) + 1e-17 * r;
+
+    private static T Fold<T>(int n, Func<int, T> value, Func<T, T, T> op)
+    {
+        T acc = value(0);
+        for (int r = 1; r < n; r++)
+            acc = op(acc, value(r));
+        return acc;
+    }
+
+    private static void Reductions(Communicator c)
+    {
+        int r = c.Rank, p = c.Size;
+        Func<string, string, string> join = (a, b) => a + "|" + b;
+
+        // Non-commutative function and type: the serial left fold in rank order, at every root.
+        for (int root = 0; root < p; root++)
+        {
+            Matrix2? got = c.OReduce(M(r), (x, y) => x * y, root);
+            if (r == root)
+                Check.Equal(Fold(p, M, (x, y) => x * y), got, $"OReduce of matrices at root {root}");
+            else
+                Check.True(got is null, "OReduce gives default away from the root");
+        }
+        Check.Equal(Fold(p, S, join), c.OAllreduce(S(r), join), "OAllreduce of strings in rank order");
+        Check.Equal(Fold(p, M, (x, y) => x * y), c.OAllreduce(M(r), Op.Product), "OAllreduce Product of matrices through their operator");
+        Matrix2? sum = c.OReduce(M(r), Op.Sum, 0);
+        Check.Equal(r == 0 ? Fold(p, M, (x, y) => x + y) : null, sum, "OReduce Sum of matrices through their operator");
+        // A double's serial fold, bit for bit (no tree bracketing).
+        Check.Equal(Fold(p, D, (x, y) => x + y), c.OAllreduce(D(r), Op.Sum), "OAllreduce Sum of doubles equals the serial fold");
+        Check.Equal(Fold(p, S, (x, y) => string.CompareOrdinal(y, x) > 0 ? y : x), c.OAllreduce(S(r), Op.Max), "OAllreduce Max of strings (ordinal)");
+        Check.Equal(Fold(p, S, string.Concat), c.OAllreduce(S(r), Op.Sum), "OAllreduce Sum of strings concatenates in rank order");
+        Check.Equal((long)p * (p + 1) / 2, c.OAllreduce((long)r + 1, Op.Create<long>((x, y) => x + y)), "OAllreduce with an Op.Create function");
+        Check.Equal(Fold(p, k => new[] { k, -k }, (x, y) => [x[0] + y[0], Math.Min(x[1], y[1])])[1],
+                    c.OAllreduce(new[] { r, -r }, (x, y) => [x[0] + y[0], Math.Min(x[1], y[1])])![1], "OAllreduce of arrays as values");
+
+        // Prefixes.
+        Check.Equal(Fold(r + 1, S, join), c.OScan(S(r), join), "OScan of strings");
+        Check.Equal(Fold(r + 1, M, (x, y) => x * y), c.OScan(M(r), Op.Product), "OScan Product of matrices");
+        string? ex = c.OExscan(S(r), join);
+        Check.Equal(r == 0 ? null : Fold(r, S, join), ex, "OExscan of strings (rank 0 default)");
+        Check.Equal(r == 0 ? 0.0 : Fold(r, D, (x, y) => x + y), c.OExscan(D(r), Op.Sum), "OExscan Sum of doubles");
+
+        // ReduceScatter: element i folded over the ranks; rank k gets counts[k] elements.
+        int[] counts = [.. Enumerable.Range(0, p).Select(k => k + 1)];
+        int total = counts.Sum();
+        string[] mine = [.. Enumerable.Range(0, total).Select(i => $"{r}.{i}")];
+        string[] block = c.OReduceScatter(mine, counts, join);
+        int start = counts.Take(r).Sum();
+        Check.Sequence<string>([.. Enumerable.Range(start, counts[r]).Select(i => Fold(p, k => $"{k}.{i}", join))], block, "OReduceScatter of strings");
+        Matrix2[] mats = [.. Enumerable.Range(0, total).Select(i => M(r + i))];
+        Matrix2[] mb = c.OReduceScatter(mats, counts, Op.Product);
+        Check.Sequence<Matrix2>([.. Enumerable.Range(start, counts[r]).Select(i => Fold(p, k => M(k + i), (x, y) => x * y))], mb, "OReduceScatter Product of matrices");
+
+        // The function throws on the combining rank: every rank throws MpiException, the job goes on.
+        var e1 = Catch<MpiException>(() => c.OAllreduce(S(r), (a, b) => b.StartsWith("r1") ? throw new InvalidOperationException("no r1") : a + b));
+        Check.True(e1 is not null, "OAllreduce with a throwing function throws MpiException");
+        if (r == 0)
+            Check.True(e1?.InnerException is InvalidOperationException { Message: "no r1" }, "at rank 0 the function's exception is the inner one");
+        else
+            Check.True(e1 is not null && e1.Message.Contains("InvalidOperationException") && e1.Message.Contains("no r1") && e1.Message.Contains("rank 0"),
+                       $"elsewhere the message names it: {e1?.Message}");
+        int last = p - 1;
+        var e2 = Catch<MpiException>(() => c.OReduce(r, (a, b) => a / (b - b), last));
+        Check.True(r == last ? e2?.InnerException is DivideByZeroException : e2?.Message.Contains($"rank {last}") == true, "OReduce: a throwing function at the root");
+        Check.True(Catch<MpiException>(() => c.OScan(r, (a, b) => throw new FormatException("scan"))) is { } e3 && (r == 0 ? e3.InnerException is FormatException : e3.Message.Contains("scan")),
+                   "OScan with a throwing function");
+        Check.True(Catch<MpiException>(() => c.OReduceScatter(new int[total], counts, (a, b) => throw new ArithmeticException("rs"))) is not null,
+                   "OReduceScatter with a throwing function");
+        Check.Equal(Fold(p, S, join), c.OAllreduce(S(r), join), "the communicator goes on after the failures");
+
+        // An object that may not travel, on the last rank only: every rank throws TransportException.
+        Check.Throws<TransportException>(() => c.OAllreduce<object>(r == last ? new Untransportable() : "x", (a, b) => a), "a value that may not travel");
+        Check.Throws<TransportException>(() => c.OAllreduce<object>(r == last ? "x" : "y", (a, b) => new Untransportable()), "a result that may not travel");
+        // Counts that disagree between ranks (each rank's own are consistent): every rank throws ArgumentException.
+        int[] skewed = [.. counts];
+        if (r == last && p > 1)
+        {
+            skewed[0] += 1;
+            skewed[last] -= 1;
+        }
+        Check.Throws<ArgumentException>(() => c.OReduceScatter(new string[total], skewed, join), "counts that disagree between ranks");
+        Check.Equal(Fold(p, S, join), c.OAllreduce(S(r), join), "the communicator goes on after the refusals");
+
+        // Refused before anything is sent (each rank alone).
+        Check.Throws<ArgumentNullException>(() => c.OAllreduce(1, (Func<int, int, int>)null!), "a null function");
+        Check.Throws<ArgumentNullException>(() => c.OReduce(1, (Op)null!, 0), "a null Op");
+        Check.Throws<ArgumentException>(() => c.OAllreduce(M(r), Op.BitwiseAnd), "an Op not defined for objects");
+        Check.Throws<ArgumentException>(() => c.OAllreduce("s", Op.Product), "Product of strings");
+        Check.Throws<ArgumentException>(() => c.OAllreduce(new Untransportable(), Op.Min), "Min of a type with no comparison");
+        Check.Throws<ArgumentException>(() => c.OScan(1.5, Op.Create<int>((a, b) => a)), "an Op.Create function of another type");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.OReduce(1, (a, b) => a, p), "root out of range");
+        Check.Throws<ArgumentException>(() => c.OReduceScatter(new int[total + 1], counts, (a, b) => a), "values longer than the counts add up to");
+        Check.Throws<ArgumentException>(() => c.OReduceScatter(new int[total], new int[p + 1], (a, b) => a), "counts of the wrong length");
+        Check.Throws<ArgumentException>(() => c.OReduceScatter(new int[0], [.. Enumerable.Repeat(0, p - 1), -1 ], (a, b) => a), "a negative count");
+        using (Communicator d = c.Dup())
+        {
+            d.Dispose();
+            Check.Throws<ObjectDisposedException>(() => d.OAllreduce(1, (a, b) => a), "a disposed communicator");
+        }
+    }
+
+    private static T? Catch<T>(Action a) where T : Exception
+    {
+        try
+        {
+            a();
+        }
+        catch (T e)
+        {
+            return e;
+        }
+        catch (Exception e)
+        {
+            Check.True(false, $"expected {typeof(T).Name}, got {e.GetType().Name}: {e.Message}");
+        }
+        return null;
+    }
+
+    private static void Vectors(Communicator c)
+    {
+        int r = c.Rank, p = c.Size;
+        // OAlltoall: rank r sends "r->j" to rank j.
+        string?[] got = c.OAlltoall([.. Enumerable.Range(0, p).Select(j => $"{r}->{j}")]);
+        Check.Sequence<string>([.. Enumerable.Range(0, p).Select(i => $"{i}->{r}")], got!, "OAlltoall of strings");
+        Matrix2?[] gm = c.OAlltoall([.. Enumerable.Range(0, p).Select(j => j == r ? null! : M(10 * r + j))]);
+        for (int i = 0; i < p; i++)
+            Check.Equal(i == r ? null : M(10 * i + r), gm[i], $"OAlltoall of matrices from rank {i} (null to itself)");
+
+        // OAlltoallv: rank r sends (r + j) % 3 elements to rank j (some empty).
+        int[][] blocks = [.. Enumerable.Range(0, p).Select(j => Enumerable.Range(0, (r + j) % 3).Select(k => 100 * r + 10 * j + k).ToArray())];
+        int[][] gv = c.OAlltoallv(blocks);
+        for (int i = 0; i < p; i++)
+            Check.Sequence<int>([.. Enumerable.Range(0, (i + r) % 3).Select(k => 100 * i + 10 * r + k)], gv[i], $"OAlltoallv block from rank {i}");
+        // Shared references inside one block stay shared.
+        var shared = M(r);
+        Matrix2[][] sh = c.OAlltoallv([.. Enumerable.Range(0, p).Select(_ => new[] { shared, shared })]);
+        Check.True(sh.All(b => ReferenceEquals(b[0], b[1])), "a reference shared within a block arrives shared");
+
+        // OScatterv / OGatherv with uneven blocks at every root.
+        for (int root = 0; root < p; root++)
+        {
+            string[][]? sblocks = r == root ? [.. Enumerable.Range(0, p).Select(j => Enumerable.Range(0, j + root).Select(k => $"{root}:{j}:{k}").ToArray())] : null;
+            string[]? mineS = c.OScatterv(sblocks, root);
+            Check.Sequence<string>([.. Enumerable.Range(0, r + root).Select(k => $"{root}:{r}:{k}")], mineS, $"OScatterv of blocks from root {root}");
+            int[] countsV = [.. Enumerable.Range(0, p).Select(j => (j + root) % 3)];
+            int[] starts = [.. Enumerable.Range(0, p).Select(j => countsV.Take(j).Sum())];
+            double[]? flat = r == root ? [.. Enumerable.Range(0, countsV.Sum()).Select(i => i + 0.5)] : null;
+            double[]? slice = c.OScatterv(flat, r == root ? countsV : null, root);
+            Check.Sequence<double>([.. Enumerable.Range(starts[r], countsV[r]).Select(i => i + 0.5)], slice, $"OScatterv of slices from root {root}");
+            string[][]? gathered = c.OGatherv(Enumerable.Range(0, (r + root) % 3).Select(k => S(r) + k).ToArray(), root);
+            if (r == root)
+                for (int j = 0; j < p; j++)
+                    Check.Sequence<string>([.. Enumerable.Range(0, (j + root) % 3).Select(k => S(j) + k)], gathered![j], $"OGatherv block of rank {j} at root {root}");
+            else
+                Check.True(gathered is null, "OGatherv gives null away from the root");
+        }
+
+        // An element that may not travel at one root: every rank throws, and the communicator goes on.
+        Check.Throws<TransportException>(() => c.OScatterv<object>(r == 0 ? [.. Enumerable.Range(0, p).Select(j => new object[] { j == p - 1 ? new Untransportable() : "ok" })] : null, 0),
+                                         "OScatterv of an element that may not travel");
+        Check.Throws<TransportException>(() => c.OAlltoall<object>([.. Enumerable.Range(0, p).Select(j => r == p - 1 && j == 0 ? new Untransportable() : (object)j)]),
+                                         "OAlltoall of an object that may not travel");
+        Check.Sequence<string>([.. Enumerable.Range(0, p).Select(i => $"{i}->{r}")], c.OAlltoall([.. Enumerable.Range(0, p).Select(j => $"{r}->{j}")])!, "OAlltoall after the failures");
+
+        // Refused before anything is sent.
+        Check.Throws<ArgumentException>(() => c.OAlltoall(new int[p + 1]), "OAlltoall with a value too many");
+        Check.Throws<ArgumentNullException>(() => c.OAlltoall<int>(null!), "OAlltoall without values");
+        Check.Throws<ArgumentException>(() => c.OAlltoallv(new int[p][]), "OAlltoallv with null blocks");
+        Check.Throws<ArgumentException>(() => c.OAlltoallv(new int[p + 1][]), "OAlltoallv with a block too many");
+        Check.Throws<ArgumentNullException>(() => c.OScatterv<int>(null, r), "OScatterv without blocks at the root");
+        Check.Throws<ArgumentException>(() => c.OScatterv(new int[p - 1][], r), "OScatterv with a block too few");
+        Check.Throws<ArgumentException>(() => c.OScatterv(new int[3], [.. Enumerable.Repeat(2, p)], r), "OScatterv counts that do not add up to the array");
+        Check.Throws<ArgumentNullException>(() => c.OScatterv(new int[3], null, r), "OScatterv without counts at the root");
+        Check.Throws<ArgumentNullException>(() => c.OGatherv<int>(null!, 0), "OGatherv without a block");
+    }
+
+    /// <summary>Buffer ReduceScatter and ReduceScatterBlock across an intercommunicator: groups A = {0} and B = the rest.</summary>
+    private static void InterReduceScatter(Communicator c)
+    {
+        int r = c.Rank, p = c.Size;
+        int color = r == 0 ? 0 : 1;
+        using Communicator local = c.Split(color, r)!;
+        using Intercommunicator inter = Intercommunicator.Create(local, 0, c, color == 0 ? 1 : 0, 71);
+        bool a = color == 0;
+        int lr = local.Rank, nb = p - 1;
+        // Both groups contribute vectors of n = 2 * nb elements; A's one rank gets all of B's sum,
+        // B's ranks split A's vector, rank lr getting 2 elements.
+        int n = 2 * nb;
+        long[] send = [.. Enumerable.Range(0, n).Select(i => (long)(1000 * r + i))];
+        int[] counts = a ? [n] : [.. Enumerable.Repeat(2, nb)];
+        var recv = new long[a ? n : 2];
+        inter.ReduceScatter(send, recv, counts, Op.Sum);
+        long[] expected = a ? [.. Enumerable.Range(0, n).Select(i => Enumerable.Range(1, nb).Sum(k => 1000L * k + i))]
+                            : [.. Enumerable.Range(2 * lr, 2).Select(i => (long)i)];
+        Check.Sequence<long>(expected, recv, "intercommunicator ReduceScatter");
+        // ReduceScatterBlock: each group sends recv.Length * (local size) elements; equal totals need
+        // A's block to be n and B's 2.
+        var block = new long[a ? n : 2];
+        inter.ReduceScatterBlock(send, block, Op.Max);
+        long[] expectMax = a ? [.. Enumerable.Range(0, n).Select(i => 1000L * nb + i)] : [.. Enumerable.Range(2 * lr, 2).Select(i => (long)i)];
+        Check.Sequence<long>(expectMax, block, "intercommunicator ReduceScatterBlock");
+        var iblock = new long[a ? n : 2];
+        inter.IReduceScatter(send, iblock, counts, Op.Max).Wait();
+        Check.Sequence<long>(expectMax, iblock, "intercommunicator IReduceScatter");
+        // Refused before MPI: counts of the remote group's length, a send shorter than the block.
+        Check.Throws<ArgumentException>(() => inter.ReduceScatter(send, recv, new int[inter.RemoteSize + inter.Size], Op.Sum), "counts not of the local group");
+        Check.Throws<ArgumentException>(() => inter.ReduceScatterBlock(new long[1], new long[2], Op.Sum), "a send shorter than Size blocks");
+        Check.Throws<NotSupportedException>(() => inter.OAllreduce(1, (x, y) => x), "object reductions need an intracommunicator");
+        Check.Throws<NotSupportedException>(() => inter.OAlltoall(new int[inter.RemoteSize]), "OAlltoall needs an intracommunicator");
+        c.Barrier();
+    }
+}
