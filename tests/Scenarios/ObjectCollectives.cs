@@ -268,3 +268,121 @@ internal static class ObjectCollectives
         c.Barrier();
     }
 }
+
+/// <summary>
+/// Communicator attributes (MPI-4.0 §7.7): keyvals whose copy functions decide what Dup passes
+/// on and whose delete functions run on DeleteAttribute, on replacement and on Dispose (the
+/// last set first), a freed keyval, throwing callbacks, the predefined attributes of World; last,
+/// Shutdown deletes Self's attributes (so this scenario ends MPI in its job).
+/// </summary>
+internal static class CommunicatorAttributes
+{
+    internal static void Register(Dictionary<Scenario, Action<Communicator>> s) => s[Scenario.CommunicatorAttributes] = Run;
+
+    private static void Run(Communicator c)
+    {
+        int r = c.Rank, p = c.Size;
+        var log = new List<string>();
+        Keyval<string> name = Communicator.CreateKeyval(Keyval<string>.DupCopy, (comm, v) => log.Add($"name {v}"));
+        Keyval<int[]> depth = Communicator.CreateKeyval<int[]>(
+            (Communicator src, int[] v, out int[] copy) =>
+            {
+                copy = [v[0] + 1, src.Size];
+                return v[0] < 2; // copied into two generations of duplicates only
+            },
+            (comm, v) => log.Add($"depth {v[0]}"));
+        Keyval<object> local = Communicator.CreateKeyval<object>(null, (comm, v) => log.Add("local"));
+
+        Communicator d = c.Dup();
+        d.SetAttribute(name, $"n{r}");
+        d.SetAttribute(depth, [0]);
+        d.SetAttribute(local, new object());
+        Check.True(d.TryGetAttribute(name, out string? n) && n == $"n{r}", "an attribute reads back");
+        Check.True(!c.TryGetAttribute(name, out _), "the communicator it was duplicated from has none");
+
+        // Dup: name copied as is, depth by its function, local not at all.
+        Communicator d1 = d.Dup();
+        Check.True(d1.TryGetAttribute(name, out n) && n == $"n{r}", "DupCopy passes the value on");
+        Check.True(d1.TryGetAttribute(depth, out int[]? dv) && dv is [1, var size] && size == p, "the copy function's value, with the source communicator");
+        Check.True(!d1.TryGetAttribute(local, out _), "a keyval without a copy function is not copied");
+        Communicator d2 = d1.Dup();
+        Check.True(d2.TryGetAttribute(depth, out dv) && dv[0] == 2, "copied again");
+        using (Communicator d3 = d2.Dup())
+            Check.True(!d3.TryGetAttribute(depth, out _) && d3.TryGetAttribute(name, out _), "the copy function declined");
+        Check.Sequence<string>([$"name n{r}"], log.ToArray(), "disposing the third duplicate deleted its one attribute");
+        log.Clear();
+
+        // Replace, delete, dispose: the delete functions run, the last set first on Dispose.
+        d.SetAttribute(name, "renamed");
+        Check.Sequence<string>([$"name n{r}"], log.ToArray(), "replacing deletes the old value");
+        Check.True(d.DeleteAttribute(local) && !d.DeleteAttribute(local), "DeleteAttribute says whether there was one");
+        log.Clear();
+        d.Dispose();
+        Check.Sequence<string>(["depth 0", "name renamed"], log.ToArray(), "Dispose deletes the last set first (a replaced value kept its place)");
+        Check.True(d.IsDisposed, "then frees");
+        log.Clear();
+
+        // A freed keyval: no new use, but the attributes it set stay, are copied and deleted.
+        name.Dispose();
+        Check.Throws<ObjectDisposedException>(() => d1.SetAttribute(name, "x"), "SetAttribute with a freed keyval");
+        Check.Throws<ObjectDisposedException>(() => d1.TryGetAttribute(name, out _), "TryGetAttribute with a freed keyval");
+        Check.Throws<ObjectDisposedException>(() => d1.DeleteAttribute(name), "DeleteAttribute with a freed keyval");
+        d2.Dispose();
+        Check.Sequence<string>(["depth 2", $"name n{r}"], log.ToArray(), "a freed keyval's attribute is still deleted with its communicator");
+        log.Clear();
+
+        // A copy function that throws fails that Dup on this rank: what was copied is deleted,
+        // the duplicate freed, the exception is the function's; the communicator goes on.
+        Keyval<int> bad = Communicator.CreateKeyval<int>((Communicator _, int v, out int copy) => throw new InvalidDataException($"no copy {v}"),
+                                                         (comm, v) => log.Add($"bad {v}"));
+        d1.SetAttribute(bad, 7);
+        Check.Throws<InvalidDataException>(() => d1.Dup(), "a throwing copy function fails Dup");
+        Check.Sequence<string>(["depth 2", $"name n{r}"], log.ToArray(), "the attributes copied before it were deleted from the duplicate");
+        log.Clear();
+        Check.Equal(p, d1.Allreduce(1, Op.Sum), "the communicator goes on");
+
+        // A delete function that throws: DeleteAttribute keeps the attribute, Dispose does not free.
+        int throws = 2;
+        Keyval<int> sticky = Communicator.CreateKeyval<int>(null, (comm, v) =>
+        {
+            if (throws-- > 0)
+                throw new InvalidOperationException("not yet");
+            log.Add($"sticky {v}");
+        });
+        d1.SetAttribute(sticky, 5);
+        Check.Throws<InvalidOperationException>(() => d1.DeleteAttribute(sticky), "a throwing delete function");
+        Check.True(d1.TryGetAttribute(sticky, out int sv) && sv == 5, "the attribute stays");
+        Check.Throws<InvalidOperationException>(() => d1.Dispose(), "Dispose with a throwing delete function");
+        Check.True(!d1.IsDisposed && d1.Allreduce(1, Op.Sum) == p, "the communicator was not freed and still works");
+        d1.Dispose();
+        Check.True(d1.IsDisposed, "disposed on the second try");
+        Check.Sequence<string>(["sticky 5", "bad 7", "depth 1", $"name n{r}"], log.ToArray(), "then every attribute was deleted, the last set first");
+        log.Clear();
+
+        // Refused before anything: a null keyval, a disposed communicator.
+        Check.Throws<ArgumentNullException>(() => c.SetAttribute<int>(null!, 1), "a null keyval");
+        Check.Throws<ObjectDisposedException>(() => d1.SetAttribute(depth, [1]), "a disposed communicator");
+
+        // Attributes of World; the predefined attributes, the same on every rank.
+        c.SetAttribute(depth, [9]);
+        Check.True(c.TryGetAttribute(depth, out dv) && dv[0] == 9, "World caches attributes too");
+        Check.True(c.DeleteAttribute(depth), "and deletes them");
+        Check.Sequence<string>(["depth 9"], log.ToArray(), "with the delete function");
+        log.Clear();
+        Check.True(Mpi.TagUpperBound >= 32767, "MPI_TAG_UB is at least 32767");
+        int global = c.Allreduce(Mpi.WtimeIsGlobal ? 1 : 0, Op.Sum);
+        Check.True(global == 0 || global == p, "MPI_WTIME_IS_GLOBAL is the same on every rank");
+        Check.True(Mpi.UniverseSize is null || Mpi.UniverseSize >= p, $"MPI_UNIVERSE_SIZE {Mpi.UniverseSize} is unset or at least the job's size");
+        Check.Equal(0, Mpi.AppNum, "MPI_APPNUM of a one-program launch");
+
+        // Shutdown deletes Self's attributes, the last set first (MPI-4.0 §11.2.4).
+        Keyval<int> atExit = Communicator.CreateKeyval<int>(null, (comm, v) => log.Add($"exit {v} {comm == Communicator.Self}"));
+        Communicator.Self.SetAttribute(atExit, 1);
+        Communicator.Self.SetAttribute(sticky, 2);
+        Communicator.Self.SetAttribute(atExit, 3); // replaces 1 (deleted now) in its place
+        c.Barrier();
+        Mpi.Shutdown();
+        Check.Sequence<string>(["exit 1 True", "sticky 2", "exit 3 True"], log.ToArray(), "Shutdown deleted Self's attributes");
+        Check.True(!Mpi.IsInitialized, "and then shut down");
+    }
+}

@@ -13,7 +13,7 @@ public class ObjectCollectiveTests
 {
     private static Communicator Self => Communicator.Self;
 
-    public static TheoryData<Scenario, bool, bool> TwoRanks() => Job.EveryCoreAndMode(Scenario.ObjectCollectivesReductions);
+    public static TheoryData<Scenario, bool, bool> TwoRanks() => Job.EveryCoreAndMode(Scenario.ObjectCollectivesReductions, Scenario.CommunicatorAttributes);
 
     [Theory]
     [MemberData(nameof(TwoRanks))]
