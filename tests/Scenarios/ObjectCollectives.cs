@@ -263,6 +263,21 @@ internal static class ObjectCollectives
         // Refused before MPI: counts of the remote group's length, a send shorter than the block.
         Check.Throws<ArgumentException>(() => inter.ReduceScatter(send, recv, new int[inter.RemoteSize + inter.Size], Op.Sum), "counts not of the local group");
         Check.Throws<ArgumentException>(() => inter.ReduceScatterBlock(new long[1], new long[2], Op.Sum), "a send shorter than Size blocks");
+        // Inside MPI: A's vector is one element longer than B's blocks add up to, so B receives
+        // A's reduction into a vector too short for it; the library reports truncation at B's
+        // root.  On two ranks only: with more in B, Open MPI 4.1 leaves B's other ranks waiting
+        // for the root's scatter (MPICH 4.0 fails them with MPI_ERR_OTHER).
+        if (p == 2)
+        {
+            Action mismatch = () => inter.ReduceScatter(new long[n + 1], new long[n + 1], a ? [n + 1] : counts, Op.Sum);
+            if (a)
+                mismatch();
+            else
+                Check.Throws<MessageTruncatedException>(mismatch, "ReduceScatter of a longer vector than the other group's counts");
+            c.Barrier();
+            inter.ReduceScatter(send, recv, counts, Op.Sum);
+            Check.Sequence<long>(expected, recv, "intercommunicator ReduceScatter after the failure");
+        }
         Check.Throws<NotSupportedException>(() => inter.OAllreduce(1, (x, y) => x), "object reductions need an intracommunicator");
         Check.Throws<NotSupportedException>(() => inter.OAlltoall(new int[inter.RemoteSize]), "OAlltoall needs an intracommunicator");
         c.Barrier();
