@@ -13,11 +13,15 @@ public class ObjectCollectiveTests
 {
     private static Communicator Self => Communicator.Self;
 
-    public static TheoryData<Scenario, bool, bool> TwoRanks() => Job.EveryCoreAndMode(Scenario.ObjectCollectivesReductions, Scenario.CommunicatorAttributes);
-
+    /// <summary>Both scenarios in one job (the attributes last: it ends with Shutdown), on both cores in both modes.</summary>
     [Theory]
-    [MemberData(nameof(TwoRanks))]
-    public void RunsOnTwoRanks(Scenario scenario, bool hosted, bool openMpi) => Job.RunTwoRanks(scenario, hosted, openMpi);
+    [InlineData(false, false)]
+    [InlineData(false, true)]
+    [InlineData(true, false)]
+    [InlineData(true, true)]
+    public void RunOnTwoRanks(bool hosted, bool openMpi) =>
+        Job.RunScenarios([Scenario.ObjectCollectivesReductions, Scenario.CommunicatorAttributes], 2, hosted: hosted,
+                         launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
 
     /// <summary>Three ranks (uneven blocks, the order of three operands) once per core, one of them hosted.</summary>
     [Theory]
