@@ -123,6 +123,16 @@ internal static class SR
     internal const string FileViewStride = "The view's stride {0} is smaller than its block of {1} elements (blocks would overlap), or the block is not positive.";
     internal const string FilePathEmpty = "The file path must not be empty.";
 
+    // Object reductions, object all-to-all and v-forms (Communicator.ObjectReductions.cs, Communicator.ObjectVectors.cs).
+    internal const string ObjectOpThrew = "The reduction function threw on rank {0}: {1}: {2}";
+    internal const string ObjectOneValue = "Rank {0} sent {1} values to an object reduction, which takes one per rank (did every rank call the same collective?).";
+    internal const string ObjectCountsTotal = "{0} has {1} elements but {2} add up to {3}.";
+    internal const string ObjectCountsTooLarge = "{0} add up to {1}, more than an array can hold.";
+    internal const string ObjectCountsDisagree = "Rank {0} passed counts[{1}] = {2} where rank 0 passed {3}; every rank must pass the same counts.";
+    internal const string ObjectLengthsDisagree = "Rank {0} passed {1} elements where the counts add up to {2}.";
+    internal const string ObjectBlocksLength = "{0} has {1} entries; it needs one per rank ({2}).";
+    internal const string ObjectNullBlock = "{0}[{1}] is null; pass an empty array for a rank that gets nothing.";
+
     internal static string Format(string format, params object?[] args) =>
         string.Format(CultureInfo.InvariantCulture, format, args);
 }

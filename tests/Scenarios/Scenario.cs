@@ -131,6 +131,10 @@ public enum Scenario
     AsyncAwait,
     AsyncStress,
     AsyncBelowMultiple,
+
+    // Object reductions, all-to-all and v-forms; communicator attributes (ObjectCollectives.cs)
+    ObjectCollectivesReductions,
+    CommunicatorAttributes,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>

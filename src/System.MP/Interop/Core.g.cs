@@ -265,9 +265,10 @@ internal struct CoreTable
     internal nint NeighborInit;
     internal nint ReqTestsome;
     internal nint ReqIsRecv;
+    internal nint WorldAttr;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 11;
+    internal const uint ExpectedAbiVersion = 12;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -404,6 +405,7 @@ internal struct CoreTable
         "BLOCKING int neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)\n" +
         "FAST int req_testsome(int n, const mp_req_t *reqs, int *indices, mp_status_t *statuses)\n" +
         "ANY int req_is_recv(mp_req_t req)\n" +
+        "FAST int world_attr(int which, int *value, int *flag)\n" +
         "";
 }
 
@@ -676,6 +678,8 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, Status*, int> ReqTestsome;
     /// <summary>ANY: int mp_req_is_recv(mp_req_t req)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> ReqIsRecv;
+    /// <summary>FAST: int mp_world_attr(int which, int *value, int *flag)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int> WorldAttr;
 
 #pragma warning disable CA1810 // the table must be validated before any field is read
     static Core()
@@ -813,5 +817,6 @@ internal static unsafe partial class Core
         NeighborInit = (delegate* unmanaged[Cdecl]<int, CollDesc*, long*, void**, int*, int>)t->NeighborInit;
         ReqTestsome = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, Status*, int>)t->ReqTestsome;
         ReqIsRecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqIsRecv;
+        WorldAttr = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int>)t->WorldAttr;
     }
 }
