@@ -263,6 +263,7 @@ internal struct CoreTable
     internal nint NeighborRun;
     internal nint NeighborPost;
     internal nint NeighborInit;
+    internal nint WinAccumulateHeld;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
     internal const uint ExpectedAbiVersion = 11;
@@ -400,6 +401,7 @@ internal struct CoreTable
         "BLOCKING int neighbor_run(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, const int64_t *rbytes)\n" +
         "FAST int neighbor_post(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, const int64_t *rbytes, void *scratch, void *send_obj, void *recv_obj, mp_req_t *req)\n" +
         "BLOCKING int neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)\n" +
+        "FAST int win_accumulate_held(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp, void *origin_obj, void *result_obj)\n" +
         "";
 }
 
@@ -668,6 +670,8 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, long*, long*, void*, void*, void*, int*, int> NeighborPost;
     /// <summary>BLOCKING: int mp_neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, CollDesc*, long*, void**, int*, int> NeighborInit;
+    /// <summary>FAST: int mp_win_accumulate_held(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp, void *origin_obj, void *result_obj)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, void*, void*, int> WinAccumulateHeld;
 
 #pragma warning disable CA1810 // the table must be validated before any field is read
     static Core()
@@ -803,5 +807,6 @@ internal static unsafe partial class Core
         NeighborRun = (delegate* unmanaged[Cdecl]<int, CollDesc*, long*, long*, int>)t->NeighborRun;
         NeighborPost = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, long*, long*, void*, void*, void*, int*, int>)t->NeighborPost;
         NeighborInit = (delegate* unmanaged[Cdecl]<int, CollDesc*, long*, void**, int*, int>)t->NeighborInit;
+        WinAccumulateHeld = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, void*, void*, int>)t->WinAccumulateHeld;
     }
 }
