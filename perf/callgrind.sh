@@ -40,7 +40,6 @@ BIN="$ROOT/artifacts/bin" NET="$ROOT/artifacts/dotnet/bin"
 OUT="${CALLGRIND_OUT:-$ROOT/artifacts/callgrind}"
 RAW="${CALLGRIND_RAW:-}"
 WINDOW="$NET/Window/release/Window.dll"
-[ -x "$BIN/window-c" ] && [ -f "$WINDOW" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "callgrind.sh needs valgrind" >&2; exit 1; }
 mkdir -p "$OUT"
 # valgrind 3.19 cannot read motor's DWARF 5 debug info: run a copy without it
@@ -49,6 +48,7 @@ objcopy --strip-debug "$BIN/motor" "$BIN/motor-nodebug"
 export DOTNET_TieredCompilation=0 DOTNET_EnableWriteXorExecute=0 DOTNET_gcServer=0 DOTNET_JitEnableOptionalRelocs=0
 
 if [ "$CASE" = window ]; then
+[ -x "$BIN/window-c" ] && [ -f "$WINDOW" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
 SERIES=$(cat <<LIST
 C|$BIN/window-c %W $BYTES
 core|$BIN/window-core %W $BYTES

@@ -56,7 +56,10 @@ public enum WindowAssert
 /// the window registers the array with the GC extension, which keeps it in place
 /// (no GCHandle: counted in <see cref="MpiStatistics.BuffersRegistered"/>); in library
 /// mode the window pins it with a GCHandle (counted in <see cref="MpiStatistics.PinnedHandles"/>),
-/// which it reuses for later operations once the synchronization let go of the array.
+/// which it reuses for later operations once it let go of the array; a flush towards one rank
+/// keeps the arrays it completed pinned until the next synchronization, so that a loop of
+/// operations and flushes on one array pins it once.  FlushAll, FlushLocalAll, Unlock,
+/// UnlockAll, Fence and Complete let go of every array they complete.
 /// Operations on the same array towards the same rank share one hold.</para>
 /// <para>A window's synchronization calls must not race each other; its memory stays
 /// alive until <see cref="Dispose"/>, even when the window object is dropped, since
@@ -84,6 +87,7 @@ public abstract unsafe class Window : IDisposable
         internal Array Array;
         internal GCHandle Pin;
         internal long Seq; // _holdSeq of the latest operation it stands for
+        internal bool Done; // a flush completed its operations: let go at the next synchronization unless reused
     }
 
     private protected Window(int handle, Communicator comm)
@@ -142,13 +146,13 @@ public abstract unsafe class Window : IDisposable
     public void UnlockAll() => Sync(CoreWin.UnlockAll, 0, WindowAssert.None, -1);
 
     /// <summary>Completes every operation towards <paramref name="rank"/> at both ends, inside a passive-target epoch (MPI_Win_flush).</summary>
-    public void Flush(int rank) => Sync(CoreWin.Flush, rank, WindowAssert.None, rank);
+    public void Flush(int rank) => Sync(CoreWin.Flush, rank, WindowAssert.None, rank, keep: true);
 
     /// <summary>Completes every operation of this process at both ends (MPI_Win_flush_all).</summary>
     public void FlushAll() => Sync(CoreWin.FlushAll, 0, WindowAssert.None, -1);
 
     /// <summary>Completes the operations towards <paramref name="rank"/> locally: their arrays may be reused (MPI_Win_flush_local).</summary>
-    public void FlushLocal(int rank) => Sync(CoreWin.FlushLocal, rank, WindowAssert.None, rank);
+    public void FlushLocal(int rank) => Sync(CoreWin.FlushLocal, rank, WindowAssert.None, rank, keep: true);
 
     /// <summary>Completes every operation of this process locally (MPI_Win_flush_local_all).</summary>
     public void FlushLocalAll() => Sync(CoreWin.FlushLocalAll, 0, WindowAssert.None, -1);
@@ -211,8 +215,11 @@ public abstract unsafe class Window : IDisposable
     /// Runs a synchronization call; afterwards lets go of the arrays of the operations
     /// it completed: those towards <paramref name="completes"/> (-1: all; int.MinValue: none).
     /// </summary>
-    /// <remarks>Under motor the core lets go of what it holds itself; this is library mode's part.</remarks>
-    private void Sync(int kind, int arg, WindowAssert assert, int completes)
+    /// <remarks>
+    /// Under motor the core lets go of what it holds itself; this is library mode's part.
+    /// <paramref name="keep"/>: the arrays completed stay pinned until the next synchronization.
+    /// </remarks>
+    private void Sync(int kind, int arg, WindowAssert assert, int completes, bool keep = false)
     {
         // Operations racing the call may not be complete after it: only the earlier ones are released.
         long before = Volatile.Read(ref _holdSeq);
@@ -220,7 +227,7 @@ public abstract unsafe class Window : IDisposable
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
         if (completes != int.MinValue && Volatile.Read(ref _heldCount) != 0)
-            Release(completes, before);
+            Release(completes, before, keep);
     }
 
     /// <summary>
@@ -240,6 +247,7 @@ public abstract unsafe class Window : IDisposable
                 if (h.Target == target && ReferenceEquals(h.Array, array))
                 {
                     h.Seq = seq;
+                    h.Done = false;
                     _held[i] = h;
                     return;
                 }
@@ -260,8 +268,12 @@ public abstract unsafe class Window : IDisposable
         }
     }
 
-    /// <summary>Lets go of the arrays of operations towards <paramref name="target"/> (-1: all) held up to <paramref name="seq"/>.</summary>
-    private void Release(int target, long seq)
+    /// <summary>
+    /// Lets go of the arrays of operations towards <paramref name="target"/> (-1: all) held up to
+    /// <paramref name="seq"/>, or with <paramref name="keep"/> marks them done, to go at the next
+    /// synchronization unless an operation reuses them; arrays left done by an earlier one go now.
+    /// </summary>
+    private void Release(int target, long seq, bool keep = false)
     {
         lock (_held)
         {
@@ -269,7 +281,13 @@ public abstract unsafe class Window : IDisposable
             for (int i = 0; i < _held.Count; i++)
             {
                 Held h = _held[i];
-                if ((target == -1 || h.Target == target) && h.Seq <= seq)
+                bool completed = (target == -1 || h.Target == target) && h.Seq <= seq;
+                if (keep && completed && !h.Done)
+                {
+                    h.Done = true;
+                    _held[kept++] = h;
+                }
+                else if (completed || h.Done)
                 {
                     h.Pin.Target = null; // the handle stays for the next operations, the array goes
                     _spare.Push(h.Pin);

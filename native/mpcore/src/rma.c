@@ -289,8 +289,10 @@ static int hold(win_t *w, int target, void *obj0, void *obj1)
     slot_cache_t *c = my_cache();
     hold_t *h = NULL;
     int rc = 0;
+    uint64_t seq;
     mp_spin_lock(&w->hold_lock);
-    uint64_t seq = ++w->hold_seq;
+    seq = w->hold_seq + 1;
+    __atomic_store_n(&w->hold_seq, seq, __ATOMIC_RELEASE);
     for (int i = w->nheld - 1; i >= 0 && i >= w->nheld - HOLD_RECENT; i--) {
         hold_t *r = &w->holds[i];
         if (r->target == target && r->slot->obj[0] == obj0 && r->slot->obj[1] == obj1) {
@@ -299,7 +301,8 @@ static int hold(win_t *w, int target, void *obj0, void *obj1)
         }
     }
     if (!h && (w->nheld < w->nholds || !(rc = hold_grow(w, c)))) {
-        h = &w->holds[w->nheld++];
+        h = &w->holds[w->nheld];
+        __atomic_store_n(&w->nheld, w->nheld + 1, __ATOMIC_RELEASE);
         h->target = target;
         __atomic_store_n(&h->slot->obj[0], obj0, __ATOMIC_RELEASE);
         __atomic_store_n(&h->slot->obj[1], obj1, __ATOMIC_RELEASE);
@@ -316,11 +319,7 @@ static int hold(win_t *w, int target, void *obj0, void *obj1)
  * operations racing it may not be complete). */
 static uint64_t holds_before(win_t *w)
 {
-    uint64_t seq;
-    mp_spin_lock(&w->hold_lock);
-    seq = w->hold_seq;
-    mp_spin_unlock(&w->hold_lock);
-    return seq;
+    return __atomic_load_n(&w->hold_seq, __ATOMIC_ACQUIRE);
 }
 
 /* Lets go of the objects of operations towards target (-1: all) held up to
@@ -328,6 +327,8 @@ static uint64_t holds_before(win_t *w)
 static void hold_release(win_t *w, int target, uint64_t seq)
 {
     int kept = 0;
+    if (!__atomic_load_n(&w->nheld, __ATOMIC_ACQUIRE))
+        return; /* library mode, or nothing since the last release */
     mp_spin_lock(&w->hold_lock);
     for (int i = 0; i < w->nheld; i++) {
         hold_t h = w->holds[i];
@@ -338,7 +339,7 @@ static void hold_release(win_t *w, int target, uint64_t seq)
         w->holds[i] = w->holds[kept]; /* the kept keep their order */
         w->holds[kept++] = h;
     }
-    w->nheld = kept;
+    __atomic_store_n(&w->nheld, kept, __ATOMIC_RELEASE);
     mp_spin_unlock(&w->hold_lock);
 }
 
@@ -374,6 +375,8 @@ static int to_mpi_mode(int mode, int *out)
         { MP_MODE_NOSUCCEED, MPI_MODE_NOSUCCEED },
     };
     *out = 0;
+    if (!mode)
+        return 0; /* the common case: no assertions */
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
         if (mode & modes[i].motor)
             *out |= modes[i].mpi;
@@ -595,7 +598,7 @@ static int prepare(int32_t win, win_t **w, int target, int64_t disp, int64_t cou
 /* Put (put = 1) or Get, plain or request-based (req not NULL); obj: the
  * origin's object, held until the completing synchronization (plain) or the
  * request's completion. */
-static int transfer(int32_t win, int put, void *origin, int64_t count, int dtype, int elem_size, int target,
+static MP_INLINE int transfer(int32_t win, int put, void *origin, int64_t count, int dtype, int elem_size, int target,
                     int64_t disp, void *obj, mp_req_t *req)
 {
     win_t *w;
