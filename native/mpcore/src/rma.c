@@ -586,7 +586,7 @@ static int check_op(int32_t win, win_t *w, int target, int64_t disp, int64_t cou
 }
 
 /* The lookups and checks of an operation: window, target, element type and op. */
-static int prepare(int32_t win, win_t **w, int target, int64_t disp, int64_t count, int dtype, int elem_size,
+static MP_INLINE int prepare(int32_t win, win_t **w, int target, int64_t disp, int64_t count, int dtype, int elem_size,
                    int op, int passive, int *mpi_target, MPI_Datatype *dt, MPI_Op *mop)
 {
     int rc;
