@@ -18,8 +18,11 @@
 #define HANDLE_GEN_SHIFT 20
 #define HANDLE_GEN_MASK 0x7FF
 
-/* INACTIVE: a persistent request between instances (persistent.c). */
-enum slot_state { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_DONE = 2, SLOT_INACTIVE = 3 };
+/* INACTIVE: a persistent request between instances (persistent.c).  HELD: a
+ * window's hold on the arrays of its operations (rma.c): no MPI request and
+ * no handle given out; the GC reports its objects, while set, without
+ * testing anything (the window's synchronization calls clear them). */
+enum slot_state { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_DONE = 2, SLOT_INACTIVE = 3, SLOT_HELD = 4 };
 /* Written only by the request's owner (a Request is completed from one thread,
  * and its finalizer runs only once nothing else can reach it): no RMW needed. */
 enum slot_flags {

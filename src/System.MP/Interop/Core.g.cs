@@ -266,9 +266,10 @@ internal struct CoreTable
     internal nint ReqTestsome;
     internal nint ReqIsRecv;
     internal nint WorldAttr;
+    internal nint WinAccumulateHeld;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 12;
+    internal const uint ExpectedAbiVersion = 13;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -406,6 +407,7 @@ internal struct CoreTable
         "FAST int req_testsome(int n, const mp_req_t *reqs, int *indices, mp_status_t *statuses)\n" +
         "ANY int req_is_recv(mp_req_t req)\n" +
         "FAST int world_attr(int which, int *value, int *flag)\n" +
+        "FAST int win_accumulate_held(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp, void *origin_obj, void *result_obj)\n" +
         "";
 }
 
@@ -680,6 +682,8 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> ReqIsRecv;
     /// <summary>FAST: int mp_world_attr(int which, int *value, int *flag)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int> WorldAttr;
+    /// <summary>FAST: int mp_win_accumulate_held(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp, void *origin_obj, void *result_obj)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, void*, void*, int> WinAccumulateHeld;
 
 #pragma warning disable CA1810 // the table must be validated before any field is read
     static Core()
@@ -818,5 +822,6 @@ internal static unsafe partial class Core
         ReqTestsome = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, Status*, int>)t->ReqTestsome;
         ReqIsRecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqIsRecv;
         WorldAttr = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int>)t->WorldAttr;
+        WinAccumulateHeld = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, void*, void*, int>)t->WinAccumulateHeld;
     }
 }
