@@ -48,6 +48,8 @@ internal sealed unsafe class ObjectWriter
     private List<Type> _lastTypes = [];
     private byte[] _lastTable = new byte[256];
     private int _replayed;
+    private bool _indexed; // _typeIndex holds _types; while a short table is replayed, a scan of _types stands in
+    private const int ScannedTypes = 8;
     private int _gap = 128;
 
     /// <summary>A writer appending to <paramref name="buffer"/> at <paramref name="position"/>.</summary>
@@ -185,7 +187,9 @@ internal sealed unsafe class ObjectWriter
         {
             _ids.Clear();
         }
-        _typeIndex.Clear();
+        if (_indexed)
+            _typeIndex.Clear();
+        _indexed = false;
         (_lastCodecs, _codecs) = (_codecs, _lastCodecs);
         (_lastTypes, _types) = (_types, _lastTypes);
         (_lastGroups, _groups) = (_groups, _lastGroups);
@@ -200,23 +204,38 @@ internal sealed unsafe class ObjectWriter
     /// <summary>The type-table entry of a type an object has, replaying the previous graph's table while it matches.</summary>
     private int GroupIndex(Type t)
     {
-        if (_typeIndex.TryGetValue(t, out int index))
-            return index;
+        if (_indexed)
+        {
+            if (_typeIndex.TryGetValue(t, out int index))
+                return index;
+        }
+        else
+        {
+            for (int k = 0; k < _types.Count; k++)
+                if (_types[k] == t)
+                    return k;
+        }
         int first = _codecs.Count;
-        if (_replayed == _groups.Count && _replayed < _lastGroups.Count && _lastGroups[_replayed].Type == t)
+        if (_replayed == _groups.Count && _replayed < _lastGroups.Count && _lastGroups[_replayed].Type == t &&
+            _lastGroups[_replayed].Entries + first <= ScannedTypes && !_indexed)
         {
             var (_, entries, tableEnd) = _lastGroups[_replayed++];
             for (int k = first; k < first + entries; k++)
             {
                 _codecs.Add(_lastCodecs[k]);
                 _types.Add(_lastTypes[k]);
-                _typeIndex.Add(_lastTypes[k], k);
             }
             int from = _tableLength;
             _lastTable.AsSpan(from, tableEnd - from).CopyTo(Grow(tableEnd - from));
         }
         else
         {
+            if (!_indexed)
+            {
+                for (int k = 0; k < _types.Count; k++)
+                    _typeIndex.Add(_types[k], k);
+                _indexed = true;
+            }
             TypeIndex(t);
         }
         _groups.Add((t, _codecs.Count - first, _tableLength));
