@@ -63,6 +63,13 @@ deps() {
   command -v munged >/dev/null || missing+=(munge)
   { command -v gcc >/dev/null && command -v make >/dev/null; } || missing+=(build-essential)
   command -v valgrind >/dev/null || missing+=(valgrind)   # perf/callgrind.sh, tests/checkers.sh
+  # The Service sample's Python client (ServiceTests): Debian's gRPC and its protoc module.
+  /usr/bin/python3 -c 'import grpc' 2>/dev/null || missing+=(python3-grpcio)
+  /usr/bin/python3 -c 'import grpc_tools.protoc' 2>/dev/null || missing+=(python3-grpc-tools)
+  # perf/bench.sh's mpi4py series (Debian's mpi4py, built on Open MPI; NumPy buffers), and
+  # /usr/bin/time for perf/compare-startup.sh's peak memory per rank.
+  /usr/bin/python3 -c 'import mpi4py, numpy' 2>/dev/null || missing+=(python3-mpi4py python3-numpy)
+  [ -x /usr/bin/time ] || missing+=(time)
   if [ ${#missing[@]} -gt 0 ]; then
     log "installing: ${missing[*]}"
     command -v apt-get >/dev/null ||
@@ -223,7 +230,7 @@ run_bench_smoke() {
     rc=1
   fi
   [ "$rc" != 0 ] || PATH="$hostile" ROUNDS=$BENCH_SMOKE_ROUNDS SCALE=0.01 BW_SCALE=0.01 MAX_BYTES=$BENCH_SMOKE_MAX_BYTES \
-    OBJECT_ARGS="64 1 2" MICRO_JOB=dry CALLGRIND_ARGS="8 20 60" CALLGRIND_SERIES="C core" \
+    OBJECT_ARGS="64 1 2" SERVICE_SECONDS=0.3 MICRO_JOB=dry CALLGRIND_ARGS="8 20 60" CALLGRIND_SERIES="C core" \
     "$ROOT/perf/bench.sh" "$tmp/bench" 2>&1 | tail -n 15 || rc=1
   [ "$rc" != 0 ] || dotnet "$MANAGED_BIN/BenchSmoke/${CONFIG,,}/BenchSmoke.dll" "$tmp/bench" \
     "$BENCH_SMOKE_ROUNDS" "$BENCH_SMOKE_MAX_BYTES" || rc=1

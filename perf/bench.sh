@@ -15,7 +15,23 @@
 # nonblocking operation, one deterministic run; CALLGRIND_ARGS="bytes w1 w2" and
 # CALLGRIND_SERIES="C core motor" for a shorter one), and on request only (not in the
 # default ONLY) io: a collective MPI-IO write and read of one file of IO_BYTES (default
-# 64 MiB; ONLY=io IO_BYTES=1073741824 for the 1 GiB of issue 16) in IO_DIR (/tmp).
+# 64 MiB; ONLY=io IO_BYTES=1073741824 for the 1 GiB of issue 16) in IO_DIR (/tmp).  service
+# (issue 17, perf/ServiceLoad): MPI bandwidth at SERVICE_SIZES (default 8 KiB, 64 KiB, 1 MiB, those
+# up to MAX_BYTES) alone and while samples/Service answers 8 gRPC clients, in one job, beside C's
+# bandwidth-c; gRPC calls/s with 1 and 8 clients for SERVICE_SECONDS (default 2) each.
+# first-loop (issue 18 target 7): perf/UserLoop, a ping-pong as a new user writes it (no
+# warm-up beyond osu_latency's 100 iterations), against C; its first size (0 B) is the
+# number: under motor's defaults (motor), with .NET's tiering default (motor-qjfl:
+# QuickJitForLoops=true) and as before issue 18 (motor-before: that and System.MP as plain
+# IL); sizes up to FIRST_LOOP_MAX_BYTES (1024, at most MAX_BYTES).  Under Open MPI
+# (mpirun.openmpi: the C floor over Open MPI, Motor on its Open MPI core, Debian's mpi4py with
+# NumPy buffers run by MPI4PY_PYTHON, /usr/bin/python3): latency-ompi, bandwidth-ompi and
+# objects-ompi (Figure 11: OSend/ORecv against mpi4py's pickle-based send/recv of the same
+# list, each with its raw floor; ratios to mpi4py).  On request
+# only: async (issue 17: round trip of await IRecv, IRecv+Wait and blocking Recv at 8 B and 64 KiB against
+# C, perf/Async) and async-idle (processor time of a rank whose awaited receives wait,
+# IDLE_PENDING of them, default 64, for IDLE_SECONDS, default 2; motor-1: one pending):
+# ONLY="async async-idle".
 # Each series is one program; see perf/README.md.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,18 +41,34 @@ ROUNDS="${ROUNDS:-5}" SCALE="${SCALE:-1}"
 # shorter than this shared VM's slow phases: bandwidth runs 10 times as many
 # windows by default (osu_bw -i), so one round is not one noisy instant.
 BW_SCALE="${BW_SCALE:-10}"
-ONLY="${ONLY:-latency bandwidth collectives objects micro instructions}"
+ONLY="${ONLY:-latency bandwidth collectives objects service first-loop latency-ompi bandwidth-ompi objects-ompi micro instructions}"
 MAX="${MAX_BYTES:-4194304}"              # largest message of the latency/bandwidth sweeps
 RMA_MAX="${RMA_MAX_BYTES:-$MAX}"          # largest Put/Get of the rma-put/rma-get sweeps
 OBJECT_ARGS="${OBJECT_ARGS:-4096 1 40}"   # Figure 11: largest N, rounds, ms budget per point
+FIRST_MAX="${FIRST_LOOP_MAX_BYTES:-1024}"  # largest message of the first-loop sweep (at most MAX_BYTES)
+[ "$FIRST_MAX" -le "$MAX" ] || FIRST_MAX="$MAX"
+PY="${MPI4PY_PYTHON:-/usr/bin/python3}"   # the Python that has Debian's python3-mpi4py and python3-numpy
 export MOTOR_MICRO_JOB="${MICRO_JOB:-short}"  # BenchmarkDotNet job: short (ShortRun) or dry
 BIN="$ROOT/artifacts/bin" NET="$ROOT/artifacts/dotnet/bin"
 MOTOR="$BIN/motor"
 app() { echo "$NET/$1/release/$1.dll"; }
 MPI=mpich . "$ROOT/perf/common.sh"   # LAUNCH: MPICH's launcher, whatever the default mpiexec
 MPIEXEC="${LAUNCH[0]}"
+OMPIEXEC="$(motor_launcher openmpi)" || exit 1
+motor_openmpi_env
 [ -x "$MOTOR" ] && [ -f "$(app Report)" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
+case " $ONLY " in *" latency-ompi "* | *" bandwidth-ompi "* | *" objects-ompi "*)
+  "$PY" -c 'import mpi4py, numpy' 2>/dev/null || {
+    echo "bench: $PY has no mpi4py or NumPy (Debian: ./build.sh deps installs python3-mpi4py and python3-numpy;" \
+         "or leave out the Open MPI groups with ONLY)" >&2; exit 1; } ;;
+esac
 rm -rf "$OUT"; mkdir -p "$OUT/raw"
+# first-loop's motor-before: UserLoop with System.MP as plain IL (the copy the build keeps before
+# ReadyToRun) and .NET's tiering default, as motor ran it before issue 18.
+USERLOOP_IL="$OUT/userloop-il"
+cp -r "$(dirname "$(app UserLoop)")" "$USERLOOP_IL"
+IL_MP="$ROOT/artifacts/dotnet/obj/System.MP/release/r2r/il/System.MP.dll"
+[ ! -f "$IL_MP" ] || cp "$IL_MP" "$USERLOOP_IL/System.MP.dll"
 
 # group|series|command (series "C" is the native floor every ratio refers to)
 SERIES=$(cat <<LIST
@@ -57,32 +89,86 @@ rma-put|dotnet|$MPIEXEC -n 2 dotnet $(app Rma) put $RMA_MAX $SCALE
 rma-get|C|$MPIEXEC -n 2 $BIN/rma-c get $RMA_MAX $BW_SCALE
 rma-get|motor|$MPIEXEC -n 2 $MOTOR $(app Rma) get $RMA_MAX $BW_SCALE
 rma-get|dotnet|$MPIEXEC -n 2 dotnet $(app Rma) get $RMA_MAX $BW_SCALE
+async|C|$MPIEXEC -n 2 $BIN/async-c latency $SCALE
+async|motor-recv|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Async) recv $SCALE
+async|motor-wait|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Async) wait $SCALE
+async|motor-await|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Async) await $SCALE
+async|motor-await-caller|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Async) caller $SCALE
+async|dotnet-await|$MPIEXEC -n 2 dotnet $(app Async) await $SCALE
+async-idle|C|$MPIEXEC -n 2 $BIN/async-c idle ${IDLE_PENDING:-64} ${IDLE_SECONDS:-2}
+async-idle|motor-1|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Async) idle 1 ${IDLE_SECONDS:-2}
+async-idle|motor|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Async) idle ${IDLE_PENDING:-64} ${IDLE_SECONDS:-2}
+async-idle|dotnet|$MPIEXEC -n 2 dotnet $(app Async) idle ${IDLE_PENDING:-64} ${IDLE_SECONDS:-2}
 io|C|$MPIEXEC -n 2 $BIN/io-c ${IO_BYTES:-67108864} ${IO_DIR:-/tmp}
 io|motor|$MPIEXEC -n 2 $MOTOR $(app Io) ${IO_BYTES:-67108864} ${IO_DIR:-/tmp}
 io|dotnet|$MPIEXEC -n 2 dotnet $(app Io) ${IO_BYTES:-67108864} ${IO_DIR:-/tmp}
+first-loop|C|$MPIEXEC -n 2 $BIN/pingpong-c $FIRST_MAX $SCALE
+first-loop|motor|$MPIEXEC -n 2 $MOTOR $(app UserLoop) $FIRST_MAX $SCALE
+first-loop|motor-qjfl|$MPIEXEC -n 2 $MOTOR -p System.Runtime.TieredCompilation.QuickJitForLoops=true $(app UserLoop) $FIRST_MAX $SCALE
+first-loop|motor-before|$MPIEXEC -n 2 $MOTOR -p System.Runtime.TieredCompilation.QuickJitForLoops=true $USERLOOP_IL/UserLoop.dll $FIRST_MAX $SCALE
+first-loop|dotnet|$MPIEXEC -n 2 dotnet $(app UserLoop) $FIRST_MAX $SCALE
+latency-ompi|C|$OMPIEXEC -n 2 $BIN/pingpong-c-ompi $MAX $SCALE
+latency-ompi|motor|$OMPIEXEC -n 2 $MOTOR $(app PingPong) $MAX $SCALE
+latency-ompi|mpi4py|$OMPIEXEC -n 2 $PY $ROOT/perf/mpi4py/latency.py $MAX $SCALE
+bandwidth-ompi|C|$OMPIEXEC -n 2 $BIN/bandwidth-c-ompi $MAX $BW_SCALE
+bandwidth-ompi|motor|$OMPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
+bandwidth-ompi|mpi4py|$OMPIEXEC -n 2 $PY $ROOT/perf/mpi4py/bandwidth.py $MAX $BW_SCALE
 LIST
 )
+# ServiceLoad prints its phases in one run (issue 17: bandwidth alone and beside the service, the
+# same job); they are split below into groups service-bw (with C's rows at the same sizes) and
+# service-rpc.  Its volume per size follows SCALE (1 GiB times SCALE).
+SERVICE_SIZES="$(for s in ${SERVICE_SIZES:-8192 65536 1048576}; do if [ "$s" -le "$MAX" ]; then echo "$s"; fi; done | paste -sd, -)"
+SERVICE_SIZES="${SERVICE_SIZES:-$MAX}"
+SERVICE_MAX="${SERVICE_SIZES##*,}"
+SERVICE_ARGS="$SERVICE_SIZES ${SERVICE_SECONDS:-2} $SCALE"
+SERIES+=$'\n'"service|C|$MPIEXEC -n 2 $BIN/bandwidth-c $SERVICE_MAX $BW_SCALE"
+SERIES+=$'\n'"service|motor|$MPIEXEC -n 2 $MOTOR $(app ServiceLoad) $SERVICE_ARGS"
+SERIES+=$'\n'"service|dotnet|$MPIEXEC -n 2 dotnet $(app ServiceLoad) $SERVICE_ARGS"
+
+# raw/service/<series>.<round>.txt -> service-bw/C (rows at SERVICE_SIZES), service-bw/<series>-alone
+# and -serving (bw-alone, bw-serving rows), service-rpc/<series>-alone and -serving (calls/s by clients).
+split_service() {
+  local series="$1" round="$2" f="$OUT/raw/service/$1.$2.txt"
+  mkdir -p "$OUT/raw/service-bw" "$OUT/raw/service-rpc"
+  if [ "$series" = C ]; then
+    awk -v keep=",$SERVICE_SIZES," '$1 ~ /^[0-9]+$/ && index(keep, "," $1 ",") {print $1, $2}' "$f" >"$OUT/raw/service-bw/C.$round.txt"
+  else
+    for phase in alone serving; do
+      awk -v p="bw-$phase" '$1 == p {print $2, $3}' "$f" >"$OUT/raw/service-bw/$series-$phase.$round.txt"
+      awk -v p="rpc-$phase" '$1 == p {print $2, $3}' "$f" >"$OUT/raw/service-rpc/$series-$phase.$round.txt"
+    done
+  fi
+  mv "$f" "$OUT/raw/service/$series.$round.log"
+}
+
 # Figure 11 interleaves its own series inside one run (objects, json, mempack,
-# raw, mprobe); each round's table is split into one file per series below.
+# raw, mprobe); each round's table is split into one file per series below
+# (series "table-NAME:COLUMN=SERIES,...": column COLUMN of the rows that start with N).
 # N stops at 4096: MemoryPack with circular references is quadratic (7 s per
 # round trip at 16384).
-SERIES+=$'\n'"objects|table|$MPIEXEC -n 2 $MOTOR $(app ObjectPingPong) $OBJECT_ARGS"
+SERIES+=$'\n'"objects|table:2=objects,3=json,4=mempack,5=raw,6=mprobe|$MPIEXEC -n 2 $MOTOR $(app ObjectPingPong) $OBJECT_ARGS"
+SERIES+=$'\n'"objects-ompi|table-motor:2=motor,5=motor-raw|$OMPIEXEC -n 2 $MOTOR $(app ObjectPingPong) $OBJECT_ARGS"
+SERIES+=$'\n'"objects-ompi|table-mpi4py:2=mpi4py,3=mpi4py-raw|$OMPIEXEC -n 2 $PY $ROOT/perf/mpi4py/objects.py $OBJECT_ARGS"
 
 start=$(date +%s)
 for r in $(seq 1 "$ROUNDS"); do
   while IFS='|' read -r group series cmd; do
     case " $ONLY " in *" $group "*) ;; *) continue ;; esac
+    columns=""
+    case "$series" in table*:*) columns="${series#*:}" series="${series%%:*}" ;; esac
     mkdir -p "$OUT/raw/$group"
     echo "round $r/$ROUNDS: $group $series" >&2
     $cmd </dev/null >"$OUT/raw/$group/$series.$r.txt" 2>"$OUT/raw/$group/$series.$r.err" ||
       { echo "bench: '$cmd' failed:" >&2; tail -5 "$OUT/raw/$group/$series.$r.err" >&2; exit 1; }
-    if [ "$series" = table ]; then
-      t="$OUT/raw/$group/table.$r.txt"
-      for col in 2:objects 3:json 4:mempack 5:raw 6:mprobe; do
-        awk -v c="${col%%:*}" '$1 ~ /^[0-9]+$/ {print $1, $c}' "$t" >"$OUT/raw/$group/${col#*:}.$r.txt"
+    if [ -n "$columns" ]; then
+      t="$OUT/raw/$group/$series.$r.txt"
+      for col in ${columns//,/ }; do
+        awk -v c="${col%%=*}" '$1 ~ /^[0-9]+$/ {print $1, $c}' "$t" >"$OUT/raw/$group/${col#*=}.$r.txt"
       done
-      mv "$t" "$OUT/raw/$group/table.$r.log"
+      mv "$t" "$OUT/raw/$group/$series.$r.log"
     fi
+    [ "$group" != service ] || split_service "$series" "$r"
   done <<<"$SERIES"
 done
 

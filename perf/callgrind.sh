@@ -17,18 +17,29 @@
 # Mpi.AllocatePinned buffers; wrapper (DllImport + GCHandle per operation).
 # Per-function profiles stay in artifacts/callgrind/ for callgrind_annotate.
 #
+# CALLGRIND_CASE=rma-put (or rma-get) counts one-sided Put + Flush (Get + Flush)
+# of BYTES towards the rank's own window instead (perf/native/rma_ops.c,
+# rma_ops_core.c, perf/Rma "ops"; w1/w2 are operations, default 1000/6000):
+# series C, core, core+obj (the window holds an object per operation, as under
+# motor), dotnet and motor.
+#
+#   CALLGRIND_CASE=rma-put|rma-get    the RMA case above
 #   CALLGRIND_SERIES="C core motor"   only these series
 #   CALLGRIND_OUT=DIR                 profiles there instead of artifacts/callgrind
 #   CALLGRIND_RAW=DIR                 also one file per series, DIR/<series>.1.txt holding
 #                                     "<bytes> <Ir/op>", for perf/Report (bench.sh does this)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BYTES="${1:-8}" W1="${2:-200}" W2="${3:-1200}"
+CASE="${CALLGRIND_CASE:-window}"
+case "$CASE" in
+  window) BYTES="${1:-8}" W1="${2:-200}" W2="${3:-1200}" PER_WINDOW=128 PREFIX= ;;
+  rma-put|rma-get) BYTES="${1:-8}" W1="${2:-1000}" W2="${3:-6000}" PER_WINDOW=1 PREFIX="$CASE." ;;
+  *) echo "callgrind.sh: CALLGRIND_CASE is window, rma-put or rma-get, not '$CASE'" >&2; exit 1 ;;
+esac
 BIN="$ROOT/artifacts/bin" NET="$ROOT/artifacts/dotnet/bin"
 OUT="${CALLGRIND_OUT:-$ROOT/artifacts/callgrind}"
 RAW="${CALLGRIND_RAW:-}"
 WINDOW="$NET/Window/release/Window.dll"
-[ -x "$BIN/window-c" ] && [ -f "$WINDOW" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "callgrind.sh needs valgrind" >&2; exit 1; }
 mkdir -p "$OUT"
 # valgrind 3.19 cannot read motor's DWARF 5 debug info: run a copy without it
@@ -36,6 +47,8 @@ mkdir -p "$OUT"
 objcopy --strip-debug "$BIN/motor" "$BIN/motor-nodebug"
 export DOTNET_TieredCompilation=0 DOTNET_EnableWriteXorExecute=0 DOTNET_gcServer=0 DOTNET_JitEnableOptionalRelocs=0
 
+if [ "$CASE" = window ]; then
+[ -x "$BIN/window-c" ] && [ -f "$WINDOW" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
 SERIES=$(cat <<LIST
 C|$BIN/window-c %W $BYTES
 core|$BIN/window-core %W $BYTES
@@ -49,11 +62,23 @@ motor pinned|$BIN/motor-nodebug $WINDOW %W $BYTES pinned
 wrapper|dotnet $NET/Wrapper/release/Wrapper.dll window %W $BYTES
 LIST
 )
+else
+OP="${CASE#rma-}" RMA="$NET/Rma/release/Rma.dll"
+[ -x "$BIN/rma-ops-c" ] && [ -f "$RMA" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
+SERIES=$(cat <<LIST
+C|$BIN/rma-ops-c %W $BYTES $OP
+core|$BIN/rma-ops-core %W $BYTES $OP
+core+obj|$BIN/rma-ops-core %W $BYTES $OP obj
+dotnet|dotnet $RMA ops %W $BYTES $OP
+motor|$BIN/motor-nodebug $RMA ops %W $BYTES $OP
+LIST
+)
+fi
 
 # Instructions of one run, summed over every process it started.
 count() { # name windows command...
   local name="$1" w="$2"; shift 2
-  local file="$OUT/${name// /-}.$w"
+  local file="$OUT/$PREFIX${name// /-}.$w"
   rm -f "$file".*
   valgrind --tool=callgrind --smc-check=all-non-file --trace-children=yes \
     --callgrind-out-file="$file.%p" "$@" >"$file.log" 2>&1 ||
@@ -61,7 +86,7 @@ count() { # name windows command...
   grep -h '^summary:' "$file".[0-9]* | awk '{ s += $2 } END { print s }'
 }
 
-printf '| series | Ir/op (%s B) |\n|---|---|\n' "$BYTES"
+printf '| series | Ir/op (%s, %s B) |\n|---|---|\n' "$CASE" "$BYTES"
 [ -z "$RAW" ] || mkdir -p "$RAW"
 failed=0
 while IFS='|' read -r name cmd; do
@@ -70,7 +95,7 @@ while IFS='|' read -r name cmd; do
   fi
   a=$(count "$name" "$W1" ${cmd//%W/$W1}) || { failed=1; continue; }
   b=$(count "$name" "$W2" ${cmd//%W/$W2}) || { failed=1; continue; }
-  ir=$(awk -v a="$a" -v b="$b" -v d="$(( (W2 - W1) * 128 ))" 'BEGIN { printf "%.1f", (b - a) / d }')
+  ir=$(awk -v a="$a" -v b="$b" -v d="$(( (W2 - W1) * PER_WINDOW ))" 'BEGIN { printf "%.1f", (b - a) / d }')
   printf '| %s | %.0f |\n' "$name" "$ir"
   [ -z "$RAW" ] || echo "$BYTES $ir" >"$RAW/${name// /-}.1.txt"
 done <<<"$SERIES"

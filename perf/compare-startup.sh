@@ -1,13 +1,78 @@
 #!/usr/bin/env bash
-# compare-startup.sh - how long a job takes from launch to exit under Slurm's srun and under the
-# MPI's own launcher: Hello on N ranks under motor (MPI initialized, one message per rank,
-# finalized), and /bin/true for the launcher's own share.  Series run alternating, each several
-# rounds; prints the median wall time in milliseconds.
+# compare-startup.sh - how long a job takes from launch to exit.
+#
+# usage: perf/compare-startup.sh hello [rounds=7] [ranks=2]
+#   Hello on N ranks under MPICH's mpiexec (issue 18 target 4): the C hello (perf/native/hello.c)
+#   against `motor Hello.dll`, and motor with one part of its start left out each, to show what
+#   each costs: --no-gc-extension (the stock GC), MOTOR_STARTUP_HOOK=0 (no startup hook),
+#   System.MP as plain IL instead of ReadyToRun (obj/.../r2r/il, kept by the build), and
+#   QuickJitForLoops=true (.NET's tiering default instead of motor's), without EventSource
+#   (motor-no-es: EventSource.IsSupported=false, which makes System.MP's meter cheap to create), and
+#   motor-lean (that, no concurrent GC thread, no tiered PGO); plus `dotnet Hello.dll`
+#   (library mode), and /bin/true (true: the launcher's own share).  The series run interleaved, one of each per round; prints per series the
+#   median wall time in ms, the median over the rounds of its quotient to C in the same round,
+#   and the peak resident memory of each rank (VmHWM, from a further run of every series under
+#   /usr/bin/time: ru_maxrss is the high-water mark of the process's resident set).
 #
 # usage: perf/compare-startup.sh [rounds=5] [ranks=4]
-# Starts a one-node Slurm cluster for the run (tests/hosts/slurm.sh; needs root) and stops it after.
+#   The launchers: Hello on N ranks under motor (MPI initialized, one message per rank,
+#   finalized), and /bin/true for the launcher's own share, under Slurm's srun and under the
+#   MPI's own launcher.  Starts a one-node Slurm cluster for the run (tests/hosts/slurm.sh;
+#   needs root) and stops it after.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# ---- hello: C against motor and motor's parts ----
+if [ "${1:-}" = hello ]; then
+  . "$ROOT/perf/common.sh"   # MPICH's launcher (LAUNCH), median, ratio
+  ROUNDS="${2:-7}" RANKS="${3:-2}"
+  BIN="$ROOT/artifacts/bin" HELLO_DIR="$ROOT/artifacts/dotnet/bin/Hello/release"
+  IL="$ROOT/artifacts/dotnet/obj/System.MP/release/r2r/il/System.MP.dll"
+  [ -x "$BIN/hello-c" ] && [ -x "$BIN/motor" ] && [ -f "$HELLO_DIR/Hello.dll" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
+  OUT="$(mktemp -d)"
+  trap 'rm -rf "$OUT"' EXIT
+  # Hello with System.MP as the compiler wrote it (no ReadyToRun), when the build kept that copy.
+  cp -r "$HELLO_DIR" "$OUT/hello-il"
+  SERIES=(C true motor motor-no-gc-ext motor-no-hook motor-qjfl motor-no-es motor-lean dotnet)
+  [ -f "$IL" ] && cp "$IL" "$OUT/hello-il/System.MP.dll" && SERIES+=(motor-il)
+  hello() { # series [wrapper...]: one job of Hello
+    local series="$1"
+    shift
+    case "$series" in
+      C) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/hello-c" ;;
+      true) "${LAUNCH[@]}" -n "$RANKS" "$@" /bin/true ;;
+      motor) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$HELLO_DIR/Hello.dll" ;;
+      motor-no-gc-ext) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" --no-gc-extension "$HELLO_DIR/Hello.dll" ;;
+      motor-no-hook) MOTOR_STARTUP_HOOK=0 "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$HELLO_DIR/Hello.dll" ;;
+      motor-qjfl) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" -p System.Runtime.TieredCompilation.QuickJitForLoops=true "$HELLO_DIR/Hello.dll" ;;
+      motor-no-es) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" -p System.Diagnostics.Tracing.EventSource.IsSupported=false "$HELLO_DIR/Hello.dll" ;;
+      motor-lean) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" -p System.Diagnostics.Tracing.EventSource.IsSupported=false \
+                    -p System.GC.Concurrent=false -p System.Runtime.TieredPGO=false "$HELLO_DIR/Hello.dll" ;;
+      motor-il) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$OUT/hello-il/Hello.dll" ;;
+      dotnet) "${LAUNCH[@]}" -n "$RANKS" "$@" dotnet "$HELLO_DIR/Hello.dll" ;;
+    esac
+  }
+  for r in $(seq 1 "$ROUNDS"); do
+    for s in "${SERIES[@]}"; do
+      t0="$(date +%s%N)"
+      hello "$s" >"$OUT/last.out" 2>&1 || { echo "failed: $s" >&2; cat "$OUT/last.out" >&2; exit 1; }
+      t1="$(date +%s%N)"
+      echo "$r $(((t1 - t0) / 1000000))" >>"$OUT/$s.ms"
+    done
+  done
+  for s in "${SERIES[@]}"; do  # every rank appends its ru_maxrss (KiB) to the series' file
+    hello "$s" /usr/bin/time -a -o "$OUT/$s.kib" -f %M >/dev/null 2>&1 || { echo "failed: $s under /usr/bin/time" >&2; exit 1; }
+  done
+  printf '# Hello on %d ranks under %s, %d interleaved rounds: median wall time from launch to exit,\n' "$RANKS" "$(basename "${LAUNCH[0]}")" "$ROUNDS"
+  printf '# median of the per-round quotients to C, peak resident memory per rank (VmHWM, MiB: max and min over the ranks)\n'
+  printf '%-16s %9s %8s %13s\n' series ms 'ratio' 'VmHWM MiB'
+  for s in "${SERIES[@]}"; do
+    q="$(awk 'NR == FNR {c[$1] = $2; next} {print $2 / c[$1]}' "$OUT/C.ms" "$OUT/$s.ms" | median)"
+    printf '%-16s %9s %8.3f %6.1f %6.1f\n' "$s" "$(awk '{print $2}' "$OUT/$s.ms" | median)" "$q" \
+      "$(sort -g "$OUT/$s.kib" | tail -1 | awk '{print $1 / 1024}')" "$(sort -g "$OUT/$s.kib" | head -1 | awk '{print $1 / 1024}')"
+  done
+  exit 0
+fi
 [ -n "${MOTOR_SLURM_RUN:-}" ] || MOTOR_SLURM_RUN=1 exec "$ROOT/tests/hosts/slurm.sh" run "$0" "$@"
 . "$ROOT/perf/common.sh"
 ROUNDS="${1:-5}" RANKS="${2:-4}"

@@ -3,7 +3,7 @@
 # multi-rank jobs (issue "Robustness end to end", item 6).  Not part of ./build.sh test
 # (it builds the core a second time and runs under valgrind: several minutes).
 #
-#   tests/checkers.sh [asan|memcheck|all] [SCENARIO...]   (default all; after ./build.sh build)
+#   tests/checkers.sh [asan|memcheck|helgrind|all] [SCENARIO...]   (default all; after ./build.sh build)
 #
 # asan      the core (both ABIs) built with AddressSanitizer + UndefinedBehaviorSanitizer
 #           into build/asan; runs test_mpcore (every group) on both cores, then multi-rank
@@ -12,6 +12,11 @@
 # memcheck  valgrind memcheck on test_mpcore, and on 2-rank library-mode scenarios where
 #           only errors with a frame in libmpcore count (the runtime's JIT and GC are not
 #           what is checked here).
+# helgrind  valgrind helgrind (races, lock order) on 2-rank library-mode jobs at thread level
+#           Multiple (async-stress by default: 4 threads per rank and the progress engine
+#           calling the core at once), with the core built into build/helgrind with
+#           MP_HELGRIND (its spinlock and slot hand-off annotated for helgrind); only errors
+#           with a frame in libmpcore count, and tests/helgrind.supp hides what is MPI's own.
 # SCENARIO...: the 2-rank jobs to run (names as `Scenarios.dll --list` prints them)
 # instead of the default list below.
 # Prints one line per check and "N passed, N failed"; exits non-zero on any failure.
@@ -21,6 +26,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WHAT="${1:-all}"
 OUT="$ROOT/artifacts/checkers"
 ASAN_BUILD="$ROOT/build/asan"
+HELGRIND_BUILD="$ROOT/build/helgrind"
 SCENARIOS="$ROOT/artifacts/dotnet/bin/Scenarios/release/Scenarios.dll"
 MPIEXEC="$(motor_launcher mpich)" || exit 1
 mkdir -p "$OUT"
@@ -35,7 +41,8 @@ result() { # name ok detail
 # persistent requests.
 JOBS=("nonblocking" "dropped-request" "mpi-errors" "objects-fuzz" "coll-nonblocking" "soak" "persistent-misuse" "persistent-dropped" "persistent-collectives")
 MEMCHECK_JOBS=("nonblocking" "mpi-errors") # valgrind runs dotnet ~50x slower: fewer jobs
-[ $# -gt 1 ] && JOBS=("${@:2}") && MEMCHECK_JOBS=("${@:2}")
+HELGRIND_JOBS=("async-stress")
+[ $# -gt 1 ] && JOBS=("${@:2}") && MEMCHECK_JOBS=("${@:2}") && HELGRIND_JOBS=("${@:2}")
 
 run_asan() {
   local san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
@@ -94,11 +101,41 @@ run_memcheck() {
   done
 }
 
+run_helgrind() {
+  local job log n
+  # The core with its atomics' happens-before edges told to helgrind (MP_HELGRIND, core.h).
+  cmake -S "$ROOT" -B "$HELGRIND_BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMOTOR_BIN_DIR="$HELGRIND_BUILD/bin" \
+        -DCMAKE_C_FLAGS="-DMP_HELGRIND=1" >"$OUT/helgrind-cmake.log" 2>&1 &&
+    cmake --build "$HELGRIND_BUILD" -j "$(nproc)" --target mpcore >"$OUT/helgrind-build.log" 2>&1
+  result helgrind-build $? "(log: $OUT/helgrind-build.log)"
+  for job in "${HELGRIND_JOBS[@]}"; do
+    log="$OUT/helgrind-job-$job"
+    rm -f "$log".*
+    env MOTOR_CORE_LIBRARY="$HELGRIND_BUILD/bin/libmpcore.so" DOTNET_TieredCompilation=0 DOTNET_EnableWriteXorExecute=0 DOTNET_JitEnableOptionalRelocs=0 \
+        SCENARIOS_THREAD_LEVEL=Multiple MOTOR_STRESS_MESSAGES="${MOTOR_STRESS_MESSAGES:-24}" \
+        timeout 1500 "$MPIEXEC" -n 2 valgrind --tool=helgrind --num-callers=30 \
+        --suppressions="$ROOT/tests/helgrind.supp" --log-file="$log.%p" dotnet "$SCENARIOS" "$job" >"$log.out" 2>&1
+    local rc=$?
+    [ "$(grep -c "^PASS $job rank" "$log.out")" = 2 ] || rc=1
+    # An error counts when a frame of its stack (either thread's) is in the core (with debug
+    # information a frame names its source file, e.g. requests.c:250).
+    local core_re
+    core_re="libmpcore|($(cd "$ROOT/native/mpcore/src" && ls ./*.[ch] | sed 's#^\./##; s/\./\\./' | paste -sd'|')):[0-9]+\\)"
+    n=$(awk -v re="$core_re" '/^==[0-9]+== (Possible data race|Lock order|Thread #[0-9]+: )/ {e=1; core=0; next}
+             e && $0 ~ re {core=1}
+             e && /^==[0-9]+== -+$/ {if (core) n++; e=0}
+             END {if (e && core) n++; print n+0}' "$log".[0-9]*)
+    [ "$n" = 0 ] || rc=1
+    result "helgrind job $job" "$rc" "($n errors with libmpcore frames; logs: $log.*)"
+  done
+}
+
 case "$WHAT" in
   asan) run_asan ;;
   memcheck) run_memcheck ;;
-  all) run_asan; run_memcheck ;;
-  *) echo "usage: tests/checkers.sh [asan|memcheck|all] [SCENARIO...]" >&2; exit 2 ;;
+  helgrind) run_helgrind ;;
+  all) run_asan; run_memcheck; run_helgrind ;;
+  *) echo "usage: tests/checkers.sh [asan|memcheck|helgrind|all] [SCENARIO...]" >&2; exit 2 ;;
 esac
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

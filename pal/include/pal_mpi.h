@@ -70,6 +70,7 @@ extern "C" {
     X(Neighbor_alltoallv) X(Neighbor_alltoallw) X(Ineighbor_allgather)       \
     X(Ineighbor_allgatherv) X(Ineighbor_alltoall) X(Ineighbor_alltoallv)     \
     X(Ineighbor_alltoallw) \
+    X(Testsome) \
     PAL_MPI_RMA(X) PAL_MPI_IO(X)
 
 /* Info objects and one-sided communication (MPI-3). */

@@ -51,7 +51,7 @@ if (comm.Rank == 0)
 for (double start = Mpi.Wtime(); ;)
 {
     for (int i = 0; i < 100; i++)
-        Exchange(comm, send, recv, reqs, (int)Math.Min(i % 2 == 0 ? 8 : 4096, max));
+        OsuWindow.Exchange(comm, send, recv, reqs, (int)Math.Min(i % 2 == 0 ? 8 : 4096, max));
     if (!comm.Bcast(comm.Rank == 0 && Mpi.Wtime() - start < 1.0, 0))
         break;
 }
@@ -66,10 +66,10 @@ for (long n = 1; n <= max; n *= 2)
     {
         if (i == warm)
             t0 = Mpi.Wtime();
-        Exchange(comm, send, recv, reqs, (int)n);
+        OsuWindow.Exchange(comm, send, recv, reqs, (int)n);
     }
     if (comm.Rank == 0)
-        Console.WriteLine($"{n,-12} {(double)n * Window * iters / (Mpi.Wtime() - t0) / 1e6,14:F2}");
+        Console.WriteLine($"{n,-12} {(double)n * Window * iters / (Mpi.Wtime() - t0) / 1e6,14:G6}");
 }
 stop.Cancel();
 allocator?.Join();
@@ -89,25 +89,6 @@ if (comm.Rank == 0)
         $"# gc: {gcs} GCs, {paused}; pinned at marks {s.PinnedTotal}, released at marks {s.ReleasedAtMark}"));
 }
 return 0;
-
-// One window: 64 messages from rank 0 to rank 1, then a 4-byte acknowledgement.
-static void Exchange(Communicator comm, byte[] send, byte[] recv, Request[] reqs, int count)
-{
-    if (comm.Rank == 0)
-    {
-        for (int w = 0; w < reqs.Length; w++)
-            reqs[w] = comm.ISend(send, 0, count, 1, 100);
-        Request.WaitAll(reqs);
-        comm.Recv<int>(1, 101);
-    }
-    else if (comm.Rank == 1)
-    {
-        for (int w = 0; w < reqs.Length; w++)
-            reqs[w] = comm.IRecv(recv, 0, count, 0, 100);
-        Request.WaitAll(reqs);
-        comm.Send(0, 0, 101);
-    }
-}
 
 static void Allocate(CancellationToken stop)
 {

@@ -13,12 +13,18 @@
 // when the cost is linear in N).
 //
 // usage: mpiexec -n 2 dotnet ObjectPingPong.dll [maxNodes=16384] [rounds=5] [budgetMs=40]
+//        dotnet ObjectPingPong.dll self ITERATIONS METHOD [nodes=1]   (one rank, for callgrind:
+//        ITERATIONS nonblocking sends to itself, each received by METHOD: objects (OISend + ORecv),
+//        raw (ISend + Recv) or mprobe (ISend + MProbe + Message.Recv); perf/callgrind-objects.sh)
 using System.Globalization;
 using System.MP;
 using System.Text.Json;
 using System.Text.Json.Serialization;
 using MemoryPack;
 
+if (args.Length > 0 && args[0] == "self")
+    return Bench.Self(Communicator.World, int.Parse(args[1], CultureInfo.InvariantCulture), args[2],
+                      args.Length > 3 ? int.Parse(args[3], CultureInfo.InvariantCulture) : 1);
 int maxNodes = args.Length > 0 ? int.Parse(args[0], CultureInfo.InvariantCulture) : 16384;
 int rounds = args.Length > 1 ? int.Parse(args[1], CultureInfo.InvariantCulture) : 5;
 double budget = (args.Length > 2 ? double.Parse(args[2], CultureInfo.InvariantCulture) : 40) / 1000;
@@ -136,6 +142,31 @@ internal static class Bench
         }
         Console.WriteLine(ok ? "data checked: every method returned the list it was sent" : "DATA MISMATCH");
         return ok ? 0 : 1;
+    }
+
+    /// <summary>One rank sends to itself <paramref name="iters"/> times (callgrind: instructions per send + receive).</summary>
+    internal static int Self(Communicator c, int iters, string method, int nodes)
+    {
+        Node list = Node.Make(nodes);
+        int[] raw = new int[1024], into = new int[1024]; // MPICH refuses a self-send into its own buffer
+        Node? back = null;
+        for (int i = 0; i < iters; i++)
+        {
+            if (method == "objects")
+            {
+                using ObjectRequest r = c.OISend(list, c.Rank, Tag);
+                back = c.ORecv<Node>(c.Rank, Tag);
+                r.Wait();
+                continue;
+            }
+            using Request s = c.ISend(raw, c.Rank, Tag);
+            if (method == "raw")
+                c.Recv(into, c.Rank, Tag);
+            else
+                c.MProbe(c.Rank, Tag).Recv(into);
+            s.Wait();
+        }
+        return method != "objects" || Node.Same(list, back) ? 0 : 1;
     }
 
     /// <summary>Runs <paramref name="iters"/> round trips; rank 0 checks the last list it got back.</summary>

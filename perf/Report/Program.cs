@@ -41,6 +41,10 @@ foreach (Group g in Group.Known)
         md.AppendLine(inv, $"![{g.Title}]({g.Name}.svg)").AppendLine();
     }
     md.Append(table.Markdown(g)).AppendLine();
+    if (g.FirstKey && table.Keys.Count > 0)
+        md.AppendLine(table.First(g)).AppendLine();
+    if (g.Versus is var (mine, theirs) && table.Series.Contains(mine) && table.Series.Contains(theirs))
+        md.AppendLine(table.Versus(g, mine, theirs)).AppendLine();
 }
 
 string micro = Path.Combine(raw, "micro");
@@ -69,7 +73,8 @@ static string CpuModel()
 }
 
 /// <summary>A benchmark group: how to read and show its numbers.</summary>
-internal sealed record Group(string Name, string Title, string Unit, bool HigherIsBetter, bool Sweep, string Description, string Reference = "C")
+internal sealed record Group(string Name, string Title, string Unit, bool HigherIsBetter, bool Sweep, string Description, string Reference = "C",
+                             (string Mine, string Theirs)? Versus = null, bool FirstKey = false)
 {
     internal static readonly Group[] Known =
     [
@@ -85,6 +90,13 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
             "(times BW_SCALE)."),
         new("collectives", "Collectives", "µs", false, false,
             "Allreduce of one double (8 B), Bcast of 1 MiB, Alltoall of 4 KiB per rank, 2 ranks."),
+        new("async", "Awaited requests: round-trip latency", "µs", false, false,
+            "perf/Async at thread level Multiple: ping-pong of 8 B and 64 KiB, half round trip; rank 1 echoes with blocking Recv/Send, rank 0 sends " +
+            "and receives by blocking Recv (recv), IRecv + Wait (wait), await IRecv through the progress engine (await), or await with " +
+            "progress on the caller (await-caller, AsyncProgress.CallerPolls = 1000); C: blocking MPI_Send/MPI_Recv at MPI_THREAD_MULTIPLE."),
+        new("async-idle", "Awaited requests: processor time while idle", "% of a core", false, false,
+            "Rank 0's processor time (whole process) while IDLE_PENDING (default 64; motor-1: 1) awaited receives match nothing for " +
+            "IDLE_SECONDS: the progress engine backs off to sleeps of up to 1 ms. C: the same receives waited for in MPI_Waitall (MPICH polls)."),
         new("io", "Parallel I/O (MPI-IO)", "MB/s", true, false,
             "A collective write (WriteAtAll, one contiguous block per rank, then Sync) and a collective read back (ReadAtAll) of one file of IO_BYTES " +
             "on 2 ranks, timed between barriers, best of 3; the read comes from the page cache when the file fits in memory."),
@@ -92,6 +104,31 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
             "Ping-pong under motor of a linked list holding 4096 data bytes spread over N nodes, round trip including serialization: " +
             "OSend/ORecv (objects), System.Text.Json with reference preservation (json), MemoryPack with circular references (mempack), " +
             "the 4096 bytes as one int[] (raw, the floor the ratios refer to) and the same bytes received by matched probe (mprobe).", "raw"),
+        new("service-bw", "MPI bandwidth beside a gRPC service (issue 17)", "MB/s", true, false,
+            "perf/ServiceLoad, 2 ranks: osu_bw windows between rank 0 and 1 (1 GiB per size times SCALE, after 1 s of warm-up windows) in the job of samples/Service, " +
+            "with the service idle (alone) and while 8 in-process gRPC clients call it back to back (serving); MPI at thread level Multiple, " +
+            "the service on its own communicator and thread. C: bandwidth-c at the same sizes, in the same round."),
+        new("service-rpc", "gRPC calls/s of samples/Service (issue 17)", "calls/s", true, false,
+            "perf/ServiceLoad, 2 ranks: Pi calls (10000 intervals, dealt to both ranks) answered per second by 1 or 8 clients calling back to back, " +
+            "with no other MPI traffic (alone, SERVICE_SECONDS each) and during the serving bandwidth phase (serving); the key is the number of clients. " +
+            "Ratios refer to motor alone.", "motor-alone"),
+        new("first-loop", "A user's loop from its first iteration", "µs", false, true,
+            "perf/UserLoop: the osu_latency loop as a new user writes it, straight in Main with only osu_latency's 100 warm-up iterations " +
+            "(the latency group's programs ping-pong for half a second first), sizes up to FIRST_LOOP_MAX_BYTES; the first size (0 B) " +
+            "runs whatever code the runtime has at the first iteration. motor: its defaults (QuickJitForLoops=false); motor-qjfl: " +
+            ".NET's tiering default (-p System.Runtime.TieredCompilation.QuickJitForLoops=true); motor-before: that and System.MP as plain IL " +
+            "(no ReadyToRun), as motor ran before issue 18; dotnet: library mode.",
+            Versus: ("motor", "motor-before"), FirstKey: true),
+        new("latency-ompi", "Point-to-point latency over Open MPI, with mpi4py", "µs", false, true,
+            "As the latency group, under mpirun.openmpi: C over Open MPI, Motor on its Open MPI core (PingPong under motor) and " +
+            "Debian's mpi4py (perf/mpi4py/latency.py: comm.Send/comm.Recv of NumPy uint8 arrays).", Versus: ("motor", "mpi4py")),
+        new("bandwidth-ompi", "Point-to-point bandwidth over Open MPI, with mpi4py", "MB/s", true, true,
+            "As the bandwidth group, under mpirun.openmpi: C over Open MPI, Motor on its Open MPI core (Bandwidth under motor) and " +
+            "Debian's mpi4py (perf/mpi4py/bandwidth.py: comm.Isend/comm.Irecv of NumPy arrays, MPI.Request.Waitall).", Versus: ("motor", "mpi4py")),
+        new("objects-ompi", "Object transport over Open MPI, against mpi4py (Figure 11)", "µs", false, true,
+            "Figure 11 under mpirun.openmpi: the linked list of 4096 data bytes over N nodes, round trip, sent with OSend/ORecv under motor " +
+            "(motor) and with mpi4py's pickle-based comm.send/comm.recv (mpi4py, the reference: perf/mpi4py/objects.py, NumPy int32 arrays " +
+            "in the nodes); motor-raw and mpi4py-raw are the 4096 bytes as one array with Send/Recv in each.", "mpi4py"),
         new("instructions", "Instructions per operation (callgrind)", "instructions", false, false,
             "perf/callgrind.sh: instructions per nonblocking operation (post plus its share of WaitAll) at the message size in the key column, " +
             "counted by valgrind's callgrind in one run (deterministic, unlike time): C calling MPI, mpcore from C (core, core+obj), " +
@@ -99,6 +136,9 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
     ];
 
     internal string Better => HigherIsBetter ? "higher is better" : "lower is better";
+
+    /// <summary>Keys are node counts (Figure 11), not message sizes.</summary>
+    internal bool Nodes => Name.StartsWith("objects", StringComparison.Ordinal);
 }
 
 /// <summary>Values per (key, series) and round.</summary>
@@ -168,9 +208,11 @@ internal sealed class Table
     /// same round: the rounds are interleaved, so each quotient compares runs made moments
     /// apart and drift of the machine between rounds cancels.
     /// </summary>
-    internal double? Ratio(string key, string series)
+    internal double? Ratio(string key, string series) => Ratio(key, series, Reference);
+
+    internal double? Ratio(string key, string series, string reference)
     {
-        if (!_values.TryGetValue((key, series), out var v) || !_values.TryGetValue((key, Reference), out var c))
+        if (!_values.TryGetValue((key, series), out var v) || !_values.TryGetValue((key, reference), out var c))
             return null;
         var q = v.Where(r => c.TryGetValue(r.Key, out double cr) && cr > 0).Select(r => r.Value / c[r.Key]).ToArray();
         return q.Length == 0 ? null : Median(q);
@@ -187,12 +229,42 @@ internal sealed class Table
         return sb.ToString();
     }
 
+    /// <summary>
+    /// One line: <paramref name="mine"/> over <paramref name="theirs"/> per key (median of the
+    /// per-round quotients), and the keys where <paramref name="mine"/> is not the better one.
+    /// </summary>
+    internal string First(Group g)
+    {
+        string key = Keys[0];
+        var cells = Series.Where(s => s != Reference && Ratio(key, s) is not null)
+                          .Select(s => string.Create(CultureInfo.InvariantCulture, $"{s} {Ratio(key, s):F3}"));
+        return $"**First size ({key} {(g.Nodes ? "nodes" : "B")}), ratio to {Reference}:** {string.Join(", ", cells)}.";
+    }
+
+    internal string Versus(Group g, string mine, string theirs)
+    {
+        var cells = new List<string>();
+        var worse = new List<string>();
+        foreach (string key in Keys)
+        {
+            if (Ratio(key, mine, theirs) is not double r)
+                continue;
+            cells.Add(string.Create(CultureInfo.InvariantCulture, $"{key}: {r:F3}"));
+            if (g.HigherIsBetter ? r < 1 : r > 1)
+                worse.Add(key);
+        }
+        return $"**{mine} / {theirs}** per {(g.Nodes ? "N" : "size")} (median of the per-round quotients; " +
+               $"{(g.HigherIsBetter ? "above" : "below")} 1: {mine} is better): {string.Join(", ", cells)}. " +
+               (worse.Count == 0 ? $"{mine} is ahead at every {(g.Nodes ? "N" : "size")}." :
+                                   $"{mine} is behind at {(g.Nodes ? "N" : "size")} {string.Join(", ", worse)}.");
+    }
+
     private static string Unit(Group g) => g.Unit == "µs" ? "us" : g.Unit.Replace('/', 'p');
 
     internal string Markdown(Group g)
     {
         var sb = new StringBuilder();
-        sb.Append(g.Sweep ? (g.Name == "objects" ? "| nodes |" : "| bytes |") : "| operation |");
+        sb.Append(g.Sweep ? (g.Nodes ? "| nodes |" : "| bytes |") : "| operation |");
         foreach (string s in Series)
             sb.Append(CultureInfo.InvariantCulture, $" {s} ({g.Unit}) |");
         sb.AppendLine().Append("|---|");
@@ -263,7 +335,7 @@ internal static class Plot
             sb.AppendLine(inv, $"<line x1=\"{L}\" y1=\"{y:F1}\" x2=\"{W - R}\" y2=\"{y:F1}\" stroke=\"#ddd\"/>");
             sb.AppendLine(inv, $"<text x=\"{L - 6}\" y=\"{y + 4:F1}\" text-anchor=\"end\">{Math.Pow(10, e):G4}</text>");
         }
-        sb.AppendLine(inv, $"<text x=\"{(L + W - R) / 2}\" y=\"{H - 12}\" text-anchor=\"middle\">{(g.Name == "objects" ? "nodes" : "message size")}</text>");
+        sb.AppendLine(inv, $"<text x=\"{(L + W - R) / 2}\" y=\"{H - 12}\" text-anchor=\"middle\">{(g.Nodes ? "nodes" : "message size")}</text>");
         int i = 0;
         foreach (var (s, list) in pts)
         {

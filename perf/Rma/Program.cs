@@ -3,16 +3,20 @@
 //
 //   mpiexec -n 2 dotnet Rma.dll put|get [max_bytes] [iteration_scale]
 //   mpiexec -n 2 motor  Rma.dll put|get [max_bytes] [iteration_scale]
+//   motor Rma.dll ops operations bytes put|get   (one rank; perf/callgrind.sh)
 //
 // put: osu_put_latency (Window.Allocate, Lock + Flush): rank 0 locks rank 1's window
 //      once, then times Put + Flush; latency = time / iterations.
 // get: osu_get_bw: a window of 64 Gets of the size, then one Flush; MB/s.
-// The origin is an ordinary array: each epoch between flushes pins it once
-// (a GCHandle, under dotnet and motor alike) and the flush lets go of it.
+// The origin is an ordinary array, held by the window from each operation to the
+// flush that completes it: under motor registered with the GC extension (no
+// GCHandle), under dotnet pinned with a GCHandle the window reuses.
 using System.Globalization;
 using System.MP;
 
 const int Window = 64, Large = 8192;
+if (args.Length > 0 && args[0] == "ops")
+    return Ops(long.Parse(args[1], CultureInfo.InvariantCulture), int.Parse(args[2], CultureInfo.InvariantCulture), args[3] == "put");
 bool put = args.Length > 0 && args[0] == "put";
 long max = args.Length > 1 ? long.Parse(args[1], CultureInfo.InvariantCulture) : 4L << 20;
 double scale = args.Length > 2 ? double.Parse(args[2], CultureInfo.InvariantCulture) : 1.0;
@@ -52,11 +56,30 @@ for (long n = 1; n <= max; n *= 2)
         double t0 = Mpi.Wtime();
         Epoch(win, buf, put, (int)n, iters);
         double t = Mpi.Wtime() - t0;
-        Console.WriteLine(put ? $"{n,-12} {t * 1e6 / iters,14:F2}" : $"{n,-12} {(double)n * Window * iters / t / 1e6,14:F2}");
+        Console.WriteLine(put ? $"{n,-12} {t * 1e6 / iters,14:F2}" : $"{n,-12} {(double)n * Window * iters / t / 1e6,14:G6}");
     }
     comm.Barrier();
 }
 return 0;
+
+// Put + Flush (or Get + Flush) towards this rank's own window, over and over, as
+// perf/native/rma_ops.c: instructions per operation (perf/callgrind.sh, CALLGRIND_CASE=rma-put).
+static int Ops(long operations, int bytes, bool put)
+{
+    var buf = new byte[bytes];
+    using var win = Window<byte>.Allocate(Communicator.Self, bytes);
+    win.Lock(0, LockType.Shared);
+    for (long i = 0; i < operations; i++)
+    {
+        if (put)
+            win.Put(buf, 0, bytes, 0, 0);
+        else
+            win.Get(buf, 0, bytes, 0, 0);
+        win.Flush(0);
+    }
+    win.Unlock(0);
+    return 0;
+}
 
 // One passive-target epoch towards rank 1 of `rounds` Put + Flush (put) or 64 Gets + Flush.
 static void Epoch(Window<byte> win, byte[] buf, bool put, int n, int rounds)

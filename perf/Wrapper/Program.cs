@@ -139,7 +139,7 @@ internal sealed class Wrapper(int rank)
                     Exchange(send, recv, count, reqs, pins, statuses);
             }
             if (rank == 0)
-                Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{n,-12} {(double)n * Window * iters / (Mpi.MPI_Wtime() - t0) / 1e6,14:F2}"));
+                Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{n,-12} {(double)n * Window * iters / (Mpi.MPI_Wtime() - t0) / 1e6,14:G6}"));
         }
     }
 

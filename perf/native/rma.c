@@ -68,7 +68,7 @@ int main(int argc, char **argv)
             if (put)
                 printf("%-12ld %14.2f\n", n, t * 1e6 / iters);
             else
-                printf("%-12ld %14.2f\n", n, (double)n * WINDOW * iters / t / 1e6);
+                printf("%-12ld %14.6g\n", n, (double)n * WINDOW * iters / t / 1e6);
             fflush(stdout);
         }
         MPI_Barrier(MPI_COMM_WORLD);

@@ -47,7 +47,7 @@ int main(int argc, char **argv)
         check(mp->req_waitall(WINDOW, rreq, st), "req_waitall");
         check(mp->req_waitall(WINDOW, sreq, st), "req_waitall");
     }
-    check(mp->finalize(), "finalize");
+    check(mp->finalize(0), "finalize");
     free(sbuf);
     free(rbuf);
     return 0;

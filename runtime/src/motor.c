@@ -13,7 +13,7 @@
  *      Motor.Version, Motor.HostPath, Motor.ThreadLevel, Motor.GcExtension, and
  *      System.GC.Path = libmpgc.so beside motor (the GC extension); System.MP
  *      becomes a startup hook so a failing rank aborts the job even before
- *      the app touches MPI;
+ *      the app touches MPI; QuickJitForLoops = false unless the app says otherwise;
  *   4. run Main (hostfxr_run_app);
  *   5. finalize MPI if the app did not, and exit with Main's exit code.
  */
@@ -26,6 +26,8 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <hostfxr.h>
 #include <nethost.h>
@@ -71,6 +73,7 @@ typedef struct fxr {
 } fxr_t;
 
 static const char *const k_levels[] = { "single", "funneled", "serialized", "multiple" };
+static const char k_quick_jit_for_loops[] = "System.Runtime.TieredCompilation.QuickJitForLoops";
 
 static char g_exe[PATH_CAP];   /* this executable */
 static char g_bin[PATH_CAP];   /* its folder: libmpcore, libmpgc, System.MP.dll */
@@ -112,6 +115,9 @@ static void usage(FILE *f)
         "Environment: MOTOR_MPI_LIBRARY selects the MPI library (MPICH ABI, e.g. libmpi.so.12,\n"
         "or Open MPI's libmpi.so.40); MOTOR_MPI_ABI (mpich|openmpi) the core;\n"
         "DOTNET_* variables configure the runtime as usual.\n"
+        "Methods with loops are compiled optimized at their first call (runtime property\n"
+        "System.Runtime.TieredCompilation.QuickJitForLoops=false); -p ...QuickJitForLoops=true\n"
+        "or DOTNET_TC_QuickJitForLoops=1 restores .NET's default (tier-0 and OSR).\n"
         "Exit status: Main's exit code; 2 bad usage, 3 no .NET runtime, 4 no usable MPI\n"
         "library, 5 the app could not be started.  An unhandled exception on any rank\n"
         "aborts the whole job (MPI_Abort).\n");
@@ -385,10 +391,36 @@ static int print_version(const options_t *o)
 
 /* ---- MPI lifecycle ---- */
 
+/* Main's exit code, once it returned: the code a rank ends with if MPI_Finalize never
+ * returns after every rank entered it (mp_finalize's watchdog). */
+static int g_main_rc;
+
 static void finalize_if_ready(void)
 {
     if (g_core->state() == MP_STATE_READY)
-        g_core->finalize();
+        g_core->finalize(g_main_rc);
+}
+
+/* ---- MOTOR_STARTUP_TRACE=1: where start-up time goes ---- */
+
+static int g_trace = -1;  /* -1: not read yet */
+
+/* Prints "motor[pid]: <ms since the first mark> <phase>" to stderr when MOTOR_STARTUP_TRACE=1
+ * (perf/compare-startup.sh, README "Start-up"). */
+static void trace_mark(const char *phase)
+{
+    static struct timespec t0;
+    struct timespec t;
+    if (g_trace < 0) {
+        const char *v = getenv("MOTOR_STARTUP_TRACE");
+        g_trace = v && strcmp(v, "1") == 0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+    }
+    if (!g_trace)
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    fprintf(stderr, "motor[%ld]: %8.2f ms %s\n", (long)getpid(),
+            (double)(t.tv_sec - t0.tv_sec) * 1e3 + (double)(t.tv_nsec - t0.tv_nsec) / 1e6, phase);
 }
 
 /* ---- main ---- */
@@ -424,8 +456,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "motor: application '%s' not found\n", app);
         return EXIT_APP;
     }
+    trace_mark("main");
     if (load_hostfxr(&o, app, &fx) != 0)
         return EXIT_NO_RUNTIME;
+    trace_mark("hostfxr loaded");
 
     /* 1. Prepare the app; the runtime does not start yet. */
     memset(&ip, 0, sizeof ip);
@@ -437,6 +471,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "motor: cannot prepare '%s' to run (hostfxr error 0x%x)\n", app, (unsigned)rc);
         return EXIT_APP;
     }
+
+    trace_mark("app prepared (runtimeconfig, deps.json)");
 
     /* 2. MPI belongs to the VM: initialized before Main. */
     level = o.thread_level;
@@ -459,6 +495,7 @@ int main(int argc, char **argv)
         return EXIT_NO_MPI;
     }
     atexit(finalize_if_ready); /* Environment.Exit leaves through exit() */
+    trace_mark("MPI initialized");
 
     /* 3. Settings for System.MP and the runtime. */
     snprintf(text, sizeof text, "0x%llx", (unsigned long long)(uintptr_t)g_core);
@@ -505,7 +542,11 @@ int main(int argc, char **argv)
                 free(joined);
             }
         }
-        if (have) {
+        /* MOTOR_STARTUP_HOOK=0 leaves the hook out: for measuring its start-up cost only
+         * (perf/compare-startup.sh); an unhandled exception before the app's first MPI
+         * call then no longer aborts the job. */
+        v = getenv("MOTOR_STARTUP_HOOK");
+        if (have && !(v && strcmp(v, "0") == 0)) {
             const char *hooks = get_prop(&fx, h, "STARTUP_HOOKS");
             if (hooks && *hooks) {
                 size_t len = strlen(hooks) + sizeof ":System.MP";
@@ -522,6 +563,12 @@ int main(int argc, char **argv)
             }
         }
     }
+    /* Loops run optimized code from their first iteration (issue 18 target 7): a rank's
+     * ping-pong or solver loop in Main would otherwise run tier-0 code and on-stack
+     * replacement until the background JIT, starved by busy-polling ranks, catches up.
+     * The app's runtimeconfig.json, -p, or DOTNET_TC_QuickJitForLoops=1 opt out. */
+    if (!get_prop(&fx, h, k_quick_jit_for_loops))
+        rc |= set_prop(&fx, h, k_quick_jit_for_loops, "false");
     for (int i = 0; i < o.nprops; i++)
         rc |= set_prop(&fx, h, o.prop_names[i], o.prop_values[i]);
     if (rc != 0) {
@@ -530,10 +577,14 @@ int main(int argc, char **argv)
     }
 
     /* 4. Main. */
+    trace_mark("runtime properties set; starting the runtime");
     rc = fx.run(h);
+    trace_mark("Main returned");
     fx.close(h);
+    g_main_rc = rc;
 
     /* 5. MPI is finalized after Main returns (if the app did not shut it down). */
     finalize_if_ready();
+    trace_mark("MPI finalized");
     return rc;
 }

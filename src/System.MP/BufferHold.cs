@@ -32,12 +32,15 @@ internal sealed class BufferHold
     /// <summary>Pinned GCHandles held now (<see cref="MpiStatistics.PinnedHandles"/>).</summary>
     internal static long PinnedHandles => Volatile.Read(ref s_pinnedHandles);
 
-    /// <summary>Counts pins held elsewhere (a window's arrays of incomplete operations, Window.cs); a positive delta counts as allocated too.</summary>
-    internal static void CountPins(int delta)
+    /// <summary>
+    /// Counts pins held elsewhere (a window's arrays of incomplete operations, Window.cs):
+    /// <paramref name="held"/> arrays pinned more (or fewer), <paramref name="allocated"/> new GCHandles.
+    /// </summary>
+    internal static void CountPins(int held, int allocated)
     {
-        Interlocked.Add(ref s_pinnedHandles, delta);
-        if (delta > 0)
-            Interlocked.Add(ref s_pinnedHandlesAllocated, delta);
+        Interlocked.Add(ref s_pinnedHandles, held);
+        if (allocated > 0)
+            Interlocked.Add(ref s_pinnedHandlesAllocated, allocated);
     }
 
     /// <summary>Pinned GCHandles allocated so far (<see cref="MpiStatistics.PinnedHandlesAllocated"/>).</summary>

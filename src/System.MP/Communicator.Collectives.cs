@@ -156,13 +156,17 @@ public unsafe partial class Communicator
     /// Reduces arrays element by element and scatters the result: rank r gets
     /// block r (<paramref name="recv"/>.Length elements) of it (MPI_Reduce_scatter_block).
     /// </summary>
+    /// <remarks>
+    /// On an intercommunicator (MPI-4.0 §6.10.2) each group's arrays are reduced and scattered over
+    /// the other group; Size is the local group's, and both groups' send lengths must be equal.
+    /// </remarks>
     /// <param name="send">This rank's contribution: Size blocks of <paramref name="recv"/>.Length elements.</param>
     /// <param name="recv">This rank's block of the result.</param>
     /// <param name="op">The operation.</param>
     public void ReduceScatterBlock<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
         int h = Handle;
-        ReduceScatterBlockArgs(send, recv, "ReduceScatterBlock");
+        ReduceScatterBlockArgs(send, recv);
         Reduction(h, CollKind.ReduceScatterBlock, send, recv, recv.Length, op, 0);
     }
 
@@ -190,6 +194,11 @@ public unsafe partial class Communicator
     /// lengths: rank r gets <paramref name="counts"/>[r] elements of the result,
     /// starting after the blocks of ranks 0..r-1 (MPI_Reduce_scatter).
     /// </summary>
+    /// <remarks>
+    /// On an intercommunicator (MPI-4.0 §6.10.1) each group's arrays are reduced and scattered
+    /// over the other group: <paramref name="counts"/> has one entry per rank of this rank's
+    /// (local) group, the same within the group, and both groups' counts add up to the same total.
+    /// </remarks>
     /// <param name="send">This rank's contribution: at least the sum of <paramref name="counts"/> elements.</param>
     /// <param name="recv">This rank's block of the result: at least counts[Rank] elements.</param>
     /// <param name="counts">Each rank's block length (one entry per rank, the same on every rank).</param>
@@ -564,7 +573,7 @@ public unsafe partial class Communicator
     public Request IReduceScatterBlock<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
         int h = Handle;
-        ReduceScatterBlockArgs(send, recv, "IReduceScatterBlock");
+        ReduceScatterBlockArgs(send, recv);
         CollDesc d = Desc<T>(CollKind.ReduceScatterBlock, recv.Length, null, null, 0);
         d.Op = NonblockingOp<T>(op);
         return Request.PostCollective(h, &d, send, recv);
@@ -815,7 +824,7 @@ public unsafe partial class Communicator
     public PersistentRequest ReduceScatterBlockInit<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
         int h = Handle;
-        ReduceScatterBlockArgs(send, recv, "ReduceScatterBlockInit");
+        ReduceScatterBlockArgs(send, recv);
         CollDesc d = Desc<T>(CollKind.ReduceScatterBlock, recv.Length, null, null, 0);
         d.Op = NonblockingOp<T>(op);
         return PersistentRequest.InitCollective(h, d, send, (long)recv.Length * _peerSize, recv, recv.Length, false, true);
@@ -1083,20 +1092,20 @@ public unsafe partial class Communicator
         return Desc<T>(CollKind.Alltoallv, 0, null, null, 0);
     }
 
-    private void ReduceScatterBlockArgs<T>(T[] send, T[] recv, string operation)
+    // On an intercommunicator (MPI-4.0 §6.10.1-2) each group reduces the other group's data and
+    // scatters it over its own ranks: counts and send lengths are of the local group.
+    private void ReduceScatterBlockArgs<T>(T[] send, T[] recv)
     {
-        RequireIntra(operation);
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         if (recv is null)
             ThrowHelper.ThrowNull(nameof(recv));
-        RequireLength(send, nameof(send), (long)recv.Length * _peerSize);
+        RequireLength(send, nameof(send), (long)recv.Length * _size);
     }
 
     /// <summary>Checks ReduceScatter's arguments; returns this rank's count.</summary>
     private int ReduceScatterArgs<T>(T[] send, T[] recv, int[] counts) where T : unmanaged
     {
-        RequireIntra("ReduceScatter");
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         if (counts is null)

@@ -159,38 +159,7 @@ public unsafe partial class Communicator
         CheckRoot(root);
         if (_isInter && root == Mpi.ProcNull)
             return default;
-        if (IsRoot(root))
-        {
-            ObjectTransport.Encoded payload = EncodeAtRoot(() => ObjectTransport.Encode(obj), root);
-            try
-            {
-                Bcast(payload.Length, root);
-                BcastBytes(payload.Pointer, payload.Length, root, h);
-            }
-            finally
-            {
-                payload.Release();
-            }
-            return obj;
-        }
-        long length = Bcast(0L, root);
-        ThrowIfRootFailed(length, root);
-        NativeBuffer buffer = BufferPool.Rent(Math.Min(length, WireFormat.ChunkBytes));
-        try
-        {
-            var payload = new RoundReceiver(buffer, length);
-            for (long off = 0; off < length; off += WireFormat.ChunkBytes)
-            {
-                long part = Math.Min(WireFormat.ChunkBytes, length - off);
-                BcastBytes(payload.Next(part), part, root, h);
-                payload.Arrived(part);
-            }
-            return Expect<T>(ObjectReader.Decode(payload.Payload, length));
-        }
-        finally
-        {
-            BufferPool.Return(buffer);
-        }
+        return BcastObject(obj, root, h);
     }
 
     /// <summary>
@@ -227,53 +196,13 @@ public unsafe partial class Communicator
         CheckRoot(root);
         if (_isInter && root == Mpi.ProcNull)
             return null;
-        bool atRoot = IsRoot(root), receives = !_isInter || !atRoot;
-        int p = _isInter && atRoot ? _peerSize : _size; // the ranks that get a block
-        var counts = new long[p];
-        var starts = new long[p];
-        NativeBuffer? pieces = null;
-        if (atRoot)
+        if (IsRoot(root) && array is null)
+            throw new ArgumentNullException(nameof(array), SR.Format(SR.BufferRequiredAtRoot, nameof(array)));
+        return ScatterPieces<T[]>((starts, counts) =>
         {
-            if (array is null)
-                throw new ArgumentNullException(nameof(array), SR.Format(SR.BufferRequiredAtRoot, nameof(array)));
-            try
-            {
-                pieces = EncodeBlocks(array, p, starts, counts);
-            }
-            catch (TransportException)
-            {
-                counts[0] = -1;
-                Bcast(counts, root);
-                throw;
-            }
-        }
-        try
-        {
-            Bcast(counts, root);
-            ThrowIfRootFailed(counts[0], root);
-            var plan = new RoundPlan(counts, p);
-            NativeBuffer mine = BufferPool.Rent(receives ? Math.Min(counts[_rank], plan.Slice) : 0);
-            try
-            {
-                var block = new RoundReceiver(mine, receives ? counts[_rank] : 0);
-                for (int k = 0; k < plan.Rounds; k++)
-                {
-                    long part = receives ? plan.Part(counts[_rank], k) : 0;
-                    ScattervRound(plan, k, pieces, starts, counts, receives ? block.Next(part) : null, root, h);
-                    block.Arrived(part);
-                }
-                return receives ? Expect<T[]>(ObjectReader.Decode(block.Payload, counts[_rank])) : null;
-            }
-            finally
-            {
-                BufferPool.Return(mine);
-            }
-        }
-        finally
-        {
-            if (pieces is not null)
-                BufferPool.Return(pieces);
-        }
+            int n = array!.Length, p = counts.Length;
+            return EncodeSlices(array, p, starts, counts, r => n / p + (r < n % p ? 1 : 0));
+        }, root, h);
     }
 
     /// <summary>
@@ -306,12 +235,7 @@ public unsafe partial class Communicator
     public T[]? OGather<T>(T[] block, int root)
     {
         int h = Handle;
-        CheckRoot(root);
-        if (_isInter && root == Mpi.ProcNull)
-            return null;
-        if (block is null && !(_isInter && root == Mpi.Root))
-            ThrowHelper.ThrowNull(nameof(block));
-        return GatherObjects(block, root, h);
+        return GathersNothing(block, root) ? null : GatherObjects(block, root, h);
     }
 
     /// <summary>Every rank gets every rank's block, concatenated in rank order. Collective; intracommunicators only.</summary>
@@ -329,6 +253,61 @@ public unsafe partial class Communicator
     }
 
     // ---- machinery ----
+
+    /// <summary>Checks OGather's arguments; true for the ranks of an intercommunicator's root group other than the root.</summary>
+    private bool GathersNothing<T>(T[] block, int root)
+    {
+        CheckRoot(root);
+        if (_isInter && root == Mpi.ProcNull)
+            return true;
+        if (block is null && !(_isInter && root == Mpi.Root))
+            ThrowHelper.ThrowNull(nameof(block));
+        return false;
+    }
+
+    /// <summary>OBcast's transport; a root that <paramref name="failure"/> names sends the failure instead of its object.</summary>
+    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
+    private T? BcastObject<T>(T? obj, int root, int h, Failure failure = default)
+    {
+        if (IsRoot(root))
+        {
+            if (failure.Happened)
+            {
+                Bcast(failure.Marker, root);
+                ThrowFailure(failure, root);
+            }
+            ObjectTransport.Encoded payload = EncodeAtRoot(() => ObjectTransport.Encode(obj), root);
+            try
+            {
+                Bcast(payload.Length, root);
+                BcastBytes(payload.Pointer, payload.Length, root, h);
+            }
+            finally
+            {
+                payload.Release();
+            }
+            return obj;
+        }
+        long length = Bcast(0L, root);
+        ThrowIfRootFailed(length, root);
+        NativeBuffer buffer = BufferPool.Rent(Math.Min(length, WireFormat.ChunkBytes));
+        try
+        {
+            var payload = new RoundReceiver(buffer, length);
+            for (long off = 0; off < length; off += WireFormat.ChunkBytes)
+            {
+                long part = Math.Min(WireFormat.ChunkBytes, length - off);
+                BcastBytes(payload.Next(part), part, root, h);
+                payload.Arrived(part);
+            }
+            return Expect<T>(ObjectReader.Decode(payload.Payload, length));
+        }
+        finally
+        {
+            BufferPool.Return(buffer);
+        }
+    }
+
 
     private static void CheckVectorSlice(Array array, int offset, int count)
     {
@@ -360,15 +339,44 @@ public unsafe partial class Communicator
         }
         catch (TransportException)
         {
-            Bcast(-1L, root);
+            Bcast(EncodeFailedMarker, root);
             throw;
         }
     }
 
-    private static void ThrowIfRootFailed(long length, int root)
+    // What a root sends instead of a size when it cannot send its objects.
+    private const long EncodeFailedMarker = -1; // TransportException everywhere
+    private const long CombineFailedMarker = -2; // a user function threw: MpiException everywhere, the message follows
+    private const long MismatchMarker = -3;      // the ranks' arguments disagree: ArgumentException everywhere, the message follows
+
+    /// <summary>Why the root of an object collective failed after it started (default: it did not).</summary>
+    private readonly struct Failure(long marker, string message, Exception? inner = null)
     {
-        if (length < 0)
+        internal bool Happened => marker != 0;
+        internal long Marker => marker;
+        internal string Message => message;
+        internal Exception ToException() =>
+            marker == MismatchMarker ? new ArgumentException(message) : new MpiException(message, inner!);
+    }
+
+    /// <summary>At the root, once the marker went out: the message follows, then the root throws.</summary>
+    [DoesNotReturn, RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
+    private void ThrowFailure(Failure failure, int root)
+    {
+        BcastObject(failure.Message, root, Handle);
+        throw failure.ToException();
+    }
+
+    /// <summary>Away from the root: a negative size is the root's failure marker; throws what the root threw.</summary>
+    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
+    private void ThrowIfRootFailed(long marker, int root)
+    {
+        if (marker >= 0)
+            return;
+        if (marker == EncodeFailedMarker)
             throw new TransportException(SR.Format(SR.RootEncodeFailed, root));
+        string message = BcastObject<string>(null, root, Handle) ?? string.Empty;
+        throw marker == MismatchMarker ? new ArgumentException(message) : new MpiException(message);
     }
 
     private static void BcastBytes(byte* p, long length, int root, int comm)

@@ -11,21 +11,21 @@ namespace System.MP;
 // per rank, so MPI's int counts and displacements never overflow (RoundPlan).
 public unsafe partial class Communicator
 {
-    /// <summary>Encodes the OScatter blocks of <paramref name="array"/> side by side, one payload per rank.</summary>
+    /// <summary>
+    /// Encodes <paramref name="p"/> payloads side by side, payload r written by
+    /// <paramref name="write"/>(writer, r) (which returns where it starts).
+    /// </summary>
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
-    private static NativeBuffer EncodeBlocks<T>(T[] array, int p, long[] starts, long[] counts)
+    private static NativeBuffer EncodePieces(int p, long[] starts, long[] counts, Func<ObjectWriter, int, long> write)
     {
         NativeBuffer buffer = BufferPool.Rent(BufferPool.InitialBytes);
         ObjectWriter w = ObjectWriter.Rent(buffer, 0);
         try
         {
-            int n = array.Length, offset = 0;
             for (int r = 0; r < p; r++)
             {
-                int count = n / p + (r < n % p ? 1 : 0);
-                starts[r] = w.WritePiece(null, array, offset, count);
+                starts[r] = write(w, r);
                 counts[r] = w.Position - starts[r];
-                offset += count;
             }
             return buffer;
         }
@@ -40,6 +40,84 @@ public unsafe partial class Communicator
         }
     }
 
+    /// <summary>Encodes consecutive slices of <paramref name="array"/>, slice r of <paramref name="lengths"/>(r) elements, one payload per rank.</summary>
+    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
+    private static NativeBuffer EncodeSlices<T>(T[] array, int p, long[] starts, long[] counts, Func<int, int> lengths)
+    {
+        int offset = 0;
+        return EncodePieces(p, starts, counts, (w, r) =>
+        {
+            int n = lengths(r);
+            long start = w.WritePiece(null, array, offset, n);
+            offset += n;
+            return start;
+        });
+    }
+
+    /// <summary>
+    /// OScatter and its v-forms, and the outcomes of the object reductions: the root
+    /// encodes one payload per receiving rank (<paramref name="encode"/>, at the root
+    /// only), the sizes are broadcast, then the payloads go out by Scatterv in rounds.
+    /// A root that failed (<paramref name="failure"/>, or an encoding failure) sends
+    /// a marker instead of sizes, and every rank throws.
+    /// </summary>
+    /// <returns>This rank's payload decoded as a <typeparamref name="TOut"/>; default where nothing is received.</returns>
+    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
+    private TOut? ScatterPieces<TOut>(Func<long[], long[], NativeBuffer>? encode, int root, int h, Failure failure = default)
+    {
+        bool atRoot = IsRoot(root), receives = !_isInter || !atRoot;
+        int p = _isInter && atRoot ? _peerSize : _size; // the ranks that get a payload
+        var counts = new long[p];
+        var starts = new long[p];
+        NativeBuffer? pieces = null;
+        if (atRoot)
+        {
+            if (failure.Happened)
+            {
+                counts[0] = failure.Marker;
+                Bcast(counts, root);
+                ThrowFailure(failure, root);
+            }
+            try
+            {
+                pieces = encode!(starts, counts);
+            }
+            catch (TransportException)
+            {
+                counts[0] = EncodeFailedMarker;
+                Bcast(counts, root);
+                throw;
+            }
+        }
+        try
+        {
+            Bcast(counts, root);
+            ThrowIfRootFailed(counts[0], root);
+            var plan = new RoundPlan(counts, p);
+            NativeBuffer mine = BufferPool.Rent(receives ? Math.Min(counts[_rank], plan.Slice) : 0);
+            try
+            {
+                var block = new RoundReceiver(mine, receives ? counts[_rank] : 0);
+                for (int k = 0; k < plan.Rounds; k++)
+                {
+                    long part = receives ? plan.Part(counts[_rank], k) : 0;
+                    ScattervRound(plan, k, pieces, starts, counts, receives ? block.Next(part) : null, root, h);
+                    block.Arrived(part);
+                }
+                return receives ? Expect<TOut>(ObjectReader.Decode(block.Payload, counts[_rank])) : default;
+            }
+            finally
+            {
+                BufferPool.Return(mine);
+            }
+        }
+        finally
+        {
+            if (pieces is not null)
+                BufferPool.Return(pieces);
+        }
+    }
+
     /// <summary>
     /// OGather (root ≥ 0, or <see cref="Mpi.Root"/> / the root's rank on an
     /// intercommunicator) or OAllgather (root -1): the payload sizes first, then
@@ -50,6 +128,26 @@ public unsafe partial class Communicator
     /// </summary>
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     private T[]? GatherObjects<T>(T[]? block, int root, int h)
+    {
+        T[][]? blocks = GatherBlocks(block, root, h);
+        if (blocks is null)
+            return null;
+        int n = 0;
+        foreach (T[] b in blocks)
+            n += b.Length;
+        var result = new T[n];
+        int at = 0;
+        foreach (T[] b in blocks)
+        {
+            Array.Copy(b, 0, result, at, b.Length);
+            at += b.Length;
+        }
+        return result;
+    }
+
+    /// <summary>The blocks of <see cref="GatherObjects"/>, one per rank in rank order, at the ranks that receive; null elsewhere.</summary>
+    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
+    private T[][]? GatherBlocks<T>(T[]? block, int root, int h)
     {
         bool receives = _isInter ? root == Mpi.Root : root < 0 || root == _rank;
         bool sends = !(_isInter && receives);
@@ -99,20 +197,9 @@ public unsafe partial class Communicator
                 if (!receives)
                     return null;
                 var blocks = new T[p][];
-                int n = 0;
                 for (int r = 0; r < p; r++)
-                {
                     blocks[r] = Expect<T[]>(ObjectReader.Decode(all.Pointer + starts[r], counts[r]))!;
-                    n += blocks[r].Length;
-                }
-                var result = new T[n];
-                int at = 0;
-                foreach (T[] b in blocks)
-                {
-                    Array.Copy(b, 0, result, at, b.Length);
-                    at += b.Length;
-                }
-                return result;
+                return blocks;
             }
             finally
             {
@@ -136,16 +223,34 @@ public unsafe partial class Communicator
         internal readonly long Slice;
         internal readonly int Rounds;
 
-        internal RoundPlan(long[] counts, int p)
+        internal RoundPlan(long[] counts, int p) : this(Sum(counts), Max(counts), p) { }
+
+        /// <summary>
+        /// The plan for payloads of at most <paramref name="max"/> bytes where no rank sends
+        /// or receives more than <paramref name="sum"/> bytes in all (the all-to-all exchange,
+        /// where every rank must compute the plan from the same job-wide values).
+        /// </summary>
+        internal RoundPlan(long sum, long max, int p)
         {
-            long sum = 0, max = 1;
-            foreach (long c in counts)
-            {
-                sum += c;
-                max = Math.Max(max, c);
-            }
+            max = Math.Max(max, 1);
             Slice = sum <= WireFormat.ChunkBytes ? max : Math.Max(WireFormat.ChunkBytes / p, 1);
             Rounds = (int)((max + Slice - 1) / Slice);
+        }
+
+        internal static long Sum(long[] counts)
+        {
+            long sum = 0;
+            foreach (long c in counts)
+                sum += c;
+            return sum;
+        }
+
+        internal static long Max(long[] counts)
+        {
+            long max = 0;
+            foreach (long c in counts)
+                max = Math.Max(max, c);
+            return max;
         }
 
         /// <summary>Bytes of a payload of <paramref name="count"/> bytes that travel in round <paramref name="k"/>.</summary>
@@ -252,6 +357,39 @@ public unsafe partial class Communicator
         {
             if (staging is not null)
                 BufferPool.Return(staging);
+        }
+    }
+
+    private void AlltoallvRound(in RoundPlan plan, int k, byte* send, long[] sendStarts, long[] sendCounts,
+                                byte* recv, long[] recvStarts, long[] recvCounts, int h)
+    {
+        int p = sendCounts.Length;
+        int[] sparts = new int[p], sdispls = new int[p], rparts = new int[p], rdispls = new int[p];
+        NativeBuffer? sendStaging = null, recvStaging = null;
+        try
+        {
+            byte* s = Layout(plan, k, send, sendStarts, sendCounts, sparts, sdispls, ref sendStaging, pack: true);
+            byte* r = Layout(plan, k, recv, recvStarts, recvCounts, rparts, rdispls, ref recvStaging, pack: false);
+            fixed (int* sc = sparts)
+            fixed (int* sd = sdispls)
+            fixed (int* rc = rparts)
+            fixed (int* rd = rdispls)
+            {
+                CollDesc d = Desc<byte>(CollKind.Alltoallv, 0, s, r, 0);
+                d.SendCounts = sc;
+                d.SDispls = sd;
+                d.RecvCounts = rc;
+                d.RDispls = rd;
+                Run(h, &d, false);
+            }
+            Unpack(plan, k, recv, recvStarts, rparts, rdispls, r);
+        }
+        finally
+        {
+            if (sendStaging is not null)
+                BufferPool.Return(sendStaging);
+            if (recvStaging is not null)
+                BufferPool.Return(recvStaging);
         }
     }
 }

@@ -100,14 +100,20 @@ public unsafe partial class Communicator : IDisposable
         }
     }
 
-    /// <summary>A new communicator with the same ranks and a separate context (MPI_Comm_dup). Collective.</summary>
+    /// <summary>
+    /// A new communicator with the same ranks and a separate context (MPI_Comm_dup); it gets the
+    /// attributes whose keyval's copy function agrees (<see cref="CreateKeyval{T}"/>). Collective.
+    /// </summary>
+    /// <exception cref="Exception">What a copy function threw: the duplicate was freed on this rank.</exception>
     public unsafe Communicator Dup()
     {
         int h = Handle, dup = 0;
         int rc = Core.CommDup(h, &dup);
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
-        return Wrap(dup)!;
+        Communicator copy = Wrap(dup)!;
+        CopyAttributesTo(copy);
+        return copy;
     }
 
     /// <summary>
@@ -126,7 +132,11 @@ public unsafe partial class Communicator : IDisposable
         return Wrap(part);
     }
 
-    /// <summary>Frees the communicator (MPI_Comm_free). World and Self are never freed; disposing twice is harmless.</summary>
+    /// <summary>
+    /// Deletes the attributes (their delete functions run, the last set first) and frees the
+    /// communicator (MPI_Comm_free).  World and Self are never freed; disposing twice is harmless.
+    /// </summary>
+    /// <exception cref="Exception">What a delete function threw: the communicator was not freed, and Dispose may be called again.</exception>
     public void Dispose()
     {
         Dispose(true);
@@ -138,6 +148,12 @@ public unsafe partial class Communicator : IDisposable
     {
         if (_predefined || _handle < 0 || !disposing)
             return;
+        DeleteAttributes();
+        Free();
+    }
+
+    private void Free()
+    {
         int h = _handle;
         _handle = -1;
         if (Core.State() == CoreConst.StateReady) // also when MPI runs through sessions alone

@@ -51,6 +51,32 @@ public static unsafe class Mpi
         get => s_tagUpperBound;
     }
 
+    /// <summary>True when <see cref="Wtime"/> is synchronized across all ranks of the job (MPI_WTIME_IS_GLOBAL).</summary>
+    public static bool WtimeIsGlobal => WorldAttribute(1) == 1;
+
+    /// <summary>
+    /// How many processes the job may have in all, counting those that spawning
+    /// may add (MPI_UNIVERSE_SIZE); null when the launcher does not say.
+    /// </summary>
+    public static int? UniverseSize => WorldAttribute(2);
+
+    /// <summary>
+    /// Which application of a multiple-program launch (<c>mpiexec -n 2 a : -n 2 b</c>) this
+    /// process belongs to, from 0 (MPI_APPNUM); null when the launcher does not say.
+    /// </summary>
+    public static int? AppNum => WorldAttribute(3);
+
+    /// <summary>A predefined attribute of MPI_COMM_WORLD (the core's world_attr); null when unset.</summary>
+    private static int? WorldAttribute(int which)
+    {
+        RequireInitialized();
+        int value = 0, flag = 0;
+        int rc = Core.WorldAttr(which, &value, &flag);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        return flag != 0 ? value : null;
+    }
+
     /// <summary>True between a successful <see cref="Init"/> and <see cref="Shutdown"/>.</summary>
     public static bool IsInitialized => s_state == StateReady;
 
@@ -169,14 +195,25 @@ public static unsafe class Mpi
     /// automatically at process exit; after it, MPI cannot be used again in this
     /// process.  Calling it again does nothing.
     /// </summary>
+    /// <remarks>
+    /// Every rank enters MPI_Finalize together (the core puts a barrier first).  Some MPI
+    /// libraries can then wait forever for peers that already left (MPICH 4.0.2 over UCX's TCP
+    /// transport, between hosts); if MPI_Finalize has not returned <c>MOTOR_FINALIZE_TIMEOUT</c>
+    /// seconds after every rank entered it (default 30; 0 waits forever), the process says so on
+    /// stderr and ends with <see cref="Environment.ExitCode"/> as it was when this was called.
+    /// </remarks>
     public static void Shutdown()
     {
         lock (s_lock)
         {
             if (s_state != StateReady)
                 return;
+            s_self!.DeleteAttributes(); // MPI_Finalize first frees MPI_COMM_SELF's attributes (MPI-4.0 §11.2.4)
+            ProgressEngine.Stop(); // it calls MPI: before MPI_Finalize
             s_state = StateShutDown;
-            int rc = Core.Finalize();
+            // The code this process would end with now, should MPI_Finalize never return
+            // once every rank entered it (MOTOR_FINALIZE_TIMEOUT).
+            int rc = Core.Finalize(Environment.ExitCode);
             if (rc < 0)
                 ThrowHelper.ThrowCore(rc);
         }

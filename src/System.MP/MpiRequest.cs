@@ -17,13 +17,13 @@ namespace System.MP;
 /// requests among them is polled (an object receive matches its message only when
 /// tested) until every one has completed.  Not thread-safe: complete a request from one thread.
 /// </remarks>
-public abstract unsafe class MpiRequest : IDisposable
+public abstract unsafe partial class MpiRequest : IDisposable
 {
     /// <summary>Requests the sets handle without allocating (handles and statuses on the stack).</summary>
     private protected const int StackRequests = 128;
 
     /// <summary>The set entry of an object request still pending: no core handle, it completes through its own Test.</summary>
-    private protected const int ObjectPending = int.MinValue;
+    internal const int ObjectPending = int.MinValue;
 
     private protected MpiRequest()
     {

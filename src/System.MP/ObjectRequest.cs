@@ -2,6 +2,9 @@ using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
 using System.MP.Interop;
 using System.MP.Transport;
+using System.Runtime.CompilerServices;
+using System.Threading;
+using System.Threading.Tasks;
 
 namespace System.MP;
 
@@ -97,6 +100,13 @@ public abstract class ObjectRequest : MpiRequest
     internal override void CompletedInSet(int rc, int handle, in Status status) => throw new UnreachableException();
 
     internal override Status FinishAlone(int rc, in Status status) => throw new UnreachableException();
+
+    // A receive completes cancelled at once; a send is not cancelled (see Cancel).
+    internal override bool CancelAwaited()
+    {
+        Cancel();
+        return _completed;
+    }
 
     private Status Outcome()
     {
@@ -203,6 +213,24 @@ public sealed class ObjectRequest<T> : ObjectRequest
             return _result;
         }
     }
+
+    /// <summary>
+    /// Waits for the object asynchronously, through the progress engine (see
+    /// <see cref="MpiRequest.WaitAsync"/>, which says what cancelling does and which thread
+    /// level it needs).
+    /// </summary>
+    /// <param name="cancellationToken">Cancels the receive if it has not matched its message (then <see cref="OperationCanceledException"/>).</param>
+    /// <returns>The received object.</returns>
+    /// <exception cref="InvalidOperationException">The thread level is below <see cref="ThreadLevel.Multiple"/>.</exception>
+    public async Task<T?> ResultAsync(CancellationToken cancellationToken = default)
+    {
+        await WaitAsync(cancellationToken).ConfigureAwait(false);
+        return _result;
+    }
+
+    /// <summary>Makes <c>await request</c> give the received object (<see cref="ResultAsync"/>), resuming on the thread pool.</summary>
+    /// <returns>The awaiter; the await's result is the object.</returns>
+    public new ConfiguredTaskAwaitable<T?>.ConfiguredTaskAwaiter GetAwaiter() => ResultAsync().ConfigureAwait(false).GetAwaiter();
 
     private protected override bool Progress(bool block, out Status status)
     {

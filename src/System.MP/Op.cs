@@ -167,6 +167,16 @@ public sealed unsafe class Op : IDisposable
         return new Op(new Impl<T>((a, b) => better(b, a) ? b : a), commutative: true, opName);
     }
 
+    /// <summary>
+    /// The function that combines objects of T in the object reductions: a user operation's
+    /// own function, or Sum, Product, Min and Max made from T's operators (ObjectOperators).
+    /// </summary>
+    [RequiresDynamicCode(Transport.Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Transport.Codecs.DynamicCodeMessage)]
+    internal Func<T, T, T> ObjectFunction<T>(string paramName) =>
+        _impl?.Function as Func<T, T, T>
+        ?? (_code is >= 1 and <= 4 ? ObjectOperators.For<T>(_code - 1) : null)
+        ?? throw new ArgumentException(SR.Format(SR.OpNotForType, _name, typeof(T).Name), paramName);
+
     /// <summary>The core's op code for elements of T; throws ArgumentException when the op does not apply to T.</summary>
     internal int CodeFor<T>(string paramName) where T : unmanaged
     {
@@ -233,12 +243,15 @@ public sealed unsafe class Op : IDisposable
     private abstract class Impl
     {
         internal abstract Type ElementType { get; }
+        internal abstract Delegate Function { get; }
         internal abstract void Apply(void* input, void* inout, long count);
     }
 
     private sealed class Impl<T>(Func<T, T, T> function) : Impl where T : unmanaged
     {
         internal override Type ElementType => typeof(T);
+
+        internal override Delegate Function => function;
 
         internal override void Apply(void* input, void* inout, long count)
         {

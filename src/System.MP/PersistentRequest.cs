@@ -334,6 +334,14 @@ public unsafe class PersistentRequest : MpiRequest
 
     internal override Status FinishAlone(int rc, in Status status) => Finish(rc, status);
 
+    internal override bool CancelAwaited()
+    {
+        if (!_active || Core.ReqIsRecv(LiveHandle()) != 1)
+            return false;
+        Cancel();
+        return true;
+    }
+
     private Status Finish(int rc, Status st)
     {
         Exception? error = rc < 0 ? ThrowHelper.CoreException(rc) : null;

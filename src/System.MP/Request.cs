@@ -159,6 +159,15 @@ public sealed unsafe partial class Request : MpiRequest
 
     internal override Status FinishAlone(int rc, in Status status) => Finish(rc, status);
 
+    internal override bool CancelAwaited()
+    {
+        int h = Handle;
+        if (h == CoreConst.ReqNull || Core.ReqIsRecv(h) != 1)
+            return false;
+        Cancel();
+        return true;
+    }
+
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private Status Finish(int rc, Status st)
     {

@@ -15,6 +15,9 @@ internal static class SR
     internal const string BadHangReport = "The hang report setting '{0}' (motor --hang-report, or MOTOR_HANG_REPORT) is not SECONDS or SECONDS,abort with SECONDS a positive number.";
     internal const string HangReportAbort = "motor hang report: {0} is still blocked; aborting the job (hang report with abort).";
     internal const string FailedExitAborts = "[rank {0}] exiting with code {1} while MPI is in use; aborting the MPI job so that no rank waits for this one forever.";
+    internal const string AwaitThreadLevel = "Awaiting an MPI request needs thread level Multiple (the progress engine calls MPI from its own thread), but MPI was initialized at {0}. Call Mpi.Init(ThreadLevel.Multiple) before any other MPI use; under motor, start the program with 'motor --thread-level multiple' or set the runtime property Motor.ThreadLevel (multiple).";
+    internal const string AlreadyAwaited = "The request is already being awaited with a cancellation token, or by another thread at the same time; await the task of its first WaitAsync.";
+    internal const string WhenAnyEmpty = "WhenAny needs at least one request.";
     internal const string AfterShutdown = "MPI has been shut down (Mpi.Shutdown); no further MPI operations are possible in this process.";
     internal const string NotInitialized = "MPI is not initialized.";
     internal const string RankOutOfRange = "Rank {0} is outside [0, {1}) of this communicator and is not {2}.";
@@ -131,6 +134,16 @@ internal static class SR
     internal const string SessionFinalized = "The session was finalized.";
     internal const string ProcessSetName = "A process set name must not be empty or contain NUL.";
     internal const string StringTag = "The string tag must have 1 to 256 UTF-8 bytes and no NUL (MPI_MAX_STRINGTAG_LEN).";
+
+    // Object reductions, object all-to-all and v-forms (Communicator.ObjectReductions.cs, Communicator.ObjectVectors.cs).
+    internal const string ObjectOpThrew = "The reduction function threw on rank {0}: {1}: {2}";
+    internal const string ObjectOneValue = "Rank {0} sent {1} values to an object reduction, which takes one per rank (did every rank call the same collective?).";
+    internal const string ObjectCountsTotal = "{0} has {1} elements but {2} add up to {3}.";
+    internal const string ObjectCountsTooLarge = "{0} add up to {1}, more than an array can hold.";
+    internal const string ObjectCountsDisagree = "Rank {0} passed counts[{1}] = {2} where rank 0 passed {3}; every rank must pass the same counts.";
+    internal const string ObjectLengthsDisagree = "Rank {0} passed {1} elements where the counts add up to {2}.";
+    internal const string ObjectBlocksLength = "{0} has {1} entries; it needs one per rank ({2}).";
+    internal const string ObjectNullBlock = "{0}[{1}] is null; pass an empty array for a rank that gets nothing.";
 
     internal static string Format(string format, params object?[] args) =>
         string.Format(CultureInfo.InvariantCulture, format, args);

@@ -146,6 +146,6 @@ public sealed unsafe class Session : IDisposable
     private static void OnProcessExit(object? sender, EventArgs e)
     {
         if (!Mpi.IsInitialized && Core.State() == CoreConst.StateReady)
-            Core.Finalize();
+            Core.Finalize(Environment.ExitCode);
     }
 }

@@ -20,7 +20,7 @@ namespace System.MP;
 /// A <see cref="Span{T}"/> taken before <see cref="Window.Dispose"/> cannot be revoked:
 /// do not keep one across it (memory from MPI is gone then).</para>
 /// <para>Put, Get and the accumulates are nonblocking in MPI: the array passed stays
-/// in use (pinned by the window) until the synchronization call that completes the
+/// in use (held in place by the window) until the synchronization call that completes the
 /// operation (Fence, Unlock, UnlockAll, the flushes, Complete).  FetchAndOp and
 /// CompareAndSwap return their result, so they complete before returning and need a
 /// passive-target epoch (Lock or LockAll).</para>
@@ -167,11 +167,14 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     {
         int h = Handle;
         CheckSlice(array, offset, count);
+        bool pin = Movable(array, count, target, out bool register);
         fixed (T* p = array)
         {
-            Check(put ? Core.WinPut(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, null, null)
-                      : Core.WinGet(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, null, null));
-            Held(array, count, target);
+            void* obj = register ? Request.ObjectAddress(ref array) : null;
+            Check(put ? Core.WinPut(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, null)
+                      : Core.WinGet(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, null));
+            if (pin)
+                Hold(array, target);
         }
     }
 
@@ -183,10 +186,13 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     {
         int h = Handle, code = OpCode(op);
         CheckSlice(data, offset, count);
+        bool pin = Movable(data, count, target, out bool register);
         fixed (T* p = data)
         {
-            Check(Core.WinAccumulate(h, p + offset, null, count, ElementType<T>.Code, sizeof(T), code, target, targetIndex));
-            Held(data, count, target);
+            void* obj = register ? Request.ObjectAddress(ref data) : null;
+            Check(Core.WinAccumulateHeld(h, p + offset, null, count, ElementType<T>.Code, sizeof(T), code, target, targetIndex, obj, null));
+            if (pin)
+                Hold(data, target);
         }
     }
 
@@ -201,12 +207,18 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         ArgumentNullException.ThrowIfNull(result);
         if (result.Length < count)
             throw new ArgumentException(SR.Format(SR.WindowResultShort, result.Length, count), nameof(result));
+        bool pinData = Movable(data, count, target, out bool registerData);
+        bool pinResult = Movable(result, count, target, out bool registerResult);
         fixed (T* p = data)
         fixed (T* r = result)
         {
-            Check(Core.WinAccumulate(h, p, r, count, ElementType<T>.Code, sizeof(T), code, target, targetIndex));
-            Held(data, count, target);
-            Held(result, count, target);
+            void* dataObj = registerData ? Request.ObjectAddress(ref data) : null;
+            void* resultObj = registerResult ? Request.ObjectAddress(ref result) : null;
+            Check(Core.WinAccumulateHeld(h, p, r, count, ElementType<T>.Code, sizeof(T), code, target, targetIndex, dataObj, resultObj));
+            if (pinData)
+                Hold(data, target);
+            if (pinResult)
+                Hold(result, target);
         }
     }
 
@@ -272,10 +284,19 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
 
     private protected override void OnFreed() => _local.Revoke();
 
-    private void Held(T[] array, int count, int target)
+    /// <summary>
+    /// Whether MPI may still use <paramref name="array"/> after the call returns and the GC
+    /// could move it meanwhile: then under motor the core holds it (<paramref name="register"/>:
+    /// pass its object), in library mode the window pins it (true).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool Movable(T[] array, int count, int target, out bool register)
     {
-        if (count > 0 && target != Mpi.ProcNull)
-            Hold(array, target);
+        register = false;
+        if (count <= 0 || target == Mpi.ProcNull || PinnedBuffers.Contains(array))
+            return false;
+        register = Request.s_registerBuffers;
+        return !register;
     }
 
     private static int OpCode(Op op)

@@ -2,6 +2,7 @@ using System.Collections.Generic;
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using System.Threading;
 
 namespace System.MP;
 
@@ -51,9 +52,15 @@ public enum WindowAssert
 /// reports (the window's error handler returns them) surface as <see cref="MpiException"/>
 /// with MPI's error class.</para>
 /// <para>Until the synchronization call that completes an operation, MPI may read or
-/// write the array it was given; the window pins that array (the GC cannot move it)
-/// until then, in library mode and under motor alike (counted in
-/// <see cref="MpiStatistics.PinnedHandles"/>).</para>
+/// write the array it was given, so the GC must not move it until then.  Under motor
+/// the window registers the array with the GC extension, which keeps it in place
+/// (no GCHandle: counted in <see cref="MpiStatistics.BuffersRegistered"/>); in library
+/// mode the window pins it with a GCHandle (counted in <see cref="MpiStatistics.PinnedHandles"/>),
+/// which it reuses for later operations once it let go of the array; a flush towards one rank
+/// keeps the arrays it completed pinned until the next synchronization, so that a loop of
+/// operations and flushes on one array pins it once.  FlushAll, FlushLocalAll, Unlock,
+/// UnlockAll, Fence and Complete let go of every array they complete.
+/// Operations on the same array towards the same rank share one hold.</para>
 /// <para>A window's synchronization calls must not race each other; its memory stays
 /// alive until <see cref="Dispose"/>, even when the window object is dropped, since
 /// other ranks may still access it.</para>
@@ -66,12 +73,21 @@ public abstract unsafe class Window : IDisposable
 
     private int _handle;
     private readonly int _rank, _size;
-    private readonly List<Held> _held = []; // arrays pinned for operations not yet completed
+    // Library mode: arrays pinned for operations not yet completed, and pinned
+    // handles let go of (their Target null), kept for the next operations.
+    private readonly List<Held> _held = [];
+    private readonly Stack<GCHandle> _spare = new();
+    private long _holdSeq; // operations held so far (under the lock of _held)
+    private int _heldCount;
+    private const int RecentHolds = 4; // holds an operation may share: the latest ones
 
     private struct Held
     {
         internal int Target;
+        internal Array Array;
         internal GCHandle Pin;
+        internal long Seq; // _holdSeq of the latest operation it stands for
+        internal bool Done; // a flush completed its operations: let go at the next synchronization unless reused
     }
 
     private protected Window(int handle, Communicator comm)
@@ -130,13 +146,13 @@ public abstract unsafe class Window : IDisposable
     public void UnlockAll() => Sync(CoreWin.UnlockAll, 0, WindowAssert.None, -1);
 
     /// <summary>Completes every operation towards <paramref name="rank"/> at both ends, inside a passive-target epoch (MPI_Win_flush).</summary>
-    public void Flush(int rank) => Sync(CoreWin.Flush, rank, WindowAssert.None, rank);
+    public void Flush(int rank) => Sync(CoreWin.Flush, rank, WindowAssert.None, rank, keep: true);
 
     /// <summary>Completes every operation of this process at both ends (MPI_Win_flush_all).</summary>
     public void FlushAll() => Sync(CoreWin.FlushAll, 0, WindowAssert.None, -1);
 
     /// <summary>Completes the operations towards <paramref name="rank"/> locally: their arrays may be reused (MPI_Win_flush_local).</summary>
-    public void FlushLocal(int rank) => Sync(CoreWin.FlushLocal, rank, WindowAssert.None, rank);
+    public void FlushLocal(int rank) => Sync(CoreWin.FlushLocal, rank, WindowAssert.None, rank, keep: true);
 
     /// <summary>Completes every operation of this process locally (MPI_Win_flush_local_all).</summary>
     public void FlushLocalAll() => Sync(CoreWin.FlushLocalAll, 0, WindowAssert.None, -1);
@@ -177,7 +193,7 @@ public abstract unsafe class Window : IDisposable
             if (rc == CoreError.State && Mpi.IsInitialized)
                 ThrowHelper.ThrowCore(rc); // an epoch is open: the window stays usable
             _handle = 0;
-            Release(-1);
+            FreePins();
             lock (s_live)
                 s_live.Remove(this);
             OnFreed();
@@ -186,7 +202,7 @@ public abstract unsafe class Window : IDisposable
             return;
         }
         _handle = 0;
-        Release(-1);
+        FreePins();
         lock (s_live)
             s_live.Remove(this);
         OnFreed();
@@ -199,34 +215,65 @@ public abstract unsafe class Window : IDisposable
     /// Runs a synchronization call; afterwards lets go of the arrays of the operations
     /// it completed: those towards <paramref name="completes"/> (-1: all; int.MinValue: none).
     /// </summary>
-    private void Sync(int kind, int arg, WindowAssert assert, int completes)
+    /// <remarks>
+    /// Under motor the core lets go of what it holds itself; this is library mode's part.
+    /// <paramref name="keep"/>: the arrays completed stay pinned until the next synchronization.
+    /// </remarks>
+    private void Sync(int kind, int arg, WindowAssert assert, int completes, bool keep = false)
     {
+        // Operations racing the call may not be complete after it: only the earlier ones are released.
+        long before = Volatile.Read(ref _holdSeq);
         int rc = Core.WinSync(Handle, kind, arg, (int)assert);
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
-        if (completes != int.MinValue)
-            Release(completes);
+        if (completes != int.MinValue && Volatile.Read(ref _heldCount) != 0)
+            Release(completes, before, keep);
     }
 
     /// <summary>
-    /// Keeps <paramref name="array"/> in place until the synchronization that
-    /// completes an operation towards <paramref name="target"/>.  Called while the
-    /// array is fixed, right after MPI took its address.
+    /// Library mode: keeps <paramref name="array"/> in place until the synchronization
+    /// that completes an operation towards <paramref name="target"/>.  Called while the
+    /// array is fixed, right after MPI took its address.  One of the latest holds on the
+    /// same array and rank stands for this operation too; else a let-go handle is reused.
     /// </summary>
     private protected void Hold(Array array, int target)
     {
-        if (PinnedBuffers.Contains(array))
-            return;
         lock (_held)
         {
-            if (_held.Count > 0 && _held[^1].Target == target && ReferenceEquals(_held[^1].Pin.Target, array))
-                return;
-            _held.Add(new Held { Target = target, Pin = GCHandle.Alloc(array, GCHandleType.Pinned) });
-            BufferHold.CountPins(1);
+            long seq = ++_holdSeq;
+            for (int i = _held.Count - 1; i >= 0 && i >= _held.Count - RecentHolds; i--)
+            {
+                Held h = _held[i];
+                if (h.Target == target && ReferenceEquals(h.Array, array))
+                {
+                    h.Seq = seq;
+                    h.Done = false;
+                    _held[i] = h;
+                    return;
+                }
+            }
+            GCHandle pin;
+            if (_spare.TryPop(out pin))
+            {
+                pin.Target = array;
+                BufferHold.CountPins(1, 0);
+            }
+            else
+            {
+                pin = GCHandle.Alloc(array, GCHandleType.Pinned);
+                BufferHold.CountPins(1, 1);
+            }
+            _held.Add(new Held { Target = target, Array = array, Pin = pin, Seq = seq });
+            _heldCount = _held.Count;
         }
     }
 
-    private void Release(int target)
+    /// <summary>
+    /// Lets go of the arrays of operations towards <paramref name="target"/> (-1: all) held up to
+    /// <paramref name="seq"/>, or with <paramref name="keep"/> marks them done, to go at the next
+    /// synchronization unless an operation reuses them; arrays left done by an earlier one go now.
+    /// </summary>
+    private void Release(int target, long seq, bool keep = false)
     {
         lock (_held)
         {
@@ -234,13 +281,36 @@ public abstract unsafe class Window : IDisposable
             for (int i = 0; i < _held.Count; i++)
             {
                 Held h = _held[i];
-                if (target == -1 || h.Target == target)
-                    h.Pin.Free();
-                else
+                bool completed = (target == -1 || h.Target == target) && h.Seq <= seq;
+                if (keep && completed && !h.Done)
+                {
+                    h.Done = true;
                     _held[kept++] = h;
+                }
+                else if (completed || h.Done)
+                {
+                    h.Pin.Target = null; // the handle stays for the next operations, the array goes
+                    _spare.Push(h.Pin);
+                }
+                else
+                {
+                    _held[kept++] = h;
+                }
             }
-            BufferHold.CountPins(kept - _held.Count);
+            BufferHold.CountPins(kept - _held.Count, 0);
             _held.RemoveRange(kept, _held.Count - kept);
+            _heldCount = kept;
+        }
+    }
+
+    /// <summary>At Dispose: every handle goes.</summary>
+    private void FreePins()
+    {
+        lock (_held)
+        {
+            Release(-1, long.MaxValue);
+            while (_spare.TryPop(out GCHandle pin))
+                pin.Free();
         }
     }
 }

@@ -24,10 +24,23 @@ try
     bench.CheckTable("bandwidth", "MBps", "C", p2p, sizes);
     bench.CheckTable("collectives", "us", "C", ["C", "motor", "dotnet"], ["allreduce 8", "bcast 1048576", "alltoall 4096"]);
     bench.CheckTable("objects", "us", "raw", objects, ["1", "2", "4", "8", "16", "32", "64"]);
+    // Bandwidth beside the gRPC service: sizes up to MAX_BYTES of 8 KiB, 64 KiB, 1 MiB, else MAX_BYTES alone.
+    string[] serviceSizes = [.. new[] { 8192, 65536, 1 << 20 }.Where(s => s <= maxBytes).Select(s => s.ToString(CultureInfo.InvariantCulture))];
+    bench.CheckTable("service-bw", "MBps", "C", ["C", "motor-alone", "motor-serving", "dotnet-alone", "dotnet-serving"],
+                     serviceSizes.Length > 0 ? serviceSizes : [maxBytes.ToString(CultureInfo.InvariantCulture)]);
+    // The user's loop (sizes up to FIRST_LOOP_MAX_BYTES, 1024 unless the pass asks for less) and
+    // the Open MPI groups beside Debian's mpi4py.
+    string[] firstSizes = ["0", .. sizes.TakeWhile(s => long.Parse(s, CultureInfo.InvariantCulture) <= 1024)];
+    bench.CheckTable("first-loop", "us", "C", ["C", "motor", "motor-qjfl", "motor-before", "dotnet"], firstSizes);
+    bench.CheckTable("latency-ompi", "us", "C", ["C", "motor", "mpi4py"], ["0", .. sizes]);
+    bench.CheckTable("bandwidth-ompi", "MBps", "C", ["C", "motor", "mpi4py"], sizes);
+    bench.CheckTable("objects-ompi", "us", "mpi4py", ["mpi4py", "motor", "mpi4py-raw", "motor-raw"], ["1", "2", "4", "8", "16", "32", "64"]);
     bench.CheckInstructions(["C", "core"]);   // build.sh runs these two: valgrind starts a managed series slowly
     bench.CheckPlot("latency", p2p);
     bench.CheckPlot("bandwidth", p2p);
     bench.CheckPlot("objects", objects);
+    bench.CheckPlot("first-loop", ["C", "motor", "motor-qjfl", "motor-before", "dotnet"]);
+    bench.CheckPlot("objects-ompi", ["mpi4py", "motor", "mpi4py-raw", "motor-raw"]);
     bench.CheckSummary();
 }
 catch (BenchOutput.CheckFailed e)
@@ -129,13 +142,20 @@ internal sealed class BenchOutput(string dir, int rounds)
         string summary = File.ReadAllText(Path.Combine(dir, "summary.md"));
         foreach (string section in new[] { "## Point-to-point latency", "## Point-to-point bandwidth", "## Collectives",
                                            "## Object transport (Motor Figure 11)", "## Micro-benchmarks (BenchmarkDotNet)",
-                                           "## Instructions per operation (callgrind)" })
+                                           "## Instructions per operation (callgrind)", "## MPI bandwidth beside a gRPC service (issue 17)",
+                                           "## gRPC calls/s of samples/Service (issue 17)", "## A user's loop from its first iteration",
+                                           "## Point-to-point latency over Open MPI, with mpi4py", "## Point-to-point bandwidth over Open MPI, with mpi4py",
+                                           "## Object transport over Open MPI, against mpi4py (Figure 11)" })
             Expect(summary.Contains(section, StringComparison.Ordinal), $"summary.md: no section '{section}'");
         Expect(summary.Contains($"{rounds} interleaved rounds per series", StringComparison.Ordinal), "summary.md: the number of rounds");
         foreach (string benchmark in new[] { "fn ptr + SuppressGCTransition (System.MP fast call)", "DllImport",
                                              "ISend + Wait (Request, GCHandle in library mode)", "OISend to self + ORecv (4 KiB of ints over N nodes)" })
             Expect(Regex.IsMatch(summary, @"(?m)^\|\s*(\*\*)?" + Regex.Escape(benchmark) + @"(\*\*)?\s*\|"), $"summary.md: no row '{benchmark}'");   // ** marks a parameterized row
         Expect(!summary.Contains("&#39;", StringComparison.Ordinal), "summary.md: an HTML-escaped quote");
+        Expect(Regex.IsMatch(summary, @"\*\*First size \(0 B\), ratio to C:\*\* dotnet \d+\.\d{3}, motor \d+\.\d{3}, motor-before \d+\.\d{3}, motor-qjfl \d+\.\d{3}\."),
+               "summary.md: no first-size line for first-loop");
+        foreach (string g in new[] { "motor / motor-before", "motor / mpi4py" })
+            Expect(summary.Contains($"**{g}** per size", StringComparison.Ordinal), $"summary.md: no '{g}' line");
     }
 
     /// <summary>The value one run printed for a key (rows "key value" or "name bytes value").</summary>

@@ -39,6 +39,9 @@ if (names[0] == Scenario.UnhandledBeforeMpi && Environment.GetEnvironmentVariabl
     throw new InvalidProgramException("boom before MPI on rank 1");
 if (names is [Scenario.Mpi4SessionsAlone]) // the sessions model before (or without) the world
     return Mpi4.SessionsAlone();
+// SCENARIOS_THREAD_LEVEL: the level library mode asks for (under motor: motor --thread-level).
+if (Environment.GetEnvironmentVariable("SCENARIOS_THREAD_LEVEL") is { Length: > 0 } level)
+    Mpi.Init(Enum.Parse<ThreadLevel>(level, ignoreCase: true));
 var world = Communicator.World;
 Check.Rank = world.Rank;
 // Several scenarios run one after another in one job (one launch across hosts runs a whole

@@ -180,7 +180,8 @@ internal static class Rma
 
     // Passive-target epochs while compacting GCs run: the arrays passed to Put/Get/Accumulate are
     // young and surrounded by garbage, so a GC would move them if nothing held them.  The window
-    // pins each until the flush that completes its operation; the data must arrive intact.
+    // holds each until the flush that completes its operation (under motor registered with the
+    // GC extension, no GCHandle; in library mode pinned); the data must arrive intact.
     private static void GcTorture(Communicator c)
     {
         int me = c.Rank, n = c.Size, right = (me + 1) % n, left = (me + n - 1) % n;
@@ -189,7 +190,9 @@ internal static class Rma
         using var sums = Window<long>.Create(c, 1);
         var keep = new List<object>();
         var gets = new List<(int Round, int[] Buffer)>();
-        long pins = Mpi.GetStatistics().PinnedHandles;
+        MpiStatistics start = Mpi.GetStatistics();
+        bool registers = Mpi.IsHosted && start.GcExtensionActive;
+        long pins = start.PinnedHandles;
         win.LockAll();
         sums.LockAll();
         for (int round = 0; round < rounds; round++)
@@ -204,12 +207,22 @@ internal static class Rma
             if (round % 4 == 3)
             {
                 CompactAll();
-                Check.True(Mpi.GetStatistics().PinnedHandles > pins, "arrays held while their operations are incomplete");
+                MpiStatistics held = Mpi.GetStatistics();
+                if (registers)
+                {
+                    Check.Equal(pins, held.PinnedHandles, "no GCHandle under motor");
+                    Check.True(held.PinnedAtLastMark >= 4, $"the GC extension held the arrays of the 4 Puts ({held.PinnedAtLastMark})");
+                }
+                else
+                {
+                    Check.True(held.PinnedHandles > pins, "arrays pinned while their operations are incomplete");
+                }
                 win.Flush(right);
                 sums.Flush(right);
             }
         }
         win.FlushAll();
+        sums.FlushAll(); // Flush(rank) keeps the arrays it completed pinned until the next one (library mode)
         Check.Equal(pins, Mpi.GetStatistics().PinnedHandles, "flushes let go of every array");
         c.Barrier();
         // Read back what the left neighbour wrote here, through Gets whose buffers the GC would move.
@@ -234,6 +247,7 @@ internal static class Rma
         CompactAll();
         r.Wait();
         Check.Equal((left << 20) | 5, rget[5], "Rget through a compacting GC");
+        SteadyHolds(win, sums, me, width, (long)rounds * (rounds + 1) / 2, registers, pins);
         win.UnlockAll();
         sums.UnlockAll();
         c.Barrier();
@@ -243,6 +257,64 @@ internal static class Rma
         Check.Equal((long)rounds * (rounds + 1) / 2, sums.Memory.Span[0], "window memory intact after GC");
         GC.KeepAlive(keep);
         c.Barrier();
+    }
+
+    // One young array reused by Put + Flush, Get + FlushLocal and GetAccumulate + Flush with
+    // compacting GCs between each operation and its flush: the hold of the array is made again
+    // each time (under motor no GCHandle at all; in library mode the window reuses the handles it
+    // has), and the values survive.  Runs inside GcTorture's LockAll epochs on this rank's own
+    // windows (nobody else writes there meanwhile); sums holds sum and is left so.
+    private static void SteadyHolds(Window<int> win, Window<long> sums, int me, int width, long sum, bool registers, long pins)
+    {
+        const int ops = 60;
+        MpiStatistics before = Mpi.GetStatistics();
+        var data = new int[width];
+        var back = new int[width];
+        var one = new long[1];
+        var old = new long[1];
+        int bad = 0;
+        long added = 0;
+        for (int i = 0; i < ops; i++)
+        {
+            for (int k = 0; k < width; k++)
+                data[k] = i * width + k;
+            win.Put(data, me, 0); // own window: no other rank writes there now
+            if (i % 10 == 0)
+                CompactAll();
+            win.Flush(me);
+            win.Get(back, me, 0);
+            if (i % 10 == 5)
+                CompactAll();
+            win.FlushLocal(me);
+            for (int k = 0; k < width; k++)
+                bad += back[k] != i * width + k ? 1 : 0;
+            one[0] = i;
+            sums.GetAccumulate(one, old, Op.Sum, me, 0);
+            if (i % 10 == 7)
+                CompactAll();
+            sums.Flush(me);
+            bad += old[0] != sum + added ? 1 : 0;
+            added += i;
+        }
+        sums.Accumulate([-added], Op.Sum, me, 0);
+        sums.FlushAll();
+        win.FlushAll();
+        Check.Equal(0, bad, "Put, Get and GetAccumulate through compacting GCs on one reused array");
+        MpiStatistics after = Mpi.GetStatistics();
+        long allocated = after.PinnedHandlesAllocated - before.PinnedHandlesAllocated;
+        if (registers)
+        {
+            Check.Equal(0L, allocated, "GCHandles allocated by Put/Get/GetAccumulate under motor");
+            Check.True(after.BuffersRegistered - before.BuffersRegistered >= 4 * ops + 1,
+                       "the arrays were registered with the GC extension instead");
+        }
+        else
+        {
+            // The handles of GcTorture's epochs are reused, and a flush keeps the arrays it completed
+            // pinned for the next operation on them: at most one handle per array.
+            Check.True(allocated <= 4, $"library mode reuses its pinned handles ({allocated} allocated for {4 * ops} holds)");
+        }
+        Check.Equal(pins, after.PinnedHandles, "FlushAll let go of every array");
     }
 
     private struct Pair

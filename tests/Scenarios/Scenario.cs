@@ -134,6 +134,15 @@ public enum Scenario
     Mpi4PersistentCollectives,
     Mpi4SpawnInfo,
     Mpi4SpawnInfoChild,
+
+    // Awaitable requests and thread level Multiple (Async.cs)
+    AsyncAwait,
+    AsyncStress,
+    AsyncBelowMultiple,
+
+    // Object reductions, all-to-all and v-forms; communicator attributes (ObjectCollectives.cs)
+    ObjectCollectivesReductions,
+    CommunicatorAttributes,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>

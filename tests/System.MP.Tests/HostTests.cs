@@ -145,6 +145,77 @@ public class HostTests
         Assert.Contains("(motor VM, thread level Serialized)", r.Output);
     }
 
+    /// <summary>
+    /// Issue 18: under motor a method with a loop (Hello's Main) is compiled optimized at its
+    /// first call, unless motor's -p, the environment or the app's runtimeconfig.json asks for
+    /// .NET's default (tier 0, then on-stack replacement).  The JIT's own summary says which.
+    /// </summary>
+    [Theory]
+    [InlineData("", "", false, "Tier-0 switched to FullOpts")]
+    [InlineData("-p System.Runtime.TieredCompilation.QuickJitForLoops=true", "", false, "Tier0,")]
+    [InlineData("", "1", false, "Tier0,")]
+    [InlineData("", "", true, "Tier0,")]
+    public void LoopsRunOptimizedCodeFromTheFirstIterationUnlessTheAppOptsOut(string options, string envOptOut, bool appOptOut, string compiled)
+    {
+        string dir = Directory.CreateTempSubdirectory("motor-jit-").FullName;
+        try
+        {
+            string hello = Hello, log = Path.Combine(dir, "jit.txt");
+            if (appOptOut)
+            {
+                foreach (string f in Directory.GetFiles(Path.GetDirectoryName(Hello)!))
+                    File.Copy(f, Path.Combine(dir, Path.GetFileName(f)));
+                hello = Path.Combine(dir, "Hello.dll");
+                string config = Path.Combine(dir, "Hello.runtimeconfig.json");
+                File.WriteAllText(config, File.ReadAllText(config).Replace("\"configProperties\": {",
+                    "\"configProperties\": {\n      \"System.Runtime.TieredCompilation.QuickJitForLoops\": true,", StringComparison.Ordinal));
+                Assert.Contains("QuickJitForLoops", File.ReadAllText(config));
+            }
+            var env = new Dictionary<string, string> { ["DOTNET_JitStdOutFile"] = log, ["DOTNET_JitDisasmSummary"] = "1" };
+            if (envOptOut.Length > 0)
+                env["DOTNET_TC_QuickJitForLoops"] = envOptOut;
+            Job.Result r = Job.Mpi(1, hello, hosted: true, motorOptions: options, env: env);
+            Assert.True(r.ExitCode == 0, r.ToString());
+            string main = File.ReadAllLines(log).Single(l => l.Contains("Program:<Main>$", StringComparison.Ordinal));
+            Assert.Contains(compiled, main);
+        }
+        finally
+        {
+            Directory.Delete(dir, recursive: true);
+        }
+    }
+
+    /// <summary>System.MP ships precompiled (ReadyToRun): beside motor and in an app's output.</summary>
+    [Fact]
+    public void SystemMpIsReadyToRun()
+    {
+        foreach (string dll in new[] { Job.NativeProgram("System.MP.dll"), Path.Combine(Path.GetDirectoryName(Hello)!, "System.MP.dll") })
+        {
+            using var pe = new System.Reflection.PortableExecutable.PEReader(File.OpenRead(dll));
+            Assert.True(pe.PEHeaders.CorHeader!.ManagedNativeHeaderDirectory.Size > 0, $"{dll} has no ReadyToRun code");
+        }
+    }
+
+    /// <summary>MOTOR_STARTUP_TRACE=1 times motor's phases in order; MOTOR_STARTUP_HOOK=0 (measuring only) still runs the app.</summary>
+    [Fact]
+    public void StartupTraceNamesEveryPhaseInOrder()
+    {
+        Job.Result r = Job.Mpi(1, Hello, hosted: true, env: new Dictionary<string, string> { ["MOTOR_STARTUP_TRACE"] = "1", ["MOTOR_STARTUP_HOOK"] = "0" });
+        Assert.True(r.ExitCode == 0, r.ToString());
+        Assert.Contains("Hello from rank 0 of 1", r.Output);
+        string[] phases = ["main", "hostfxr loaded", "app prepared", "MPI initialized", "starting the runtime", "Main returned", "MPI finalized"];
+        var lines = r.Output.Split('\n').Where(l => l.StartsWith("motor[", StringComparison.Ordinal)).ToArray();
+        Assert.Equal(phases.Length, lines.Length);
+        double last = -1;
+        for (int i = 0; i < phases.Length; i++)
+        {
+            Assert.Contains(phases[i], lines[i]);
+            double ms = double.Parse(lines[i].Split(':')[1].Trim().Split(' ')[0], Globalization.CultureInfo.InvariantCulture);
+            Assert.True(ms >= last, $"phase {phases[i]} at {ms} ms, before the previous one ({last} ms)");
+            last = ms;
+        }
+    }
+
     [Fact]
     public void RuntimePropertiesArePassedThrough()
     {

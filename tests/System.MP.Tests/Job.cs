@@ -88,8 +88,7 @@ internal static class Job
     /// </summary>
     internal static Result Mpi(int ranks, string program, string args = "", int timeoutSeconds = 120,
                                IDictionary<string, string>? env = null, bool hosted = false, string motorOptions = "",
-                               Launcher launcher = Launcher.Mpich, string launcherOptions = "", string[]? via = null,
-                               Func<string, bool>? workDone = null)
+                               Launcher launcher = Launcher.Mpich, string launcherOptions = "", string[]? via = null)
     {
         string launch = !program.EndsWith(".dll", StringComparison.Ordinal) ? program
             : hosted ? $"{Motor} {motorOptions} {program}" : $"dotnet {program}";
@@ -112,7 +111,7 @@ internal static class Job
             arguments = $"{string.Join(' ', runnerArgs)} {file} {arguments}";
             file = runner;
         }
-        return Run(file, arguments, timeoutSeconds, all, workDone);
+        return Run(file, arguments, timeoutSeconds, all);
     }
 
     /// <summary>
@@ -227,8 +226,7 @@ internal static class Job
         Xunit.Assert.DoesNotContain("FAIL", r.Output);
     }
 
-    internal static Result Run(string file, string args, int timeoutSeconds = 120, IDictionary<string, string>? env = null,
-                               Func<string, bool>? workDone = null, int exitGraceSeconds = 20)
+    internal static Result Run(string file, string args, int timeoutSeconds = 120, IDictionary<string, string>? env = null)
     {
         var psi = new ProcessStartInfo(file, args)
         {
@@ -248,7 +246,7 @@ internal static class Job
         p.Start();
         p.BeginOutputReadLine();
         p.BeginErrorReadLine();
-        bool exited = WaitForExit(p, output, timeoutSeconds, workDone, exitGraceSeconds);
+        bool exited = p.WaitForExit(timeoutSeconds * 1000);
         if (!exited)
         {
             try
@@ -266,37 +264,6 @@ internal static class Job
         }
         lock (output)
             return new Result(exited ? p.ExitCode : -1, output.ToString(), !exited);
-    }
-
-    /// <summary>
-    /// Waits for the process up to <paramref name="timeoutSeconds"/>; once its output shows
-    /// <paramref name="workDone"/>, only <paramref name="exitGraceSeconds"/> more (a job that did
-    /// all its work and then hangs at exit is seen as hung without waiting out the timeout).
-    /// </summary>
-    private static bool WaitForExit(Process p, StringBuilder output, int timeoutSeconds, Func<string, bool>? workDone, int exitGraceSeconds)
-    {
-        if (workDone is null)
-            return p.WaitForExit(timeoutSeconds * 1000);
-        var clock = Stopwatch.StartNew();
-        TimeSpan? doneAt = null;
-        while (!p.WaitForExit(200))
-        {
-            if (clock.Elapsed > TimeSpan.FromSeconds(timeoutSeconds))
-                return false;
-            if (doneAt is null)
-            {
-                string text;
-                lock (output)
-                    text = output.ToString();
-                if (workDone(text))
-                    doneAt = clock.Elapsed;
-            }
-            else if (clock.Elapsed - doneAt.Value > TimeSpan.FromSeconds(exitGraceSeconds))
-            {
-                return false;
-            }
-        }
-        return true;
     }
 
     private static string FindRoot()

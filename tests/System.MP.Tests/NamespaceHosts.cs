@@ -83,6 +83,9 @@ public sealed class NamespaceHosts : IDisposable
         if (launcher == Job.Launcher.Mpich)
             foreach (string setting in TcpSettings(launcher).Split(' ', StringSplitOptions.RemoveEmptyEntries))
                 env[setting[..setting.IndexOf('=')]] = setting[(setting.IndexOf('=') + 1)..];
+        // MPICH over UCX's TCP transport can hang in MPI_Finalize between hosts (MultiHostTests):
+        // the core's watchdog ends such a rank 5 s after every rank entered it, not 30.
+        env["MOTOR_FINALIZE_TIMEOUT"] = "5";
         return env;
     }
 

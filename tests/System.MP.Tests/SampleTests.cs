@@ -4,7 +4,7 @@ using Xunit;
 
 namespace System.MP.Tests;
 
-/// <summary>Every sample in samples/ runs here.</summary>
+/// <summary>Every sample in samples/ runs here (samples/Service, a job serving gRPC, in <see cref="ServiceTests"/>).</summary>
 public class SampleTests
 {
     [Theory]

@@ -25,6 +25,35 @@ public sealed class SlurmCluster : IDisposable
     /// <summary>What every Slurm command of a test needs to find this cluster.</summary>
     internal Dictionary<string, string> Environment => new() { ["SLURM_CONF"] = Path.Combine(Folder, "slurm.conf") };
 
+    /// <summary>The pids of the cluster's daemons (munged, slurmctld, slurmd), by name, while it is up.</summary>
+    internal Dictionary<string, int> DaemonPids() =>
+        new[] { "munged", "slurmctld", "slurmd" }.ToDictionary(name => name,
+            name => int.Parse(File.ReadAllText(Path.Combine(Folder, $"{name}.daemon")).Trim(), Globalization.CultureInfo.InvariantCulture));
+
+    /// <summary>The pids of the slurmstepd processes that run job <paramref name="jobId"/>'s steps on this machine.</summary>
+    internal static List<int> StepDaemons(string jobId)
+    {
+        var pids = new List<int>();
+        foreach (string dir in Directory.GetDirectories("/proc"))
+        {
+            if (!int.TryParse(Path.GetFileName(dir), out int pid))
+                continue;
+            try
+            {
+                if (File.ReadAllText(Path.Combine(dir, "cmdline")).StartsWith($"slurmstepd: [{jobId}.", StringComparison.Ordinal))
+                    pids.Add(pid);
+            }
+            catch (IOException)
+            {
+                // the process ended while we looked
+            }
+            catch (UnauthorizedAccessException)
+            {
+            }
+        }
+        return pids;
+    }
+
     /// <summary>Runs a Slurm client command (srun, sbatch, ...) against this cluster.</summary>
     internal Job.Result Run(string command, string args, int timeoutSeconds = 180, IDictionary<string, string>? env = null)
     {

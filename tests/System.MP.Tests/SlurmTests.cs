@@ -20,7 +20,7 @@ public class SlurmTests : IClassFixture<SlurmCluster>
     /// PMIx client, served by Slurm's pmix_v4 plugin.  Nothing else names the core: a process
     /// that srun gave PMIx alone picks Open MPI's (pal_mpi_choose_abi).
     /// </summary>
-    private static string Plugin(bool openMpi) => openMpi ? "--mpi=pmix" : "--mpi=pmi2";
+    internal static string Plugin(bool openMpi) => openMpi ? "--mpi=pmix" : "--mpi=pmi2";
 
     private static string Launch(bool hosted, string program) => hosted ? $"{Job.Motor} {program}" : $"dotnet {program}";
 

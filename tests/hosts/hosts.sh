@@ -133,7 +133,10 @@ env_for() {
     mpich) echo "UCX_TLS=tcp,self UCX_NET_DEVICES=$IFACE" ;;
     # TCP keepalive on ORTE's own connections: a daemon whose host is cut off is noticed within
     # seconds (mpirun ends the job; the daemon ends itself and its ranks) instead of never.
-    openmpi) echo "--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include $IFACE --mca oob_tcp_if_include $IFACE" \
+    # --bind-to none: every host is the same machine, and mpirun binds the first rank of each
+    # "node" to core 0, so two ranks on two hosts shared one core and every TCP ping-pong waited
+    # out a 4 ms scheduler tick (4.0 ms at every size; 40-200 us unbound on a loaded machine).
+    openmpi) echo "--bind-to none --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include $IFACE --mca oob_tcp_if_include $IFACE" \
       "--mca oob_tcp_keepalive_time 3 --mca oob_tcp_keepalive_intvl 1 --mca oob_tcp_keepalive_probes 2" ;;
     *) die "env: mpich or openmpi" ;;
   esac

@@ -43,6 +43,9 @@ CredType=cred/munge
 AuthInfo=socket=$dir/munge.socket
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
+# The PMIx plugin's per-step folders (spmix_appdir_UID_JOB.STEP) too: left in /tmp by a killed
+# slurmstepd they made every later cluster's job 1 fail to launch under --mpi=pmix.
+TmpFS=$dir/tmp
 SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/slurmctld.log
@@ -93,7 +96,7 @@ up() {
   [ -z "$(ls -A "$dir")" ] || die "up: $dir is not empty"
   dir="$(cd "$dir" && pwd)"
   chmod 700 "$dir"
-  mkdir -m 700 "$dir/state" "$dir/spool" "$dir/munge"
+  mkdir -m 700 "$dir/state" "$dir/spool" "$dir/munge" "$dir/tmp"
   head -c 1024 /dev/urandom >"$dir/munge/munge.key"
   chmod 400 "$dir/munge/munge.key"
   write_conf "$dir"

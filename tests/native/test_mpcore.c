@@ -670,7 +670,7 @@ static void test_environment(void)
 static void test_after_finalize(void)
 {
     int n, provided;
-    CHECK(mp_finalize() == 0);
+    CHECK(mp_finalize(0) == 0);
     CHECK(mp_state() == MP_STATE_FINALIZED);
     CHECK(mp_comm_rank(MP_COMM_WORLD, &n) == MP_ESTATE);
     CHECK(last_error_mentions("finalized"));
@@ -724,7 +724,7 @@ int main(int argc, char **argv)
     }
     /* A group that initialized MPI finalizes it (after_finalize did already). */
     if (initialized && mp_state() == MP_STATE_READY)
-        CHECK(mp_finalize() == 0);
+        CHECK(mp_finalize(0) == 0);
     printf("test_mpcore%s%s: %d passed, %d failed\n", argc > 1 ? " " : "", argc > 1 ? argv[1] : "", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

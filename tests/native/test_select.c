@@ -67,7 +67,7 @@ int main(int argc, char **argv)
         CHECK(rc == 0);
         if (rc == 0) {
             self_message(t);
-            CHECK(t->finalize() == 0);
+            CHECK(t->finalize(0) == 0);
         }
     } else {
         const char *text = argv[3] + strlen("fail:");

@@ -234,10 +234,9 @@ static int reduction_op(const mp_coll_t *c, const dtype_info_t *d, MPI_Op *out)
  * MPI allows none there (MPI-4.0 12.3.4).  op MP_OP_NONE: the type alone. */
 int mp_rma_types(int dtype, int elem_size, int op, MPI_Datatype *dt, MPI_Op *mop)
 {
-    mp_coll_t c;
+    mp_coll_t c; /* element_type and reduction_op read these three fields only: no memset per operation */
     dtype_info_t d = { MPI_DATATYPE_NULL, 0, 0 };
     int rc;
-    memset(&c, 0, sizeof c);
     c.dtype = dtype;
     c.elem_size = elem_size;
     c.op = op;

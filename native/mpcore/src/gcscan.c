@@ -44,7 +44,7 @@ static int gc_mark(int pass, mp_gc_report_fn report, void *ctx)
          * on this slot (waits read the state only inside the bracket). */
         if (state == SLOT_ACTIVE && can_test && mp_slot_poll(s))
             state = SLOT_DONE;
-        if (state != SLOT_ACTIVE) {
+        if (state != SLOT_ACTIVE && state != SLOT_HELD) {
             /* Complete: MPI no longer touches the buffers.  Forget them (their
              * addresses go stale once this GC moves them); an orphan's slot
              * is freed outright. */

@@ -3,6 +3,7 @@
 #include "comms.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +72,64 @@ int mp_init(int required, int *provided)
     return 0;
 }
 
-int mp_finalize(void)
+/* A timeout in seconds from the environment: unset or not a number >= 0 gives the default. */
+static double env_seconds(const char *name, double fallback)
+{
+    const char *v = getenv(name);
+    char *end;
+    double s;
+    if (!v || !*v)
+        return fallback;
+    s = strtod(v, &end);
+    return *end || !(s >= 0) ? fallback : s;
+}
+
+/* One watchdog per process end: MPI_Abort, or MPI_Finalize after every rank entered it.
+ * If MPI has not ended the process (or returned) within `seconds`, the process ends itself
+ * with `code`, saying why on stderr.  `disarmed` is set when MPI_Finalize returned in time. */
+static struct {
+    double seconds;
+    int code;
+    const char *why;
+    atomic_int disarmed;
+} g_watchdog;
+
+static void *watchdog_main(void *arg)
+{
+    struct timespec ts = { (time_t)g_watchdog.seconds,
+                           (long)((g_watchdog.seconds - (time_t)g_watchdog.seconds) * 1e9) };
+    char msg[512];
+    int n;
+    (void)arg;
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+    if (atomic_load(&g_watchdog.disarmed))
+        return NULL;
+    n = snprintf(msg, sizeof msg, "motor: %s (pid %d, %g s); ending it with code %d\n", g_watchdog.why,
+                 (int)getpid(), g_watchdog.seconds, g_watchdog.code);
+    if (n > 0 && write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) < 0) {
+        /* stderr is gone too: end anyway */
+    }
+    _exit(g_watchdog.code);
+    return NULL;
+}
+
+static void watchdog_arm(double seconds, int code, const char *why)
+{
+    pthread_t thread;
+    pthread_attr_t attr;
+    if (!(seconds > 0) || pthread_attr_init(&attr) != 0)
+        return;
+    g_watchdog.seconds = seconds;
+    g_watchdog.code = code;
+    g_watchdog.why = why;
+    atomic_store(&g_watchdog.disarmed, 0);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_create(&thread, &attr, watchdog_main, NULL);
+    pthread_attr_destroy(&attr);
+}
+
+int mp_finalize(int stuck_exit_code)
 {
     int rc, flag = 0;
     if (atomic_load(&mp_g_state) != MP_STATE_READY)
@@ -96,61 +154,23 @@ int mp_finalize(void)
      * Measured on namespace hosts: without this barrier a 3-rank Hello and a 2-rank
      * point-to-point job each hung at exit three runs in a row; with it those pass.  It makes
      * the hang rarer, not impossible: a 3-rank job of collectives still hangs in 4 runs of 6,
-     * and a C program with a barrier just before MPI_Finalize in 2 of 12. */
-    if (rc == MPI_SUCCESS && !flag)
+     * and a C program with a barrier just before MPI_Finalize in 2 of 12.  Past the barrier
+     * every rank has done its work, so a finalize that does not return is ended by the
+     * watchdog, with the code the caller says the process would have ended with. */
+    if (rc == MPI_SUCCESS && !flag) {
         pal_mpi.Barrier(MPI_COMM_WORLD);
-    if (rc == MPI_SUCCESS && !flag)
+        watchdog_arm(env_seconds("MOTOR_FINALIZE_TIMEOUT", 30), stuck_exit_code & 0xff,
+                     "MPI_Finalize has not returned although every rank entered it: the MPI library waits "
+                     "for peers that already left (MPICH over UCX's TCP transport; MOTOR_FINALIZE_TIMEOUT)");
         rc = pal_mpi.Finalize();
+        atomic_store(&g_watchdog.disarmed, 1);
+    }
     mp_blocking_leave();
     return MP_MPI_CHECK(rc, "MPI_Finalize");
 }
 
-/* How long MPI_Abort may take to end this process before the core ends it itself:
- * $MOTOR_ABORT_TIMEOUT seconds (default 10; 0 waits for MPI forever). */
-static double abort_timeout(void)
-{
-    const char *v = getenv("MOTOR_ABORT_TIMEOUT");
-    char *end;
-    double s;
-    if (!v || !*v)
-        return 10;
-    s = strtod(v, &end);
-    return *end || !(s >= 0) ? 10 : s;
-}
-
-static struct {
-    double seconds;
-    int code;
-} g_abort;
-
-/* MPI_Abort asks the launcher to end the job, and waits for it: on a host whose
- * network is down the launcher is out of reach and the rank would wait forever
- * (MPICH's PMI client waits for the answer to its abort command).  The job is
- * already ending, so once the timeout has passed this process ends itself with
- * the abort's code, and its launcher daemon, whose child has gone, ends too. */
-static void *abort_watchdog(void *arg)
-{
-    struct timespec ts = { (time_t)g_abort.seconds, (long)((g_abort.seconds - (time_t)g_abort.seconds) * 1e9) };
-    char msg[256];
-    int n;
-    (void)arg;
-    while (nanosleep(&ts, &ts) != 0)
-        ;
-    n = snprintf(msg, sizeof msg,
-                 "motor: MPI_Abort has not ended this process (pid %d) within %g s: the launcher is out of "
-                 "reach; ending it with code %d (MOTOR_ABORT_TIMEOUT)\n",
-                 (int)getpid(), g_abort.seconds, g_abort.code);
-    if (n > 0 && write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) < 0) {
-        /* stderr is gone too: end anyway */
-    }
-    _exit(g_abort.code ? g_abort.code : 1);
-    return NULL;
-}
-
 int mp_abort(mp_comm_t comm, int errorcode)
 {
-    pthread_t watchdog;
-    pthread_attr_t attr;
     const comm_entry_t *ce;
     if (!pal_mpi.Abort)
         return mp_fail_state();
@@ -158,13 +178,14 @@ int mp_abort(mp_comm_t comm, int errorcode)
     /* What this rank wrote before aborting (its reason) must reach the user:
      * the launcher stops forwarding output once it learns of the abort. */
     pal_output_drain(2000);
-    g_abort.seconds = abort_timeout();
-    g_abort.code = errorcode & 0xff;
-    if (g_abort.seconds > 0 && pthread_attr_init(&attr) == 0) {
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        pthread_create(&watchdog, &attr, abort_watchdog, NULL);
-        pthread_attr_destroy(&attr);
-    }
+    /* MPI_Abort asks the launcher to end the job, and waits for it: on a host whose
+     * network is down the launcher is out of reach and the rank would wait forever
+     * (MPICH's PMI client waits for the answer to its abort command).  The job is
+     * already ending, so past $MOTOR_ABORT_TIMEOUT seconds (default 10; 0 waits
+     * forever) this process ends itself with the abort's code, and its launcher
+     * daemon, whose child has gone, ends too. */
+    watchdog_arm(env_seconds("MOTOR_ABORT_TIMEOUT", 10), (errorcode & 0xff) ? errorcode & 0xff : 1,
+                 "MPI_Abort has not ended this process: the launcher is out of reach (MOTOR_ABORT_TIMEOUT)");
     /* Abort is allowed even in odd states: it is how a failing rank ends the job. */
     return MP_MPI_CHECK(pal_mpi.Abort(ce ? ce->mpi : MPI_COMM_WORLD, errorcode), "MPI_Abort");
 }

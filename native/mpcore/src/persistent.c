@@ -66,8 +66,12 @@ int mp_persist_track(persist_t *p, MPI_Request r, mp_req_t *req)
     s->mpi = r;
     s->obj[0] = s->obj[1] = NULL;
     s->persist = p;
-    if (p->kind == PERSIST_COLL && !p->restart)
-        atomic_store_explicit(&s->flags, SLOT_PERSISTENT_COLL, memory_order_relaxed);
+    /* MPICH 4.0.2's MPI_Testall misreports these in a set (requests.c: testall_one_by_one).
+     * Partitioned: two started MPI_Psend_init requests tested with MPI_Testall until flag gave
+     * MPI_ERR_IN_STATUS with one status MPI_ERR_PENDING, or with both statuses 0; MPI_Waitall
+     * and MPI_Test alone are right. */
+    if ((p->kind == PERSIST_COLL && !p->restart) || p->kind == PERSIST_PSEND || p->kind == PERSIST_PRECV)
+        atomic_store_explicit(&s->flags, SLOT_TEST_ALONE, memory_order_relaxed);
     atomic_fetch_add(&mp_g_persist_open, 1);
     atomic_store_explicit(&s->state, SLOT_INACTIVE, memory_order_release);
     return 0;

@@ -283,6 +283,7 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
             if (MP_LIKELY(h >= 0 && x < nslots)) {
                 s = slot_at(x);
                 state = atomic_load_explicit(&s->state, memory_order_acquire);
+                MP_HAPPENS_AFTER(s);
                 if ((uint32_t)(h >> HANDLE_GEN_SHIFT) != atomic_load_explicit(&s->gen, memory_order_relaxed))
                     state = SLOT_FREE;
             }
@@ -384,7 +385,7 @@ static int batch_finish(batch_t *b, int mrc, const char *call, mp_status_t *stat
     return batch_finish_as(b, mrc, call, statuses, 0);
 }
 
-/* MPICH 4.0's MPI_Testall misreports persistent collectives (MPI_ERR_IN_STATUS
+/* MPICH 4.0's MPI_Testall misreports persistent collectives and partitioned requests (MPI_ERR_IN_STATUS
  * with MPI_ERR_PENDING, or done too early; MPI_Test and MPI_Waitall are
  * right): such a set is tested one request at a time.  Those found complete
  * are recorded (DONE); the set is finished only when all are.  Returns 1 when
@@ -393,7 +394,7 @@ static int testall_one_by_one(batch_t *b)
 {
     int all = 1, persistent_coll = 0;
     for (int j = 0; j < b->k; j++)
-        persistent_coll |= atomic_load_explicit(&b->slot[b->which[j]]->flags, memory_order_relaxed) & SLOT_PERSISTENT_COLL;
+        persistent_coll |= atomic_load_explicit(&b->slot[b->which[j]]->flags, memory_order_relaxed) & SLOT_TEST_ALONE;
     if (!persistent_coll)
         return -1; /* MPI_Testall is right for this set */
     for (int j = 0; j < b->k; j++)
@@ -520,7 +521,7 @@ void mp_slot_census(uint64_t *used, uint64_t *open)
     *used = *open = 0;
     for (int i = 0; i < n; i++) {
         uint32_t state = atomic_load_explicit(&slot_at(i)->state, memory_order_acquire);
-        *used += state != SLOT_FREE;
+        *used += state != SLOT_FREE && state != SLOT_HELD; /* holds are no requests */
         *open += state == SLOT_ACTIVE;
     }
 }
@@ -530,4 +531,95 @@ int mp_req_active(void)
     uint64_t used, open;
     mp_slot_census(&used, &open);
     return (int)used;
+}
+
+/* ---- the progress engine's batch (System.MP's awaitable requests) ----
+ * One MPI_Testsome over every active request of the set; each request found
+ * complete (by it, earlier by a GC mark, or a persistent collective polled
+ * alone) is finished as req_test would and reported, the others stay as they
+ * were.  MPICH 4.0 misreports persistent collectives in a set (see
+ * testall_one_by_one), so those are polled one at a time. */
+int mp_req_testsome(int n, const mp_req_t *reqs, int *indices, mp_status_t *statuses)
+{
+    batch_t b;
+    slot_cache_t *c;
+    int rc = batch_begin(&b, n, reqs), mrc = MPI_SUCCESS, outcount = 0, out = 0, k = 0;
+    int done_stack[BATCH_STACK], *done = done_stack;
+    if (rc)
+        return rc;
+    if (!indices || !statuses) {
+        batch_unmark(&b);
+        batch_release(&b);
+        return mp_fail(MP_EINVAL, "testsome needs index and status arrays");
+    }
+    if (b.k > BATCH_STACK && !(done = malloc((size_t)b.k * sizeof *done))) {
+        batch_unmark(&b);
+        batch_release(&b);
+        return mp_fail(MP_ENOMEM, "out of memory testing %d requests", b.k);
+    }
+    /* Persistent collectives leave the MPI set: polled alone, they turn DONE. */
+    for (int j = 0; j < b.k; j++) {
+        slot_t *s = b.slot[b.which[j]];
+        if (atomic_load_explicit(&s->flags, memory_order_relaxed) & SLOT_TEST_ALONE) {
+            (void)mp_slot_poll(s);
+            continue;
+        }
+        b.mr[k] = b.mr[j];
+        b.which[k++] = b.which[j];
+    }
+    if (k) {
+        mrc = pal_mpi.Testsome(k, b.mr, &outcount, done, b.ms);
+        if (mrc != MPI_SUCCESS && mrc != MPI_ERR_IN_STATUS) {
+            batch_unmark(&b);
+            batch_release(&b);
+            if (done != done_stack)
+                free(done);
+            return mp_mpi_fail(mrc, "MPI_Testsome");
+        }
+        if (outcount == MPI_UNDEFINED)
+            outcount = 0;
+    }
+    c = my_cache();
+    for (int j = 0; j < outcount; j++) {
+        int i = b.which[done[j]], r = 0;
+        slot_t *s = b.slot[i];
+        if (mrc == MPI_ERR_IN_STATUS && b.ms[j].MPI_ERROR != MPI_SUCCESS)
+            r = mp_mpi_fail(b.ms[j].MPI_ERROR, "MPI_Testsome");
+        status_of(s->is_recv, r, &b.ms[j], &statuses[out]);
+        if (s->persist) {
+            s->mpi = b.mr[done[j]]; /* a persistent request keeps its handle */
+            persist_deactivate(s);
+        } else {
+            slot_free(c, s, b.idx[i]);
+        }
+        indices[out++] = i;
+        b.slot[i] = NULL;
+    }
+    /* Completed before this call or polled alone just now. */
+    for (int i = 0; i < n; i++) {
+        slot_t *s = b.slot[i];
+        uint32_t state;
+        if (!s)
+            continue;
+        state = atomic_load_explicit(&s->state, memory_order_acquire);
+        if (state != SLOT_DONE && state != SLOT_INACTIVE)
+            continue;
+        statuses[out].error = finish_to(c, s, b.idx[i], &statuses[out]);
+        indices[out++] = i;
+        b.slot[i] = NULL;
+    }
+    batch_unmark(&b);
+    batch_release(&b);
+    if (done != done_stack)
+        free(done);
+    return out;
+}
+
+int mp_req_is_recv(mp_req_t req)
+{
+    int idx = 0;
+    slot_t *s = slot_get(req, &idx);
+    if (!s)
+        return fail_req(req);
+    return s->is_recv != 0;
 }

@@ -18,14 +18,18 @@
 #define HANDLE_GEN_SHIFT 20
 #define HANDLE_GEN_MASK 0x7FF
 
-/* INACTIVE: a persistent request between instances (persistent.c). */
-enum slot_state { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_DONE = 2, SLOT_INACTIVE = 3 };
+/* INACTIVE: a persistent request between instances (persistent.c).  HELD: a
+ * window's hold on the arrays of its operations (rma.c): no MPI request and
+ * no handle given out; the GC reports its objects, while set, without
+ * testing anything (the window's synchronization calls clear them). */
+enum slot_state { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_DONE = 2, SLOT_INACTIVE = 3, SLOT_HELD = 4 };
 /* Written only by the request's owner (a Request is completed from one thread,
  * and its finalizer runs only once nothing else can reach it): no RMW needed. */
 enum slot_flags {
     SLOT_ORPHANED = 1,
     SLOT_IN_BATCH = 2, /* in the set a testall/waitall is completing: a repeat is refused */
-    SLOT_PERSISTENT_COLL = 4 /* a persistent collective that MPI runs (not a restarted one) */
+    SLOT_TEST_ALONE = 4 /* tested alone, never in a set: MPICH 4.0's MPI_Testall misreports persistent
+                          * collectives that MPI runs (not restarted ones) and partitioned requests */
 };
 
 /* What a persistent request needs to make its MPI request again, and what
@@ -275,6 +279,7 @@ static inline int slot_activate(slot_cache_t *c, slot_t *s, void *obj, int is_re
      * caller listed c's counters when it counted the operation. */
     if (obj)
         mp_count(&c->counts.registered, 1);
+    MP_HAPPENS_BEFORE(s);
     atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
     return 0;
 }
@@ -304,6 +309,7 @@ static inline int track(slot_cache_t *c, int posted, MPI_Request r, void *obj0, 
         s->obj[0] = s->obj[1] = NULL;
         mp_status_proc_null(&s->status);
         s->done_rc = 0;
+        MP_HAPPENS_BEFORE(s);
         atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
         return 0;
     }
@@ -313,6 +319,7 @@ static inline int track(slot_cache_t *c, int posted, MPI_Request r, void *obj0, 
     /* A registered buffer needs no pin object: that is a pin avoided. */
     if (obj0 || obj1) /* the caller listed c's counters when it counted the operation */
         mp_count(&c->counts.registered, (uint64_t)(obj0 != NULL) + (obj1 != NULL));
+    MP_HAPPENS_BEFORE(s);
     atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
     return 0;
 }

@@ -12,6 +12,15 @@
  * inside LockAll, Complete without Start...), is refused with MP_ESTATE.
  * Epoch state is the owner's: a window's synchronization calls must not race
  * each other (operations may run concurrently; they only read it).
+ *
+ * Holds: MPI may read or write the origin of a Put, Get or accumulate until
+ * the synchronization call that completes it (12.5).  Under motor the caller
+ * passes the array's object, and the window holds it in one of its slots of
+ * the in-flight table (SLOT_HELD, requests.h), which the GC extension reports
+ * as a pinned root, until that call: no GCHandle per operation.  The slots
+ * stay with the window (a released hold only forgets its object), and an
+ * operation on the array a recent one holds towards the same rank refreshes
+ * that hold, so a loop of Put + Flush on one array touches no allocator.
  */
 #include "info.h"
 #include "requests.h"
@@ -38,7 +47,21 @@ typedef struct win {
     int fence_ops;    /* operations since that fence (then it is an epoch) */
     int started;      /* access epoch of Start open */
     int posted;       /* exposure epoch of Post open */
+    mp_spin_t hold_lock; /* operations hold concurrently; the fields below */
+    struct hold *holds;  /* [0, nheld): holding objects, [nheld, nholds): spare */
+    int nheld, nholds, holds_cap;
+    uint64_t hold_seq;   /* operations held so far: a sync releases those before it */
 } win_t;
+
+/* One held operation's objects (or a spare) and the rank it goes to. */
+typedef struct hold {
+    slot_t *slot;  /* SLOT_HELD; obj[0], obj[1]: the arrays while held */
+    int idx;       /* the slot's index */
+    int target;
+    uint64_t seq;  /* hold_seq of the latest operation it stands for */
+} hold_t;
+
+#define HOLD_RECENT 4 /* holds an operation may share: the latest ones */
 
 static win_t *g_wins[MAX_WINS]; /* slot 0 unused: handles are > 0 */
 static mp_spin_t g_win_lock = MP_SPIN_INIT;
@@ -54,6 +77,10 @@ static int win_get(int32_t h, win_t **out)
 
 static void win_release(win_t *w)
 {
+    slot_cache_t *c = my_cache();
+    for (int i = 0; i < w->nholds; i++)
+        slot_free(c, w->holds[i].slot, w->holds[i].idx);
+    free(w->holds);
     free(w->bytes);
     free(w->disp_unit);
     free(w->locked);
@@ -227,6 +254,112 @@ int mp_win_shared_query(int32_t win, int rank, int64_t *bytes, int *disp_unit, v
     return 0;
 }
 
+/* ---- holds ---- */
+
+/* A spare hold: a slot of the table, kept by the window until it is freed. */
+static MP_COLD int hold_grow(win_t *w, slot_cache_t *c)
+{
+    slot_t *s;
+    mp_req_t h;
+    int rc;
+    if (w->nholds == w->holds_cap) {
+        int cap = w->holds_cap ? 2 * w->holds_cap : 8;
+        hold_t *p = realloc(w->holds, sizeof *p * (size_t)cap);
+        if (!p)
+            return mp_fail(MP_ENOMEM, "no memory to hold the arrays of %d operations", w->nholds + 1);
+        w->holds = p;
+        w->holds_cap = cap;
+    }
+    if ((rc = slot_alloc(c, &s, &h)))
+        return rc;
+    s->mpi = MPI_REQUEST_NULL;
+    s->persist = NULL;
+    slot_forget(s);
+    atomic_store_explicit(&s->state, SLOT_HELD, memory_order_release);
+    w->holds[w->nholds++] = (hold_t){ .slot = s, .idx = h & HANDLE_INDEX_MASK };
+    return 0;
+}
+
+/* Holds obj0 and obj1 (either may be NULL) until the synchronization that
+ * completes an operation towards target.  Called before MPI sees the
+ * operation (the caller keeps the arrays fixed meanwhile): a hold that cannot
+ * be made stops it. */
+static int hold(win_t *w, int target, void *obj0, void *obj1)
+{
+    slot_cache_t *c = my_cache();
+    hold_t *h = NULL;
+    int rc = 0;
+    uint64_t seq;
+    mp_spin_lock(&w->hold_lock);
+    seq = w->hold_seq + 1;
+    __atomic_store_n(&w->hold_seq, seq, __ATOMIC_RELEASE);
+    for (int i = w->nheld - 1; i >= 0 && i >= w->nheld - HOLD_RECENT; i--) {
+        hold_t *r = &w->holds[i];
+        if (r->target == target && r->slot->obj[0] == obj0 && r->slot->obj[1] == obj1) {
+            h = r;
+            break;
+        }
+    }
+    if (!h && (w->nheld < w->nholds || !(rc = hold_grow(w, c)))) {
+        h = &w->holds[w->nheld];
+        __atomic_store_n(&w->nheld, w->nheld + 1, __ATOMIC_RELEASE);
+        h->target = target;
+        __atomic_store_n(&h->slot->obj[0], obj0, __ATOMIC_RELEASE);
+        __atomic_store_n(&h->slot->obj[1], obj1, __ATOMIC_RELEASE);
+    }
+    if (h)
+        h->seq = seq;
+    mp_spin_unlock(&w->hold_lock);
+    if (!rc)
+        mp_count(&counts_of(c)->registered, (uint64_t)(obj0 != NULL) + (obj1 != NULL));
+    return rc;
+}
+
+/* The operations held so far: a synchronization completes these (those of
+ * operations racing it may not be complete). */
+static uint64_t holds_before(win_t *w)
+{
+    return __atomic_load_n(&w->hold_seq, __ATOMIC_ACQUIRE);
+}
+
+/* Lets go of the objects of operations towards target (-1: all) held up to
+ * seq: the GC may move them again. */
+static void hold_release(win_t *w, int target, uint64_t seq)
+{
+    int kept = 0;
+    if (!__atomic_load_n(&w->nheld, __ATOMIC_ACQUIRE))
+        return; /* library mode, or nothing since the last release */
+    mp_spin_lock(&w->hold_lock);
+    for (int i = 0; i < w->nheld; i++) {
+        hold_t h = w->holds[i];
+        if ((target < 0 || h.target == target) && h.seq <= seq) {
+            slot_forget(h.slot); /* a spare from now on */
+            continue;
+        }
+        w->holds[i] = w->holds[kept]; /* the kept keep their order */
+        w->holds[kept++] = h;
+    }
+    __atomic_store_n(&w->nheld, kept, __ATOMIC_RELEASE);
+    mp_spin_unlock(&w->hold_lock);
+}
+
+/* The operations a synchronization call completes at this process, as a
+ * target for hold_release: -1 all, a rank, or -2 none. */
+static int sync_completes(int kind, int arg)
+{
+    switch (kind) {
+    case MP_WIN_FENCE:
+    case MP_WIN_UNLOCK_ALL:
+    case MP_WIN_FLUSH_ALL:
+    case MP_WIN_FLUSH_LOCAL_ALL:
+    case MP_WIN_COMPLETE: return -1;
+    case MP_WIN_UNLOCK:
+    case MP_WIN_FLUSH:
+    case MP_WIN_FLUSH_LOCAL: return arg;
+    default: return -2;
+    }
+}
+
 /* ---- epochs ---- */
 
 static MP_COLD int fail_epoch(int32_t win, const char *what)
@@ -242,6 +375,8 @@ static int to_mpi_mode(int mode, int *out)
         { MP_MODE_NOSUCCEED, MPI_MODE_NOSUCCEED },
     };
     *out = 0;
+    if (!mode)
+        return 0; /* the common case: no assertions */
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
         if (mode & modes[i].motor)
             *out |= modes[i].mpi;
@@ -390,9 +525,11 @@ int mp_win_sync(int32_t win, int kind, int arg, int mode)
 {
     win_t *w;
     MPI_Group g = MPI_GROUP_NULL;
-    int rc, mpi_mode = 0;
+    uint64_t held;
+    int rc, mpi_mode = 0, completes = sync_completes(kind, arg);
     if ((rc = win_get(win, &w)) || (rc = to_mpi_mode(mode, &mpi_mode)) || (rc = sync_allowed(win, w, kind, arg)))
         return rc;
+    held = completes != -2 ? holds_before(w) : 0;
     if ((kind == MP_WIN_POST || kind == MP_WIN_START) && (rc = mp_group_lookup(arg, &g)))
         return rc;
     if (kind == MP_WIN_START && (rc = mark_group(w, g)))
@@ -407,6 +544,8 @@ int mp_win_sync(int32_t win, int kind, int arg, int mode)
         return rc;
     }
     sync_done(w, kind, arg, mode);
+    if (completes != -2)
+        hold_release(w, completes, held);
     return 0;
 }
 
@@ -447,7 +586,7 @@ static int check_op(int32_t win, win_t *w, int target, int64_t disp, int64_t cou
 }
 
 /* The lookups and checks of an operation: window, target, element type and op. */
-static int prepare(int32_t win, win_t **w, int target, int64_t disp, int64_t count, int dtype, int elem_size,
+static MP_INLINE int prepare(int32_t win, win_t **w, int target, int64_t disp, int64_t count, int dtype, int elem_size,
                    int op, int passive, int *mpi_target, MPI_Datatype *dt, MPI_Op *mop)
 {
     int rc;
@@ -456,8 +595,10 @@ static int prepare(int32_t win, win_t **w, int target, int64_t disp, int64_t cou
     return check_op(win, *w, target, disp, count, elem_size, passive, mpi_target);
 }
 
-/* Put (put = 1) or Get, plain or request-based (req not NULL). */
-static int transfer(int32_t win, int put, void *origin, int64_t count, int dtype, int elem_size, int target,
+/* Put (put = 1) or Get, plain or request-based (req not NULL); obj: the
+ * origin's object, held until the completing synchronization (plain) or the
+ * request's completion. */
+static MP_INLINE int transfer(int32_t win, int put, void *origin, int64_t count, int dtype, int elem_size, int target,
                     int64_t disp, void *obj, mp_req_t *req)
 {
     win_t *w;
@@ -467,6 +608,8 @@ static int transfer(int32_t win, int put, void *origin, int64_t count, int dtype
     MPI_Request *rp = req ? &r : NULL;
     int rc, t, n = (int)count;
     if ((rc = prepare(win, &w, target, disp, count, dtype, elem_size, MP_OP_NONE, req != NULL, &t, &dt, &op)))
+        return rc;
+    if (!req && obj && n > 0 && t != MPI_PROC_NULL && (rc = hold(w, t, obj, NULL)))
         return rc;
     if (put)
         rc = rp ? MP_MPI_CHECK(pal_mpi.Rput(origin, n, dt, t, (MPI_Aint)disp, n, dt, w->mpi, rp), "MPI_Rput")
@@ -492,6 +635,12 @@ int mp_win_get(int32_t win, void *origin, int64_t count, int dtype, int elem_siz
 int mp_win_accumulate(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op,
                       int target, int64_t disp)
 {
+    return mp_win_accumulate_held(win, origin, result, count, dtype, elem_size, op, target, disp, NULL, NULL);
+}
+
+int mp_win_accumulate_held(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size,
+                           int op, int target, int64_t disp, void *origin_obj, void *result_obj)
+{
     win_t *w;
     MPI_Datatype dt;
     MPI_Op mop = MPI_OP_NULL;
@@ -501,6 +650,9 @@ int mp_win_accumulate(int32_t win, const void *origin, void *result, int64_t cou
     if (op == MP_OP_NO_OP && !result)
         return mp_fail(MP_EINVAL, "NoOp is for GetAccumulate (an atomic read), not Accumulate");
     if ((rc = prepare(win, &w, target, disp, count, dtype, elem_size, op, 0, &t, &dt, &mop)))
+        return rc;
+    if ((origin_obj || result_obj) && count > 0 && t != MPI_PROC_NULL &&
+        (rc = hold(w, t, origin_obj, result ? result_obj : NULL)))
         return rc;
     if (!result)
         return MP_MPI_CHECK(pal_mpi.Accumulate(origin, (int)count, dt, t, (MPI_Aint)disp, (int)count, dt, mop, w->mpi),

@@ -92,12 +92,14 @@ static void cache_release(void *p)
 static void cache_key_init(void)
 {
     g_cache_key_ok = tss_create(&g_cache_key, cache_release) == thrd_success;
+    MP_HAPPENS_BEFORE(&g_cache_once); /* helgrind does not model call_once */
 }
 
 /* First use of a thread's cache: make sure it is emptied at thread exit. */
 MP_COLD void mp_cache_register(slot_cache_t *c)
 {
     call_once(&g_cache_once, cache_key_init);
+    MP_HAPPENS_AFTER(&g_cache_once);
     if (g_cache_key_ok && tss_set(g_cache_key, c) == thrd_success)
         c->registered = 1;
 }
@@ -149,8 +151,14 @@ MP_COLD int mp_cache_refill(slot_cache_t *c)
                    !(mp_g_chunks[first >> SLOT_CHUNK_BITS] = calloc(SLOT_CHUNK, sizeof(slot_t)))) {
             rc = mp_fail(MP_ENOMEM, "out of memory for the request table");
         } else {
-            for (int i = first + count - 1; i >= first; i--)
+            for (int i = first + count - 1; i >= first; i--) {
+                /* A slot's atomic words are read and written by any thread (their
+                 * accesses are ordered by the atomics themselves). */
+                MP_ATOMIC_WORD(&slot_at(i)->state);
+                MP_ATOMIC_WORD(&slot_at(i)->flags);
+                MP_ATOMIC_WORD(&slot_at(i)->gen);
                 c->idx[c->n++] = i;
+            }
             atomic_store_explicit(&mp_g_nslots, first + count, memory_order_release);
         }
     }

@@ -275,9 +275,13 @@ internal struct CoreTable
     internal nint Pready;
     internal nint Parrived;
     internal nint CommSpawnInfo;
+    internal nint ReqTestsome;
+    internal nint ReqIsRecv;
+    internal nint WorldAttr;
+    internal nint WinAccumulateHeld;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 10;
+    internal const uint ExpectedAbiVersion = 13;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -285,7 +289,7 @@ internal struct CoreTable
         "ANY const char * err_message(int code)\n" +
         "FAST int last_error(int *mpi_error_class, char *buf, int cap)\n" +
         "BLOCKING int init(int required, int *provided)\n" +
-        "BLOCKING int finalize(void)\n" +
+        "BLOCKING int finalize(int stuck_exit_code)\n" +
         "ANY int state(void)\n" +
         "BLOCKING int abort(mp_comm_t comm, int errorcode)\n" +
         "FAST double wtime(void)\n" +
@@ -424,6 +428,10 @@ internal struct CoreTable
         "FAST int pready(mp_req_t req, int first, int last, const int32_t *list)\n" +
         "FAST int parrived(mp_req_t req, int part, int *flag)\n" +
         "BLOCKING int comm_spawn_info(const char *command, const char *const *argv, int maxprocs, mp_info_t info, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)\n" +
+        "FAST int req_testsome(int n, const mp_req_t *reqs, int *indices, mp_status_t *statuses)\n" +
+        "ANY int req_is_recv(mp_req_t req)\n" +
+        "FAST int world_attr(int which, int *value, int *flag)\n" +
+        "FAST int win_accumulate_held(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp, void *origin_obj, void *result_obj)\n" +
         "";
 }
 
@@ -442,8 +450,8 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, byte*, int, int> LastError;
     /// <summary>BLOCKING: int mp_init(int required, int *provided)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, int*, int> Init;
-    /// <summary>BLOCKING: int mp_finalize(void)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int> Finalize;
+    /// <summary>BLOCKING: int mp_finalize(int stuck_exit_code)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int> Finalize;
     /// <summary>ANY: int mp_state(void)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int> State;
     /// <summary>BLOCKING: int mp_abort(mp_comm_t comm, int errorcode)</summary>
@@ -716,6 +724,14 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> Parrived;
     /// <summary>BLOCKING: int mp_comm_spawn_info(const char *command, const char *const *argv, int maxprocs, mp_info_t info, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<byte*, byte**, int, int, int, int, int*, int*, int> CommSpawnInfo;
+    /// <summary>FAST: int mp_req_testsome(int n, const mp_req_t *reqs, int *indices, mp_status_t *statuses)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, Status*, int> ReqTestsome;
+    /// <summary>ANY: int mp_req_is_recv(mp_req_t req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> ReqIsRecv;
+    /// <summary>FAST: int mp_world_attr(int which, int *value, int *flag)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int> WorldAttr;
+    /// <summary>FAST: int mp_win_accumulate_held(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp, void *origin_obj, void *result_obj)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, void*, void*, int> WinAccumulateHeld;
 
 #pragma warning disable CA1810 // the table must be validated before any field is read
     static Core()
@@ -726,7 +742,7 @@ internal static unsafe partial class Core
         ErrMessage = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*>)t->ErrMessage;
         LastError = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, byte*, int, int>)t->LastError;
         Init = (delegate* unmanaged[Cdecl]<int, int*, int>)t->Init;
-        Finalize = (delegate* unmanaged[Cdecl]<int>)t->Finalize;
+        Finalize = (delegate* unmanaged[Cdecl]<int, int>)t->Finalize;
         State = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)t->State;
         Abort = (delegate* unmanaged[Cdecl]<int, int, int>)t->Abort;
         Wtime = (delegate* unmanaged[Cdecl, SuppressGCTransition]<double>)t->Wtime;
@@ -863,5 +879,9 @@ internal static unsafe partial class Core
         Pready = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int>)t->Pready;
         Parrived = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->Parrived;
         CommSpawnInfo = (delegate* unmanaged[Cdecl]<byte*, byte**, int, int, int, int, int*, int*, int>)t->CommSpawnInfo;
+        ReqTestsome = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, Status*, int>)t->ReqTestsome;
+        ReqIsRecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqIsRecv;
+        WorldAttr = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int>)t->WorldAttr;
+        WinAccumulateHeld = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, void*, void*, int>)t->WinAccumulateHeld;
     }
 }

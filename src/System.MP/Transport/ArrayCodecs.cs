@@ -60,7 +60,7 @@ internal abstract unsafe class ArrayCodec<T> : TypeCodec, ISliceWriter
         Array array;
         if (_isVector)
         {
-            array = new T[reader.ReadCount(ElementBytes)];
+            array = NewVector(reader.ReadCount(ElementBytes));
         }
         else
         {
@@ -78,6 +78,9 @@ internal abstract unsafe class ArrayCodec<T> : TypeCodec, ISliceWriter
         ReadElements(reader, array, Elements(array));
         return array;
     }
+
+    /// <summary>A vector for <see cref="Create"/> to fill.</summary>
+    protected virtual T[] NewVector(int length) => new T[length];
 
     internal override void Fill(ObjectReader reader, object obj, byte* body)
     {
@@ -105,6 +108,9 @@ internal sealed unsafe class BlockArrayCodec<T> : ArrayCodec<T> where T : struct
     private static ulong StructLayoutHash() => StructShape<T>.Instance.LayoutHash;
 
     protected override long ElementBytes => Unsafe.SizeOf<T>();
+
+    /// <summary>Not zeroed first: <see cref="ReadElements"/> overwrites every byte, or throws and the array is dropped.</summary>
+    protected override T[] NewVector(int length) => GC.AllocateUninitializedArray<T>(length);
 
     protected override void WriteElements(ObjectWriter writer, Span<T> elements)
     {

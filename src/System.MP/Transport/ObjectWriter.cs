@@ -36,9 +36,20 @@ internal sealed unsafe class ObjectWriter
     private IdentityMap _ids = new();
     private List<object> _objects = [];
     private readonly Dictionary<Type, int> _typeIndex = [];
-    private readonly List<TypeCodec> _codecs = [];
+    private List<TypeCodec> _codecs = [];
+    private List<Type> _types = [];
     private byte[] _table = new byte[256];
     private int _tableLength;
+    // The type table is built in groups, one per type the objects reach first (its element and
+    // argument entries, then its own).  The previous graph's groups are replayed while this
+    // graph reaches the same types in the same order: same prefix, same table, no lookups.
+    private List<(Type Type, int Entries, int TableEnd)> _groups = [], _lastGroups = [];
+    private List<TypeCodec> _lastCodecs = [];
+    private List<Type> _lastTypes = [];
+    private byte[] _lastTable = new byte[256];
+    private int _replayed;
+    private bool _indexed; // _typeIndex holds _types; while a short table is replayed, a scan of _types stands in
+    private const int ScannedTypes = 8;
     private int _gap = 128;
 
     /// <summary>A writer appending to <paramref name="buffer"/> at <paramref name="position"/>.</summary>
@@ -113,7 +124,7 @@ internal sealed unsafe class ObjectWriter
                 if (t != lastType)
                 {
                     (otherType, otherIndex, lastType) = (lastType, index, t);
-                    index = t == otherType ? otherIndex : TypeIndex(t);
+                    index = t == otherType ? otherIndex : GroupIndex(t);
                 }
                 TypeCodec codec = _codecs[index];
                 *(int*)Reserve(4) = index;
@@ -176,9 +187,59 @@ internal sealed unsafe class ObjectWriter
         {
             _ids.Clear();
         }
-        _typeIndex.Clear();
+        if (_indexed)
+            _typeIndex.Clear();
+        _indexed = false;
+        (_lastCodecs, _codecs) = (_codecs, _lastCodecs);
+        (_lastTypes, _types) = (_types, _lastTypes);
+        (_lastGroups, _groups) = (_groups, _lastGroups);
+        (_lastTable, _table) = (_table, _lastTable);
         _codecs.Clear();
+        _types.Clear();
+        _groups.Clear();
+        _replayed = 0;
         _tableLength = 0;
+    }
+
+    /// <summary>The type-table entry of a type an object has, replaying the previous graph's table while it matches.</summary>
+    private int GroupIndex(Type t)
+    {
+        if (_indexed)
+        {
+            if (_typeIndex.TryGetValue(t, out int index))
+                return index;
+        }
+        else
+        {
+            for (int k = 0; k < _types.Count; k++)
+                if (_types[k] == t)
+                    return k;
+        }
+        int first = _codecs.Count;
+        if (_replayed == _groups.Count && _replayed < _lastGroups.Count && _lastGroups[_replayed].Type == t &&
+            _lastGroups[_replayed].Entries + first <= ScannedTypes && !_indexed)
+        {
+            var (_, entries, tableEnd) = _lastGroups[_replayed++];
+            for (int k = first; k < first + entries; k++)
+            {
+                _codecs.Add(_lastCodecs[k]);
+                _types.Add(_lastTypes[k]);
+            }
+            int from = _tableLength;
+            _lastTable.AsSpan(from, tableEnd - from).CopyTo(Grow(tableEnd - from));
+        }
+        else
+        {
+            if (!_indexed)
+            {
+                for (int k = 0; k < _types.Count; k++)
+                    _typeIndex.Add(_types[k], k);
+                _indexed = true;
+            }
+            TypeIndex(t);
+        }
+        _groups.Add((t, _codecs.Count - first, _tableLength));
+        return _codecs.Count - 1;
     }
 
     /// <summary>The type-table entry of <paramref name="t"/>, adding it (after its element or argument types) when new.</summary>
@@ -216,6 +277,7 @@ internal sealed unsafe class ObjectWriter
         }
         index = _codecs.Count;
         _codecs.Add(codec);
+        _types.Add(t);
         _typeIndex.Add(t, index);
         return index;
     }

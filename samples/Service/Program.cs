@@ -1,0 +1,34 @@
+// Service: a parallel program as a service.  Rank 0 of the job hosts a gRPC
+// service (solver.proto) on a loopback port; every call is solved by all ranks
+// (its work dealt out in blocks, computed, gathered) and answered; a failure on any
+// rank comes back as a gRPC error naming the rank, and the job keeps serving.
+//
+// usage: mpiexec.mpich -n 4 motor Service.dll [port]      serve (port 0: any free port)
+//        dotnet Service.dll client PORT pi INTERVALS [CALLS [CONCURRENT]]
+//        dotnet Service.dll client PORT heat PLATES STEPS [BAD_PLATE]
+//        dotnet Service.dll client PORT fault RANK
+//        dotnet Service.dll client PORT load SECONDS CONCURRENT INTERVALS
+//        dotnet Service.dll client PORT shutdown
+using System.Globalization;
+using System.MP;
+using MotorService;
+
+if (args is ["client", var port, .. var rest])
+    return await SolverClient.Run(int.Parse(port, CultureInfo.InvariantCulture), rest);
+
+// The engine's loop is the only code that calls MPI on rank 0, on this (the main) thread.
+Mpi.Init(ThreadLevel.Funneled);
+Communicator world = Communicator.World;
+if (world.Rank != 0)
+{
+    Worker.Run(world);
+    return 0;
+}
+var engine = new JobEngine(world);
+WebApplication app = ServiceHost.Build(engine, args.Length > 0 ? int.Parse(args[0], CultureInfo.InvariantCulture) : 50051);
+app.Start();
+Console.WriteLine($"Service: {world.Size} ranks, rank 0 serves Solver on {ServiceHost.Address(app)}");
+engine.Run();
+await app.StopAsync();
+Console.WriteLine($"Service: answered {engine.Answered} calls; all ranks stopped");
+return 0;

@@ -1,0 +1,456 @@
+using System.Collections.Concurrent;
+using System.MP;
+
+namespace Scenarios;
+
+/// <summary>
+/// Awaitable requests (MpiRequest.Async.cs, ProgressEngine.cs) and thread level Multiple under
+/// load.  Two ranks; AsyncAwait and AsyncStress need Multiple (SCENARIOS_THREAD_LEVEL=Multiple,
+/// or motor --thread-level multiple), AsyncBelowMultiple runs at the default level.  Nothing
+/// here depends on timing: every wait that must stay pending waits for a message its peer sends
+/// only after this side said so.
+/// </summary>
+internal static class Async
+{
+    internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
+    {
+        s[Scenario.AsyncAwait] = c => Await(c).GetAwaiter().GetResult();
+        s[Scenario.AsyncStress] = Stress;
+        s[Scenario.AsyncBelowMultiple] = BelowMultiple;
+    }
+
+    private const int Go = 90, Late = 91, Never = 92;
+
+    private static async Task Await(Communicator c)
+    {
+        Check.Equal(ThreadLevel.Multiple, Mpi.ThreadLevel, "running at Multiple");
+        int peer = 1 - c.Rank;
+        await PingPong(c, peer);
+        await MixedSets(c, peer);
+        await Cancellation(c, peer);
+        await Errors(c, peer);
+        await Buffers(c, peer);
+        await Contexts(c, peer);
+        Misuse(c, peer);
+        await BackOff(c, peer);
+        c.Barrier();
+        Check.Equal(0, AsyncProgress.Pending, "nothing left awaited");
+    }
+
+    // 200 round trips with await on both sides, 8 B and 64 KiB, every message checked.
+    private static async Task PingPong(Communicator c, int peer)
+    {
+        foreach (int n in new[] { 2, 16384 })
+        {
+            var send = new int[n];
+            var recv = new int[n];
+            int bad = 0;
+            for (int round = 0; round < 100; round++)
+            {
+                send[0] = round;
+                send[n - 1] = c.Rank * 1000 + round;
+                Request r = c.IRecv(recv, peer, 1);
+                if (c.Rank == 0)
+                {
+                    await c.ISend(send, peer, 1);
+                    Status st = await r;
+                    bad += st.Source == peer && st.Tag == 1 && st.GetCount<int>() == n ? 0 : 1;
+                }
+                else
+                {
+                    await r;
+                    await c.ISend(send, peer, 1);
+                }
+                bad += recv[0] == round && recv[n - 1] == peer * 1000 + round ? 0 : 1;
+            }
+            Check.Equal(0, bad, $"100 awaited round trips of {n * 4} bytes");
+        }
+    }
+
+    // WhenAll over every kind (buffer, object, persistent, nonblocking collective), WhenAny.
+    private static async Task MixedSets(Communicator c, int peer)
+    {
+        var buf = new long[3];
+        var pbuf = new int[4];
+        var sum = new int[2];
+        using PersistentRequest pr = c.RecvInit(pbuf, peer, 3);
+        using PersistentRequest ps = c.SendInit(new[] { 7, 8, 9, c.Rank }, peer, 3);
+        for (int round = 0; round < 5; round++)
+        {
+            PersistentRequest.StartAll(pr, ps);
+            Status[] st = await Request.WhenAll(c.IRecv(buf, peer, 2), c.ISend(new long[] { round, -round, c.Rank }, peer, 2),
+                                                c.OIRecv<string>(peer, 4), c.OISend($"hello {round} from {c.Rank}", peer, 4),
+                                                pr, ps, c.IAllreduce(new[] { c.Rank + 1, round }, sum, Op.Sum));
+            Check.Equal(7, st.Length, "seven statuses");
+            Check.Sequence<long>([round, -round, peer], buf, "buffer receive in the set");
+            Check.Sequence<int>([7, 8, 9, peer], pbuf, "persistent receive in the set");
+            Check.Equal(3, st[4].Source == peer ? st[4].Tag : -1, "persistent status");
+            Check.Sequence<int>([3, 2 * round], sum, "nonblocking allreduce in the set");
+            Check.True(!pr.IsActive && !ps.IsActive, "persistent instances over");
+        }
+        ObjectRequest os = c.OISend("object " + c.Rank, peer, 5);
+        string? text = await c.OIRecv<string>(peer, 5);
+        await os;
+        Check.Equal($"object {peer}", text, "awaited object receive");
+
+        // WhenAny: the peer sends tag 7 only; the tag-6 receive stays pending until later.
+        var a = new int[1];
+        var b = new int[1];
+        Request ra = c.IRecv(a, peer, 6), rb = c.IRecv(b, peer, 7);
+        Request sb = c.ISend(new[] { 70 + c.Rank }, peer, 7);
+        int first = await Request.WhenAny(ra, rb);
+        Check.Equal(1, first, "WhenAny: the receive whose message came");
+        Check.Equal(70 + peer, b[0], "WhenAny's data");
+        await sb;
+        await c.ISend(new[] { 1 }, peer, Go); // the peer's WhenAny is over before its tag-6 message comes
+        await c.IRecv(new int[1], peer, Go);
+        await c.ISend(new[] { 60 + c.Rank }, peer, 6);
+        await ra; // still awaited by the engine after WhenAny: the same task
+        Check.Equal(60 + peer, a[0], "the other receive completes later");
+    }
+
+    // A cancelled receive ends in OperationCanceledException and leaves its message for a later
+    // receive; a cancelled send is not cancelled: the request comes back and still completes.
+    private static async Task Cancellation(Communicator c, int peer)
+    {
+        var buf = new int[2];
+        using (var cts = new CancellationTokenSource())
+        {
+            Task<Status> t = c.IRecv(buf, peer, Never).WaitAsync(cts.Token);
+            cts.Cancel();
+            await ThrowsAsync<OperationCanceledException>(t, "cancelled receive");
+        }
+        await ThrowsAsync<OperationCanceledException>(c.IRecv(buf, peer, Never).WaitAsync(new CancellationToken(true)),
+                                                      "receive awaited with a cancelled token");
+        int before = AsyncProgress.Pending;
+        // A synchronous send the peer receives only after this side's cancellation: it cannot
+        // complete before, so its await is what gets cancelled.
+        var data = new[] { 11 + c.Rank, 12 };
+        Request send = c.ISsend(data, peer, Late);
+        using (var cts = new CancellationTokenSource())
+        {
+            Task<Status> t = send.WaitAsync(cts.Token);
+            cts.Cancel();
+            await ThrowsAsync<OperationCanceledException>(t, "cancelled wait of a send");
+        }
+        Check.Equal(before, AsyncProgress.Pending, "the send's request was given back");
+        await c.ISend(new[] { 1 }, peer, Go);
+        await c.IRecv(new int[1], peer, Go);
+        Status got = await c.IRecv(buf, peer, Late);
+        Check.True(!got.Cancelled && buf[0] == 11 + peer, "the send whose wait was cancelled still delivered");
+        Status sent = await send; // the request is the owner's again
+        Check.True(!sent.Cancelled, "and completes when awaited again");
+        // The cancelled receives took nothing: a message on their tag arrives whole.
+        await c.ISend(new[] { 5, 6 }, peer, Never);
+        await c.IRecv(buf, peer, Never);
+        Check.Sequence<int>([5, 6], buf, "a later message on the cancelled receives' tag");
+    }
+
+    // Errors raised inside MPI reach the awaiter: a truncated receive.
+    private static async Task Errors(Communicator c, int peer)
+    {
+        Request s = c.ISend(new int[8], peer, 8);
+        await ThrowsAsync<MessageTruncatedException>(c.IRecv(new int[4], peer, 8).WaitAsync(), "truncated receive");
+        await s;
+        Request s2 = c.ISend(new int[8], peer, 9);
+        await ThrowsAsync<MessageTruncatedException>(Request.WhenAll(c.IRecv(new int[2], peer, 9), s2), "truncated receive in WhenAll");
+    }
+
+    // The GC policy: a movable array stays put while its awaited receive is in flight, with only
+    // the task referenced and compacting collections meanwhile (motor: registered with the GC;
+    // dotnet: a pinned GCHandle that is let go at completion).
+    private static async Task Buffers(Communicator c, int peer)
+    {
+        const int n = 4096;
+        var recv = new int[n];
+        Task<Status> t = c.IRecv(recv, peer, 10).WaitAsync(); // no reference to the request kept
+        for (int i = 0; i < 3; i++)
+        {
+            _ = new byte[1 << 16];
+            GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+        }
+        if (!Mpi.IsHosted)
+            Check.True(Mpi.GetStatistics().PinnedHandles > 0, "library mode: the awaited buffer is pinned");
+        await c.ISend(new[] { 1 }, peer, Go);
+        var data = new int[n];
+        for (int i = 0; i < n; i++)
+            data[i] = i * 3 + c.Rank;
+        await c.IRecv(new int[1], peer, Go);
+        await c.ISend(data, peer, 10);
+        Status st = await t;
+        Check.Equal(n, st.GetCount<int>(), "awaited receive into a movable array");
+        Check.True(recv[0] == peer && recv[n - 1] == (n - 1) * 3 + peer, "the data is in the array the receive was posted on");
+    }
+
+    // Where continuations run: await request on the thread pool; ConfigureAwait(true) on the
+    // captured context; CallerPolls completes an operation already arrived on the caller.
+    private static async Task Contexts(Communicator c, int peer)
+    {
+        using var context = new OneThreadContext();
+        (bool onContext, bool notPosted, bool pool) = await context.Run(async () =>
+        {
+            await c.ISend(new[] { 2 }, peer, 12).ConfigureAwait(true);
+            await c.IRecv(new int[1], peer, 12).ConfigureAwait(true);
+            bool onContext = context.IsCurrent;
+            int posts = context.Posts;
+            await c.ISend(new[] { 1 }, peer, 11);
+            Task<Status> t = c.IRecv(new int[1], peer, 11).WaitAsync();
+            bool pending = !t.IsCompleted;
+            await t.ConfigureAwait(false);
+            // Inline when it had completed already; else on the pool, never posted to the context.
+            return (onContext, context.Posts == posts, !pending || (Thread.CurrentThread.IsThreadPoolThread && SynchronizationContext.Current is null));
+        });
+        Check.True(onContext, "ConfigureAwait(true) resumes on the captured context");
+        Check.True(notPosted, "await request does not resume on the captured context");
+        Check.True(pool, "a pending await resumes on the thread pool");
+
+        await c.ISend(new[] { 3 }, peer, 13);
+        c.Probe(peer, 13); // the message has arrived
+        AsyncProgress.CallerPolls = 1000;
+        try
+        {
+            var one = new int[1];
+            Task<Status> t = c.IRecv(one, peer, 13).WaitAsync();
+            Check.True(t.IsCompleted && one[0] == 3, "caller progress completes an arrived message at once");
+        }
+        finally
+        {
+            AsyncProgress.CallerPolls = 0;
+        }
+        Check.Throws<ArgumentOutOfRangeException>(() => AsyncProgress.CallerPolls = -1, "negative caller polls");
+    }
+
+    private static void Misuse(Communicator c, int peer)
+    {
+        Request r = c.IRecv(new int[1], peer, 14);
+        r.Cancel();
+        r.Wait();
+        r.Dispose();
+        Check.Throws<ObjectDisposedException>(() => r.WaitAsync(), "awaiting a disposed request");
+        Request a = c.IRecv(new int[1], peer, 15);
+        Check.Throws<ArgumentException>(() => Request.WhenAll(a, a), "a request twice in WhenAll");
+        Check.Throws<ArgumentNullException>(() => Request.WhenAll(a, null!), "a null request");
+        Check.Throws<ArgumentException>(() => Request.WhenAny(), "WhenAny of nothing");
+        Task<Status> first = a.WaitAsync();
+        Check.True(ReferenceEquals(first, a.WaitAsync()), "awaiting again gives the same task");
+        using var cts = new CancellationTokenSource();
+        Check.Throws<InvalidOperationException>(() => a.WaitAsync(cts.Token), "a second await with a token");
+        cts.Cancel();
+        Request go = c.ISend(new[] { 1 }, peer, Go); // the peer checked its own before this message comes
+        c.Recv(new int[1], peer, Go);
+        go.Wait();
+        c.Send(new[] { 1 }, peer, 15);
+        first.GetAwaiter().GetResult();
+    }
+
+    // An idle engine backs off: with a receive pending for long, it ends up sleeping.
+    private static async Task BackOff(Communicator c, int peer)
+    {
+        long sleeps = AsyncProgress.Sleeps;
+        Task<Status> t = c.IRecv(new int[1], peer, 16).WaitAsync();
+        while (AsyncProgress.Sleeps == sleeps)
+            Thread.Sleep(1);
+        Check.True(AsyncProgress.Sleeps > sleeps, "the engine sleeps while nothing completes");
+        await c.ISend(new[] { 1 }, peer, 17);
+        await c.IRecv(new int[1], peer, 17); // both sides saw their engine sleep
+        await c.ISend(new[] { 1 }, peer, 16);
+        await t;
+    }
+
+    private static async Task ThrowsAsync<TException>(Task task, string what) where TException : Exception
+    {
+        try
+        {
+            await task;
+            Check.True(false, $"{what}: no exception, expected {typeof(TException).Name}");
+        }
+        catch (TException)
+        {
+            Check.True(true, what);
+        }
+        catch (Exception e)
+        {
+            Check.True(false, $"{what}: {e.GetType().Name} ({e.Message}), expected {typeof(TException).Name}");
+        }
+    }
+
+    /// <summary>A SynchronizationContext that runs everything posted to it on one thread of its own.</summary>
+    private sealed class OneThreadContext : SynchronizationContext, IDisposable
+    {
+        private readonly BlockingCollection<(SendOrPostCallback, object?)> _queue = new();
+        private readonly Thread _thread;
+
+        internal OneThreadContext()
+        {
+            _thread = new Thread(() =>
+            {
+                SetSynchronizationContext(this);
+                foreach ((SendOrPostCallback d, object? s) in _queue.GetConsumingEnumerable())
+                    d(s);
+            }) { IsBackground = true };
+            _thread.Start();
+        }
+
+        internal bool IsCurrent => Thread.CurrentThread == _thread && Current == this;
+
+        internal int Posts;
+
+        public override void Post(SendOrPostCallback d, object? state)
+        {
+            Interlocked.Increment(ref Posts);
+            _queue.Add((d, state));
+        }
+
+        internal Task<T> Run<T>(Func<Task<T>> body)
+        {
+            var done = new TaskCompletionSource<Task<T>>();
+            Post(_ => done.SetResult(body()), null);
+            return done.Task.Unwrap();
+        }
+
+        public void Dispose() => _queue.CompleteAdding();
+    }
+
+    // ---- thread level Multiple under load ----
+
+    private const int Threads = 4, Words = 8;
+
+    // MOTOR_STRESS_MESSAGES: fewer under the checkers (tests/checkers.sh helgrind).
+    private static readonly int Messages =
+        int.TryParse(Environment.GetEnvironmentVariable("MOTOR_STRESS_MESSAGES"), out int m) && m > 0 ? m : 200;
+
+    // Four threads per rank, on two communicators (and two tags each), each exchanging a bounded
+    // count of sequence-numbered messages with its twin on the peer by a different path per
+    // message: blocking Wait, await, blocking Probe then Recv, IProbe then Test; every 16th message
+    // is 64 KiB (rendezvous).  Each message must arrive once, in order, intact.
+    private static void Stress(Communicator world)
+    {
+        Check.Equal(ThreadLevel.Multiple, Mpi.ThreadLevel, "running at Multiple");
+        int peer = 1 - world.Rank;
+        Communicator[] comms = [world.Dup(), world.Dup()];
+        var errors = new ConcurrentQueue<string>();
+        var threads = new Thread[Threads];
+        var watch = System.Diagnostics.Stopwatch.StartNew();
+        for (int t = 0; t < Threads; t++)
+        {
+            int id = t;
+            threads[t] = new Thread(() =>
+            {
+                try
+                {
+                    Exchange(comms[id % 2], peer, id, errors);
+                }
+                catch (Exception e)
+                {
+                    errors.Enqueue($"thread {id}: {e}");
+                }
+            });
+            threads[t].Start();
+        }
+        foreach (Thread t in threads)
+            t.Join();
+        Check.Equal("", string.Join("\n", errors.Take(5)), "every message once, in order, intact");
+        world.Barrier();
+        bool extra = comms.Any(cm => cm.IProbe(Mpi.AnySource, Mpi.AnyTag, out _));
+        Check.True(!extra, "no message left over (none duplicated)");
+        Check.Equal(2 * Threads * Messages, world.Allreduce(Threads * Messages, Op.Sum), "messages exchanged");
+        Console.WriteLine($"async-stress rank {world.Rank}: {Threads} threads x {Messages} messages each way in {watch.ElapsedMilliseconds} ms");
+        foreach (Communicator cm in comms)
+            cm.Dispose();
+    }
+
+    private static void Exchange(Communicator c, int peer, int id, ConcurrentQueue<string> errors)
+    {
+        int tag = 100 + id; // one tag per thread: MPI's order per (source, tag, communicator) is the sequence
+        var big = new int[16384];
+        var small = new int[Words];
+        for (int seq = 0; seq < Messages; seq++)
+        {
+            int[] send = seq % 16 == 15 ? new int[big.Length] : new int[Words];
+            int[] recv = send.Length == Words ? small : big;
+            Fill(send, c.Rank, id, seq);
+            Request s = c.ISend(send, peer, tag);
+            Status st;
+            switch ((seq + id) % 4)
+            {
+                case 0: // blocking waits
+                    st = c.IRecv(recv, peer, tag).Wait();
+                    s.Wait();
+                    break;
+                case 1: // awaits, completed by the engine
+                    st = c.IRecv(recv, peer, tag).WaitAsync().GetAwaiter().GetResult();
+                    s.WaitAsync().GetAwaiter().GetResult();
+                    break;
+                case 2: // blocking probe, then the receive
+                    Status probed = c.Probe(peer, tag);
+                    if (probed.GetCount<int>() != send.Length)
+                        errors.Enqueue($"thread {id} message {seq}: probe says {probed.GetCount<int>()} ints");
+                    st = c.Recv(recv, peer, tag);
+                    Request.WhenAll(s).GetAwaiter().GetResult();
+                    break;
+                default: // polling: IProbe, then Test
+                    while (!c.IProbe(peer, tag, out _))
+                        Thread.Yield();
+                    Request r = c.IRecv(recv, peer, tag);
+                    while (!r.Test(out st))
+                        Thread.Yield();
+                    while (!s.Test(out _))
+                        Thread.Yield();
+                    break;
+            }
+            if (st.GetCount<int>() != send.Length || !Intact(recv, send.Length, peer, id, seq))
+            {
+                errors.Enqueue($"thread {id} message {seq}: got {st.GetCount<int>()} ints starting {recv[0]},{recv[1]},{recv[2]}");
+                return;
+            }
+        }
+    }
+
+    private static void Fill(int[] a, int rank, int id, int seq)
+    {
+        a[0] = rank;
+        a[1] = id;
+        a[2] = seq;
+        for (int i = 3; i < a.Length; i++)
+            a[i] = seq * 31 + i;
+    }
+
+    private static bool Intact(int[] a, int n, int rank, int id, int seq)
+    {
+        if (a[0] != rank || a[1] != id || a[2] != seq)
+            return false;
+        for (int i = 3; i < n; i++)
+            if (a[i] != seq * 31 + i)
+                return false;
+        return true;
+    }
+
+    // ---- below Multiple ----
+
+    // The first await names the level and how to ask for Multiple; nothing reaches the engine.
+    private static void BelowMultiple(Communicator c)
+    {
+        Check.True(Mpi.ThreadLevel < ThreadLevel.Multiple, $"running below Multiple ({Mpi.ThreadLevel})");
+        int peer = 1 - c.Rank;
+        Request r = c.IRecv(new int[1], peer, 1);
+        try
+        {
+            r.WaitAsync();
+            Check.True(false, "awaiting below Multiple: no exception");
+        }
+        catch (InvalidOperationException e)
+        {
+            Check.True(e.Message.Contains($"initialized at {Mpi.ThreadLevel}") && e.Message.Contains("motor --thread-level multiple") &&
+                       e.Message.Contains("Mpi.Init(ThreadLevel.Multiple)"), $"the message names the level and the remedies: {e.Message}");
+        }
+        Check.Throws<InvalidOperationException>(() => Await(r).GetAwaiter().GetResult(), "await request below Multiple");
+        Check.Throws<InvalidOperationException>(() => Request.WhenAll(r), "WhenAll below Multiple");
+        Check.Throws<InvalidOperationException>(() => c.OIRecv<string>(peer, 2).ResultAsync().GetAwaiter().GetResult(), "object receive below Multiple");
+        Check.Equal(0, AsyncProgress.Pending, "nothing handed to the engine");
+        c.Send(new[] { 5 }, peer, 1);
+        Check.Equal(1, r.Wait().GetCount<int>(), "the request is still the caller's to wait for");
+        c.Barrier();
+
+        static async Task Await(Request r) => await r;
+    }
+}
