@@ -281,7 +281,7 @@ internal struct CoreTable
     internal nint WinAccumulateHeld;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 13;
+    internal const uint ExpectedAbiVersion = 14;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
