@@ -15,6 +15,7 @@ public class ScenarioTests
     private static readonly Dictionary<Scenario, Scenario> StartedByAnother = new()
     {
         [Scenario.SpawnChild] = Scenario.Spawn, // the children Spawn starts with MPI_Comm_spawn
+        [Scenario.Mpi4SpawnInfoChild] = Scenario.Mpi4SpawnInfo, // the child spawned with an Info (wdir)
     };
 
     private static string[] Registered()
