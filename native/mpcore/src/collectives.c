@@ -496,7 +496,7 @@ int mp_coll_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes,
 {
     const comm_entry_t *ce;
     MPI_Request r = MPI_REQUEST_NULL;
-    persist_t *p;
+    persist_t *p = NULL;
     mp_coll_t d;
     size_t head;
     int32_t *at;
@@ -514,10 +514,8 @@ int mp_coll_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes,
     if (stage_bytes && (stage_bytes[0] < 0 || stage_bytes[1] < 0))
         return mp_fail(MP_ECOUNT, "staging sizes %lld and %lld must not be negative", (long long)stage_bytes[0],
                        (long long)stage_bytes[1]);
-    if (!(p = calloc(1, sizeof *p)))
-        return mp_fail(MP_ENOMEM, "out of memory for a persistent request");
-    p->kind = PERSIST_COLL;
-    p->comm = comm;
+    if ((rc = mp_persist_new(PERSIST_COLL, 0, 0, comm, &p)))
+        return rc;
     d = *c;
     /* MPI reads the counts and displacements at every start (MPI-4.0 6.12):
      * the core keeps a copy at the head of stage[0], before the send stage. */

@@ -177,7 +177,7 @@ int mp_neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_by
     MPI_Request r = MPI_REQUEST_NULL;
     int64_t sb = 0, rb = 0;
     size_t head;
-    persist_t *p;
+    persist_t *p = NULL;
     int32_t *at;
     mp_coll_t d;
     int rc, in = 0, out = 0;
@@ -196,10 +196,8 @@ int mp_neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_by
     /* stage[0]: the counts and displacements (2 * (in + out) entries, rounded
      * up to 16 bytes), then the send stage; stage[1]: the receive stage. */
     head = ((sizeof(int32_t) * 2 * (size_t)(in + out)) + 15) & ~(size_t)15;
-    if (!(p = calloc(1, sizeof *p)))
-        return mp_fail(MP_ENOMEM, "out of memory for a persistent request");
-    p->kind = PERSIST_COLL;
-    p->comm = comm;
+    if ((rc = mp_persist_new(PERSIST_COLL, 0, 0, comm, &p)))
+        return rc;
     if ((head + (size_t)sb > 0 && !(p->stage[0] = malloc(head + (size_t)sb))) ||
         (rb > 0 && !(p->stage[1] = malloc((size_t)rb)))) {
         mp_persist_discard(p);

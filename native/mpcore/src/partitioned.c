@@ -23,7 +23,7 @@ static int partitioned_init(int kind, void *buf, int partitions, int64_t part_by
 {
     const comm_entry_t *ce;
     MPI_Request r = MPI_REQUEST_NULL;
-    persist_t *p;
+    persist_t *p = NULL;
     int rc, mpi_peer = 0;
     if ((rc = mp_comm_lookup(comm, &ce)))
         return rc;
@@ -42,12 +42,8 @@ static int partitioned_init(int kind, void *buf, int partitions, int64_t part_by
     /* No wildcards on either side (MPI-4.0 4.2.2): both name their peer and tag. */
     if ((rc = mp_check_dest(ce, peer, &mpi_peer)) || (rc = mp_check_send_tag(tag)))
         return rc;
-    if (!(p = calloc(1, sizeof *p)))
-        return mp_fail(MP_ENOMEM, "out of memory for a partitioned request");
-    p->kind = kind;
-    p->peer = peer;
-    p->tag = tag;
-    p->comm = comm;
+    if ((rc = mp_persist_new(kind, peer, tag, comm, &p)))
+        return rc;
     p->partitions = partitions;
     p->bytes = part_bytes * partitions;
     if (stage && p->bytes > 0) {

@@ -53,6 +53,22 @@ static int p2p_make(const persist_t *p, void *buf, MPI_Request *r)
 #undef MAKE
 }
 
+int mp_persist_new(int kind, int peer, int tag, mp_comm_t comm, persist_t **out)
+{
+    static const char *const what[] = { "persistent send", "persistent synchronous send", "persistent receive",
+                                        "persistent collective", "partitioned send", "partitioned receive" };
+    persist_t *p = calloc(1, sizeof *p);
+    if (!p)
+        return mp_fail(MP_ENOMEM, "out of memory for a %s request",
+                       (unsigned)kind < sizeof what / sizeof *what ? what[kind] : "persistent");
+    p->kind = kind;
+    p->peer = peer;
+    p->tag = tag;
+    p->comm = comm;
+    *out = p;
+    return 0;
+}
+
 int mp_persist_track(persist_t *p, MPI_Request r, mp_req_t *req)
 {
     slot_t *s = NULL;
@@ -80,7 +96,7 @@ int mp_persist_track(persist_t *p, MPI_Request r, mp_req_t *req)
 static int p2p_init(int kind, void *buf, int64_t bytes, int peer, int tag, mp_comm_t comm, mp_req_t *req)
 {
     MPI_Request r = MPI_REQUEST_NULL;
-    persist_t *p;
+    persist_t *p = NULL;
     int rc;
     if (bytes < 0)
         return mp_fail(MP_ECOUNT, "byte count %lld is negative", (long long)bytes);
@@ -88,12 +104,8 @@ static int p2p_init(int kind, void *buf, int64_t bytes, int peer, int tag, mp_co
         return mp_fail(MP_EINVAL, "buffer is NULL but byte count is %lld", (long long)bytes);
     if (!req)
         return mp_fail(MP_EINVAL, "request output is NULL");
-    if (!(p = calloc(1, sizeof *p)))
-        return mp_fail(MP_ENOMEM, "out of memory for a persistent request");
-    p->kind = kind;
-    p->peer = peer;
-    p->tag = tag;
-    p->comm = comm;
+    if ((rc = mp_persist_new(kind, peer, tag, comm, &p)))
+        return rc;
     p->bytes = bytes;
     p->buf = buf;
     if ((rc = p2p_make(p, buf, &r))) {

@@ -245,6 +245,10 @@ static inline void persist_release(slot_t *s)
     atomic_fetch_sub(&mp_g_persist_open, 1);
 }
 
+/* A new persistent request's description: kind, peer, tag and comm set, the rest
+ * zero (MP_ENOMEM when there is no memory for it). */
+int mp_persist_new(int kind, int peer, int tag, mp_comm_t comm, persist_t **out);
+
 /* Gives a persistent request made on r its slot, inactive (takes p and r). */
 int mp_persist_track(persist_t *p, MPI_Request r, mp_req_t *req);
 
