@@ -60,7 +60,8 @@ extern "C" {
     X(Cart_create) X(Cartdim_get) X(Cart_get) X(Cart_rank) X(Cart_coords)     \
     X(Cart_shift) X(Cart_sub) X(Dims_create) X(Topo_test)                    \
     X(Comm_test_inter) X(Comm_remote_size) X(Intercomm_create)                \
-    X(Intercomm_merge) X(Comm_spawn) X(Comm_get_parent) X(Open_port)          \
+    X(Intercomm_merge) X(Comm_spawn) X(Comm_spawn_multiple) X(Comm_get_parent)  \
+    X(Open_port)                                                              \
     X(Close_port) X(Comm_accept) X(Comm_connect) X(Comm_disconnect)           \
     X(Publish_name) X(Unpublish_name) X(Lookup_name)                         \
     X(Graph_create) X(Graphdims_get) X(Graph_get) X(Graph_neighbors_count)   \

@@ -1,3 +1,4 @@
+using System.Collections.Generic;
 using System.MP.Interop;
 using System.Text;
 
@@ -119,25 +120,88 @@ public unsafe partial class Communicator
     /// <exception cref="ObjectDisposedException">The info was disposed.</exception>
     public Intercommunicator Spawn(string command, string[] args, int maxProcs, Info? info, int root = 0)
     {
-        int h = Handle, c = 0, ih = Info.HandleOf(info);
         if ((uint)root >= (uint)_size)
             ThrowHelper.ThrowRank(root, _size, "a member", nameof(root));
         if (_rank == root && (string.IsNullOrEmpty(command) || maxProcs <= 0 || args is null))
             throw new ArgumentException(SR.SpawnArgs, string.IsNullOrEmpty(command) ? nameof(command) : nameof(maxProcs));
-        var strings = new Collections.Generic.List<byte[]> { Encoding.UTF8.GetBytes((command ?? "") + "\0") };
-        foreach (string a in args ?? [])
-            strings.Add(Encoding.UTF8.GetBytes(a + "\0"));
-        var handles = new Runtime.InteropServices.GCHandle[strings.Count];
+        int ih = Info.HandleOf(info);
+        return SpawnPinned([SpawnCommand.Unchecked(command ?? "", args ?? [], Math.Max(maxProcs, 1))], [ih], root, multiple: false);
+    }
+
+    /// <summary>
+    /// Starts the processes of several commands at once, in one job with one
+    /// MPI_COMM_WORLD (MPI_Comm_spawn_multiple, MPI-4.0 §11.8.3): each command with
+    /// its own arguments, process count and hints.  Collective; the commands matter at
+    /// <paramref name="root"/> only (other ranks may pass an empty list).  A child's
+    /// <see cref="Mpi.AppNum"/> is the index of its command, its world rank follows the
+    /// command order.
+    /// </summary>
+    /// <param name="commands">The commands, at least one at the root.</param>
+    /// <param name="root">Rank whose commands are used.</param>
+    /// <returns>An intercommunicator whose remote group is all the children.</returns>
+    /// <exception cref="ArgumentException">At the root: no command, or a null one (the message names its index).</exception>
+    /// <exception cref="ObjectDisposedException">One of the infos was disposed.</exception>
+    public Intercommunicator SpawnMultiple(IReadOnlyList<SpawnCommand> commands, int root = 0)
+    {
+        if ((uint)root >= (uint)_size)
+            ThrowHelper.ThrowRank(root, _size, "a member", nameof(root));
+        if (_rank != root)
+            return SpawnPinned([], [], root, multiple: true);
+        ArgumentNullException.ThrowIfNull(commands);
+        if (commands.Count == 0)
+            throw new ArgumentException(SR.SpawnMultipleNone, nameof(commands));
+        var infos = new int[commands.Count];
+        for (int i = 0; i < commands.Count; i++)
+        {
+            SpawnCommand? sc = commands[i];
+            if (sc is null)
+                throw new ArgumentException(SR.Format(SR.SpawnMultipleCommand, i), nameof(commands));
+            infos[i] = Info.HandleOf(sc.Info);
+        }
+        return SpawnPinned(commands, infos, root, multiple: true);
+    }
+
+    // Pins every command and argument as a NUL-terminated UTF-8 string for the length of the
+    // call and spawns: MPI_Comm_spawn for one command (Spawn), MPI_Comm_spawn_multiple else.
+    private Intercommunicator SpawnPinned(IReadOnlyList<SpawnCommand> commands, int[] infos, int root, bool multiple)
+    {
+        int h = Handle, c = 0, n = commands.Count, procs = 0, strings = 0;
+        foreach (SpawnCommand sc in commands)
+        {
+            procs += sc.MaxProcs;
+            strings += sc.Args.Count + 1;
+        }
+        var handles = new Runtime.InteropServices.GCHandle[strings];
+        // Per command: its name, then its argv with a terminating null.
+        var cmd = new nint[Math.Max(n, 1)];
+        var argv = new nint[strings + n];
+        var argvs = new nint[Math.Max(n, 1)];
+        var counts = new int[Math.Max(n, 1)];
+        var errors = new int[Math.Max(procs, 1)];
         try
         {
-            for (int i = 0; i < strings.Count; i++)
-                handles[i] = Runtime.InteropServices.GCHandle.Alloc(strings[i], Runtime.InteropServices.GCHandleType.Pinned);
-            byte** argv = stackalloc byte*[strings.Count];
-            for (int i = 1; i < strings.Count; i++)
-                argv[i - 1] = (byte*)handles[i].AddrOfPinnedObject();
-            argv[strings.Count - 1] = null;
-            int* errors = stackalloc int[Math.Max(maxProcs, 1)];
-            Check(Core.CommSpawnInfo((byte*)handles[0].AddrOfPinnedObject(), argv, Math.Max(maxProcs, 1), ih, root, h, &c, _rank == root ? errors : null));
+            int s = 0, a = 0;
+            for (int i = 0; i < n; i++)
+            {
+                cmd[i] = PinString(commands[i].Command, ref handles[s++]);
+                argvs[i] = a;
+                foreach (string arg in commands[i].Args)
+                    argv[a++] = PinString(arg ?? "", ref handles[s++]);
+                argv[a++] = 0;
+                counts[i] = commands[i].MaxProcs;
+            }
+            fixed (nint* pCmd = cmd, pArgv = argv, pArgvs = argvs)
+            fixed (int* pCounts = counts, pInfos = infos, pErrors = errors)
+            {
+                for (int i = 0; i < n; i++)
+                    pArgvs[i] = (nint)(pArgv + argvs[i]);
+                int* err = _rank == root ? pErrors : null;
+                if (!multiple)
+                    Check(Core.CommSpawnInfo((byte*)cmd[0], (byte**)pArgvs[0], counts[0], infos[0], root, h, &c, err));
+                else
+                    Check(Core.CommSpawnMultiple(n, (byte**)pCmd, n == 0 ? null : (byte***)pArgvs, n == 0 ? null : pCounts,
+                                                 n == 0 ? null : pInfos, root, h, &c, err));
+            }
         }
         finally
         {
@@ -146,6 +210,12 @@ public unsafe partial class Communicator
                     gh.Free();
         }
         return new Intercommunicator(c);
+
+        static nint PinString(string s, ref Runtime.InteropServices.GCHandle handle)
+        {
+            handle = Runtime.InteropServices.GCHandle.Alloc(Encoding.UTF8.GetBytes(s + "\0"), Runtime.InteropServices.GCHandleType.Pinned);
+            return handle.AddrOfPinnedObject();
+        }
     }
 
     /// <summary>Waits at <paramref name="root"/> for a job to connect to <paramref name="port"/> (MPI_Comm_accept). Collective.</summary>

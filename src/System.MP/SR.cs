@@ -55,6 +55,9 @@ internal static class SR
     internal const string CoordinateOutOfRange = "Coordinate {0} is outside [0, {1}).";
     internal const string InterRootOutOfRange = "Root {0} is not Mpi.Root, Mpi.ProcNull or a rank in [0, {1}) of the remote group.";
     internal const string IntraOnly = "{0} is available on intracommunicators only.";
+    internal const string SpawnMultipleNone = "SpawnMultiple needs at least one command at the root.";
+    internal const string SpawnMultipleCommand = "SpawnMultiple: command {0} is null.";
+    internal const string SpawnNullArgument = "A spawned command's arguments may not contain null.";
     internal const string SpawnArgs = "Spawn needs a command and a positive process count at the root.";
     internal const string MessageReceived = "The matched message was already received; a Message is received exactly once.";
 

@@ -20,6 +20,8 @@ internal static class Mpi4
         s[Scenario.Mpi4PersistentCollectives] = PersistentCollectives;
         s[Scenario.Mpi4SpawnInfo] = SpawnInfo;
         s[Scenario.Mpi4SpawnInfoChild] = SpawnInfoChild;
+        s[Scenario.Mpi4SpawnMultiple] = SpawnMultiple;
+        s[Scenario.Mpi4SpawnMultipleChild] = SpawnMultipleChild;
     }
 
     /// <summary>MPICH 4 has every MPI-4 call used here; Open MPI 4.1 none.</summary>
@@ -519,18 +521,9 @@ internal static class Mpi4
             using Info info = new();
             info["wdir"] = dir;
             Check.Equal(dir, info["wdir"], "the hint is set");
-            Intercommunicator child;
-            try
-            {
-                child = c.Spawn(command, [.. args, Scenario.Mpi4SpawnInfoChild.Name()], 1, c.Rank == 0 ? info : null);
-            }
-            catch (MpiException e) when (Environment.GetEnvironmentVariable("MOTOR_TEST_DYNAMIC") != "required")
-            {
-                Console.WriteLine($"UNSUPPORTED by this MPI library: Spawn: {e.Message.Split('\n')[0]}");
-                Check.True(e.ErrorClass != 0, "the library's own error, with its class");
-                Check.Equal(c.Size, c.Allreduce(1, Op.Sum), "MPI works after the spawn failed");
+            Intercommunicator? child = SpawnWhereSupported(c, "Spawn", () => c.Spawn(command, [.. args, Scenario.Mpi4SpawnInfoChild.Name()], 1, c.Rank == 0 ? info : null));
+            if (child is null)
                 return;
-            }
             using (child)
             {
                 Check.Equal(1, child.RemoteSize, "one child");
@@ -548,6 +541,23 @@ internal static class Mpi4
         }
     }
 
+    // The spawn, or null where the library cannot spawn (Debian's MPICH) and the test did not
+    // require it: then the library's own error surfaced, with its class, and MPI still works.
+    private static Intercommunicator? SpawnWhereSupported(Communicator c, string what, Func<Intercommunicator> spawn)
+    {
+        try
+        {
+            return spawn();
+        }
+        catch (MpiException e) when (Environment.GetEnvironmentVariable("MOTOR_TEST_DYNAMIC") != "required")
+        {
+            Console.WriteLine($"UNSUPPORTED by this MPI library: {what}: {e.Message.Split('\n')[0]}");
+            Check.True(e.ErrorClass != 0, "the library's own error, with its class");
+            Check.Equal(c.Size, c.Allreduce(1, Op.Sum), "MPI works after the spawn failed");
+            return null;
+        }
+    }
+
     private static void SpawnInfoChild(Communicator c)
     {
         Intercommunicator? parent = Communicator.Parent;
@@ -556,6 +566,78 @@ internal static class Mpi4
             return;
         if (c.Rank == 0)
             parent.OSend(Environment.CurrentDirectory, 0, 9);
+        parent.Disconnect();
+    }
+
+    // ---- spawn_multiple ----
+
+    // The root starts two commands in one call, each with its own wdir hint and argument: the
+    // children share one world of 2, child i ran command i (its world rank and Mpi.AppNum are
+    // i) and reports its directory and argument.  Bad commands are refused before MPI on every
+    // rank (each its own root, so no rank waits in the collective for one that threw).
+    private static void SpawnMultiple(Communicator c)
+    {
+        var (command, args) = Mpi.SelfCommand;
+        string[] childArgs = [.. args, Scenario.Mpi4SpawnMultipleChild.Name()];
+        Check.Throws<ArgumentException>(() => c.SpawnMultiple([], c.Rank), "no command");
+        Check.Throws<ArgumentException>(() => c.SpawnMultiple([new SpawnCommand(command, childArgs, 1), null!], c.Rank), "a null command");
+        Check.Throws<ArgumentNullException>(() => c.SpawnMultiple(null!, c.Rank), "no list");
+        Check.Throws<ArgumentOutOfRangeException>(() => new SpawnCommand(command, childArgs, 0), "no processes");
+        Check.Throws<ArgumentException>(() => new SpawnCommand("", childArgs, 1), "no command name");
+        Check.Throws<ArgumentException>(() => new SpawnCommand(command, [.. childArgs, null!], 1), "a null argument");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.SpawnMultiple([new SpawnCommand(command, childArgs, 1)], c.Size), "a root outside");
+        Info stale = new();
+        stale.Dispose();
+        Check.Throws<ObjectDisposedException>(() => c.SpawnMultiple([new SpawnCommand(command, childArgs, 1, stale)], c.Rank), "a disposed info");
+        Check.Equal(c.Size, c.Allreduce(1, Op.Sum), "nothing was started by the refused calls");
+
+        string[] dirs = [.. Enumerable.Range(0, 2).Select(i => Path.Combine(Path.GetTempPath(), $"motor-wdir{i}-{Environment.ProcessId}-{Guid.NewGuid():N}"))];
+        foreach (string d in dirs)
+            Directory.CreateDirectory(d);
+        using Info first = new(), second = new();
+        first["wdir"] = dirs[0];
+        second["wdir"] = dirs[1];
+        try
+        {
+            // Only the root's list is read; the other rank passes none.
+            SpawnCommand[] commands = c.Rank == 0
+                ? [new SpawnCommand(command, [.. childArgs, "--note=first"], 1, first), new SpawnCommand(command, [.. childArgs, "--note=second"], 1, second)]
+                : [];
+            Intercommunicator? children = SpawnWhereSupported(c, "SpawnMultiple", () => c.SpawnMultiple(commands));
+            if (children is null)
+                return;
+            using (children)
+            {
+                Check.Equal(2, children.RemoteSize, "one child per command");
+                if (c.Rank == 0)
+                {
+                    string[] names = ["first", "second"];
+                    for (int i = 0; i < 2; i++)
+                    {
+                        string? report = children.ORecv<string>(i, 11);
+                        Check.Equal($"{i}|{names[i]}|{Path.GetFullPath(dirs[i])}", report, $"child {i} ran command {i} in its wdir");
+                    }
+                }
+                children.Disconnect();
+            }
+        }
+        finally
+        {
+            foreach (string d in dirs)
+                Directory.Delete(d, recursive: true);
+        }
+    }
+
+    private static void SpawnMultipleChild(Communicator c)
+    {
+        Intercommunicator? parent = Communicator.Parent;
+        Check.True(parent is not null, "a spawned job has a parent");
+        if (parent is null)
+            return;
+        Check.Equal(2, c.Size, "both commands' children share one world");
+        Check.Equal(c.Rank, Mpi.AppNum ?? -1, "MPI_APPNUM is the command's index");
+        string which = Environment.GetCommandLineArgs()[^1]["--note=".Length..];
+        parent.OSend($"{Mpi.AppNum}|{which}|{Environment.CurrentDirectory}", 0, 11);
         parent.Disconnect();
     }
 }

@@ -21,6 +21,8 @@ if (args is ["--list"])
 var names = new List<Scenario>();
 foreach (string arg in args)
 {
+    if (arg.StartsWith("--note=", StringComparison.Ordinal)) // a word for the scenario itself (SpawnMultiple's children)
+        continue;
     if (!ScenarioNames.TryParse(arg, out Scenario parsed) || !all.ContainsKey(parsed))
     {
         names.Clear();

@@ -134,6 +134,8 @@ public enum Scenario
     Mpi4PersistentCollectives,
     Mpi4SpawnInfo,
     Mpi4SpawnInfoChild,
+    Mpi4SpawnMultiple,
+    Mpi4SpawnMultipleChild,
 
     // Awaitable requests and thread level Multiple (Async.cs)
     AsyncAwait,

@@ -45,4 +45,14 @@ public class Mpi4Tests
 
     [Fact]
     public void SpawnWithAnInfoFailsClearlyWithoutDynamicProcesses() => Job.RunScenario(Scenario.Mpi4SpawnInfo, 2);
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void SpawnMultipleStartsEveryCommandWithItsHintsUnderOpenMpi(bool hosted) =>
+        Job.RunScenario(Scenario.Mpi4SpawnMultiple, 2, hosted: hosted, launcher: Job.Launcher.OpenMpi,
+                        env: new Dictionary<string, string> { ["MOTOR_TEST_DYNAMIC"] = "required" });
+
+    [Fact]
+    public void SpawnMultipleFailsClearlyWithoutDynamicProcesses() => Job.RunScenario(Scenario.Mpi4SpawnMultiple, 2);
 }

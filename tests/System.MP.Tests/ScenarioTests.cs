@@ -16,6 +16,7 @@ public class ScenarioTests
     {
         [Scenario.SpawnChild] = Scenario.Spawn, // the children Spawn starts with MPI_Comm_spawn
         [Scenario.Mpi4SpawnInfoChild] = Scenario.Mpi4SpawnInfo, // the child spawned with an Info (wdir)
+        [Scenario.Mpi4SpawnMultipleChild] = Scenario.Mpi4SpawnMultiple, // the children of SpawnMultiple
     };
 
     private static string[] Registered()

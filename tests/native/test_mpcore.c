@@ -392,6 +392,38 @@ static void test_comms(void)
     CHECK(st.comms == before.comms);
 }
 
+/* spawn_multiple's checks at the root, before MPI is asked (a singleton could not
+ * spawn anyway): no command, a command without a name or processes, a stale info,
+ * a root outside the communicator; nothing is registered by a refused call. */
+static void test_spawn_multiple_checks(void)
+{
+    const char *cmds[2] = { "true", "" };
+    const char *const none[1] = { NULL };
+    const char *const *argvs[2] = { none, none };
+    int32_t procs[2] = { 1, 1 }, errs[2];
+    mp_info_t infos[2] = { MP_INFO_NULL, MP_INFO_NULL }, stale;
+    mp_comm_t out = MP_COMM_NULL;
+    mp_stats_t before, st;
+    mp_stats(&before);
+    CHECK(mp_comm_spawn_multiple(0, cmds, argvs, procs, infos, 0, MP_COMM_WORLD, &out, errs) == MP_EINVAL);
+    CHECK(mp_comm_spawn_multiple(2, NULL, argvs, procs, infos, 0, MP_COMM_WORLD, &out, errs) == MP_EINVAL);
+    CHECK(mp_comm_spawn_multiple(2, cmds, argvs, procs, infos, 0, MP_COMM_WORLD, &out, errs) == MP_EINVAL);
+    CHECK(last_error_mentions("command 1"));
+    cmds[1] = "true";
+    procs[0] = 0;
+    CHECK(mp_comm_spawn_multiple(2, cmds, argvs, procs, infos, 0, MP_COMM_WORLD, &out, errs) == MP_EINVAL);
+    CHECK(last_error_mentions("command 0"));
+    procs[0] = 1;
+    CHECK(mp_info_create(&stale) == 0 && mp_info_free(stale) == 0);
+    infos[1] = stale;
+    CHECK(mp_comm_spawn_multiple(2, cmds, argvs, procs, infos, 0, MP_COMM_WORLD, &out, errs) == MP_EHANDLE);
+    infos[1] = MP_INFO_NULL;
+    CHECK(mp_comm_spawn_multiple(2, cmds, argvs, procs, infos, 1, MP_COMM_WORLD, &out, errs) == MP_EROOT);
+    CHECK(out == MP_COMM_NULL);
+    mp_stats(&st);
+    CHECK(st.comms == before.comms);
+}
+
 /* Graph topologies and neighborhood collectives on one rank: queries on a
  * communicator without the topology and bad arguments are refused before MPI
  * (MP_EINVAL / MP_ERANK / MP_ECOUNT naming what is wrong); a self-loop graph
@@ -697,6 +729,7 @@ static const struct group {
     { "set_handles", test_set_handles, 1 },
     { "table_threads", test_table_threads, 1 },
     { "comms", test_comms, 1 },
+    { "spawn_multiple", test_spawn_multiple_checks, 1 },
     { "persistent", test_persistent, 1 },
     { "topologies", test_topologies, 1 },
     { "files", test_files, 1 },

@@ -4,6 +4,7 @@
 #include "info.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int mp_intercomm_create(mp_comm_t local, int local_leader, mp_comm_t peer, int remote_leader, int tag,
@@ -78,6 +79,52 @@ int mp_comm_spawn_info(const char *command, const char *const *argv, int maxproc
                        mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)
 {
     return spawn(command, argv, maxprocs, info, root, comm, intercomm, errcodes);
+}
+
+/* MPI_Comm_spawn_multiple: count commands, each with its argv (NULL-terminated, or NULL
+ * for none), process count and info.  Everything is read and checked at the root only
+ * (MPI-4.0 11.8.3); the other ranks may pass NULL arrays.  MPI's infos are looked up
+ * into a heap array since count is the caller's. */
+int mp_comm_spawn_multiple(int count, const char *const *commands, const char *const *const *argvs,
+                           const int32_t *maxprocs, const mp_info_t *infos, int root, mp_comm_t comm,
+                           mp_comm_t *intercomm, int32_t *errcodes)
+{
+    const comm_entry_t *ce;
+    MPI_Comm out = MPI_COMM_NULL;
+    MPI_Info *mi = NULL;
+    int rc, at_root;
+    if ((rc = mp_comm_lookup(comm, &ce)))
+        return rc;
+    if ((unsigned)root >= (unsigned)ce->size)
+        return mp_fail(MP_EROOT, "root %d is outside [0, %d)", root, ce->size);
+    at_root = ce->rank == root;
+    if (at_root) {
+        if (count <= 0 || !commands || !maxprocs)
+            return mp_fail(MP_EINVAL, "spawn_multiple needs at least one command with its process count (got %d)",
+                           count);
+        if (!(mi = malloc((size_t)count * sizeof *mi)))
+            return mp_fail(MP_ENOMEM, "no memory for %d infos", count);
+        for (int i = 0; i < count; i++) {
+            mi[i] = MPI_INFO_NULL;
+            if (!commands[i] || !*commands[i] || maxprocs[i] <= 0) {
+                rc = mp_fail(MP_EINVAL, "spawn_multiple: command %d needs a name and a positive process count (got %d)",
+                             i, maxprocs[i]);
+                break;
+            }
+            if ((rc = mp_info_lookup(infos ? infos[i] : MP_INFO_NULL, &mi[i])))
+                break;
+        }
+        if (rc) {
+            free(mi);
+            return rc;
+        }
+    }
+    mp_blocking_enter();
+    rc = pal_mpi.Comm_spawn_multiple(at_root ? count : 0, (char **)commands, (char ***)argvs, (const int *)maxprocs,
+                                     mi, root, ce->mpi, &out, errcodes ? errcodes : MPI_ERRCODES_IGNORE);
+    mp_blocking_leave();
+    free(mi);
+    return mp_comm_adopt(rc, out, "MPI_Comm_spawn_multiple", intercomm);
 }
 
 /* The parent intercommunicator, registered by mp_init (its transport channel

@@ -279,6 +279,7 @@ internal struct CoreTable
     internal nint ReqIsRecv;
     internal nint WorldAttr;
     internal nint WinAccumulateHeld;
+    internal nint CommSpawnMultiple;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
     internal const uint ExpectedAbiVersion = 14;
@@ -432,6 +433,7 @@ internal struct CoreTable
         "ANY int req_is_recv(mp_req_t req)\n" +
         "FAST int world_attr(int which, int *value, int *flag)\n" +
         "FAST int win_accumulate_held(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp, void *origin_obj, void *result_obj)\n" +
+        "BLOCKING int comm_spawn_multiple(int count, const char *const *commands, const char *const *const *argvs, const int32_t *maxprocs, const mp_info_t *infos, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)\n" +
         "";
 }
 
@@ -732,6 +734,8 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int> WorldAttr;
     /// <summary>FAST: int mp_win_accumulate_held(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp, void *origin_obj, void *result_obj)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, void*, void*, int> WinAccumulateHeld;
+    /// <summary>BLOCKING: int mp_comm_spawn_multiple(int count, const char *const *commands, const char *const *const *argvs, const int32_t *maxprocs, const mp_info_t *infos, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, byte**, byte***, int*, int*, int, int, int*, int*, int> CommSpawnMultiple;
 
 #pragma warning disable CA1810 // the table must be validated before any field is read
     static Core()
@@ -883,5 +887,6 @@ internal static unsafe partial class Core
         ReqIsRecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqIsRecv;
         WorldAttr = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int>)t->WorldAttr;
         WinAccumulateHeld = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, void*, void*, int>)t->WinAccumulateHeld;
+        CommSpawnMultiple = (delegate* unmanaged[Cdecl]<int, byte**, byte***, int*, int*, int, int, int*, int*, int>)t->CommSpawnMultiple;
     }
 }
