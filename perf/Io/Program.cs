@@ -4,6 +4,9 @@
 // between barriers; bandwidth = whole file / time, best of reps).
 //
 // usage: mpiexec -n 2 motor Io.dll [total_bytes=67108864] [dir=/tmp] [reps=3]
+// IO_BUFFER=array (default: an ordinary array, on the large object heap at these sizes),
+// pinned (Mpi.AllocatePinned: the pinned object heap) or native (page-aligned
+// NativeMemory): where the buffer lives, for the placement experiment of perf/README.
 using System.Globalization;
 using System.MP;
 
@@ -15,8 +18,13 @@ int reps = args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 
 int block = checked((int)(total / size));
 int pid = world.Bcast(Environment.ProcessId, 0);
 string path = Path.Combine(dir, $"motor-io-cs-{pid}.bin");
-byte[] buf = GC.AllocateUninitializedArray<byte>(block);
-Array.Fill(buf, (byte)(rank + 1));
+string kind = Environment.GetEnvironmentVariable("IO_BUFFER") ?? "array";
+if (kind is not ("array" or "pinned" or "native"))
+    throw new ArgumentException($"IO_BUFFER={kind}: array, pinned or native");
+byte[] arr = kind == "array" ? GC.AllocateUninitializedArray<byte>(block) : kind == "pinned" ? Mpi.AllocatePinned<byte>(block) : [];
+Span<byte> buf;
+unsafe { buf = kind == "native" ? new Span<byte>(System.Runtime.InteropServices.NativeMemory.AlignedAlloc((nuint)block, 4096), block) : arr; }
+buf.Fill((byte)(rank + 1));
 double bestWrite = 0, bestRead = 0;
 for (int i = 0; i < reps; i++)
 {
@@ -25,7 +33,7 @@ for (int i = 0; i < reps; i++)
     {
         world.Barrier();
         double t0 = Mpi.Wtime();
-        f.WriteAtAll((long)rank * block, buf);
+        f.WriteAtAll((long)rank * block, (ReadOnlySpan<byte>)buf);
         f.Sync();
         world.Barrier();
         tw = Mpi.Wtime() - t0;
