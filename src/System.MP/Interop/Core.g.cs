@@ -282,7 +282,7 @@ internal struct CoreTable
     internal nint CommSpawnMultiple;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 14;
+    internal const uint ExpectedAbiVersion = 15;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
