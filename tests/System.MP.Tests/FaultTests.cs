@@ -70,9 +70,10 @@ public class FaultTests(ITestOutputHelper log)
     /// not reliably): MOTOR_TEST_FINALIZE_NEVER_RETURNS makes the core wait forever where it
     /// would call MPI_Finalize, after every rank passed its barrier.  Each rank's watchdog must
     /// end it MOTOR_FINALIZE_TIMEOUT seconds later, saying so, and the job must end by itself.
-    /// Under MPICH the job's code is the program's (0: every scenario passed).  Open MPI's
-    /// mpirun counts a rank that ends without finishing MPI_Finalize as an abnormal end and
-    /// says so (exit 1): there the watchdog ends the job, but loudly.
+    /// Each watchdog ends its rank with the program's code (0: every scenario passed); under
+    /// MPICH that is normally the job's code too.  Open MPI's mpirun counts a rank that ends
+    /// without finishing MPI_Finalize as an abnormal end and says so (exit 1): there the
+    /// watchdog ends the job, but loudly.
     /// </summary>
     [Theory]
     [InlineData(true, false)]
@@ -92,9 +93,14 @@ public class FaultTests(ITestOutputHelper log)
             Assert.NotEqual(0, r.ExitCode);
             Assert.Contains("exited without calling \"finalize\"", r.Output);
         }
-        else
+        else if (r.ExitCode != 0)
         {
-            Assert.True(r.ExitCode == 0, $"the watchdog ended the ranks with another code than the program's (0):\n{r}");
+            // Seen once in a full run on a loaded machine: both watchdogs said code 0, yet Hydra
+            // reported one rank with exit code 1 ("BAD TERMINATION"), the other having ended
+            // first.  The watchdog gives each rank the program's code (checked above); what the
+            // launcher makes of ranks ending without MPI_Finalize is MPICH's.
+            Assert.Contains("BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", r.Output);
+            log.WriteLine($"the launcher ended with {r.ExitCode} although each watchdog used code 0:\n{r.Output}");
         }
     }
 
