@@ -45,6 +45,12 @@ public abstract partial class MpiRequest
     public Task<Status> WaitAsync(CancellationToken cancellationToken = default)
     {
         ProgressEngine.RequireMultiple();
+        return AwaitCore(cancellationToken, AsyncProgress.CallerPolls);
+    }
+
+    /// <summary><see cref="WaitAsync(CancellationToken)"/> testing the request at most <paramref name="polls"/> times on the caller first.</summary>
+    private Task<Status> AwaitCore(CancellationToken cancellationToken, int polls)
+    {
         if (Volatile.Read(ref _await) is { } awaited)
         {
             if (cancellationToken.CanBeCanceled)
@@ -53,7 +59,7 @@ public abstract partial class MpiRequest
         }
         if (SetEntry() == CoreConst.ReqNull)
             return Completed();
-        if (AsyncProgress.CallerPolls > 0 && CallerProgress() is { } done)
+        if (polls > 0 && !cancellationToken.IsCancellationRequested && CallerProgress(polls) is { } done)
             return done;
         var e = new AwaitEntry(this, cancellationToken);
         if (Interlocked.CompareExchange(ref _await, e, null) is not null)
@@ -62,10 +68,16 @@ public abstract partial class MpiRequest
         return e.Task;
     }
 
-    /// <summary>Tests the request <see cref="AsyncProgress.CallerPolls"/> times on the awaiting thread; true once it completed.</summary>
-    private Task<Status>? CallerProgress()
+    /// <summary>One test on the caller for a set (not awaited already): the request's task if it has completed, else null.</summary>
+    private Task<Status>? PollOnCaller() =>
+        Volatile.Read(ref _await) is not null ? null
+        : SetEntry() == CoreConst.ReqNull ? Completed()
+        : CallerProgress(1);
+
+    /// <summary>Tests the request up to <paramref name="polls"/> times on the awaiting thread; its task once it completed, else null.</summary>
+    private Task<Status>? CallerProgress(int polls)
     {
-        for (int i = AsyncProgress.CallerPolls; i > 0; i--)
+        for (int i = polls; i > 0; i--)
         {
             try
             {
@@ -150,9 +162,26 @@ public abstract partial class MpiRequest
             if (!seen.TryAdd(requests[i], i))
                 ThrowHelper.ThrowRepeatedRequest(seen[requests[i]], i);
         }
+        // Progress on the caller over the whole set: CallerPolls tests in all, one per
+        // unfinished request a round; what is left goes to the engine.
         var tasks = new Task<Status>[requests.Length];
+        int left = requests.Length, budget = AsyncProgress.CallerPolls;
+        while (budget > 0 && left > 0)
+        {
+            for (int i = 0; i < requests.Length && budget > 0; i++)
+            {
+                if (tasks[i] is not null)
+                    continue;
+                budget--;
+                if (requests[i].PollOnCaller() is { } done)
+                {
+                    tasks[i] = done;
+                    left--;
+                }
+            }
+        }
         for (int i = 0; i < requests.Length; i++)
-            tasks[i] = requests[i].WaitAsync();
+            tasks[i] ??= requests[i].AwaitCore(CancellationToken.None, 0);
         return tasks;
     }
 

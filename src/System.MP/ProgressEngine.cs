@@ -29,19 +29,28 @@ public static class AsyncProgress
 {
     private static int s_callerPolls = ReadCallerPolls();
 
+    /// <summary>The default of <see cref="CallerPolls"/>.</summary>
+    public const int DefaultCallerPolls = 1000;
+
     private static int ReadCallerPolls()
     {
         string? s = Environment.GetEnvironmentVariable("MOTOR_AWAIT_CALLER_POLLS");
-        return s is not null && int.TryParse(s, out int n) && n >= 0 ? n : 0;
+        return s is not null && int.TryParse(s, out int n) && n >= 0 ? n : DefaultCallerPolls;
     }
 
     /// <summary>
-    /// Progress on the caller, for latency (default 0, off; $MOTOR_AWAIT_CALLER_POLLS sets the
-    /// starting value): how many times <see cref="MpiRequest.WaitAsync"/> tests the request on the
-    /// awaiting thread before handing it to the engine.  An operation that completes meanwhile
-    /// (a message that was already on its way) completes the await at once, on the awaiting
-    /// thread, with no hand-off to the engine and no thread switch; the price is those tests'
-    /// processor time on the caller.
+    /// Progress on the caller, for latency (default <see cref="DefaultCallerPolls"/>;
+    /// $MOTOR_AWAIT_CALLER_POLLS sets the starting value, 0 turns it off): how many times
+    /// <see cref="MpiRequest.WaitAsync"/> tests the request on the awaiting thread before handing
+    /// it to the engine (<see cref="MpiRequest.WhenAll"/> and <see cref="MpiRequest.WhenAny"/>:
+    /// that many tests over the whole set).  An operation that completes meanwhile (a message
+    /// already on its way: a ping-pong's reply, a transfer of tens of microseconds) completes the
+    /// await at once, on the awaiting thread, with no hand-off to the engine and no thread
+    /// switch.  The price is those tests' processor time on the caller, at most tens of
+    /// microseconds per await that does not complete so soon (a server's wait for its next
+    /// request); the engine then completes it and an idle rank still sleeps.  Measured (8-byte
+    /// ping-pong, MPICH): an await through the engine costs about 7 times a blocking Wait; with
+    /// the caller polling, about as much as Wait.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is negative.</exception>
     public static int CallerPolls

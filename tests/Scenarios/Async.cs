@@ -204,18 +204,39 @@ internal static class Async
         Check.True(notPosted, "await request does not resume on the captured context");
         Check.True(pool, "a pending await resumes on the thread pool");
 
+        // Caller progress is on by default (the scenario runs without MOTOR_AWAIT_CALLER_POLLS).
+        Check.Equal(AsyncProgress.DefaultCallerPolls, AsyncProgress.CallerPolls, "caller progress is on by default");
         await c.ISend(new[] { 3 }, peer, 13);
         c.Probe(peer, 13); // the message has arrived
-        AsyncProgress.CallerPolls = 1000;
+        var one = new int[1];
+        Task<Status> t1 = c.IRecv(one, peer, 13).WaitAsync();
+        Check.True(t1.IsCompleted && one[0] == 3, "caller progress completes an arrived message at once");
+
+        // A set: the caller's tests go over all of it, and what arrived completes at once.
+        await c.ISend(new[] { 4 }, peer, 18);
+        await c.ISend(new[] { 5 }, peer, 19);
+        c.Probe(peer, 18);
+        c.Probe(peer, 19);
+        int pending = AsyncProgress.Pending;
+        var (four, five) = (new int[1], new int[1]);
+        Task<Status[]> both = MpiRequest.WhenAll(c.IRecv(four, peer, 18), c.IRecv(five, peer, 19));
+        Check.True(both.IsCompleted && four[0] == 4 && five[0] == 5, "WhenAll of arrived messages completes on the caller");
+        Check.Equal(pending, AsyncProgress.Pending, "nothing of the set was handed to the engine");
+
+        // Off: the engine completes even an arrived message, never the caller.
+        int saved = AsyncProgress.CallerPolls;
+        AsyncProgress.CallerPolls = 0;
         try
         {
-            var one = new int[1];
-            Task<Status> t = c.IRecv(one, peer, 13).WaitAsync();
-            Check.True(t.IsCompleted && one[0] == 3, "caller progress completes an arrived message at once");
+            await c.ISend(new[] { 6 }, peer, 13);
+            c.Probe(peer, 13);
+            Task<Status> t0 = c.IRecv(one, peer, 13).WaitAsync();
+            await t0;
+            Check.Equal(6, one[0], "the engine completes it when the caller does not poll");
         }
         finally
         {
-            AsyncProgress.CallerPolls = 0;
+            AsyncProgress.CallerPolls = saved;
         }
         Check.Throws<ArgumentOutOfRangeException>(() => AsyncProgress.CallerPolls = -1, "negative caller polls");
     }
