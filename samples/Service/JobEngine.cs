@@ -1,15 +1,16 @@
-// Rank 0's side of the job: the one thread that talks MPI for every call.
+// Rank 0's side of the job: every call, solved by all ranks, as one async method.
 //
-// gRPC handlers run on the thread pool and never call MPI.  They hand a call (one
-// Work block per rank) to this engine through a channel and await a
-// TaskCompletionSource.  The engine's thread (the main thread) posts each call's
-// blocks with nonblocking object sends, tagged with the call's own tag, posts one
-// object receive per worker for the answers under that tag, computes rank 0's own
-// block on the thread pool, and tests everything in flight in one loop.  Calls
-// therefore overlap: a new call's blocks go out while earlier calls' answers are
-// still on their way, and MPI's tag matching keeps each answer with its call.
+// gRPC handlers run on the thread pool and call Submit, which posts the call's blocks
+// (one Work per rank) with nonblocking object sends, tagged with the call's own tag,
+// posts one object receive per worker for the answers under that tag, computes rank
+// 0's own block on the thread pool, and awaits it all.  The process's progress engine
+// (System.MP's AsyncProgress) completes the awaited requests, so no thread of this
+// sample polls MPI.  Calls therefore overlap: a new call's blocks go out while earlier
+// calls' answers are still on their way, and MPI's tag matching keeps each answer with
+// its call.  That is why the blocks travel by tagged OISend/OIRecv and not by
+// OScatter/OGather: those are blocking collectives on one communicator, so a call
+// would hold the communicator until every rank had answered it, one call at a time.
 using System.MP;
-using System.Threading.Channels;
 
 namespace MotorService;
 
@@ -21,7 +22,7 @@ public sealed class RankFailureException(IReadOnlyList<Outcome> failures)
     public IReadOnlyList<Outcome> Failures { get; } = failures;
 }
 
-/// <summary>Rank 0's MPI thread: posts calls, matches answers by tag, completes the callers' tasks.</summary>
+/// <summary>Rank 0's calls: posts each call's blocks, awaits the answers by tag, and stops the workers at the end.</summary>
 public sealed class JobEngine
 {
     /// <summary>Tag of the message that stops a worker.</summary>
@@ -33,14 +34,19 @@ public sealed class JobEngine
     private const int MaxInFlight = 512;
 
     private readonly Communicator _comm;
-    private readonly Channel<Call> _calls = Channel.CreateUnbounded<Call>(new UnboundedChannelOptions { SingleReader = true });
-    private readonly List<Call> _inFlight = [];
+    private readonly SemaphoreSlim _slots = new(MaxInFlight);
+    private readonly TaskCompletionSource _stopping = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly object _gate = new();
     private long _nextCall;
     private long _answered;
+    private int _running; // calls taken and not yet answered
+    private bool _closed;
 
-    /// <summary>An engine over <paramref name="comm"/>, whose rank 0 is this process.</summary>
+    /// <summary>An engine over <paramref name="comm"/>, whose rank 0 is this process (MPI at thread level Multiple).</summary>
     public JobEngine(Communicator comm)
     {
+        if (Mpi.ThreadLevel != ThreadLevel.Multiple)
+            throw new InvalidOperationException($"the service awaits MPI requests from gRPC handlers: it needs thread level Multiple (has {Mpi.ThreadLevel})");
         _comm = comm;
         Size = comm.Size;
     }
@@ -52,7 +58,7 @@ public sealed class JobEngine
     public long Answered => Interlocked.Read(ref _answered);
 
     /// <summary>
-    /// Queues a call: <paramref name="blocks"/>(call number) gives rank r's work as element r.
+    /// Solves a call: <paramref name="blocks"/>(call number) gives rank r's work as element r.
     /// The task ends with every rank's outcome in rank order, or a <see cref="RankFailureException"/>.
     /// Thread-safe; called from gRPC handlers.
     /// </summary>
@@ -62,117 +68,80 @@ public sealed class JobEngine
         Work[] work = blocks(id);
         if (work.Length != Size)
             throw new ArgumentException($"{work.Length} blocks for {Size} ranks", nameof(blocks));
-        var call = new Call(id, work);
-        if (!_calls.Writer.TryWrite(call))
-            call.Done.SetException(new InvalidOperationException("the job is shutting down"));
-        return call.Done.Task;
+        lock (_gate)
+        {
+            if (_closed)
+                return Task.FromException<Outcome[]>(new InvalidOperationException("the job is shutting down"));
+            _running++;
+        }
+        return Solve(id, work);
     }
 
     /// <summary>Stops taking calls; <see cref="Run"/> returns once the calls already taken are answered. Thread-safe.</summary>
-    public void RequestShutdown() => _calls.Writer.TryComplete();
+    public void RequestShutdown()
+    {
+        lock (_gate)
+        {
+            _closed = true;
+            if (_running == 0)
+                _stopping.TrySetResult();
+        }
+    }
 
-    /// <summary>The MPI loop (on the thread that may call MPI): runs until <see cref="RequestShutdown"/>, then stops the workers.</summary>
+    /// <summary>Waits until <see cref="RequestShutdown"/> and the last call taken is answered, then stops the workers.</summary>
     public void Run()
     {
-        var backoff = new Backoff();
-        while (true)
-        {
-            bool progressed = false;
-            while (_inFlight.Count < MaxInFlight && _calls.Reader.TryRead(out Call? call))
-            {
-                Post(call);
-                progressed = true;
-            }
-            for (int i = _inFlight.Count - 1; i >= 0; i--)
-                if (Advance(_inFlight[i], ref progressed))
-                {
-                    _inFlight.RemoveAt(i);
-                    Interlocked.Increment(ref _answered);
-                }
-            if (_inFlight.Count == 0 && _calls.Reader.Completion.IsCompleted)
-                break;
-            if (!progressed && _inFlight.Count == 0)
-                _calls.Reader.WaitToReadAsync().AsTask().Wait(100); // nothing in flight: MPI has nothing to progress
-            else
-                backoff.After(progressed);
-        }
+        _stopping.Task.Wait();
         for (int r = 1; r < Size; r++)
             _comm.OSend(new Work { Kind = ProblemKind.Shutdown }, r, ShutdownTag);
     }
 
-    private void Post(Call call)
+    private async Task<Outcome[]> Solve(long id, Work[] work)
     {
-        call.Tag = 1 + (int)(call.Id % TagSpan);
-        long arrival = Arrivals.Record();
-        call.Local = Task.Run(() => Outcome.Of(call.Work[0], 0, arrival));
-        for (int r = 1; r < Size; r++)
+        await _slots.WaitAsync().ConfigureAwait(false);
+        try
         {
-            call.Sends[r] = _comm.OISend(call.Work[r], r, call.Tag);
-            call.Receives[r] = _comm.OIRecv<Outcome>(r, call.Tag);
+            int tag = 1 + (int)(id % TagSpan);
+            long arrival = Arrivals.Record();
+            Task<Outcome> local = Task.Run(() => Outcome.Of(work[0], 0, arrival));
+            var sends = new MpiRequest[Size - 1];
+            var answers = new Task<Outcome>[Size - 1];
+            for (int r = 1; r < Size; r++)
+            {
+                sends[r - 1] = _comm.OISend(work[r], r, tag);
+                answers[r - 1] = Answer(r, tag);
+            }
+            await MpiRequest.WhenAll(sends).ConfigureAwait(false);
+            foreach (MpiRequest s in sends)
+                s.Dispose();
+            Outcome[] all = [await local.ConfigureAwait(false), .. await Task.WhenAll(answers).ConfigureAwait(false)];
+            Outcome[] failures = [.. all.Where(o => o.ErrorType is not null)];
+            return failures.Length > 0 ? throw new RankFailureException(failures) : all;
         }
-        _inFlight.Add(call);
+        finally
+        {
+            _slots.Release();
+            Interlocked.Increment(ref _answered);
+            lock (_gate)
+                if (--_running == 0 && _closed)
+                    _stopping.TrySetResult();
+        }
     }
 
-    /// <summary>Tests a call's requests; true once every rank answered and the caller's task is completed.</summary>
-    private bool Advance(Call call, ref bool progressed)
+    /// <summary>Rank <paramref name="rank"/>'s answer under <paramref name="tag"/>; a payload that cannot be read is that rank's failure.</summary>
+    private async Task<Outcome> Answer(int rank, int tag)
     {
-        int missing = 0;
-        for (int r = 1; r < Size; r++)
+        using ObjectRequest<Outcome> recv = _comm.OIRecv<Outcome>(rank, tag);
+        try
         {
-            if (call.Sends[r] is { } send && send.Test(out _))
-            {
-                send.Dispose();
-                call.Sends[r] = null;
-                progressed = true;
-            }
-            if (call.Results[r] is null && call.Receives[r] is { } recv)
-            {
-                try
-                {
-                    if (recv.Test(out _))
-                        call.Results[r] = recv.Result ?? Failed(r, "NullReferenceException", "the rank answered nothing");
-                }
-                catch (TransportException e)
-                {
-                    call.Results[r] = Failed(r, e.GetType().Name, e.Message);
-                }
-                if (call.Results[r] is not null)
-                {
-                    recv.Dispose();
-                    progressed = true;
-                }
-            }
-            if (call.Results[r] is null || call.Sends[r] is not null)
-                missing++;
+            return await recv ?? Failed(rank, "NullReferenceException", "the rank answered nothing");
         }
-        if (call.Results[0] is null && call.Local!.IsCompleted)
+        catch (TransportException e)
         {
-            call.Results[0] = call.Local.Result;
-            progressed = true;
+            return Failed(rank, e.GetType().Name, e.Message);
         }
-        if (missing > 0 || call.Results[0] is null)
-            return false;
-        Outcome[] all = call.Results!;
-        Outcome[] failures = all.Where(o => o.ErrorType is not null).ToArray();
-        if (failures.Length > 0)
-            call.Done.SetException(new RankFailureException(failures));
-        else
-            call.Done.SetResult(all);
-        return true;
     }
 
     private static Outcome Failed(int rank, string type, string message) =>
         new() { Rank = rank, ErrorType = type, ErrorMessage = message };
-
-    private sealed class Call(long id, Work[] work)
-    {
-        public readonly long Id = id;
-        public readonly Work[] Work = work;
-        public readonly ObjectRequest?[] Sends = new ObjectRequest?[work.Length];
-        public readonly ObjectRequest<Outcome>?[] Receives = new ObjectRequest<Outcome>?[work.Length];
-        public readonly Outcome?[] Results = new Outcome?[work.Length];
-        public readonly TaskCompletionSource<Outcome[]> Done = new(TaskCreationOptions.RunContinuationsAsynchronously);
-        public int Tag;
-        public Task<Outcome>? Local;
-    }
 }

@@ -16,8 +16,8 @@ using MotorService;
 if (args is ["client", var port, .. var rest])
     return await SolverClient.Run(int.Parse(port, CultureInfo.InvariantCulture), rest);
 
-// The engine's loop is the only code that calls MPI on rank 0, on this (the main) thread.
-Mpi.Init(ThreadLevel.Funneled);
+// gRPC handlers post and await MPI requests on the thread pool: thread level Multiple.
+Mpi.Init(ThreadLevel.Multiple);
 Communicator world = Communicator.World;
 if (world.Rank != 0)
 {
