@@ -93,7 +93,7 @@ async|C|$MPIEXEC -n 2 $BIN/async-c latency $SCALE
 async|motor-recv|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Async) recv $SCALE
 async|motor-wait|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Async) wait $SCALE
 async|motor-await|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Async) await $SCALE
-async|motor-await-caller|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Async) caller $SCALE
+async|motor-await-engine|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Async) engine $SCALE
 async|dotnet-await|$MPIEXEC -n 2 dotnet $(app Async) await $SCALE
 async-idle|C|$MPIEXEC -n 2 $BIN/async-c idle ${IDLE_PENDING:-64} ${IDLE_SECONDS:-2}
 async-idle|motor-1|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Async) idle 1 ${IDLE_SECONDS:-2}

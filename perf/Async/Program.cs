@@ -5,10 +5,11 @@ using System.MP;
 // processor time of a rank whose awaited receives wait.  Runs at thread level Multiple (under
 // motor: motor --thread-level multiple); the C floor is perf/native/async.c.
 //
-//   mpiexec -n 2 dotnet Async.dll recv|wait|await|caller [scale]
+//   mpiexec -n 2 dotnet Async.dll recv|wait|await|engine [scale]
 //       ping-pong of 8 B and 64 KiB, rank 1 echoing with blocking Recv/Send; rank 0 sends, then
-//       receives by blocking Recv (recv), IRecv + Wait (wait), await IRecv (await), or await
-//       IRecv with progress on the caller (caller: AsyncProgress.CallerPolls = 1000).  100 warm-up
+//       receives by blocking Recv (recv), IRecv + Wait (wait), await IRecv with the defaults (await:
+//       progress on the caller first, AsyncProgress.DefaultCallerPolls), or await IRecv through the
+//       progress engine alone (engine: AsyncProgress.CallerPolls = 0).  100 warm-up
 //       + 10000 timed iterations at 8 B, 10 + 1000 at 64 KiB; prints "size_bytes latency_us".
 //   mpiexec -n 2 dotnet Async.dll idle N [seconds]
 //       rank 0 awaits N receives that match nothing for SECONDS (default 2) and prints
@@ -25,8 +26,8 @@ Mpi.Shutdown();
 
 static async Task Latency(Communicator world, string mode, double scale)
 {
-    if (mode == "caller")
-        AsyncProgress.CallerPolls = 1000;
+    if (mode == "engine")
+        AsyncProgress.CallerPolls = 0;
     if (world.Rank == 0)
         Console.WriteLine($"# System.MP ping-pong, rank 0 receiving by {mode}\n# {"size",-10} {"latency_us",12}");
     foreach (int n in new[] { 8, 65536 })

@@ -92,8 +92,9 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
             "Allreduce of one double (8 B), Bcast of 1 MiB, Alltoall of 4 KiB per rank, 2 ranks."),
         new("async", "Awaited requests: round-trip latency", "µs", false, false,
             "perf/Async at thread level Multiple: ping-pong of 8 B and 64 KiB, half round trip; rank 1 echoes with blocking Recv/Send, rank 0 sends " +
-            "and receives by blocking Recv (recv), IRecv + Wait (wait), await IRecv through the progress engine (await), or await with " +
-            "progress on the caller (await-caller, AsyncProgress.CallerPolls = 1000); C: blocking MPI_Send/MPI_Recv at MPI_THREAD_MULTIPLE."),
+            "and receives by blocking Recv (recv), IRecv + Wait (wait), await IRecv with the defaults (await: progress on the caller first, " +
+            "AsyncProgress.DefaultCallerPolls), or await through the progress engine alone (await-engine, AsyncProgress.CallerPolls = 0); " +
+            "C: blocking MPI_Send/MPI_Recv at MPI_THREAD_MULTIPLE."),
         new("async-idle", "Awaited requests: processor time while idle", "% of a core", false, false,
             "Rank 0's processor time (whole process) while IDLE_PENDING (default 64; motor-1: 1) awaited receives match nothing for " +
             "IDLE_SECONDS: the progress engine backs off to sleeps of up to 1 ms. C: the same receives waited for in MPI_Waitall (MPICH polls)."),
