@@ -7,7 +7,8 @@
 // (alone and serving alternate 3 times per size; each number is the median of its 3).
 //   cpu KIND rankR ...       where each rank's processor time went in the bandwidth phases alone
 //                            and serving, and in the 8-client gRPC phases (ThreadCpu.cs): percent
-//                            of one core by thread name (the bandwidth loop is the main thread)
+//                            of one core by thread name (the bandwidth loop: rank 0's thread
+//                            "bandwidth loop", rank 1's main thread)
 // The service is samples/Service's (JobEngine's awaits on rank 0, Worker's on rank 1, completed
 // by each process's progress engine) on its own communicator; the windows run on the main
 // threads over another, so MPI runs at thread level Multiple.  Rank 0 also hosts the clients (the 2 cores are all there is).
@@ -39,7 +40,6 @@ var recv = new byte[sizes.Max()];
 var reqs = new Request[Window];
 
 const long Serving = 1L << 40; // rank 0's size word: this bandwidth phase runs beside the service
-Thread.CurrentThread.Name = "bandwidth loop";
 var cpuAlone = new ThreadCpu("bw-alone");
 var cpuServing = new ThreadCpu("bw-serving");
 var cpuRpc = new ThreadCpu("rpc-alone-8");
@@ -124,7 +124,17 @@ await app.StopAsync();
 return 0;
 
 // osu_bw at one size: MB/s over Windows(n) windows (a tenth as many to warm up).
+// On a thread of its own, named for ThreadCpu (rank 0's main code runs on the thread pool after its first await).
 double Bandwidth(long n, bool warmUp = false, ThreadCpu? cpu = null)
+{
+    double mbs = 0;
+    var loop = new Thread(() => mbs = BandwidthHere(n, warmUp, cpu)) { Name = "bandwidth loop" };
+    loop.Start();
+    loop.Join();
+    return mbs;
+}
+
+double BandwidthHere(long n, bool warmUp, ThreadCpu? cpu)
 {
     data.Bcast(warmUp ? -2 - n : cpu == cpuServing ? n + Serving : n, 0);
     int count = Windows(n, warmUp);

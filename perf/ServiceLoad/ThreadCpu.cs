@@ -61,7 +61,8 @@ internal sealed class ThreadCpu(string kind)
             int open = stat.IndexOf('('), close = stat.LastIndexOf(')');
             string[] rest = stat[(close + 2)..].Split(' ');
             long ticks = long.Parse(rest[11], CultureInfo.InvariantCulture) + long.Parse(rest[12], CultureInfo.InvariantCulture); // utime, stime
-            all[int.Parse(Path.GetFileName(dir), CultureInfo.InvariantCulture)] = (stat[(open + 1)..close], ticks);
+            int tid = int.Parse(Path.GetFileName(dir), CultureInfo.InvariantCulture);
+            all[tid] = (tid == Environment.ProcessId ? "main thread" : stat[(open + 1)..close], ticks);
         }
         return all;
     }
