@@ -9,7 +9,7 @@
 # Series, under motor and dotnet: objects (OISend + ORecv<Node> of an N-node
 # list holding 4096 data bytes), raw (ISend + Recv of the 4096 bytes) and
 # mprobe (ISend + MProbe + Message.Recv).  Settings as perf/callgrind.sh
-# (tiered compilation off).  Profiles stay in artifacts/callgrind/ (or
+# (tiered compilation off).  CALLGRIND_HOSTS and CALLGRIND_METHODS pick hosts and series.  Profiles stay in artifacts/callgrind/ (or
 # CALLGRIND_OUT) as objects-<series>.<i>.<pid>: callgrind_annotate --inclusive=yes FILE.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -34,7 +34,7 @@ count() { # file command...
 
 printf '| series | Ir per send+receive (N=%s) |\n|---|---|\n' "$NODES"
 failed=0
-for host in motor dotnet; do
+for host in ${CALLGRIND_HOSTS:-motor dotnet}; do
   run=(dotnet "$APP")
   [ "$host" = motor ] && run=("$BIN/motor-nodebug" "$APP")
   for method in ${CALLGRIND_METHODS:-objects raw mprobe}; do

@@ -6,9 +6,12 @@ using System.Runtime.ExceptionServices;
 namespace System.MP;
 
 // Object operations (Motor Figure 4, §4.2.2, §7.5): whole object graphs,
-// serialized into pooled native memory (nothing to pin) and received by
-// matched probe (MPI-4.0 §3.8.2), so the receiver learns the size without
-// an extra message and no other receive or thread can take the payload.
+// serialized into pooled native memory (nothing to pin).  A payload's first
+// message has at most WireFormat.FirstChunkBytes, so ORecv takes it with one
+// posted receive into a pooled buffer of that size (matching exactly what a
+// receive with that source, tag and communicator matches); the rest of a
+// larger payload follows on the communicator's transport channel.  OIRecv
+// matches by matched probe (MPI-4.0 §3.8.2) when tested or waited for.
 // Object collectives use split representations: one independently decodable
 // payload per rank, counts first, then Scatterv/Gatherv/Allgatherv of bytes.
 // Payloads above WireFormat.ChunkBytes travel in rounds of at most that

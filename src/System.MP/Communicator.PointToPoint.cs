@@ -540,7 +540,7 @@ public unsafe partial class Communicator
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static unsafe Status RecvCore(void* p, long bytes, int source, int tag, int comm)
+    internal static unsafe Status RecvCore(void* p, long bytes, int source, int tag, int comm)
     {
         Status status;
         long token;

@@ -9,7 +9,7 @@ namespace Scenarios;
 public static class ForgedPayloads
 {
     private const uint Magic = 0x52544F4D;
-    private const uint Version = 1u << 8; // flags: wire format version 1, not chunked
+    private const uint Version = 2u << 8; // flags: wire format version 2, not chunked
     private const long HeaderBytes = 24;
     private const byte Builtin = 0, Named = 1, Vector = 2;
     private const byte IntCode = 8, StringCode = 1, ObjectCode = 0;

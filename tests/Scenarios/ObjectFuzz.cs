@@ -32,6 +32,9 @@ internal static class ObjectFuzz
     private static int ChunkBytes =>
         int.TryParse(Environment.GetEnvironmentVariable("MOTOR_OBJECT_CHUNK_BYTES"), out int n) && n >= 64 ? n : 1 << 30;
 
+    /// <summary>The size of a chunked payload's first message (wire format 2): the chunk size, at most 64 KiB.</summary>
+    private static int FirstChunkBytes => Math.Min(ChunkBytes, 64 * 1024);
+
     private enum Kind : byte { Legit = 0, Forged = 1, End = 2 }
 
     private static void Run(Communicator c)
@@ -402,7 +405,7 @@ internal static class ObjectFuzz
         {
             using ObjectRequest sent = self.OISend(g, 0, 1); // a blocking send to self may wait for its receive
             Status st = self.Probe(0, 1);
-            if (st.ByteCount < ChunkBytes)
+            if (st.ByteCount < FirstChunkBytes)
             {
                 var bytes = new byte[st.ByteCount];
                 self.Recv(bytes, 0, 1);
@@ -470,8 +473,8 @@ internal static class ObjectFuzz
     private static byte[] Truncate(Random rng, byte[] v) => v[..rng.Next(v.Length)];
 
     private static bool LooksLikeRealChunkedStart(byte[] b) =>
-        b.Length == ChunkBytes && b.Length >= 24 && BitConverter.ToUInt32(b, 0) == 0x52544F4D &&
-        BitConverter.ToUInt32(b, 4) == ((1u << 8) | 1u) && BitConverter.ToInt64(b, 8) > b.Length &&
+        b.Length == FirstChunkBytes && b.Length >= 24 && BitConverter.ToUInt32(b, 0) == 0x52544F4D &&
+        BitConverter.ToUInt32(b, 4) == ((2u << 8) | 1u) && BitConverter.ToInt64(b, 8) > b.Length &&
         BitConverter.ToInt32(b, 20) >= 0 && BitConverter.ToInt32(b, 20) <= Mpi.TagUpperBound;
 
     /// <summary>Fails the job (instead of letting it time out) when a receive takes too long.</summary>

@@ -145,6 +145,10 @@ public enum Scenario
     // Object reductions, all-to-all and v-forms; communicator attributes (ObjectCollectives.cs)
     ObjectCollectivesReductions,
     CommunicatorAttributes,
+
+    // ORecv's first message in one posted receive (ObjectEager.cs; branch objeager)
+    ObjectsEagerBoundary,
+    ObjectsEagerThreads,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>

@@ -38,6 +38,30 @@ public class ObjectOperationTests
     public void ChunkedPayloadsTravel() =>
         Job.RunScenario(Scenario.ObjectsChunked, 3, env: new Dictionary<string, string> { ["MOTOR_OBJECT_CHUNK_BYTES"] = "256" });
 
+    /// <summary>
+    /// ORecv takes the first message with one posted receive: payloads at the first-message size and one
+    /// byte either side, large ones that continue on the channel, a too-long typed message refused, other
+    /// tags and communicators left alone; by default (64 KiB) and with 256-byte chunks, both cores and modes.
+    /// </summary>
+    [Theory]
+    [InlineData(false, false, null)]
+    [InlineData(false, false, "256")]
+    [InlineData(true, false, null)]
+    [InlineData(true, true, "256")]
+    [InlineData(false, true, null)]
+    public void FirstMessageInOnePostedReceive(bool hosted, bool openMpi, string? chunkBytes) =>
+        Job.RunScenario(Scenario.ObjectsEagerBoundary, 2, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich,
+                        env: chunkBytes is null ? null : new Dictionary<string, string> { ["MOTOR_OBJECT_CHUNK_BYTES"] = chunkBytes });
+
+    /// <summary>Several threads in ORecv at once (thread level Multiple), each on its own tag from AnySource.</summary>
+    [Theory]
+    [InlineData(false, false)]
+    [InlineData(true, true)]
+    public void ConcurrentObjectReceivers(bool hosted, bool openMpi) =>
+        Job.RunScenario(Scenario.ObjectsEagerThreads, 2, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich,
+                        env: hosted ? null : new Dictionary<string, string> { ["SCENARIOS_THREAD_LEVEL"] = "Multiple" },
+                        motorOptions: hosted ? "--thread-level multiple" : "");
+
     /// <summary>Object collectives across an intercommunicator in chunked rounds, on MPICH and, under motor, on Open MPI.</summary>
     [Theory]
     [InlineData(false)]

@@ -483,6 +483,31 @@ public class ObjectTransportTests
         Assert.False(GetOrAddFound(map, keys[0]));
     }
 
+    /// <summary>Clear after a few keys empties just their slots, after many the whole table: either way no key survives, and the map keeps working.</summary>
+    [Theory]
+    [InlineData(1)]
+    [InlineData(15)]
+    [InlineData(16)]
+    [InlineData(17)]
+    [InlineData(300)] // past a growth
+    public void IdentityMapClearForgetsEveryKey(int count)
+    {
+        var map = new IdentityMap();
+        for (int round = 0; round < 3; round++)
+        {
+            var keys = new object[count + round];
+            for (int i = 0; i < keys.Length; i++)
+            {
+                keys[i] = new object();
+                Assert.False(GetOrAddFound(map, keys[i]));
+            }
+            Assert.All(keys, k => Assert.True(GetOrAddFound(map, k)));
+            map.Clear();
+            Assert.All(keys, k => Assert.False(GetOrAddFound(map, k))); // each lookup adds it again
+            map.Clear();
+        }
+    }
+
     private static bool GetOrAddFound(IdentityMap map, object key)
     {
         map.GetOrAdd(key, out bool found);

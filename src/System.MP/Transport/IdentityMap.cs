@@ -17,6 +17,11 @@ internal sealed class IdentityMap
     private int[] _ids = new int[InitialCapacity];
     private int _count;
 
+    // Slots filled since the last Clear, while there are at most FilledSlots of them: a small
+    // graph's Clear empties those slots instead of the whole table (2 KiB at the initial size).
+    private const int FilledSlots = 16;
+    private readonly int[] _filled = new int[FilledSlots];
+
     internal int Capacity => _keys.Length;
 
     /// <summary>The id slot of <paramref name="key"/>, added (holding 0) when <paramref name="found"/> is false.</summary>
@@ -40,6 +45,8 @@ internal sealed class IdentityMap
             return ref GetOrAdd(key, out found);
         }
         keys[i] = key;
+        if (_count < FilledSlots)
+            _filled[_count] = i;
         _count++;
         _ids[i] = 0;
         return ref _ids[i];
@@ -48,8 +55,16 @@ internal sealed class IdentityMap
     /// <summary>Forgets every object (the map must not keep the graph alive).</summary>
     internal void Clear()
     {
-        if (_count > 0)
+        if (_count > FilledSlots)
+        {
             Array.Clear(_keys);
+        }
+        else
+        {
+            object?[] keys = _keys;
+            for (int j = 0; j < _count; j++)
+                keys[_filled[j]] = null;
+        }
         _count = 0;
     }
 
@@ -59,7 +74,7 @@ internal sealed class IdentityMap
         int[] oldIds = _ids;
         _keys = new object?[oldKeys.Length * 2];
         _ids = new int[oldKeys.Length * 2];
-        int mask = _keys.Length - 1;
+        int mask = _keys.Length - 1, moved = 0;
         for (int j = 0; j < oldKeys.Length; j++)
         {
             if (oldKeys[j] is not object k)
@@ -69,6 +84,8 @@ internal sealed class IdentityMap
                 i = (i + 1) & mask;
             _keys[i] = k;
             _ids[i] = oldIds[j];
+            if (moved < FilledSlots)
+                _filled[moved++] = i; // the slots moved: Clear stays right whatever the sizes
         }
     }
 }

@@ -8,10 +8,10 @@ namespace System.MP.Transport;
 /// Point-to-point transport of object payloads (OSend/ORecv, OISend/OIRecv).
 /// </summary>
 /// <remarks>
-/// A payload up to <see cref="WireFormat.ChunkBytes"/> travels as one message on the
+/// A payload up to <see cref="WireFormat.FirstChunkBytes"/> travels as one message on the
 /// user's communicator and tag.  A larger one travels as a first message of exactly
-/// <see cref="WireFormat.ChunkBytes"/> there, marked chunked, whose header names a
-/// continuation tag; the rest follows on the communicator's transport channel (a
+/// <see cref="WireFormat.FirstChunkBytes"/> there, marked chunked, whose header names a
+/// continuation tag; the rest follows, in pieces of <see cref="WireFormat.ChunkBytes"/>, on the communicator's transport channel (a
 /// private duplicate the core makes with every communicator, MP_COMM_CHANNEL) under
 /// that tag.  So continuation messages match nothing of the user's, nor the user's
 /// messages them, and two chunked payloads in flight from one rank never mix.
@@ -28,8 +28,8 @@ internal static unsafe class PayloadChannel
     private static int Prepare(ObjectTransport.Encoded payload, out int continuationTag)
     {
         long length = payload.Length;
-        int chunk = WireFormat.ChunkBytes;
-        if (length <= chunk)
+        int first = WireFormat.FirstChunkBytes, chunk = WireFormat.ChunkBytes;
+        if (length <= first)
         {
             continuationTag = 0;
             return 1;
@@ -38,15 +38,16 @@ internal static unsafe class PayloadChannel
         byte* p = payload.Pointer;
         *(uint*)(p + WireFormat.OffsetFlags) |= WireFormat.FlagChunked;
         *(int*)(p + WireFormat.OffsetContinuationTag) = continuationTag;
-        return (int)((length + chunk - 1) / chunk);
+        return 1 + (int)((length - first + chunk - 1) / chunk);
     }
 
     /// <summary>Message <paramref name="i"/> of a prepared payload: its bytes, communicator and tag.</summary>
     private static (long Offset, long Bytes, int Comm, int Tag) Piece(int i, long length, int comm, int tag, int continuationTag)
     {
-        long off = (long)i * WireFormat.ChunkBytes;
-        long bytes = Math.Min(WireFormat.ChunkBytes, length - off);
-        return i == 0 ? (off, bytes, comm, tag) : (off, bytes, comm | CoreConst.CommChannelBit, continuationTag);
+        if (i == 0)
+            return (0, Math.Min(WireFormat.FirstChunkBytes, length), comm, tag);
+        long off = WireFormat.FirstChunkBytes + (long)(i - 1) * WireFormat.ChunkBytes;
+        return (off, Math.Min(WireFormat.ChunkBytes, length - off), comm | CoreConst.CommChannelBit, continuationTag);
     }
 
     /// <summary>Sends a payload and returns when all of it has left (OSend).</summary>
@@ -89,12 +90,34 @@ internal static unsafe class PayloadChannel
         return requests;
     }
 
-    /// <summary>Waits for a payload from <paramref name="source"/> with <paramref name="tag"/>, receives and decodes it.</summary>
+    /// <summary>
+    /// Waits for a payload from <paramref name="source"/> with <paramref name="tag"/>, receives and
+    /// decodes it.  The first message is taken by one posted receive of
+    /// <see cref="WireFormat.FirstChunkBytes"/> into a pooled buffer (the sender never makes a first
+    /// message longer), so it matches exactly what a matched probe with the same source, tag and
+    /// communicator would; a longer message (not an object payload's) is consumed and refused.
+    /// </summary>
     [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
     internal static object? Receive(int source, int tag, int comm, out Status status)
     {
-        Status first = Communicator.MProbeCore(source, tag, comm, out long msg);
-        return ReceiveMatched(first, msg, comm, out status);
+        NativeBuffer buffer = BufferPool.Rent(WireFormat.FirstChunkBytes);
+        try
+        {
+            Status first;
+            try
+            {
+                first = Communicator.RecvCore(buffer.Pointer, WireFormat.FirstChunkBytes, source, tag, comm);
+            }
+            catch (MessageTruncatedException)
+            {
+                throw TransportErrors.Malformed(SR.Format(SR.PayloadFirstMessageTooLong, WireFormat.FirstChunkBytes));
+            }
+            return Complete(buffer, first, comm, out status);
+        }
+        finally
+        {
+            BufferPool.Return(buffer);
+        }
     }
 
     /// <summary>Takes a matching first message out of matching if one is pending (MPI_Improbe).</summary>
@@ -117,19 +140,26 @@ internal static unsafe class PayloadChannel
         NativeBuffer buffer = BufferPool.Rent(first.ByteCount);
         try
         {
-            status = Message.Receive(buffer.Pointer, first.ByteCount, msg);
-            if (status.Source == Mpi.ProcNull)
-                return null;
-            long length = status.ByteCount;
-            if (IsChunked(buffer.Pointer, length, out long announced, out int continuationTag))
-                length = ReceiveContinuation(buffer, length, announced, status.Source, continuationTag, comm);
-            status = new Status(status.Source, status.Tag, length);
-            return ObjectReader.Decode(buffer.Pointer, length);
+            return Complete(buffer, Message.Receive(buffer.Pointer, first.ByteCount, msg), comm, out status);
         }
         finally
         {
             BufferPool.Return(buffer);
         }
+    }
+
+    /// <summary>After the first message arrived in <paramref name="buffer"/>: the rest of a chunked payload, then the decoded whole.</summary>
+    [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
+    private static object? Complete(NativeBuffer buffer, Status first, int comm, out Status status)
+    {
+        status = first;
+        if (first.Source == Mpi.ProcNull)
+            return null;
+        long length = first.ByteCount;
+        if (IsChunked(buffer.Pointer, length, out long announced, out int continuationTag))
+            length = ReceiveContinuation(buffer, length, announced, first.Source, continuationTag, comm);
+        status = new Status(first.Source, first.Tag, length);
+        return ObjectReader.Decode(buffer.Pointer, length);
     }
 
     /// <summary>
@@ -149,8 +179,8 @@ internal static unsafe class PayloadChannel
             return false;
         announced = *(long*)(p + WireFormat.OffsetTotal);
         continuationTag = *(int*)(p + WireFormat.OffsetContinuationTag);
-        if (received != WireFormat.ChunkBytes || announced <= received)
-            throw TransportErrors.Malformed(SR.Format(SR.PayloadFirstChunk, received, announced, WireFormat.ChunkBytes));
+        if (received != WireFormat.FirstChunkBytes || announced <= received)
+            throw TransportErrors.Malformed(SR.Format(SR.PayloadFirstChunk, received, announced, WireFormat.FirstChunkBytes));
         if ((uint)continuationTag > (uint)Mpi.TagUpperBound)
             throw TransportErrors.Malformed(SR.Format(SR.PayloadContinuationTag, continuationTag, Mpi.TagUpperBound));
         return true;

@@ -26,7 +26,8 @@ internal static class WireFormat
 {
     internal const uint Magic = 0x52544F4D; // "MOTR"
     internal const uint FlagChunked = 1;    // more messages follow on the transport channel (PayloadChannel)
-    internal const uint VersionBits = 1u << 8, VersionMask = 0xFF00; // wire format version 1
+    // Wire format version 2: a chunked payload's first message has FirstChunkBytes (version 1: ChunkBytes).
+    internal const uint VersionBits = 2u << 8, VersionMask = 0xFF00;
     internal const uint KnownFlags = FlagChunked | VersionMask;
     internal const int HeaderBytes = 24;
     internal const int OffsetFlags = 4, OffsetTotal = 8, OffsetTableBytes = 16, OffsetContinuationTag = 20;
@@ -68,6 +69,14 @@ internal static class WireFormat
     internal static readonly int ChunkBytes = ReadChunkBytes();
 
     internal const int MinChunkBytes = 64;
+
+    /// <summary>
+    /// Most bytes of a payload's first message (PayloadChannel): a payload up to this size
+    /// travels as one message, which the receiver takes with one posted receive into a pooled
+    /// buffer of this size (no probe); a larger one sends this many bytes first and the rest
+    /// in pieces of <see cref="ChunkBytes"/>.
+    /// </summary>
+    internal static readonly int FirstChunkBytes = (int)Math.Min(ChunkBytes, BufferPool.InitialBytes);
 
     private static int ReadChunkBytes()
     {
