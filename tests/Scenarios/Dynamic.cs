@@ -105,11 +105,17 @@ internal static class Dynamic
         Check.True(children.IsDisposed, "disconnected");
     }
 
-    private static void SpawnChild(Communicator c)
+    /// <summary>A spawned child's parent intercommunicator; null (and a failed check) when this job was not spawned.</summary>
+    internal static Intercommunicator? SpawnedParent()
     {
         Intercommunicator? parent = Communicator.Parent;
         Check.True(parent is not null, "a spawned job has a parent");
-        if (parent is null)
+        return parent;
+    }
+
+    private static void SpawnChild(Communicator c)
+    {
+        if (Dynamic.SpawnedParent() is not { } parent)
             return;
         Check.Equal(2, c.Size, "children world");
         if (c.Rank == 1)

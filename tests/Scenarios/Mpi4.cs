@@ -560,9 +560,7 @@ internal static class Mpi4
 
     private static void SpawnInfoChild(Communicator c)
     {
-        Intercommunicator? parent = Communicator.Parent;
-        Check.True(parent is not null, "a spawned job has a parent");
-        if (parent is null)
+        if (Dynamic.SpawnedParent() is not { } parent)
             return;
         if (c.Rank == 0)
             parent.OSend(Environment.CurrentDirectory, 0, 9);
@@ -630,9 +628,7 @@ internal static class Mpi4
 
     private static void SpawnMultipleChild(Communicator c)
     {
-        Intercommunicator? parent = Communicator.Parent;
-        Check.True(parent is not null, "a spawned job has a parent");
-        if (parent is null)
+        if (Dynamic.SpawnedParent() is not { } parent)
             return;
         Check.Equal(2, c.Size, "both commands' children share one world");
         Check.Equal(c.Rank, Mpi.AppNum ?? -1, "MPI_APPNUM is the command's index");
