@@ -30,5 +30,7 @@ let main _ =
         else world.OBcast<Run>(0)
 
     let mode = if Mpi.IsHosted then "Motor VM" else "library mode"
-    printfn "rank %d of %d (%s): %d from rank %d, sum of ranks %d, run '%s' of %d steps" rank size mode fromLeft[0] left sum run.Name run.Steps
+    // One write per line: printfn writes a line in pieces, and the launcher would mix the pieces
+    // of lines that several ranks print at the same time.
+    stdout.WriteLine(sprintf "rank %d of %d (%s): %d from rank %d, sum of ranks %d, run '%s' of %d steps" rank size mode fromLeft[0] left sum run.Name run.Steps)
     0
