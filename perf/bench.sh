@@ -70,16 +70,31 @@ cp -r "$(dirname "$(app UserLoop)")" "$USERLOOP_IL"
 IL_MP="$ROOT/artifacts/dotnet/obj/System.MP/release/r2r/il/System.MP.dll"
 [ ! -f "$IL_MP" ] || cp "$IL_MP" "$USERLOOP_IL/System.MP.dll"
 
+# The placement experiment (issue 18 target 2, perf/README.md) in the latency and bandwidth groups:
+# C-net is the C floor with its buffers at the page offsets where the C# program's arrays of MAX
+# bytes start (asked of it once, BENCH_BUFFER_REPORT), motor-pinned is motor on Mpi.AllocatePinned
+# arrays (cache-line aligned).
+LAT_NET=0,0 BW_NET=0,0
+case " $ONLY " in *" latency "* | *" bandwidth "*)
+  LAT_NET=$(net_offsets "$MAX" "$MPIEXEC" -n 2 "$MOTOR" "$(app PingPong)")
+  BW_NET=$(net_offsets "$MAX" "$MPIEXEC" -n 2 "$MOTOR" "$(app Bandwidth)")
+  [ -n "$LAT_NET" ] && [ -n "$BW_NET" ] || { echo "bench: the C# programs did not report where their arrays start" >&2; exit 1; } ;;
+esac
+
 # group|series|command (series "C" is the native floor every ratio refers to)
 SERIES=$(cat <<LIST
 latency|C|$MPIEXEC -n 2 $BIN/pingpong-c $MAX $SCALE
 latency|motor|$MPIEXEC -n 2 $MOTOR $(app PingPong) $MAX $SCALE
 latency|dotnet|$MPIEXEC -n 2 dotnet $(app PingPong) $MAX $SCALE
 latency|wrapper|$MPIEXEC -n 2 dotnet $(app Wrapper) latency $MAX $SCALE
+latency|C-net|env BENCH_BUFFER_OFFSETS=$LAT_NET $MPIEXEC -n 2 $BIN/pingpong-c $MAX $SCALE
+latency|motor-pinned|env BENCH_BUFFER=pinned $MPIEXEC -n 2 $MOTOR $(app PingPong) $MAX $SCALE
 bandwidth|C|$MPIEXEC -n 2 $BIN/bandwidth-c $MAX $BW_SCALE
 bandwidth|motor|$MPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
 bandwidth|dotnet|$MPIEXEC -n 2 dotnet $(app Bandwidth) $MAX $BW_SCALE
 bandwidth|wrapper|$MPIEXEC -n 2 dotnet $(app Wrapper) bandwidth $MAX $BW_SCALE
+bandwidth|C-net|env BENCH_BUFFER_OFFSETS=$BW_NET $MPIEXEC -n 2 $BIN/bandwidth-c $MAX $BW_SCALE
+bandwidth|motor-pinned|env BENCH_BUFFER=pinned $MPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
 collectives|C|$MPIEXEC -n 2 $BIN/collectives-c
 collectives|motor|$MPIEXEC -n 2 $MOTOR $(app Collectives)
 collectives|dotnet|$MPIEXEC -n 2 dotnet $(app Collectives)

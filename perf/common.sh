@@ -17,3 +17,28 @@ case "${MPI:-mpich}" in
   *) echo "MPI=$MPI: use mpich or openmpi" >&2; exit 2 ;;
 esac
 LAUNCH=("$(motor_launcher "${MPI:-mpich}")") || exit 1
+
+# The placement experiment (issue 18 target 2; perf/README.md): the series that place the
+# message buffers differently.  c-net runs the C floor on memory laid out like a .NET
+# program's arrays (BENCH_BUFFER_OFFSETS: the page offsets at which the C# program's own
+# arrays start, asked of it once with BENCH_BUFFER_REPORT=1, see perf/shared/BenchBuffer.cs);
+# hosted-pinned runs motor on Mpi.AllocatePinned arrays (BENCH_BUFFER=pinned).
+# placement_env MODE OFFSETS prints the launcher's environment arguments for MODE:
+# "-genv VAR VALUE" for MPICH's Hydra, "-x VAR=VALUE" for Open MPI's mpirun.
+placement_env() {
+  local var value
+  case "$1" in
+    c-net) var=BENCH_BUFFER_OFFSETS value="$2" ;;
+    hosted-pinned) var=BENCH_BUFFER value=pinned ;;
+    *) return 0 ;;
+  esac
+  if [ "${MPI:-mpich}" = mpich ]; then echo "-genv $var $value"; else echo "-x $var=$value"; fi
+}
+# net_offsets MAX_BYTES LAUNCH-ARGS... APP: "S,R", where rank 0's send and receive arrays of
+# MAX_BYTES (the size the run allocates) start in their pages
+net_offsets() {
+  local max="$1"
+  shift
+  BENCH_BUFFER_REPORT=1 "$@" "$max" 0.001 2>&1 |
+    sed -n 's/^# rank 0 array: send buffer at page offset \([0-9]*\), receive buffer at page offset \([0-9]*\)$/\1,\2/p' | head -1
+}

@@ -6,7 +6,8 @@
 # quotient, so drift between rounds cancels).
 #
 # usage: perf/compare-hosts.sh [rounds=3] [max_bytes=1048576] [iteration_scale=0.2]
-#        MODES="hosted library" the C# series; MPI=openmpi runs everything under Open MPI
+#        MODES="hosted library" the C# series; MPI=openmpi runs everything under Open MPI;
+#        MODES="hosted c-net hosted-pinned" the placement experiment (perf/common.sh, perf/README.md)
 # Needs root (it makes the hosts, and removes them afterwards).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -41,12 +42,22 @@ fi
 # MultiHostTests), the C floor as well: a run is ended after RUN_TIMEOUT seconds and its rows
 # count when it printed every size.
 RUN_TIMEOUT="${RUN_TIMEOUT:-90}"
+declare -A NET_OFFSETS
+case " $MODES " in *" c-net "*)
+  NET_OFFSETS[latency]=$(net_offsets "$MAX" "${LAUNCH[@]}" "${ACROSS[@]}" "$MOTOR" "$PINGPONG_APP")
+  NET_OFFSETS[bandwidth]=$(net_offsets "$MAX" "${LAUNCH[@]}" "${ACROSS[@]}" "$MOTOR" "$BANDWIDTH_APP")
+  echo "# c-net: the C floor with its buffers at the page offsets of motor's arrays:" \
+       "latency ${NET_OFFSETS[latency]}, bandwidth ${NET_OFFSETS[bandwidth]} (send,receive)" ;;
+esac
 run_one() { # benchmark mode round
   local c app
   if [ "$1" = latency ]; then c="$PINGPONG_C" app="$PINGPONG_APP"; else c="$BANDWIDTH_C" app="$BANDWIDTH_APP"; fi
+  # shellcheck disable=SC2046
   case "$2" in
     c) timeout "$RUN_TIMEOUT" "${LAUNCH[@]}" "${ACROSS[@]}" "$c" "$MAX" "$SCALE" ;;
+    c-net) timeout "$RUN_TIMEOUT" "${LAUNCH[@]}" $(placement_env c-net "${NET_OFFSETS[$1]}") "${ACROSS[@]}" "$c" "$MAX" "$SCALE" ;;
     hosted) timeout "$RUN_TIMEOUT" "${LAUNCH[@]}" "${ACROSS[@]}" "$MOTOR" "$app" "$MAX" "$SCALE" ;;
+    hosted-pinned) timeout "$RUN_TIMEOUT" "${LAUNCH[@]}" $(placement_env hosted-pinned) "${ACROSS[@]}" "$MOTOR" "$app" "$MAX" "$SCALE" ;;
     library) timeout "$RUN_TIMEOUT" "${LAUNCH[@]}" "${ACROSS[@]}" dotnet "$app" "$MAX" "$SCALE" ;;
   esac | tr -d '\033' | sed 's/^\[?1h=//' | grep -E '^[0-9]+ +[0-9.]+ *$' >"$OUT/$1.$2.$3" || true
   grep -q "^$MAX " "$OUT/$1.$2.$3" || { echo "compare-hosts.sh: $1 $2 round $3 printed no row for $MAX bytes" >&2; exit 1; }

@@ -6,6 +6,7 @@
 # usage: perf/compare-pingpong.sh [rounds=3] [max_bytes=4194304] [iteration_scale=1]
 #        MODES="library hosted" selects the C# modes (hosted needs artifacts/bin/motor)
 #        MPI=openmpi runs everything under Open MPI (C floor: pingpong-c-ompi)
+#        MODES="hosted c-net hosted-pinned" the placement experiment (perf/common.sh, perf/README.md)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$ROOT/perf/common.sh"
@@ -16,9 +17,16 @@ CS_APP="$ROOT/artifacts/dotnet/bin/PingPong/release/PingPong.dll"
 OUT="$(mktemp -d)"
 [ -x "$C_BIN" ] && [ -f "$CS_APP" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
 
+case " $MODES " in *" c-net "*)
+  NET_OFFSETS=$(net_offsets "$MAX" "${LAUNCH[@]}" -n 2 "$ROOT/artifacts/bin/motor" "$CS_APP")
+  echo "# c-net: the C floor with its buffers at the page offsets of motor's arrays: $NET_OFFSETS (send,receive)" ;;
+esac
 run_mode() { # mode round
+  # shellcheck disable=SC2046
   case "$1" in
     c) "${LAUNCH[@]}" -n 2 "$C_BIN" "$MAX" "$SCALE" ;;
+    c-net) "${LAUNCH[@]}" $(placement_env c-net "$NET_OFFSETS") -n 2 "$C_BIN" "$MAX" "$SCALE" ;;
+    hosted-pinned) "${LAUNCH[@]}" $(placement_env hosted-pinned) -n 2 "$ROOT/artifacts/bin/motor" "$CS_APP" "$MAX" "$SCALE" ;;
     library) "${LAUNCH[@]}" -n 2 dotnet "$CS_APP" "$MAX" "$SCALE" ;;
     hosted) "${LAUNCH[@]}" -n 2 "$ROOT/artifacts/bin/motor" "$CS_APP" "$MAX" "$SCALE" ;;
   esac | tr -d '\033' | sed 's/^\[?1h=//' | grep -v '^#' >"$OUT/$1.$2"

@@ -25,8 +25,9 @@ if (comm.Size < 2)
     Console.Error.WriteLine("Bandwidth needs at least 2 ranks");
     return 1;
 }
-var send = new byte[max];
-var recv = new byte[max];
+var send = BenchBuffer.Allocate(max);
+var recv = BenchBuffer.Allocate(max);
+BenchBuffer.Report(comm, send, recv);
 Array.Fill(send, (byte)'a');
 var reqs = new Request[Window];
 // Per-pause percentiles need the runtime's GC events, whose in-process listener

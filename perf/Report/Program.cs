@@ -76,12 +76,17 @@ static string CpuModel()
 internal sealed record Group(string Name, string Title, string Unit, bool HigherIsBetter, bool Sweep, string Description, string Reference = "C",
                              (string Mine, string Theirs)? Versus = null, bool FirstKey = false)
 {
+    private const string Placement =
+        "The placement experiment (perf/README.md): C-net is the C floor with its buffers at the offsets within their pages where the C# " +
+        "program's arrays start (C's own come from malloc, 16 bytes into a page; the GC aligns objects to 8 bytes only), motor-pinned is motor " +
+        "on Mpi.AllocatePinned arrays, whose data starts on a 64-byte boundary.";
+
     internal static readonly Group[] Known =
     [
         new("latency", "Point-to-point latency", "µs", false, true,
-            "osu_latency methodology: blocking ping-pong between 2 ranks, half round trip; 100 warm-up + 10000 timed iterations up to 8 KiB, 10 + 1000 above (times SCALE)."),
+            "osu_latency methodology: blocking ping-pong between 2 ranks, half round trip; 100 warm-up + 10000 timed iterations up to 8 KiB, 10 + 1000 above (times SCALE). " + Placement),
         new("bandwidth", "Point-to-point bandwidth", "MB/s", true, true,
-            "osu_bw methodology: windows of 64 nonblocking sends/receives and a 4-byte acknowledgement (bench.sh times 10× osu_bw's window counts by default, BW_SCALE)."),
+            "osu_bw methodology: windows of 64 nonblocking sends/receives and a 4-byte acknowledgement (bench.sh times 10× osu_bw's window counts by default, BW_SCALE). " + Placement),
         new("rma-put", "One-sided Put latency", "µs", false, true,
             "osu_put_latency methodology: rank 0 locks rank 1's window (Window.Allocate / MPI_Win_allocate) and times Put + Flush; " +
             "100 warm-up + 10000 timed iterations up to 8 KiB, 10 + 1000 above (times SCALE)."),

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "placement.h"
+
 #define WINDOW 64
 #define LARGE 8192
 
@@ -33,8 +35,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "bandwidth needs at least 2 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    sbuf = malloc((size_t)max);
-    rbuf = malloc((size_t)max);
+    sbuf = bench_buffer((size_t)max, 0);
+    rbuf = bench_buffer((size_t)max, 1);
     memset(sbuf, 'a', (size_t)max);
     memset(rbuf, 'b', (size_t)max);
     if (rank == 0)
@@ -65,8 +67,8 @@ int main(int argc, char **argv)
             printf("%-12ld %14.6g\n", n, (double)n * WINDOW * iters / (MPI_Wtime() - t0) / 1e6); /* %g: never 0.00 on a slow round */
         fflush(stdout);
     }
-    free(sbuf);
-    free(rbuf);
+    bench_buffer_free(sbuf);
+    bench_buffer_free(rbuf);
     MPI_Finalize();
     return 0;
 }

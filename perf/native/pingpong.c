@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "placement.h"
+
 #define LARGE 8192
 
 int main(int argc, char **argv)
@@ -29,8 +31,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "pingpong needs at least 2 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    sbuf = malloc((size_t)(max > 0 ? max : 1));
-    rbuf = malloc((size_t)(max > 0 ? max : 1));
+    sbuf = bench_buffer((size_t)(max > 0 ? max : 1), 0);
+    rbuf = bench_buffer((size_t)(max > 0 ? max : 1), 1);
     memset(sbuf, 'a', (size_t)(max > 0 ? max : 1));
     memset(rbuf, 'b', (size_t)(max > 0 ? max : 1));
     if (rank == 0)
@@ -57,8 +59,8 @@ int main(int argc, char **argv)
             printf("%-12ld %12.3f\n", n, (MPI_Wtime() - t0) * 1e6 / (2.0 * iters));
         fflush(stdout);
     }
-    free(sbuf);
-    free(rbuf);
+    bench_buffer_free(sbuf);
+    bench_buffer_free(rbuf);
     MPI_Finalize();
     return 0;
 }

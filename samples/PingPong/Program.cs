@@ -17,8 +17,9 @@ if (world.Size < 2)
     Console.Error.WriteLine("PingPong needs at least 2 ranks (mpiexec -n 2 ...)");
     Mpi.Abort(1);
 }
-var send = new byte[Math.Max(max, 1)];
-var recv = new byte[Math.Max(max, 1)];
+var send = BenchBuffer.Allocate(Math.Max(max, 1));
+var recv = BenchBuffer.Allocate(Math.Max(max, 1));
+BenchBuffer.Report(world, send, recv);
 Array.Fill(send, (byte)'a');
 int rank = world.Rank;
 

@@ -17,7 +17,7 @@ var bench = new BenchOutput(args[0], rounds);
 try
 {
     // Size sweeps: every series measured every size C was, powers of two up to MAX_BYTES.
-    string[] p2p = ["C", "motor", "dotnet", "wrapper"];
+    string[] p2p = ["C", "motor", "dotnet", "wrapper", "C-net", "motor-pinned"];
     string[] objects = ["raw", "objects", "json", "mempack", "mprobe"];
     string[] sizes = [.. Enumerable.Range(0, 31).Select(i => 1L << i).TakeWhile(s => s <= maxBytes).Select(s => s.ToString(CultureInfo.InvariantCulture))];
     bench.CheckTable("latency", "us", "C", p2p, ["0", .. sizes]);

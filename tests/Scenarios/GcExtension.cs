@@ -1,5 +1,6 @@
 using System.MP;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace Scenarios;
 
@@ -145,6 +146,7 @@ internal static class GcExtension
     // object more for an ordinary array, and none for the pinned-heap one.
     private static void PinnedHeapBuffers(Communicator c)
     {
+        PinnedHeapDataOnCacheLines();
         if (c.Rank == 1)
         {
             c.Recv<int>(0, 6);
@@ -172,6 +174,30 @@ internal static class GcExtension
         Check.Sequence<int>(Enumerable.Range(0, 256).ToArray(), poh, "data in the pinned-heap buffer");
         Check.Sequence<int>(Enumerable.Range(1000, 256).ToArray(), ordinary, "data in the ordinary array");
         c.Barrier();
+    }
+
+    // Pinned-heap arrays start their data on a cache line (64 bytes; the GC aligns objects to 8),
+    // also once a full GC has left holes (the probes and spacers of earlier arrays) in the heap.
+    private static void PinnedHeapDataOnCacheLines()
+    {
+        for (int round = 0; round < 2; round++)
+        {
+            foreach (int length in new[] { 1, 3, 100, 4096, 100_000, 1 << 20 })
+            {
+                CheckOnCacheLine(Mpi.AllocatePinned<byte>(length), $"byte[{length}]");
+                CheckOnCacheLine(Mpi.AllocatePinned<double>(length), $"double[{length}]");
+            }
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+        }
+    }
+
+    private static void CheckOnCacheLine(Array array, string what)
+    {
+        GCHandle pin = GCHandle.Alloc(array, GCHandleType.Pinned);
+        long offset = pin.AddrOfPinnedObject() % 64;
+        pin.Free();
+        Check.Equal(0L, offset, $"{what} from Mpi.AllocatePinned: data at {offset} bytes past a 64-byte boundary");
     }
 
     // Two arrays, each between runs of garbage: a compacting GC slides them
