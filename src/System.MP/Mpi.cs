@@ -155,7 +155,11 @@ public static unsafe class Mpi
     /// buffer.  It never moves, so nonblocking operations on it need no pin of
     /// any kind (no GCHandle under plain dotnet, no in-flight registration
     /// under motor).  Worth it for buffers reused by many nonblocking
-    /// operations; any other array works too.
+    /// operations; any other array works too.  Its data starts on a 64-byte
+    /// boundary (checked; where the heap cannot arrange it, the array is
+    /// returned as the GC placed it, on 8 bytes): copies of large messages
+    /// between it and MPI's or the kernel's own buffers then run at full speed
+    /// (perf/README.md, the placement experiment).
     /// </summary>
     /// <param name="length">Number of elements.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="length"/> is negative.</exception>
