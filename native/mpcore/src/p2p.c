@@ -172,6 +172,22 @@ int mp_token_wait(mp_token_t token, mp_status_t *status)
 
 /* ---- nonblocking ---- */
 
+/* The end of a nonblocking post into slot s (handle h, from c; rc: what MPI
+ * said): an accepted operation is counted - straight into c's counters, listed
+ * since c handed out its first slot - and its slot made ACTIVE; a refused one
+ * gives the slot back. */
+static MP_INLINE int slot_posted(slot_cache_t *c, slot_t *s, mp_req_t h, int rc, int64_t bytes, void *obj,
+                                 int is_recv, mp_req_t *req)
+{
+    if (MP_UNLIKELY(rc)) {
+        slot_unclaim(c, h);
+        return rc;
+    }
+    count_p2p(&c->counts, bytes);
+    *req = h;
+    return slot_activate(c, s, bytes > 0 ? obj : NULL, is_recv);
+}
+
 /* The slot is claimed before MPI is called, and MPI writes its request
  * straight into it: fewer values live across the call into MPI. */
 int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
@@ -190,13 +206,7 @@ int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, 
     }
     if (MP_UNLIKELY(rc = slot_alloc(c, &s, &h)))
         return rc;
-    if (MP_UNLIKELY(rc = issue_send(buf, bytes, d, tag, ce, mode, &s->mpi))) {
-        slot_unclaim(c, h);
-        return rc;
-    }
-    count_p2p(counts_of(c), bytes);
-    *req = h;
-    return slot_activate(c, s, bytes > 0 ? obj : NULL, 0);
+    return slot_posted(c, s, h, issue_send(buf, bytes, d, tag, ce, mode, &s->mpi), bytes, obj, 0, req);
 }
 
 int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)
@@ -214,13 +224,7 @@ int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void
     }
     if (MP_UNLIKELY(rc = slot_alloc(c, &slot, &h)))
         return rc;
-    if (MP_UNLIKELY(rc = issue_recv(buf, bytes, s, t, ce, &slot->mpi))) {
-        slot_unclaim(c, h);
-        return rc;
-    }
-    count_p2p(counts_of(c), bytes);
-    *req = h;
-    return slot_activate(c, slot, bytes > 0 ? obj : NULL, 1);
+    return slot_posted(c, slot, h, issue_recv(buf, bytes, s, t, ce, &slot->mpi), bytes, obj, 1, req);
 }
 
 /* ---- probe and matched probe ---- */
