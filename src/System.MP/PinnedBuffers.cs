@@ -14,20 +14,26 @@ namespace System.MP;
 internal static class PinnedBuffers
 {
     private static readonly ConditionalWeakTable<Array, object?> s_table = new();
-    private static int s_any;
+
+    /// <summary>1 once any array was allocated here; in a class without a static constructor,
+    /// so every posting reads it without a class-initialization check.</summary>
+    private static class Allocated
+    {
+        internal static int Any;
+    }
 
     internal static T[] Allocate<T>(int length) where T : unmanaged
     {
         var array = GC.AllocateArray<T>(length, pinned: true);
         s_table.AddOrUpdate(array, null);
-        Volatile.Write(ref s_any, 1);
+        Volatile.Write(ref Allocated.Any, 1);
         return array;
     }
 
     /// <summary>True for an array that can never move (one cheap load when none was ever allocated).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static bool Contains(Array? array) =>
-        Volatile.Read(ref s_any) != 0 && array is not null && s_table.TryGetValue(array, out _);
+        Volatile.Read(ref Allocated.Any) != 0 && array is not null && s_table.TryGetValue(array, out _);
 
     /// <summary>
     /// <see cref="Contains(Array?)"/> for a posting thread, which remembers the last
@@ -37,7 +43,7 @@ internal static class PinnedBuffers
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static bool Contains(Array array, ref GCHandle last)
     {
-        if (Volatile.Read(ref s_any) == 0)
+        if (Volatile.Read(ref Allocated.Any) == 0)
             return false;
         return ReferenceEquals(last.Target, array) || Lookup(array, ref last);
     }

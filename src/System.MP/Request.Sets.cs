@@ -119,7 +119,7 @@ public sealed unsafe partial class Request
             else
                 r.Complete(statuses[i]);
         }
-        if (Volatile.Read(ref s_orphanCount) != 0)
+        if (Volatile.Read(ref Orphans.Count) != 0)
             SweepOrphans();
     }
 
@@ -135,7 +135,7 @@ public sealed unsafe partial class Request
             else if (Core.ReqLive(handles[i]) == 0)
                 requests[i].Complete(statuses[i]);
         }
-        if (Volatile.Read(ref s_orphanCount) != 0)
+        if (Volatile.Read(ref Orphans.Count) != 0)
             SweepOrphans();
         throw error;
     }

@@ -280,21 +280,6 @@ static inline void mp_sweep_orphans(void)
 
 /* ---- nonblocking ---- */
 
-/* Makes a claimed slot (slot_alloc) whose MPI request is in s->mpi ACTIVE,
- * recording its owner object. */
-static inline int slot_activate(slot_cache_t *c, slot_t *s, void *obj, int is_recv)
-{
-    s->is_recv = is_recv;
-    s->obj[0] = obj;
-    s->obj[1] = NULL;
-    /* A registered buffer needs no pin object: that is a pin avoided.  A
-     * cache that handed out a slot is listed (mp_cache_refill). */
-    mp_count(&c->counts.registered, obj != NULL);
-    MP_HAPPENS_BEFORE(s);
-    atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
-    return 0;
-}
-
 /* Gives a claimed slot back unused (MPI refused the operation): it is still
  * FREE, and goes back where slot_alloc took it from. */
 static inline void slot_unclaim(slot_cache_t *c, mp_req_t h)
