@@ -53,9 +53,14 @@ def display_name(name, obj, pmap):
         return "%s in %s" % (name, obj)
     addr = int(m.group(1), 16)
     starts, ends, names = pmap
-    i = bisect.bisect_right(starts, addr) - 1
-    if i >= 0 and addr < ends[i]:
-        return "[managed] " + names[i]
+    # Entries overlap (the runtime lists whole stub blocks as well as the code in
+    # them): of those that hold the address, a method wins over a stub.
+    found = None
+    for i in range(bisect.bisect_right(starts, addr) - 1, max(-1, bisect.bisect_right(starts, addr) - 65), -1):
+        if addr < ends[i] and (found is None or found.startswith("stub ")):
+            found = names[i]
+    if found is not None:
+        return "[managed] " + found
     return "[managed, not in the map] " + name
 
 
