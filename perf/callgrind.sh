@@ -15,7 +15,11 @@
 # owner object as motor registers), dotnet and motor (System.MP, byte[],
 # WaitAll(Request[])), the same with WaitAll(ReadOnlySpan<Request>) and on
 # Mpi.AllocatePinned buffers; wrapper (DllImport + GCHandle per operation).
-# Per-function profiles stay in artifacts/callgrind/ for callgrind_annotate.
+# Per-function profiles stay in artifacts/callgrind/ for callgrind_annotate, with
+# the JIT's perf map of each managed run beside them (perf-<pid>.map), so that
+# perf/callgrind-functions.py names managed code: the instructions per operation
+# of each function, e.g. for the motor series
+#   perf/callgrind-functions.py 128000 artifacts/callgrind/motor.200 artifacts/callgrind/motor.1200
 #
 # CALLGRIND_CASE=rma-put (or rma-get) counts one-sided Put + Flush (Get + Flush)
 # of BYTES towards the rank's own window instead (perf/native/rma_ops.c,
@@ -46,6 +50,8 @@ mkdir -p "$OUT"
 # (beside the original, where motor looks for libmpgc and System.MP).
 objcopy --strip-debug "$BIN/motor" "$BIN/motor-nodebug"
 export DOTNET_TieredCompilation=0 DOTNET_EnableWriteXorExecute=0 DOTNET_gcServer=0 DOTNET_JitEnableOptionalRelocs=0
+# The JIT's map of its code (written at JIT time: outside the difference of two runs).
+export DOTNET_PerfMapEnabled=3 DOTNET_PerfMapJitDumpPath="$OUT"
 
 if [ "$CASE" = window ]; then
 [ -x "$BIN/window-c" ] && [ -f "$WINDOW" ] || { echo "build first: ./build.sh build" >&2; exit 1; }

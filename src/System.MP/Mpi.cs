@@ -139,6 +139,7 @@ public static unsafe class Mpi
             if (Core.TagUb(&ub) == 0)
                 s_tagUpperBound = ub;
             s_threadLevel = (ThreadLevel)provided;
+            RequestGroup.UseSharedPoster(s_threadLevel < ThreadLevel.Multiple);
             s_world = new Communicator(CoreConst.CommWorld, predefined: true);
             s_self = new Communicator(CoreConst.CommSelf, predefined: true);
             AppDomain.CurrentDomain.UnhandledException += OnUnhandledException;

@@ -14,7 +14,13 @@ namespace System.MP;
 internal static class PinnedBuffers
 {
     private static readonly ConditionalWeakTable<Array, object?> s_table = new();
-    private static int s_any;
+
+    /// <summary>1 once any array was allocated here; in a class without a static constructor,
+    /// so every posting reads it without a class-initialization check.</summary>
+    private static class Allocated
+    {
+        internal static int Any;
+    }
 
     /// <summary>
     /// Where the data of an array from <see cref="Allocate{T}"/> starts, when it can be arranged:
@@ -32,7 +38,7 @@ internal static class PinnedBuffers
     {
         var array = AllocateAligned<T>(length);
         s_table.AddOrUpdate(array, null);
-        Volatile.Write(ref s_any, 1);
+        Volatile.Write(ref Allocated.Any, 1);
         return array;
     }
 
@@ -65,7 +71,7 @@ internal static class PinnedBuffers
     /// <summary>True for an array that can never move (one cheap load when none was ever allocated).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static bool Contains(Array? array) =>
-        Volatile.Read(ref s_any) != 0 && array is not null && s_table.TryGetValue(array, out _);
+        Volatile.Read(ref Allocated.Any) != 0 && array is not null && s_table.TryGetValue(array, out _);
 
     /// <summary>
     /// <see cref="Contains(Array?)"/> for a posting thread, which remembers the last
@@ -75,7 +81,7 @@ internal static class PinnedBuffers
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static bool Contains(Array array, ref GCHandle last)
     {
-        if (Volatile.Read(ref s_any) == 0)
+        if (Volatile.Read(ref Allocated.Any) == 0)
             return false;
         return ReferenceEquals(last.Target, array) || Lookup(array, ref last);
     }

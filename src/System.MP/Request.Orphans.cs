@@ -8,10 +8,19 @@ namespace System.MP;
 public sealed unsafe partial class Request
 {
     private static readonly ConcurrentQueue<(int Handle, BufferHold? Pin, BufferHold? Pin2)> s_orphans = new();
-    private static int s_orphanCount;
+
+    /// <summary>
+    /// The count every posting and completion reads, in a class of its own: one without
+    /// a static constructor, so code compiled before Request's ran reads it without a
+    /// class-initialization check.
+    /// </summary>
+    private static class Orphans
+    {
+        internal static int Count;
+    }
 
     /// <summary>Dropped operations whose buffers are still held (tests).</summary>
-    internal static int OrphanedHolds => Volatile.Read(ref s_orphanCount);
+    internal static int OrphanedHolds => Volatile.Read(ref Orphans.Count);
 
     /// <summary>Gives up an operation nobody will complete (disposed, or its request dropped).</summary>
     internal static void Abandon(RequestGroup group, int index)
@@ -39,7 +48,7 @@ public sealed unsafe partial class Request
     internal static void AbandonPins(int handle, BufferHold? pin, BufferHold? pin2)
     {
         s_orphans.Enqueue((handle, pin, pin2));
-        if (Interlocked.Increment(ref s_orphanCount) == 1)
+        if (Interlocked.Increment(ref Orphans.Count) == 1)
             GcSweep.Arm();
     }
 
@@ -65,7 +74,7 @@ public sealed unsafe partial class Request
             }
             o.Pin?.Release();
             o.Pin2?.Release();
-            Interlocked.Decrement(ref s_orphanCount);
+            Interlocked.Decrement(ref Orphans.Count);
         }
     }
 
@@ -88,13 +97,13 @@ public sealed unsafe partial class Request
         ~GcSweep()
         {
             ReleaseCompletedOrphans();
-            if (Volatile.Read(ref s_orphanCount) != 0 && !Environment.HasShutdownStarted)
+            if (Volatile.Read(ref Orphans.Count) != 0 && !Environment.HasShutdownStarted)
             {
                 GC.ReRegisterForFinalize(this);
                 return;
             }
             Volatile.Write(ref s_armed, 0);
-            if (Volatile.Read(ref s_orphanCount) != 0)
+            if (Volatile.Read(ref Orphans.Count) != 0)
                 Arm(); // an orphan arrived meanwhile
         }
     }

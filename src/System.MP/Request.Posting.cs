@@ -1,5 +1,6 @@
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using System.Threading;
 
 namespace System.MP;
@@ -92,8 +93,11 @@ public sealed unsafe partial class Request
         RequestGroup.Poster poster = RequestGroup.CurrentPoster;
         bool register = Hold(buffer, count, poster, out BufferHold? pin);
         // Under `fixed` until the posting call has registered the array; a
-        // pinned (or immobile) array keeps its address after it.
-        fixed (T* p = buffer)
+        // pinned (or immobile) array keeps its address after it.  The caller
+        // checked the slice (Communicator.CheckSlice): the array's data
+        // reference needs no null or empty check, and an empty slice is sent
+        // from a valid address.
+        fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
             rc = Core.Isend(p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
                             register ? ObjectAddress(ref buffer) : null, &req);
         return Posted(poster, rc, req, pin);
@@ -106,7 +110,7 @@ public sealed unsafe partial class Request
         int req = 0, rc;
         RequestGroup.Poster poster = RequestGroup.CurrentPoster;
         bool register = Hold(buffer, count, poster, out BufferHold? pin);
-        fixed (T* p = buffer)
+        fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as PostSend
             rc = Core.Irecv(p + offset, (long)count * sizeof(T), source, tag, comm,
                             register ? ObjectAddress(ref buffer) : null, &req);
         return Posted(poster, rc, req, pin);
@@ -167,7 +171,7 @@ public sealed unsafe partial class Request
     {
         if (rc < 0)
             ThrowPostFailed(rc, pin);
-        if (Volatile.Read(ref s_orphanCount) != 0)
+        if (Volatile.Read(ref Orphans.Count) != 0)
             SweepOrphans();
         return new Request(poster, req, pin, null);
     }

@@ -1,5 +1,6 @@
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using System.Threading;
 
 namespace System.MP;
@@ -92,12 +93,17 @@ public sealed unsafe partial class Request
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static void Handles(ReadOnlySpan<Request> requests, Span<int> handles)
     {
+        // One length check for the set, none per request (the JIT cannot tell
+        // that the two spans are as long as each other; WaitAllCore made them so).
+        if (handles.Length < requests.Length)
+            ThrowHelper.ThrowStatusesTooShort(handles.Length, requests.Length);
+        ref int h = ref MemoryMarshal.GetReference(handles);
         for (int i = 0; i < requests.Length; i++)
         {
             Request r = requests[i];
             if (r is null)
                 ThrowHelper.ThrowNullRequest(i);
-            handles[i] = r.ActiveHandle();
+            Unsafe.Add(ref h, i) = r.ActiveHandle();
         }
     }
 
@@ -110,16 +116,20 @@ public sealed unsafe partial class Request
             return;
         }
         // The loop of a set that completed: nothing in it can throw, so the
-        // JIT keeps it in registers.
+        // JIT keeps it in registers; the spans' lengths are checked once, as in Handles.
+        if (Math.Min(handles.Length, statuses.Length) < requests.Length)
+            ThrowHelper.ThrowStatusesTooShort(Math.Min(handles.Length, statuses.Length), requests.Length);
+        ref int h = ref MemoryMarshal.GetReference(handles);
+        ref Status st = ref MemoryMarshal.GetReference(statuses);
         for (int i = 0; i < requests.Length; i++)
         {
             Request r = requests[i];
-            if (handles[i] == CoreConst.ReqNull)
-                statuses[i] = r._status;
+            if (Unsafe.Add(ref h, i) == CoreConst.ReqNull)
+                Unsafe.Add(ref st, i) = r._status;
             else
-                r.Complete(statuses[i]);
+                r.Complete(Unsafe.Add(ref st, i));
         }
-        if (Volatile.Read(ref s_orphanCount) != 0)
+        if (Volatile.Read(ref Orphans.Count) != 0)
             SweepOrphans();
     }
 
@@ -135,7 +145,7 @@ public sealed unsafe partial class Request
             else if (Core.ReqLive(handles[i]) == 0)
                 requests[i].Complete(statuses[i]);
         }
-        if (Volatile.Read(ref s_orphanCount) != 0)
+        if (Volatile.Read(ref Orphans.Count) != 0)
             SweepOrphans();
         throw error;
     }

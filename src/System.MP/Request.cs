@@ -173,7 +173,7 @@ public sealed unsafe partial class Request : MpiRequest
     {
         Exception? error = rc < 0 ? ThrowHelper.CoreException(rc) : null;
         Complete(st);
-        if (Volatile.Read(ref s_orphanCount) != 0)
+        if (Volatile.Read(ref Orphans.Count) != 0)
             SweepOrphans();
         if (error is not null)
             throw error;

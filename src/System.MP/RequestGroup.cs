@@ -6,7 +6,8 @@ namespace System.MP;
 
 /// <summary>
 /// Notices requests dropped without completion.  The requests a thread posts
-/// in a row share one group (up to <see cref="Capacity"/>), which holds their
+/// in a row (below <see cref="ThreadLevel.Multiple"/>, the process: one thread at
+/// a time calls MPI) share one group (up to <see cref="Capacity"/>), which holds their
 /// core handles and pins; every <see cref="Request"/> references its group, so
 /// the group's finalizer runs once none of them is reachable, and hands each
 /// operation among them that was never completed to the core as an orphan
@@ -47,6 +48,16 @@ internal sealed class RequestGroup
 
     [ThreadStatic] private static Poster? t_poster;
 
+    /// <summary>
+    /// The one poster of the process while MPI runs below <see cref="ThreadLevel.Multiple"/>:
+    /// then only one thread at a time makes MPI calls (MPI-4.0 §11.6), so posting needs no
+    /// thread-local lookup (a runtime helper call per operation).  Null at Multiple.
+    /// </summary>
+    private static Poster? s_shared;
+
+    /// <summary>Chooses the posters once MPI's thread level is known (Mpi.Init).</summary>
+    internal static void UseSharedPoster(bool shared) => s_shared = shared ? new Poster() : null;
+
     /// <summary>The pins of one operation (library mode, movable arrays): its buffer's and a collective's second buffer's.</summary>
     internal struct Pins
     {
@@ -55,7 +66,14 @@ internal sealed class RequestGroup
     }
 
     /// <summary>Each operation's core handle; ReqNull once completed or orphaned.</summary>
-    internal readonly int[] Handles = new int[Capacity];
+    internal HandleBlock Handles;
+
+    /// <summary>The handles inside the group object: no array of their own to allocate and index.</summary>
+    [InlineArray(Capacity)]
+    internal struct HandleBlock
+    {
+        private int _first;
+    }
 
     /// <summary>
     /// The operations' pins, allocated with the group's first pin: under motor
@@ -65,13 +83,13 @@ internal sealed class RequestGroup
     /// </summary>
     internal Pins[]? PinSlots;
 
-    private RequestGroup() => Handles.AsSpan().Fill(CoreConst.ReqNull);
+    private RequestGroup() => ((Span<int>)Handles).Fill(CoreConst.ReqNull);
 
     /// <summary>This thread's posting state.</summary>
     internal static Poster CurrentPoster
     {
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        get => t_poster ?? NewPoster();
+        get => s_shared ?? t_poster ?? NewPoster();
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -117,7 +135,7 @@ internal sealed class RequestGroup
     [MethodImpl(MethodImplOptions.NoInlining)]
     internal void LastCompleted()
     {
-        if (Handles.AsSpan().ContainsAnyExcept(CoreConst.ReqNull))
+        if (((ReadOnlySpan<int>)Handles).ContainsAnyExcept(CoreConst.ReqNull))
             return; // still in flight: the finalizer stays the fallback
         GC.SuppressFinalize(this);
     }

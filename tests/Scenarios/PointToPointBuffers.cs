@@ -353,6 +353,8 @@ internal static class PointToPointBuffers
             c.Send(Make(10, i => i + 1), 1, 2);
             c.Send(123456789012L, 1, 3);
             c.Send(new[] { 9 }, 1, 4);
+            c.Send(Make(10, i => i + 1), 1, 5);
+            c.Send(new[] { 7 }, 1, 6);
         }
         else if (c.Rank == 1)
         {
@@ -374,6 +376,16 @@ internal static class PointToPointBuffers
                 Check.True(e.ErrorClass != 0 && e.Message.Length > 0, $"MPI error class and string ({e.ErrorClass}: {e.Message})");
             }
             Check.Equal(9, c.Recv<int>(0, 4), "communication goes on after truncation");
+            // In a set: MPI_Waitall reports the truncation in that receive's status (the core
+            // leaves its one-pass path for the general one); the set completes, then it throws.
+            var small = Make(6, _ => -1);
+            var other = new int[1];
+            Request[] set = [c.IRecv(small, 1, 4, 0, 5), c.IRecv(other, 0, 6)];
+            Check.Throws<MessageTruncatedException>(() => Request.WaitAll(set), "a truncated receive in a WaitAll set");
+            Check.True(set[0].IsCompleted && set[1].IsCompleted, "the set completed though one receive was truncated");
+            Check.Equal(7, other[0], "the set's other receive");
+            Check.True(small[0] == -1 && small[5] == -1, "the truncated receive of the set writes only its window");
+            Check.Equal(6, Request.WaitAll(set)[1].Tag, "a completed set waited again gives its statuses");
         }
     }
 

@@ -172,6 +172,40 @@ int mp_token_wait(mp_token_t token, mp_status_t *status)
 
 /* ---- nonblocking ---- */
 
+/* A nonblocking post in two halves around the call into MPI, so that few
+ * values live across it: before, the claimed slot s (handle h, from c) gets
+ * its kind and owner object and the caller its handle; after, rc (what MPI
+ * said) decides: an accepted operation is counted - straight into c's
+ * counters, listed since c handed out its first slot - and its slot made
+ * ACTIVE, a refused one gives the slot back and *req becomes MP_REQ_NULL. */
+static MP_INLINE void slot_prepare(slot_t *s, mp_req_t h, void *obj, int is_recv, mp_req_t *req)
+{
+    s->is_recv = is_recv;
+    s->obj[0] = obj;
+    s->obj[1] = NULL;
+    *req = h;
+}
+
+static MP_COLD int slot_refused(slot_cache_t *c, slot_t *s, int rc, mp_req_t *req)
+{
+    s->obj[0] = NULL;
+    slot_unclaim(c, *req);
+    *req = MP_REQ_NULL;
+    return rc;
+}
+
+static MP_INLINE int slot_posted(slot_cache_t *c, slot_t *s, int rc, int64_t bytes, mp_req_t *req)
+{
+    if (MP_UNLIKELY(rc))
+        return slot_refused(c, s, rc, req);
+    count_p2p(&c->counts, bytes);
+    /* A registered buffer needs no pin object: that is a pin avoided. */
+    mp_count(&c->counts.registered, s->obj[0] != NULL);
+    MP_HAPPENS_BEFORE(s);
+    atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
+    return 0;
+}
+
 /* The slot is claimed before MPI is called, and MPI writes its request
  * straight into it: fewer values live across the call into MPI. */
 int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
@@ -190,13 +224,8 @@ int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, 
     }
     if (MP_UNLIKELY(rc = slot_alloc(c, &s, &h)))
         return rc;
-    if (MP_UNLIKELY(rc = issue_send(buf, bytes, d, tag, ce, mode, &s->mpi))) {
-        slot_unclaim(c, h);
-        return rc;
-    }
-    count_p2p(counts_of(c), bytes);
-    *req = h;
-    return slot_activate(c, s, bytes > 0 ? obj : NULL, 0);
+    slot_prepare(s, h, bytes > 0 ? obj : NULL, 0, req);
+    return slot_posted(c, s, issue_send(buf, bytes, d, tag, ce, mode, &s->mpi), bytes, req);
 }
 
 int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)
@@ -214,13 +243,8 @@ int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void
     }
     if (MP_UNLIKELY(rc = slot_alloc(c, &slot, &h)))
         return rc;
-    if (MP_UNLIKELY(rc = issue_recv(buf, bytes, s, t, ce, &slot->mpi))) {
-        slot_unclaim(c, h);
-        return rc;
-    }
-    count_p2p(counts_of(c), bytes);
-    *req = h;
-    return slot_activate(c, slot, bytes > 0 ? obj : NULL, 1);
+    slot_prepare(slot, h, bytes > 0 ? obj : NULL, 1, req);
+    return slot_posted(c, slot, issue_recv(buf, bytes, s, t, ce, &slot->mpi), bytes, req);
 }
 
 /* ---- probe and matched probe ---- */

@@ -238,6 +238,98 @@ static MP_COLD int fail_repeated(const mp_req_t *reqs, int i)
     return mp_fail(MP_EINVAL, "request %d is in the set twice (entries %d and %d)", (int)reqs[i], first, i);
 }
 
+/* The stack arrays, for a set of n requests (no more than BATCH_STACK). */
+static inline void batch_on_stack(batch_t *b, int n)
+{
+    b->n = n;
+    b->k = 0;
+    b->slot = b->slot_stack;
+    b->idx = b->idx_stack;
+    b->mr = b->mr_stack;
+    b->ms = b->ms_stack;
+    b->which = b->which_stack;
+}
+
+/* The usual set, begun in one pass: at most BATCH_STACK requests, each valid,
+ * ACTIVE and given once, while no persistent request exists.  Collects each
+ * one's MPI request and slot (then which[j] == j and idx[i] is the handle's
+ * index: batch_as_general fills them when needed) and marks it.  Returns 0
+ * with nothing marked for any other set: batch_begin checks it and says
+ * what is wrong with it. */
+static MP_INLINE int batch_begin_plain(batch_t *b, int n, const mp_req_t *reqs)
+{
+    slot_t **slot = b->slot_stack;
+    MPI_Request *mr = b->mr_stack;
+    int nslots, i;
+    if (n <= 0 || n > BATCH_STACK || !reqs ||
+        atomic_load_explicit(&mp_g_persist_open, memory_order_acquire) != 0)
+        return 0;
+    /* Every handle of the set was made before this call: one load of the
+     * table's size serves the whole set (it only grows). */
+    nslots = atomic_load_explicit(&mp_g_nslots, memory_order_acquire);
+    for (i = 0; i < n; i++) {
+        mp_req_t h = reqs[i];
+        int x = h & HANDLE_INDEX_MASK;
+        uint32_t flags;
+        slot_t *s;
+        if (MP_UNLIKELY(h < 0 || x >= nslots)) /* MP_REQ_NULL too */
+            break;
+        s = slot_at(x);
+        if (MP_UNLIKELY(atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_ACTIVE ||
+                        (uint32_t)(h >> HANDLE_GEN_SHIFT) != atomic_load_explicit(&s->gen, memory_order_relaxed)))
+            break;
+        MP_HAPPENS_AFTER(s);
+        flags = atomic_load_explicit(&s->flags, memory_order_relaxed);
+        if (MP_UNLIKELY(flags & SLOT_IN_BATCH))
+            break;
+        atomic_store_explicit(&s->flags, flags | SLOT_IN_BATCH, memory_order_relaxed);
+        mr[i] = s->mpi;
+        slot[i] = s;
+    }
+    batch_on_stack(b, i);
+    if (MP_UNLIKELY(i < n)) {
+        batch_unmark(b);
+        return 0;
+    }
+    b->k = n;
+    return 1;
+}
+
+/* A set begun by batch_begin_plain, completed otherwise than all at once (an
+ * error): with the arrays the general finish reads. */
+static MP_COLD void batch_as_general(batch_t *b, const mp_req_t *reqs)
+{
+    for (int i = 0; i < b->n; i++) {
+        b->idx[i] = reqs[i] & HANDLE_INDEX_MASK;
+        b->which[i] = i;
+    }
+}
+
+/* The usual set completed at once by MPI: the statuses written out (when
+ * asked for), then every slot freed into this thread's cache, in one push
+ * when it has room (slot_free one by one otherwise). */
+static MP_INLINE void batch_finish_plain(const batch_t *b, const mp_req_t *reqs, mp_status_t *statuses)
+{
+    slot_t *const *slot = b->slot;
+    const MPI_Status *ms = b->ms;
+    const int n = b->n;
+    slot_cache_t *c = my_cache();
+    int top = c->n;
+    if (statuses)
+        for (int i = 0; i < n; i++)
+            status_of(slot[i]->is_recv, 0, &ms[i], &statuses[i]);
+    if (MP_UNLIKELY(c->listed != LISTED || top > SLOT_CACHE - n)) {
+        for (int i = 0; i < n; i++)
+            slot_free(c, slot[i], reqs[i] & HANDLE_INDEX_MASK);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        slot_clear(slot[i]);
+        c->idx[top + i] = reqs[i] & HANDLE_INDEX_MASK;
+    }
+    c->n = top + n;
+}
+
 /* Checks every handle (nothing is touched when one is bad or repeated) and
  * collects the MPI requests of the slots still ACTIVE.  Blocking callers are
  * inside the blocking bracket already, so the GC cannot complete a slot
@@ -248,13 +340,7 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
     slot_t **slot;
     MPI_Request *mr;
     int *idx, *which, k = 0, nslots;
-    b->n = n;
-    b->k = 0;
-    b->slot = b->slot_stack;
-    b->idx = b->idx_stack;
-    b->mr = b->mr_stack;
-    b->ms = b->ms_stack;
-    b->which = b->which_stack;
+    batch_on_stack(b, n);
     if (n < 0 || (n > 0 && !reqs))
         return mp_fail(MP_EINVAL, "request array is NULL or its length %d is negative", n);
     if (n > BATCH_STACK) {
@@ -408,8 +494,22 @@ static int testall_one_by_one(batch_t *b)
 int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
 {
     batch_t b;
-    int rc = batch_begin(&b, n, reqs), mrc = MPI_SUCCESS;
-    if (rc)
+    int rc, mrc = MPI_SUCCESS;
+    if (MP_LIKELY(batch_begin_plain(&b, n, reqs))) {
+        int flag = 0;
+        mrc = pal_mpi.Testall(n, b.mr, &flag, b.ms);
+        if (MP_LIKELY(mrc == MPI_SUCCESS)) {
+            if (flag)
+                batch_finish_plain(&b, reqs, statuses);
+            else
+                batch_unmark(&b); /* no request was touched */
+            return flag;
+        }
+        batch_as_general(&b, reqs);
+        rc = batch_finish(&b, mrc, "MPI_Testall", statuses);
+        return rc ? rc : 1;
+    }
+    if ((rc = batch_begin(&b, n, reqs)))
         return rc;
     if (MP_UNLIKELY(atomic_load_explicit(&mp_g_persist_open, memory_order_acquire) != 0) &&
         !testall_one_by_one(&b)) {
@@ -435,13 +535,23 @@ int mp_req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)
     batch_t b;
     int rc, mrc = MPI_SUCCESS;
     mp_blocking_enter();
-    if ((rc = batch_begin(&b, n, reqs))) {
+    if (MP_LIKELY(batch_begin_plain(&b, n, reqs))) {
+        mrc = pal_mpi.Waitall(n, b.mr, b.ms);
+        if (MP_LIKELY(mrc == MPI_SUCCESS)) {
+            batch_finish_plain(&b, reqs, statuses);
+            rc = 0;
+        } else {
+            batch_as_general(&b, reqs);
+            rc = batch_finish(&b, mrc, "MPI_Waitall", statuses);
+        }
+    } else if ((rc = batch_begin(&b, n, reqs))) {
         mp_blocking_leave();
         return rc;
+    } else {
+        if (b.k)
+            mrc = pal_mpi.Waitall(b.k, b.mr, b.ms);
+        rc = batch_finish(&b, mrc, "MPI_Waitall", statuses);
     }
-    if (b.k)
-        mrc = pal_mpi.Waitall(b.k, b.mr, b.ms);
-    rc = batch_finish(&b, mrc, "MPI_Waitall", statuses);
     mp_sweep_orphans();
     mp_blocking_leave();
     return rc;

@@ -11,6 +11,10 @@
 #include <string.h>
 #include <threads.h>
 
+/* Hidden like core.h's declarations: the slot table and the caches are reached
+ * without a load from the GOT on every operation. */
+#pragma GCC visibility push(hidden)
+
 #define SLOT_CHUNK_BITS 10
 #define SLOT_CHUNK (1 << SLOT_CHUNK_BITS)
 #define SLOT_MAX_CHUNKS 1024 /* 1M slots: index fits the 20 low handle bits */
@@ -162,8 +166,12 @@ static inline void slot_clear(slot_t *s)
 static inline void slot_free(slot_cache_t *c, slot_t *s, int idx)
 {
     slot_clear(s);
-    if (MP_UNLIKELY(c->n == SLOT_CACHE || !c->registered)) {
-        if (!c->registered)
+    /* Listed (so registered) before it holds a slot, as at a refill: the
+     * posting path counts into a cache that gave it a slot without looking. */
+    if (MP_UNLIKELY(c->n == SLOT_CACHE || c->listed != LISTED)) {
+        if (c->listed == UNLISTED)
+            mp_cache_list(c);
+        if (!c->registered) /* also while the thread exits: its slots go back then */
             mp_cache_register(c);
         if (c->n == SLOT_CACHE)
             mp_cache_spill(c, SLOT_BATCH);
@@ -272,22 +280,6 @@ static inline void mp_sweep_orphans(void)
 
 /* ---- nonblocking ---- */
 
-/* Makes a claimed slot (slot_alloc) whose MPI request is in s->mpi ACTIVE,
- * recording its owner object. */
-static inline int slot_activate(slot_cache_t *c, slot_t *s, void *obj, int is_recv)
-{
-    s->is_recv = is_recv;
-    s->obj[0] = obj;
-    s->obj[1] = NULL;
-    /* A registered buffer needs no pin object: that is a pin avoided.  The
-     * caller listed c's counters when it counted the operation. */
-    if (obj)
-        mp_count(&c->counts.registered, 1);
-    MP_HAPPENS_BEFORE(s);
-    atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
-    return 0;
-}
-
 /* Gives a claimed slot back unused (MPI refused the operation): it is still
  * FREE, and goes back where slot_alloc took it from. */
 static inline void slot_unclaim(slot_cache_t *c, mp_req_t h)
@@ -338,5 +330,7 @@ int mp_fail_persistent_missing(const char *name);
 
 /* ---- the GC scan (gcscan.c) ---- */
 int mp_gc_attached(void);
+
+#pragma GCC visibility pop
 
 #endif /* MPCORE_REQUESTS_H */

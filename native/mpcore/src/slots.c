@@ -133,6 +133,10 @@ mp_counts_t *mp_my_counts(void)
 MP_COLD int mp_cache_refill(slot_cache_t *c)
 {
     int rc = 0;
+    /* Listed (and registered) before its first slot: the posting path counts
+     * into c->counts without looking (slot_taken). */
+    if (c->listed == UNLISTED)
+        mp_cache_list(c);
     if (!c->registered)
         mp_cache_register(c);
     mp_spin_lock(&mp_g_slot_lock);
