@@ -8,7 +8,8 @@
 #   of both at once), --no-gc-extension (the stock GC), MOTOR_STARTUP_HOOK=0 (no startup hook),
 #   System.MP as plain IL instead of ReadyToRun (obj/.../r2r/il, kept by the build), and
 #   QuickJitForLoops=true (.NET's tiering default instead of motor's), without EventSource
-#   (motor-no-es: EventSource.IsSupported=false, which makes System.MP's meter cheap to create), and
+#   (motor-no-es: EventSource.IsSupported=false: the runtime's own event sources; System.MP's meter
+#   is not created at start since it waits for a listener), and
 #   motor-lean (that, no concurrent GC thread, no tiered PGO); plus `dotnet Hello.dll`
 #   (library mode), and /bin/true (true: the launcher's own share).  BASELINE=<checkout> adds
 #   `motor Hello.dll` as built in another checkout (baseline: before a change, same rounds).  The series run interleaved, one of each per round; prints per series the

@@ -36,6 +36,10 @@ internal static class Hosting
             Check.True(cores.All(p => Path.GetDirectoryName(p) != appDir), "the app's copy of the core is not loaded");
             Check.Equal(AppContext.GetData("Motor.ThreadLevel") as string, Mpi.ThreadLevel.ToString().ToLowerInvariant(),
                         "thread level the VM initialized MPI with");
+            // motor loads the app on its runtime-start thread (StartupHook.Prepare) before the
+            // runtime runs it: one copy, the one whose Main runs.
+            Check.Equal(1, AppDomain.CurrentDomain.GetAssemblies().Count(a => a.GetName().Name == "Scenarios"), "the app is loaded once");
+            Check.True(System.Reflection.Assembly.GetEntryAssembly() == typeof(Hosting).Assembly, "the entry assembly is the app's one copy");
             if (Mpi.ThreadLevel < ThreadLevel.Multiple)
                 Check.Throws<InvalidOperationException>(() => Mpi.Init(ThreadLevel.Multiple),
                                                         "asking for more threads than the VM initialized");
