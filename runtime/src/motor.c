@@ -470,6 +470,7 @@ typedef struct runtime_start {
     hostfxr_handle h;
     const char *app;  /* app.dll as given */
     int prepare;      /* call System.MP's StartupHook.Prepare once the runtime is up */
+    const char *thread; /* "host thread", or "main thread" when not overlapped (for the trace) */
     int rc;           /* hostfxr_get_runtime_delegate's result */
 } runtime_start_t;
 
@@ -488,7 +489,7 @@ static void *start_runtime(void *arg)
     if (s->fx->set_error_writer) /* hostfxr's error writer is per thread */
         s->fx->set_error_writer(error_writer);
     s->rc = s->fx->get_delegate(s->h, hdt_get_function_pointer, &delegate);
-    trace_mark("runtime started (%.2f ms, host thread)", ms_since(&t0));
+    trace_mark("runtime started (%.2f ms, %s)", ms_since(&t0), s->thread);
     if (s->rc >= 0 && s->prepare && delegate &&
         ((get_function_pointer_fn)delegate)("StartupHook, System.MP", "Prepare", UNMANAGEDCALLERSONLY_METHOD,
                                             NULL, NULL, (void **)&prepare) == 0 && prepare)
@@ -671,15 +672,18 @@ int main(int argc, char **argv)
     rs.prepare = have_mp;
     rs.rc = -1;
     v = getenv("MOTOR_START_OVERLAP");
+    rs.thread = "host thread";
     threaded = g_core->mpi_abi() != MP_MPI_ABI_OPENMPI && !(v && strcmp(v, "0") == 0) &&
                pthread_create(&runtime_thread, NULL, start_runtime, &rs) == 0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     mpi_rc = g_core->init(level, &provided);
     trace_mark("MPI initialized (%.2f ms, main thread)", ms_since(&t0));
-    if (threaded)
+    if (threaded) {
         pthread_join(runtime_thread, NULL);
-    else
+    } else {
+        rs.thread = "main thread";
         start_runtime(&rs);
+    }
     if (mpi_rc != 0)
         return mpi_failed(&fx, h, mpi_rc);
     atexit(finalize_if_ready); /* Environment.Exit leaves through exit() */
@@ -690,7 +694,7 @@ int main(int argc, char **argv)
     }
 
     /* 4. Main, on the thread that initialized MPI. */
-    trace_mark("MPI and runtime joined; running Main");
+    trace_mark("MPI and runtime %s; running Main", threaded ? "joined" : "ready");
     rc = fx.run(h);
     trace_mark("Main returned");
     fx.close(h);

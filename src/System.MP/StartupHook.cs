@@ -32,7 +32,7 @@ internal static unsafe class StartupHook
             string? path = Marshal.PtrToStringUTF8((nint)appPath);
             if (path is not null && Assembly.Load(Path.GetFileNameWithoutExtension(path)).EntryPoint is MethodInfo main)
                 RuntimeHelpers.PrepareMethod(main.MethodHandle);
-            StartupTrace.Mark("System.MP and the app's Main prepared (host thread)");
+            StartupTrace.Mark("System.MP and the app's Main prepared");
         }
         catch (Exception)
         {
