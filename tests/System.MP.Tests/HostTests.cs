@@ -249,29 +249,21 @@ public class HostTests
         Assert.Equal(13, lines.Length);
     }
 
+    public static TheoryData<Scenario, bool, bool> StartPath => Job.EveryCoreAndMode(Scenario.HostedBinding, Scenario.MeterOnDemand);
+
     /// <summary>
-    /// MPI starts beside the runtime, and Main still runs on MPI's main thread (MPI_Is_thread_main,
-    /// MPI-4.0 11.2.2), which another thread is not; the level motor reports is the one MPI gives.
-    /// Library mode (SCENARIOS_THREAD_LEVEL) too, on both cores.
+    /// What motor's start changed, from inside the program, in both modes on both cores, at thread
+    /// level Multiple: MPI starts beside the runtime, and Main still runs on MPI's main thread
+    /// (MPI_Is_thread_main, MPI-4.0 11.2.2), which another thread is not, with the level MPI gave
+    /// (HostedBinding); the System.MP meter stays off the start path and appears once a listener
+    /// does (MeterOnDemand).
     /// </summary>
     [Theory]
-    [InlineData(true, false)]
-    [InlineData(true, true)]
-    [InlineData(false, false)]
-    [InlineData(false, true)]
-    public void MainRunsOnMpisMainThread(bool hosted, bool openMpi) =>
-        Job.RunScenario(Scenario.HostedBinding, 2, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich,
+    [MemberData(nameof(StartPath))]
+    public void StartPathAtThreadLevelMultiple(Scenario scenario, bool hosted, bool openMpi) =>
+        Job.RunScenario(scenario, 2, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich,
                         motorOptions: hosted ? "--thread-level multiple" : "",
                         env: hosted ? null : new Dictionary<string, string> { ["SCENARIOS_THREAD_LEVEL"] = "multiple" });
-
-    /// <summary>The System.MP meter stays off the start path and appears once a listener does: both modes, both cores.</summary>
-    [Theory]
-    [InlineData(true, false)]
-    [InlineData(true, true)]
-    [InlineData(false, false)]
-    [InlineData(false, true)]
-    public void TheMeterIsPublishedWhenSomeoneListens(bool hosted, bool openMpi) =>
-        Job.RunTwoRanks(Scenario.MeterOnDemand, hosted, openMpi);
 
     [Fact]
     public void RuntimePropertiesArePassedThrough()
