@@ -476,9 +476,9 @@ typedef struct runtime_start {
 
 /* Starts CoreCLR for the prepared app: hostfxr_get_runtime_delegate loads the runtime (its GC,
  * CoreLib, the app's properties); hostfxr_run_app then runs Main in that runtime.  On the host
- * thread, while MPI initializes, it also lets System.MP prepare what the main thread would
- * otherwise do after MPI_Init (StartupHook.Prepare: bind to the core, load the app, compile
- * Main); that calls nothing in MPI and runs no code of the app. */
+ * thread, while MPI initializes, it also lets System.MP do what the main thread would otherwise
+ * do after MPI_Init (StartupHook.Prepare: bind to the core, load the app); that calls nothing
+ * in MPI and runs no code of the app. */
 static void *start_runtime(void *arg)
 {
     runtime_start_t *s = arg;

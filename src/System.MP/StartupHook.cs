@@ -3,7 +3,6 @@ using System.IO;
 using System.MP;
 using System.MP.Interop;
 using System.Reflection;
-using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
 /// <summary>
@@ -17,10 +16,13 @@ internal static unsafe class StartupHook
 {
     /// <summary>
     /// Called by motor on the thread that starts the runtime, while MPI initializes on the main
-    /// thread (motor.c, step 3): binds System.MP to the VM's core, loads the app and compiles its
-    /// entry point, so that less is left to do on the main thread once MPI_Init returns.  Calls
-    /// nothing in MPI and runs no code of the app.  Never throws: whatever fails here fails again
-    /// on the main thread, where the startup hook or the runtime reports it.
+    /// thread (motor.c, step 3): binds System.MP to the VM's core and loads the app, so that less
+    /// is left to do on the main thread once MPI_Init returns.  Calls nothing in MPI and runs no
+    /// code of the app.  It does not compile Main: the JIT may run the static constructors of
+    /// beforefieldinit types that Main uses, and one of those may use MPI (a static field holding
+    /// Communicator.World) before MPI is initialized, off MPI's main thread.  Never throws:
+    /// whatever fails here fails again on the main thread, where the startup hook or the
+    /// runtime reports it.
     /// </summary>
     /// <param name="appPath">The app's path (UTF-8), as given to motor.</param>
     [UnmanagedCallersOnly]
@@ -30,9 +32,9 @@ internal static unsafe class StartupHook
         {
             CoreLoader.EnsureLoaded();
             string? path = Marshal.PtrToStringUTF8((nint)appPath);
-            if (path is not null && Assembly.Load(Path.GetFileNameWithoutExtension(path)).EntryPoint is MethodInfo main)
-                RuntimeHelpers.PrepareMethod(main.MethodHandle);
-            StartupTrace.Mark("System.MP and the app's Main prepared");
+            if (path is not null)
+                Assembly.Load(Path.GetFileNameWithoutExtension(path));
+            StartupTrace.Mark("System.MP bound and the app loaded");
         }
         catch (Exception)
         {

@@ -216,7 +216,7 @@ public class HostTests
 
     /// <summary>
     /// MOTOR_STARTUP_TRACE=1 times motor's phases, and System.MP's, in order: MPI_Init on the main
-    /// thread and the runtime's start on a host thread (then System.MP preparing the app there)
+    /// thread and the runtime's start on a host thread (then System.MP binding and loading the app there)
     /// run at the same time, so those come in either order, each once, between the MPI library's
     /// load and the join.  MOTOR_STARTUP_HOOK=0 (measuring only) still runs the app.
     /// </summary>
@@ -244,7 +244,7 @@ public class HostTests
         }
         InOrder(" ms main", "hostfxr loaded", "app prepared", "runtime properties set", "MPI library loaded", "MPI initialized (",
                 "joined; running Main", "Mpi.Shutdown: finalizing MPI", "Mpi.Shutdown: MPI finalized", "Main returned", " ms MPI finalized");
-        InOrder("MPI library loaded", "runtime started (", "Main prepared", "joined; running Main");
+        InOrder("MPI library loaded", "runtime started (", "System.MP bound and the app loaded", "joined; running Main");
         Assert.Contains("host thread)", lines[At("runtime started (")]);
         Assert.Equal(13, lines.Length);
     }
