@@ -4,12 +4,15 @@
 # usage: perf/compare-startup.sh hello [rounds=7] [ranks=2]
 #   Hello on N ranks under MPICH's mpiexec (issue 18 target 4): the C hello (perf/native/hello.c)
 #   against `motor Hello.dll`, and motor with one part of its start left out each, to show what
-#   each costs: --no-gc-extension (the stock GC), MOTOR_STARTUP_HOOK=0 (no startup hook),
+#   each costs: MOTOR_START_OVERLAP=0 (motor-serial: MPI_Init, then the runtime's start, instead
+#   of both at once), --no-gc-extension (the stock GC), MOTOR_STARTUP_HOOK=0 (no startup hook),
 #   System.MP as plain IL instead of ReadyToRun (obj/.../r2r/il, kept by the build), and
 #   QuickJitForLoops=true (.NET's tiering default instead of motor's), without EventSource
-#   (motor-no-es: EventSource.IsSupported=false, which makes System.MP's meter cheap to create), and
+#   (motor-no-es: EventSource.IsSupported=false: the runtime's own event sources; System.MP's meter
+#   is not created at start since it waits for a listener), and
 #   motor-lean (that, no concurrent GC thread, no tiered PGO); plus `dotnet Hello.dll`
-#   (library mode), and /bin/true (true: the launcher's own share).  The series run interleaved, one of each per round; prints per series the
+#   (library mode), and /bin/true (true: the launcher's own share).  BASELINE=<checkout> adds
+#   `motor Hello.dll` as built in another checkout (baseline: before a change, same rounds).  The series run interleaved, one of each per round; prints per series the
 #   median wall time in ms, the median over the rounds of its quotient to C in the same round,
 #   and the peak resident memory of each rank (VmHWM, from a further run of every series under
 #   /usr/bin/time: ru_maxrss is the high-water mark of the process's resident set).
@@ -33,8 +36,13 @@ if [ "${1:-}" = hello ]; then
   trap 'rm -rf "$OUT"' EXIT
   # Hello with System.MP as the compiler wrote it (no ReadyToRun), when the build kept that copy.
   cp -r "$HELLO_DIR" "$OUT/hello-il"
-  SERIES=(C true motor motor-no-gc-ext motor-no-hook motor-qjfl motor-no-es motor-lean dotnet)
+  SERIES=(C true motor motor-serial motor-no-gc-ext motor-no-hook motor-qjfl motor-no-es motor-lean dotnet)
   [ -f "$IL" ] && cp "$IL" "$OUT/hello-il/System.MP.dll" && SERIES+=(motor-il)
+  if [ -n "${BASELINE:-}" ]; then
+    [ -x "$BASELINE/artifacts/bin/motor" ] && [ -f "$BASELINE/artifacts/dotnet/bin/Hello/release/Hello.dll" ] ||
+      { echo "BASELINE=$BASELINE has no motor and Hello built" >&2; exit 1; }
+    SERIES+=(baseline)
+  fi
   hello() { # series [wrapper...]: one job of Hello
     local series="$1"
     shift
@@ -42,6 +50,7 @@ if [ "${1:-}" = hello ]; then
       C) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/hello-c" ;;
       true) "${LAUNCH[@]}" -n "$RANKS" "$@" /bin/true ;;
       motor) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$HELLO_DIR/Hello.dll" ;;
+      motor-serial) MOTOR_START_OVERLAP=0 "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$HELLO_DIR/Hello.dll" ;;
       motor-no-gc-ext) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" --no-gc-extension "$HELLO_DIR/Hello.dll" ;;
       motor-no-hook) MOTOR_STARTUP_HOOK=0 "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$HELLO_DIR/Hello.dll" ;;
       motor-qjfl) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" -p System.Runtime.TieredCompilation.QuickJitForLoops=true "$HELLO_DIR/Hello.dll" ;;
@@ -50,6 +59,7 @@ if [ "${1:-}" = hello ]; then
                     -p System.GC.Concurrent=false -p System.Runtime.TieredPGO=false "$HELLO_DIR/Hello.dll" ;;
       motor-il) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$OUT/hello-il/Hello.dll" ;;
       dotnet) "${LAUNCH[@]}" -n "$RANKS" "$@" dotnet "$HELLO_DIR/Hello.dll" ;;
+      baseline) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BASELINE/artifacts/bin/motor" "$BASELINE/artifacts/dotnet/bin/Hello/release/Hello.dll" ;;
     esac
   }
   for r in $(seq 1 "$ROUNDS"); do

@@ -36,7 +36,7 @@ extern "C" {
 /* Functions every supported library must have. */
 #define PAL_MPI_REQUIRED(X)                                                   \
     X(Init_thread) X(Initialized) X(Finalized) X(Finalize) X(Abort)           \
-    X(Query_thread) X(Wtime) X(Wtick) X(Get_processor_name)                   \
+    X(Query_thread) X(Is_thread_main) X(Wtime) X(Wtick) X(Get_processor_name)                   \
     X(Get_library_version) X(Error_class) X(Error_string)                     \
     X(Comm_set_errhandler) X(Comm_get_attr) X(Comm_rank) X(Comm_size)         \
     X(Comm_dup) X(Comm_split) X(Comm_free)                                    \

@@ -6,20 +6,44 @@
  * Order of events:
  *   1. find hostfxr (nethost) and prepare the app (hostfxr_initialize_for_dotnet_command_line:
  *      reads app.runtimeconfig.json and app.deps.json, does not start the runtime);
- *   2. initialize MPI through mpcore, at the thread level asked for by
- *      --thread-level, else by the app's runtime setting Motor.ThreadLevel, else Single;
- *   3. hand the runtime our settings: Motor.CoreTable (the address of mpcore's
+ *   2. hand the runtime our settings: Motor.CoreTable (the address of mpcore's
  *      call table, so System.MP binds no native library), Motor.Hosted,
- *      Motor.Version, Motor.HostPath, Motor.ThreadLevel, Motor.GcExtension, and
+ *      Motor.Version, Motor.HostPath, Motor.ThreadLevel (the level asked for:
+ *      --thread-level, else the app's runtime setting Motor.ThreadLevel, else
+ *      MOTOR_THREAD_LEVEL, else Single), Motor.GcExtension, and
  *      System.GC.Path = libmpgc.so beside motor (the GC extension); System.MP
  *      becomes a startup hook so a failing rank aborts the job even before
  *      the app touches MPI; QuickJitForLoops = false unless the app says otherwise;
- *   4. run Main (hostfxr_run_app);
+ *   3. at the same time: MPI_Init_thread on this, the process's first thread, and
+ *      the runtime's start (CoreCLR, its GC, CoreLib) on a host thread; join both;
+ *   4. run Main on this thread (hostfxr_run_app);
  *   5. finalize MPI if the app did not, and exit with Main's exit code.
+ *
+ * Why step 3 is concurrent and on which threads: MPI_Init is mostly the launcher's
+ * PMI exchange between the ranks, and the runtime's start is the runtime's own
+ * work; one may hide much of the other.  MPI's main thread is the thread that
+ * called MPI_Init_thread (MPI-4.0 11.2.2), and at the levels Funneled and below
+ * only it may call MPI; Main must run on it.  So MPI initializes on the first
+ * thread, the one that later runs Main, and the runtime starts on a host thread
+ * that ends once CoreCLR is up (hostfxr_get_runtime_delegate loads it; no
+ * managed code of the app or of System.MP runs there).  Nothing can use MPI
+ * before the join: the app, System.MP's startup hook, its unhandled-exception
+ * abort and Environment.Exit all run inside hostfxr_run_app, after it.  The
+ * thread level is therefore exactly what the app asked for, without asking MPI
+ * for more.
+ *   Under Open MPI the two stay in sequence (MPI_Init, then the runtime): its
+ * MPI_Init adds environment variables (PSM2_DEVICES, PMIX_MCA_psec; seen with an
+ * interposed setenv), and glibc's setenv may free the environment array that a
+ * getenv on the other thread is reading.  MPICH's MPI_Init sets none; motor sets
+ * its own (MOTOR_STOCK_GC, and UCX_ERROR_SIGNALS when it loads the MPI library)
+ * before the thread starts.  MOTOR_START_OVERLAP=0 keeps them in sequence under
+ * MPICH too (for measuring, or an MPI library of the MPICH family that does set
+ * variables in MPI_Init).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +53,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
+#include <coreclr_delegates.h>
 #include <hostfxr.h>
 #include <nethost.h>
 
@@ -65,6 +92,7 @@ typedef struct fxr {
     hostfxr_get_runtime_property_value_fn get;
     hostfxr_set_runtime_property_value_fn set;
     hostfxr_run_app_fn run;
+    hostfxr_get_runtime_delegate_fn get_delegate;
     hostfxr_close_fn close;
     hostfxr_set_error_writer_fn set_error_writer;
     hostfxr_get_dotnet_environment_info_fn env_info;
@@ -280,10 +308,11 @@ static int load_hostfxr(const options_t *o, const char *app, fxr_t *fx)
     fx->get = (hostfxr_get_runtime_property_value_fn)pal_dl_sym(lib, "hostfxr_get_runtime_property_value");
     fx->set = (hostfxr_set_runtime_property_value_fn)pal_dl_sym(lib, "hostfxr_set_runtime_property_value");
     fx->run = (hostfxr_run_app_fn)pal_dl_sym(lib, "hostfxr_run_app");
+    fx->get_delegate = (hostfxr_get_runtime_delegate_fn)pal_dl_sym(lib, "hostfxr_get_runtime_delegate");
     fx->close = (hostfxr_close_fn)pal_dl_sym(lib, "hostfxr_close");
     fx->set_error_writer = (hostfxr_set_error_writer_fn)pal_dl_sym(lib, "hostfxr_set_error_writer");
     fx->env_info = (hostfxr_get_dotnet_environment_info_fn)pal_dl_sym(lib, "hostfxr_get_dotnet_environment_info");
-    if (!fx->init || !fx->get || !fx->set || !fx->run || !fx->close) {
+    if (!fx->init || !fx->get || !fx->set || !fx->run || !fx->get_delegate || !fx->close) {
         fprintf(stderr, "motor: %s is too old to host apps (needs .NET 5 or later)\n", fx->path);
         return -1;
     }
@@ -403,24 +432,79 @@ static void finalize_if_ready(void)
 
 /* ---- MOTOR_STARTUP_TRACE=1: where start-up time goes ---- */
 
-static int g_trace = -1;  /* -1: not read yet */
+static int g_trace = -1;       /* -1: not read yet */
+static struct timespec g_t0;   /* the first mark */
+
+static double ms_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
 
 /* Prints "motor[pid]: <ms since the first mark> <phase>" to stderr when MOTOR_STARTUP_TRACE=1
- * (perf/compare-startup.sh, README "Start-up"). */
-static void trace_mark(const char *phase)
+ * (perf/compare-startup.sh, README "Start-up").  The first mark is made by main alone; later
+ * ones may come from the runtime's start thread too (one fprintf each). */
+static void trace_mark(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static void trace_mark(const char *format, ...)
 {
-    static struct timespec t0;
-    struct timespec t;
+    char phase[256];
+    va_list ap;
     if (g_trace < 0) {
         const char *v = getenv("MOTOR_STARTUP_TRACE");
         g_trace = v && strcmp(v, "1") == 0;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        clock_gettime(CLOCK_MONOTONIC, &g_t0);
     }
     if (!g_trace)
         return;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    fprintf(stderr, "motor[%ld]: %8.2f ms %s\n", (long)getpid(),
-            (double)(t.tv_sec - t0.tv_sec) * 1e3 + (double)(t.tv_nsec - t0.tv_nsec) / 1e6, phase);
+    va_start(ap, format);
+    vsnprintf(phase, sizeof phase, format, ap);
+    va_end(ap);
+    fprintf(stderr, "motor[%ld]: %8.2f ms %s\n", (long)getpid(), ms_since(&g_t0), phase);
+}
+
+/* ---- the runtime's start, beside MPI_Init (step 3) ---- */
+
+typedef struct runtime_start {
+    const fxr_t *fx;
+    hostfxr_handle h;
+    const char *app;  /* app.dll as given */
+    int prepare;      /* call System.MP's StartupHook.Prepare once the runtime is up */
+    const char *thread; /* "host thread", or "main thread" when not overlapped (for the trace) */
+    int rc;           /* hostfxr_get_runtime_delegate's result */
+} runtime_start_t;
+
+/* Starts CoreCLR for the prepared app: hostfxr_get_runtime_delegate loads the runtime (its GC,
+ * CoreLib, the app's properties); hostfxr_run_app then runs Main in that runtime.  On the host
+ * thread, while MPI initializes, it also lets System.MP do what the main thread would otherwise
+ * do after MPI_Init (StartupHook.Prepare: bind to the core, load the app); that calls nothing
+ * in MPI and runs no code of the app. */
+static void *start_runtime(void *arg)
+{
+    runtime_start_t *s = arg;
+    struct timespec t0;
+    void *delegate = NULL;
+    void (*prepare)(const char *app) = NULL;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (s->fx->set_error_writer) /* hostfxr's error writer is per thread */
+        s->fx->set_error_writer(error_writer);
+    s->rc = s->fx->get_delegate(s->h, hdt_get_function_pointer, &delegate);
+    trace_mark("runtime started (%.2f ms, %s)", ms_since(&t0), s->thread);
+    if (s->rc >= 0 && s->prepare && delegate &&
+        ((get_function_pointer_fn)delegate)("StartupHook, System.MP", "Prepare", UNMANAGEDCALLERSONLY_METHOD,
+                                            NULL, NULL, (void **)&prepare) == 0 && prepare)
+        prepare(s->app);
+    return NULL;
+}
+
+/* Says why MPI could not be loaded or initialized; the exit code for it. */
+static int mpi_failed(const fxr_t *fx, hostfxr_handle h, int rc)
+{
+    char err[2048];
+    g_core->last_error(NULL, err, (int)sizeof err);
+    fprintf(stderr, "motor: %s: %s\n", rc == MP_ENOLIB ? "no usable MPI library" : "MPI initialization failed", err);
+    fx->close(h);
+    return EXIT_NO_MPI;
 }
 
 /* ---- main ---- */
@@ -430,10 +514,13 @@ int main(int argc, char **argv)
     options_t o;
     fxr_t fx;
     hostfxr_handle h = NULL;
-    char text[PATH_CAP + 64], err[2048];
+    char text[PATH_CAP + 64];
     const char *app, *v;
-    int want_version = 0, rc, level, provided = 0, gc_ext;
+    int want_version = 0, rc, level, provided = 0, gc_ext, mpi_rc, threaded, have_mp = 0;
     struct hostfxr_initialize_parameters ip;
+    runtime_start_t rs;
+    pthread_t runtime_thread;
+    struct timespec t0;
 
     memset(&o, 0, sizeof o);
     memset(&fx, 0, sizeof fx);
@@ -474,7 +561,7 @@ int main(int argc, char **argv)
 
     trace_mark("app prepared (runtimeconfig, deps.json)");
 
-    /* 2. MPI belongs to the VM: initialized before Main. */
+    /* 2. The thread level MPI is asked for, and settings for System.MP and the runtime. */
     level = o.thread_level;
     if (level < 0 && (v = get_prop(&fx, h, "Motor.ThreadLevel")) != NULL && (level = parse_level(v)) < 0) {
         fprintf(stderr, "motor: the app's Motor.ThreadLevel '%s' is not single, funneled, serialized or multiple\n", v);
@@ -488,22 +575,12 @@ int main(int argc, char **argv)
     }
     if (level < 0)
         level = MP_THREAD_SINGLE;
-    if ((rc = g_core->init(level, &provided)) != 0) {
-        g_core->last_error(NULL, err, (int)sizeof err);
-        fprintf(stderr, "motor: %s: %s\n", rc == MP_ENOLIB ? "no usable MPI library" : "MPI initialization failed", err);
-        fx.close(h);
-        return EXIT_NO_MPI;
-    }
-    atexit(finalize_if_ready); /* Environment.Exit leaves through exit() */
-    trace_mark("MPI initialized");
-
-    /* 3. Settings for System.MP and the runtime. */
     snprintf(text, sizeof text, "0x%llx", (unsigned long long)(uintptr_t)g_core);
     rc = set_prop(&fx, h, "Motor.CoreTable", text);
     rc |= set_prop(&fx, h, "Motor.Hosted", "true");
     rc |= set_prop(&fx, h, "Motor.Version", MOTOR_VERSION);
     rc |= set_prop(&fx, h, "Motor.HostPath", g_exe);
-    rc |= set_prop(&fx, h, "Motor.ThreadLevel", k_levels[provided]);
+    rc |= set_prop(&fx, h, "Motor.ThreadLevel", k_levels[level]); /* System.MP corrects it to what MPI provides */
 
     gc_ext = o.gc_extension;
     if (gc_ext && (get_prop(&fx, h, "System.GC.Path") || get_prop(&fx, h, "System.GC.Name") ||
@@ -526,6 +603,10 @@ int main(int argc, char **argv)
         }
     }
     rc |= set_prop(&fx, h, "Motor.GcExtension", gc_ext ? "true" : "false");
+    if (g_trace) { /* System.MP's marks count from the same first mark (StartupTrace.cs) */
+        snprintf(text, sizeof text, "%lld", (long long)g_t0.tv_sec * 1000000000LL + g_t0.tv_nsec);
+        rc |= set_prop(&fx, h, "Motor.StartupTrace", text);
+    }
 
     /* System.MP: the app's own copy, else the VM's; it is also a startup hook
      * so an unhandled exception aborts the job from the first instruction. */
@@ -546,6 +627,7 @@ int main(int argc, char **argv)
          * (perf/compare-startup.sh); an unhandled exception before the app's first MPI
          * call then no longer aborts the job. */
         v = getenv("MOTOR_STARTUP_HOOK");
+        have_mp = have;
         if (have && !(v && strcmp(v, "0") == 0)) {
             const char *hooks = get_prop(&fx, h, "STARTUP_HOOKS");
             if (hooks && *hooks) {
@@ -576,8 +658,43 @@ int main(int argc, char **argv)
         return EXIT_APP;
     }
 
-    /* 4. Main. */
-    trace_mark("runtime properties set; starting the runtime");
+    /* 3. MPI_Init here, on the thread that will run Main; the runtime's start on a host
+     * thread meanwhile (see the top of this file).  Without a thread, one after the other. */
+    trace_mark("runtime properties set");
+    /* The MPI library is loaded first, alone: loading it sets variables the MPI stack reads
+     * (pal_mpi_load), and a setenv must not race with the runtime's getenv. */
+    if ((mpi_rc = g_core->library_version(NULL, 0)) < 0)
+        return mpi_failed(&fx, h, mpi_rc);
+    trace_mark("MPI library loaded; initializing MPI and starting the runtime");
+    rs.fx = &fx;
+    rs.h = h;
+    rs.app = app;
+    rs.prepare = have_mp;
+    rs.rc = -1;
+    v = getenv("MOTOR_START_OVERLAP");
+    rs.thread = "host thread";
+    threaded = g_core->mpi_abi() != MP_MPI_ABI_OPENMPI && !(v && strcmp(v, "0") == 0) &&
+               pthread_create(&runtime_thread, NULL, start_runtime, &rs) == 0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    mpi_rc = g_core->init(level, &provided);
+    trace_mark("MPI initialized (%.2f ms, main thread)", ms_since(&t0));
+    if (threaded) {
+        pthread_join(runtime_thread, NULL);
+    } else {
+        rs.thread = "main thread";
+        start_runtime(&rs);
+    }
+    if (mpi_rc != 0)
+        return mpi_failed(&fx, h, mpi_rc);
+    atexit(finalize_if_ready); /* Environment.Exit leaves through exit() */
+    if (rs.rc < 0) {
+        fprintf(stderr, "motor: the .NET runtime could not start for '%s' (hostfxr error 0x%x)\n", app, (unsigned)rs.rc);
+        fx.close(h);
+        return EXIT_APP; /* MPI is finalized on the way out */
+    }
+
+    /* 4. Main, on the thread that initialized MPI. */
+    trace_mark("MPI and runtime %s; running Main", threaded ? "joined" : "ready");
     rc = fx.run(h);
     trace_mark("Main returned");
     fx.close(h);

@@ -39,6 +39,7 @@ public static unsafe class Mpi
     private static readonly Lock s_lock = new();
     private static volatile int s_state;
     private static ThreadLevel s_threadLevel;
+    private static readonly string[] s_levelNames = ["single", "funneled", "serialized", "multiple"];
     private static Communicator? s_world, s_self;
 
     // MPI_TAG_UB once initialized; before, the standard's guaranteed minimum (the core's too).
@@ -97,6 +98,25 @@ public static unsafe class Mpi
     }
 
     /// <summary>
+    /// True on MPI's main thread: the thread that initialized MPI (MPI_Is_thread_main).  Under
+    /// motor that is the thread that runs Main; at <see cref="ThreadLevel.Funneled"/> only it
+    /// may call MPI.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">MPI is not initialized.</exception>
+    public static bool IsThreadMain
+    {
+        get
+        {
+            RequireInitialized();
+            int flag = 0;
+            int rc = Core.IsThreadMain(&flag);
+            if (rc < 0)
+                ThrowHelper.ThrowCore(rc);
+            return flag != 0;
+        }
+    }
+
+    /// <summary>
     /// Initializes MPI with the required thread level.  Idempotent: later calls
     /// return at once.  The first use of <see cref="Communicator.World"/> also
     /// initializes.  Under motor, MPI is already initialized by the VM.
@@ -140,6 +160,10 @@ public static unsafe class Mpi
                 s_tagUpperBound = ub;
             s_threadLevel = (ThreadLevel)provided;
             RequestGroup.UseSharedPoster(s_threadLevel < ThreadLevel.Multiple);
+            // motor sets this property to the level it asks MPI for before MPI says what it
+            // provides (MPI starts beside the runtime); it names the level provided from here on.
+            if (CoreLoader.IsHosted)
+                AppContext.SetData("Motor.ThreadLevel", s_levelNames[provided]);
             s_world = new Communicator(CoreConst.CommWorld, predefined: true);
             s_self = new Communicator(CoreConst.CommSelf, predefined: true);
             AppDomain.CurrentDomain.UnhandledException += OnUnhandledException;
@@ -218,7 +242,9 @@ public static unsafe class Mpi
             s_state = StateShutDown;
             // The code this process would end with now, should MPI_Finalize never return
             // once every rank entered it (MOTOR_FINALIZE_TIMEOUT).
+            StartupTrace.Mark("Mpi.Shutdown: finalizing MPI");
             int rc = Core.Finalize(Environment.ExitCode);
+            StartupTrace.Mark("Mpi.Shutdown: MPI finalized");
             if (rc < 0)
                 ThrowHelper.ThrowCore(rc);
         }

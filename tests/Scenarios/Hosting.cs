@@ -9,6 +9,7 @@ internal static class Hosting
     {
         s[Scenario.HostedBinding] = Binding;
         s[Scenario.EnvironmentExit] = EnvironmentExit;
+        s[Scenario.MeterOnDemand] = MeterOnDemand;
         // Rank 1 throws in Program.cs before touching MPI; rank 0 waits forever.
         s[Scenario.UnhandledBeforeMpi] = c =>
         {
@@ -35,6 +36,10 @@ internal static class Hosting
             Check.True(cores.All(p => Path.GetDirectoryName(p) != appDir), "the app's copy of the core is not loaded");
             Check.Equal(AppContext.GetData("Motor.ThreadLevel") as string, Mpi.ThreadLevel.ToString().ToLowerInvariant(),
                         "thread level the VM initialized MPI with");
+            // motor loads the app on its runtime-start thread (StartupHook.Prepare) before the
+            // runtime runs it: one copy, the one whose Main runs.
+            Check.Equal(1, AppDomain.CurrentDomain.GetAssemblies().Count(a => a.GetName().Name == "Scenarios"), "the app is loaded once");
+            Check.True(System.Reflection.Assembly.GetEntryAssembly() == typeof(Hosting).Assembly, "the entry assembly is the app's one copy");
             if (Mpi.ThreadLevel < ThreadLevel.Multiple)
                 Check.Throws<InvalidOperationException>(() => Mpi.Init(ThreadLevel.Multiple),
                                                         "asking for more threads than the VM initialized");
@@ -45,7 +50,34 @@ internal static class Hosting
         }
         Mpi.Init(ThreadLevel.Single); // at or below the level: fine in both modes
         Check.Equal(c.Size, c.Allreduce(1, Op.Sum), "MPI works");
+        // MPI's main thread is the one that initialized it (MPI-4.0 11.2.2); under motor MPI
+        // starts beside the runtime, and Main must still run on that thread.
+        Check.True(Mpi.IsThreadMain, "Main runs on MPI's main thread");
+        if (Mpi.ThreadLevel == ThreadLevel.Multiple) // other threads may call MPI only then
+        {
+            bool other = true;
+            var t = new Thread(() => other = Mpi.IsThreadMain);
+            t.Start();
+            t.Join();
+            Check.True(!other, "another thread is not MPI's main thread");
+        }
     }
+
+    // The System.MP meter is published once someone can listen, not on the start path: creating
+    // it creates .NET's metrics EventSource, a large part of a short job's start (issue 18).
+    private static void MeterOnDemand(Communicator c)
+    {
+        Check.True(!MetricsAssemblyLoaded(), "MPI started without loading the metrics assembly (no meter on the start path)");
+        c.Allreduce(1, Op.Sum);
+        MpiStatistics stats = Mpi.GetStatistics();
+        Check.True(!MetricsAssemblyLoaded(), "statistics need no meter");
+        long seen = MeterProbe.ObserveOperations();
+        Check.True(seen >= stats.PointToPointOperations + stats.CollectiveOperations,
+                   $"a listener that appears later sees the meter's operations ({seen} >= {stats.PointToPointOperations + stats.CollectiveOperations})");
+    }
+
+    private static bool MetricsAssemblyLoaded() =>
+        AppDomain.CurrentDomain.GetAssemblies().Any(a => a.GetName().Name == "System.Diagnostics.DiagnosticSource");
 
     // Environment.Exit skips the rest of Main: MPI must still be finalized
     // (ProcessExit under dotnet, and the VM's exit hook under motor) and the

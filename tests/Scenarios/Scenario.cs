@@ -62,6 +62,7 @@ public enum Scenario
     HostedBinding,
     EnvironmentExit,
     UnhandledBeforeMpi,
+    MeterOnDemand,
 
     // Errors inside MPI (MpiErrors.cs)
     MpiErrors,

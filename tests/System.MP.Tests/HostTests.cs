@@ -76,6 +76,24 @@ public class HostTests
         Assert.Contains("MPI library: not found", v.Output);
     }
 
+    /// <summary>The runtime starts beside MPI_Init on a host thread: when it cannot, motor says so (hostfxr's words too) and exits with 5.</summary>
+    [Theory]
+    [InlineData(1, "")]
+    [InlineData(2, "")]
+    [InlineData(1, "0")] // MPI_Init, then the runtime, on one thread
+    public void ARuntimeThatCannotStartIsReported(int ranks, string overlap)
+    {
+        var env = new Dictionary<string, string>();
+        if (overlap.Length > 0)
+            env["MOTOR_START_OVERLAP"] = overlap;
+        Job.Result r = Job.Mpi(ranks, Hello, hosted: true, motorOptions: "-p System.GC.HeapHardLimit=4096", env: env, timeoutSeconds: 60);
+        Assert.False(r.TimedOut, r.ToString());
+        Assert.Equal(5, r.ExitCode);
+        Assert.Contains("motor: the .NET runtime could not start", r.Output);
+        Assert.Contains("GC heap initialization failed", r.Output);
+        Assert.DoesNotContain("Hello from rank", r.Output);
+    }
+
     [Fact]
     public void MainsExitCodeIsTheProcessExitCode()
     {
@@ -196,25 +214,56 @@ public class HostTests
         }
     }
 
-    /// <summary>MOTOR_STARTUP_TRACE=1 times motor's phases in order; MOTOR_STARTUP_HOOK=0 (measuring only) still runs the app.</summary>
+    /// <summary>
+    /// MOTOR_STARTUP_TRACE=1 times motor's phases, and System.MP's, in order: MPI_Init on the main
+    /// thread and the runtime's start on a host thread (then System.MP binding and loading the app there)
+    /// run at the same time, so those come in either order, each once, between the MPI library's
+    /// load and the join.  MOTOR_STARTUP_HOOK=0 (measuring only) still runs the app.
+    /// </summary>
     [Fact]
     public void StartupTraceNamesEveryPhaseInOrder()
     {
         Job.Result r = Job.Mpi(1, Hello, hosted: true, env: new Dictionary<string, string> { ["MOTOR_STARTUP_TRACE"] = "1", ["MOTOR_STARTUP_HOOK"] = "0" });
         Assert.True(r.ExitCode == 0, r.ToString());
         Assert.Contains("Hello from rank 0 of 1", r.Output);
-        string[] phases = ["main", "hostfxr loaded", "app prepared", "MPI initialized", "starting the runtime", "Main returned", "MPI finalized"];
-        var lines = r.Output.Split('\n').Where(l => l.StartsWith("motor[", StringComparison.Ordinal)).ToArray();
-        Assert.Equal(phases.Length, lines.Length);
-        double last = -1;
-        for (int i = 0; i < phases.Length; i++)
+        string[] lines = r.Output.Split('\n').Where(l => l.StartsWith("motor[", StringComparison.Ordinal)).ToArray();
+        int At(string phase)
         {
-            Assert.Contains(phases[i], lines[i]);
-            double ms = double.Parse(lines[i].Split(':')[1].Trim().Split(' ')[0], Globalization.CultureInfo.InvariantCulture);
-            Assert.True(ms >= last, $"phase {phases[i]} at {ms} ms, before the previous one ({last} ms)");
-            last = ms;
+            int[] found = Enumerable.Range(0, lines.Length).Where(i => lines[i].Contains(phase, StringComparison.Ordinal)).ToArray();
+            Assert.True(found.Length == 1, $"'{phase}' is in {found.Length} lines, not 1:\n{string.Join('\n', lines)}");
+            return found[0];
         }
+        double Ms(int i) => double.Parse(lines[i].Split(':')[1].Trim().Split(' ')[0], Globalization.CultureInfo.InvariantCulture);
+        void InOrder(params string[] phases)
+        {
+            for (int k = 1; k < phases.Length; k++)
+            {
+                int a = At(phases[k - 1]), b = At(phases[k]);
+                Assert.True(a < b && Ms(a) <= Ms(b), $"'{phases[k - 1]}' comes before '{phases[k]}':\n{string.Join('\n', lines)}");
+            }
+        }
+        InOrder(" ms main", "hostfxr loaded", "app prepared", "runtime properties set", "MPI library loaded", "MPI initialized (",
+                "joined; running Main", "Mpi.Shutdown: finalizing MPI", "Mpi.Shutdown: MPI finalized", "Main returned", " ms MPI finalized");
+        InOrder("MPI library loaded", "runtime started (", "System.MP bound and the app loaded", "joined; running Main");
+        Assert.Contains("host thread)", lines[At("runtime started (")]);
+        Assert.Equal(13, lines.Length);
     }
+
+    public static TheoryData<Scenario, bool, bool> StartPath => Job.EveryCoreAndMode(Scenario.HostedBinding, Scenario.MeterOnDemand);
+
+    /// <summary>
+    /// What motor's start changed, from inside the program, in both modes on both cores, at thread
+    /// level Multiple: MPI starts beside the runtime, and Main still runs on MPI's main thread
+    /// (MPI_Is_thread_main, MPI-4.0 11.2.2), which another thread is not, with the level MPI gave
+    /// (HostedBinding); the System.MP meter stays off the start path and appears once a listener
+    /// does (MeterOnDemand).
+    /// </summary>
+    [Theory]
+    [MemberData(nameof(StartPath))]
+    public void StartPathAtThreadLevelMultiple(Scenario scenario, bool hosted, bool openMpi) =>
+        Job.RunScenario(scenario, 2, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich,
+                        motorOptions: hosted ? "--thread-level multiple" : "",
+                        env: hosted ? null : new Dictionary<string, string> { ["SCENARIOS_THREAD_LEVEL"] = "multiple" });
 
     [Fact]
     public void RuntimePropertiesArePassedThrough()

@@ -55,16 +55,7 @@ public class MpiTests
         Assert.Equal(0, after.BuffersRegistered - before.BuffersRegistered); // library mode pins with GCHandles
         Assert.Equal(0, after.ActiveRequests);
 
-        long seen = -1;
-        using var listener = new System.Diagnostics.Metrics.MeterListener();
-        listener.InstrumentPublished = (instrument, l) =>
-        {
-            if (instrument.Meter.Name == "System.MP" && instrument.Name == "mp.operations")
-                l.EnableMeasurementEvents(instrument);
-        };
-        listener.SetMeasurementEventCallback<long>((_, value, _, _) => seen = value);
-        listener.Start();
-        listener.RecordObservableInstruments();
+        long seen = MeterProbe.ObserveOperations();
         Assert.True(seen >= after.PointToPointOperations + after.CollectiveOperations, $"meter reported {seen}");
     }
 

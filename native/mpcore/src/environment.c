@@ -33,6 +33,13 @@ int mp_thread_level(int *provided)
     return 0;
 }
 
+int mp_is_thread_main(int *flag)
+{
+    if (!mp_ready())
+        return mp_fail_state();
+    return MP_MPI_CHECK(pal_mpi.Is_thread_main(flag), "MPI_Is_thread_main");
+}
+
 int mp_processor_name(char *buf, int cap)
 {
     char name[MPI_MAX_PROCESSOR_NAME + 1];

@@ -1,5 +1,8 @@
 using System.Diagnostics.Metrics;
 using System.MP.Interop;
+using System.Reflection;
+using System.Runtime.CompilerServices;
+using System.Threading;
 
 namespace System.MP;
 
@@ -114,16 +117,68 @@ public readonly struct MpiStatistics
     }
 }
 
-/// <summary>The "System.MP" meter: observable instruments over <see cref="MpiStatistics"/>.</summary>
+/// <summary>
+/// The "System.MP" meter: observable instruments over <see cref="MpiStatistics"/>, published
+/// only once someone can listen.  Creating any <see cref="Meter"/> creates .NET's metrics
+/// EventSource, which cost a 2-rank Hello 46-115 ms of its start (issue 18), so the meter waits
+/// for the assembly that holds both <see cref="MeterListener"/> and that EventSource
+/// (System.Diagnostics.DiagnosticSource): an in-process listener loads it to exist, and
+/// dotnet-counters' session makes the runtime load it to create the EventSource.  If it is
+/// loaded already when MPI starts, the meter is published at once.
+/// </summary>
 internal static class MpiMeter
 {
     internal const string Name = "System.MP";
-    private static Meter? s_meter;
+    private const string MetricsAssembly = "System.Diagnostics.DiagnosticSource";
+    private static readonly Lock s_lock = new();
+    private static bool s_armed;
+    private static object? s_meter; // a Meter; typed object so this class's own code never loads MetricsAssembly
 
+    /// <summary>True once the meter exists (for tests: nothing has loaded the metrics assembly before).</summary>
+    internal static bool IsPublished => Volatile.Read(ref s_meter) is not null;
+
+    /// <summary>Publishes the meter now if anyone can listen, else as soon as anyone can.</summary>
     internal static void Start()
     {
-        if (s_meter is not null)
-            return;
+        lock (s_lock)
+        {
+            if (s_armed)
+                return;
+            s_armed = true;
+        }
+        AppDomain.CurrentDomain.AssemblyLoad += OnAssemblyLoad;
+        foreach (Assembly a in AppDomain.CurrentDomain.GetAssemblies())
+        {
+            if (IsMetricsAssembly(a))
+            {
+                Publish();
+                return;
+            }
+        }
+    }
+
+    private static bool IsMetricsAssembly(Assembly a) => a.GetName().Name == MetricsAssembly;
+
+    private static void OnAssemblyLoad(object? sender, AssemblyLoadEventArgs e)
+    {
+        if (IsMetricsAssembly(e.LoadedAssembly))
+            Publish();
+    }
+
+    private static void Publish()
+    {
+        lock (s_lock)
+        {
+            if (s_meter is not null)
+                return;
+            AppDomain.CurrentDomain.AssemblyLoad -= OnAssemblyLoad;
+            s_meter = Create();
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)] // the only code that touches the metrics assembly's types
+    private static object Create()
+    {
         var m = new Meter(Name, typeof(MpiMeter).Assembly.GetName().Version?.ToString());
         m.CreateObservableCounter("mp.operations", () => Read(s => s.PointToPointOperations + s.CollectiveOperations), "{operation}", "Point-to-point and collective operations");
         m.CreateObservableCounter("mp.bytes", () => Read(s => s.PointToPointBytes), "By", "Point-to-point payload bytes");
@@ -137,7 +192,7 @@ internal static class MpiMeter
         m.CreateObservableCounter("mp.pinned_handles_allocated", () => Read(s => s.PinnedHandlesAllocated), "{handle}", "Pinned GCHandles allocated on buffers");
         m.CreateObservableGauge("mp.requests.persistent", () => Read(s => s.PersistentRequests), "{request}", "Persistent requests made and not yet freed");
         m.CreateObservableCounter("mp.requests.persistent_recreated", () => Read(s => s.PersistentRecreated), "{request}", "Persistent requests made again because their array had moved");
-        s_meter = m;
+        return m;
     }
 
     private static long Read(Func<MpiStatistics, long> pick) => Mpi.IsInitialized ? pick(MpiStatistics.Read()) : 0;

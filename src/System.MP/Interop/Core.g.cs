@@ -280,9 +280,10 @@ internal struct CoreTable
     internal nint WorldAttr;
     internal nint WinAccumulateHeld;
     internal nint CommSpawnMultiple;
+    internal nint IsThreadMain;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 15;
+    internal const uint ExpectedAbiVersion = 16;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -434,6 +435,7 @@ internal struct CoreTable
         "FAST int world_attr(int which, int *value, int *flag)\n" +
         "FAST int win_accumulate_held(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp, void *origin_obj, void *result_obj)\n" +
         "BLOCKING int comm_spawn_multiple(int count, const char *const *commands, const char *const *const *argvs, const int32_t *maxprocs, const mp_info_t *infos, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)\n" +
+        "FAST int is_thread_main(int *flag)\n" +
         "";
 }
 
@@ -736,6 +738,8 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, void*, void*, int> WinAccumulateHeld;
     /// <summary>BLOCKING: int mp_comm_spawn_multiple(int count, const char *const *commands, const char *const *const *argvs, const int32_t *maxprocs, const mp_info_t *infos, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, byte**, byte***, int*, int*, int, int, int*, int*, int> CommSpawnMultiple;
+    /// <summary>FAST: int mp_is_thread_main(int *flag)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int> IsThreadMain;
 
 #pragma warning disable CA1810 // the table must be validated before any field is read
     static Core()
@@ -888,5 +892,6 @@ internal static unsafe partial class Core
         WorldAttr = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int>)t->WorldAttr;
         WinAccumulateHeld = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, void*, void*, int>)t->WinAccumulateHeld;
         CommSpawnMultiple = (delegate* unmanaged[Cdecl]<int, byte**, byte***, int*, int*, int, int, int*, int*, int>)t->CommSpawnMultiple;
+        IsThreadMain = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int>)t->IsThreadMain;
     }
 }
