@@ -198,6 +198,8 @@ run_dotnet_tests() {
   out="$(dotnet test "$ROOT/tests/System.MP.Tests" -c "$CONFIG" --no-build -nologo \
          ${FILTER:+--filter "FullyQualifiedName~$FILTER"} 2>&1)" || rc=$?
   printf '%s\n' "$out" | grep -vE '^\s*$' | tail -n 60
+  # The tail above may not reach back to every failure: name them all.
+  printf '%s\n' "$out" | grep -E '^\s+Failed [A-Za-z]' | sed 's/^ */failed: /' || true
   local line passed failed
   line="$(printf '%s\n' "$out" | grep -E '(Passed|Failed)!\s+-\s+Failed:' | tail -1 || true)"
   if [ -z "$line" ] && [ -n "$FILTER" ] && grep -q 'No test matches the given testcase filter' <<<"$out"; then
