@@ -13,7 +13,7 @@ internal sealed class IdentityMap
 {
     private const int InitialCapacity = 256;
 
-    private object?[] _keys = new object?[InitialCapacity];
+    private ObjectSlot[] _keys = new ObjectSlot[InitialCapacity]; // a struct array: stores need no covariance check
     private int[] _ids = new int[InitialCapacity];
     private int _count;
 
@@ -27,10 +27,10 @@ internal sealed class IdentityMap
     /// <summary>The id slot of <paramref name="key"/>, added (holding 0) when <paramref name="found"/> is false.</summary>
     internal ref int GetOrAdd(object key, out bool found)
     {
-        object?[] keys = _keys;
+        ObjectSlot[] keys = _keys;
         int mask = keys.Length - 1;
         int i = RuntimeHelpers.GetHashCode(key) & mask;
-        for (object? k; (k = keys[i]) is not null; i = (i + 1) & mask)
+        for (object? k; (k = keys[i].Value) is not null; i = (i + 1) & mask)
         {
             if (ReferenceEquals(k, key))
             {
@@ -44,7 +44,7 @@ internal sealed class IdentityMap
             Grow();
             return ref GetOrAdd(key, out found);
         }
-        keys[i] = key;
+        keys[i].Value = key;
         if (_count < FilledSlots)
             _filled[_count] = i;
         _count++;
@@ -61,28 +61,28 @@ internal sealed class IdentityMap
         }
         else
         {
-            object?[] keys = _keys;
+            ObjectSlot[] keys = _keys;
             for (int j = 0; j < _count; j++)
-                keys[_filled[j]] = null;
+                keys[_filled[j]].Value = null;
         }
         _count = 0;
     }
 
     private void Grow()
     {
-        object?[] oldKeys = _keys;
+        ObjectSlot[] oldKeys = _keys;
         int[] oldIds = _ids;
-        _keys = new object?[oldKeys.Length * 2];
+        _keys = new ObjectSlot[oldKeys.Length * 2];
         _ids = new int[oldKeys.Length * 2];
         int mask = _keys.Length - 1, moved = 0;
         for (int j = 0; j < oldKeys.Length; j++)
         {
-            if (oldKeys[j] is not object k)
+            if (oldKeys[j].Value is not object k)
                 continue;
             int i = RuntimeHelpers.GetHashCode(k) & mask;
-            while (_keys[i] is not null)
+            while (_keys[i].Value is not null)
                 i = (i + 1) & mask;
-            _keys[i] = k;
+            _keys[i].Value = k;
             _ids[i] = oldIds[j];
             if (moved < FilledSlots)
                 _filled[moved++] = i; // the slots moved: Clear stays right whatever the sizes
