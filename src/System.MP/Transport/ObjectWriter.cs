@@ -1,5 +1,6 @@
 using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
+using System.Threading;
 
 namespace System.MP.Transport;
 
@@ -51,6 +52,14 @@ internal sealed unsafe class ObjectWriter
 
     internal long Position => _pos;
 
+    private static long s_encodedAgain;
+
+    /// <summary>Graphs encoded a second time because a collection ran during the first (tests).</summary>
+    internal static long EncodedAgain => Interlocked.Read(ref s_encodedAgain);
+
+    /// <summary>Runs once the root is in the identity map, before the walk (tests: a collection there).</summary>
+    internal static Action? AfterRootForTests;
+
     /// <summary>Advances by <paramref name="bytes"/> and returns where they start (valid until the next Reserve).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal byte* Reserve(long bytes)
@@ -88,8 +97,29 @@ internal sealed unsafe class ObjectWriter
     /// or for elements [offset, offset + count) of the vector <paramref name="slice"/>.
     /// </summary>
     /// <returns>Where the payload starts; it ends at <see cref="Position"/>.</returns>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // a loop over every object: no tier-0 pass
     internal long WritePiece(object? root, Array? slice = null, int offset = 0, int count = 0)
+    {
+        long gapStart = _pos;
+        int collections = GC.CollectionCount(0);
+        long start = WriteOnce(root, slice, offset, count);
+        if (GC.CollectionCount(0) == collections)
+            return start;
+        // A collection may have moved objects the identity map had hashed by address: again, by identity hash codes.
+        Interlocked.Increment(ref s_encodedAgain);
+        _pos = gapStart;
+        _ids.ByAddress = false;
+        try
+        {
+            return WriteOnce(root, slice, offset, count);
+        }
+        finally
+        {
+            _ids.ByAddress = true;
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // a loop over every object: no tier-0 pass
+    private long WriteOnce(object? root, Array? slice, int offset, int count)
     {
         long gapStart = _pos;
         int gap = _gap;
@@ -101,6 +131,7 @@ internal sealed unsafe class ObjectWriter
                 Queue(slice); // the slice is not the array: other references to the array carry all of it
             else
                 Ref(root);
+            AfterRootForTests?.Invoke();
             // The last two types seen: graphs mostly alternate between a few (a node, its array).
             Type? lastType = null, otherType = null;
             TypeCodec? lastCodec = null, otherCodec = null;

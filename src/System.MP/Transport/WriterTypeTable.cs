@@ -41,6 +41,7 @@ internal sealed class WriterTypeTable
         internal Dictionary<Type, int>? Index; // all entries, once there are more than ScannedTypes
 
         /// <summary>The entry of <paramref name="t"/> among the first <paramref name="count"/>, or -1.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         internal int Find(Type t, int count)
         {
             if (count <= ScannedTypes)
@@ -68,15 +69,14 @@ internal sealed class WriterTypeTable
 
     private Table _last = new(), _built = new();
     private int _replayed;  // groups of _last replayed so far (while !_building)
+    private int _replayedEntries; // the entries those groups hold
     private bool _building; // this graph's table differs from _last: it is in _built
 
     /// <summary>The codec of each entry (index = entry), valid until the next <see cref="EntryOf"/>.</summary>
     internal TypeCodec[] EntryCodecs => _building ? _built.Codecs : _last.Codecs;
 
     /// <summary>Number of entries of this graph's table.</summary>
-    internal int Count => _building ? _built.Count : EntriesReplayed;
-
-    private int EntriesReplayed => _replayed == 0 ? 0 : _last.Groups[_replayed - 1].EntriesEnd;
+    internal int Count => _building ? _built.Count : _replayedEntries;
 
     /// <summary>This graph's table bytes (without the entry count).</summary>
     internal ReadOnlySpan<byte> Bytes =>
@@ -89,12 +89,15 @@ internal sealed class WriterTypeTable
     {
         if (!_building)
         {
-            int count = EntriesReplayed;
-            int found = _last.Find(t, count);
+            Table last = _last;
+            int found = last.Find(t, _replayedEntries);
             if (found >= 0)
                 return found;
-            if (_replayed < _last.GroupCount && ReferenceEquals(_last.Groups[_replayed].Root, t))
-                return _last.Groups[_replayed++].EntriesEnd - 1;
+            if (_replayed < last.GroupCount && ReferenceEquals(last.Groups[_replayed].Root, t))
+            {
+                _replayedEntries = last.Groups[_replayed++].EntriesEnd;
+                return _replayedEntries - 1;
+            }
             StartBuilding();
         }
         else
@@ -121,13 +124,14 @@ internal sealed class WriterTypeTable
             _building = false;
         }
         _replayed = 0;
+        _replayedEntries = 0;
     }
 
     /// <summary>This graph differs from the previous one: its replayed prefix becomes the start of a table built from here.</summary>
     private void StartBuilding()
     {
         Table from = _last, to = _built;
-        int entries = EntriesReplayed, bytes = _replayed == 0 ? 0 : from.Groups[_replayed - 1].TableEnd;
+        int entries = _replayedEntries, bytes = _replayed == 0 ? 0 : from.Groups[_replayed - 1].TableEnd;
         to.Clear();
         EnsureEntries(to, entries);
         Array.Copy(from.Types, to.Types, entries);
