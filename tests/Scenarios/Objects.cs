@@ -157,7 +157,7 @@ internal static class Objects
 
     /// <summary>
     /// The encoder hashes objects by address and encodes a graph again when a collection ran
-    /// meanwhile (ObjectWriter.WritePiece): with a thread collecting (compacting) all the time,
+    /// meanwhile (ObjectWriter.WritePiece): with a thread collecting gen 0 all the time,
     /// rings and shared arrays still arrive intact, sent and echoed back as fresh objects.
     /// </summary>
     private static void GraphsWhileCollecting(Communicator c)
@@ -168,7 +168,10 @@ internal static class Objects
         var collector = new Thread(() =>
         {
             while (!Volatile.Read(ref stop))
-                GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+            {
+                GC.Collect(0, GCCollectionMode.Forced, blocking: true); // gen-0 survivors move (a full collection each time is slow in library mode)
+                Thread.Sleep(1);
+            }
         }) { IsBackground = true };
         collector.Start();
         for (int i = 0; i < 20; i++)
