@@ -7,7 +7,9 @@
 #   perf/callgrind-objects.sh [nodes=1] [i1=2000] [i2=12000]
 #
 # Series, under motor and dotnet: objects (OISend + ORecv<Node> of an N-node
-# list holding 4096 data bytes), raw (ISend + Recv of the 4096 bytes) and
+# list holding 4096 data bytes), echo (the same, but each send is of the list
+# received last, as rank 1 of the ping-pong sends back fresh objects the
+# encoder has not hashed before), raw (ISend + Recv of the 4096 bytes) and
 # mprobe (ISend + MProbe + Message.Recv).  Settings as perf/callgrind.sh
 # (tiered compilation off).  CALLGRIND_HOSTS and CALLGRIND_METHODS pick hosts and series.  Profiles stay in artifacts/callgrind/ (or
 # CALLGRIND_OUT) as objects-<series>.<i>.<pid>: callgrind_annotate --inclusive=yes FILE.
@@ -37,7 +39,7 @@ failed=0
 for host in ${CALLGRIND_HOSTS:-motor dotnet}; do
   run=(dotnet "$APP")
   [ "$host" = motor ] && run=("$BIN/motor-nodebug" "$APP")
-  for method in ${CALLGRIND_METHODS:-objects raw mprobe}; do
+  for method in ${CALLGRIND_METHODS:-objects echo raw mprobe}; do
     file="$OUT/objects-$method-$host"
     a=$(count "$file.$I1" "${run[@]}" self "$I1" "$method" "$NODES") || { failed=1; continue; }
     b=$(count "$file.$I2" "${run[@]}" self "$I2" "$method" "$NODES") || { failed=1; continue; }

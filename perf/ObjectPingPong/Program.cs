@@ -15,7 +15,8 @@
 // usage: mpiexec -n 2 dotnet ObjectPingPong.dll [maxNodes=16384] [rounds=5] [budgetMs=40]
 //        dotnet ObjectPingPong.dll self ITERATIONS METHOD [nodes=1]   (one rank, for callgrind:
 //        ITERATIONS nonblocking sends to itself, each received by METHOD: objects (OISend + ORecv),
-//        raw (ISend + Recv) or mprobe (ISend + MProbe + Message.Recv); perf/callgrind-objects.sh)
+//        echo (the same, each time sending the graph received last), raw (ISend + Recv) or mprobe
+//        (ISend + MProbe + Message.Recv); perf/callgrind-objects.sh)
 using System.Globalization;
 using System.MP;
 using System.Text.Json;
@@ -152,9 +153,11 @@ internal static class Bench
         Node? back = null;
         for (int i = 0; i < iters; i++)
         {
-            if (method == "objects")
+            if (method is "objects" or "echo")
             {
-                using ObjectRequest r = c.OISend(list, c.Rank, Tag);
+                // echo sends back the graph it received last, as rank 1 of the ping-pong does:
+                // objects the encoder has not seen before (no identity hash code yet)
+                using ObjectRequest r = c.OISend(method == "echo" && back is not null ? back : list, c.Rank, Tag);
                 back = c.ORecv<Node>(c.Rank, Tag);
                 r.Wait();
                 continue;
@@ -166,7 +169,7 @@ internal static class Bench
                 c.MProbe(c.Rank, Tag).Recv(into);
             s.Wait();
         }
-        return method != "objects" || Node.Same(list, back) ? 0 : 1;
+        return method is not ("objects" or "echo") || Node.Same(list, back) ? 0 : 1;
     }
 
     /// <summary>Runs <paramref name="iters"/> round trips; rank 0 checks the last list it got back.</summary>

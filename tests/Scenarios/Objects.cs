@@ -152,6 +152,47 @@ internal static class Objects
             Check.True(c.ORecv(Mpi.ProcNull, 0, out Status pn) is null && pn.Source == Mpi.ProcNull, "receive from ProcNull");
             c.OSend("nowhere", Mpi.ProcNull, 0);
         }
+        GraphsWhileCollecting(c);
+    }
+
+    /// <summary>
+    /// The encoder hashes objects by address and encodes a graph again when a collection ran
+    /// meanwhile (ObjectWriter.WritePiece): with a thread collecting gen 0 all the time,
+    /// rings and shared arrays still arrive intact, sent and echoed back as fresh objects.
+    /// </summary>
+    private static void GraphsWhileCollecting(Communicator c)
+    {
+        if (c.Rank > 1)
+            return;
+        bool stop = false;
+        var collector = new Thread(() =>
+        {
+            while (!Volatile.Read(ref stop))
+            {
+                GC.Collect(0, GCCollectionMode.Forced, blocking: true); // gen-0 survivors move (a full collection each time is slow in library mode)
+                Thread.Sleep(1);
+            }
+        }) { IsBackground = true };
+        collector.Start();
+        for (int i = 0; i < 20; i++)
+        {
+            if (c.Rank == 0)
+            {
+                var shared = new int[] { i };
+                c.OSend(TransportSamples.Ring(2000), 1, 9);
+                c.OSend(new Pair { A = shared, B = shared }, 1, 9);
+                Check.Null(TransportSamples.CheckRing(c.ORecv<DNode>(1, 9), 2000), $"ring {i} echoed while collecting");
+                var pair = c.ORecv<Pair>(1, 9)!;
+                Check.True(pair.A is int[] { Length: 1 } a && a[0] == i && ReferenceEquals(pair.A, pair.B), $"shared array {i} echoed while collecting");
+            }
+            else
+            {
+                c.OSend(c.ORecv<DNode>(0, 9), 0, 9);
+                c.OSend(c.ORecv<Pair>(0, 9), 0, 9);
+            }
+        }
+        Volatile.Write(ref stop, true);
+        collector.Join();
     }
 
     private static void Collectives(Communicator c)

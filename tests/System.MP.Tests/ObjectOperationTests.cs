@@ -26,6 +26,7 @@ public class ObjectOperationTests
         { Scenario.ObjectsCollectives, 3, true, false },
         { Scenario.ObjectsNonblocking, 2, true, false },
         { Scenario.ObjectsP2p, 2, true, true },
+        { Scenario.ObjectsP2p, 2, false, true },
     };
 
     [Theory]

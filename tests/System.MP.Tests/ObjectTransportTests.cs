@@ -545,6 +545,31 @@ public class ObjectTransportTests
         Assert.True(b.Pointer != null, "the buffer just returned was freed");
     }
 
+    /// <summary>
+    /// The encoder hashes objects by address; a collection in the middle of a graph (here a
+    /// compacting one, once the root is hashed) makes it encode the graph again by identity hash
+    /// codes, and rings and shared references arrive intact.
+    /// </summary>
+    [Fact]
+    public void CollectionDuringEncodingEncodesTheGraphAgain()
+    {
+        long before = ObjectWriter.EncodedAgain;
+        ObjectWriter.AfterRootForTests = () => GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+        try
+        {
+            for (int i = 0; i < 10; i++)
+            {
+                Assert.Null(TransportSamples.CheckRing(Trip(TransportSamples.Ring(50)), 50));
+                Assert.Null(TransportSamples.CheckFigure5(Trip(TransportSamples.Figure5(50)), 50));
+            }
+        }
+        finally
+        {
+            ObjectWriter.AfterRootForTests = null;
+        }
+        Assert.True(ObjectWriter.EncodedAgain >= before + 20, $"{ObjectWriter.EncodedAgain - before} graphs encoded again");
+    }
+
     [Fact]
     public void EncodingKeepsNoReferenceToTheGraph()
     {

@@ -1,5 +1,5 @@
-using System.Collections.Generic;
 using System.Runtime.InteropServices;
+using System.Threading;
 
 namespace System.MP.Transport;
 
@@ -44,59 +44,96 @@ internal sealed unsafe class NativeBuffer
 /// Reuses payload buffers across calls and gives back the ones left unused:
 /// at every gen-2 collection, buffers not rented since the previous one are
 /// freed (Motor freed unused buffers at GC, §7.5), and each return frees
-/// pooled buffers idle for more than <see cref="IdleMilliseconds"/>, so a
-/// program that stops sending large graphs does not keep their memory.
+/// pooled buffers larger than <see cref="InitialBytes"/> that have been idle for more than
+/// <see cref="IdleMilliseconds"/>, so a program that stops sending large graphs does not
+/// keep their memory.
 /// </summary>
+/// <remarks>
+/// Every object message rents a buffer and returns it (the encoding of a send, the first
+/// message of a receive), so the pool takes no lock: it is <see cref="MaxPooled"/> slots,
+/// each emptied and filled by one atomic exchange, and a buffer leaves a slot only that way
+/// (rent, idle free, trim), so no two threads ever hold the same buffer.  Only a return
+/// while a large buffer is pooled reads the clock.
+/// </remarks>
 internal static class BufferPool
 {
     internal const long InitialBytes = 64 * 1024;
     private const int MaxPooled = 8;
     internal const long IdleMilliseconds = 2000;
 
-    private static readonly List<NativeBuffer> s_free = [];
+    private static readonly NativeBuffer?[] s_slots = new NativeBuffer?[MaxPooled];
     private static int s_epoch;
+    private static int s_largePooled; // buffers above InitialBytes in the slots (at least; never below)
 
     static BufferPool() => Gen2Callback.Register(Trim);
 
     /// <summary>A buffer of at least <paramref name="bytes"/> bytes (contents undefined).</summary>
     internal static NativeBuffer Rent(long bytes)
     {
-        NativeBuffer? b = null;
-        lock (s_free)
+        NativeBuffer?[] slots = s_slots;
+        for (int i = 0; i < slots.Length; i++)
         {
-            if (s_free.Count > 0)
+            if (slots[i] is not null && Take(ref slots[i]) is NativeBuffer b)
             {
-                b = s_free[^1];
-                s_free.RemoveAt(s_free.Count - 1);
+                b.EnsureCapacity(bytes);
+                return b;
             }
         }
-        b ??= new NativeBuffer(Math.Max(bytes, InitialBytes));
-        b.EnsureCapacity(bytes);
-        return b;
+        return new NativeBuffer(Math.Max(bytes, InitialBytes));
     }
 
     internal static void Return(NativeBuffer b)
     {
-        long now = Environment.TickCount64;
-        lock (s_free)
+        b.LastUsedEpoch = Volatile.Read(ref s_epoch);
+        bool large = b.Capacity > InitialBytes;
+        if (large || Volatile.Read(ref s_largePooled) > 0)
         {
-            for (int i = s_free.Count - 1; i >= 0; i--)
-            {
-                if (now - s_free[i].LastUsedTicks > IdleMilliseconds)
-                {
-                    s_free[i].Free();
-                    s_free.RemoveAt(i);
-                }
-            }
-            b.LastUsedEpoch = s_epoch;
+            long now = Environment.TickCount64;
             b.LastUsedTicks = now;
-            if (s_free.Count < MaxPooled)
-            {
-                s_free.Add(b);
-                return;
-            }
+            FreeWhere(static (x, now) => x.Capacity > InitialBytes && now - x.LastUsedTicks > IdleMilliseconds, now);
         }
+        if (large)
+            Interlocked.Increment(ref s_largePooled); // before it can be seen in a slot: the count never falls below
+        NativeBuffer?[] slots = s_slots;
+        for (int i = 0; i < slots.Length; i++)
+            if (slots[i] is null && Interlocked.CompareExchange(ref slots[i], b, null) is null)
+                return;
+        if (large)
+            Interlocked.Decrement(ref s_largePooled);
         b.Free();
+    }
+
+    /// <summary>Empties <paramref name="slot"/>: the buffer it held, or null.</summary>
+    private static NativeBuffer? Take(ref NativeBuffer? slot)
+    {
+        NativeBuffer? b = Interlocked.Exchange(ref slot, null);
+        if (b is not null && b.Capacity > InitialBytes)
+            Interlocked.Decrement(ref s_largePooled);
+        return b;
+    }
+
+    /// <summary>Frees the pooled buffers that <paramref name="unused"/> picks (checked on each buffer once it is taken out of its slot).</summary>
+    private static void FreeWhere(Func<NativeBuffer, long, bool> unused, long arg)
+    {
+        NativeBuffer?[] slots = s_slots;
+        for (int i = 0; i < slots.Length; i++)
+        {
+            if (slots[i] is not NativeBuffer seen || !unused(seen, arg) || Take(ref slots[i]) is not NativeBuffer b)
+                continue;
+            if (unused(b, arg))
+            {
+                b.Free();
+                continue;
+            }
+            bool large = b.Capacity > InitialBytes;
+            if (large)
+                Interlocked.Increment(ref s_largePooled);
+            if (Interlocked.CompareExchange(ref slots[i], b, null) is null)
+                continue;
+            if (large)
+                Interlocked.Decrement(ref s_largePooled);
+            b.Free(); // the slot was refilled meanwhile
+        }
     }
 
     /// <summary>Number of buffers waiting for reuse (tests).</summary>
@@ -104,26 +141,18 @@ internal static class BufferPool
     {
         get
         {
-            lock (s_free)
-                return s_free.Count;
+            int n = 0;
+            foreach (NativeBuffer? b in s_slots)
+                n += b is null ? 0 : 1;
+            return n;
         }
     }
 
     /// <summary>Frees the pooled buffers that were not used since the previous trim.</summary>
     internal static void Trim()
     {
-        lock (s_free)
-        {
-            int epoch = s_epoch++;
-            for (int i = s_free.Count - 1; i >= 0; i--)
-            {
-                if (s_free[i].LastUsedEpoch < epoch)
-                {
-                    s_free[i].Free();
-                    s_free.RemoveAt(i);
-                }
-            }
-        }
+        int epoch = Interlocked.Increment(ref s_epoch) - 1;
+        FreeWhere(static (x, epoch) => x.LastUsedEpoch < epoch, epoch);
     }
 }
 

@@ -37,7 +37,7 @@ internal sealed unsafe class ObjectReader
 
     private byte* _pos;
     private byte* _end;
-    private object?[] _objects = new object?[16];
+    private ObjectSlot[] _objects = new ObjectSlot[16];
     private int _count;
     private Deferred[] _deferred = new Deferred[16];
     private int _deferredCount;
@@ -103,7 +103,7 @@ internal sealed unsafe class ObjectReader
     {
         if (id == 0)
             return null;
-        if ((uint)(id - 1) < (uint)_count && _objects[id - 1] is T value)
+        if ((uint)(id - 1) < (uint)_count && _objects[id - 1].Value is T value)
             return value;
         throw BadReference(id, typeof(T));
     }
@@ -111,7 +111,7 @@ internal sealed unsafe class ObjectReader
     [MethodImpl(MethodImplOptions.NoInlining)]
     private TransportException BadReference(int id, Type expected) =>
         (uint)(id - 1) < (uint)_count
-            ? TransportErrors.Malformed(SR.Format(SR.PayloadReferenceType, id, TransportErrors.Name(_objects[id - 1]!.GetType()), TransportErrors.Name(expected)))
+            ? TransportErrors.Malformed(SR.Format(SR.PayloadReferenceType, id, TransportErrors.Name(_objects[id - 1].Value!.GetType()), TransportErrors.Name(expected)))
             : TransportErrors.Malformed(SR.Format(SR.PayloadReferenceId, id, _count));
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // a loop over every object: no tier-0 pass
@@ -134,30 +134,34 @@ internal sealed unsafe class ObjectReader
         TypeTable table = ResolveTable(Take(tableBytes), tableBytes);
         int count = ReadCount(4);
         if (_objects.Length < count)
-            _objects = new object?[Math.Max(count, _objects.Length * 2)];
+            _objects = new ObjectSlot[Math.Max(count, _objects.Length * 2)];
         for (int i = 0; i < count; i++)
         {
             int entry = ReadInt32();
             if ((uint)entry >= (uint)table.Types.Length)
                 throw TransportErrors.Malformed(SR.Format(SR.PayloadEntry, entry, table.Types.Length));
             TypeCodec codec = table.Codecs[entry] ?? throw new TransportException(SR.Format(SR.PayloadNotInstantiable, TransportErrors.Name(table.Types[entry])));
-            _objects[i] = codec.Create(this);
+            _objects[i].Value = codec.Create(this);
             _count = i + 1;
         }
         if (_pos != _end)
             throw TransportErrors.Malformed(SR.Format(SR.PayloadTrailing, _end - _pos));
         for (int i = 0; i < _deferredCount; i++)
             _deferred[i].Codec.Fill(this, _deferred[i].Obj, _deferred[i].Body);
-        return count == 0 ? null : _objects[0];
+        return count == 0 ? null : _objects[0].Value;
     }
 
     private void Reset()
     {
-        Array.Clear(_objects, 0, _count);
-        Array.Clear(_deferred, 0, _deferredCount);
+        ObjectSlot.Clear(_objects, _count);
+        if (_deferredCount > 16)
+            Array.Clear(_deferred, 0, _deferredCount);
+        else
+            for (int i = 0; i < _deferredCount; i++)
+                _deferred[i] = default;
         // keep the tables for graphs of similar size; drop them after a much smaller one
         if (_objects.Length > 4 * Math.Max(_count, SmallGraph))
-            _objects = new object?[16];
+            _objects = new ObjectSlot[16];
         if (_deferred.Length > 4 * Math.Max(_deferredCount, SmallGraph))
             _deferred = new Deferred[16];
         _count = 0;

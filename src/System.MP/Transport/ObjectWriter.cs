@@ -1,9 +1,6 @@
-using System.Collections.Generic;
-using System.Collections.Concurrent;
 using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
-using System.Text;
+using System.Threading;
 
 namespace System.MP.Transport;
 
@@ -29,27 +26,12 @@ internal sealed unsafe class ObjectWriter
     [ThreadStatic]
     private static ObjectWriter? t_cached;
 
-    private static readonly ConcurrentDictionary<Type, byte[]> s_names = new();
-
     private NativeBuffer _buffer = null!;
     private long _pos;
     private IdentityMap _ids = new();
-    private List<object> _objects = [];
-    private readonly Dictionary<Type, int> _typeIndex = [];
-    private List<TypeCodec> _codecs = [];
-    private List<Type> _types = [];
-    private byte[] _table = new byte[256];
-    private int _tableLength;
-    // The type table is built in groups, one per type the objects reach first (its element and
-    // argument entries, then its own).  The previous graph's groups are replayed while this
-    // graph reaches the same types in the same order: same prefix, same table, no lookups.
-    private List<(Type Type, int Entries, int TableEnd)> _groups = [], _lastGroups = [];
-    private List<TypeCodec> _lastCodecs = [];
-    private List<Type> _lastTypes = [];
-    private byte[] _lastTable = new byte[256];
-    private int _replayed;
-    private bool _indexed; // _typeIndex holds _types; while a short table is replayed, a scan of _types stands in
-    private const int ScannedTypes = 8;
+    private ObjectSlot[] _objects = new ObjectSlot[16];
+    private int _count;
+    private readonly WriterTypeTable _types = new();
     private int _gap = 128;
 
     /// <summary>A writer appending to <paramref name="buffer"/> at <paramref name="position"/>.</summary>
@@ -70,6 +52,14 @@ internal sealed unsafe class ObjectWriter
 
     internal long Position => _pos;
 
+    private static long s_encodedAgain;
+
+    /// <summary>Graphs encoded a second time because a collection ran during the first (tests).</summary>
+    internal static long EncodedAgain => Interlocked.Read(ref s_encodedAgain);
+
+    /// <summary>Runs once the root is in the identity map, before the walk (tests: a collection there).</summary>
+    internal static Action? AfterRootForTests;
+
     /// <summary>Advances by <paramref name="bytes"/> and returns where they start (valid until the next Reserve).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal byte* Reserve(long bytes)
@@ -89,11 +79,17 @@ internal sealed unsafe class ObjectWriter
             return 0;
         ref int id = ref _ids.GetOrAdd(obj, out bool seen);
         if (!seen)
-        {
-            _objects.Add(obj);
-            id = _objects.Count;
-        }
+            id = Queue(obj);
         return id;
+    }
+
+    /// <summary>Appends <paramref name="obj"/> to the objects to write; its id.</summary>
+    private int Queue(object obj)
+    {
+        if (_count == _objects.Length)
+            Array.Resize(ref _objects, _count * 2);
+        _objects[_count].Value = obj;
+        return ++_count;
     }
 
     /// <summary>
@@ -101,8 +97,29 @@ internal sealed unsafe class ObjectWriter
     /// or for elements [offset, offset + count) of the vector <paramref name="slice"/>.
     /// </summary>
     /// <returns>Where the payload starts; it ends at <see cref="Position"/>.</returns>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // a loop over every object: no tier-0 pass
     internal long WritePiece(object? root, Array? slice = null, int offset = 0, int count = 0)
+    {
+        long gapStart = _pos;
+        int collections = GC.CollectionCount(0);
+        long start = WriteOnce(root, slice, offset, count);
+        if (GC.CollectionCount(0) == collections)
+            return start;
+        // A collection may have moved objects the identity map had hashed by address: again, by identity hash codes.
+        Interlocked.Increment(ref s_encodedAgain);
+        _pos = gapStart;
+        _ids.ByAddress = false;
+        try
+        {
+            return WriteOnce(root, slice, offset, count);
+        }
+        finally
+        {
+            _ids.ByAddress = true;
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // a loop over every object: no tier-0 pass
+    private long WriteOnce(object? root, Array? slice, int offset, int count)
     {
         long gapStart = _pos;
         int gap = _gap;
@@ -111,27 +128,36 @@ internal sealed unsafe class ObjectWriter
         try
         {
             if (slice is not null)
-                _objects.Add(slice); // the slice is not the array: other references to the array carry all of it
+                Queue(slice); // the slice is not the array: other references to the array carry all of it
             else
                 Ref(root);
+            AfterRootForTests?.Invoke();
             // The last two types seen: graphs mostly alternate between a few (a node, its array).
             Type? lastType = null, otherType = null;
+            TypeCodec? lastCodec = null, otherCodec = null;
             int index = 0, otherIndex = 0;
-            for (int i = 0; i < _objects.Count; i++)
+            for (int i = 0; i < _count; i++)
             {
-                object obj = _objects[i];
+                object obj = _objects[i].Value!;
                 Type t = obj.GetType();
-                if (t != lastType)
+                if (!ReferenceEquals(t, lastType))
                 {
-                    (otherType, otherIndex, lastType) = (lastType, index, t);
-                    index = t == otherType ? otherIndex : GroupIndex(t);
+                    if (ReferenceEquals(t, otherType))
+                    {
+                        (otherType, otherIndex, otherCodec, lastType, index, lastCodec) = (lastType, index, lastCodec, t, otherIndex, otherCodec);
+                    }
+                    else
+                    {
+                        (otherType, otherIndex, otherCodec, lastType) = (lastType, index, lastCodec, t);
+                        index = _types.EntryOf(t);
+                        lastCodec = _types.EntryCodecs[index];
+                    }
                 }
-                TypeCodec codec = _codecs[index];
                 *(int*)Reserve(4) = index;
                 if (i == 0 && slice is not null)
-                    ((ISliceWriter)codec).WriteSlice(this, slice, offset, count);
+                    ((ISliceWriter)lastCodec!).WriteSlice(this, slice, offset, count);
                 else
-                    codec.Write(this, obj);
+                    lastCodec!.Write(this, obj);
             }
             return WriteHeader(gapStart, gap, objectsStart);
         }
@@ -144,7 +170,8 @@ internal sealed unsafe class ObjectWriter
     /// <summary>Puts header and type table in front of the objects: in the gap when they fit, else after moving the objects.</summary>
     private long WriteHeader(long gapStart, int gap, long objectsStart)
     {
-        int tableBytes = 4 + _tableLength;
+        ReadOnlySpan<byte> table = _types.Bytes;
+        int tableBytes = 4 + table.Length;
         int headerBytes = WireFormat.HeaderBytes + tableBytes + 4;
         long start = objectsStart - headerBytes;
         if (headerBytes > gap)
@@ -162,9 +189,9 @@ internal sealed unsafe class ObjectWriter
         *(long*)(h + WireFormat.OffsetTotal) = _pos - start;
         *(int*)(h + WireFormat.OffsetTableBytes) = tableBytes;
         *(int*)(h + WireFormat.OffsetContinuationTag) = 0;
-        *(int*)(h + WireFormat.HeaderBytes) = _codecs.Count;
-        Marshal.Copy(_table, 0, (nint)(h + WireFormat.HeaderBytes + 4), _tableLength);
-        *(int*)(h + WireFormat.HeaderBytes + tableBytes) = _objects.Count;
+        *(int*)(h + WireFormat.HeaderBytes) = _types.Count;
+        table.CopyTo(new Span<byte>(h + WireFormat.HeaderBytes + 4, table.Length));
+        *(int*)(h + WireFormat.HeaderBytes + tableBytes) = _count;
         return start;
     }
 
@@ -176,139 +203,39 @@ internal sealed unsafe class ObjectWriter
     /// </summary>
     private void Reset()
     {
-        int used = _objects.Count;
-        _objects.Clear();
+        int used = _count;
         if (_ids.Capacity > 4 * Math.Max(used, SmallGraph))
         {
             _ids = new IdentityMap();
-            _objects = [];
+            _objects = new ObjectSlot[16];
         }
         else
         {
             _ids.Clear();
+            ObjectSlot.Clear(_objects, used);
         }
-        if (_indexed)
-            _typeIndex.Clear();
-        _indexed = false;
-        (_lastCodecs, _codecs) = (_codecs, _lastCodecs);
-        (_lastTypes, _types) = (_types, _lastTypes);
-        (_lastGroups, _groups) = (_groups, _lastGroups);
-        (_lastTable, _table) = (_table, _lastTable);
-        _codecs.Clear();
-        _types.Clear();
-        _groups.Clear();
-        _replayed = 0;
-        _tableLength = 0;
+        _count = 0;
+        _types.Reset();
     }
+}
 
-    /// <summary>The type-table entry of a type an object has, replaying the previous graph's table while it matches.</summary>
-    private int GroupIndex(Type t)
+/// <summary>
+/// An element of an array of objects that stores without the covariance check an object[]
+/// store makes (CastHelpers.StelemRef): the encoder's object queue, the decoder's objects by id.
+/// </summary>
+internal struct ObjectSlot
+{
+    internal object? Value;
+
+    /// <summary>Empties the first <paramref name="count"/> slots (so they keep no graph alive).</summary>
+    internal static void Clear(ObjectSlot[] slots, int count)
     {
-        if (_indexed)
+        if (count > 16)
         {
-            if (_typeIndex.TryGetValue(t, out int index))
-                return index;
+            Array.Clear(slots, 0, count);
+            return;
         }
-        else
-        {
-            for (int k = 0; k < _types.Count; k++)
-                if (_types[k] == t)
-                    return k;
-        }
-        int first = _codecs.Count;
-        if (_replayed == _groups.Count && _replayed < _lastGroups.Count && _lastGroups[_replayed].Type == t &&
-            _lastGroups[_replayed].Entries + first <= ScannedTypes && !_indexed)
-        {
-            var (_, entries, tableEnd) = _lastGroups[_replayed++];
-            for (int k = first; k < first + entries; k++)
-            {
-                _codecs.Add(_lastCodecs[k]);
-                _types.Add(_lastTypes[k]);
-            }
-            int from = _tableLength;
-            _lastTable.AsSpan(from, tableEnd - from).CopyTo(Grow(tableEnd - from));
-        }
-        else
-        {
-            if (!_indexed)
-            {
-                for (int k = 0; k < _types.Count; k++)
-                    _typeIndex.Add(_types[k], k);
-                _indexed = true;
-            }
-            TypeIndex(t);
-        }
-        _groups.Add((t, _codecs.Count - first, _tableLength));
-        return _codecs.Count - 1;
+        for (int i = 0; i < count; i++)
+            slots[i].Value = null;
     }
-
-    /// <summary>The type-table entry of <paramref name="t"/>, adding it (after its element or argument types) when new.</summary>
-    private int TypeIndex(Type t)
-    {
-        if (_typeIndex.TryGetValue(t, out int index))
-            return index;
-        TypeCodec codec = Codecs.For(t); // refuses a type that may not travel, before anything is sent
-        int code = WireFormat.BuiltinCode(t);
-        if (code >= 0)
-        {
-            Append(WireFormat.EntryBuiltin);
-            Append((byte)code);
-        }
-        else if (t.IsArray)
-        {
-            int element = TypeIndex(t.GetElementType()!);
-            Append(t.IsSZArray ? WireFormat.EntryVector : WireFormat.EntryMdArray);
-            Append(element);
-            if (!t.IsSZArray)
-                Append((byte)t.GetArrayRank());
-        }
-        else
-        {
-            Type[] args = t.IsGenericType ? t.GetGenericArguments() : [];
-            Span<int> argIndex = stackalloc int[args.Length];
-            for (int i = 0; i < args.Length; i++)
-                argIndex[i] = TypeIndex(args[i]);
-            Append(WireFormat.EntryNamed);
-            Append(s_names.GetOrAdd(t.IsGenericType ? t.GetGenericTypeDefinition() : t, NameBytes));
-            Append(codec.LayoutHash);
-            Append((byte)args.Length);
-            foreach (int a in argIndex)
-                Append(a);
-        }
-        index = _codecs.Count;
-        _codecs.Add(codec);
-        _types.Add(t);
-        _typeIndex.Add(t, index);
-        return index;
-    }
-
-    /// <summary>i32 length, UTF-8 full name, i32 length, UTF-8 assembly simple name.</summary>
-    private static byte[] NameBytes(Type t)
-    {
-        byte[] name = Encoding.UTF8.GetBytes(t.FullName!);
-        byte[] assembly = Encoding.UTF8.GetBytes(t.Assembly.GetName().Name!);
-        var bytes = new byte[8 + name.Length + assembly.Length];
-        BitConverter.TryWriteBytes(bytes, name.Length);
-        name.CopyTo(bytes, 4);
-        BitConverter.TryWriteBytes(bytes.AsSpan(4 + name.Length), assembly.Length);
-        assembly.CopyTo(bytes, 8 + name.Length);
-        return bytes;
-    }
-
-    private Span<byte> Grow(int bytes)
-    {
-        if (_tableLength + bytes > _table.Length)
-            Array.Resize(ref _table, Math.Max(_table.Length * 2, _tableLength + bytes));
-        Span<byte> s = _table.AsSpan(_tableLength, bytes);
-        _tableLength += bytes;
-        return s;
-    }
-
-    private void Append(byte b) => Grow(1)[0] = b;
-
-    private void Append(int v) => BitConverter.TryWriteBytes(Grow(4), v);
-
-    private void Append(ulong v) => BitConverter.TryWriteBytes(Grow(8), v);
-
-    private void Append(byte[] bytes) => bytes.CopyTo(Grow(bytes.Length));
 }
