@@ -108,11 +108,13 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     /// the accumulates, FetchAndOp, CompareAndSwap, Rput, Rget) is an address at the target: the value
     /// <see cref="Attach"/> returned on that rank, which the program shares with the others (by
     /// <c>Bcast</c> or <c>Allgather</c>), plus <c>i * sizeof(T)</c> for element <c>i</c>.</para>
-    /// <para>Only the target knows what it has attached, so the origin checks the count and the epoch
-    /// but not the address: an operation on memory outside the target's attached arrays is MPI's error at
-    /// the target (MPI_ERR_RMA_RANGE or a failure of the operation, reported there or at the origin's
-    /// synchronization call as an <see cref="MpiException"/>), or goes unreported; keep the addresses
-    /// right.  <see cref="Window{T}.Length"/>, <see cref="LengthOf"/>, <see cref="Memory"/> and
+    /// <para>Only the target knows what it has attached, so this process checks the count, the origin
+    /// slice and the epoch but not the address: an operation on memory outside the target's attached arrays
+    /// is MPI's error.  What MPI reports comes back as an <see cref="MpiException"/> with MPI's error class:
+    /// Open MPI 4.1 refuses such an operation at the origin (MPI_ERR_RMA_RANGE from the Put, Get or
+    /// accumulate itself).  MPICH 4.0 does not check: on one node the target process writes or reads
+    /// wherever the address points and may crash (a segmentation fault, nothing reported); keep the
+    /// addresses right.  <see cref="Window{T}.Length"/>, <see cref="LengthOf"/>, <see cref="Memory"/> and
     /// <see cref="Span"/> describe no memory (0, empty).</para>
     /// </remarks>
     /// <param name="comm">The ranks that share the window (an intracommunicator).</param>

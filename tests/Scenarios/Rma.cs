@@ -492,6 +492,16 @@ internal static class Rma
         Check.Throws<ArgumentOutOfRangeException>(() => win.Get(movable, 2, -1, right, at2), "negative origin count");
         Check.Throws<ArgumentOutOfRangeException>(() => win.Accumulate(movable, 5, 0, Op.Sum, right, at2), "origin offset past the array");
         Check.Throws<InvalidOperationException>(() => win.Put(movable, right, at2), "Put outside any epoch");
+        // Outside the target's attached arrays: only MPI can tell.  Open MPI 4.1 knows the target's
+        // regions at the origin and refuses the Put there (MPI_ERR_RMA_RANGE); MPICH 4.0 writes
+        // wherever the address points at the target (a segmentation fault there): not tried.
+        if (Mpi.LibraryVersion.StartsWith("Open MPI", StringComparison.Ordinal))
+        {
+            win.Lock(right);
+            var range = Catch<MpiException>(() => win.Put(movable, right, at2 + (1L << 20)));
+            Check.True(range is { ErrorClass: > 0 }, $"MPI's own error for an address outside the attached arrays: {range?.Message}");
+            win.Unlock(right);
+        }
         using (var plain = Window<long>.Allocate(c, 1))
             Check.Throws<InvalidOperationException>(() => plain.Attach(first), "Attach to a window that is not dynamic");
         var gone = Window<long>.CreateDynamic(c);
