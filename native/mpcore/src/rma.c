@@ -49,10 +49,10 @@ typedef struct win {
     int fence;        /* a Fence without NOSUCCEED came last: a fence epoch may be open */
     int fence_ops;    /* operations since that fence (then it is an epoch) */
     int started;      /* access epoch of Start open */
+    int posted;       /* exposure epoch of Post open */
     int dynamic;      /* MPI_Win_create_dynamic: displacements are addresses */
     void **attached;  /* dynamic: the bases attached, [0, nattached) */
     int nattached, attached_cap;
-    int posted;       /* exposure epoch of Post open */
     mp_spin_t hold_lock; /* operations hold concurrently; the fields below */
     struct hold *holds;  /* [0, nheld): holding objects, [nheld, nholds): spare */
     int nheld, nholds, holds_cap;
@@ -210,6 +210,7 @@ int mp_win_create(mp_comm_t comm, void *base, int64_t bytes, int disp_unit, mp_i
 int mp_win_create_dynamic(mp_comm_t comm, mp_info_t info, int32_t *win)
 {
     const comm_entry_t *ce;
+    win_t *w;
     MPI_Info mi = MPI_INFO_NULL;
     MPI_Win mw = MPI_WIN_NULL;
     int rc;
@@ -218,9 +219,9 @@ int mp_win_create_dynamic(mp_comm_t comm, mp_info_t info, int32_t *win)
     mp_blocking_enter();
     rc = MP_MPI_CHECK(pal_mpi.Win_create_dynamic(mi, ce->mpi, &mw), "MPI_Win_create_dynamic");
     mp_blocking_leave();
-    if (rc || (rc = win_adopt(mw, ce, 0, 1, win)))
+    if (rc || (rc = win_adopt(mw, ce, 0, 1, win)) || (rc = win_get(*win, &w)))
         return rc;
-    g_wins[*win]->dynamic = 1;
+    w->dynamic = 1;
     return 0;
 }
 
@@ -296,7 +297,7 @@ static int any_epoch(const win_t *w)
 int mp_win_free(int32_t win)
 {
     win_t *w;
-    int rc;
+    int rc, free_rc;
     if ((rc = win_get(win, &w)))
         return rc;
     if (any_epoch(w))
@@ -308,10 +309,8 @@ int mp_win_free(int32_t win)
         rc = rc ? rc : d;
     }
     w->nattached = 0;
-    {
-        int f = MP_MPI_CHECK(pal_mpi.Win_free(&w->mpi), "MPI_Win_free");
-        rc = rc ? rc : f;
-    }
+    free_rc = MP_MPI_CHECK(pal_mpi.Win_free(&w->mpi), "MPI_Win_free");
+    rc = rc ? rc : free_rc;
     mp_blocking_leave();
     mp_spin_lock(&g_win_lock);
     g_wins[win] = NULL;
