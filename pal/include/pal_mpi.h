@@ -82,7 +82,8 @@ extern "C" {
     X(Win_lock) X(Win_unlock) X(Win_lock_all) X(Win_unlock_all) X(Win_flush)  \
     X(Win_flush_all) X(Win_flush_local) X(Win_flush_local_all) X(Win_post)    \
     X(Win_start) X(Win_complete) X(Win_wait) X(Put) X(Get) X(Rput) X(Rget)    \
-    X(Accumulate) X(Get_accumulate) X(Fetch_and_op) X(Compare_and_swap)
+    X(Accumulate) X(Get_accumulate) X(Fetch_and_op) X(Compare_and_swap)      \
+    X(Win_create_dynamic) X(Win_attach) X(Win_detach) X(Get_address)
 
 
 /* Parallel I/O (MPI-2). */

@@ -110,6 +110,11 @@ internal static class SR
     internal const string WindowUserOp = "One-sided accumulates take MPI's built-in operations, Replace or NoOp; {0} is user-defined (MPI-4.0 12.3.4).";
     internal const string WindowCasType = "CompareAndSwap needs an integer or bool element type, not {0} (MPI-4.0 12.3.4).";
     internal const string WindowResultShort = "result holds {0} elements but the operation fetches {1}.";
+    internal const string WindowAttachNotPinned = "Only an array that can never move can be attached to a dynamic window, since other ranks may access it at any time until it is detached: allocate it with Mpi.AllocatePinned.";
+    internal const string WindowAttachEmpty = "An empty array cannot be attached to a dynamic window (MPI attaches at least one byte).";
+    internal const string WindowAttachedTwice = "The array is attached to this window already.";
+    internal const string WindowNotAttached = "The array is not attached to this window (never attached, or detached already).";
+    internal const string WindowNotDynamic = "Only a window made by CreateDynamic has memory attached and detached.";
 
     // Parallel I/O (MpiFile.cs) and info objects (Info.cs).
     internal const string InfoKeyEmpty = "An info key must not be empty.";

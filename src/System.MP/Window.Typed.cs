@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Collections.Generic;
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
 
@@ -24,6 +25,10 @@ namespace System.MP;
 /// operation (Fence, Unlock, UnlockAll, the flushes, Complete).  FetchAndOp and
 /// CompareAndSwap return their result, so they complete before returning and need a
 /// passive-target epoch (Lock or LockAll).</para>
+/// <para>A dynamic window (<see cref="CreateDynamic"/>) has no memory of its own: each rank
+/// attaches arrays of the pinned object heap (<see cref="Attach"/>) and detaches them
+/// (<see cref="Detach"/>), and the target position of every operation on it is the address
+/// at the target that <see cref="Attach"/> returned there (plus a byte offset), not an index.</para>
 /// </remarks>
 public sealed unsafe class Window<T> : Window where T : unmanaged
 {
@@ -32,10 +37,12 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     private readonly int _length;
     private readonly bool _shared;
     private readonly Segment _local;
+    private readonly List<T[]>? _attached; // a dynamic window's attached arrays, held until detached; else null
 
-    private Window(int handle, Communicator comm, T* baseAddress, T[]? array, int length, bool shared)
+    private Window(int handle, Communicator comm, T* baseAddress, T[]? array, int length, bool shared, bool dynamic = false)
         : base(handle, comm)
     {
+        _attached = dynamic ? [] : null;
         _base = baseAddress;
         _array = array;
         _length = length;
@@ -90,6 +97,95 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
             ThrowHelper.ThrowCore(rc);
         return new Window<T>(win, comm, null, array, array.Length, shared: false);
     }
+
+    /// <summary>
+    /// A dynamic window (MPI_Win_create_dynamic, MPI-4.0 12.2.4): no memory at creation; each rank
+    /// then attaches arrays with <see cref="Attach"/> and detaches them with <see cref="Detach"/>.
+    /// Collective.
+    /// </summary>
+    /// <remarks>
+    /// <para>The displacement unit is one byte and the <c>targetIndex</c> of every operation (Put, Get,
+    /// the accumulates, FetchAndOp, CompareAndSwap, Rput, Rget) is an address at the target: the value
+    /// <see cref="Attach"/> returned on that rank, which the program shares with the others (by
+    /// <c>Bcast</c> or <c>Allgather</c>), plus <c>i * sizeof(T)</c> for element <c>i</c>.</para>
+    /// <para>Only the target knows what it has attached, so this process checks the count, the origin
+    /// slice and the epoch but not the address: an operation on memory outside the target's attached arrays
+    /// is MPI's error.  What MPI reports comes back as an <see cref="MpiException"/> with MPI's error class:
+    /// Open MPI 4.1 refuses such an operation at the origin (MPI_ERR_RMA_RANGE from the Put, Get or
+    /// accumulate itself).  MPICH 4.0 does not check: on one node the target process writes or reads
+    /// wherever the address points and may crash (a segmentation fault, nothing reported); keep the
+    /// addresses right.  <see cref="Window{T}.Length"/>, <see cref="LengthOf"/>, <see cref="Memory"/> and
+    /// <see cref="Span"/> describe no memory (0, empty).</para>
+    /// </remarks>
+    /// <param name="comm">The ranks that share the window (an intracommunicator).</param>
+    /// <param name="info">Hints, or null.</param>
+    public static Window<T> CreateDynamic(Communicator comm, Info? info = null)
+    {
+        ArgumentNullException.ThrowIfNull(comm);
+        int c = comm.Handle, i = Info.HandleOf(info), win = 0;
+        int rc = Core.WinCreateDynamic(c, i, &win);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        return new Window<T>(win, comm, null, null, 0, shared: false, dynamic: true);
+    }
+
+    /// <summary>
+    /// Attaches <paramref name="array"/> to this dynamic window (MPI_Win_attach): other ranks may access it
+    /// from now on, until <see cref="Detach"/> or <see cref="Window.Dispose"/>, and the window keeps it alive
+    /// meanwhile.  Local (not collective).
+    /// </summary>
+    /// <param name="array">An array from <see cref="Mpi.AllocatePinned{T}"/>: other ranks may write it at any
+    /// time, so it must never move.</param>
+    /// <returns>The array's address (MPI_Get_address of its first element): the target position other ranks
+    /// pass to operations on it; element <c>i</c> is at <c>address + i * sizeof(T)</c>.</returns>
+    /// <exception cref="ArgumentException">The array is not on the pinned object heap, is empty, or is attached already.</exception>
+    /// <exception cref="InvalidOperationException">The window was not made by <see cref="CreateDynamic"/>.</exception>
+    /// <exception cref="ObjectDisposedException">The window is disposed.</exception>
+    public long Attach(T[] array)
+    {
+        int h = Handle;
+        ArgumentNullException.ThrowIfNull(array);
+        List<T[]> attached = Attached();
+        if (array.Length == 0)
+            throw new ArgumentException(SR.WindowAttachEmpty, nameof(array));
+        if (!PinnedBuffers.Contains(array))
+            throw new ArgumentException(SR.WindowAttachNotPinned, nameof(array));
+        lock (attached)
+        {
+            if (attached.FindIndex(a => ReferenceEquals(a, array)) >= 0)
+                throw new ArgumentException(SR.WindowAttachedTwice, nameof(array));
+            long address = 0;
+            fixed (T* p = array)
+                Check(Core.WinAttach(h, p, (long)array.Length * sizeof(T), &address));
+            attached.Add(array);
+            return address;
+        }
+    }
+
+    /// <summary>
+    /// Detaches <paramref name="array"/>, attached by <see cref="Attach"/> (MPI_Win_detach): other ranks must
+    /// not access it any more, and the window lets go of it.  Local (not collective).
+    /// </summary>
+    /// <exception cref="ArgumentException">The array is not attached to this window.</exception>
+    /// <exception cref="InvalidOperationException">The window was not made by <see cref="CreateDynamic"/>.</exception>
+    /// <exception cref="ObjectDisposedException">The window is disposed (which detached everything).</exception>
+    public void Detach(T[] array)
+    {
+        int h = Handle;
+        ArgumentNullException.ThrowIfNull(array);
+        List<T[]> attached = Attached();
+        lock (attached)
+        {
+            int at = attached.FindIndex(a => ReferenceEquals(a, array));
+            if (at < 0)
+                throw new ArgumentException(SR.WindowNotAttached, nameof(array));
+            fixed (T* p = array)
+                Check(Core.WinDetach(h, p));
+            attached.RemoveAt(at);
+        }
+    }
+
+    private List<T[]> Attached() => _attached ?? throw new InvalidOperationException(SR.WindowNotDynamic);
 
     private static Window<T> Allocated(Communicator comm, int length, Info? info, int flavor)
     {
@@ -282,7 +378,15 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         return Request.Posted(poster, rc, req, pin);
     }
 
-    private protected override void OnFreed() => _local.Revoke();
+    private protected override void OnFreed()
+    {
+        _local.Revoke();
+        if (_attached is not null) // the core detached them before MPI_Win_free
+        {
+            lock (_attached)
+                _attached.Clear();
+        }
+    }
 
     /// <summary>
     /// Whether MPI may still use <paramref name="array"/> after the call returns and the GC

@@ -1,4 +1,5 @@
 using System.MP;
+using System.Runtime.InteropServices;
 
 namespace Scenarios;
 
@@ -15,6 +16,8 @@ internal static class Rma
         s[Scenario.RmaOperations] = Operations;
         s[Scenario.RmaGcTorture] = GcTorture;
         s[Scenario.RmaMisuse] = Misuse;
+        s[Scenario.RmaDynamic] = Dynamic;
+        s[Scenario.RmaDynamicGcTorture] = DynamicGcTorture;
     }
 
     private static long Value(int rank, int i) => rank * 1000L + i;
@@ -415,6 +418,146 @@ internal static class Rma
         Check.Throws<ObjectDisposedException>(() => gone.Put([1], right, 0), "Put after Dispose");
         gone.Dispose(); // twice is harmless
         Check.Throws<InvalidOperationException>(() => win.SharedMemory(0), "SharedMemory of a window that is not shared");
+        c.Barrier();
+    }
+
+    // A dynamic window: each rank attaches a pinned array and shares its address; Put, Get,
+    // Accumulate and FetchAndOp at those addresses under Lock/Unlock, LockAll and Fence; detach,
+    // attach a second array and work again; every misuse refused before MPI sees it; Dispose
+    // with an array still attached.
+    private static void Dynamic(Communicator c)
+    {
+        int me = c.Rank, n = c.Size, right = (me + 1) % n, left = (me + n - 1) % n;
+        const int len = 16, size = sizeof(long);
+        using var win = Window<long>.CreateDynamic(c);
+        Check.Equal(0, win.Length, "a dynamic window has no memory of its own");
+        Check.Equal(0L, win.LengthOf(right), "nor at the others");
+        long[] first = Mpi.AllocatePinned<long>(len);
+        for (int i = 0; i < len; i++)
+            first[i] = Value(me, i);
+        long address = win.Attach(first);
+        Check.Equal((long)Marshal.UnsafeAddrOfPinnedArrayElement(first, 0), address, "Attach returns the array's address");
+        long at = c.Allgather(address)[right];
+        c.Barrier(); // every rank attached and stored its values
+        // Passive target, one rank locked at a time.
+        var fromRight = new long[4];
+        win.Lock(right, LockType.Shared);
+        win.Get(fromRight, right, at + 4 * size);
+        win.Unlock(right);
+        Check.Sequence([Value(right, 4), Value(right, 5), Value(right, 6), Value(right, 7)], fromRight, "Get at an address");
+        c.Barrier(); // the Gets read before the Puts write
+        win.Lock(right);
+        win.Put([Value(me, 100), Value(me, 101)], right, at);
+        win.Accumulate([me + 1L], Op.Sum, right, at + 8 * size);
+        win.Unlock(right);
+        win.LockAll();
+        Check.Equal(Value(right, 10), win.FetchAndOp(5, Op.Sum, right, at + 10 * size), "FetchAndOp at an address");
+        win.UnlockAll();
+        c.Barrier(); // every rank's operations are complete here
+        win.Lock(me, LockType.Shared); // the local copy of the window agrees with the public one (12.7)
+        Check.Sequence([Value(left, 100), Value(left, 101)], first.AsSpan(0, 2), "Put from the left neighbour");
+        Check.Equal(Value(me, 2), first[2], "untouched element");
+        Check.Equal(Value(me, 8) + left + 1, first[8], "Accumulate from the left neighbour");
+        Check.Equal(Value(me, 10) + 5, first[10], "FetchAndOp from the left neighbour");
+        win.Unlock(me);
+        c.Barrier(); // nobody accesses first any more
+        win.Detach(first);
+
+        // A second, larger array, under Fence.
+        long[] second = Mpi.AllocatePinned<long>(2 * len);
+        for (int i = 0; i < second.Length; i++)
+            second[i] = Value(me, 500 + i);
+        long at2 = c.Allgather(win.Attach(second))[right];
+        var got = new long[2];
+        win.Fence();
+        win.Put([-me - 1L], right, at2 + 3 * size);
+        win.Get(got, right, at2 + 20 * size);
+        win.Accumulate([2L], Op.Product, right, at2 + 30 * size);
+        win.Fence(WindowAssert.NoSucceed);
+        Check.Sequence([Value(right, 520), Value(right, 521)], got, "Get in a fence epoch");
+        Check.Equal(-left - 1L, second[3], "Put in a fence epoch");
+        Check.Equal(Value(me, 530) * 2, second[30], "Accumulate in a fence epoch");
+        Check.Equal(Value(me, 4), first[4], "the detached array keeps its values");
+
+        // Misuse, refused before MPI sees it.
+        var movable = new long[4];
+        var e = Catch<ArgumentException>(() => win.Attach(movable));
+        Check.True(e?.Message.Contains("Mpi.AllocatePinned", StringComparison.Ordinal) == true, $"message names Mpi.AllocatePinned: {e?.Message}");
+        Check.Throws<ArgumentException>(() => win.Attach(second), "attaching an array twice");
+        Check.Throws<ArgumentException>(() => win.Detach(first), "detaching an array detached already");
+        Check.Throws<ArgumentException>(() => win.Detach(Mpi.AllocatePinned<long>(2)), "detaching an array never attached");
+        Check.Throws<ArgumentException>(() => win.Attach(Mpi.AllocatePinned<long>(0)), "attaching an empty array");
+        Check.Throws<ArgumentNullException>(() => win.Attach(null!), "attaching null");
+        Check.Throws<ArgumentOutOfRangeException>(() => win.Put(movable, 0, 5, right, at2), "origin count past the array");
+        Check.Throws<ArgumentOutOfRangeException>(() => win.Get(movable, 2, -1, right, at2), "negative origin count");
+        Check.Throws<ArgumentOutOfRangeException>(() => win.Accumulate(movable, 5, 0, Op.Sum, right, at2), "origin offset past the array");
+        Check.Throws<InvalidOperationException>(() => win.Put(movable, right, at2), "Put outside any epoch");
+        // Outside the target's attached arrays: only MPI can tell.  Open MPI 4.1 knows the target's
+        // regions at the origin and refuses the Put there (MPI_ERR_RMA_RANGE); MPICH 4.0 writes
+        // wherever the address points at the target (a segmentation fault there): not tried.
+        if (Mpi.LibraryVersion.StartsWith("Open MPI", StringComparison.Ordinal))
+        {
+            win.Lock(right);
+            var range = Catch<MpiException>(() => win.Put(movable, right, at2 + (1L << 20)));
+            Check.True(range is { ErrorClass: > 0 }, $"MPI's own error for an address outside the attached arrays: {range?.Message}");
+            win.Unlock(right);
+        }
+        using (var plain = Window<long>.Allocate(c, 1))
+            Check.Throws<InvalidOperationException>(() => plain.Attach(first), "Attach to a window that is not dynamic");
+        var gone = Window<long>.CreateDynamic(c);
+        gone.Attach(first);
+        gone.Dispose(); // detaches first, then frees
+        Check.Throws<ObjectDisposedException>(() => gone.Attach(first), "Attach after Dispose");
+        Check.Throws<ObjectDisposedException>(() => gone.Detach(first), "Detach after Dispose");
+        win.Detach(second);
+        win.Attach(first); // the disposed window let go of it
+        win.Attach(second);
+        c.Barrier();
+        // win's Dispose detaches both before MPI_Win_free.
+    }
+
+    // Arrays attached to a dynamic window are the targets of remote Puts while compacting GCs run
+    // at both ends: they never move (the address stays the one Attach returned) and every value
+    // arrives; the origins' young arrays are held as for any window.
+    private static void DynamicGcTorture(Communicator c)
+    {
+        int me = c.Rank, n = c.Size, right = (me + 1) % n, left = (me + n - 1) % n;
+        const int rounds = 40, width = 64;
+        using var win = Window<int>.CreateDynamic(c);
+        int[] target = Mpi.AllocatePinned<int>(rounds * width);
+        long address = win.Attach(target);
+        long at = c.Allgather(address)[right];
+        var keep = new List<object>();
+        c.Barrier();
+        win.LockAll();
+        for (int round = 0; round < rounds; round++)
+        {
+            keep.Add(new byte[1000 + round]); // garbage around the operation's arrays
+            var data = new int[width];
+            for (int i = 0; i < width; i++)
+                data[i] = (me << 20) | (round << 8) | i;
+            win.Put(data, right, at + (long)round * width * sizeof(int));
+            keep.Add(new object[100]);
+            if (round % 4 == 3)
+            {
+                CompactAll();
+                Check.Equal(address, (long)Marshal.UnsafeAddrOfPinnedArrayElement(target, 0), "the attached array did not move");
+                win.Flush(right);
+            }
+        }
+        win.UnlockAll();
+        c.Barrier();
+        CompactAll();
+        Check.Equal(address, (long)Marshal.UnsafeAddrOfPinnedArrayElement(target, 0), "the attached array did not move");
+        win.Lock(me, LockType.Shared);
+        int bad = 0;
+        for (int round = 0; round < rounds; round++)
+            for (int i = 0; i < width; i++)
+                if (target[round * width + i] != ((left << 20) | (round << 8) | i))
+                    bad++;
+        win.Unlock(me);
+        Check.Equal(0, bad, "elements written by remote Puts wrong after compacting GCs");
+        GC.KeepAlive(keep);
         c.Barrier();
     }
 

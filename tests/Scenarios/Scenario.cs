@@ -109,6 +109,8 @@ public enum Scenario
     RmaOperations,
     RmaGcTorture,
     RmaMisuse,
+    RmaDynamic,
+    RmaDynamicGcTorture,
 
     // The rest of point-to-point and the buffer collectives (Remainder.cs)
     RemainderTwoRanks,

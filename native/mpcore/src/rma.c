@@ -5,7 +5,10 @@
  * At creation every rank's window size and displacement unit are gathered
  * (one Allgather), so an operation whose target range leaves the target's
  * window is refused here, with the numbers, before anything is sent: MPI
- * itself would write past a remote buffer or fail only at the target.  The
+ * itself would write past a remote buffer or fail only at the target.  A
+ * dynamic window (MPI_Win_create_dynamic) has no size: its displacements are
+ * addresses of memory attached at the target, which only the target knows,
+ * so only the count is checked here.  The
  * epochs this process opened are tracked per window (12.5): an operation
  * towards a rank no open access epoch covers, or a synchronization call that
  * contradicts the open epochs (unlocking a rank that is not locked, Lock
@@ -47,6 +50,9 @@ typedef struct win {
     int fence_ops;    /* operations since that fence (then it is an epoch) */
     int started;      /* access epoch of Start open */
     int posted;       /* exposure epoch of Post open */
+    int dynamic;      /* MPI_Win_create_dynamic: displacements are addresses */
+    void **attached;  /* dynamic: the bases attached, [0, nattached) */
+    int nattached, attached_cap;
     mp_spin_t hold_lock; /* operations hold concurrently; the fields below */
     struct hold *holds;  /* [0, nheld): holding objects, [nheld, nholds): spare */
     int nheld, nholds, holds_cap;
@@ -85,6 +91,7 @@ static void win_release(win_t *w)
     free(w->disp_unit);
     free(w->locked);
     free(w->access);
+    free(w->attached);
     free(w);
 }
 
@@ -200,6 +207,88 @@ int mp_win_create(mp_comm_t comm, void *base, int64_t bytes, int disp_unit, mp_i
     return rc ? rc : win_adopt(mw, ce, bytes, disp_unit, win);
 }
 
+int mp_win_create_dynamic(mp_comm_t comm, mp_info_t info, int32_t *win)
+{
+    const comm_entry_t *ce;
+    win_t *w;
+    MPI_Info mi = MPI_INFO_NULL;
+    MPI_Win mw = MPI_WIN_NULL;
+    int rc;
+    if ((rc = creation_args(comm, 0, 1, info, &ce, &mi)))
+        return rc;
+    mp_blocking_enter();
+    rc = MP_MPI_CHECK(pal_mpi.Win_create_dynamic(mi, ce->mpi, &mw), "MPI_Win_create_dynamic");
+    mp_blocking_leave();
+    if (rc || (rc = win_adopt(mw, ce, 0, 1, win)) || (rc = win_get(*win, &w)))
+        return rc;
+    w->dynamic = 1;
+    return 0;
+}
+
+/* The index of base among w's attached memory, or -1. */
+static int attached_at(const win_t *w, const void *base)
+{
+    for (int i = 0; i < w->nattached; i++)
+        if (w->attached[i] == base)
+            return i;
+    return -1;
+}
+
+static int dynamic_get(int32_t win, win_t **w)
+{
+    int rc = win_get(win, w);
+    if (!rc && !(*w)->dynamic)
+        rc = mp_fail(MP_EINVAL, "window %d was not made by win_create_dynamic: nothing can be attached to it", win);
+    return rc;
+}
+
+int mp_win_attach(int32_t win, void *base, int64_t bytes, int64_t *address)
+{
+    win_t *w;
+    MPI_Aint a = 0;
+    int rc;
+    if ((rc = dynamic_get(win, &w)))
+        return rc;
+    if (!base || bytes <= 0)
+        return mp_fail(MP_ECOUNT, "attaching %lld bytes at %p: memory must be at least one byte", (long long)bytes, base);
+    if (attached_at(w, base) >= 0)
+        return mp_fail(MP_EINVAL, "window %d: memory at %p is attached already", win, base);
+    if (w->nattached == w->attached_cap) {
+        int cap = w->attached_cap ? 2 * w->attached_cap : 4;
+        void **p = realloc(w->attached, sizeof *p * (size_t)cap);
+        if (!p)
+            return mp_fail(MP_ENOMEM, "no memory to record %d attached regions", cap);
+        w->attached = p;
+        w->attached_cap = cap;
+    }
+    if ((rc = MP_MPI_CHECK(pal_mpi.Get_address(base, &a), "MPI_Get_address")))
+        return rc;
+    mp_blocking_enter();
+    rc = MP_MPI_CHECK(pal_mpi.Win_attach(w->mpi, base, (MPI_Aint)bytes), "MPI_Win_attach");
+    mp_blocking_leave();
+    if (rc)
+        return rc;
+    w->attached[w->nattached++] = base;
+    *address = (int64_t)a;
+    return 0;
+}
+
+int mp_win_detach(int32_t win, void *base)
+{
+    win_t *w;
+    int rc, i;
+    if ((rc = dynamic_get(win, &w)))
+        return rc;
+    if ((i = attached_at(w, base)) < 0)
+        return mp_fail(MP_EINVAL, "window %d: no memory is attached at %p", win, base);
+    mp_blocking_enter();
+    rc = MP_MPI_CHECK(pal_mpi.Win_detach(w->mpi, base), "MPI_Win_detach");
+    mp_blocking_leave();
+    if (!rc)
+        w->attached[i] = w->attached[--w->nattached];
+    return rc;
+}
+
 static int any_epoch(const win_t *w)
 {
     return w->nlocked || w->lock_all || w->started || w->posted;
@@ -208,14 +297,20 @@ static int any_epoch(const win_t *w)
 int mp_win_free(int32_t win)
 {
     win_t *w;
-    int rc;
+    int rc, free_rc;
     if ((rc = win_get(win, &w)))
         return rc;
     if (any_epoch(w))
         return mp_fail(MP_ESTATE, "window %d has an epoch open (%s): end it before freeing the window", win,
                        w->lock_all ? "LockAll" : w->nlocked ? "Lock" : w->started ? "Start" : "Post");
     mp_blocking_enter();
-    rc = MP_MPI_CHECK(pal_mpi.Win_free(&w->mpi), "MPI_Win_free");
+    for (int i = w->nattached - 1; i >= 0; i--) { /* then the caller may let the memory go */
+        int d = MP_MPI_CHECK(pal_mpi.Win_detach(w->mpi, w->attached[i]), "MPI_Win_detach");
+        rc = rc ? rc : d;
+    }
+    w->nattached = 0;
+    free_rc = MP_MPI_CHECK(pal_mpi.Win_free(&w->mpi), "MPI_Win_free");
+    rc = rc ? rc : free_rc;
     mp_blocking_leave();
     mp_spin_lock(&g_win_lock);
     g_wins[win] = NULL;
@@ -572,8 +667,9 @@ static int check_op(int32_t win, win_t *w, int target, int64_t disp, int64_t cou
                        passive ? "Lock or LockAll" : "Fence, Lock, LockAll or Start");
     if (count < 0 || count > INT_MAX)
         return mp_fail(MP_ECOUNT, "count %lld is outside [0, %d]", (long long)count, INT_MAX);
-    if (disp < 0 || disp > w->bytes[target] / w->disp_unit[target] ||
-        disp * w->disp_unit[target] + count * elem_size > w->bytes[target])
+    /* A dynamic window's disp is an address at the target: only the target knows what is attached there. */
+    if (!w->dynamic && (disp < 0 || disp > w->bytes[target] / w->disp_unit[target] ||
+        disp * w->disp_unit[target] + count * elem_size > w->bytes[target]))
         return mp_fail(MP_ECOUNT,
                        "%lld elements of %d bytes at displacement %lld (unit %d bytes) do not fit rank %d's window "
                        "of %lld bytes",

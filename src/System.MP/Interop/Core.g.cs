@@ -281,9 +281,12 @@ internal struct CoreTable
     internal nint WinAccumulateHeld;
     internal nint CommSpawnMultiple;
     internal nint IsThreadMain;
+    internal nint WinCreateDynamic;
+    internal nint WinAttach;
+    internal nint WinDetach;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 16;
+    internal const uint ExpectedAbiVersion = 17;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -436,6 +439,9 @@ internal struct CoreTable
         "FAST int win_accumulate_held(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp, void *origin_obj, void *result_obj)\n" +
         "BLOCKING int comm_spawn_multiple(int count, const char *const *commands, const char *const *const *argvs, const int32_t *maxprocs, const mp_info_t *infos, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)\n" +
         "FAST int is_thread_main(int *flag)\n" +
+        "BLOCKING int win_create_dynamic(mp_comm_t comm, mp_info_t info, int32_t *win)\n" +
+        "BLOCKING int win_attach(int32_t win, void *base, int64_t bytes, int64_t *address)\n" +
+        "BLOCKING int win_detach(int32_t win, void *base)\n" +
         "";
 }
 
@@ -740,6 +746,12 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<int, byte**, byte***, int*, int*, int, int, int*, int*, int> CommSpawnMultiple;
     /// <summary>FAST: int mp_is_thread_main(int *flag)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int> IsThreadMain;
+    /// <summary>BLOCKING: int mp_win_create_dynamic(mp_comm_t comm, mp_info_t info, int32_t *win)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int> WinCreateDynamic;
+    /// <summary>BLOCKING: int mp_win_attach(int32_t win, void *base, int64_t bytes, int64_t *address)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, void*, long, long*, int> WinAttach;
+    /// <summary>BLOCKING: int mp_win_detach(int32_t win, void *base)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, void*, int> WinDetach;
 
 #pragma warning disable CA1810 // the table must be validated before any field is read
     static Core()
@@ -893,5 +905,8 @@ internal static unsafe partial class Core
         WinAccumulateHeld = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, void*, void*, int>)t->WinAccumulateHeld;
         CommSpawnMultiple = (delegate* unmanaged[Cdecl]<int, byte**, byte***, int*, int*, int, int, int*, int*, int>)t->CommSpawnMultiple;
         IsThreadMain = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int>)t->IsThreadMain;
+        WinCreateDynamic = (delegate* unmanaged[Cdecl]<int, int, int*, int>)t->WinCreateDynamic;
+        WinAttach = (delegate* unmanaged[Cdecl]<int, void*, long, long*, int>)t->WinAttach;
+        WinDetach = (delegate* unmanaged[Cdecl]<int, void*, int>)t->WinDetach;
     }
 }
