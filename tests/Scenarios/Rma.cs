@@ -492,6 +492,11 @@ internal static class Rma
         Check.Throws<ArgumentOutOfRangeException>(() => win.Get(movable, 2, -1, right, at2), "negative origin count");
         Check.Throws<ArgumentOutOfRangeException>(() => win.Accumulate(movable, 5, 0, Op.Sum, right, at2), "origin offset past the array");
         Check.Throws<InvalidOperationException>(() => win.Put(movable, right, at2), "Put outside any epoch");
+        // No attached array starts at or below address 0: refused before MPI on every library.
+        win.Lock(right);
+        Check.Throws<ArgumentOutOfRangeException>(() => win.Put(movable, right, 0), "Put at address 0");
+        Check.Throws<ArgumentOutOfRangeException>(() => win.Get(movable, right, -8), "Get at a negative address");
+        win.Unlock(right);
         // Outside the target's attached arrays: only MPI can tell.  Open MPI 4.1 knows the target's
         // regions at the origin and refuses the Put there (MPI_ERR_RMA_RANGE); MPICH 4.0 writes
         // wherever the address points at the target (a segmentation fault there): not tried.

@@ -667,7 +667,11 @@ static int check_op(int32_t win, win_t *w, int target, int64_t disp, int64_t cou
                        passive ? "Lock or LockAll" : "Fence, Lock, LockAll or Start");
     if (count < 0 || count > INT_MAX)
         return mp_fail(MP_ECOUNT, "count %lld is outside [0, %d]", (long long)count, INT_MAX);
-    /* A dynamic window's disp is an address at the target: only the target knows what is attached there. */
+    /* A dynamic window's disp is an address at the target: only the target knows what is attached
+     * there, but no attached array starts at or below address 0 (MPI_Get_address of its data). */
+    if (w->dynamic && disp <= 0)
+        return mp_fail(MP_ECOUNT, "address %lld at rank %d is not one Attach returned: addresses of attached arrays "
+                       "are positive", (long long)disp, target);
     if (!w->dynamic && (disp < 0 || disp > w->bytes[target] / w->disp_unit[target] ||
         disp * w->disp_unit[target] + count * elem_size > w->bytes[target]))
         return mp_fail(MP_ECOUNT,
