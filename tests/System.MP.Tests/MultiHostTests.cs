@@ -41,8 +41,9 @@ public class MultiHostTests(ITestOutputHelper log) : IClassFixture<NamespaceHost
     /// used code 0 and Hydra still reported one of them with exit code 1 ("BAD TERMINATION",
     /// the others having ended first).  In another, two of three ranks hung and the third waited
     /// in the PMI barrier of MPI_Finalize: when the watchdogs ended the two, Hydra could not
-    /// answer the barrier ("fn_barrier_in ... error writing PMI line", Broken pipe) and exited
-    /// 255.  When every stuck rank's watchdog used code 0 and Hydra says only one of those two
+    /// answer the barrier ("fn_barrier_in ... error writing PMI line", or its proxy on another
+    /// host "fn_barrier_out ... error sending PMI response"; Broken pipe) and exited 255.
+    /// When every stuck rank's watchdog used code 0 and Hydra says only one of those two
     /// things, the job counts as ended with 0 (and the test says so).
     /// </summary>
     private Job.Result NoteFinalizeWatchdog(Job.Result r)
@@ -53,7 +54,7 @@ public class MultiHostTests(ITestOutputHelper log) : IClassFixture<NamespaceHost
         log.WriteLine($"MPI_Finalize did not return on {ended.Count} rank(s) (MPICH 4.0.2 over UCX 1.13 TCP, see README): ended by MOTOR_FINALIZE_TIMEOUT");
         if (r.ExitCode != 0 && !r.TimedOut && ended.All(m => m.Groups[1].Value == "0") &&
             (r.Output.Contains("BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", StringComparison.Ordinal) ||
-             Regex.IsMatch(r.Output, @"fn_barrier_in \(pm/pmiserv/pmiserv_pmi_v1\.c:\d+\): error writing PMI line")))
+             Regex.IsMatch(r.Output, @"fn_barrier_(in|out) \(pm/pmiserv/pmi\w*_pmi_v1\.c:\d+\): error (writing PMI line|sending PMI response)")))
         {
             log.WriteLine($"Hydra reported exit {r.ExitCode} for a rank its watchdog ended with code 0:\n{r.Output}");
             return r with { ExitCode = 0 };
