@@ -13,8 +13,10 @@
 # hints fail and it falls back to MinOpts for nearly every method.
 # Series: C (MPI alone), core and core+obj (mpcore's C ABI, without and with an
 # owner object as motor registers), dotnet and motor (System.MP, byte[],
-# WaitAll(Request[])), the same with WaitAll(ReadOnlySpan<Request>) and on
-# Mpi.AllocatePinned buffers; wrapper (DllImport + GCHandle per operation).
+# WaitAll(Request[])), the same with WaitAll(ReadOnlySpan<Request>), on
+# Mpi.AllocatePinned buffers, and posted into a RequestList (no Request object:
+# "list", the form that allocates nothing per operation); wrapper (DllImport +
+# GCHandle per operation).
 # Per-function profiles stay in artifacts/callgrind/ for callgrind_annotate, with
 # the JIT's perf map of each managed run beside them (perf-<pid>.map), so that
 # perf/callgrind-functions.py names managed code: the instructions per operation
@@ -65,6 +67,8 @@ dotnet span|dotnet $WINDOW %W $BYTES span
 motor span|$BIN/motor-nodebug $WINDOW %W $BYTES span
 dotnet pinned|dotnet $WINDOW %W $BYTES pinned
 motor pinned|$BIN/motor-nodebug $WINDOW %W $BYTES pinned
+dotnet list|dotnet $WINDOW %W $BYTES list
+motor list|$BIN/motor-nodebug $WINDOW %W $BYTES list
 wrapper|dotnet $NET/Wrapper/release/Wrapper.dll window %W $BYTES
 LIST
 )

@@ -4,13 +4,15 @@
 // WaitAll: osu_bw's per-operation work without a second process, so an
 // instruction count repeats from run to run.
 //
-//   dotnet Window.dll windows [bytes] [array|span|pinned]     (library mode)
-//   motor  Window.dll windows [bytes] [array|span|pinned]     (hosted)
+//   dotnet Window.dll windows [bytes] [array|span|pinned|list]     (library mode)
+//   motor  Window.dll windows [bytes] [array|span|pinned|list]     (hosted)
 //
 // array: ordinary byte[] buffers (pinned by a GCHandle in library mode,
 // registered in the in-flight table under motor), Request.WaitAll(Request[]);
 // span: the same with the allocation-free WaitAll(ReadOnlySpan<Request>);
-// pinned: buffers from Mpi.AllocatePinned, which need neither, and spans.
+// pinned: buffers from Mpi.AllocatePinned, which need neither, and spans;
+// list: ordinary arrays posted into two RequestLists, each completed by its
+// WaitAll (no Request object, no status array: nothing allocated per operation).
 using System.Globalization;
 using System.MP;
 
@@ -25,6 +27,21 @@ byte[] send = pinned ? Mpi.AllocatePinned<byte>(bytes) : new byte[bytes];
 byte[] recv = pinned ? Mpi.AllocatePinned<byte>(bytes) : new byte[bytes];
 var recvs = new Request[Window];
 var sends = new Request[Window];
+if (mode == "list")
+{
+    using var recvList = new RequestList(Window);
+    using var sendList = new RequestList(Window);
+    for (long i = 0; i < windows; i++)
+    {
+        for (int w = 0; w < Window; w++)
+            self.IRecv(recv, 0, bytes, 0, 100, recvList);
+        for (int w = 0; w < Window; w++)
+            self.ISend(send, 0, bytes, 0, 100, sendList);
+        recvList.WaitAll();
+        sendList.WaitAll();
+    }
+    windows = 0;
+}
 for (long i = 0; i < windows; i++)
 {
     for (int w = 0; w < Window; w++)

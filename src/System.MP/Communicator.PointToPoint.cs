@@ -441,6 +441,106 @@ public unsafe partial class Communicator
         return Request.PostRecv(buffer, offset, count, source, tag, h);
     }
 
+    // ---- into a RequestList: nothing allocated per operation ----
+
+    /// <summary>Starts sending the whole array (MPI_Isend) as the next operation of <paramref name="requests"/>.</summary>
+    /// <param name="buffer">The elements to send; unchanged until the list completes.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    /// <param name="requests">The list the operation joins; complete it with <see cref="RequestList.WaitAll()"/>.</param>
+    /// <returns>The operation's index in the list (its entry in the statuses of a WaitAll).</returns>
+    /// <exception cref="InvalidOperationException">The list is full (nothing is sent).</exception>
+    /// <exception cref="ObjectDisposedException">The list or the communicator was disposed.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public int ISend<T>(T[] buffer, int dest, int tag, RequestList requests) where T : unmanaged =>
+        ISend(buffer, 0, WholeLength(buffer), dest, tag, requests);
+
+    /// <summary>Starts sending <paramref name="count"/> elements from <paramref name="offset"/> (MPI_Isend) as the next operation of <paramref name="requests"/>.</summary>
+    /// <param name="buffer">The array holding the elements; unchanged until the list completes.</param>
+    /// <param name="offset">Index of the first element to send.</param>
+    /// <param name="count">Number of elements to send.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    /// <param name="requests">The list the operation joins.</param>
+    /// <returns>The operation's index in the list.</returns>
+    /// <exception cref="InvalidOperationException">The list is full (nothing is sent).</exception>
+    /// <exception cref="ObjectDisposedException">The list or the communicator was disposed.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public int ISend<T>(T[] buffer, int offset, int count, int dest, int tag, RequestList requests) where T : unmanaged =>
+        PostSend(buffer, offset, count, dest, tag, requests, CoreConst.SendStandard);
+
+    /// <summary>Starts a synchronous send of the whole array (MPI_Issend) as the next operation of <paramref name="requests"/>.</summary>
+    /// <param name="buffer">The elements to send; unchanged until the list completes.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    /// <param name="requests">The list the operation joins.</param>
+    /// <returns>The operation's index in the list.</returns>
+    /// <exception cref="InvalidOperationException">The list is full (nothing is sent).</exception>
+    /// <exception cref="ObjectDisposedException">The list or the communicator was disposed.</exception>
+    public int ISsend<T>(T[] buffer, int dest, int tag, RequestList requests) where T : unmanaged =>
+        ISsend(buffer, 0, WholeLength(buffer), dest, tag, requests);
+
+    /// <summary>Starts a synchronous send of <paramref name="count"/> elements from <paramref name="offset"/> (MPI_Issend) as the next operation of <paramref name="requests"/>.</summary>
+    /// <param name="buffer">The array holding the elements; unchanged until the list completes.</param>
+    /// <param name="offset">Index of the first element to send.</param>
+    /// <param name="count">Number of elements to send.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
+    /// <param name="requests">The list the operation joins.</param>
+    /// <returns>The operation's index in the list.</returns>
+    /// <exception cref="InvalidOperationException">The list is full (nothing is sent).</exception>
+    /// <exception cref="ObjectDisposedException">The list or the communicator was disposed.</exception>
+    public int ISsend<T>(T[] buffer, int offset, int count, int dest, int tag, RequestList requests) where T : unmanaged =>
+        PostSend(buffer, offset, count, dest, tag, requests, CoreConst.SendSync);
+
+    /// <summary>Checks a send's arguments, then posts it into the list (ISend and ISsend into a RequestList).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private int PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, RequestList requests, int mode)
+        where T : unmanaged
+    {
+        CheckSlice(buffer, offset, count, nameof(buffer));
+        int h = Handle;
+        CheckDest(dest);
+        CheckSendTag(tag);
+        if (requests is null)
+            ThrowHelper.ThrowNull(nameof(requests));
+        return requests.PostSend(buffer, offset, count, dest, tag, h, mode);
+    }
+
+    /// <summary>Starts receiving into the whole array (MPI_Irecv) as the next operation of <paramref name="requests"/>.</summary>
+    /// <param name="buffer">Where the message goes; not to be touched until the list completes.</param>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    /// <param name="requests">The list the operation joins.</param>
+    /// <returns>The operation's index in the list (its entry in the statuses of a WaitAll).</returns>
+    /// <exception cref="InvalidOperationException">The list is full (nothing is posted).</exception>
+    /// <exception cref="ObjectDisposedException">The list or the communicator was disposed.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public int IRecv<T>(T[] buffer, int source, int tag, RequestList requests) where T : unmanaged =>
+        IRecv(buffer, 0, WholeLength(buffer), source, tag, requests);
+
+    /// <summary>Starts receiving into <paramref name="count"/> elements from <paramref name="offset"/> (MPI_Irecv) as the next operation of <paramref name="requests"/>.</summary>
+    /// <param name="buffer">The array to receive into.</param>
+    /// <param name="offset">Index of the first element to write.</param>
+    /// <param name="count">Capacity in elements.</param>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    /// <param name="requests">The list the operation joins.</param>
+    /// <returns>The operation's index in the list.</returns>
+    /// <exception cref="InvalidOperationException">The list is full (nothing is posted).</exception>
+    /// <exception cref="ObjectDisposedException">The list or the communicator was disposed.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public int IRecv<T>(T[] buffer, int offset, int count, int source, int tag, RequestList requests) where T : unmanaged
+    {
+        CheckSlice(buffer, offset, count, nameof(buffer));
+        int h = Handle;
+        CheckSource(source);
+        CheckRecvTag(tag);
+        if (requests is null)
+            ThrowHelper.ThrowNull(nameof(requests));
+        return requests.PostRecv(buffer, offset, count, source, tag, h);
+    }
+
     // ---- persistent requests (MPI-4.0 3.9) ----
 
     /// <summary>

@@ -19,7 +19,7 @@ public sealed unsafe partial class Request
         internal static int Count;
     }
 
-    /// <summary>Dropped operations whose buffers are still held (tests).</summary>
+    /// <summary>Dropped operations whose buffers are still held (tests; completions sweep while it is not 0).</summary>
     internal static int OrphanedHolds => Volatile.Read(ref Orphans.Count);
 
     /// <summary>Gives up an operation nobody will complete (disposed, or its request dropped).</summary>
@@ -29,16 +29,28 @@ public sealed unsafe partial class Request
         if (h == CoreConst.ReqNull)
             return;
         group.Handles[index] = CoreConst.ReqNull;
+        if (group.PinSlots is { } slots)
+        {
+            ref RequestGroup.Pins op = ref slots[index];
+            Abandon(h, op.Pin, op.Pin2);
+            op.Pin = op.Pin2 = null;
+        }
+        else
+            Abandon(h, null, null);
+    }
+
+    /// <summary>
+    /// Gives up the operation <paramref name="handle"/> and keeps its pins until the core has
+    /// finished with it (a dropped request, or a RequestList's entry); calls no MPI (any thread).
+    /// </summary>
+    internal static void Abandon(int handle, BufferHold? pin, BufferHold? pin2)
+    {
         // The core owns completion: it frees the slot once it sees the
         // operation done (in a later wait, a sweep, or at a GC mark under
         // motor).  This touches no MPI state, so the finalizer thread may call it.
-        Core.ReqOrphan(h);
-        if (group.PinSlots is { } slots && (slots[index].Pin is not null || slots[index].Pin2 is not null))
-        {
-            ref RequestGroup.Pins op = ref slots[index];
-            AbandonPins(h, op.Pin, op.Pin2);
-            op.Pin = op.Pin2 = null;
-        }
+        Core.ReqOrphan(handle);
+        if (pin is not null || pin2 is not null)
+            AbandonPins(handle, pin, pin2);
     }
 
     /// <summary>

@@ -177,7 +177,7 @@ public sealed unsafe partial class Request
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static void ThrowPostFailed(int rc, BufferHold? pin)
+    internal static void ThrowPostFailed(int rc, BufferHold? pin)
     {
         Exception e = ThrowHelper.CoreException(rc);
         pin?.Release();

@@ -9,7 +9,7 @@ namespace System.MP;
 public sealed unsafe partial class Request
 {
     /// <summary>WaitAll polls before waiting only for sets smaller than this.</summary>
-    private const int SpinAllLimit = 16;
+    internal const int SpinAllLimit = 16;
 
     /// <summary>Waits for every request (MPI_Waitall).</summary>
     /// <param name="requests">The requests; completed ones contribute their stored status.</param>

@@ -27,6 +27,7 @@ internal static class SR
     internal const string CountOutOfRange = "Count {0} is negative or runs past the end of the array (offset {1}, length {2}).";
     internal const string ScalarShortMessage = "The message carried {0} bytes but a {1} needs {2}.";
     internal const string StatusesTooShort = "The statuses span has {0} entries but there are {1} requests.";
+    internal const string RequestListFull = "The RequestList is full ({0} operations): complete it (WaitAll, TestAll) before posting more.";
     internal const string NullRequest = "requests[{0}] is null.";
     internal const string PersistentActive = "The persistent request is active: complete its instance (Wait, Test, WaitAll, ...) before starting it again.";
     internal const string RepeatedRequest = "the same request is in the set twice (entries {0} and {1}); MPI would complete it twice.";

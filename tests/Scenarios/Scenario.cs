@@ -130,6 +130,11 @@ public enum Scenario
     RequestPathPins,
     RequestPathMixedSets,
 
+    // RequestList: windows posted into a reusable list, its errors, lists given up (RequestLists.cs)
+    RequestListWindows,
+    RequestListErrors,
+    RequestListAbandoned,
+
     // MPI-4: sessions, partitioned communication, persistent v-collectives, spawn hints (Mpi4.cs)
     Mpi4Sessions,
     Mpi4SessionsAlone,

@@ -1,0 +1,288 @@
+using System.MP.Interop;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Threading;
+
+namespace System.MP;
+
+/// <summary>
+/// A reusable list of nonblocking sends and receives completed together: the
+/// allocation-free way to post windows of operations, as a C program fills an
+/// array of <c>MPI_Request</c> and calls <c>MPI_Waitall</c> on it.
+/// </summary>
+/// <remarks>
+/// <para>
+/// Post into the list with the <c>ISend</c>, <c>ISsend</c> and <c>IRecv</c> overloads of
+/// <see cref="Communicator"/> that take a <see cref="RequestList"/>; each returns the
+/// operation's index in the list, which is its place in the statuses of
+/// <see cref="WaitAll(Span{Status})"/>.  <see cref="WaitAll()"/> and a successful
+/// <see cref="TestAll()"/> complete every operation and empty the list, ready for
+/// the next window.  Posting allocates nothing: no <see cref="Request"/> object,
+/// no status array (under plain dotnet an ordinary array still takes one pinned
+/// GCHandle per window, shared by the operations on it, as with <see cref="Request"/>).
+/// </para>
+/// <para>
+/// Buffers are held exactly as for <see cref="Request"/>: until its operation
+/// completes an array must not be touched, and it does not move.  A list disposed,
+/// or dropped, with operations in flight gives them up as
+/// <see cref="Request.Dispose"/> does: they still complete, and their buffers are
+/// released when they do.  A list is not thread-safe: post into it and complete it
+/// from one thread at a time.
+/// </para>
+/// </remarks>
+public sealed unsafe class RequestList : IDisposable
+{
+    private int[] _handles; // empty once disposed: the capacity check of a post also refuses a disposed list
+    private RequestGroup.Pins[]? _pins; // library mode, movable arrays: allocated with the list's first pin
+    private int _count;
+    private readonly int _capacity;
+
+    /// <summary>Creates an empty list.</summary>
+    /// <param name="capacity">How many operations it holds between two completions (1 or more).</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="capacity"/> is below 1.</exception>
+    public RequestList(int capacity)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(capacity, 1);
+        _handles = new int[capacity];
+        _capacity = capacity;
+    }
+
+    /// <summary>How many operations the list holds between two completions.</summary>
+    public int Capacity => _capacity;
+
+    /// <summary>Operations posted since the list was last completed (or created).</summary>
+    public int Count => _count;
+
+    /// <summary>
+    /// Waits for every operation in the list (MPI_Waitall) and empties it.
+    /// </summary>
+    /// <exception cref="MessageTruncatedException">A receive got a message longer than its buffer (an <see cref="MpiException"/>: as below).</exception>
+    /// <exception cref="ObjectDisposedException">The list was disposed.</exception>
+    /// <exception cref="MpiException">MPI failed an operation.  The operations MPI completed are released (their entries become null: complete, with an empty status); any it left pending (MPI_ERR_PENDING, MPI-4.0 §3.7.5) stay in the list at their indices, for another WaitAll to complete or <see cref="Dispose"/> to give up.  The list is empty when none is left.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public void WaitAll() => WaitAllCore(null);
+
+    /// <summary>Waits for every operation in the list (MPI_Waitall), writes their statuses and empties it.</summary>
+    /// <param name="statuses">Receives the statuses in posting order (entry i for the operation posted at index i); at least <see cref="Count"/> long.</param>
+    /// <exception cref="ArgumentException"><paramref name="statuses"/> is shorter than <see cref="Count"/> (nothing is waited for).</exception>
+    /// <exception cref="MessageTruncatedException">A receive got a message longer than its buffer (an <see cref="MpiException"/>: see <see cref="WaitAll()"/>).</exception>
+    /// <exception cref="ObjectDisposedException">The list was disposed.</exception>
+    /// <exception cref="MpiException">MPI failed an operation; see <see cref="WaitAll()"/>.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public void WaitAll(Span<Status> statuses)
+    {
+        if (statuses.Length < _count)
+            ThrowHelper.ThrowStatusesTooShort(statuses.Length, _count);
+        fixed (Status* s = statuses)
+            WaitAllCore(s);
+    }
+
+    /// <summary>
+    /// Tests whether every operation in the list completed (MPI_Testall); when so,
+    /// completes them all and empties the list.  An empty list tests true.
+    /// </summary>
+    /// <exception cref="MessageTruncatedException">A receive got a message longer than its buffer (an <see cref="MpiException"/>: see <see cref="WaitAll()"/>).</exception>
+    /// <exception cref="ObjectDisposedException">The list was disposed.</exception>
+    /// <exception cref="MpiException">MPI failed an operation; see <see cref="WaitAll()"/>.</exception>
+    public bool TestAll() => TestAllCore(null);
+
+    /// <summary>
+    /// Tests whether every operation in the list completed (MPI_Testall); when so,
+    /// writes their statuses, completes them all and empties the list.
+    /// </summary>
+    /// <param name="statuses">Receives the statuses in posting order when the result is true; at least <see cref="Count"/> long.</param>
+    /// <exception cref="ArgumentException"><paramref name="statuses"/> is shorter than <see cref="Count"/> (nothing is tested).</exception>
+    /// <exception cref="MessageTruncatedException">A receive got a message longer than its buffer (an <see cref="MpiException"/>: see <see cref="WaitAll()"/>).</exception>
+    /// <exception cref="ObjectDisposedException">The list was disposed.</exception>
+    /// <exception cref="MpiException">MPI failed an operation; see <see cref="WaitAll()"/>.</exception>
+    public bool TestAll(Span<Status> statuses)
+    {
+        if (statuses.Length < _count)
+            ThrowHelper.ThrowStatusesTooShort(statuses.Length, _count);
+        fixed (Status* s = statuses)
+            return TestAllCore(s);
+    }
+
+    /// <summary>
+    /// Gives up the operations still in flight, as <see cref="Request.Dispose"/> does (they
+    /// complete, and their buffers are released when they do), and makes the list unusable.
+    /// </summary>
+    public void Dispose()
+    {
+        if (_handles.Length == 0)
+            return;
+        Abandon();
+        _handles = [];
+        GC.SuppressFinalize(this);
+    }
+
+    /// <summary>Dropped with operations in flight: they are given up, their buffers held until the core sees them complete.</summary>
+    ~RequestList() => Abandon();
+
+    private void Abandon()
+    {
+        for (int i = 0; i < _count; i++)
+        {
+            if (_handles[i] == CoreConst.ReqNull)
+                continue; // completed by a WaitAll that failed on another entry
+            RequestGroup.Pins p = _pins is null ? default : _pins[i];
+            Request.Abandon(_handles[i], p.Pin, p.Pin2);
+        }
+        if (_pins is not null)
+            Array.Clear(_pins, 0, _count);
+        _count = 0;
+    }
+
+    // ---- posting (Communicator.PointToPoint.cs checks the arguments first) ----
+
+    /// <summary>Posts a send the caller has checked (slice, communicator, rank, tag) into the next entry.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal int PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, int comm, int mode) where T : unmanaged
+    {
+        int i = NextEntry(), req = 0, rc;
+        bool register = Request.Hold(buffer, count, RequestGroup.CurrentPoster, out BufferHold? pin);
+        fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as Request.PostSend
+            rc = Core.Isend(p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
+                            register ? Request.ObjectAddress(ref buffer) : null, &req);
+        return Added(i, rc, req, pin);
+    }
+
+    /// <summary>Posts a receive the caller has checked into the next entry.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal int PostRecv<T>(T[] buffer, int offset, int count, int source, int tag, int comm) where T : unmanaged
+    {
+        int i = NextEntry(), req = 0, rc;
+        bool register = Request.Hold(buffer, count, RequestGroup.CurrentPoster, out BufferHold? pin);
+        fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
+            rc = Core.Irecv(p + offset, (long)count * sizeof(T), source, tag, comm,
+                            register ? Request.ObjectAddress(ref buffer) : null, &req);
+        return Added(i, rc, req, pin);
+    }
+
+    /// <summary>The index the next post takes; a full or disposed list refuses it before anything is posted.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private int NextEntry()
+    {
+        int i = _count;
+        if ((uint)i >= (uint)_handles.Length)
+            ThrowFull();
+        return i;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private int Added(int i, int rc, int req, BufferHold? pin)
+    {
+        if (rc < 0)
+            Request.ThrowPostFailed(rc, pin);
+        _handles[i] = req;
+        if (pin is not null)
+            (_pins ??= new RequestGroup.Pins[_capacity])[i].Pin = pin;
+        _count = i + 1;
+        return i;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void ThrowFull()
+    {
+        if (_handles.Length == 0)
+            throw new ObjectDisposedException(nameof(RequestList));
+        throw new InvalidOperationException(SR.Format(SR.RequestListFull, _capacity));
+    }
+
+    // ---- completion ----
+
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    private void WaitAllCore(Status* statuses)
+    {
+        int n = _count, rc;
+        if (n == 0)
+        {
+            if (_handles.Length == 0)
+                throw new ObjectDisposedException(nameof(RequestList));
+            return;
+        }
+        fixed (int* h = _handles)
+        {
+            // Poll first for a few requests, as Request.WaitAll does.
+            var all = new Completion.AllRequests(n, h, statuses);
+            rc = Completion.PollThenBlock(ref all, n < Request.SpinAllLimit ? Completion.SpinPolls / n : 0);
+        }
+        Finish(n, rc);
+    }
+
+    private bool TestAllCore(Status* statuses)
+    {
+        int n = _count, rc;
+        if (_handles.Length == 0)
+            throw new ObjectDisposedException(nameof(RequestList));
+        if (n == 0)
+            return true;
+        fixed (int* h = _handles)
+            rc = Core.ReqTestall(n, h, statuses);
+        if (rc == 0)
+            return false;
+        Finish(n, rc);
+        return true;
+    }
+
+    /// <summary>The list's n operations were completed (rc &gt;= 0), or MPI failed the set (FinishFailed).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void Finish(int n, int rc)
+    {
+        if (rc < 0)
+            FinishFailed(n, rc);
+        if (_pins is { } pins)
+            ReleasePins(pins, n);
+        _count = 0;
+        if (Request.OrphanedHolds != 0)
+            Request.SweepOrphans();
+    }
+
+    private static void ReleasePins(RequestGroup.Pins[] pins, int n)
+    {
+        for (int i = 0; i < n; i++)
+        {
+            ref RequestGroup.Pins p = ref pins[i];
+            if (p.Pin is not null)
+            {
+                p.Pin.Release();
+                p.Pin = null;
+            }
+        }
+    }
+
+    /// <summary>
+    /// MPI failed the set (MPI-4.0 3.7.5): the operations it completed, with or without an
+    /// error, are released and their entries become null (complete, with an empty status);
+    /// those it left pending (MPI_ERR_PENDING) stay in the list at their indices, so that a
+    /// second WaitAll completes them.  The list is empty when none is left.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void FinishFailed(int n, int rc)
+    {
+        Exception error = ThrowHelper.CoreException(rc);
+        bool pending = false;
+        for (int i = 0; i < n; i++)
+        {
+            int h = _handles[i];
+            if (h == CoreConst.ReqNull)
+                continue;
+            if (Core.ReqLive(h) != 0)
+            {
+                pending = true;
+                continue;
+            }
+            _handles[i] = CoreConst.ReqNull;
+            if (_pins is not null && _pins[i].Pin is { } pin)
+            {
+                pin.Release();
+                _pins[i].Pin = null;
+            }
+        }
+        if (!pending)
+            _count = 0;
+        if (Request.OrphanedHolds != 0)
+            Request.SweepOrphans();
+        throw error;
+    }
+}
