@@ -73,7 +73,8 @@ IL_MP="$ROOT/artifacts/dotnet/obj/System.MP/release/r2r/il/System.MP.dll"
 # The placement experiment (issue 18 target 2, perf/README.md) in the latency and bandwidth groups:
 # C-net is the C floor with its buffers at the page offsets where the C# program's arrays of MAX
 # bytes start (asked of it once, BENCH_BUFFER_REPORT), motor-pinned is motor on Mpi.AllocatePinned
-# arrays (cache-line aligned).
+# arrays (cache-line aligned).  motor-list (bandwidth) posts each window into a RequestList:
+# the allocation-free request path (issue 18 target 1).
 LAT_NET=0,0 BW_NET=0,0
 case " $ONLY " in *" latency "* | *" bandwidth "*)
   LAT_NET=$(net_offsets "$MAX" "$MPIEXEC" -n 2 "$MOTOR" "$(app PingPong)")
@@ -95,6 +96,7 @@ bandwidth|dotnet|$MPIEXEC -n 2 dotnet $(app Bandwidth) $MAX $BW_SCALE
 bandwidth|wrapper|$MPIEXEC -n 2 dotnet $(app Wrapper) bandwidth $MAX $BW_SCALE
 bandwidth|C-net|env BENCH_BUFFER_OFFSETS=$BW_NET $MPIEXEC -n 2 $BIN/bandwidth-c $MAX $BW_SCALE
 bandwidth|motor-pinned|env BENCH_BUFFER=pinned $MPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
+bandwidth|motor-list|env BENCH_REQUESTS=list $MPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
 collectives|C|$MPIEXEC -n 2 $BIN/collectives-c
 collectives|motor|$MPIEXEC -n 2 $MOTOR $(app Collectives)
 collectives|dotnet|$MPIEXEC -n 2 dotnet $(app Collectives)

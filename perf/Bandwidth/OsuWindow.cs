@@ -21,4 +21,23 @@ internal static class OsuWindow
             comm.Send(0, 0, 101);
         }
     }
+
+    /// <summary>The same window posted into <paramref name="list"/> (BENCH_REQUESTS=list): no Request object per message.</summary>
+    internal static void Exchange(Communicator comm, byte[] send, byte[] recv, RequestList list, int count)
+    {
+        if (comm.Rank == 0)
+        {
+            for (int w = list.Count; w < list.Capacity; w++)
+                comm.ISend(send, 0, count, 1, 100, list);
+            list.WaitAll();
+            comm.Recv<int>(1, 101);
+        }
+        else if (comm.Rank == 1)
+        {
+            for (int w = list.Count; w < list.Capacity; w++)
+                comm.IRecv(recv, 0, count, 0, 100, list);
+            list.WaitAll();
+            comm.Send(0, 0, 101);
+        }
+    }
 }

@@ -9,7 +9,8 @@
 // second thread on each rank allocates about 1 GB/s (short-lived arrays plus
 // a ring of survivors), so GCs happen while the windows are in flight: under
 // motor the GC extension pins the in-flight buffers at mark time, under
-// dotnet each operation holds a pinned GCHandle.
+// dotnet each operation holds a pinned GCHandle.  BENCH_REQUESTS=list posts each
+// window into a RequestList instead of Request objects (nothing allocated per message).
 using System.Diagnostics.Tracing;
 using System.Globalization;
 using System.MP;
@@ -30,6 +31,7 @@ var recv = BenchBuffer.Allocate(max);
 BenchBuffer.Report(comm, send, recv);
 Array.Fill(send, (byte)'a');
 var reqs = new Request[Window];
+RequestList? list = Environment.GetEnvironmentVariable("BENCH_REQUESTS") == "list" ? new RequestList(Window) : null;
 // Per-pause percentiles need the runtime's GC events, whose in-process listener
 // runs a dispatch thread that wakes at every GC and takes a core from a
 // busy-polling rank: only the pressure runs (which are about pauses) listen.
@@ -42,7 +44,7 @@ allocator?.Start();
 if (comm.Rank == 0)
 {
     string mode = Mpi.IsHosted ? (Mpi.GetStatistics().GcExtensionActive ? "motor, GC extension" : "motor, GCHandles") : "dotnet, GCHandles";
-    Console.WriteLine($"# C# System.MP bandwidth (osu_bw methodology, window {Window}; {mode}{(pressure ? ", allocation pressure" : "")})");
+    Console.WriteLine($"# C# System.MP bandwidth (osu_bw methodology, window {Window}; {mode}{(list is null ? "" : ", RequestList")}{(pressure ? ", allocation pressure" : "")})");
     Console.WriteLine($"# {"size",-10} {"MB/s",14}");
 }
 // JIT warm-up, as in samples/PingPong: windows for a second before anything is
@@ -52,7 +54,7 @@ if (comm.Rank == 0)
 for (double start = Mpi.Wtime(); ;)
 {
     for (int i = 0; i < 100; i++)
-        OsuWindow.Exchange(comm, send, recv, reqs, (int)Math.Min(i % 2 == 0 ? 8 : 4096, max));
+        Exchange((int)Math.Min(i % 2 == 0 ? 8 : 4096, max));
     if (!comm.Bcast(comm.Rank == 0 && Mpi.Wtime() - start < 1.0, 0))
         break;
 }
@@ -67,7 +69,7 @@ for (long n = 1; n <= max; n *= 2)
     {
         if (i == warm)
             t0 = Mpi.Wtime();
-        OsuWindow.Exchange(comm, send, recv, reqs, (int)n);
+        Exchange((int)n);
     }
     if (comm.Rank == 0)
         Console.WriteLine($"{n,-12} {(double)n * Window * iters / (Mpi.Wtime() - t0) / 1e6,14:G6}");
@@ -90,6 +92,14 @@ if (comm.Rank == 0)
         $"# gc: {gcs} GCs, {paused}; pinned at marks {s.PinnedTotal}, released at marks {s.ReleasedAtMark}"));
 }
 return 0;
+
+void Exchange(int count)
+{
+    if (list is null)
+        OsuWindow.Exchange(comm, send, recv, reqs, count);
+    else
+        OsuWindow.Exchange(comm, send, recv, list, count);
+}
 
 static void Allocate(CancellationToken stop)
 {

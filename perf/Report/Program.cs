@@ -86,7 +86,8 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
         new("latency", "Point-to-point latency", "µs", false, true,
             "osu_latency methodology: blocking ping-pong between 2 ranks, half round trip; 100 warm-up + 10000 timed iterations up to 8 KiB, 10 + 1000 above (times SCALE). " + Placement),
         new("bandwidth", "Point-to-point bandwidth", "MB/s", true, true,
-            "osu_bw methodology: windows of 64 nonblocking sends/receives and a 4-byte acknowledgement (bench.sh times 10× osu_bw's window counts by default, BW_SCALE). " + Placement),
+            "osu_bw methodology: windows of 64 nonblocking sends/receives and a 4-byte acknowledgement (bench.sh times 10× osu_bw's window counts by default, BW_SCALE). " +
+            "motor-list posts each window into a RequestList instead of Request objects (nothing allocated per message). " + Placement),
         new("rma-put", "One-sided Put latency", "µs", false, true,
             "osu_put_latency methodology: rank 0 locks rank 1's window (Window.Allocate / MPI_Win_allocate) and times Put + Flush; " +
             "100 warm-up + 10000 timed iterations up to 8 KiB, 10 + 1000 above (times SCALE)."),

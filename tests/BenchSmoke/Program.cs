@@ -21,7 +21,8 @@ try
     string[] objects = ["raw", "objects", "json", "mempack", "mprobe"];
     string[] sizes = [.. Enumerable.Range(0, 31).Select(i => 1L << i).TakeWhile(s => s <= maxBytes).Select(s => s.ToString(CultureInfo.InvariantCulture))];
     bench.CheckTable("latency", "us", "C", p2p, ["0", .. sizes]);
-    bench.CheckTable("bandwidth", "MBps", "C", p2p, sizes);
+    string[] bandwidth = [.. p2p, "motor-list"];
+    bench.CheckTable("bandwidth", "MBps", "C", bandwidth, sizes);
     bench.CheckTable("collectives", "us", "C", ["C", "motor", "dotnet"], ["allreduce 8", "bcast 1048576", "alltoall 4096"]);
     bench.CheckTable("objects", "us", "raw", objects, ["1", "2", "4", "8", "16", "32", "64"]);
     // Bandwidth beside the gRPC service: sizes up to MAX_BYTES of 8 KiB, 64 KiB, 1 MiB, else MAX_BYTES alone.
@@ -37,7 +38,7 @@ try
     bench.CheckTable("objects-ompi", "us", "mpi4py", ["mpi4py", "motor", "mpi4py-raw", "motor-raw"], ["1", "2", "4", "8", "16", "32", "64"]);
     bench.CheckInstructions(["C", "core"]);   // build.sh runs these two: valgrind starts a managed series slowly
     bench.CheckPlot("latency", p2p);
-    bench.CheckPlot("bandwidth", p2p);
+    bench.CheckPlot("bandwidth", bandwidth);
     bench.CheckPlot("objects", objects);
     bench.CheckPlot("first-loop", ["C", "motor", "motor-qjfl", "motor-before", "dotnet"]);
     bench.CheckPlot("objects-ompi", ["mpi4py", "motor", "mpi4py-raw", "motor-raw"]);
