@@ -68,6 +68,13 @@ internal static class PinnedBuffers
         return array;
     }
 
+    /// <summary>True once any array was allocated here (before that, no array is a pinned-heap one).</summary>
+    internal static bool AnyAllocated
+    {
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get => Volatile.Read(ref Allocated.Any) != 0;
+    }
+
     /// <summary>True for an array that can never move (one cheap load when none was ever allocated).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static bool Contains(Array? array) =>

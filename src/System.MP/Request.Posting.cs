@@ -85,6 +85,10 @@ public sealed unsafe partial class Request
     private static BufferHold? NativeHold(NeighborBlock* hood, BufferHold? with1, BufferHold? with2) =>
         hood is null || hood->Memory is null ? null : BufferHold.ForNative(hood->Memory, with1, with2);
 
+    /// <summary>
+    /// Posts a send whose every argument the caller has checked as the core would
+    /// (Communicator.ISend/ISsend): the core's checked entry does not check them again.
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static unsafe Request PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, int comm, int mode)
         where T : unmanaged
@@ -96,13 +100,16 @@ public sealed unsafe partial class Request
         // pinned (or immobile) array keeps its address after it.  The caller
         // checked the slice (Communicator.CheckSlice): the array's data
         // reference needs no null or empty check, and an empty slice is sent
-        // from a valid address.
+        // from a valid address.  The caller checked every argument the core
+        // would (communicator, rank, tag, slice): the core's checked entry
+        // looks only at MPI's state and the special ranks.
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
-            rc = Core.Isend(p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
+            rc = Core.IsendChecked(p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
                             register ? ObjectAddress(ref buffer) : null, &req);
         return Posted(poster, rc, req, pin);
     }
 
+    /// <summary>Posts a receive whose arguments the caller has checked (Communicator.IRecv), as <see cref="PostSend{T}"/>.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static unsafe Request PostRecv<T>(T[] buffer, int offset, int count, int source, int tag, int comm)
         where T : unmanaged
@@ -111,7 +118,7 @@ public sealed unsafe partial class Request
         RequestGroup.Poster poster = RequestGroup.CurrentPoster;
         bool register = Hold(buffer, count, poster, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as PostSend
-            rc = Core.Irecv(p + offset, (long)count * sizeof(T), source, tag, comm,
+            rc = Core.IrecvChecked(p + offset, (long)count * sizeof(T), source, tag, comm,
                             register ? ObjectAddress(ref buffer) : null, &req);
         return Posted(poster, rc, req, pin);
     }

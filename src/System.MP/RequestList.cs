@@ -36,6 +36,7 @@ public sealed unsafe class RequestList : IDisposable
     private RequestGroup.Pins[]? _pins; // library mode, movable arrays: allocated with the list's first pin
     private int _count;
     private readonly int _capacity;
+    private readonly bool _registerBuffers = Request.s_registerBuffers; // read here once: no class-initialization check per post
 
     /// <summary>Creates an empty list.</summary>
     /// <param name="capacity">How many operations it holds between two completions (1 or more).</param>
@@ -133,16 +134,16 @@ public sealed unsafe class RequestList : IDisposable
         _count = 0;
     }
 
-    // ---- posting (Communicator.PointToPoint.cs checks the arguments first) ----
+    // ---- posting (Communicator.PointToPoint.cs checks the arguments first, so the core's checked entries serve) ----
 
     /// <summary>Posts a send the caller has checked (slice, communicator, rank, tag) into the next entry.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal int PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, int comm, int mode) where T : unmanaged
     {
         int i = NextEntry(), req = 0, rc;
-        bool register = Request.Hold(buffer, count, RequestGroup.CurrentPoster, out BufferHold? pin);
+        bool register = Hold(buffer, count, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as Request.PostSend
-            rc = Core.Isend(p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
+            rc = Core.IsendChecked(p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
                             register ? Request.ObjectAddress(ref buffer) : null, &req);
         return Added(i, rc, req, pin);
     }
@@ -152,11 +153,27 @@ public sealed unsafe class RequestList : IDisposable
     internal int PostRecv<T>(T[] buffer, int offset, int count, int source, int tag, int comm) where T : unmanaged
     {
         int i = NextEntry(), req = 0, rc;
-        bool register = Request.Hold(buffer, count, RequestGroup.CurrentPoster, out BufferHold? pin);
+        bool register = Hold(buffer, count, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
-            rc = Core.Irecv(p + offset, (long)count * sizeof(T), source, tag, comm,
+            rc = Core.IrecvChecked(p + offset, (long)count * sizeof(T), source, tag, comm,
                             register ? Request.ObjectAddress(ref buffer) : null, &req);
         return Added(i, rc, req, pin);
+    }
+
+    /// <summary>
+    /// Request.Hold without the posting thread's state where it is not needed: under motor
+    /// with the GC extension, while no pinned-heap array exists, every array with elements
+    /// is registered with the core.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool Hold<T>(T[] buffer, int count, out BufferHold? pin)
+    {
+        if (_registerBuffers && !PinnedBuffers.AnyAllocated)
+        {
+            pin = null;
+            return count > 0;
+        }
+        return Request.Hold(buffer, count, RequestGroup.CurrentPoster, out pin);
     }
 
     /// <summary>The index the next post takes; a full or disposed list refuses it before anything is posted.</summary>

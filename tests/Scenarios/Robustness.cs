@@ -70,6 +70,30 @@ internal static class Robustness
         Check.Throws<ArgumentNullException>(() => c.Send((int[])null!, 0, 0), "null send buffer");
         Check.Throws<ArgumentNullException>(() => c.Recv((int[])null!, 0, 0), "null receive buffer");
         Check.Throws<ArgumentNullException>(() => c.ISend((int[])null!, 0, 0), "null isend buffer");
+        // Nonblocking posts reach the core's checked entries (isend_checked, irecv_checked),
+        // which trust System.MP's checks: each bad argument must be refused here, before them.
+        var list = new RequestList(4);
+        int overUb = Mpi.TagUpperBound == int.MaxValue ? -2 : Mpi.TagUpperBound + 1; // Open MPI's bound is int.MaxValue
+        foreach (Func<int>[] posts in new[]
+        {
+            new Func<int>[] { () => c.ISend(a, n, 0).GetHashCode(), () => c.ISend(a, n, 0, list) },
+            [() => c.ISend(a, Mpi.AnySource, 0).GetHashCode(), () => c.ISsend(a, Mpi.AnySource, 0, list)],
+            [() => c.ISend(a, 0, -3).GetHashCode(), () => c.ISend(a, 0, -3, list)],
+            [() => c.ISsend(a, 0, Mpi.AnyTag).GetHashCode(), () => c.ISend(a, 0, Mpi.AnyTag, list)],
+            [() => c.ISend(a, 0, overUb).GetHashCode(), () => c.ISend(a, 0, overUb, list)],
+            [() => c.ISend(a, 0, -1, 0, 0).GetHashCode(), () => c.ISend(a, 0, -1, 0, 0, list)],
+            [() => c.IRecv(a, n + 1, 0).GetHashCode(), () => c.IRecv(a, n + 1, 0, list)],
+            [() => c.IRecv(a, -7, 0).GetHashCode(), () => c.IRecv(a, -7, 0, list)],
+            [() => c.IRecv(a, 0, -9).GetHashCode(), () => c.IRecv(a, 0, -9, list)],
+            [() => c.IRecv(a, 0, overUb).GetHashCode(), () => c.IRecv(a, 9, 0, 0, 0, list)],
+        })
+        {
+            foreach (Func<int> post in posts)
+                Check.Throws<ArgumentOutOfRangeException>(() => post(), "a nonblocking post with a bad rank, tag or slice");
+        }
+        Check.Equal(0, list.Count, "the refused posts left the list empty");
+        Check.Equal(0L, Mpi.GetStatistics().ActiveRequests, "the refused posts left no request in the core");
+        list.Dispose();
         Check.Throws<ArgumentNullException>(() => Request.WaitAll(null!), "null request array");
         Check.Throws<ArgumentOutOfRangeException>(() => c.Split(-5, 0), "negative split color");
         try

@@ -80,6 +80,11 @@ static void test_before_init(void)
     CHECK(mp_comm_rank(MP_COMM_WORLD, &v) == MP_ESTATE);
     CHECK(last_error_mentions("not initialized"));
     CHECK(mp_send_start(b, 1, 0, 0, MP_COMM_WORLD, MP_SEND_STANDARD, &t) == MP_ESTATE);
+    {
+        mp_req_t r = MP_REQ_NULL;
+        CHECK(mp_isend_checked(b, 1, 0, 0, MP_COMM_WORLD, MP_SEND_STANDARD, NULL, &r) == MP_ESTATE);
+        CHECK(mp_irecv_checked(b, 1, 0, 0, MP_COMM_WORLD, NULL, &r) == MP_ESTATE && r == MP_REQ_NULL);
+    }
     CHECK(mp_init(7, &v) == MP_EINVAL);
 }
 
@@ -160,6 +165,32 @@ static void test_self_messages(void)
     CHECK(mp_probe(MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, &st) == 0 && st.bytes == 12);
     CHECK(mp_recv_start(in, 16, 0, 9, MP_COMM_SELF, &st, &t) == 1 && st.bytes == 12);
     CHECK(mp_req_test(r, &st) == 1);
+    CHECK(mp_req_active() == 0);
+}
+
+/* The entries for callers that checked their arguments (System.MP): the same
+ * messages as isend/irecv, the special ranks and tags translated, a handle
+ * outside the communicator table still refused. */
+static void test_checked_entries(void)
+{
+    int32_t out[4] = { 5, 6, 7, 8 }, in[4] = { 0 };
+    mp_req_t r[2];
+    mp_status_t st[2];
+    CHECK(mp_irecv_checked(in, 16, MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, NULL, &r[0]) == 0);
+    CHECK(mp_isend_checked(out, 16, 0, 3, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r[1]) == 0);
+    CHECK(mp_req_waitall(2, r, st) == 0);
+    CHECK(st[0].source == 0 && st[0].tag == 3 && st[0].bytes == 16 && in[0] == 5 && in[3] == 8);
+    CHECK(mp_irecv_checked(in, 8, 0, 4, MP_COMM_SELF, NULL, &r[0]) == 0);
+    CHECK(mp_isend_checked(out, 8, 0, 4, MP_COMM_SELF, MP_SEND_SYNC, NULL, &r[1]) == 0);
+    CHECK(mp_req_waitall(2, r, st) == 0 && st[0].tag == 4 && st[0].bytes == 8);
+    /* ProcNull completes at once with the empty status, as through irecv. */
+    CHECK(mp_isend_checked(out, 16, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r[0]) == 0);
+    CHECK(mp_irecv_checked(in, 16, MP_PROC_NULL, MP_ANY_TAG, MP_COMM_SELF, NULL, &r[1]) == 0);
+    CHECK(mp_req_waitall(2, r, st) == 0 && st[1].source == MP_PROC_NULL && st[1].bytes == 0);
+    /* Handles the table does not hold: refused, nothing posted. */
+    r[0] = MP_REQ_NULL;
+    CHECK(mp_isend_checked(out, 4, 0, 0, -4, MP_SEND_STANDARD, NULL, &r[0]) == MP_EHANDLE && r[0] == MP_REQ_NULL);
+    CHECK(mp_irecv_checked(in, 4, 0, 0, 4096 + 7, NULL, &r[0]) == MP_EHANDLE && r[0] == MP_REQ_NULL);
     CHECK(mp_req_active() == 0);
 }
 
@@ -706,6 +737,12 @@ static void test_after_finalize(void)
     CHECK(mp_state() == MP_STATE_FINALIZED);
     CHECK(mp_comm_rank(MP_COMM_WORLD, &n) == MP_ESTATE);
     CHECK(last_error_mentions("finalized"));
+    {
+        char b[4];
+        mp_req_t r = MP_REQ_NULL;
+        CHECK(mp_isend_checked(b, 4, 0, 0, MP_COMM_WORLD, MP_SEND_STANDARD, NULL, &r) == MP_ESTATE);
+        CHECK(mp_irecv_checked(b, 4, 0, 0, MP_COMM_SELF, NULL, &r) == MP_ESTATE && r == MP_REQ_NULL);
+    }
     CHECK(mp_init(MP_THREAD_SINGLE, &provided) == MP_ESTATE);
 }
 
@@ -724,6 +761,7 @@ static const struct group {
     { "environment", test_environment, 1 },
     { "arguments", test_arguments, 1 },
     { "self_messages", test_self_messages, 1 },
+    { "checked_entries", test_checked_entries, 1 },
     { "inflight_table", test_inflight_table, 1 },
     { "waitall_batches", test_waitall_batches, 1 },
     { "set_handles", test_set_handles, 1 },

@@ -206,18 +206,34 @@ static MP_INLINE int slot_posted(slot_cache_t *c, slot_t *s, int rc, int64_t byt
     return 0;
 }
 
+/* The communicator of a caller that checked its handle (isend_checked,
+ * irecv_checked): no liveness check, only the table bounds (a channel handle
+ * lies above them) and MPI's state. */
+static MP_INLINE int comm_of_checked(mp_comm_t comm, const comm_entry_t **ce)
+{
+    *ce = MP_LIKELY((unsigned)comm < MP_MAX_COMMS) ? &mp_g_comms[comm] : mp_comm_get_channel(comm);
+    return MP_LIKELY(*ce && mp_ready()) ? 0 : mp_fail_comm(comm);
+}
+
 /* The slot is claimed before MPI is called, and MPI writes its request
- * straight into it: fewer values live across the call into MPI. */
-int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
-             void *obj, mp_req_t *req)
+ * straight into it: fewer values live across the call into MPI.  checked:
+ * the caller made every check send_args makes (isend_checked), so only the
+ * communicator's table bounds, MPI's state and MP_PROC_NULL are looked at. */
+static MP_INLINE int isend_as(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
+                              void *obj, mp_req_t *req, int checked)
 {
     const comm_entry_t *ce;
     slot_cache_t *c = my_cache();
     slot_t *s;
     mp_req_t h;
     int d = 0, rc;
-    if ((rc = send_args(buf, bytes, dest, tag, comm, mode, &ce, &d)))
+    if (checked) {
+        if ((rc = comm_of_checked(comm, &ce)))
+            return rc;
+        d = dest == MP_PROC_NULL ? MPI_PROC_NULL : dest;
+    } else if ((rc = send_args(buf, bytes, dest, tag, comm, mode, &ce, &d))) {
         return rc;
+    }
     if (MP_UNLIKELY(d == MPI_PROC_NULL)) {
         count_p2p(counts_of(c), bytes);
         return track(c, 1, MPI_REQUEST_NULL, NULL, NULL, 0, req);
@@ -228,15 +244,22 @@ int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, 
     return slot_posted(c, s, issue_send(buf, bytes, d, tag, ce, mode, &s->mpi), bytes, req);
 }
 
-int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)
+static MP_INLINE int irecv_as(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj,
+                              mp_req_t *req, int checked)
 {
     const comm_entry_t *ce;
     slot_cache_t *c = my_cache();
     slot_t *slot;
     mp_req_t h;
     int s = 0, t = 0, rc;
-    if ((rc = recv_args(buf, bytes, source, tag, comm, &ce, &s, &t)))
+    if (checked) {
+        if ((rc = comm_of_checked(comm, &ce)))
+            return rc;
+        s = MP_LIKELY(source >= 0) ? source : source == MP_ANY_SOURCE ? MPI_ANY_SOURCE : MPI_PROC_NULL;
+        t = MP_LIKELY(tag >= 0) ? tag : MPI_ANY_TAG;
+    } else if ((rc = recv_args(buf, bytes, source, tag, comm, &ce, &s, &t))) {
         return rc;
+    }
     if (MP_UNLIKELY(s == MPI_PROC_NULL)) {
         count_p2p(counts_of(c), bytes);
         return track(c, 1, MPI_REQUEST_NULL, NULL, NULL, 1, req);
@@ -245,6 +268,28 @@ int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void
         return rc;
     slot_prepare(slot, h, bytes > 0 ? obj : NULL, 1, req);
     return slot_posted(c, slot, issue_recv(buf, bytes, s, t, ce, &slot->mpi), bytes, req);
+}
+
+int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
+             void *obj, mp_req_t *req)
+{
+    return isend_as(buf, bytes, dest, tag, comm, mode, obj, req, 0);
+}
+
+int mp_isend_checked(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
+                     void *obj, mp_req_t *req)
+{
+    return isend_as(buf, bytes, dest, tag, comm, mode, obj, req, 1);
+}
+
+int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)
+{
+    return irecv_as(buf, bytes, source, tag, comm, obj, req, 0);
+}
+
+int mp_irecv_checked(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)
+{
+    return irecv_as(buf, bytes, source, tag, comm, obj, req, 1);
 }
 
 /* ---- probe and matched probe ---- */

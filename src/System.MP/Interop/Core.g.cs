@@ -194,6 +194,8 @@ internal struct CoreTable
     internal nint TokenWait;
     internal nint Isend;
     internal nint Irecv;
+    internal nint IsendChecked;
+    internal nint IrecvChecked;
     internal nint ReqTest;
     internal nint ReqWait;
     internal nint ReqCancel;
@@ -286,7 +288,7 @@ internal struct CoreTable
     internal nint WinDetach;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 17;
+    internal const uint ExpectedAbiVersion = 18;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -352,6 +354,8 @@ internal struct CoreTable
         "BLOCKING int token_wait(mp_token_t token, mp_status_t *status)\n" +
         "FAST int isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj, mp_req_t *req)\n" +
         "FAST int irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)\n" +
+        "FAST int isend_checked(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj, mp_req_t *req)\n" +
+        "FAST int irecv_checked(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)\n" +
         "FAST int req_test(mp_req_t req, mp_status_t *status)\n" +
         "BLOCKING int req_wait(mp_req_t req, mp_status_t *status)\n" +
         "FAST int req_cancel(mp_req_t req)\n" +
@@ -576,6 +580,10 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int> Isend;
     /// <summary>FAST: int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, void*, int*, int> Irecv;
+    /// <summary>FAST: int mp_isend_checked(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int> IsendChecked;
+    /// <summary>FAST: int mp_irecv_checked(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, void*, int*, int> IrecvChecked;
     /// <summary>FAST: int mp_req_test(mp_req_t req, mp_status_t *status)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, Status*, int> ReqTest;
     /// <summary>BLOCKING: int mp_req_wait(mp_req_t req, mp_status_t *status)</summary>
@@ -820,6 +828,8 @@ internal static unsafe partial class Core
         TokenWait = (delegate* unmanaged[Cdecl]<long, Status*, int>)t->TokenWait;
         Isend = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int>)t->Isend;
         Irecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, void*, int*, int>)t->Irecv;
+        IsendChecked = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int>)t->IsendChecked;
+        IrecvChecked = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, void*, int*, int>)t->IrecvChecked;
         ReqTest = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, Status*, int>)t->ReqTest;
         ReqWait = (delegate* unmanaged[Cdecl]<int, Status*, int>)t->ReqWait;
         ReqCancel = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqCancel;
