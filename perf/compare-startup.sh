@@ -5,14 +5,16 @@
 #   Hello on N ranks under MPICH's mpiexec (issue 18 target 4): the C hello (perf/native/hello.c)
 #   against `motor Hello.dll`, and motor with one part of its start left out each, to show what
 #   each costs: MOTOR_START_OVERLAP=0 (motor-serial: MPI_Init, then the runtime's start, instead
-#   of both at once), --no-gc-extension (the stock GC), MOTOR_STARTUP_HOOK=0 (no startup hook),
+#   of both at once), --no-gc-extension (the stock GC), MOTOR_STARTUP_HOOK=0 (no System.MP start before Main),
 #   System.MP as plain IL instead of ReadyToRun (obj/.../r2r/il, kept by the build), and
 #   QuickJitForLoops=true (.NET's tiering default instead of motor's), without EventSource
 #   (motor-no-es: EventSource.IsSupported=false: the runtime's own event sources; System.MP's meter
 #   is not created at start since it waits for a listener), and
 #   motor-lean (that, no concurrent GC thread, no tiered PGO); plus `dotnet Hello.dll`
 #   (library mode), and /bin/true (true: the launcher's own share).  BASELINE=<checkout> adds
-#   `motor Hello.dll` as built in another checkout (baseline: before a change, same rounds).  The series run interleaved, one of each per round; prints per series the
+#   `motor Hello.dll` as built in another checkout (baseline: before a change, same rounds);
+#   ONLY="C motor baseline" runs those series alone (C is always needed: the ratios are to it).
+#   The series run interleaved, one of each per round; prints per series the
 #   median wall time in ms, the median over the rounds of its quotient to C in the same round,
 #   and the peak resident memory of each rank (VmHWM, from a further run of every series under
 #   /usr/bin/time: ru_maxrss is the high-water mark of the process's resident set).
@@ -43,6 +45,8 @@ if [ "${1:-}" = hello ]; then
       { echo "BASELINE=$BASELINE has no motor and Hello built" >&2; exit 1; }
     SERIES+=(baseline)
   fi
+  # ONLY="C motor baseline": these series alone (more rounds in the same time on a busy machine)
+  [ -z "${ONLY:-}" ] || read -r -a SERIES <<<"$ONLY"
   hello() { # series [wrapper...]: one job of Hello
     local series="$1"
     shift

@@ -11,12 +11,13 @@
  *      Motor.Version, Motor.HostPath, Motor.ThreadLevel (the level asked for:
  *      --thread-level, else the app's runtime setting Motor.ThreadLevel, else
  *      MOTOR_THREAD_LEVEL, else Single), Motor.GcExtension, and
- *      System.GC.Path = libmpgc.so beside motor (the GC extension); System.MP
- *      becomes a startup hook so a failing rank aborts the job even before
- *      the app touches MPI; QuickJitForLoops = false unless the app says otherwise;
+ *      System.GC.Path = libmpgc.so beside motor (the GC extension);
+ *      QuickJitForLoops = false unless the app says otherwise;
  *   3. at the same time: MPI_Init_thread on this, the process's first thread, and
  *      the runtime's start (CoreCLR, its GC, CoreLib) on a host thread; join both;
- *   4. run Main on this thread (hostfxr_run_app);
+ *   4. on this thread, System.MP's start (HostEntry.Start: from here an unhandled
+ *      exception on a rank aborts the job, even before the app touches MPI), then
+ *      Main (hostfxr_run_app);
  *   5. finalize MPI if the app did not, and exit with Main's exit code.
  *
  * Why step 3 is concurrent and on which threads: MPI_Init is mostly the launcher's
@@ -27,8 +28,8 @@
  * thread, the one that later runs Main, and the runtime starts on a host thread
  * that ends once CoreCLR is up (hostfxr_get_runtime_delegate loads it; no
  * managed code of the app or of System.MP runs there).  Nothing can use MPI
- * before the join: the app, System.MP's startup hook, its unhandled-exception
- * abort and Environment.Exit all run inside hostfxr_run_app, after it.  The
+ * before the join: System.MP's start and its unhandled-exception abort run after it,
+ * the app and Environment.Exit inside hostfxr_run_app.  The
  * thread level is therefore exactly what the app asked for, without asking MPI
  * for more.
  *   Under Open MPI the two stay in sequence (MPI_Init, then the runtime): its
@@ -469,31 +470,34 @@ typedef struct runtime_start {
     const fxr_t *fx;
     hostfxr_handle h;
     const char *app;  /* app.dll as given */
-    int prepare;      /* call System.MP's StartupHook.Prepare once the runtime is up */
+    int prepare;      /* call System.MP's HostEntry.Prepare once the runtime is up */
     const char *thread; /* "host thread", or "main thread" when not overlapped (for the trace) */
     int rc;           /* hostfxr_get_runtime_delegate's result */
+    void (*start)(void); /* HostEntry.Start, as Prepare returned it; NULL without System.MP */
 } runtime_start_t;
 
 /* Starts CoreCLR for the prepared app: hostfxr_get_runtime_delegate loads the runtime (its GC,
  * CoreLib, the app's properties); hostfxr_run_app then runs Main in that runtime.  On the host
  * thread, while MPI initializes, it also lets System.MP do what the main thread would otherwise
- * do after MPI_Init (StartupHook.Prepare: bind to the core, load the app); that calls nothing
- * in MPI and runs no code of the app. */
+ * do after MPI_Init (HostEntry.Prepare: bind to the core, load the app); that calls nothing
+ * in MPI and runs no code of the app.  Prepare hands back HostEntry.Start for the main thread:
+ * looking a method up by its type's name is the runtime's slowest way in (it parses the name
+ * with code CoreLib has not precompiled), so it is done once, here. */
 static void *start_runtime(void *arg)
 {
     runtime_start_t *s = arg;
     struct timespec t0;
     void *delegate = NULL;
-    void (*prepare)(const char *app) = NULL;
+    void (*(*prepare)(const char *app))(void) = NULL;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (s->fx->set_error_writer) /* hostfxr's error writer is per thread */
         s->fx->set_error_writer(error_writer);
     s->rc = s->fx->get_delegate(s->h, hdt_get_function_pointer, &delegate);
     trace_mark("runtime started (%.2f ms, %s)", ms_since(&t0), s->thread);
     if (s->rc >= 0 && s->prepare && delegate &&
-        ((get_function_pointer_fn)delegate)("StartupHook, System.MP", "Prepare", UNMANAGEDCALLERSONLY_METHOD,
+        ((get_function_pointer_fn)delegate)("HostEntry, System.MP", "Prepare", UNMANAGEDCALLERSONLY_METHOD,
                                             NULL, NULL, (void **)&prepare) == 0 && prepare)
-        prepare(s->app);
+        s->start = prepare(s->app);
     return NULL;
 }
 
@@ -608,8 +612,7 @@ int main(int argc, char **argv)
         rc |= set_prop(&fx, h, "Motor.StartupTrace", text);
     }
 
-    /* System.MP: the app's own copy, else the VM's; it is also a startup hook
-     * so an unhandled exception aborts the job from the first instruction. */
+    /* System.MP: the app's own copy, else the VM's. */
     {
         const char *tpa = get_prop(&fx, h, "TRUSTED_PLATFORM_ASSEMBLIES");
         int have = tpa && list_has_file(tpa, "System.MP.dll");
@@ -623,27 +626,7 @@ int main(int argc, char **argv)
                 free(joined);
             }
         }
-        /* MOTOR_STARTUP_HOOK=0 leaves the hook out: for measuring its start-up cost only
-         * (perf/compare-startup.sh); an unhandled exception before the app's first MPI
-         * call then no longer aborts the job. */
-        v = getenv("MOTOR_STARTUP_HOOK");
         have_mp = have;
-        if (have && !(v && strcmp(v, "0") == 0)) {
-            const char *hooks = get_prop(&fx, h, "STARTUP_HOOKS");
-            if (hooks && *hooks) {
-                size_t len = strlen(hooks) + sizeof ":System.MP";
-                char *joined = malloc(len); /* the app's own hooks, however long, then ours */
-                if (joined) {
-                    snprintf(joined, len, "%s:System.MP", hooks);
-                    rc |= set_prop(&fx, h, "STARTUP_HOOKS", joined);
-                    free(joined);
-                } else {
-                    rc |= 1;
-                }
-            } else {
-                rc |= set_prop(&fx, h, "STARTUP_HOOKS", "System.MP");
-            }
-        }
     }
     /* Loops run optimized code from their first iteration (issue 18 target 7): a rank's
      * ping-pong or solver loop in Main would otherwise run tier-0 code and on-stack
@@ -671,6 +654,7 @@ int main(int argc, char **argv)
     rs.app = app;
     rs.prepare = have_mp;
     rs.rc = -1;
+    rs.start = NULL;
     v = getenv("MOTOR_START_OVERLAP");
     rs.thread = "host thread";
     threaded = g_core->mpi_abi() != MP_MPI_ABI_OPENMPI && !(v && strcmp(v, "0") == 0) &&
@@ -693,8 +677,15 @@ int main(int argc, char **argv)
         return EXIT_APP; /* MPI is finalized on the way out */
     }
 
-    /* 4. Main, on the thread that initialized MPI. */
+    /* 4. System.MP's start, then Main, on the thread that initialized MPI.  Without a start (a
+     * System.MP that could not be loaded on the host thread) the app's first MPI call reports
+     * why.  MOTOR_STARTUP_HOOK=0 leaves the start out, for measuring its cost only
+     * (perf/compare-startup.sh): an unhandled exception before the app's first MPI call then
+     * no longer aborts the job. */
     trace_mark("MPI and runtime %s; running Main", threaded ? "joined" : "ready");
+    v = getenv("MOTOR_STARTUP_HOOK");
+    if (rs.start && !(v && strcmp(v, "0") == 0))
+        rs.start();
     rc = fx.run(h);
     trace_mark("Main returned");
     fx.close(h);

@@ -36,7 +36,11 @@ internal static class Hosting
             Check.True(cores.All(p => Path.GetDirectoryName(p) != appDir), "the app's copy of the core is not loaded");
             Check.Equal(AppContext.GetData("Motor.ThreadLevel") as string, Mpi.ThreadLevel.ToString().ToLowerInvariant(),
                         "thread level the VM initialized MPI with");
-            // motor loads the app on its runtime-start thread (StartupHook.Prepare) before the
+            // System.MP starts from motor's call on MPI's main thread (HostEntry.Start), not as a
+            // startup hook: the runtime would look it up by name and call it by reflection there.
+            Check.True(AppContext.GetData("STARTUP_HOOKS") is not string hooks || !hooks.Contains("System.MP", StringComparison.Ordinal),
+                       "System.MP is no startup hook");
+            // motor loads the app on its runtime-start thread (HostEntry.Prepare) before the
             // runtime runs it: one copy, the one whose Main runs.
             Check.Equal(1, AppDomain.CurrentDomain.GetAssemblies().Count(a => a.GetName().Name == "Scenarios"), "the app is loaded once");
             Check.True(System.Reflection.Assembly.GetEntryAssembly() == typeof(Hosting).Assembly, "the entry assembly is the app's one copy");

@@ -35,7 +35,7 @@ if (names.Count == 0)
     Console.Error.WriteLine($"usage: Scenarios <name> [<name>...]; names: {string.Join(", ", all.Keys.Select(s => s.Name()).Order(StringComparer.Ordinal))}");
     return 2;
 }
-// A failure before the program touches MPI: under motor the VM's startup hook
+// A failure before the program touches MPI: under motor System.MP's start (HostEntry.Start)
 // has already armed the handler that aborts the whole job.
 if (names[0] == Scenario.UnhandledBeforeMpi && Environment.GetEnvironmentVariable("PMI_RANK") == "1")
     throw new InvalidProgramException("boom before MPI on rank 1");

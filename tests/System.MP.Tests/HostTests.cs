@@ -111,7 +111,7 @@ public class HostTests
     [Theory]
     [InlineData(Scenario.Unhandled, false)]            // thrown on a thread of rank 1 while rank 0 waits in Recv
     [InlineData(Scenario.Unhandled, true)]
-    [InlineData(Scenario.UnhandledBeforeMpi, true)]  // thrown in Main before the program touches MPI (motor's startup hook)
+    [InlineData(Scenario.UnhandledBeforeMpi, true)]  // thrown in Main before the program touches MPI (System.MP's start, motor.c step 4)
     public void AnUnhandledExceptionAbortsTheJob(Scenario scenario, bool hosted)
     {
         Job.Result r = Job.Mpi(2, Scenarios, scenario.Name(), timeoutSeconds: 60, hosted: hosted);

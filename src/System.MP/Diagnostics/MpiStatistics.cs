@@ -157,7 +157,11 @@ internal static class MpiMeter
         }
     }
 
-    private static bool IsMetricsAssembly(Assembly a) => a.GetName().Name == MetricsAssembly;
+    // By the display name the runtime keeps: GetName() builds an AssemblyName (about 30 us each,
+    // for every assembly loaded before and after System.MP starts; issue 18 target 4).
+    private static bool IsMetricsAssembly(Assembly a) =>
+        a.FullName is { } name && name.StartsWith(MetricsAssembly, StringComparison.Ordinal) &&
+        name.Length > MetricsAssembly.Length && name[MetricsAssembly.Length] == ',';
 
     private static void OnAssemblyLoad(object? sender, AssemblyLoadEventArgs e)
     {
