@@ -127,7 +127,7 @@ internal sealed unsafe class BlockArrayCodec<T> : ArrayCodec<T> where T : struct
         long bytes = (long)elements.Length * Unsafe.SizeOf<T>();
         byte* p = writer.Reserve(bytes);
         fixed (byte* src = &Unsafe.As<T, byte>(ref MemoryMarshal.GetReference(elements)))
-            Buffer.MemoryCopy(src, p, bytes, bytes);
+            BlockCopy.Copy(src, p, bytes);
     }
 
     protected override void ReadElements(ObjectReader reader, Array array, Span<T> elements)
@@ -136,7 +136,7 @@ internal sealed unsafe class BlockArrayCodec<T> : ArrayCodec<T> where T : struct
         byte* p = reader.Take(bytes);
         fixed (byte* dst = &Unsafe.As<T, byte>(ref MemoryMarshal.GetReference(elements)))
         {
-            Buffer.MemoryCopy(p, dst, bytes, bytes);
+            BlockCopy.Copy(p, dst, bytes);
             if (typeof(T) == typeof(bool))
                 for (long i = 0; i < bytes; i++)
                     dst[i] = dst[i] != 0 ? (byte)1 : (byte)0;
