@@ -147,14 +147,9 @@ internal static unsafe class CodecEmitter
         var dm = new DynamicMethod((encode ? "MotorEncode_" : "MotorDecode_") + type.Name, typeof(void),
             [first, byRef ? type.MakeByRefType() : typeof(object), typeof(byte*)], typeof(CodecEmitter).Module, skipVisibility: true);
         ILGenerator il = dm.GetILGenerator();
-        LocalBuilder? instance = null;
-        if (!byRef)
-        {
-            instance = il.DeclareLocal(type);
-            il.Emit(OpCodes.Ldarg_1);
-            il.Emit(OpCodes.Castclass, type);
-            il.Emit(OpCodes.Stloc, instance);
-        }
+        // A class codec is only ever handed an instance of exactly its type (the writer looks the
+        // codec up by the object's type, the reader created the object), so the object argument is
+        // used as it is, without a castclass per object (CastHelpers.ChkCastClass: ~17 instructions).
         foreach (Leaf leaf in leaves)
         {
             FieldInfo field = leaf.Path[^1];
@@ -163,7 +158,7 @@ internal static unsafe class CodecEmitter
                 BodyAddress(il, leaf.Offset);
                 if (leaf.Kind == LeafKind.Reference)
                     il.Emit(OpCodes.Ldarg_0);
-                Owner(il, instance, leaf.Path);
+                Owner(il, leaf.Path);
                 if (leaf.Kind == LeafKind.Blit)
                 {
                     il.Emit(OpCodes.Ldflda, field);
@@ -177,7 +172,7 @@ internal static unsafe class CodecEmitter
             }
             else
             {
-                Owner(il, instance, leaf.Path);
+                Owner(il, leaf.Path);
                 if (leaf.Kind == LeafKind.Blit)
                 {
                     il.Emit(OpCodes.Ldflda, field);
@@ -209,12 +204,9 @@ internal static unsafe class CodecEmitter
     }
 
     /// <summary>Pushes the object or managed pointer whose field is the path's last element.</summary>
-    private static void Owner(ILGenerator il, LocalBuilder? instance, FieldInfo[] path)
+    private static void Owner(ILGenerator il, FieldInfo[] path)
     {
-        if (instance is not null)
-            il.Emit(OpCodes.Ldloc, instance);
-        else
-            il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Ldarg_1);
         for (int i = 0; i < path.Length - 1; i++)
             il.Emit(OpCodes.Ldflda, path[i]);
     }
