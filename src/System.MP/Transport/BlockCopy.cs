@@ -26,19 +26,26 @@ internal static unsafe class BlockCopy
     private static void VectorLoop(byte* source, byte* destination, long bytes)
     {
         const int V = 32; // Vector256<byte>.Count
-        long i = 0;
-        for (; i + 4 * V <= bytes; i += 4 * V)
+        byte* end = source + bytes;
+        long distance = destination - source;
+        for (; end - source >= 8 * V; source += 8 * V)
         {
-            Vector256<byte> a = Vector256.Load(source + i), b = Vector256.Load(source + i + V);
-            Vector256<byte> c = Vector256.Load(source + i + 2 * V), d = Vector256.Load(source + i + 3 * V);
-            a.Store(destination + i);
-            b.Store(destination + i + V);
-            c.Store(destination + i + 2 * V);
-            d.Store(destination + i + 3 * V);
+            Vector256<byte> a = Vector256.Load(source), b = Vector256.Load(source + V);
+            Vector256<byte> c = Vector256.Load(source + 2 * V), d = Vector256.Load(source + 3 * V);
+            Vector256<byte> e = Vector256.Load(source + 4 * V), f = Vector256.Load(source + 5 * V);
+            Vector256<byte> g = Vector256.Load(source + 6 * V), h = Vector256.Load(source + 7 * V);
+            a.Store(source + distance);
+            b.Store(source + distance + V);
+            c.Store(source + distance + 2 * V);
+            d.Store(source + distance + 3 * V);
+            e.Store(source + distance + 4 * V);
+            f.Store(source + distance + 5 * V);
+            g.Store(source + distance + 6 * V);
+            h.Store(source + distance + 7 * V);
         }
-        for (; i + V <= bytes; i += V)
-            Vector256.Load(source + i).Store(destination + i);
-        if (i < bytes) // the last, partial vector: the final V bytes again
-            Vector256.Load(source + bytes - V).Store(destination + bytes - V);
+        for (; end - source >= V; source += V)
+            Vector256.Load(source).Store(source + distance);
+        if (source < end) // the last, partial vector: the final V bytes again
+            Vector256.Load(end - V).Store(end - V + distance);
     }
 }
