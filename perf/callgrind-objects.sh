@@ -24,6 +24,7 @@ command -v valgrind >/dev/null || { echo "callgrind-objects.sh needs valgrind" >
 mkdir -p "$OUT"
 objcopy --strip-debug "$BIN/motor" "$BIN/motor-nodebug" # valgrind 3.19 cannot read DWARF 5
 export DOTNET_TieredCompilation=0 DOTNET_EnableWriteXorExecute=0 DOTNET_gcServer=0 DOTNET_JitEnableOptionalRelocs=0
+export DOTNET_PerfMapEnabled=3 DOTNET_PerfMapJitDumpPath="$OUT" # names managed code for perf/callgrind-functions.py
 
 count() { # file command...
   local file="$1"; shift

@@ -122,23 +122,30 @@ internal sealed class BufferHold
     [MethodImpl(MethodImplOptions.NoInlining)]
     private unsafe void Unpin()
     {
-        if (_native is not null)
-        {
-            NativeMemory.Free(_native);
-            _native = null;
-            _with1?.Release();
-            _with2?.Release();
-            _with1 = _with2 = null;
-            return;
-        }
         if (_payload is { } payload)
         {
             _payload = null;
             Transport.BufferPool.Return(payload);
             return;
         }
+        if (_native is not null)
+        {
+            FreeNative();
+            return;
+        }
         _target = null;
         _handle.Free();
         Interlocked.Decrement(ref s_pinnedHandles);
+    }
+
+    // Apart, so an object send's release does not set up the P/Invoke frame NativeMemory.Free needs.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private unsafe void FreeNative()
+    {
+        NativeMemory.Free(_native);
+        _native = null;
+        _with1?.Release();
+        _with2?.Release();
+        _with1 = _with2 = null;
     }
 }

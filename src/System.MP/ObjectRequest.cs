@@ -151,18 +151,23 @@ public abstract class ObjectRequest : MpiRequest
     [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
     private sealed unsafe class SendRequest : ObjectRequest
     {
-        private readonly Request[] _chunks;
+        private readonly Request _first;
+        private readonly Request[]? _more; // the rest of a chunked payload
         private int _next; // chunks before this one have completed
 
         internal SendRequest(ObjectTransport.Encoded payload, int dest, int tag, int comm) =>
-            _chunks = PayloadChannel.Post(payload, dest, tag, comm);
+            _first = PayloadChannel.Post(payload, dest, tag, comm, out _more);
+
+        private int Chunks => 1 + (_more?.Length ?? 0);
+
+        private Request Chunk(int i) => i == 0 ? _first : _more![i - 1];
 
         private protected override bool Progress(bool block, out Status status)
         {
             status = default;
-            for (; _next < _chunks.Length; _next++)
+            for (int n = Chunks; _next < n; _next++)
             {
-                Request r = _chunks[_next];
+                Request r = Chunk(_next);
                 if (block)
                     r.Wait();
                 else if (!r.Test(out _))
@@ -173,8 +178,8 @@ public abstract class ObjectRequest : MpiRequest
 
         private protected override void Abandon()
         {
-            for (int i = _next; i < _chunks.Length; i++)
-                _chunks[i].Dispose();
+            for (int i = _next, n = Chunks; i < n; i++)
+                Chunk(i).Dispose();
         }
 
         private protected override bool CancelPending() => false;

@@ -272,6 +272,9 @@ internal static class Objects
             noise[4] |= 1; // "chunked", announcing far more than it has: refused at once, nothing more is waited for
             BitConverter.TryWriteBytes(noise.AsSpan(8), 1L << 33);
             c.Send(noise, 1, tag);
+            // The one-step paths of block vectors and class bodies check what they read too.
+            c.Send(ForgedPayloads.IntArrayClaiming(1, 8), 1, tag);
+            c.Send(ListWhoseNextIsItsArray(c), 1, tag);
             c.OSend(42, 1, tag);
             c.OSend(TransportSamples.Figure5(5), 1, tag);
         }
@@ -285,6 +288,8 @@ internal static class Objects
             Expect(c, tag, "Malformed");
             Expect(c, tag, "first message of a chunked payload");
             Expect(c, tag, "signature");
+            Expect(c, tag, "follow the last item");
+            Expect(c, tag, "is a System.Int32[] where a Scenarios.LinkedList is required");
             Check.Throws<TransportException>(() => c.ORecv<string>(0, tag), "an int where a string is expected");
             Check.Null(TransportSamples.CheckFigure5(c.ORecv<LinkedList>(0, tag), 5), "the rank keeps working after rejections");
         }
@@ -294,6 +299,26 @@ internal static class Objects
         Check.Throws<TransportException>(() => c.OAllgather<object>(c.Rank == 1 ? [new Plain()] : [1]), "OAllgather with one bad block");
         Check.Equal("fine", c.OBcast(c.Rank == 0 ? "fine" : null, 0), "OBcast after the failures");
         Check.Equal(c.Size, c.OAllgather(new[] { c.Rank }).Length, "OAllgather after the failures");
+    }
+
+    /// <summary>
+    /// The payload of a one-node LinkedList (an OSend to self, received as bytes) whose next
+    /// field is made to refer to the node's own int[] (object 2).
+    /// </summary>
+    private static byte[] ListWhoseNextIsItsArray(Communicator c)
+    {
+        const int selfTag = 77;
+        using ObjectRequest send = c.OISend(new LinkedList { array = [1, 2] }, c.Rank, selfTag);
+        Message m = c.MProbe(c.Rank, selfTag);
+        var bytes = new byte[m.Status.GetCount<byte>()];
+        m.Recv(bytes);
+        send.Wait();
+        // header (24 bytes, type-table bytes at 16), the table, the object count, object 1's
+        // type entry, then its body: the ids of array (2) and next (0), in field order.
+        int body = 24 + BitConverter.ToInt32(bytes, 16) + 4 + 4;
+        Check.Equal(2, BitConverter.ToInt32(bytes, body), "the list's array is object 2");
+        BitConverter.TryWriteBytes(bytes.AsSpan(body + 4), 2);
+        return bytes;
     }
 
     private static void Expect(Communicator c, int tag, string inMessage)

@@ -508,6 +508,23 @@ public class ObjectTransportTests
         }
     }
 
+    /// <summary>Every length of the vector loop's range and around its ends copies exactly its bytes and nothing past them.</summary>
+    [Fact]
+    public unsafe void BlockCopyCopiesExactlyTheBytes()
+    {
+        var source = new byte[70_000];
+        new Random(7).NextBytes(source);
+        foreach (int length in Enumerable.Range(0, 600).Concat([4095, 4096, 4097, 65_535, 65_536, 65_537, 69_999]))
+        {
+            var destination = new byte[length + 64];
+            fixed (byte* s = source, d = destination)
+                BlockCopy.Copy(s + 1, d + 32, length); // odd source, even destination offset: unaligned both
+            Assert.True(destination.AsSpan(0, 32).IndexOfAnyExcept((byte)0) < 0, $"bytes before the block at length {length}");
+            Assert.True(destination.AsSpan(32, length).SequenceEqual(source.AsSpan(1, length)), $"length {length}");
+            Assert.True(destination.AsSpan(32 + length).IndexOfAnyExcept((byte)0) < 0, $"bytes past the block at length {length}");
+        }
+    }
+
     private static bool GetOrAddFound(IdentityMap map, object key)
     {
         map.GetOrAdd(key, out bool found);

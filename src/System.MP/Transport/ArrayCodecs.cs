@@ -21,6 +21,9 @@ internal abstract unsafe class ArrayCodec<T> : TypeCodec, ISliceWriter
         _rank = arrayType.GetArrayRank();
     }
 
+    /// <summary>One-dimensional and zero-based (T[]).</summary>
+    private protected bool IsVector => _isVector;
+
     /// <summary>Bytes one element takes in the payload (at least 1, so a count bounds the allocation).</summary>
     protected abstract long ElementBytes { get; }
 
@@ -122,21 +125,52 @@ internal sealed unsafe class BlockArrayCodec<T> : ArrayCodec<T> where T : struct
 
     private const int LargeObjectBytes = 85_000; // the GC's large object threshold (default GCLOHThreshold)
 
+    /// <summary>A vector in one step: its length and its elements in one reservation, no span slicing or virtual calls.</summary>
+    internal override void Write(ObjectWriter writer, object obj)
+    {
+        if (!IsVector)
+        {
+            base.Write(writer, obj);
+            return;
+        }
+        T[] vector = Unsafe.As<T[]>(obj); // the codec of exactly this array type: the writer looked it up by the object's type
+        long bytes = (long)vector.Length * Unsafe.SizeOf<T>();
+        byte* p = writer.Reserve(4 + bytes);
+        *(int*)p = vector.Length;
+        CopyOut(vector, p + 4, bytes);
+    }
+
+    /// <summary>A vector in one step (see <see cref="Write"/>).</summary>
+    internal override object Create(ObjectReader reader)
+    {
+        if (!IsVector)
+            return base.Create(reader);
+        T[] vector = NewVector(reader.ReadCount(Unsafe.SizeOf<T>()));
+        CopyIn(reader, vector);
+        return vector;
+    }
+
     protected override void WriteElements(ObjectWriter writer, Span<T> elements)
     {
         long bytes = (long)elements.Length * Unsafe.SizeOf<T>();
-        byte* p = writer.Reserve(bytes);
-        fixed (byte* src = &Unsafe.As<T, byte>(ref MemoryMarshal.GetReference(elements)))
-            Buffer.MemoryCopy(src, p, bytes, bytes);
+        CopyOut(elements, writer.Reserve(bytes), bytes);
     }
 
-    protected override void ReadElements(ObjectReader reader, Array array, Span<T> elements)
+    protected override void ReadElements(ObjectReader reader, Array array, Span<T> elements) => CopyIn(reader, elements);
+
+    private static void CopyOut(Span<T> elements, byte* p, long bytes)
+    {
+        fixed (byte* src = &Unsafe.As<T, byte>(ref MemoryMarshal.GetReference(elements)))
+            BlockCopy.Copy(src, p, bytes);
+    }
+
+    private static void CopyIn(ObjectReader reader, Span<T> elements)
     {
         long bytes = (long)elements.Length * Unsafe.SizeOf<T>();
         byte* p = reader.Take(bytes);
         fixed (byte* dst = &Unsafe.As<T, byte>(ref MemoryMarshal.GetReference(elements)))
         {
-            Buffer.MemoryCopy(p, dst, bytes, bytes);
+            BlockCopy.Copy(p, dst, bytes);
             if (typeof(T) == typeof(bool))
                 for (long i = 0; i < bytes; i++)
                     dst[i] = dst[i] != 0 ? (byte)1 : (byte)0;

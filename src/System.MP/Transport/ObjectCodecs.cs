@@ -35,7 +35,7 @@ internal sealed unsafe class StringCodec : TypeCodec
         byte* p = writer.Reserve(4 + 2L * s.Length);
         *(int*)p = s.Length;
         fixed (char* c = s)
-            Buffer.MemoryCopy(c, p + 4, 2L * s.Length, 2L * s.Length);
+            BlockCopy.Copy((byte*)c, p + 4, 2L * s.Length);
     }
 
     internal override object Create(ObjectReader reader)

@@ -108,8 +108,24 @@ internal sealed unsafe class ObjectReader
         throw BadReference(id, typeof(T));
     }
 
+    /// <summary>
+    /// The object with id <paramref name="id"/> (null for 0), not yet checked for type: generated
+    /// class and struct bodies check it in line (isinst of the field's type, which the JIT reduces
+    /// to a method-table comparison for exact types) and throw <see cref="BadReference"/> otherwise.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal object? RefUnchecked(int id)
+    {
+        if (id == 0)
+            return null;
+        if ((uint)(id - 1) < (uint)_count)
+            return _objects[id - 1].Value;
+        throw BadReference(id, typeof(object));
+    }
+
+    /// <summary>The refusal of reference <paramref name="id"/> where a <paramref name="expected"/> is required.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private TransportException BadReference(int id, Type expected) =>
+    internal TransportException BadReference(int id, Type expected) =>
         (uint)(id - 1) < (uint)_count
             ? TransportErrors.Malformed(SR.Format(SR.PayloadReferenceType, id, TransportErrors.Name(_objects[id - 1].Value!.GetType()), TransportErrors.Name(expected)))
             : TransportErrors.Malformed(SR.Format(SR.PayloadReferenceId, id, _count));

@@ -63,13 +63,20 @@ internal static unsafe class PayloadChannel
 
     /// <summary>
     /// Posts a payload's messages (OISend): one request each, holding the payload's
-    /// buffer until the last of them completes.  On failure nothing stays posted that
+    /// buffer until the last of them completes; the first message's request is returned,
+    /// those of the rest of a chunked payload in <paramref name="more"/> (null for a payload
+    /// in one message, which needs no array).  On failure nothing stays posted that
     /// could still need the buffer: the requests already posted are orphaned.
     /// </summary>
-    internal static Request[] Post(ObjectTransport.Encoded payload, int dest, int tag, int comm)
+    internal static Request Post(ObjectTransport.Encoded payload, int dest, int tag, int comm, out Request[]? more)
     {
         int n = Prepare(payload, out int continuationTag);
         var hold = BufferHold.ForPayload(payload.Buffer, n);
+        if (n == 1)
+        {
+            more = null;
+            return Request.PostHeldSend(payload.Pointer, payload.Length, dest, tag, comm, hold);
+        }
         var requests = new Request[n];
         for (int i = 0; i < n; i++)
         {
@@ -87,7 +94,8 @@ internal static unsafe class PayloadChannel
                 throw;
             }
         }
-        return requests;
+        more = requests[1..];
+        return requests[0];
     }
 
     /// <summary>
