@@ -9,7 +9,14 @@ namespace System.MP;
 public sealed unsafe partial class Request
 {
     /// <summary>WaitAll polls before waiting only for sets smaller than this.</summary>
-    internal const int SpinAllLimit = 16;
+    private const int SpinAllLimit = 16;
+
+    /// <summary>
+    /// How many fast tests a WaitAll of <paramref name="n"/> requests makes before it blocks:
+    /// polling saves the GC transition of the blocking call, which matters for a few requests;
+    /// a larger set shares one transition, so it waits in MPI_Waitall (which polls the same way) at once.
+    /// </summary>
+    internal static int SetPolls(int n) => n < SpinAllLimit ? Completion.SpinPolls / Math.Max(1, n) : 0;
 
     /// <summary>Waits for every request (MPI_Waitall).</summary>
     /// <param name="requests">The requests; completed ones contribute their stored status.</param>
@@ -62,11 +69,8 @@ public sealed unsafe partial class Request
         fixed (int* h = handles)
         fixed (Status* s = statuses)
         {
-            // Polling first saves the GC transition of the blocking call, which
-            // matters for a few requests; a larger set shares one transition,
-            // so it waits in MPI_Waitall (which polls the same way) at once.
             var all = new Completion.AllRequests(n, h, s);
-            rc = Completion.PollThenBlock(ref all, n < SpinAllLimit ? Completion.SpinPolls / Math.Max(1, n) : 0);
+            rc = Completion.PollThenBlock(ref all, SetPolls(n));
         }
         FinishAll(requests, handles, statuses, rc);
     }

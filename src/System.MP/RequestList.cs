@@ -33,7 +33,7 @@ namespace System.MP;
 public sealed unsafe class RequestList : IDisposable
 {
     private int[] _handles; // empty once disposed: the capacity check of a post also refuses a disposed list
-    private RequestGroup.Pins[]? _pins; // library mode, movable arrays: allocated with the list's first pin
+    private BufferHold?[]? _pins; // each entry's pin (library mode, movable arrays): allocated with the list's first pin
     private int _count;
     private readonly int _capacity;
     private readonly bool _registerBuffers = Request.s_registerBuffers; // read here once: no class-initialization check per post
@@ -126,8 +126,7 @@ public sealed unsafe class RequestList : IDisposable
         {
             if (_handles[i] == CoreConst.ReqNull)
                 continue; // completed by a WaitAll that failed on another entry
-            RequestGroup.Pins p = _pins is null ? default : _pins[i];
-            Request.Abandon(_handles[i], p.Pin, p.Pin2);
+            Request.Abandon(_handles[i], _pins?[i], null);
         }
         if (_pins is not null)
             Array.Clear(_pins, 0, _count);
@@ -193,7 +192,7 @@ public sealed unsafe class RequestList : IDisposable
             Request.ThrowPostFailed(rc, pin);
         _handles[i] = req;
         if (pin is not null)
-            (_pins ??= new RequestGroup.Pins[_capacity])[i].Pin = pin;
+            (_pins ??= new BufferHold?[_capacity])[i] = pin;
         _count = i + 1;
         return i;
     }
@@ -220,9 +219,8 @@ public sealed unsafe class RequestList : IDisposable
         }
         fixed (int* h = _handles)
         {
-            // Poll first for a few requests, as Request.WaitAll does.
             var all = new Completion.AllRequests(n, h, statuses);
-            rc = Completion.PollThenBlock(ref all, n < Request.SpinAllLimit ? Completion.SpinPolls / n : 0);
+            rc = Completion.PollThenBlock(ref all, Request.SetPolls(n));
         }
         Finish(n, rc);
     }
@@ -248,23 +246,23 @@ public sealed unsafe class RequestList : IDisposable
     {
         if (rc < 0)
             FinishFailed(n, rc);
-        if (_pins is { } pins)
-            ReleasePins(pins, n);
+        if (_pins is not null)
+        {
+            for (int i = 0; i < n; i++)
+                ReleasePin(i);
+        }
         _count = 0;
         if (Request.OrphanedHolds != 0)
             Request.SweepOrphans();
     }
 
-    private static void ReleasePins(RequestGroup.Pins[] pins, int n)
+    /// <summary>Lets go of entry i's pin, if it has one (its operation completed).</summary>
+    private void ReleasePin(int i)
     {
-        for (int i = 0; i < n; i++)
+        if (_pins![i] is { } pin)
         {
-            ref RequestGroup.Pins p = ref pins[i];
-            if (p.Pin is not null)
-            {
-                p.Pin.Release();
-                p.Pin = null;
-            }
+            pin.Release();
+            _pins[i] = null;
         }
     }
 
@@ -290,11 +288,8 @@ public sealed unsafe class RequestList : IDisposable
                 continue;
             }
             _handles[i] = CoreConst.ReqNull;
-            if (_pins is not null && _pins[i].Pin is { } pin)
-            {
-                pin.Release();
-                _pins[i].Pin = null;
-            }
+            if (_pins is not null)
+                ReleasePin(i);
         }
         if (!pending)
             _count = 0;

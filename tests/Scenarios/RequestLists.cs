@@ -93,6 +93,26 @@ internal static class RequestLists
         list.WaitAll(statuses);
         Check.Equal(Mpi.ProcNull, statuses[1].Source, "a receive from ProcNull completes at once");
         Check.Sequence<int>(new[] { prev, 72 }, sync, "ISsend into a list");
+
+        // Pinned-heap arrays need neither a GCHandle (library mode) nor registration with
+        // the core (motor): once one exists, the list's posts look each array up.
+        int[] pinnedIn = Mpi.AllocatePinned<int>(8), pinnedOut = Mpi.AllocatePinned<int>(8), ordinary = new int[8];
+        Array.Fill(pinnedOut, c.Rank + 500);
+        MpiStatistics before = Mpi.GetStatistics();
+        c.IRecv(pinnedIn, prev, 73, list);
+        c.ISend(pinnedOut, next, 73, list);
+        list.WaitAll();
+        MpiStatistics after = Mpi.GetStatistics();
+        Check.Equal(prev + 500, pinnedIn[7], "a window on pinned-heap arrays");
+        Check.Equal(0L, after.PinnedHandlesAllocated - before.PinnedHandlesAllocated, "no GCHandle for pinned-heap arrays");
+        Check.Equal(0L, after.BuffersRegistered - before.BuffersRegistered, "no registration of pinned-heap arrays");
+        c.IRecv(ordinary, prev, 74, list);
+        c.ISend(pinnedOut, next, 74, list);
+        list.WaitAll();
+        long registered = Mpi.GetStatistics().BuffersRegistered - after.BuffersRegistered;
+        long pinned = Mpi.GetStatistics().PinnedHandlesAllocated - after.PinnedHandlesAllocated;
+        Check.Equal(1L, Mpi.IsHosted && Mpi.GetStatistics().GcExtensionActive ? registered : pinned,
+                    "beside them, an ordinary array is still registered (motor) or pinned (library mode)");
         list.Dispose();
     }
 
