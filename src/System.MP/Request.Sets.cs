@@ -16,6 +16,7 @@ public sealed unsafe partial class Request
     /// polling saves the GC transition of the blocking call, which matters for a few requests;
     /// a larger set shares one transition, so it waits in MPI_Waitall (which polls the same way) at once.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static int SetPolls(int n) => n < SpinAllLimit ? Completion.SpinPolls / Math.Max(1, n) : 0;
 
     /// <summary>Waits for every request (MPI_Waitall).</summary>
