@@ -12,7 +12,8 @@
 # JitEnableOptionalRelocs=0 because under valgrind the JIT's rel32 address
 # hints fail and it falls back to MinOpts for nearly every method.
 # Series: C (MPI alone), core and core+obj (mpcore's C ABI, without and with an
-# owner object as motor registers), dotnet and motor (System.MP, byte[],
+# owner object as motor registers), core list (the same window through the
+# core's request lists: list_irecv, list_isend, list_waitall), dotnet and motor (System.MP, byte[],
 # WaitAll(Request[])), the same with WaitAll(ReadOnlySpan<Request>), on
 # Mpi.AllocatePinned buffers, and posted into a RequestList (no Request object:
 # "list", the form that allocates nothing per operation); wrapper (DllImport +
@@ -61,6 +62,7 @@ SERIES=$(cat <<LIST
 C|$BIN/window-c %W $BYTES
 core|$BIN/window-core %W $BYTES
 core+obj|$BIN/window-core %W $BYTES obj
+core list|$BIN/window-core %W $BYTES list
 dotnet|dotnet $WINDOW %W $BYTES array
 motor|$BIN/motor-nodebug $WINDOW %W $BYTES array
 dotnet span|dotnet $WINDOW %W $BYTES span

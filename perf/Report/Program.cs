@@ -138,7 +138,7 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
             "in the nodes); motor-raw and mpi4py-raw are the 4096 bytes as one array with Send/Recv in each.", "mpi4py"),
         new("instructions", "Instructions per operation (callgrind)", "instructions", false, false,
             "perf/callgrind.sh: instructions per nonblocking operation (post plus its share of WaitAll) at the message size in the key column, " +
-            "counted by valgrind's callgrind in one run (deterministic, unlike time): C calling MPI, mpcore from C (core, core+obj), " +
+            "counted by valgrind's callgrind in one run (deterministic, unlike time): C calling MPI, mpcore from C (core, core+obj; core list: through its request lists), " +
             "System.MP under dotnet and motor, and the DllImport + GCHandle wrapper. The ratio to C is the one number a regression shows in."),
     ];
 

@@ -3,8 +3,10 @@
  * req_waitall), as any C caller reaches the core: its own cost per operation,
  * without managed code.
  * With "obj", each operation registers an owner object as it does under motor.
+ * With "list", the window is posted into two request lists (list_irecv,
+ * list_isend, list_waitall): no handle, no slot per operation.
  *
- * usage: window-core windows [bytes] [obj]
+ * usage: window-core windows [bytes] [obj|list]
  */
 #include "mpcore.h"
 
@@ -33,13 +35,31 @@ int main(int argc, char **argv)
     char *sbuf = calloc(1, (size_t)bytes + 1), *rbuf = calloc(1, (size_t)bytes + 1);
     /* Stand-ins for the owner objects: never scanned (no GC extension here). */
     void *sobj = argc > 3 && !strcmp(argv[3], "obj") ? sbuf : NULL;
+    int list = argc > 3 && !strcmp(argv[3], "list");
+    mp_list_t rlist = NULL, slist = NULL;
     void *robj = sobj ? rbuf : NULL;
     mp_req_t rreq[WINDOW], sreq[WINDOW];
     mp_status_t st[WINDOW];
 
     mp = mp_core_table();
     check(mp->init(MP_THREAD_SINGLE, &provided), "init");
-    for (long i = 0; i < windows; i++) {
+    if (list) {
+        check(mp->list_create(WINDOW, &rlist), "list_create");
+        check(mp->list_create(WINDOW, &slist), "list_create");
+    }
+    for (long i = 0; list && i < windows; i++) {
+        for (int w = 0; w < WINDOW; w++)
+            check(mp->list_irecv(rlist, rbuf, bytes, 0, 100, MP_COMM_SELF, NULL), "list_irecv");
+        for (int w = 0; w < WINDOW; w++)
+            check(mp->list_isend(slist, sbuf, bytes, 0, 100, MP_COMM_SELF, MP_SEND_STANDARD, NULL), "list_isend");
+        check(mp->list_waitall(rlist, st), "list_waitall");
+        check(mp->list_waitall(slist, st), "list_waitall");
+    }
+    if (list) {
+        check(mp->list_free(rlist, NULL), "list_free");
+        check(mp->list_free(slist, NULL), "list_free");
+    }
+    for (long i = 0; !list && i < windows; i++) {
         for (int w = 0; w < WINDOW; w++)
             check(mp->irecv(rbuf, bytes, 0, 100, MP_COMM_SELF, robj, &rreq[w]), "irecv");
         for (int w = 0; w < WINDOW; w++)

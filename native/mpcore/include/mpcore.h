@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the table layout or any signature changes. */
-#define MP_ABI_VERSION 18
+#define MP_ABI_VERSION 19
 
 /* ---- Errors: one table, X-macro generated (C name, code, C# name, message). ---- */
 #define MP_ERROR_MAP(X)                                                                 \
@@ -90,6 +90,9 @@ typedef int32_t mp_req_t;   /* nonblocking request handle (slot + generation) */
 typedef int64_t mp_token_t; /* a blocking operation's pending part; wait on it once */
 typedef int64_t mp_msg_t;   /* a message matched by improbe/mprobe, received once */
 typedef int32_t mp_group_t; /* group handle */
+/* A request list (list_create): the core's counterpart of a C program's array of
+ * MPI_Request; posting into it and completing it allocate nothing per operation. */
+typedef struct mp_list *mp_list_t;
 
 /* Fixed layout shared with managed code (24 bytes). */
 typedef struct mp_status {

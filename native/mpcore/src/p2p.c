@@ -2,83 +2,7 @@
  * blocking operations in two steps, nonblocking ones, probe and matched probe.
  * post_send/post_recv and the slot helpers are inlined into every posting call:
  * this path is measured against C calling MPI directly. */
-#include "requests.h"
-
-#include <limits.h>
-
-static inline int check_count(const void *buf, int64_t bytes)
-{
-    if (MP_UNLIKELY(bytes < 0))
-        return mp_fail(MP_ECOUNT, "byte count %lld is negative", (long long)bytes);
-    if (MP_UNLIKELY(!buf && bytes > 0))
-        return mp_fail(MP_EINVAL, "buffer is NULL but byte count is %lld", (long long)bytes);
-    return 0;
-}
-
-/* A point-to-point operation whose arguments were accepted. */
-static inline void count_p2p(mp_counts_t *k, int64_t bytes)
-{
-    mp_count(&k->p2p_ops, 1);
-    mp_count(&k->p2p_bytes, (uint64_t)bytes);
-}
-
-/* The checks of a send's arguments: 0 with the communicator and MPI's rank
- * (MPI_PROC_NULL for ProcNull), or the error.  Inlined into the posting calls:
- * the send/recv path is measured against C calling MPI directly. */
-static MP_INLINE int send_args(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm,
-                               int mode, const comm_entry_t **ce, int *d)
-{
-    int rc;
-    if ((rc = mp_comm_lookup(comm, ce)))
-        return rc;
-    if ((rc = mp_check_dest(*ce, dest, d)) || (rc = mp_check_send_tag(tag)) ||
-        (rc = check_count(buf, bytes)))
-        return rc;
-    if (MP_UNLIKELY(mode != MP_SEND_STANDARD && mode != MP_SEND_SYNC))
-        return mp_fail(MP_EINVAL, "send mode %d is not MP_SEND_STANDARD or MP_SEND_SYNC", mode);
-    return 0;
-}
-
-static MP_INLINE int recv_args(const void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
-                               const comm_entry_t **ce, int *s, int *t)
-{
-    int rc;
-    if ((rc = mp_comm_lookup(comm, ce)))
-        return rc;
-    if ((rc = mp_check_source(*ce, source, s)) || (rc = mp_check_recv_tag(tag, t)))
-        return rc;
-    return check_count(buf, bytes);
-}
-
-/* MPI_Isend/MPI_Issend of checked arguments (d not ProcNull). */
-static MP_INLINE int issue_send(const void *buf, int64_t bytes, int d, int tag, const comm_entry_t *ce,
-                                int mode, MPI_Request *r)
-{
-    int rc;
-    if (MP_LIKELY(bytes <= INT_MAX)) {
-        rc = (mode == MP_SEND_SYNC ? pal_mpi.Issend : pal_mpi.Isend)(
-            buf, (int)bytes, MPI_BYTE, d, tag, ce->mpi, r);
-        return MP_MPI_CHECK(rc, mode == MP_SEND_SYNC ? "MPI_Issend" : "MPI_Isend");
-    }
-    if (!pal_mpi.Isend_c || !pal_mpi.Issend_c)
-        return mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions, "
-                       "which this MPI library lacks", (long long)bytes);
-    rc = (mode == MP_SEND_SYNC ? pal_mpi.Issend_c : pal_mpi.Isend_c)(
-        buf, (MPI_Count)bytes, MPI_BYTE, d, tag, ce->mpi, r);
-    return MP_MPI_CHECK(rc, mode == MP_SEND_SYNC ? "MPI_Issend_c" : "MPI_Isend_c");
-}
-
-/* MPI_Irecv of checked arguments (s not ProcNull). */
-static MP_INLINE int issue_recv(void *buf, int64_t bytes, int s, int t, const comm_entry_t *ce, MPI_Request *r)
-{
-    if (MP_LIKELY(bytes <= INT_MAX))
-        return MP_MPI_CHECK(pal_mpi.Irecv(buf, (int)bytes, MPI_BYTE, s, t, ce->mpi, r), "MPI_Irecv");
-    if (!pal_mpi.Irecv_c)
-        return mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions, "
-                       "which this MPI library lacks", (long long)bytes);
-    return MP_MPI_CHECK(pal_mpi.Irecv_c(buf, (MPI_Count)bytes, MPI_BYTE, s, t, ce->mpi, r),
-                        "MPI_Irecv_c");
-}
+#include "p2p.h"
 
 /* Posts a send or receive after checking its arguments: < 0 an error, 0
  * posted, 1 ProcNull (nothing posted).  Callers count what was accepted
@@ -204,15 +128,6 @@ static MP_INLINE int slot_posted(slot_cache_t *c, slot_t *s, int rc, int64_t byt
     MP_HAPPENS_BEFORE(s);
     atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
     return 0;
-}
-
-/* The communicator of a caller that checked its handle (isend_checked,
- * irecv_checked): no liveness check, only the table bounds (a channel handle
- * lies above them) and MPI's state. */
-static MP_INLINE int comm_of_checked(mp_comm_t comm, const comm_entry_t **ce)
-{
-    *ce = MP_LIKELY((unsigned)comm < MP_MAX_COMMS) ? &mp_g_comms[comm] : mp_comm_get_channel(comm);
-    return MP_LIKELY(*ce && mp_ready()) ? 0 : mp_fail_comm(comm);
 }
 
 /* The slot is claimed before MPI is called, and MPI writes its request

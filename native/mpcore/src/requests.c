@@ -158,6 +158,23 @@ int mp_req_orphan(mp_req_t req)
     return 0;
 }
 
+int mp_adopt_request(MPI_Request r, void *obj, int is_recv, mp_req_t *req)
+{
+    slot_cache_t *c = my_cache();
+    slot_t *s;
+    int rc;
+    *req = MP_REQ_NULL;
+    if ((rc = slot_alloc(c, &s, req)))
+        return rc;
+    s->is_recv = is_recv;
+    s->mpi = r;
+    s->obj[0] = obj;
+    s->obj[1] = NULL;
+    MP_HAPPENS_BEFORE(s);
+    atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
+    return 0;
+}
+
 int mp_req_live(mp_req_t req)
 {
     int idx;

@@ -98,6 +98,13 @@ void mp_cache_spill(slot_cache_t *c, int n);
 void mp_slot_push_global(int idx);
 /* Every thread's counts: those that exited and the live ones. */
 void mp_counts_sum(mp_counts_t *out);
+/* An MPI request in flight made an ordinary request (a slot, ACTIVE, holding
+ * obj): how a request list gives up an operation (requests.c). */
+int mp_adopt_request(MPI_Request r, void *obj, int is_recv, mp_req_t *req);
+/* The GC's mark over the request lists (lists.c): reports every live list's
+ * owner objects as pinned, remembering each (remember) for the relocate pass;
+ * returns how many it reported. */
+int mp_lists_gc_mark(int (*remember)(void **slot), mp_gc_report_fn report, void *ctx);
 
 /* This thread's cache, looked up once: compilers otherwise recompute a TLS
  * address at each use (a call into the dynamic linker for a dlopen'ed core). */

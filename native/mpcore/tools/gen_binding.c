@@ -64,7 +64,7 @@ static const char *const k_types[][2] = {
     { "mp_req_t", "int" },      { "mp_group_t", "int" },   { "mp_token_t", "long" },
     { "mp_msg_t", "long" },     { "mp_status_t", "Status" }, { "mp_coll_t", "CollDesc" },
     { "mp_stats_t", "CoreStats" },
-    { "mp_file_t", "int" },     { "mp_info_t", "int" },
+    { "mp_file_t", "int" },     { "mp_info_t", "int" },     { "mp_list_t", "nint" },
     { "mp_user_fn", "delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>" },
 };
 

@@ -206,6 +206,15 @@ internal struct CoreTable
     internal nint ReqWaitall;
     internal nint ReqWaitany;
     internal nint ReqActive;
+    internal nint ListCreate;
+    internal nint ListFree;
+    internal nint ListCount;
+    internal nint ListIsend;
+    internal nint ListIrecv;
+    internal nint ListIsendChecked;
+    internal nint ListIrecvChecked;
+    internal nint ListWaitall;
+    internal nint ListTestall;
     internal nint SendInit;
     internal nint RecvInit;
     internal nint CollInit;
@@ -288,7 +297,7 @@ internal struct CoreTable
     internal nint WinDetach;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 18;
+    internal const uint ExpectedAbiVersion = 19;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -366,6 +375,15 @@ internal struct CoreTable
         "BLOCKING int req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)\n" +
         "BLOCKING int req_waitany(int n, const mp_req_t *reqs, mp_status_t *status)\n" +
         "FAST int req_active(void)\n" +
+        "FAST int list_create(int capacity, mp_list_t *list)\n" +
+        "ANY int list_free(mp_list_t list, mp_req_t *pending)\n" +
+        "FAST int list_count(mp_list_t list)\n" +
+        "FAST int list_isend(mp_list_t list, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj)\n" +
+        "FAST int list_irecv(mp_list_t list, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)\n" +
+        "FAST int list_isend_checked(mp_list_t list, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj)\n" +
+        "FAST int list_irecv_checked(mp_list_t list, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)\n" +
+        "BLOCKING int list_waitall(mp_list_t list, mp_status_t *statuses)\n" +
+        "FAST int list_testall(mp_list_t list, mp_status_t *statuses)\n" +
         "FAST int send_init(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, mp_req_t *req)\n" +
         "FAST int recv_init(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_req_t *req)\n" +
         "BLOCKING int coll_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)\n" +
@@ -604,6 +622,24 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<int, int*, Status*, int> ReqWaitany;
     /// <summary>FAST: int mp_req_active(void)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int> ReqActive;
+    /// <summary>FAST: int mp_list_create(int capacity, mp_list_t *list)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, nint*, int> ListCreate;
+    /// <summary>ANY: int mp_list_free(mp_list_t list, mp_req_t *pending)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int*, int> ListFree;
+    /// <summary>FAST: int mp_list_count(mp_list_t list)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int> ListCount;
+    /// <summary>FAST: int mp_list_isend(mp_list_t list, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, int, void*, int> ListIsend;
+    /// <summary>FAST: int mp_list_irecv(mp_list_t list, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, void*, int> ListIrecv;
+    /// <summary>FAST: int mp_list_isend_checked(mp_list_t list, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, int, void*, int> ListIsendChecked;
+    /// <summary>FAST: int mp_list_irecv_checked(mp_list_t list, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, void*, int> ListIrecvChecked;
+    /// <summary>BLOCKING: int mp_list_waitall(mp_list_t list, mp_status_t *statuses)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<nint, Status*, int> ListWaitall;
+    /// <summary>FAST: int mp_list_testall(mp_list_t list, mp_status_t *statuses)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, Status*, int> ListTestall;
     /// <summary>FAST: int mp_send_init(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, mp_req_t *req)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, int*, int> SendInit;
     /// <summary>FAST: int mp_recv_init(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_req_t *req)</summary>
@@ -840,6 +876,15 @@ internal static unsafe partial class Core
         ReqWaitall = (delegate* unmanaged[Cdecl]<int, int*, Status*, int>)t->ReqWaitall;
         ReqWaitany = (delegate* unmanaged[Cdecl]<int, int*, Status*, int>)t->ReqWaitany;
         ReqActive = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)t->ReqActive;
+        ListCreate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, nint*, int>)t->ListCreate;
+        ListFree = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int*, int>)t->ListFree;
+        ListCount = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int>)t->ListCount;
+        ListIsend = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, int, void*, int>)t->ListIsend;
+        ListIrecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, void*, int>)t->ListIrecv;
+        ListIsendChecked = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, int, void*, int>)t->ListIsendChecked;
+        ListIrecvChecked = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, void*, int>)t->ListIrecvChecked;
+        ListWaitall = (delegate* unmanaged[Cdecl]<nint, Status*, int>)t->ListWaitall;
+        ListTestall = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, Status*, int>)t->ListTestall;
         SendInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, int*, int>)t->SendInit;
         RecvInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int*, int>)t->RecvInit;
         CollInit = (delegate* unmanaged[Cdecl]<int, CollDesc*, long*, void**, int*, int>)t->CollInit;

@@ -1,0 +1,426 @@
+/* lists.c - request lists (mpcore_calls.def, "request lists"): a window of
+ * nonblocking sends and receives posted into one array of MPI requests and
+ * completed by one MPI_Waitall, as a C program does it.
+ *
+ * What an operation costs here, beyond MPI's own calls: the checks of its
+ * arguments (none for the _checked entries, which System.MP's RequestList
+ * uses), its owner object and kind stored at its index, three counters in the
+ * list; at completion, its status translated when asked for and its object
+ * forgotten.  No slot, no handle, no generation: the list itself is the only
+ * handle, and an index is valid until the list is emptied.
+ *
+ * The GC extension reports the owner objects of every live list's entries as
+ * pinned roots (mp_lists_gc_mark, from gcscan.c).  A list's memory is never
+ * given back to the system: a freed list goes to a pool that list_create
+ * draws from, so a GC that scans while another thread frees a list, or the
+ * relocate pass that reports the mark's snapshot again, never reads freed
+ * memory. */
+#include "p2p.h"
+
+#define LIST_LIVE 0x4C495354u /* "LIST" */
+#define LIST_FREED 0x44454144u /* "DEAD" */
+#define ENTRY_RECV 1
+#define ENTRY_DONE 2     /* completed by an earlier call that failed */
+#define ENTRY_PROC_NULL 4 /* a receive from ProcNull: never given to MPI (its request is null) */
+
+struct mp_list {
+    _Atomic uint32_t magic;   /* LIST_LIVE, or LIST_FREED in the pool */
+    int n;                    /* entries in use: the GC reads the first n (__atomic_load_n) */
+    int cap;                  /* the capacity asked for */
+    int room;                 /* the capacity the memory has (a pooled list may have more) */
+    uint64_t ops, bytes, registered; /* since the last fold into the thread's counters: operations
+                                      * completed or given up, bytes and objects posted */
+    MPI_Request *mr;          /* room entries: MPI's requests, MPI_REQUEST_NULL once complete */
+    void **obj;               /* room entries: owner objects (GC roots while in flight) or NULL */
+    unsigned char *kind;      /* room entries: ENTRY_* */
+    int done;                 /* some entry is ENTRY_DONE */
+    MPI_Status *ms;           /* room entries: MPI's statuses of the last completion */
+    struct mp_list *next, *prev; /* the live lists, or the pool (next only) */
+};
+
+static struct mp_list g_live = { .next = &g_live, .prev = &g_live }; /* sentinel */
+static struct mp_list *g_pool;
+
+static MP_COLD int fail_list(mp_list_t l)
+{
+    if (!l)
+        return mp_fail(MP_EHANDLE, "request list is NULL");
+    return mp_fail(MP_EHANDLE, "request list %p was freed (list_free) or is not a request list", (void *)l);
+}
+
+static MP_COLD int fail_full(mp_list_t l)
+{
+    return mp_fail(MP_EINVAL, "request list is full: it holds %d operations; complete it "
+                   "(list_waitall, list_testall) before posting more", l->cap);
+}
+
+static inline int list_live(mp_list_t l)
+{
+    return MP_LIKELY(l && atomic_load_explicit(&l->magic, memory_order_relaxed) == LIST_LIVE);
+}
+
+int mp_list_create(int capacity, mp_list_t *list)
+{
+    struct mp_list *l = NULL, **p;
+    if (!list)
+        return mp_fail(MP_EINVAL, "list is NULL");
+    *list = NULL;
+    if (capacity < 1 || capacity > (1 << 24))
+        return mp_fail(MP_EINVAL, "request list capacity %d is not in [1, %d]", capacity, 1 << 24);
+    mp_spin_lock(&mp_g_slot_lock);
+    for (p = &g_pool; *p; p = &(*p)->next) {
+        if ((*p)->room >= capacity) {
+            l = *p;
+            *p = l->next;
+            break;
+        }
+    }
+    mp_spin_unlock(&mp_g_slot_lock);
+    if (!l) {
+        size_t n = (size_t)capacity;
+        /* One block: the list, then its arrays, each on its natural alignment. */
+        size_t size = sizeof *l + n * (sizeof *l->obj + sizeof *l->ms + sizeof *l->mr + sizeof *l->kind);
+        if (!(l = calloc(1, size)))
+            return mp_fail(MP_ENOMEM, "out of memory for a request list of %d operations", capacity);
+        l->obj = (void **)(l + 1);
+        l->ms = (MPI_Status *)(l->obj + n);
+        l->mr = (MPI_Request *)(l->ms + n);
+        l->kind = (unsigned char *)(l->mr + n);
+        l->room = capacity;
+    }
+    l->cap = capacity;
+    l->done = 0;
+    l->ops = l->bytes = l->registered = 0;
+    l->n = 0;
+    mp_spin_lock(&mp_g_slot_lock);
+    l->next = g_live.next;
+    l->prev = &g_live;
+    g_live.next->prev = l;
+    g_live.next = l;
+    atomic_store_explicit(&l->magic, LIST_LIVE, memory_order_release);
+    mp_spin_unlock(&mp_g_slot_lock);
+    *list = l;
+    return 0;
+}
+
+/* The list's counts go to this thread's counters (mp_stats), once per set. */
+static void list_fold(mp_list_t l)
+{
+    mp_counts_t *k = counts_of(my_cache());
+    mp_count(&k->p2p_ops, l->ops);
+    mp_count(&k->p2p_bytes, l->bytes);
+    mp_count(&k->registered, l->registered);
+    l->ops = l->bytes = l->registered = 0;
+}
+
+int mp_list_free(mp_list_t l, mp_req_t *pending)
+{
+    int n, rc = 0;
+    if (!list_live(l))
+        return fail_list(l);
+    n = l->n;
+    /* Operations in flight become ordinary requests (a slot each, holding
+     * the MPI request and the object), and the list is then empty. */
+    for (int i = 0; i < n; i++) {
+        mp_req_t h = MP_REQ_NULL;
+        if (l->mr[i] != MPI_REQUEST_NULL) {
+            int r = mp_adopt_request(l->mr[i], l->obj[i], l->kind[i] & ENTRY_RECV, &h);
+            if (r < 0) {
+                /* No slot for it (the table is full): the list keeps it, and
+                 * its object stays reported; nothing is freed. */
+                if (!rc)
+                    rc = r;
+                continue;
+            }
+            l->mr[i] = MPI_REQUEST_NULL;
+            __atomic_store_n(&l->obj[i], NULL, __ATOMIC_RELEASE);
+            if (!pending)
+                mp_req_orphan(h);
+        }
+        if (pending)
+            pending[i] = h;
+    }
+    if (rc)
+        return rc;
+    l->ops += (uint64_t)n;
+    list_fold(l);
+    mp_spin_lock(&mp_g_slot_lock);
+    l->n = 0;
+    atomic_store_explicit(&l->magic, LIST_FREED, memory_order_release);
+    l->prev->next = l->next;
+    l->next->prev = l->prev;
+    l->prev = NULL;
+    l->next = g_pool;
+    g_pool = l;
+    mp_spin_unlock(&mp_g_slot_lock);
+    return 0;
+}
+
+int mp_list_count(mp_list_t l)
+{
+    return list_live(l) ? l->n : fail_list(l);
+}
+
+/* ---- posting ---- */
+
+/* The entry's object and kind are written before MPI is called, the count
+ * raised after: the GC reads only the first n entries.  Refused by MPI: the
+ * entry is given back. */
+static MP_COLD int list_refused(mp_list_t l, int i, int rc)
+{
+    l->registered -= l->obj[i] != NULL;
+    __atomic_store_n(&l->obj[i], NULL, __ATOMIC_RELEASE);
+    return rc;
+}
+
+static MP_INLINE int list_added(mp_list_t l, int i, int rc, int64_t bytes)
+{
+    if (MP_UNLIKELY(rc))
+        return list_refused(l, i, rc);
+    l->bytes += (uint64_t)bytes;
+    __atomic_store_n(&l->n, i + 1, __ATOMIC_RELEASE);
+    return i;
+}
+
+/* Before the call into MPI: the entry's object and kind. */
+static MP_INLINE void list_entry(mp_list_t l, int i, void *obj, int kind)
+{
+    l->obj[i] = obj;
+    l->registered += obj != NULL;
+    l->kind[i] = (unsigned char)kind;
+}
+
+/* A receive from ProcNull completes at once with ProcNull's status (MPI-4.0
+ * 3.11).  It is not given to MPI: MPICH 4.0's MPI_Testall leaves such a
+ * request's status unwritten.  (A send to ProcNull is, its status being empty.) */
+static MP_COLD int list_proc_null(mp_list_t l, int i, int64_t bytes)
+{
+    l->mr[i] = MPI_REQUEST_NULL;
+    l->obj[i] = NULL;
+    l->kind[i] = ENTRY_PROC_NULL;
+    l->bytes += (uint64_t)bytes;
+    __atomic_store_n(&l->n, i + 1, __ATOMIC_RELEASE);
+    return i;
+}
+
+static MP_INLINE int list_send_as(mp_list_t l, const void *buf, int64_t bytes, int dest, int tag,
+                                  mp_comm_t comm, int mode, void *obj, int checked)
+{
+    const comm_entry_t *ce;
+    int d = 0, i, rc;
+    if (checked) {
+        i = l->n;
+        if ((rc = comm_of_checked(comm, &ce)))
+            return rc;
+        d = dest == MP_PROC_NULL ? MPI_PROC_NULL : dest;
+    } else {
+        if (MP_UNLIKELY(!list_live(l)))
+            return fail_list(l);
+        if (MP_UNLIKELY((i = l->n) >= l->cap))
+            return fail_full(l);
+        if ((rc = send_args(buf, bytes, dest, tag, comm, mode, &ce, &d)))
+            return rc;
+    }
+    /* ProcNull goes to MPI as MPI_PROC_NULL: its request completes at once with
+     * ProcNull's status (MPI-4.0 3.11). */
+    list_entry(l, i, obj, 0);
+    return list_added(l, i, issue_send(buf, bytes, d, tag, ce, mode, &l->mr[i]), bytes);
+}
+
+static MP_INLINE int list_recv_as(mp_list_t l, void *buf, int64_t bytes, int source, int tag,
+                                  mp_comm_t comm, void *obj, int checked)
+{
+    const comm_entry_t *ce;
+    int s = 0, t = 0, i, rc;
+    if (checked) {
+        i = l->n;
+        if ((rc = comm_of_checked(comm, &ce)))
+            return rc;
+        s = MP_LIKELY(source >= 0) ? source : source == MP_ANY_SOURCE ? MPI_ANY_SOURCE : MPI_PROC_NULL;
+        t = MP_LIKELY(tag >= 0) ? tag : MPI_ANY_TAG;
+    } else {
+        if (MP_UNLIKELY(!list_live(l)))
+            return fail_list(l);
+        if (MP_UNLIKELY((i = l->n) >= l->cap))
+            return fail_full(l);
+        if ((rc = recv_args(buf, bytes, source, tag, comm, &ce, &s, &t)))
+            return rc;
+    }
+    if (MP_UNLIKELY(s == MPI_PROC_NULL))
+        return list_proc_null(l, i, bytes);
+    list_entry(l, i, obj, ENTRY_RECV);
+    return list_added(l, i, issue_recv(buf, bytes, s, t, ce, &l->mr[i]), bytes);
+}
+
+int mp_list_isend(mp_list_t l, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj)
+{
+    return list_send_as(l, buf, bytes, dest, tag, comm, mode, obj, 0);
+}
+
+int mp_list_isend_checked(mp_list_t l, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
+                          void *obj)
+{
+    return list_send_as(l, buf, bytes, dest, tag, comm, mode, obj, 1);
+}
+
+int mp_list_irecv(mp_list_t l, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)
+{
+    return list_recv_as(l, buf, bytes, source, tag, comm, obj, 0);
+}
+
+int mp_list_irecv_checked(mp_list_t l, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)
+{
+    return list_recv_as(l, buf, bytes, source, tag, comm, obj, 1);
+}
+
+/* ---- completion ---- */
+
+/* The status of an entry MPI completed without error.  A list gives out no
+ * handle to cancel an operation with, so none is cancelled; and a receive MPI
+ * completed got a message, so its source and tag are a rank and a tag. */
+static MP_INLINE void list_status(int kind, const MPI_Status *st, mp_status_t *out)
+{
+    if (MP_LIKELY(kind == 0)) { /* a send */
+        memset(out, 0, sizeof *out);
+    } else if (MP_LIKELY(kind == ENTRY_RECV)) {
+        out->source = st->MPI_SOURCE; /* a rank: a receive from ProcNull is ENTRY_PROC_NULL */
+        out->tag = st->MPI_TAG;
+        out->error = MP_OK;
+        out->cancelled = 0;
+        out->bytes = pal_status_bytes(st);
+    } else {
+        mp_status_proc_null(out); /* ENTRY_PROC_NULL */
+    }
+}
+
+/* MPI completed the whole set (mrc MPI_SUCCESS): statuses translated when
+ * asked for, every object forgotten, the list emptied. */
+static MP_INLINE void list_done(mp_list_t l, int n, mp_status_t *statuses)
+{
+    if (MP_UNLIKELY(l->done)) { /* entries an earlier, failed call completed: empty statuses */
+        for (int i = 0; i < n; i++) {
+            if (statuses && (l->kind[i] & ENTRY_DONE))
+                memset(&statuses[i], 0, sizeof statuses[i]);
+            else if (statuses)
+                list_status(l->kind[i], &l->ms[i], &statuses[i]);
+        }
+        l->done = 0;
+    } else if (statuses) {
+        /* Locals: stores through statuses would make the compiler reload l's fields. */
+        const MPI_Status *ms = l->ms;
+        const unsigned char *kind = l->kind;
+        for (int i = 0; i < n; i++)
+            list_status(kind[i], &ms[i], &statuses[i]);
+    }
+    if (l->registered) { /* an entry holds an object (no C caller's does) */
+        void **obj = l->obj;
+        for (int i = 0; i < n; i++)
+            __atomic_store_n(&obj[i], NULL, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&l->n, 0, __ATOMIC_RELEASE);
+    l->ops += (uint64_t)n;
+    list_fold(l);
+}
+
+/* MPI failed the set (MPI-4.0 3.7.5): an entry MPI completed (its request now
+ * MPI_REQUEST_NULL) gets its status and error and lets go of its object; one
+ * it left pending keeps both, for the next call.  Returns the first error. */
+static MP_COLD int list_failed(mp_list_t l, int n, int mrc, const char *call, mp_status_t *statuses)
+{
+    int rc = 0, left = 0;
+    for (int i = 0; i < n; i++) {
+        mp_status_t scratch, *out = statuses ? &statuses[i] : &scratch;
+        int r = 0;
+        if (l->mr[i] != MPI_REQUEST_NULL) {
+            memset(out, 0, sizeof *out); /* pending: its status is not MPI's to read yet */
+            out->error = MP_EPENDING;
+            left = 1;
+            continue;
+        }
+        if (l->kind[i] & ENTRY_DONE) { /* completed by an earlier call that failed */
+            memset(out, 0, sizeof *out);
+            continue;
+        }
+        if (mrc != MPI_ERR_IN_STATUS)
+            r = mp_mpi_fail(mrc, call);
+        else if (l->ms[i].MPI_ERROR != MPI_SUCCESS)
+            r = mp_mpi_fail(l->ms[i].MPI_ERROR, call);
+        if (l->kind[i] & ENTRY_PROC_NULL)
+            mp_status_proc_null(out);
+        else
+            status_of(l->kind[i] & ENTRY_RECV, r, &l->ms[i], out);
+        __atomic_store_n(&l->obj[i], NULL, __ATOMIC_RELEASE);
+        l->kind[i] |= ENTRY_DONE;
+        l->done = 1;
+        if (r && !rc)
+            rc = r;
+    }
+    if (!left) {
+        __atomic_store_n(&l->n, 0, __ATOMIC_RELEASE);
+        l->done = 0;
+        l->ops += (uint64_t)n;
+        list_fold(l);
+    }
+    return rc ? rc : mp_mpi_fail(mrc, call);
+}
+
+/* A completion's start: the list's operation count (0: nothing to do), or an
+ * error for a freed list or MPI not ready. */
+static inline int list_operations(mp_list_t l)
+{
+    if (MP_UNLIKELY(!list_live(l)))
+        return fail_list(l);
+    if (MP_UNLIKELY(!mp_ready()))
+        return mp_fail_state();
+    return l->n;
+}
+
+int mp_list_waitall(mp_list_t l, mp_status_t *statuses)
+{
+    int n, mrc, rc = 0;
+    if ((n = list_operations(l)) <= 0)
+        return n;
+    mp_blocking_enter();
+    mrc = pal_mpi.Waitall(n, l->mr, l->ms);
+    if (MP_LIKELY(mrc == MPI_SUCCESS))
+        list_done(l, n, statuses);
+    else
+        rc = list_failed(l, n, mrc, "MPI_Waitall", statuses);
+    mp_sweep_orphans();
+    mp_blocking_leave();
+    return rc;
+}
+
+int mp_list_testall(mp_list_t l, mp_status_t *statuses)
+{
+    int n, mrc, flag = 0;
+    if ((n = list_operations(l)) <= 0)
+        return n < 0 ? n : 1; /* an empty list tests complete */
+    mrc = pal_mpi.Testall(n, l->mr, &flag, l->ms);
+    if (MP_UNLIKELY(mrc != MPI_SUCCESS))
+        return list_failed(l, n, mrc, "MPI_Testall", statuses);
+    if (!flag)
+        return 0; /* no request was touched (MPI-4.0 3.7.5) */
+    list_done(l, n, statuses);
+    return 1;
+}
+
+/* ---- the GC extension's view (gcscan.c) ---- */
+
+int mp_lists_gc_mark(int (*remember)(void **slot), mp_gc_report_fn report, void *ctx)
+{
+    int reported = 0;
+    mp_spin_lock(&mp_g_slot_lock);
+    for (struct mp_list *l = g_live.next; l != &g_live; l = l->next) {
+        int n = __atomic_load_n(&l->n, __ATOMIC_ACQUIRE);
+        for (int i = 0; i < n; i++) {
+            if (!__atomic_load_n(&l->obj[i], __ATOMIC_ACQUIRE))
+                continue;
+            (void)remember(&l->obj[i]); /* when in doubt, pin: reported now regardless */
+            report(&l->obj[i], ctx);
+            reported++;
+        }
+    }
+    mp_spin_unlock(&mp_g_slot_lock);
+    return reported;
+}

@@ -1,0 +1,99 @@
+/* p2p.h - what every unit that posts sends and receives shares (p2p.c, the
+ * request lists of lists.c): the checks of a send's and a receive's arguments
+ * and the calls into MPI, inlined into each posting call, since this path is
+ * measured against C calling MPI directly. */
+#ifndef MPCORE_P2P_H
+#define MPCORE_P2P_H
+
+#include "requests.h"
+
+#include <limits.h>
+
+#pragma GCC visibility push(hidden)
+
+static inline int check_count(const void *buf, int64_t bytes)
+{
+    if (MP_UNLIKELY(bytes < 0))
+        return mp_fail(MP_ECOUNT, "byte count %lld is negative", (long long)bytes);
+    if (MP_UNLIKELY(!buf && bytes > 0))
+        return mp_fail(MP_EINVAL, "buffer is NULL but byte count is %lld", (long long)bytes);
+    return 0;
+}
+
+/* A point-to-point operation whose arguments were accepted. */
+static inline void count_p2p(mp_counts_t *k, int64_t bytes)
+{
+    mp_count(&k->p2p_ops, 1);
+    mp_count(&k->p2p_bytes, (uint64_t)bytes);
+}
+
+/* The checks of a send's arguments: 0 with the communicator and MPI's rank
+ * (MPI_PROC_NULL for ProcNull), or the error.  Inlined into the posting calls:
+ * the send/recv path is measured against C calling MPI directly. */
+static MP_INLINE int send_args(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm,
+                               int mode, const comm_entry_t **ce, int *d)
+{
+    int rc;
+    if ((rc = mp_comm_lookup(comm, ce)))
+        return rc;
+    if ((rc = mp_check_dest(*ce, dest, d)) || (rc = mp_check_send_tag(tag)) ||
+        (rc = check_count(buf, bytes)))
+        return rc;
+    if (MP_UNLIKELY(mode != MP_SEND_STANDARD && mode != MP_SEND_SYNC))
+        return mp_fail(MP_EINVAL, "send mode %d is not MP_SEND_STANDARD or MP_SEND_SYNC", mode);
+    return 0;
+}
+
+static MP_INLINE int recv_args(const void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
+                               const comm_entry_t **ce, int *s, int *t)
+{
+    int rc;
+    if ((rc = mp_comm_lookup(comm, ce)))
+        return rc;
+    if ((rc = mp_check_source(*ce, source, s)) || (rc = mp_check_recv_tag(tag, t)))
+        return rc;
+    return check_count(buf, bytes);
+}
+
+/* MPI_Isend/MPI_Issend of checked arguments (d not ProcNull). */
+static MP_INLINE int issue_send(const void *buf, int64_t bytes, int d, int tag, const comm_entry_t *ce,
+                                int mode, MPI_Request *r)
+{
+    int rc;
+    if (MP_LIKELY(bytes <= INT_MAX)) { /* two calls, not a choice of pointer: one load, no select */
+        if (MP_UNLIKELY(mode == MP_SEND_SYNC))
+            return MP_MPI_CHECK(pal_mpi.Issend(buf, (int)bytes, MPI_BYTE, d, tag, ce->mpi, r), "MPI_Issend");
+        return MP_MPI_CHECK(pal_mpi.Isend(buf, (int)bytes, MPI_BYTE, d, tag, ce->mpi, r), "MPI_Isend");
+    }
+    if (!pal_mpi.Isend_c || !pal_mpi.Issend_c)
+        return mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions, "
+                       "which this MPI library lacks", (long long)bytes);
+    rc = (mode == MP_SEND_SYNC ? pal_mpi.Issend_c : pal_mpi.Isend_c)(
+        buf, (MPI_Count)bytes, MPI_BYTE, d, tag, ce->mpi, r);
+    return MP_MPI_CHECK(rc, mode == MP_SEND_SYNC ? "MPI_Issend_c" : "MPI_Isend_c");
+}
+
+/* MPI_Irecv of checked arguments (s not ProcNull). */
+static MP_INLINE int issue_recv(void *buf, int64_t bytes, int s, int t, const comm_entry_t *ce, MPI_Request *r)
+{
+    if (MP_LIKELY(bytes <= INT_MAX))
+        return MP_MPI_CHECK(pal_mpi.Irecv(buf, (int)bytes, MPI_BYTE, s, t, ce->mpi, r), "MPI_Irecv");
+    if (!pal_mpi.Irecv_c)
+        return mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions, "
+                       "which this MPI library lacks", (long long)bytes);
+    return MP_MPI_CHECK(pal_mpi.Irecv_c(buf, (MPI_Count)bytes, MPI_BYTE, s, t, ce->mpi, r),
+                        "MPI_Irecv_c");
+}
+
+/* The communicator of a caller that checked its handle (isend_checked,
+ * irecv_checked): no liveness check, only the table bounds (a channel handle
+ * lies above them) and MPI's state. */
+static MP_INLINE int comm_of_checked(mp_comm_t comm, const comm_entry_t **ce)
+{
+    *ce = MP_LIKELY((unsigned)comm < MP_MAX_COMMS) ? &mp_g_comms[comm] : mp_comm_get_channel(comm);
+    return MP_LIKELY(*ce && mp_ready()) ? 0 : mp_fail_comm(comm);
+}
+
+#pragma GCC visibility pop
+
+#endif
