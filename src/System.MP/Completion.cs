@@ -80,6 +80,14 @@ internal static unsafe class Completion
         public int Block() => Core.ReqWaitall(n, handles, statuses);
     }
 
+    /// <summary>A request list's operations, completed together (mp_list_testall / mp_list_waitall).</summary>
+    internal readonly struct ListRequests(nint list, int n, Status* statuses) : IPollThenBlock
+    {
+        public string Describe() => $"RequestList.WaitAll ({n} operations)";
+        public int Poll() => Core.ListTestall(list, statuses);
+        public int Block() => Core.ListWaitall(list, statuses);
+    }
+
     /// <summary>
     /// The first of a set of requests to complete: a poll tests every pending one once;
     /// <see cref="Index"/> and <see cref="Result"/> say which completed and how.

@@ -32,20 +32,34 @@ namespace System.MP;
 /// </remarks>
 public sealed unsafe class RequestList : IDisposable
 {
-    private int[] _handles; // empty once disposed: the capacity check of a post also refuses a disposed list
+    /// <summary>The largest capacity a list can have.</summary>
+    public const int MaxCapacity = 1 << 24;
+
+    private nint _list; // the core's request list (mp_list_t); 0 once disposed
+    private int _room; // the capacity while usable, 0 once disposed: the capacity check of a post also refuses a disposed list
     private BufferHold?[]? _pins; // each entry's pin (library mode, movable arrays): allocated with the list's first pin
-    private int _count;
+    private int _count; // the core list's count, mirrored: posts and completions keep them equal
     private readonly int _capacity;
     private readonly bool _registerBuffers = Request.s_registerBuffers; // read here once: no class-initialization check per post
 
+    /// <summary>Buffers of operations a list could not hand over when it was dropped (the core had no room left
+    /// for them): held for the rest of the process, since MPI may still write into them.</summary>
+    private static readonly Collections.Concurrent.ConcurrentBag<BufferHold> s_stuck = [];
+
     /// <summary>Creates an empty list.</summary>
-    /// <param name="capacity">How many operations it holds between two completions (1 or more).</param>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="capacity"/> is below 1.</exception>
+    /// <param name="capacity">How many operations it holds between two completions (1 to <see cref="MaxCapacity"/>).</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="capacity"/> is below 1 or above <see cref="MaxCapacity"/>.</exception>
     public RequestList(int capacity)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(capacity, 1);
-        _handles = new int[capacity];
-        _capacity = capacity;
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(capacity, MaxCapacity);
+        CoreLoader.EnsureLoaded();
+        nint list;
+        int rc = Core.ListCreate(capacity, &list);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        _list = list;
+        _capacity = _room = capacity;
     }
 
     /// <summary>How many operations the list holds between two completions.</summary>
@@ -110,26 +124,46 @@ public sealed unsafe class RequestList : IDisposable
     /// </summary>
     public void Dispose()
     {
-        if (_handles.Length == 0)
+        if (_list == 0)
             return;
         Abandon();
-        _handles = [];
         GC.SuppressFinalize(this);
     }
 
     /// <summary>Dropped with operations in flight: they are given up, their buffers held until the core sees them complete.</summary>
     ~RequestList() => Abandon();
 
+    /// <summary>
+    /// Frees the core's list: the operations still in flight become ordinary requests, which
+    /// are given up as <see cref="Request.Dispose"/> gives one up (their pins kept until the core
+    /// has seen them complete).  Calls no MPI: the finalizer thread may run it.
+    /// </summary>
     private void Abandon()
     {
-        for (int i = 0; i < _count; i++)
+        nint list = _list;
+        int n = _count, rc;
+        if (list == 0)
+            return;
+        int[] pending = n > 0 ? new int[n] : [];
+        fixed (int* p = pending)
+            rc = Core.ListFree(list, n > 0 ? p : null);
+        for (int i = 0; i < n; i++)
         {
-            if (_handles[i] == CoreConst.ReqNull)
-                continue; // completed by a WaitAll that failed on another entry
-            Request.Abandon(_handles[i], _pins?[i], null);
+            BufferHold? pin = _pins?[i];
+            if (rc < 0)
+            {
+                if (pin is not null)
+                    s_stuck.Add(pin); // the core kept the list: its buffers stay held
+            }
+            else if (pending[i] != CoreConst.ReqNull)
+                Request.Abandon(pending[i], pin, null);
+            else
+                pin?.Release(); // complete (ProcNull, or completed by a WaitAll that failed on another entry)
         }
         if (_pins is not null)
-            Array.Clear(_pins, 0, _count);
+            Array.Clear(_pins, 0, n);
+        _list = 0;
+        _room = 0;
         _count = 0;
     }
 
@@ -139,24 +173,24 @@ public sealed unsafe class RequestList : IDisposable
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal int PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, int comm, int mode) where T : unmanaged
     {
-        int i = NextEntry(), req = 0, rc;
+        int i = NextEntry(), rc;
         bool register = Hold(buffer, count, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as Request.PostSend
-            rc = Core.IsendChecked(p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
-                            register ? Request.ObjectAddress(ref buffer) : null, &req);
-        return Added(i, rc, req, pin);
+            rc = Core.ListIsendChecked(_list, p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
+                                       register ? Request.ObjectAddress(ref buffer) : null);
+        return Added(i, rc, pin);
     }
 
     /// <summary>Posts a receive the caller has checked into the next entry.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal int PostRecv<T>(T[] buffer, int offset, int count, int source, int tag, int comm) where T : unmanaged
     {
-        int i = NextEntry(), req = 0, rc;
+        int i = NextEntry(), rc;
         bool register = Hold(buffer, count, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
-            rc = Core.IrecvChecked(p + offset, (long)count * sizeof(T), source, tag, comm,
-                            register ? Request.ObjectAddress(ref buffer) : null, &req);
-        return Added(i, rc, req, pin);
+            rc = Core.ListIrecvChecked(_list, p + offset, (long)count * sizeof(T), source, tag, comm,
+                                       register ? Request.ObjectAddress(ref buffer) : null);
+        return Added(i, rc, pin);
     }
 
     /// <summary>
@@ -180,17 +214,16 @@ public sealed unsafe class RequestList : IDisposable
     private int NextEntry()
     {
         int i = _count;
-        if ((uint)i >= (uint)_handles.Length)
+        if ((uint)i >= (uint)_room)
             ThrowFull();
         return i;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private int Added(int i, int rc, int req, BufferHold? pin)
+    private int Added(int i, int rc, BufferHold? pin)
     {
         if (rc < 0)
             Request.ThrowPostFailed(rc, pin);
-        _handles[i] = req;
         if (pin is not null)
             (_pins ??= new BufferHold?[_capacity])[i] = pin;
         _count = i + 1;
@@ -200,7 +233,7 @@ public sealed unsafe class RequestList : IDisposable
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void ThrowFull()
     {
-        if (_handles.Length == 0)
+        if (_list == 0)
             throw new ObjectDisposedException(nameof(RequestList));
         throw new InvalidOperationException(SR.Format(SR.RequestListFull, _capacity));
     }
@@ -213,27 +246,23 @@ public sealed unsafe class RequestList : IDisposable
         int n = _count, rc;
         if (n == 0)
         {
-            if (_handles.Length == 0)
+            if (_list == 0)
                 throw new ObjectDisposedException(nameof(RequestList));
             return;
         }
-        fixed (int* h = _handles)
-        {
-            var all = new Completion.AllRequests(n, h, statuses);
-            rc = Completion.PollThenBlock(ref all, Request.SetPolls(n));
-        }
+        var all = new Completion.ListRequests(_list, n, statuses);
+        rc = Completion.PollThenBlock(ref all, Request.SetPolls(n));
         Finish(n, rc);
     }
 
     private bool TestAllCore(Status* statuses)
     {
         int n = _count, rc;
-        if (_handles.Length == 0)
+        if (_list == 0)
             throw new ObjectDisposedException(nameof(RequestList));
         if (n == 0)
             return true;
-        fixed (int* h = _handles)
-            rc = Core.ReqTestall(n, h, statuses);
+        rc = Core.ListTestall(_list, statuses);
         if (rc == 0)
             return false;
         Finish(n, rc);
@@ -268,31 +297,24 @@ public sealed unsafe class RequestList : IDisposable
 
     /// <summary>
     /// MPI failed the set (MPI-4.0 3.7.5): the operations it completed, with or without an
-    /// error, are released and their entries become null (complete, with an empty status);
-    /// those it left pending (MPI_ERR_PENDING) stay in the list at their indices, so that a
-    /// second WaitAll completes them.  The list is empty when none is left.
+    /// error, are released (complete, with an empty status in a later call); those it left
+    /// pending (MPI_ERR_PENDING) stay in the list at their indices, so that a second WaitAll
+    /// completes them.  The core's list says which; it is empty when none is left.
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void FinishFailed(int n, int rc)
     {
         Exception error = ThrowHelper.CoreException(rc);
-        bool pending = false;
-        for (int i = 0; i < n; i++)
+        int left = Core.ListCount(_list);
+        if (_pins is not null)
         {
-            int h = _handles[i];
-            if (h == CoreConst.ReqNull)
-                continue;
-            if (Core.ReqLive(h) != 0)
+            for (int i = 0; i < n; i++)
             {
-                pending = true;
-                continue;
+                if (left == 0 || Core.ListPending(_list, i) == 0)
+                    ReleasePin(i);
             }
-            _handles[i] = CoreConst.ReqNull;
-            if (_pins is not null)
-                ReleasePin(i);
         }
-        if (!pending)
-            _count = 0;
+        _count = left;
         if (Request.OrphanedHolds != 0)
             Request.SweepOrphans();
         throw error;

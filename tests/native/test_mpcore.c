@@ -281,9 +281,12 @@ static void test_request_lists(void)
     }
     if (mp_list_count(l) == 4) {
         int pending = 0;
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < 4; i++) {
             pending += st[i].error == MP_EPENDING;
-        CHECK(pending > 0);
+            CHECK(mp_list_pending(l, i) == (st[i].error == MP_EPENDING));
+        }
+        CHECK(pending > 0 && mp_list_pending(l, 0) == 0);
+        CHECK(mp_list_pending(l, 4) == MP_EINVAL && mp_list_pending(l, -1) == MP_EINVAL);
         CHECK(mp_list_waitall(l, st) == 0 && mp_list_count(l) == 0);
         CHECK(st[0].bytes == 0 && st[0].error == 0); /* completed by the first call: empty */
     } else {

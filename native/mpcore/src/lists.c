@@ -161,6 +161,15 @@ int mp_list_count(mp_list_t l)
     return list_live(l) ? l->n : fail_list(l);
 }
 
+int mp_list_pending(mp_list_t l, int index)
+{
+    if (!list_live(l))
+        return fail_list(l);
+    if (index < 0 || index >= l->n)
+        return mp_fail(MP_EINVAL, "index %d is not one of the list's %d operations", index, l->n);
+    return l->mr[index] != MPI_REQUEST_NULL;
+}
+
 /* ---- posting ---- */
 
 /* The entry's object and kind are written before MPI is called, the count

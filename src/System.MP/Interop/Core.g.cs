@@ -213,6 +213,7 @@ internal struct CoreTable
     internal nint ListIrecv;
     internal nint ListIsendChecked;
     internal nint ListIrecvChecked;
+    internal nint ListPending;
     internal nint ListWaitall;
     internal nint ListTestall;
     internal nint SendInit;
@@ -382,6 +383,7 @@ internal struct CoreTable
         "FAST int list_irecv(mp_list_t list, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)\n" +
         "FAST int list_isend_checked(mp_list_t list, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj)\n" +
         "FAST int list_irecv_checked(mp_list_t list, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)\n" +
+        "FAST int list_pending(mp_list_t list, int index)\n" +
         "BLOCKING int list_waitall(mp_list_t list, mp_status_t *statuses)\n" +
         "FAST int list_testall(mp_list_t list, mp_status_t *statuses)\n" +
         "FAST int send_init(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, mp_req_t *req)\n" +
@@ -636,6 +638,8 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, int, void*, int> ListIsendChecked;
     /// <summary>FAST: int mp_list_irecv_checked(mp_list_t list, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, void*, int> ListIrecvChecked;
+    /// <summary>FAST: int mp_list_pending(mp_list_t list, int index)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int, int> ListPending;
     /// <summary>BLOCKING: int mp_list_waitall(mp_list_t list, mp_status_t *statuses)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<nint, Status*, int> ListWaitall;
     /// <summary>FAST: int mp_list_testall(mp_list_t list, mp_status_t *statuses)</summary>
@@ -883,6 +887,7 @@ internal static unsafe partial class Core
         ListIrecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, void*, int>)t->ListIrecv;
         ListIsendChecked = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, int, void*, int>)t->ListIsendChecked;
         ListIrecvChecked = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, void*, int>)t->ListIrecvChecked;
+        ListPending = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int, int>)t->ListPending;
         ListWaitall = (delegate* unmanaged[Cdecl]<nint, Status*, int>)t->ListWaitall;
         ListTestall = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, Status*, int>)t->ListTestall;
         SendInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, int*, int>)t->SendInit;
