@@ -74,6 +74,35 @@ public class RequestListTests
         Assert.Equal(0L, Mpi.GetStatistics().PinnedHandles);
     }
 
+    [Fact]
+    public void ACapacityOutsideOneToMaxCapacityIsRefused()
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => new RequestList(0));
+        Assert.Throws<ArgumentOutOfRangeException>(() => new RequestList(RequestList.MaxCapacity + 1));
+        using var list = new RequestList(2);
+        Assert.Equal(2, list.Capacity);
+    }
+
+    [Fact]
+    public void AProcNullReceiveCompletesWithProcNullsStatusAndItsPinIsReleased()
+    {
+        var statuses = new Status[2];
+        var data = new int[3];
+        using (var list = new RequestList(2))
+        {
+            Assert.Equal(0, Self.IRecv(data, Mpi.ProcNull, 5, list));
+            Assert.Equal(1, Self.ISend(data, Mpi.ProcNull, 5, list));
+            Assert.True(list.TestAll(statuses)); // complete at once: MPICH's MPI_Testall would not write its status
+            Assert.Equal(Mpi.ProcNull, statuses[0].Source);
+            Assert.Equal(Mpi.AnyTag, statuses[0].Tag);
+            Assert.Equal(0L, statuses[0].ByteCount);
+            // Disposed with a ProcNull receive posted: complete, so its pin goes at once.
+            Self.IRecv(data, Mpi.ProcNull, 5, list);
+        }
+        Assert.Equal(0L, Mpi.GetStatistics().PinnedHandles);
+        Assert.Equal(0, Request.OrphanedHolds);
+    }
+
     private static bool SpinTestAll(RequestList list)
     {
         for (int i = 0; i < 1_000_000; i++)
