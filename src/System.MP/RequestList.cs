@@ -206,8 +206,13 @@ public sealed unsafe class RequestList : IDisposable
             pin = null;
             return count > 0;
         }
-        return Request.Hold(buffer, count, RequestGroup.CurrentPoster, out pin);
+        return HoldByPolicy(buffer, count, out pin);
     }
+
+    /// <summary>Request.Hold, out of the posting loop: the loop keeps its values in registers.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static bool HoldByPolicy<T>(T[] buffer, int count, out BufferHold? pin) =>
+        Request.Hold(buffer, count, RequestGroup.CurrentPoster, out pin);
 
     /// <summary>The index the next post takes; a full or disposed list refuses it before anything is posted.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
