@@ -6,7 +6,8 @@ namespace Scenarios;
 /// <summary>
 /// Soak (scenario soak, issue 14 item 5): ranks in pairs run N nonblocking operations
 /// (Isend/Irecv windows, a share of requests dropped without Wait and a share disposed while
-/// pending), M object round trips (a share of them sent by a dropped OISend) and K
+/// pending; a quarter as many again posted into RequestLists, on fresh arrays, with a list
+/// disposed while its receive is in flight each round), M object round trips (a share of them sent by a dropped OISend) and K
 /// communicators created (Dup, Split) and freed, in rounds.  After the warm-up rounds and at
 /// the end the process's figures are sampled once everything dropped has been released:
 /// the core's counters must be back exactly where the warm-up left them, and RSS, the managed
@@ -25,7 +26,7 @@ internal static class Soak
     private const int Rounds = 10, WarmupRounds = 2;
     private const int Window = 16;          // sends and receives posted per window, each
     private const int LargeInts = 4096;     // an occasional message past the eager limit
-    private const int Tag = 71, ObjectTag = 72;
+    private const int Tag = 71, ObjectTag = 72, ListTag = 73, GivenUpTag = 74;
 
     /// <summary>
     /// RSS may grow by this much after the warm-up.  The runtime's and MPI's pools are sized
@@ -69,6 +70,7 @@ internal static class Soak
         for (int round = 0; round < Rounds; round++)
         {
             Nonblocking(c, peer, rng, pairRng, Share(ops, round), counts);
+            Lists(c, peer, pairRng, Share(ops, round) / 4, counts);
             Objects(c, peer, rng, Share(objects, round), counts);
             Communicators(c, Share(comms, round), counts);
             if (round == WarmupRounds - 1)
@@ -158,6 +160,45 @@ internal static class Soak
             }
             counts.Ops += 2 * Window;
         }
+    }
+
+    /// <summary>
+    /// Windows posted into one <see cref="RequestList"/>, on arrays allocated per message (movable:
+    /// registered with the core's list under motor, each held by a pin under dotnet, while the
+    /// GCs this soak causes run), every received message checked; then a list disposed with a
+    /// receive in flight, whose message the peer sends afterwards (the core's list hands it over
+    /// as an ordinary request, given up and released once complete).
+    /// </summary>
+    private static void Lists(Communicator c, int peer, Random pairRng, long ops, Counts counts)
+    {
+        var received = new int[Window][];
+        var statuses = new Status[2 * Window];
+        using var list = new RequestList(2 * Window);
+        for (long w = 0, windows = Math.Max(1, ops / (2 * Window)); w < windows; w++)
+        {
+            for (int i = 0; i < Window; i++)
+                c.IRecv(received[i] = new int[pairRng.Next(64) == 0 ? LargeInts : 1 + pairRng.Next(64)], peer, ListTag, list);
+            for (int i = 0; i < Window; i++)
+            {
+                var buf = new int[received[i].Length]; // the peer drew the same lengths
+                buf[0] = buf[^1] = (int)(w * Window + i);
+                c.ISend(buf, peer, ListTag, list);
+            }
+            list.WaitAll(statuses);
+            for (int i = 0; i < Window; i++)
+            {
+                int[] r = received[i];
+                int expected = (int)(w * Window + i);
+                if (statuses[i].GetCount<int>() != r.Length || r[0] != expected || r[^1] != expected)
+                    Check.True(false, $"list window {w} receive {i}: got {r[0]}..{r[^1]} ({statuses[i].GetCount<int>()} ints), expected {expected} ({r.Length})");
+            }
+            counts.Ops += 2 * Window;
+        }
+        var givenUp = new RequestList(1);
+        c.IRecv(new int[4], peer, GivenUpTag, givenUp);
+        givenUp.Dispose();
+        counts.Disposed++;
+        c.Send(new int[4], peer, GivenUpTag);
     }
 
     private static Fate Draw(Random rng) => rng.Next(8) switch { 0 => Fate.Dropped, 1 => Fate.Disposed, _ => Fate.Waited };
