@@ -17,6 +17,20 @@ public class ObjectTransportTests
 
     private static T Trip<T>(T obj) where T : notnull => Assert.IsType<T>(RoundTrip(obj));
 
+    /// <summary>Elements [offset, offset + count) of <paramref name="array"/> encoded as a slice, decoded.</summary>
+    private static unsafe object? TripSlice(Array array, int offset, int count)
+    {
+        ObjectTransport.Encoded e = ObjectTransport.Encode(null, array, offset, count);
+        try
+        {
+            return ObjectTransport.Decode(new ReadOnlySpan<byte>(e.Pointer, (int)e.Length));
+        }
+        finally
+        {
+            e.Release();
+        }
+    }
+
     private static TransportException Rejected(byte[] payload) =>
         Assert.Throws<TransportException>(() => ObjectTransport.Decode(payload));
 
@@ -273,18 +287,37 @@ public class ObjectTransportTests
     {
         var list = TransportSamples.Figure5(4);
         object?[] a = [0, 1, list, list, "four"];
-        ObjectTransport.Encoded e = ObjectTransport.Encode(null, a, 2, 3);
-        object? back;
-        unsafe
-        {
-            back = ObjectTransport.Decode(new ReadOnlySpan<byte>(e.Pointer, (int)e.Length));
-        }
-        e.Release();
-        var slice = Assert.IsType<object?[]>(back);
+        var slice = Assert.IsType<object?[]>(TripSlice(a, 2, 3));
         Assert.Equal(3, slice.Length);
         Assert.Same(slice[0], slice[1]);
         Assert.Null(TransportSamples.CheckFigure5((LinkedList?)slice[0], 4));
         Assert.Equal("four", slice[2]);
+    }
+
+    /// <summary>
+    /// A slice that holds its own array: the element is the whole array, a separate object from the
+    /// slice, whether the graph is small enough for the encoder's scan of the objects seen (5
+    /// objects) or large enough for its identity map (a Figure 5 list of 12 nodes beside it).
+    /// </summary>
+    [Theory]
+    [InlineData(0)]
+    [InlineData(12)]
+    public void ASliceHoldingItsArrayCarriesTheWholeArray(int nodes)
+    {
+        object?[] a = [null, "one", null, "three"];
+        a[0] = a;
+        a[2] = nodes > 0 ? TransportSamples.Figure5(nodes) : null;
+        var slice = Assert.IsType<object?[]>(TripSlice(a, 0, 3));
+        Assert.Equal(3, slice.Length);
+        var whole = Assert.IsType<object?[]>(slice[0]);
+        Assert.NotSame(slice, whole);
+        Assert.Equal(4, whole.Length);
+        Assert.Same(whole, whole[0]);
+        Assert.Equal("three", whole[3]);
+        Assert.Same(slice[1], whole[1]);
+        Assert.Same(slice[2], whole[2]);
+        if (nodes > 0)
+            Assert.Null(TransportSamples.CheckFigure5((LinkedList?)slice[2], nodes));
     }
 
     [Fact]
@@ -563,9 +596,10 @@ public class ObjectTransportTests
     }
 
     /// <summary>
-    /// The encoder hashes objects by address; a collection in the middle of a graph (here a
-    /// compacting one, once the root is hashed) makes it encode the graph again by identity hash
-    /// codes, and rings and shared references arrive intact.
+    /// The encoder hashes objects by address once a graph outgrows its scan of the objects seen; a
+    /// collection in the middle of such a graph (here a compacting one, once the first objects are
+    /// hashed) makes it encode the graph again by identity hash codes, and rings and shared
+    /// references arrive intact.
     /// </summary>
     [Fact]
     public void CollectionDuringEncodingEncodesTheGraphAgain()
@@ -585,6 +619,35 @@ public class ObjectTransportTests
             ObjectWriter.AfterRootForTests = null;
         }
         Assert.True(ObjectWriter.EncodedAgain >= before + 20, $"{ObjectWriter.EncodedAgain - before} graphs encoded again");
+    }
+
+    /// <summary>
+    /// A graph of up to 8 objects is encoded without hashing (its objects found by reference), so a
+    /// collection in the middle of it (a compacting one, after the root) needs no second encoding,
+    /// and its cycles and shared references arrive intact; 9 objects and more go through the map.
+    /// </summary>
+    [Fact]
+    public void CollectionDuringASmallGraphChangesNothing()
+    {
+        ObjectWriter.AfterRootForTests = () => GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+        try
+        {
+            for (int n = 1; n <= 10; n++)
+            {
+                long before = ObjectWriter.EncodedAgain;
+                Assert.Null(TransportSamples.CheckRing(Trip(TransportSamples.Ring(n)), n));
+                Assert.Equal(n > 8 ? before + 1 : before, ObjectWriter.EncodedAgain);
+            }
+            Assert.Null(TransportSamples.CheckFigure5(Trip(TransportSamples.Figure5(4)), 4)); // 4 nodes, 3 arrays
+            var shared = new int[] { 1, 2, 3 };
+            var pair = Trip(new object[] { shared, shared, "x", "x" });
+            Assert.Same(pair[0], pair[1]);
+            Assert.Equal(shared, (int[])pair[0]);
+        }
+        finally
+        {
+            ObjectWriter.AfterRootForTests = null;
+        }
     }
 
     [Fact]

@@ -70,25 +70,36 @@ internal sealed unsafe class ObjectReader
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal byte* Take(long bytes)
     {
-        if ((ulong)bytes > (ulong)(_end - _pos))
-            throw TransportErrors.Malformed(SR.Format(SR.PayloadTruncated, bytes, _end - _pos));
         byte* p = _pos;
-        _pos += bytes;
+        if ((ulong)bytes > (ulong)(_end - p))
+            throw Truncated(bytes);
+        _pos = p + bytes;
         return p;
     }
 
+    /// <summary>The refusal of a read of <paramref name="bytes"/> bytes past the end (apart, so that <see cref="Take"/> stays small).</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private TransportException Truncated(long bytes) =>
+        TransportErrors.Malformed(SR.Format(SR.PayloadTruncated, bytes, _end - _pos));
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal int ReadInt32() => Unsafe.ReadUnaligned<int>(Take(4));
 
     private byte ReadByte() => *Take(1);
 
     /// <summary>A count of items taking <paramref name="itemBytes"/> bytes each, checked against the bytes left.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal int ReadCount(long itemBytes)
     {
         int n = ReadInt32();
-        if (n < 0 || n * itemBytes > Remaining)
-            throw TransportErrors.Malformed(SR.Format(SR.PayloadCount, n, Remaining));
+        if (n < 0 || n * itemBytes > _end - _pos)
+            throw BadCount(n);
         return n;
     }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private TransportException BadCount(int n) =>
+        TransportErrors.Malformed(SR.Format(SR.PayloadCount, n, Remaining));
 
     /// <summary>Queues an object for pass 2.</summary>
     internal void Defer(object obj, TypeCodec codec, byte* body)
