@@ -17,6 +17,9 @@ internal sealed unsafe class NativeBuffer
     internal int LastUsedEpoch;
     internal long LastUsedTicks;
 
+    /// <summary>What holds this buffer while a payload in it is being sent (BufferHold.ForPayload; made at the first send).</summary>
+    internal BufferHold? Hold;
+
     [MethodImpl(MethodImplOptions.NoInlining)] // keeps NativeMemory's P/Invoke frame out of BufferPool.Rent
     internal NativeBuffer(long capacity)
     {
