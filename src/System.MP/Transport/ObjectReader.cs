@@ -44,6 +44,7 @@ internal sealed unsafe class ObjectReader
     private TypeTable? _lastTable;
 
     /// <summary>Decodes one payload; any fault in it is a <see cref="TransportException"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static object? Decode(byte* payload, long length)
     {
         ObjectReader r = t_cached ?? new ObjectReader();

@@ -43,6 +43,7 @@ internal sealed unsafe class ObjectWriter
     private int _collections; // gen-0 collections when the first address went into _ids
 
     /// <summary>A writer appending to <paramref name="buffer"/> at <paramref name="position"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static ObjectWriter Rent(NativeBuffer buffer, long position)
     {
         ObjectWriter w = t_cached ?? new ObjectWriter();
@@ -52,6 +53,7 @@ internal sealed unsafe class ObjectWriter
         return w;
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal void Return()
     {
         _buffer = null!;
@@ -84,6 +86,7 @@ internal sealed unsafe class ObjectWriter
     }
 
     /// <summary>The id of <paramref name="obj"/> (0 for null), queueing it when first seen.  Called by generated code.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal int Ref(object? obj)
     {
         if (obj is null)
@@ -117,6 +120,7 @@ internal sealed unsafe class ObjectWriter
     }
 
     /// <summary>Appends <paramref name="obj"/> to the objects to write; its id.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private int Queue(object obj)
     {
         if (_count == _objects.Length)
