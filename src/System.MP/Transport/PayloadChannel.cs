@@ -186,9 +186,10 @@ internal static unsafe class PayloadChannel
         continuationTag = 0;
         if (received < WireFormat.HeaderBytes)
             return false; // too short to be anything: the decoder says so
-        if (WireFormat.SignatureProblem(p) is string problem)
-            throw TransportErrors.Malformed(problem);
-        if ((*(uint*)(p + WireFormat.OffsetFlags) & WireFormat.FlagChunked) == 0)
+        uint flags = *(uint*)(p + WireFormat.OffsetFlags);
+        if (*(uint*)p != WireFormat.Magic || (flags & ~WireFormat.FlagChunked) != WireFormat.VersionBits) // what SignatureProblem checks, in line
+            throw TransportErrors.Malformed(WireFormat.SignatureProblem(p)!);
+        if ((flags & WireFormat.FlagChunked) == 0)
             return false;
         announced = *(long*)(p + WireFormat.OffsetTotal);
         continuationTag = *(int*)(p + WireFormat.OffsetContinuationTag);
