@@ -650,6 +650,21 @@ public class ObjectTransportTests
         }
     }
 
+    /// <summary>
+    /// A payload decoded while the thread's reader is busy (here by the static constructor of a type
+    /// the outer payload creates) gets a reader of its own: both arrive intact, and the thread's
+    /// reader serves the next payload.
+    /// </summary>
+    [Fact]
+    public void ADecodeInsideADecodeUsesAReaderOfItsOwn()
+    {
+        byte[] outer = ObjectTransport.EncodeToArray(new DecodesInItsStaticConstructor[] { new() { Value = 5 }, new() { Value = 6 } });
+        var back = Assert.IsType<DecodesInItsStaticConstructor[]>(ObjectTransport.Decode(outer));
+        Assert.Equal([5, 6], back.Select(x => x.Value));
+        Assert.Equal(["inner", "payload"], DecodesInItsStaticConstructor.Inner!);
+        Assert.Null(TransportSamples.CheckRing(Trip(TransportSamples.Ring(3)), 3));
+    }
+
     [Fact]
     public void EncodingKeepsNoReferenceToTheGraph()
     {
@@ -667,4 +682,16 @@ public class ObjectTransportTests
         ObjectTransport.EncodeToArray(list);
         return new WeakReference(list);
     }
+}
+
+/// <summary>Its static constructor (run when a payload first creates one) encodes and decodes a payload of its own.</summary>
+[Transportable]
+public class DecodesInItsStaticConstructor
+{
+    internal static readonly string[]? Inner;
+
+    public int Value;
+
+    static DecodesInItsStaticConstructor() =>
+        Inner = (string[]?)ObjectTransport.Decode(ObjectTransport.EncodeToArray(new[] { "inner", "payload" }));
 }

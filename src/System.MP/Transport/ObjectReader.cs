@@ -42,13 +42,18 @@ internal sealed unsafe class ObjectReader
     private Deferred[] _deferred = new Deferred[16];
     private int _deferredCount;
     private TypeTable? _lastTable;
+    private bool _busy; // decoding (Decode)
 
     /// <summary>Decodes one payload; any fault in it is a <see cref="TransportException"/>.</summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static object? Decode(byte* payload, long length)
     {
-        ObjectReader r = t_cached ?? new ObjectReader();
-        t_cached = null;
+        // The thread's reader stays cached while in use (no reference stored per payload); a payload
+        // decoded while it is busy (a static constructor run by the decoding) gets a reader of its own.
+        ObjectReader r = t_cached ??= new ObjectReader();
+        if (r._busy)
+            r = new ObjectReader();
+        r._busy = true;
         try
         {
             return r.DecodeCore(payload, length);
@@ -61,7 +66,7 @@ internal sealed unsafe class ObjectReader
         finally
         {
             r.Reset();
-            t_cached = r;
+            r._busy = false;
         }
     }
 

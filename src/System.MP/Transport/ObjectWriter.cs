@@ -32,6 +32,7 @@ internal sealed unsafe class ObjectWriter
     private static ObjectWriter? t_cached;
 
     private NativeBuffer _buffer = null!;
+    private bool _busy; // rented (Rent to Return)
     private long _pos;
     private IdentityMap _ids = new();
     private ObjectSlot[] _objects = new ObjectSlot[16];
@@ -46,19 +47,20 @@ internal sealed unsafe class ObjectWriter
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static ObjectWriter Rent(NativeBuffer buffer, long position)
     {
-        ObjectWriter w = t_cached ?? new ObjectWriter();
-        t_cached = null;
-        w._buffer = buffer;
+        // The thread's writer stays cached while in use (no reference stored per graph); a graph
+        // encoded while it is busy (should anything the walk runs encode one) gets a writer of its own.
+        ObjectWriter w = t_cached ??= new ObjectWriter();
+        if (w._busy)
+            w = new ObjectWriter();
+        w._busy = true;
+        if (!ReferenceEquals(w._buffer, buffer)) // mostly the buffer of the thread's previous graph
+            w._buffer = buffer;
         w._pos = position;
         return w;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    internal void Return()
-    {
-        _buffer = null!;
-        t_cached = this;
-    }
+    internal void Return() => _busy = false; // the buffer stays referenced (never written again before the next Rent)
 
     internal long Position => _pos;
 
