@@ -136,6 +136,7 @@ internal sealed unsafe class ObjectWriter
     /// or for elements [offset, offset + count) of the vector <paramref name="slice"/>.
     /// </summary>
     /// <returns>Where the payload starts; it ends at <see cref="Position"/>.</returns>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal long WritePiece(object? root, Array? slice = null, int offset = 0, int count = 0)
     {
         long gapStart = _pos;
@@ -274,6 +275,7 @@ internal struct ObjectSlot
     internal object? Value;
 
     /// <summary>Empties the first <paramref name="count"/> slots (so they keep no graph alive).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static void Clear(ObjectSlot[] slots, int count)
     {
         if (count > 16)
