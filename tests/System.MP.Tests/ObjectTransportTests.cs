@@ -665,6 +665,31 @@ public class ObjectTransportTests
         Assert.Null(TransportSamples.CheckRing(Trip(TransportSamples.Ring(3)), 3));
     }
 
+    /// <summary>
+    /// The generated decoders check each reference against its field's type, the exact type first:
+    /// a subclass where its base class is required still arrives, and an object of another type
+    /// (forged: each of two fields pointed at the other's object) is refused naming both types.
+    /// </summary>
+    [Fact]
+    public void AReferenceMustBeOfItsFieldsType()
+    {
+        var h = Trip(new ShapeHolder { S = new Circle(9) { Radius = 2 }, Data = [1, 2] });
+        Assert.Equal(2, Assert.IsType<Circle>(h.S).Radius);
+        Assert.Equal(9, ((Circle)h.S).Stamp);
+        Assert.Equal([1, 2], h.Data!);
+        Assert.IsType<Shape>(Trip(new ShapeHolder { S = new Shape() }).S);
+        byte[] good = ObjectTransport.EncodeToArray(new ShapeHolder { S = new Shape(), Data = [1, 2] });
+        int body = 24 + BitConverter.ToInt32(good, 16) + 8; // header, type table, object count, the holder's type entry
+        Assert.Equal(2, BitConverter.ToInt32(good, body));
+        Assert.Equal(3, BitConverter.ToInt32(good, body + 4));
+        byte[] dataIsShape = (byte[])good.Clone();
+        BitConverter.TryWriteBytes(dataIsShape.AsSpan(body + 4), 2);
+        Assert.Contains("reference 2 is a Scenarios.Shape where a System.Int32[] is required", Rejected(dataIsShape).Message);
+        byte[] shapeIsData = (byte[])good.Clone();
+        BitConverter.TryWriteBytes(shapeIsData.AsSpan(body), 3);
+        Assert.Contains("reference 3 is a System.Int32[] where a Scenarios.Shape is required", Rejected(shapeIsData).Message);
+    }
+
     [Fact]
     public void EncodingKeepsNoReferenceToTheGraph()
     {
@@ -694,4 +719,15 @@ public class DecodesInItsStaticConstructor
 
     static DecodesInItsStaticConstructor() =>
         Inner = (string[]?)ObjectTransport.Decode(ObjectTransport.EncodeToArray(new[] { "inner", "payload" }));
+}
+
+/// <summary>A field of a class that is not sealed (Shape) and one of an array type.</summary>
+[Transportable]
+public class ShapeHolder
+{
+    [Transportable]
+    public Shape? S;
+
+    [Transportable]
+    public int[]? Data;
 }
