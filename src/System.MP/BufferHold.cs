@@ -13,7 +13,7 @@ namespace System.MP;
 /// flight on that array: a window of operations on one buffer costs one GCHandle,
 /// and the array is pinned exactly while MPI may still touch it;</item>
 /// <item>the rented native buffer of an object send, shared by the messages its
-/// payload travels in (<see cref="ForPayload"/>);</item>
+/// payload travels in (<see cref="ForPayload"/>; one hold per buffer, reused by its sends);</item>
 /// <item>native memory MPI reads until an operation completes (the counts of a
 /// nonblocking neighborhood collective), with the pins of that operation's
 /// arrays (<see cref="ForNative"/>).</item>
@@ -69,8 +69,20 @@ internal sealed class BufferHold
         _refs = 1;
     }
 
-    /// <summary>Holds an object send's rented buffer until all <paramref name="operations"/> sending it completed.</summary>
-    internal static BufferHold ForPayload(Transport.NativeBuffer payload, int operations) => new(payload, operations);
+    /// <summary>
+    /// Holds an object send's rented buffer until all <paramref name="operations"/> sending it
+    /// completed.  A buffer has one hold for good (made at its first send): only the payload that
+    /// rented the buffer uses it, and each operation releases it exactly once, so the last release
+    /// (which returns the buffer to the pool) is the hold's last use until the buffer's next send.
+    /// </summary>
+    internal static BufferHold ForPayload(Transport.NativeBuffer payload, int operations)
+    {
+        BufferHold? hold = payload.Hold;
+        if (hold is null)
+            return payload.Hold = new(payload, operations);
+        hold._refs = operations;
+        return hold;
+    }
 
     /// <summary>
     /// Holds <paramref name="native"/> (NativeMemory.Alloc) for one operation, and with it that
@@ -124,8 +136,7 @@ internal sealed class BufferHold
     {
         if (_payload is { } payload)
         {
-            _payload = null;
-            Transport.BufferPool.Return(payload);
+            Transport.BufferPool.Return(payload); // the hold stays the buffer's (ForPayload)
             return;
         }
         if (_native is not null)

@@ -143,6 +143,7 @@ public sealed unsafe partial class Request
     /// message of an object send's payload): the hold lets go of it when this
     /// operation completes, or, if the request is dropped, when the core sees it complete.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static Request PostHeldSend(byte* buffer, long bytes, int dest, int tag, int comm, BufferHold hold)
     {
         int req = 0;

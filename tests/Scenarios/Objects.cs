@@ -274,7 +274,8 @@ internal static class Objects
             c.Send(noise, 1, tag);
             // The one-step paths of block vectors and class bodies check what they read too.
             c.Send(ForgedPayloads.IntArrayClaiming(1, 8), 1, tag);
-            c.Send(ListWhoseNextIsItsArray(c), 1, tag);
+            c.Send(ListWithAMistypedReference(c), 1, tag);
+            c.Send(ListWithAMistypedReference(c, arrayIsItself: true), 1, tag);
             c.OSend(42, 1, tag);
             c.OSend(TransportSamples.Figure5(5), 1, tag);
         }
@@ -290,6 +291,7 @@ internal static class Objects
             Expect(c, tag, "signature");
             Expect(c, tag, "follow the last item");
             Expect(c, tag, "is a System.Int32[] where a Scenarios.LinkedList is required");
+            Expect(c, tag, "is a Scenarios.LinkedList where a System.Int32[] is required");
             Check.Throws<TransportException>(() => c.ORecv<string>(0, tag), "an int where a string is expected");
             Check.Null(TransportSamples.CheckFigure5(c.ORecv<LinkedList>(0, tag), 5), "the rank keeps working after rejections");
         }
@@ -303,9 +305,10 @@ internal static class Objects
 
     /// <summary>
     /// The payload of a one-node LinkedList (an OSend to self, received as bytes) whose next
-    /// field is made to refer to the node's own int[] (object 2).
+    /// field is made to refer to the node's own int[] (object 2), or (<paramref name="arrayIsItself"/>)
+    /// its array field to the node itself (object 1): each checked against the field's type.
     /// </summary>
-    private static byte[] ListWhoseNextIsItsArray(Communicator c)
+    private static byte[] ListWithAMistypedReference(Communicator c, bool arrayIsItself = false)
     {
         const int selfTag = 77;
         using ObjectRequest send = c.OISend(new LinkedList { array = [1, 2] }, c.Rank, selfTag);
@@ -317,7 +320,10 @@ internal static class Objects
         // type entry, then its body: the ids of array (2) and next (0), in field order.
         int body = 24 + BitConverter.ToInt32(bytes, 16) + 4 + 4;
         Check.Equal(2, BitConverter.ToInt32(bytes, body), "the list's array is object 2");
-        BitConverter.TryWriteBytes(bytes.AsSpan(body + 4), 2);
+        if (arrayIsItself)
+            BitConverter.TryWriteBytes(bytes.AsSpan(body), 1);
+        else
+            BitConverter.TryWriteBytes(bytes.AsSpan(body + 4), 2);
         return bytes;
     }
 

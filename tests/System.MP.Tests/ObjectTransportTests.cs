@@ -17,6 +17,20 @@ public class ObjectTransportTests
 
     private static T Trip<T>(T obj) where T : notnull => Assert.IsType<T>(RoundTrip(obj));
 
+    /// <summary>Elements [offset, offset + count) of <paramref name="array"/> encoded as a slice, decoded.</summary>
+    private static unsafe object? TripSlice(Array array, int offset, int count)
+    {
+        ObjectTransport.Encoded e = ObjectTransport.Encode(null, array, offset, count);
+        try
+        {
+            return ObjectTransport.Decode(new ReadOnlySpan<byte>(e.Pointer, (int)e.Length));
+        }
+        finally
+        {
+            e.Release();
+        }
+    }
+
     private static TransportException Rejected(byte[] payload) =>
         Assert.Throws<TransportException>(() => ObjectTransport.Decode(payload));
 
@@ -273,18 +287,37 @@ public class ObjectTransportTests
     {
         var list = TransportSamples.Figure5(4);
         object?[] a = [0, 1, list, list, "four"];
-        ObjectTransport.Encoded e = ObjectTransport.Encode(null, a, 2, 3);
-        object? back;
-        unsafe
-        {
-            back = ObjectTransport.Decode(new ReadOnlySpan<byte>(e.Pointer, (int)e.Length));
-        }
-        e.Release();
-        var slice = Assert.IsType<object?[]>(back);
+        var slice = Assert.IsType<object?[]>(TripSlice(a, 2, 3));
         Assert.Equal(3, slice.Length);
         Assert.Same(slice[0], slice[1]);
         Assert.Null(TransportSamples.CheckFigure5((LinkedList?)slice[0], 4));
         Assert.Equal("four", slice[2]);
+    }
+
+    /// <summary>
+    /// A slice that holds its own array: the element is the whole array, a separate object from the
+    /// slice, whether the graph is small enough for the encoder's scan of the objects seen (5
+    /// objects) or large enough for its identity map (a Figure 5 list of 12 nodes beside it).
+    /// </summary>
+    [Theory]
+    [InlineData(0)]
+    [InlineData(12)]
+    public void ASliceHoldingItsArrayCarriesTheWholeArray(int nodes)
+    {
+        object?[] a = [null, "one", null, "three"];
+        a[0] = a;
+        a[2] = nodes > 0 ? TransportSamples.Figure5(nodes) : null;
+        var slice = Assert.IsType<object?[]>(TripSlice(a, 0, 3));
+        Assert.Equal(3, slice.Length);
+        var whole = Assert.IsType<object?[]>(slice[0]);
+        Assert.NotSame(slice, whole);
+        Assert.Equal(4, whole.Length);
+        Assert.Same(whole, whole[0]);
+        Assert.Equal("three", whole[3]);
+        Assert.Same(slice[1], whole[1]);
+        Assert.Same(slice[2], whole[2]);
+        if (nodes > 0)
+            Assert.Null(TransportSamples.CheckFigure5((LinkedList?)slice[2], nodes));
     }
 
     [Fact]
@@ -563,9 +596,10 @@ public class ObjectTransportTests
     }
 
     /// <summary>
-    /// The encoder hashes objects by address; a collection in the middle of a graph (here a
-    /// compacting one, once the root is hashed) makes it encode the graph again by identity hash
-    /// codes, and rings and shared references arrive intact.
+    /// The encoder hashes objects by address once a graph outgrows its scan of the objects seen; a
+    /// collection in the middle of such a graph (here a compacting one, once the first objects are
+    /// hashed) makes it encode the graph again by identity hash codes, and rings and shared
+    /// references arrive intact.
     /// </summary>
     [Fact]
     public void CollectionDuringEncodingEncodesTheGraphAgain()
@@ -587,6 +621,75 @@ public class ObjectTransportTests
         Assert.True(ObjectWriter.EncodedAgain >= before + 20, $"{ObjectWriter.EncodedAgain - before} graphs encoded again");
     }
 
+    /// <summary>
+    /// A graph of up to 8 objects is encoded without hashing (its objects found by reference), so a
+    /// collection in the middle of it (a compacting one, after the root) needs no second encoding,
+    /// and its cycles and shared references arrive intact; 9 objects and more go through the map.
+    /// </summary>
+    [Fact]
+    public void CollectionDuringASmallGraphChangesNothing()
+    {
+        ObjectWriter.AfterRootForTests = () => GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+        try
+        {
+            for (int n = 1; n <= 10; n++)
+            {
+                long before = ObjectWriter.EncodedAgain;
+                Assert.Null(TransportSamples.CheckRing(Trip(TransportSamples.Ring(n)), n));
+                Assert.Equal(n > 8 ? before + 1 : before, ObjectWriter.EncodedAgain);
+            }
+            Assert.Null(TransportSamples.CheckFigure5(Trip(TransportSamples.Figure5(4)), 4)); // 4 nodes, 3 arrays
+            var shared = new int[] { 1, 2, 3 };
+            var pair = Trip(new object[] { shared, shared, "x", "x" });
+            Assert.Same(pair[0], pair[1]);
+            Assert.Equal(shared, (int[])pair[0]);
+        }
+        finally
+        {
+            ObjectWriter.AfterRootForTests = null;
+        }
+    }
+
+    /// <summary>
+    /// A payload decoded while the thread's reader is busy (here by the static constructor of a type
+    /// the outer payload creates) gets a reader of its own: both arrive intact, and the thread's
+    /// reader serves the next payload.
+    /// </summary>
+    [Fact]
+    public void ADecodeInsideADecodeUsesAReaderOfItsOwn()
+    {
+        byte[] outer = ObjectTransport.EncodeToArray(new DecodesInItsStaticConstructor[] { new() { Value = 5 }, new() { Value = 6 } });
+        var back = Assert.IsType<DecodesInItsStaticConstructor[]>(ObjectTransport.Decode(outer));
+        Assert.Equal([5, 6], back.Select(x => x.Value));
+        Assert.Equal(["inner", "payload"], DecodesInItsStaticConstructor.Inner!);
+        Assert.Null(TransportSamples.CheckRing(Trip(TransportSamples.Ring(3)), 3));
+    }
+
+    /// <summary>
+    /// The generated decoders check each reference against its field's type, the exact type first:
+    /// a subclass where its base class is required still arrives, and an object of another type
+    /// (forged: each of two fields pointed at the other's object) is refused naming both types.
+    /// </summary>
+    [Fact]
+    public void AReferenceMustBeOfItsFieldsType()
+    {
+        var h = Trip(new ShapeHolder { S = new Circle(9) { Radius = 2 }, Data = [1, 2] });
+        Assert.Equal(2, Assert.IsType<Circle>(h.S).Radius);
+        Assert.Equal(9, ((Circle)h.S).Stamp);
+        Assert.Equal([1, 2], h.Data!);
+        Assert.IsType<Shape>(Trip(new ShapeHolder { S = new Shape() }).S);
+        byte[] good = ObjectTransport.EncodeToArray(new ShapeHolder { S = new Shape(), Data = [1, 2] });
+        int body = 24 + BitConverter.ToInt32(good, 16) + 8; // header, type table, object count, the holder's type entry
+        Assert.Equal(2, BitConverter.ToInt32(good, body));
+        Assert.Equal(3, BitConverter.ToInt32(good, body + 4));
+        byte[] dataIsShape = (byte[])good.Clone();
+        BitConverter.TryWriteBytes(dataIsShape.AsSpan(body + 4), 2);
+        Assert.Contains("reference 2 is a Scenarios.Shape where a System.Int32[] is required", Rejected(dataIsShape).Message);
+        byte[] shapeIsData = (byte[])good.Clone();
+        BitConverter.TryWriteBytes(shapeIsData.AsSpan(body), 3);
+        Assert.Contains("reference 3 is a System.Int32[] where a Scenarios.Shape is required", Rejected(shapeIsData).Message);
+    }
+
     [Fact]
     public void EncodingKeepsNoReferenceToTheGraph()
     {
@@ -604,4 +707,27 @@ public class ObjectTransportTests
         ObjectTransport.EncodeToArray(list);
         return new WeakReference(list);
     }
+}
+
+/// <summary>Its static constructor (run when a payload first creates one) encodes and decodes a payload of its own.</summary>
+[Transportable]
+public class DecodesInItsStaticConstructor
+{
+    internal static readonly string[]? Inner;
+
+    public int Value;
+
+    static DecodesInItsStaticConstructor() =>
+        Inner = (string[]?)ObjectTransport.Decode(ObjectTransport.EncodeToArray(new[] { "inner", "payload" }));
+}
+
+/// <summary>A field of a class that is not sealed (Shape) and one of an array type.</summary>
+[Transportable]
+public class ShapeHolder
+{
+    [Transportable]
+    public Shape? S;
+
+    [Transportable]
+    public int[]? Data;
 }

@@ -135,6 +135,8 @@ internal static unsafe class CodecEmitter
     private static readonly MethodInfo s_readerRef = typeof(ObjectReader).GetMethod(nameof(ObjectReader.RefUnchecked), BindingFlags.Instance | BindingFlags.NonPublic)!;
     private static readonly MethodInfo s_badReference = typeof(ObjectReader).GetMethod(nameof(ObjectReader.BadReference), BindingFlags.Instance | BindingFlags.NonPublic)!;
     private static readonly MethodInfo s_typeFromHandle = typeof(Type).GetMethod(nameof(Type.GetTypeFromHandle))!;
+    private static readonly MethodInfo s_getType = typeof(object).GetMethod(nameof(object.GetType))!;
+    private static readonly MethodInfo s_typeEquals = typeof(Type).GetMethod("op_Equality", [typeof(Type), typeof(Type)])!;
 
     /// <summary>
     /// (writer|reader, object|ref T, byte* body): for each leaf, the address of
@@ -199,24 +201,35 @@ internal static unsafe class CodecEmitter
     /// <summary>
     /// Pushes the object a reference leaf names, checked in line to be of the field's type
     /// (ObjectReader.Ref&lt;F&gt; did this through a shared generic and a cast helper per reference):
-    /// <c>o = reader.RefUnchecked(id); o is F or null, else throw reader.BadReference(id, F)</c>.
+    /// <c>o = reader.RefUnchecked(id); o is null, exactly an F, or else (isinst) an F; else throw reader.BadReference(id, F)</c>.
     /// </summary>
     private static void CheckedReference(ILGenerator il, Leaf leaf)
     {
         LocalBuilder obj = il.DeclareLocal(typeof(object));
-        Label store = il.DefineLabel(), storeNull = il.DefineLabel();
+        Label store = il.DefineLabel(), storeNull = il.DefineLabel(), storeObj = il.DefineLabel();
         il.Emit(OpCodes.Ldarg_0);
         BodyAddress(il, leaf.Offset);
         Load(il, typeof(int));
         il.Emit(OpCodes.Call, s_readerRef);
         il.Emit(OpCodes.Stloc, obj);
         il.Emit(OpCodes.Ldloc, obj);
+        il.Emit(OpCodes.Brfalse, storeNull); // id 0: null stored
+        if (ExactTypeFirst(leaf.Type))
+        {
+            // Mostly the object is exactly an F: obj.GetType() == typeof(F), which the JIT makes one
+            // method-table comparison (isinst of a class that is not sealed, or of an array type, calls a cast helper).
+            il.Emit(OpCodes.Ldloc, obj);
+            il.Emit(OpCodes.Callvirt, s_getType);
+            il.Emit(OpCodes.Ldtoken, leaf.Type);
+            il.Emit(OpCodes.Call, s_typeFromHandle);
+            il.Emit(OpCodes.Call, s_typeEquals);
+            il.Emit(OpCodes.Brtrue, storeObj);
+        }
+        il.Emit(OpCodes.Ldloc, obj);
         il.Emit(OpCodes.Isinst, leaf.Type);
         il.Emit(OpCodes.Dup);
         il.Emit(OpCodes.Brtrue, store); // an F: stored
         il.Emit(OpCodes.Pop);
-        il.Emit(OpCodes.Ldloc, obj);
-        il.Emit(OpCodes.Brfalse, storeNull); // id 0: null stored
         il.Emit(OpCodes.Ldarg_0);
         BodyAddress(il, leaf.Offset);
         Load(il, typeof(int));
@@ -226,8 +239,14 @@ internal static unsafe class CodecEmitter
         il.Emit(OpCodes.Throw);
         il.MarkLabel(storeNull);
         il.Emit(OpCodes.Ldnull);
+        il.Emit(OpCodes.Br, store);
+        il.MarkLabel(storeObj);
+        il.Emit(OpCodes.Ldloc, obj);
         il.MarkLabel(store);
     }
+
+    /// <summary>A class an object can be exactly (not object, an interface or an abstract class).</summary>
+    private static bool ExactTypeFirst(Type t) => t != typeof(object) && !t.IsInterface && !t.IsAbstract;
 
     private static void BodyAddress(ILGenerator il, int offset)
     {

@@ -52,6 +52,7 @@ internal sealed class IdentityMap
     private static int Hash(nint address) => (int)(((ulong)address * 0x9E3779B97F4A7C15UL) >> 32);
 
     /// <summary>The id slot of <paramref name="key"/>, added (holding 0) when <paramref name="found"/> is false.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal ref int GetOrAdd(object key, out bool found)
     {
         if (!ByAddress)

@@ -17,6 +17,9 @@ internal sealed unsafe class NativeBuffer
     internal int LastUsedEpoch;
     internal long LastUsedTicks;
 
+    /// <summary>What holds this buffer while a payload in it is being sent (BufferHold.ForPayload; made at the first send).</summary>
+    internal BufferHold? Hold;
+
     [MethodImpl(MethodImplOptions.NoInlining)] // keeps NativeMemory's P/Invoke frame out of BufferPool.Rent
     internal NativeBuffer(long capacity)
     {
@@ -79,6 +82,7 @@ internal static class BufferPool
     static BufferPool() => Gen2Callback.Register(Trim);
 
     /// <summary>A buffer of at least <paramref name="bytes"/> bytes (contents undefined).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static NativeBuffer Rent(long bytes)
     {
         NativeBuffer?[] slots = s_slots;
@@ -93,6 +97,7 @@ internal static class BufferPool
         return new NativeBuffer(Math.Max(bytes, InitialBytes));
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static void Return(NativeBuffer b)
     {
         b.LastUsedEpoch = Volatile.Read(ref s_epoch);
@@ -115,6 +120,7 @@ internal static class BufferPool
     }
 
     /// <summary>Empties <paramref name="slot"/>: the buffer it held, or null.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static NativeBuffer? Take(ref NativeBuffer? slot)
     {
         NativeBuffer? b = Interlocked.Exchange(ref slot, null);

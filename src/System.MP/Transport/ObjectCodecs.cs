@@ -82,8 +82,10 @@ internal sealed unsafe class ClassCodec : TypeCodec
         _decode = CodecEmitter.ClassDecoderFor(type, leaves);
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal override void Write(ObjectWriter writer, object obj) => _encode(writer, obj, writer.Reserve(_bodyBytes));
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal override object Create(ObjectReader reader)
     {
         byte* body = reader.Take(_bodyBytes);
@@ -95,6 +97,7 @@ internal sealed unsafe class ClassCodec : TypeCodec
         return obj;
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal override void Fill(ObjectReader reader, object obj, byte* body) => _decode(reader, obj, body);
 }
 

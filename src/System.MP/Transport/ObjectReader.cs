@@ -42,12 +42,18 @@ internal sealed unsafe class ObjectReader
     private Deferred[] _deferred = new Deferred[16];
     private int _deferredCount;
     private TypeTable? _lastTable;
+    private bool _busy; // decoding (Decode)
 
     /// <summary>Decodes one payload; any fault in it is a <see cref="TransportException"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static object? Decode(byte* payload, long length)
     {
-        ObjectReader r = t_cached ?? new ObjectReader();
-        t_cached = null;
+        // The thread's reader stays cached while in use (no reference stored per payload); a payload
+        // decoded while it is busy (a static constructor run by the decoding) gets a reader of its own.
+        ObjectReader r = t_cached ??= new ObjectReader();
+        if (r._busy)
+            r = new ObjectReader();
+        r._busy = true;
         try
         {
             return r.DecodeCore(payload, length);
@@ -60,7 +66,7 @@ internal sealed unsafe class ObjectReader
         finally
         {
             r.Reset();
-            t_cached = r;
+            r._busy = false;
         }
     }
 
@@ -70,25 +76,36 @@ internal sealed unsafe class ObjectReader
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal byte* Take(long bytes)
     {
-        if ((ulong)bytes > (ulong)(_end - _pos))
-            throw TransportErrors.Malformed(SR.Format(SR.PayloadTruncated, bytes, _end - _pos));
         byte* p = _pos;
-        _pos += bytes;
+        if ((ulong)bytes > (ulong)(_end - p))
+            throw Truncated(bytes);
+        _pos = p + bytes;
         return p;
     }
 
+    /// <summary>The refusal of a read of <paramref name="bytes"/> bytes past the end (apart, so that <see cref="Take"/> stays small).</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private TransportException Truncated(long bytes) =>
+        TransportErrors.Malformed(SR.Format(SR.PayloadTruncated, bytes, _end - _pos));
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal int ReadInt32() => Unsafe.ReadUnaligned<int>(Take(4));
 
     private byte ReadByte() => *Take(1);
 
     /// <summary>A count of items taking <paramref name="itemBytes"/> bytes each, checked against the bytes left.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal int ReadCount(long itemBytes)
     {
         int n = ReadInt32();
-        if (n < 0 || n * itemBytes > Remaining)
-            throw TransportErrors.Malformed(SR.Format(SR.PayloadCount, n, Remaining));
+        if (n < 0 || n * itemBytes > _end - _pos)
+            throw BadCount(n);
         return n;
     }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private TransportException BadCount(int n) =>
+        TransportErrors.Malformed(SR.Format(SR.PayloadCount, n, Remaining));
 
     /// <summary>Queues an object for pass 2.</summary>
     internal void Defer(object obj, TypeCodec codec, byte* body)

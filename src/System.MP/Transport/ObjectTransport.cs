@@ -1,4 +1,5 @@
 using System.Diagnostics.CodeAnalysis;
+using System.Runtime.CompilerServices;
 
 namespace System.MP.Transport;
 
@@ -31,6 +32,7 @@ internal static unsafe class ObjectTransport
 
     /// <summary>Encodes <paramref name="obj"/> (or a vector slice of it) into a rented buffer.</summary>
     /// <exception cref="TransportException">Something in the graph may not travel.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static Encoded Encode(object? obj, Array? slice = null, int offset = 0, int count = 0)
     {
         NativeBuffer buffer = BufferPool.Rent(BufferPool.InitialBytes);

@@ -12,10 +12,12 @@ internal interface ISliceWriter
 
 /// <summary>
 /// Encodes object graphs into a <see cref="NativeBuffer"/>.  Objects get ids
-/// in the order they are first reached; a reference-identity map
-/// (<see cref="IdentityMap"/>) finds the ones already seen, and the list of objects is itself the work queue, so the
+/// in the order they are first reached; the list of objects is itself the work queue, so the
 /// traversal is breadth-first without recursion: a list of any length cannot
-/// overflow the stack.  One writer per thread, reused across calls.
+/// overflow the stack.  The objects already seen are found by comparing references with the
+/// list while it holds at most <see cref="ScannedObjects"/> (a small graph: no hashing, and a
+/// collection meanwhile changes nothing), then by a reference-identity map
+/// (<see cref="IdentityMap"/>).  One writer per thread, reused across calls.
 /// </summary>
 [RequiresDynamicCode(Codecs.DynamicCodeMessage)]
 [RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
@@ -23,32 +25,42 @@ internal sealed unsafe class ObjectWriter
 {
     private const int SmallGraph = 1024;
 
+    // Up to this many objects, Ref finds one already seen by scanning the list; beyond, by the map.
+    private const int ScannedObjects = 8;
+
     [ThreadStatic]
     private static ObjectWriter? t_cached;
 
     private NativeBuffer _buffer = null!;
+    private bool _busy; // rented (Rent to Return)
     private long _pos;
     private IdentityMap _ids = new();
     private ObjectSlot[] _objects = new ObjectSlot[16];
     private int _count;
     private readonly WriterTypeTable _types = new();
     private int _gap = 128;
+    private int _scanFrom; // the first object Ref may return: 1 when object 1 is a slice (not its array)
+    private bool _mapped; // this graph's objects are in _ids (it grew past ScannedObjects)
+    private int _collections; // gen-0 collections when the first address went into _ids
 
     /// <summary>A writer appending to <paramref name="buffer"/> at <paramref name="position"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static ObjectWriter Rent(NativeBuffer buffer, long position)
     {
-        ObjectWriter w = t_cached ?? new ObjectWriter();
-        t_cached = null;
-        w._buffer = buffer;
+        // The thread's writer stays cached while in use (no reference stored per graph); a graph
+        // encoded while it is busy (should anything the walk runs encode one) gets a writer of its own.
+        ObjectWriter w = t_cached ??= new ObjectWriter();
+        if (w._busy)
+            w = new ObjectWriter();
+        w._busy = true;
+        if (!ReferenceEquals(w._buffer, buffer)) // mostly the buffer of the thread's previous graph
+            w._buffer = buffer;
         w._pos = position;
         return w;
     }
 
-    internal void Return()
-    {
-        _buffer = null!;
-        t_cached = this;
-    }
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    internal void Return() => _busy = false; // the buffer stays referenced (never written again before the next Rent)
 
     internal long Position => _pos;
 
@@ -57,7 +69,10 @@ internal sealed unsafe class ObjectWriter
     /// <summary>Graphs encoded a second time because a collection ran during the first (tests).</summary>
     internal static long EncodedAgain => Interlocked.Read(ref s_encodedAgain);
 
-    /// <summary>Runs once the root is in the identity map, before the walk (tests: a collection there).</summary>
+    /// <summary>
+    /// Runs once the root is queued, before the walk, and again once the first objects went into the
+    /// identity map (a graph of more than <see cref="ScannedObjects"/> objects): tests, a collection there.
+    /// </summary>
     internal static Action? AfterRootForTests;
 
     /// <summary>Advances by <paramref name="bytes"/> and returns where they start (valid until the next Reserve).</summary>
@@ -73,17 +88,41 @@ internal sealed unsafe class ObjectWriter
     }
 
     /// <summary>The id of <paramref name="obj"/> (0 for null), queueing it when first seen.  Called by generated code.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal int Ref(object? obj)
     {
         if (obj is null)
             return 0;
+        if (!_mapped)
+        {
+            ObjectSlot[] objects = _objects;
+            int count = _count;
+            for (int k = _scanFrom; k < count; k++)
+                if (ReferenceEquals(objects[k].Value, obj))
+                    return k + 1;
+            if (count < ScannedObjects)
+                return Queue(obj);
+            StartMap();
+        }
         ref int id = ref _ids.GetOrAdd(obj, out bool seen);
         if (!seen)
             id = Queue(obj);
         return id;
     }
 
+    /// <summary>The graph outgrew the scan: the objects queued so far go into the identity map.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void StartMap()
+    {
+        _mapped = true;
+        _collections = GC.CollectionCount(0); // before any address is taken: a later move is seen
+        for (int k = _scanFrom; k < _count; k++)
+            _ids.GetOrAdd(_objects[k].Value!, out _) = k + 1;
+        AfterRootForTests?.Invoke();
+    }
+
     /// <summary>Appends <paramref name="obj"/> to the objects to write; its id.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private int Queue(object obj)
     {
         if (_count == _objects.Length)
@@ -97,12 +136,12 @@ internal sealed unsafe class ObjectWriter
     /// or for elements [offset, offset + count) of the vector <paramref name="slice"/>.
     /// </summary>
     /// <returns>Where the payload starts; it ends at <see cref="Position"/>.</returns>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal long WritePiece(object? root, Array? slice = null, int offset = 0, int count = 0)
     {
         long gapStart = _pos;
-        int collections = GC.CollectionCount(0);
-        long start = WriteOnce(root, slice, offset, count);
-        if (GC.CollectionCount(0) == collections)
+        long start = WriteOnce(root, slice, offset, count, out bool moved);
+        if (!moved)
             return start;
         // A collection may have moved objects the identity map had hashed by address: again, by identity hash codes.
         Interlocked.Increment(ref s_encodedAgain);
@@ -110,7 +149,7 @@ internal sealed unsafe class ObjectWriter
         _ids.ByAddress = false;
         try
         {
-            return WriteOnce(root, slice, offset, count);
+            return WriteOnce(root, slice, offset, count, out _);
         }
         finally
         {
@@ -119,7 +158,7 @@ internal sealed unsafe class ObjectWriter
     }
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // a loop over every object: no tier-0 pass
-    private long WriteOnce(object? root, Array? slice, int offset, int count)
+    private long WriteOnce(object? root, Array? slice, int offset, int count, out bool moved)
     {
         long gapStart = _pos;
         int gap = _gap;
@@ -128,7 +167,10 @@ internal sealed unsafe class ObjectWriter
         try
         {
             if (slice is not null)
+            {
                 Queue(slice); // the slice is not the array: other references to the array carry all of it
+                _scanFrom = 1;
+            }
             else
                 Ref(root);
             AfterRootForTests?.Invoke();
@@ -159,6 +201,8 @@ internal sealed unsafe class ObjectWriter
                 else
                     lastCodec!.Write(this, obj);
             }
+            // Addresses in the map hold only if no collection ran since the first went in.
+            moved = _mapped && _ids.ByAddress && GC.CollectionCount(0) != _collections;
             return WriteHeader(gapStart, gap, objectsStart);
         }
         finally
@@ -211,10 +255,13 @@ internal sealed unsafe class ObjectWriter
         }
         else
         {
-            _ids.Clear();
+            if (_mapped)
+                _ids.Clear();
             ObjectSlot.Clear(_objects, used);
         }
         _count = 0;
+        _scanFrom = 0;
+        _mapped = false;
         _types.Reset();
     }
 }
@@ -228,6 +275,7 @@ internal struct ObjectSlot
     internal object? Value;
 
     /// <summary>Empties the first <paramref name="count"/> slots (so they keep no graph alive).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static void Clear(ObjectSlot[] slots, int count)
     {
         if (count > 16)

@@ -1,5 +1,6 @@
 using System.Diagnostics.CodeAnalysis;
 using System.MP.Interop;
+using System.Runtime.CompilerServices;
 using System.Threading;
 
 namespace System.MP.Transport;
@@ -68,6 +69,7 @@ internal static unsafe class PayloadChannel
     /// in one message, which needs no array).  On failure nothing stays posted that
     /// could still need the buffer: the requests already posted are orphaned.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static Request Post(ObjectTransport.Encoded payload, int dest, int tag, int comm, out Request[]? more)
     {
         int n = Prepare(payload, out int continuationTag);
@@ -105,6 +107,7 @@ internal static unsafe class PayloadChannel
     /// message longer), so it matches exactly what a matched probe with the same source, tag and
     /// communicator would; a longer message (not an object payload's) is consumed and refused.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
     internal static object? Receive(int source, int tag, int comm, out Status status)
     {
@@ -157,6 +160,7 @@ internal static unsafe class PayloadChannel
     }
 
     /// <summary>After the first message arrived in <paramref name="buffer"/>: the rest of a chunked payload, then the decoded whole.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
     private static object? Complete(NativeBuffer buffer, Status first, int comm, out Status status)
     {
@@ -175,15 +179,17 @@ internal static unsafe class PayloadChannel
     /// message (the decoder checks the rest); true, with what follows, for a well-formed
     /// chunked one; anything else throws before a single further message is waited for.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static bool IsChunked(byte* p, long received, out long announced, out int continuationTag)
     {
         announced = received;
         continuationTag = 0;
         if (received < WireFormat.HeaderBytes)
             return false; // too short to be anything: the decoder says so
-        if (WireFormat.SignatureProblem(p) is string problem)
-            throw TransportErrors.Malformed(problem);
-        if ((*(uint*)(p + WireFormat.OffsetFlags) & WireFormat.FlagChunked) == 0)
+        uint flags = *(uint*)(p + WireFormat.OffsetFlags);
+        if (*(uint*)p != WireFormat.Magic || (flags & ~WireFormat.FlagChunked) != WireFormat.VersionBits) // what SignatureProblem checks, in line
+            throw TransportErrors.Malformed(WireFormat.SignatureProblem(p)!);
+        if ((flags & WireFormat.FlagChunked) == 0)
             return false;
         announced = *(long*)(p + WireFormat.OffsetTotal);
         continuationTag = *(int*)(p + WireFormat.OffsetContinuationTag);
