@@ -36,7 +36,7 @@ try
     bench.CheckTable("latency-ompi", "us", "C", ["C", "motor", "mpi4py"], ["0", .. sizes]);
     bench.CheckTable("bandwidth-ompi", "MBps", "C", ["C", "motor", "mpi4py"], sizes);
     bench.CheckTable("objects-ompi", "us", "mpi4py", ["mpi4py", "motor", "mpi4py-raw", "motor-raw"], ["1", "2", "4", "8", "16", "32", "64"]);
-    bench.CheckInstructions(["C", "core"]);   // build.sh runs these two: valgrind starts a managed series slowly
+    bench.CheckInstructions(["C", "core", "core-list"]);   // build.sh runs these three: valgrind starts a managed series slowly
     bench.CheckPlot("latency", p2p);
     bench.CheckPlot("bandwidth", bandwidth);
     bench.CheckPlot("objects", objects);
