@@ -150,13 +150,13 @@ public sealed unsafe class RequestList : IDisposable
         for (int i = 0; i < n; i++)
         {
             BufferHold? pin = _pins?[i];
-            if (rc < 0)
+            if (pending[i] != CoreConst.ReqNull)
+                Request.Abandon(pending[i], pin, null);
+            else if (rc < 0 && Core.ListPending(list, i) == 1)
             {
                 if (pin is not null)
-                    s_stuck.Add(pin); // the core kept the list: its buffers stay held
+                    s_stuck.Add(pin); // the request table was full: the core's list keeps the operation, and its buffer stays held
             }
-            else if (pending[i] != CoreConst.ReqNull)
-                Request.Abandon(pending[i], pin, null);
             else
                 pin?.Release(); // complete (ProcNull, or completed by a WaitAll that failed on another entry)
         }

@@ -126,10 +126,12 @@ int mp_list_free(mp_list_t l, mp_req_t *pending)
         if (l->mr[i] != MPI_REQUEST_NULL) {
             int r = mp_adopt_request(l->mr[i], l->obj[i], l->kind[i] & ENTRY_RECV, &h);
             if (r < 0) {
-                /* No slot for it (the table is full): the list keeps it, and
-                 * its object stays reported; nothing is freed. */
+                /* No slot for it (the table is full): the list keeps it (list_pending
+                 * says 1), its object stays reported, and the list is not freed. */
                 if (!rc)
                     rc = r;
+                if (pending)
+                    pending[i] = MP_REQ_NULL;
                 continue;
             }
             l->mr[i] = MPI_REQUEST_NULL;
