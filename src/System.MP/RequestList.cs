@@ -33,7 +33,7 @@ namespace System.MP;
 public sealed unsafe class RequestList : IDisposable
 {
     /// <summary>The largest capacity a list can have.</summary>
-    public const int MaxCapacity = 1 << 24;
+    public const int MaxCapacity = CoreConst.ListMaxCapacity;
 
     private nint _list; // the core's request list (mp_list_t); 0 once disposed
     private int _room; // the capacity while usable, 0 once disposed: the capacity check of a post also refuses a disposed list

@@ -93,6 +93,7 @@ typedef int32_t mp_group_t; /* group handle */
 /* A request list (list_create): the core's counterpart of a C program's array of
  * MPI_Request; posting into it and completing it allocate nothing per operation. */
 typedef struct mp_list *mp_list_t;
+#define MP_LIST_MAX_CAPACITY (1 << 24) /* the most operations a list holds */
 
 /* Fixed layout shared with managed code (24 bytes). */
 typedef struct mp_status {

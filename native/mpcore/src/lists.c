@@ -21,15 +21,14 @@
 #define LIST_FREED 0x44454144u /* "DEAD" */
 #define ENTRY_RECV 1
 #define ENTRY_DONE 2     /* completed by an earlier call that failed */
-#define ENTRY_PROC_NULL 4 /* a receive from ProcNull: never given to MPI (its request is null) */
+#define ENTRY_PROC_NULL 4 /* with ProcNull: never given to MPI (its request is null; list_proc_null) */
 
 struct mp_list {
     _Atomic uint32_t magic;   /* LIST_LIVE, or LIST_FREED in the pool */
     int n;                    /* entries in use: the GC reads the first n (__atomic_load_n) */
     int cap;                  /* the capacity asked for */
     int room;                 /* the capacity the memory has (a pooled list may have more) */
-    uint64_t ops, bytes, registered; /* since the last fold into the thread's counters: operations
-                                      * completed or given up, bytes and objects posted */
+    uint64_t bytes, registered; /* posted since the last fold into the thread's counters */
     MPI_Request *mr;          /* room entries: MPI's requests, MPI_REQUEST_NULL once complete */
     void **obj;               /* room entries: owner objects (GC roots while in flight) or NULL */
     unsigned char *kind;      /* room entries: ENTRY_* */
@@ -65,8 +64,8 @@ int mp_list_create(int capacity, mp_list_t *list)
     if (!list)
         return mp_fail(MP_EINVAL, "list is NULL");
     *list = NULL;
-    if (capacity < 1 || capacity > (1 << 24))
-        return mp_fail(MP_EINVAL, "request list capacity %d is not in [1, %d]", capacity, 1 << 24);
+    if (capacity < 1 || capacity > MP_LIST_MAX_CAPACITY)
+        return mp_fail(MP_EINVAL, "request list capacity %d is not in [1, %d]", capacity, MP_LIST_MAX_CAPACITY);
     mp_spin_lock(&mp_g_slot_lock);
     for (p = &g_pool; *p; p = &(*p)->next) {
         if ((*p)->room >= capacity) {
@@ -90,7 +89,7 @@ int mp_list_create(int capacity, mp_list_t *list)
     }
     l->cap = capacity;
     l->done = 0;
-    l->ops = l->bytes = l->registered = 0;
+    l->bytes = l->registered = 0;
     l->n = 0;
     mp_spin_lock(&mp_g_slot_lock);
     l->next = g_live.next;
@@ -103,14 +102,15 @@ int mp_list_create(int capacity, mp_list_t *list)
     return 0;
 }
 
-/* The list's counts go to this thread's counters (mp_stats), once per set. */
-static void list_fold(mp_list_t l)
+/* The list's counts go to this thread's counters (mp_stats), once per set:
+ * its ops operations, completed or given up, and their bytes and objects. */
+static void list_fold(mp_list_t l, int ops)
 {
     mp_counts_t *k = counts_of(my_cache());
-    mp_count(&k->p2p_ops, l->ops);
+    mp_count(&k->p2p_ops, (uint64_t)ops);
     mp_count(&k->p2p_bytes, l->bytes);
     mp_count(&k->registered, l->registered);
-    l->ops = l->bytes = l->registered = 0;
+    l->bytes = l->registered = 0;
 }
 
 int mp_list_free(mp_list_t l, mp_req_t *pending)
@@ -144,8 +144,7 @@ int mp_list_free(mp_list_t l, mp_req_t *pending)
     }
     if (rc)
         return rc;
-    l->ops += (uint64_t)n;
-    list_fold(l);
+    list_fold(l, n);
     mp_spin_lock(&mp_g_slot_lock);
     l->n = 0;
     atomic_store_explicit(&l->magic, LIST_FREED, memory_order_release);
@@ -201,17 +200,25 @@ static MP_INLINE void list_entry(mp_list_t l, int i, void *obj, int kind)
     l->kind[i] = (unsigned char)kind;
 }
 
-/* A receive from ProcNull completes at once with ProcNull's status (MPI-4.0
- * 3.11).  It is not given to MPI: MPICH 4.0's MPI_Testall leaves such a
- * request's status unwritten.  (A send to ProcNull is, its status being empty.) */
-static MP_COLD int list_proc_null(mp_list_t l, int i, int64_t bytes)
+/* An operation with ProcNull completes at once (MPI-4.0 3.11): as in the slot
+ * table (track), it is not given to MPI, whose status of it may never be
+ * written (MPICH 4.0's MPI_Testall leaves a ProcNull receive's unwritten). */
+static MP_COLD int list_proc_null(mp_list_t l, int i, int64_t bytes, int kind)
 {
     l->mr[i] = MPI_REQUEST_NULL;
     l->obj[i] = NULL;
-    l->kind[i] = ENTRY_PROC_NULL;
+    l->kind[i] = (unsigned char)kind;
     l->bytes += (uint64_t)bytes;
     __atomic_store_n(&l->n, i + 1, __ATOMIC_RELEASE);
     return i;
+}
+
+/* A C caller's list: live, with room for one more operation; 0 or the error. */
+static MP_INLINE int list_room(mp_list_t l)
+{
+    if (MP_UNLIKELY(!list_live(l)))
+        return fail_list(l);
+    return MP_UNLIKELY(l->n >= l->cap) ? fail_full(l) : 0;
 }
 
 static MP_INLINE int list_send_as(mp_list_t l, const void *buf, int64_t bytes, int dest, int tag,
@@ -219,21 +226,13 @@ static MP_INLINE int list_send_as(mp_list_t l, const void *buf, int64_t bytes, i
 {
     const comm_entry_t *ce;
     int d = 0, i, rc;
-    if (checked) {
-        i = l->n;
-        if ((rc = comm_of_checked(comm, &ce)))
-            return rc;
-        d = dest == MP_PROC_NULL ? MPI_PROC_NULL : dest;
-    } else {
-        if (MP_UNLIKELY(!list_live(l)))
-            return fail_list(l);
-        if (MP_UNLIKELY((i = l->n) >= l->cap))
-            return fail_full(l);
-        if ((rc = send_args(buf, bytes, dest, tag, comm, mode, &ce, &d)))
-            return rc;
-    }
-    /* ProcNull goes to MPI as MPI_PROC_NULL: its request completes at once with
-     * ProcNull's status (MPI-4.0 3.11). */
+    if (!checked && (rc = list_room(l)))
+        return rc;
+    i = l->n;
+    if ((rc = send_args_as(checked, buf, bytes, dest, tag, comm, mode, &ce, &d)))
+        return rc;
+    if (MP_UNLIKELY(d == MPI_PROC_NULL))
+        return list_proc_null(l, i, bytes, ENTRY_PROC_NULL);
     list_entry(l, i, obj, 0);
     return list_added(l, i, issue_send(buf, bytes, d, tag, ce, mode, &l->mr[i]), bytes);
 }
@@ -243,22 +242,13 @@ static MP_INLINE int list_recv_as(mp_list_t l, void *buf, int64_t bytes, int sou
 {
     const comm_entry_t *ce;
     int s = 0, t = 0, i, rc;
-    if (checked) {
-        i = l->n;
-        if ((rc = comm_of_checked(comm, &ce)))
-            return rc;
-        s = MP_LIKELY(source >= 0) ? source : source == MP_ANY_SOURCE ? MPI_ANY_SOURCE : MPI_PROC_NULL;
-        t = MP_LIKELY(tag >= 0) ? tag : MPI_ANY_TAG;
-    } else {
-        if (MP_UNLIKELY(!list_live(l)))
-            return fail_list(l);
-        if (MP_UNLIKELY((i = l->n) >= l->cap))
-            return fail_full(l);
-        if ((rc = recv_args(buf, bytes, source, tag, comm, &ce, &s, &t)))
-            return rc;
-    }
+    if (!checked && (rc = list_room(l)))
+        return rc;
+    i = l->n;
+    if ((rc = recv_args_as(checked, buf, bytes, source, tag, comm, &ce, &s, &t)))
+        return rc;
     if (MP_UNLIKELY(s == MPI_PROC_NULL))
-        return list_proc_null(l, i, bytes);
+        return list_proc_null(l, i, bytes, ENTRY_PROC_NULL | ENTRY_RECV);
     list_entry(l, i, obj, ENTRY_RECV);
     return list_added(l, i, issue_recv(buf, bytes, s, t, ce, &l->mr[i]), bytes);
 }
@@ -299,8 +289,10 @@ static MP_INLINE void list_status(int kind, const MPI_Status *st, mp_status_t *o
         out->error = MP_OK;
         out->cancelled = 0;
         out->bytes = pal_status_bytes(st);
-    } else {
-        mp_status_proc_null(out); /* ENTRY_PROC_NULL */
+    } else if (kind & ENTRY_RECV) { /* ENTRY_PROC_NULL | ENTRY_RECV */
+        mp_status_proc_null(out);
+    } else { /* a send to ProcNull */
+        memset(out, 0, sizeof *out);
     }
 }
 
@@ -329,8 +321,7 @@ static MP_INLINE void list_done(mp_list_t l, int n, mp_status_t *statuses)
             __atomic_store_n(&obj[i], NULL, __ATOMIC_RELEASE);
     }
     __atomic_store_n(&l->n, 0, __ATOMIC_RELEASE);
-    l->ops += (uint64_t)n;
-    list_fold(l);
+    list_fold(l, n);
 }
 
 /* MPI failed the set (MPI-4.0 3.7.5): an entry MPI completed (its request now
@@ -352,14 +343,14 @@ static MP_COLD int list_failed(mp_list_t l, int n, int mrc, const char *call, mp
             memset(out, 0, sizeof *out);
             continue;
         }
-        if (mrc != MPI_ERR_IN_STATUS)
+        if (l->kind[i] & ENTRY_PROC_NULL) /* completed at its post: MPI has no status of it */
+            r = 0;
+        else if (mrc != MPI_ERR_IN_STATUS)
             r = mp_mpi_fail(mrc, call);
         else if (l->ms[i].MPI_ERROR != MPI_SUCCESS)
             r = mp_mpi_fail(l->ms[i].MPI_ERROR, call);
-        if (l->kind[i] & ENTRY_PROC_NULL)
-            mp_status_proc_null(out);
-        else
-            status_of(l->kind[i] & ENTRY_RECV, r, &l->ms[i], out);
+        list_status(l->kind[i], &l->ms[i], out);
+        out->error = r;
         __atomic_store_n(&l->obj[i], NULL, __ATOMIC_RELEASE);
         l->kind[i] |= ENTRY_DONE;
         l->done = 1;
@@ -369,8 +360,7 @@ static MP_COLD int list_failed(mp_list_t l, int n, int mrc, const char *call, mp
     if (!left) {
         __atomic_store_n(&l->n, 0, __ATOMIC_RELEASE);
         l->done = 0;
-        l->ops += (uint64_t)n;
-        list_fold(l);
+        list_fold(l, n);
     }
     return rc ? rc : mp_mpi_fail(mrc, call);
 }

@@ -142,13 +142,8 @@ static MP_INLINE int isend_as(const void *buf, int64_t bytes, int dest, int tag,
     slot_t *s;
     mp_req_t h;
     int d = 0, rc;
-    if (checked) {
-        if ((rc = comm_of_checked(comm, &ce)))
-            return rc;
-        d = dest == MP_PROC_NULL ? MPI_PROC_NULL : dest;
-    } else if ((rc = send_args(buf, bytes, dest, tag, comm, mode, &ce, &d))) {
+    if ((rc = send_args_as(checked, buf, bytes, dest, tag, comm, mode, &ce, &d)))
         return rc;
-    }
     if (MP_UNLIKELY(d == MPI_PROC_NULL)) {
         count_p2p(counts_of(c), bytes);
         return track(c, 1, MPI_REQUEST_NULL, NULL, NULL, 0, req);
@@ -167,14 +162,8 @@ static MP_INLINE int irecv_as(void *buf, int64_t bytes, int source, int tag, mp_
     slot_t *slot;
     mp_req_t h;
     int s = 0, t = 0, rc;
-    if (checked) {
-        if ((rc = comm_of_checked(comm, &ce)))
-            return rc;
-        s = MP_LIKELY(source >= 0) ? source : source == MP_ANY_SOURCE ? MPI_ANY_SOURCE : MPI_PROC_NULL;
-        t = MP_LIKELY(tag >= 0) ? tag : MPI_ANY_TAG;
-    } else if ((rc = recv_args(buf, bytes, source, tag, comm, &ce, &s, &t))) {
+    if ((rc = recv_args_as(checked, buf, bytes, source, tag, comm, &ce, &s, &t)))
         return rc;
-    }
     if (MP_UNLIKELY(s == MPI_PROC_NULL)) {
         count_p2p(counts_of(c), bytes);
         return track(c, 1, MPI_REQUEST_NULL, NULL, NULL, 1, req);

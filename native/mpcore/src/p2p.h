@@ -94,6 +94,36 @@ static MP_INLINE int comm_of_checked(mp_comm_t comm, const comm_entry_t **ce)
     return MP_LIKELY(*ce && mp_ready()) ? 0 : mp_fail_comm(comm);
 }
 
+/* A send's arguments as the posting calls take them: every check (send_args),
+ * or, for a caller that made them (checked: isend_checked, list_isend_checked),
+ * only the communicator's table bounds, MPI's state and MP_PROC_NULL's
+ * translation.  0 with the communicator and MPI's rank, or the error. */
+static MP_INLINE int send_args_as(int checked, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm,
+                                  int mode, const comm_entry_t **ce, int *d)
+{
+    int rc;
+    if (!checked)
+        return send_args(buf, bytes, dest, tag, comm, mode, ce, d);
+    if ((rc = comm_of_checked(comm, ce)))
+        return rc;
+    *d = dest == MP_PROC_NULL ? MPI_PROC_NULL : dest;
+    return 0;
+}
+
+/* The same for a receive: MPI's source and tag, the special values translated. */
+static MP_INLINE int recv_args_as(int checked, const void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
+                                  const comm_entry_t **ce, int *s, int *t)
+{
+    int rc;
+    if (!checked)
+        return recv_args(buf, bytes, source, tag, comm, ce, s, t);
+    if ((rc = comm_of_checked(comm, ce)))
+        return rc;
+    *s = MP_LIKELY(source >= 0) ? source : source == MP_ANY_SOURCE ? MPI_ANY_SOURCE : MPI_PROC_NULL;
+    *t = MP_LIKELY(tag >= 0) ? tag : MPI_ANY_TAG;
+    return 0;
+}
+
 #pragma GCC visibility pop
 
 #endif

@@ -57,6 +57,7 @@ internal static class CoreConst
     internal const int CommNull = -1;
     internal const int CommChannelBit = 1073741824;
     internal const int ReqNull = -1;
+    internal const int ListMaxCapacity = 16777216;
     internal const int InfoNull = 0;
     internal const int ModeRdonly = 1;
     internal const int ModeWronly = 2;
