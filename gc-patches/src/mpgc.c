@@ -21,6 +21,33 @@
  *    promotion is true when marking, false when relocating; thread_number is
  *    the server-GC heap doing the scan.
  *
+ * Data on cache lines.  The heap's Alloc is wrapped too, for one purpose: arrays
+ * without references on the large and pinned object heaps get their data on a
+ * 64-byte boundary (the stock GC aligns objects to 8 bytes; a copy between a user
+ * buffer and MPI's or the kernel's runs up to 1.4 times slower off the boundary,
+ * perf/README.md "Where the buffer lives").  The wrapper asks the stock GC for
+ * ALIGN_SPARE bytes more, puts the object at the first offset k (0, or 32 to 88)
+ * whose data is on the boundary, and makes the k bytes before it and the spare
+ * bytes after it free objects, as the GC itself does around large objects (its
+ * LOH padding, a 32-byte free object before each, whose last 16 bytes LOH
+ * compaction uses for the object's relocation: gc.cpp loh_padding_obj).  This is sound only without background GC: during a background
+ * mark the stock GC marks a large allocation at its start (the filler, not the
+ * object) and keeps the start in its allocation lock until PublishObject, so the
+ * wrapper aligns only when the GC read gcConcurrent as false (motor's default,
+ * recorded from the GC's own configuration read through IGCToCLR), for an interface
+ * whose layout is known (IGCHeap 5.x with x >= 3: Alloc is slot 53; IGCToCLR:
+ * GetFreeObjectMethodTable slot 31, GetBooleanConfigValue slot 32), and never for
+ * finalizable objects (registered by address inside Alloc).  MOTOR_GC_ALIGN=0 turns
+ * it off.  The core's statistics say whether it is on (gc_aligned_arrays).
+ *
+ * Facts for that (dotnet/runtime, src/coreclr/gc): an object of size S at P
+ * occupies [P - 8, P + S - 8) (its header word precedes it), S rounded up to 8
+ * (Alloc is asked for sizes that are not: a byte array's 24 + length); a free object is
+ * { free MethodTable, size_t count = bytes - 24 }, 24 bytes at least (gc.cpp SetFree,
+ * which also marks one of 48 bytes or more as on no free list: DOUBLY_LINKED_FL);
+ * GC_ALLOC_FLAGS: FINALIZE 1, CONTAINS_REF 2, ALIGN8_BIAS 4, ALIGN8 8,
+ * ZEROING_OPTIONAL 16, LARGE_OBJECT_HEAP 32, PINNED_OBJECT_HEAP 64.
+ *
  * Why regions (libclrgcexp.so): it is the same GC flavour the runtime uses
  * built in since .NET 7, so a program behaves under motor as under dotnet
  * (same generation budgets, same compaction of gen2 and LOH).  Segments
@@ -42,6 +69,25 @@
 #define MIN_SLOTS 8              /* anything shorter is not an IGCToCLR */
 #define SLOT_GC_SCAN_ROOTS 2
 
+/* Data on cache lines (see the top of this file). */
+#define SLOT_GET_FREE_MT 31      /* IGCToCLR::GetFreeObjectMethodTable */
+#define SLOT_GET_BOOL_CONFIG 32  /* IGCToCLR::GetBooleanConfigValue */
+#define CLR_SLOTS_KNOWN 52       /* IGCToCLR's methods in .NET 10 */
+#define SLOT_HEAP_ALLOC 53       /* IGCHeap::Alloc */
+#define HEAP_SLOTS_KNOWN 89      /* IGCHeap's methods in interface 5.5 */
+#define DATA_ALIGN 64
+#define ARRAY_DATA_OFFSET 16     /* MethodTable*, length: an array's data starts 16 bytes in */
+#define MIN_OBJ 24               /* the smallest object, and a free object's base size */
+#define MIN_FREE_LIST (2 * MIN_OBJ) /* the GC's min_free_list */
+#define PREV_EMPTY 1             /* free_list_prev of a free object on no free list */
+#define LOH_PAD 32               /* the free object the GC puts before every large object */
+#define ALIGN_SPARE 112          /* leading filler <= 88, trailing filler >= 24 */
+#define GC_ALLOC_FINALIZE 0x1
+#define GC_ALLOC_CONTAINS_REF 0x2
+#define GC_ALLOC_ALIGN8_BIAS 0x4
+#define GC_ALLOC_ALIGN8 0x8
+#define GC_ALLOC_UOH (0x20 | 0x40)  /* large or pinned object heap */
+
 typedef struct version_info {
     uint32_t major, minor, build;
     const char *name;
@@ -60,6 +106,9 @@ typedef void (*promote_fn)(void **obj, scan_context_t *sc, uint32_t flags);
 typedef void (*scan_roots_fn)(void *self, promote_fn fn, int condemned, int max_gen, scan_context_t *sc);
 typedef void (*version_info_fn)(version_info_t *);
 typedef int32_t (*initialize_fn)(void *clr, void **heap, void **handles, void *dac_vars);
+typedef _Bool (*bool_config_fn)(void *self, const char *private_key, const char *public_key, _Bool *value);
+typedef void *(*free_mt_fn)(void *self);
+typedef void *(*heap_alloc_fn)(void *self, void *acontext, size_t size, uint32_t flags);
 
 /* The proxy: an object whose first word is our copy of the vtable. */
 static struct { void **vtbl; } g_proxy;
@@ -69,6 +118,13 @@ static scan_roots_fn g_scan_roots;  /* its GcScanRoots */
 static void *g_stock;               /* the stock GC library */
 static int g_trace;
 static const mp_table_t *g_core;    /* the core this process uses (mp_core_table) */
+static int g_clr_slots;             /* methods in the runtime's IGCToCLR vtable */
+static version_info_t g_version;    /* the stock GC's interface version */
+static bool_config_fn g_bool_config;
+static int g_concurrent = -1;       /* gcConcurrent as the GC read it; -1 not read */
+static void *g_heap_vtbl[2 + MAX_SLOTS]; /* offset-to-top, type info, then the heap's methods */
+static heap_alloc_fn g_heap_alloc;  /* the stock GC's Alloc */
+static void *g_free_mt;             /* the runtime's free-object MethodTable */
 
 static void trace(const char *fmt, const char *arg)
 {
@@ -146,33 +202,125 @@ static void proxy_scan_roots(void *self, promote_fn fn, int condemned, int max_g
         g_core->gc_scan(MP_GC_RELOCATE, report_slot, &ctx);
 }
 
-/* Copies the runtime's vtable: every leading entry that points into the
- * runtime's code is a method (the word after the last one is another
- * vtable's offset-to-top or type info, never code). */
+/* The number of leading entries of vtbl that point into the code of the module
+ * vtbl[0] is in: every one is a method (the word after the last one is another
+ * vtable's offset-to-top or type info, never code).  -1 if vtbl[0] is not code. */
+static int code_slots(void **vtbl)
+{
+    uintptr_t lo = 0, hi = 0;
+    int n = 0;
+    if (pal_module_text(vtbl[0], &lo, &hi) != 0)
+        return -1;
+    while (n < MAX_SLOTS && (uintptr_t)vtbl[n] >= lo && (uintptr_t)vtbl[n] < hi)
+        n++;
+    return n;
+}
+
+/* The runtime's answer, and the GC's reading of gcConcurrent (default true). */
+static _Bool proxy_bool_config(void *self, const char *private_key, const char *public_key, _Bool *value)
+{
+    _Bool found = g_bool_config(g_clr, private_key, public_key, value);
+    (void)self;
+    if (private_key && strcmp(private_key, "gcConcurrent") == 0)
+        g_concurrent = found ? *value : 1;
+    return found;
+}
+
+/* Copies the runtime's vtable into the proxy, with our GcScanRoots and, where the
+ * layout is the known one, our GetBooleanConfigValue. */
 static int build_proxy(void *clr)
 {
     void **vtbl = *(void ***)clr;
-    uintptr_t lo = 0, hi = 0;
-    int n = 0;
-    if (pal_module_text(vtbl[0], &lo, &hi) != 0) {
+    int n = code_slots(vtbl);
+    if (n < 0) {
         fail("%s", "the runtime's IGCToCLR does not point into loaded code");
         return -1;
-    }
-    while (n < MAX_SLOTS && (uintptr_t)vtbl[n] >= lo && (uintptr_t)vtbl[n] < hi) {
-        g_proxy_vtbl[n] = vtbl[n];
-        n++;
     }
     if (n < MIN_SLOTS || n == MAX_SLOTS) {
         fail("%s", "the runtime's IGCToCLR has an unexpected shape");
         return -1;
     }
+    memcpy(g_proxy_vtbl, vtbl, (size_t)n * sizeof *vtbl);
     g_clr = clr;
+    g_clr_slots = n;
     g_scan_roots = (scan_roots_fn)vtbl[SLOT_GC_SCAN_ROOTS];
     g_proxy_vtbl[SLOT_GC_SCAN_ROOTS] = (void *)proxy_scan_roots;
+    if (n >= CLR_SLOTS_KNOWN) {
+        g_bool_config = (bool_config_fn)vtbl[SLOT_GET_BOOL_CONFIG];
+        g_proxy_vtbl[SLOT_GET_BOOL_CONFIG] = (void *)proxy_bool_config;
+    }
     g_proxy.vtbl = g_proxy_vtbl;
     if (g_trace)
         fprintf(stderr, "mpgc: IGCToCLR proxy with %d slots\n", n);
     return 0;
+}
+
+/* A free object of `bytes` (0, or MIN_OBJ and more) at p, as the GC's own SetFree makes
+ * one: the free MethodTable, the count as a size_t, and from MIN_FREE_LIST bytes on the
+ * free-list "prev" word (p[3]) set to PREV_EMPTY, which marks a free object that is on no
+ * free list (its header word, p[-1], is the free list's undo word: left zero). */
+static void make_free(uint8_t *p, size_t bytes)
+{
+    if (bytes == 0)
+        return;
+    ((void **)p)[-1] = NULL;
+    ((void **)p)[0] = g_free_mt;
+    ((size_t *)p)[1] = bytes - MIN_OBJ;
+    if (bytes >= MIN_FREE_LIST)
+        ((uintptr_t *)p)[3] = PREV_EMPTY;
+}
+
+/* The heap's Alloc: arrays without references on the large and pinned object
+ * heaps with their data on a DATA_ALIGN boundary (see the top of this file). */
+static void *heap_alloc(void *self, void *acontext, size_t size, uint32_t flags)
+{
+    uint8_t *r;
+    size_t k;
+    if (!(flags & GC_ALLOC_UOH) ||
+        (flags & (GC_ALLOC_FINALIZE | GC_ALLOC_CONTAINS_REF | GC_ALLOC_ALIGN8 | GC_ALLOC_ALIGN8_BIAS)) ||
+        size > ((size_t)1 << 62))
+        return g_heap_alloc(self, acontext, size, flags);
+    r = g_heap_alloc(self, acontext, size + ALIGN_SPARE, flags);
+    if (!r) /* no room for the spare: the object as the GC places it, or its own failure */
+        return g_heap_alloc(self, acontext, size, flags);
+    k = (DATA_ALIGN - ((uintptr_t)r + ARRAY_DATA_OFFSET) % DATA_ALIGN) % DATA_ALIGN;
+    /* Whatever precedes the object is a free object of LOH_PAD bytes or more: LOH
+     * compaction keeps an object's relocation in the 16 bytes before it, which must lie
+     * in a free object's payload, as they do in the pad the GC puts before every large
+     * object.  So k is 0 (the GC's own pad) or LOH_PAD and more. */
+    if (k != 0 && k < LOH_PAD)
+        k += DATA_ALIGN;
+    make_free(r, k);
+    make_free(r + k + ((size + 7) & ~(size_t)7), ALIGN_SPARE - k); /* the GC rounds sizes up to 8 */
+    ((void **)(r + k))[-1] = NULL; /* the object's header word (not cleared when zeroing is optional) */
+    return r + k;
+}
+
+/* Wraps the heap's Alloc when that is sound (see the top of this file); returns 1 if it did. */
+static int align_arrays(void *heap, const char **why)
+{
+    void **vtbl = *(void ***)heap;
+    const char *v = getenv("MOTOR_GC_ALIGN");
+    int n;
+    if (v && strcmp(v, "0") == 0)
+        return *why = "MOTOR_GC_ALIGN=0", 0;
+    if (g_version.major != 5 || g_version.minor < 3)
+        return *why = "the GC's interface version is not 5.3 or later 5.x", 0;
+    if (g_clr_slots < CLR_SLOTS_KNOWN)
+        return *why = "the runtime's IGCToCLR is not the known one", 0;
+    if (g_concurrent != 0)
+        return *why = g_concurrent < 0 ? "the GC did not read gcConcurrent" : "background GC is on (gcConcurrent)", 0;
+    n = code_slots(vtbl);
+    if (n < HEAP_SLOTS_KNOWN || n == MAX_SLOTS)
+        return *why = "the GC's IGCHeap has an unexpected shape", 0;
+    g_free_mt = ((free_mt_fn)g_proxy_vtbl[SLOT_GET_FREE_MT])(g_clr);
+    if (!g_free_mt)
+        return *why = "the runtime has no free-object MethodTable yet", 0;
+    memcpy(g_heap_vtbl, vtbl - 2, (size_t)(n + 2) * sizeof *vtbl);
+    g_heap_alloc = (heap_alloc_fn)vtbl[SLOT_HEAP_ALLOC];
+    g_heap_vtbl[2 + SLOT_HEAP_ALLOC] = (void *)heap_alloc;
+    *(void ***)heap = g_heap_vtbl + 2;
+    return 1;
 }
 
 MPGC_API void GC_VersionInfo(version_info_t *info)
@@ -188,6 +336,7 @@ MPGC_API void GC_VersionInfo(version_info_t *info)
         return;
     }
     f(info);
+    g_version = *info;
 }
 
 MPGC_API int32_t GC_Initialize(void *clr, void **heap, void **handles, void *dac_vars)
@@ -195,13 +344,21 @@ MPGC_API int32_t GC_Initialize(void *clr, void **heap, void **handles, void *dac
     void *lib = stock_gc();
     initialize_fn f = lib ? (initialize_fn)pal_dl_sym(lib, "GC_Initialize") : NULL;
     int32_t hr;
+    const char *why = "";
+    uint32_t features = 0;
     if (!f || build_proxy(clr) != 0)
         return E_FAIL_HR;
     g_core = mp_core_table(); /* the same core the host initialized */
     hr = f(&g_proxy, heap, handles, dac_vars);
     if (hr >= 0) {
-        g_core->gc_attach();
+        if (align_arrays(*heap, &why))
+            features |= MP_GC_ALIGNED_ARRAYS;
+        g_core->gc_attach(features);
         trace("%s", "attached: in-flight buffers are pinned at GC mark time");
+        if (features & MP_GC_ALIGNED_ARRAYS)
+            trace("%s", "large and pinned-heap arrays without references start their data on 64-byte boundaries");
+        else
+            trace("arrays are placed by the stock GC alone: %s", why);
     }
     return hr;
 }

@@ -12,7 +12,8 @@
  *      --thread-level, else the app's runtime setting Motor.ThreadLevel, else
  *      MOTOR_THREAD_LEVEL, else Single), Motor.GcExtension, and
  *      System.GC.Path = libmpgc.so beside motor (the GC extension);
- *      QuickJitForLoops = false unless the app says otherwise;
+ *      QuickJitForLoops = false and System.GC.Concurrent = false unless the app
+ *      says otherwise;
  *   3. at the same time: MPI_Init_thread on this, the process's first thread, and
  *      the runtime's start (CoreCLR, its GC, CoreLib) on a host thread; join both;
  *   4. on this thread, System.MP's start (HostEntry.Start: from here an unhandled
@@ -103,6 +104,7 @@ typedef struct fxr {
 
 static const char *const k_levels[] = { "single", "funneled", "serialized", "multiple" };
 static const char k_quick_jit_for_loops[] = "System.Runtime.TieredCompilation.QuickJitForLoops";
+static const char k_gc_concurrent[] = "System.GC.Concurrent";
 
 static char g_exe[PATH_CAP];   /* this executable */
 static char g_bin[PATH_CAP];   /* its folder: libmpcore, libmpgc, System.MP.dll */
@@ -147,6 +149,9 @@ static void usage(FILE *f)
         "Methods with loops are compiled optimized at their first call (runtime property\n"
         "System.Runtime.TieredCompilation.QuickJitForLoops=false); -p ...QuickJitForLoops=true\n"
         "or DOTNET_TC_QuickJitForLoops=1 restores .NET's default (tier-0 and OSR).\n"
+        "Background GC is off (System.GC.Concurrent=false), so that the GC extension can start\n"
+        "large arrays' data on 64-byte boundaries; -p System.GC.Concurrent=true or\n"
+        "DOTNET_gcConcurrent=1 turns it back on (and that alignment off).\n"
         "Exit status: Main's exit code; 2 bad usage, 3 no .NET runtime, 4 no usable MPI\n"
         "library, 5 the app could not be started.  An unhandled exception on any rank\n"
         "aborts the whole job (MPI_Abort).\n");
@@ -634,6 +639,13 @@ int main(int argc, char **argv)
      * The app's runtimeconfig.json, -p, or DOTNET_TC_QuickJitForLoops=1 opt out. */
     if (!get_prop(&fx, h, k_quick_jit_for_loops))
         rc |= set_prop(&fx, h, k_quick_jit_for_loops, "false");
+    /* No background GC (issue 18 target 2): its thread would compete with ranks that
+     * busy-poll every core, and only without it can the GC extension start large arrays'
+     * data on cache lines (gc-patches/src/mpgc.c).  Full GCs then block, as in server
+     * batch jobs.  The app's runtimeconfig.json, -p System.GC.Concurrent=true or
+     * DOTNET_gcConcurrent=1 turn it back on (and the alignment off). */
+    if (!get_prop(&fx, h, k_gc_concurrent))
+        rc |= set_prop(&fx, h, k_gc_concurrent, "false");
     for (int i = 0; i < o.nprops; i++)
         rc |= set_prop(&fx, h, o.prop_names[i], o.prop_values[i]);
     if (rc != 0) {

@@ -1,3 +1,4 @@
+using System.MP.Interop;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Threading;
@@ -54,6 +55,12 @@ internal static class PinnedBuffers
     {
         const int ObjectHeader = 16, EmptyByteArray = 24;
         T[] array = [];
+        if (Extension.Aligns) // motor's GC extension places every such array itself
+        {
+            array = GC.AllocateArray<T>(length, pinned: true);
+            if ((nint)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(array)) % DataAlignment == 0)
+                return array;
+        }
         for (int attempt = 0; attempt < 3; attempt++)
         {
             byte[] probe = GC.AllocateUninitializedArray<byte>(0, pinned: true);
@@ -66,6 +73,24 @@ internal static class PinnedBuffers
                 break;
         }
         return array;
+    }
+
+    /// <summary>
+    /// Whether motor's GC extension starts pinned-heap arrays' data on the boundary itself
+    /// (<see cref="MpiStatistics.GcAlignsLargeArrays"/>): then no probe or spacer is needed.
+    /// Read once; the extension decides when the GC starts.
+    /// </summary>
+    private static class Extension
+    {
+        internal static readonly bool Aligns = Mpi.IsHosted && Read();
+
+        private static unsafe bool Read()
+        {
+            CoreStats s;
+            CoreLoader.EnsureLoaded();
+            Core.Stats(&s);
+            return s.GcAlignedArrays != 0;
+        }
     }
 
     /// <summary>True once any array was allocated here (before that, no array is a pinned-heap one).</summary>

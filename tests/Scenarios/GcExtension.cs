@@ -1,4 +1,5 @@
 using System.MP;
+using System.Runtime;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
@@ -16,6 +17,7 @@ internal static class GcExtension
         s[Scenario.GcTorture] = Torture;
         s[Scenario.GcPinsInFlight] = PinsInFlight;
         s[Scenario.PinnedHeapBuffers] = PinnedHeapBuffers;
+        s[Scenario.GcLargeArrays] = LargeArrays;
     }
 
     private static readonly int[] s_sizes = [1, 3, 64, 1000, 4096, 30_000, 100_000, 300_000];
@@ -198,6 +200,120 @@ internal static class GcExtension
         long offset = pin.AddrOfPinnedObject() % 64;
         pin.Free();
         Check.Equal(0L, offset, $"{what} from Mpi.AllocatePinned: data at {offset} bytes past a 64-byte boundary");
+    }
+
+    // Large arrays (85,000 bytes and more) and pinned-heap arrays without references start
+    // their data on a cache line when motor's GC extension says it places them (the job sets
+    // MOTOR_TEST_EXPECT_ALIGNED to what it expects: on by default under motor, off with
+    // background GC or MOTOR_GC_ALIGN=0, never under dotnet).  With or without that, the heap
+    // stays sound: large arrays of random sizes and types, some uninitialized, some held by
+    // pinned handles, some in flight between the ranks, live through large-object-heap
+    // compactions and full GCs with every element checked.
+    private static unsafe void LargeArrays(Communicator c)
+    {
+        bool expected = Environment.GetEnvironmentVariable("MOTOR_TEST_EXPECT_ALIGNED") == "1";
+        Check.Equal(expected, Mpi.GetStatistics().GcAlignsLargeArrays, "the GC extension places large arrays on cache lines");
+        long misplaced = 0;
+        foreach (Array a in (Array[])[new byte[85_000], new byte[100_001], new double[20_000], new int[300_000],
+                                      GC.AllocateUninitializedArray<byte>(200_003), GC.AllocateUninitializedArray<long>(50_000),
+                                      GC.AllocateArray<int>(1000, pinned: true), GC.AllocateArray<byte>(3, pinned: true),
+                                      GC.AllocateArray<double>(100_000, pinned: true), new (long, int)[10_000]])
+        {
+            long offset = (long)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(a)) % 64;
+            if (expected)
+                Check.Equal(0L, offset, $"{a.GetType().Name}[{a.Length}]: data at {offset} bytes past a 64-byte boundary");
+            else if (offset != 0)
+                misplaced++;
+        }
+        if (!expected && Mpi.IsHosted)
+            Check.True(misplaced > 0, "without the alignment, some arrays are off the boundary (the GC places objects on 8 bytes)");
+
+        int peer = c.Rank ^ 1;
+        var kept = new Array[24];
+        var keptSeed = new int[kept.Length];
+        var handles = new List<GCHandle>();
+        int lohCompactions = 0;
+        for (int round = 0; round < 120; round++)
+        {
+            // Both ranks draw the same sizes: rank r sends its array of round `round` to r ^ 1.
+            var shared = new Random(round);
+            int sendLength = shared.Next(85_000, 700_000) / 8, recvLength = sendLength;
+            long[] send = round % 3 == 0 ? GC.AllocateUninitializedArray<long>(sendLength) : new long[sendLength];
+            for (int i = 0; i < send.Length; i++)
+                send[i] = Fill(c.Rank, round, i);
+            long[] recv = round % 2 == 0 ? GC.AllocateUninitializedArray<long>(recvLength) : new long[recvLength];
+            Request rr = c.IRecv(recv, peer, 40), rs = c.ISend(send, peer, 40);
+
+            var local = new Random(round * 31 + c.Rank);
+            int slot = local.Next(kept.Length);
+            Verify(kept[slot], keptSeed[slot], $"round {round}: kept array {slot}");
+            keptSeed[slot] = local.Next();
+            kept[slot] = NewLarge(local.Next(4), local.Next(85_000, 600_000), keptSeed[slot]);
+            if (round % 10 == 5)
+                handles.Add(GCHandle.Alloc(kept[slot], GCHandleType.Pinned));
+            if (round % 4 == 0)
+            {
+                GCSettings.LargeObjectHeapCompactionMode = GCLargeObjectHeapCompactionMode.CompactOnce;
+                GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+                lohCompactions++;
+            }
+            else if (round % 4 == 2)
+            {
+                GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: false);
+            }
+            Request.WaitAll(rr, rs);
+            for (int i = 0; i < recv.Length; i++)
+                if (recv[i] != Fill(peer, round, i))
+                {
+                    Check.Equal(Fill(peer, round, i), recv[i], $"round {round}: element {i} of {recv.Length} received");
+                    break;
+                }
+        }
+        for (int i = 0; i < kept.Length; i++)
+            Verify(kept[i], keptSeed[i], $"at the end: kept array {i}");
+        foreach (GCHandle h in handles)
+            h.Free();
+        Check.True(lohCompactions >= 30, "large-object-heap compactions ran");
+        c.Barrier();
+    }
+
+    private static long Fill(int rank, int round, int i) => ((long)rank << 56) ^ ((long)round << 32) ^ (i * 2654435761L);
+
+    private static Array NewLarge(int kind, int bytes, int seed) => kind switch
+    {
+        0 => Filled(new byte[bytes], seed, v => (byte)v),
+        1 => Filled(GC.AllocateUninitializedArray<int>(bytes / 4), seed, v => v),
+        2 => Filled(new double[bytes / 8], seed, v => v),
+        _ => Filled(GC.AllocateArray<short>(bytes / 2, pinned: true), seed, v => (short)v),
+    };
+
+    private static T[] Filled<T>(T[] a, int seed, Func<int, T> value)
+    {
+        for (int i = 0; i < a.Length; i++)
+            a[i] = value(seed + i * 7);
+        return a;
+    }
+
+    private static void Verify(Array? a, int seed, string what)
+    {
+        int bad = a switch
+        {
+            null => -1,
+            byte[] b => FirstWrong(b, seed, v => (byte)v),
+            int[] n => FirstWrong(n, seed, v => v),
+            double[] d => FirstWrong(d, seed, v => v),
+            short[] s => FirstWrong(s, seed, v => (short)v),
+            _ => throw new InvalidOperationException(a.GetType().Name),
+        };
+        Check.True(bad < 0, $"{what}: element {bad} of {a?.Length} changed");
+    }
+
+    private static int FirstWrong<T>(T[] a, int seed, Func<int, T> value)
+    {
+        for (int i = 0; i < a.Length; i++)
+            if (!EqualityComparer<T>.Default.Equals(a[i], value(seed + i * 7)))
+                return i;
+        return -1;
     }
 
     // Two arrays, each between runs of garbage: a compacting GC slides them

@@ -57,6 +57,7 @@ public enum Scenario
     GcTorture,
     GcPinsInFlight,
     PinnedHeapBuffers,
+    GcLargeArrays,
 
     // The motor VM (Hosting.cs)
     HostedBinding,

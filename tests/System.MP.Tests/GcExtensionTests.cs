@@ -46,12 +46,37 @@ public class GcExtensionTests
     public void PinnedHeapBuffersAreNeitherPinnedNorRegistered(bool hosted) =>
         Job.RunScenario(Scenario.PinnedHeapBuffers, 2, hosted: hosted);
 
+    /// <summary>
+    /// Large and pinned-heap arrays start their data on a cache line under motor (background GC
+    /// off by default), and not where the extension cannot do it safely (background GC on) or is
+    /// told not to; in every case large arrays, some pinned and some in flight, keep every element
+    /// through large-object-heap compactions.
+    /// </summary>
+    [Theory]
+    [InlineData(false, "", "", false)]
+    [InlineData(true, "", "", true)]
+    [InlineData(true, "--gc segments", "", true)]
+    [InlineData(true, "-p System.GC.Server=true", "", true)]
+    [InlineData(true, "-p System.GC.Concurrent=true", "", false)]
+    [InlineData(true, "", "DOTNET_gcConcurrent=1", false)]
+    [InlineData(true, "", "MOTOR_GC_ALIGN=0", false)]
+    [InlineData(true, "", "DOTNET_GCgen0size=0x10000", true)]
+    public void LargeArraysStartOnCacheLinesAndSurviveCompaction(bool hosted, string motorOptions, string setting, bool aligned)
+    {
+        var env = new Dictionary<string, string> { ["MOTOR_TEST_EXPECT_ALIGNED"] = aligned ? "1" : "0" };
+        if (setting.Length > 0)
+            env[setting.Split('=')[0]] = setting.Split('=')[1];
+        Job.RunScenario(Scenario.GcLargeArrays, 2, timeoutSeconds: 240, hosted: hosted, env: env, motorOptions: motorOptions);
+    }
+
     /// <summary>The GC extension over the Open MPI core.</summary>
     [Theory]
     [InlineData(Scenario.GcPinsInFlight)]
     [InlineData(Scenario.GcTorture)]
+    [InlineData(Scenario.GcLargeArrays)]
     public void UnderOpenMpi(Scenario scenario) =>
-        Job.RunScenario(scenario, 2, hosted: true, launcher: Job.Launcher.OpenMpi);
+        Job.RunScenario(scenario, 2, hosted: true, launcher: Job.Launcher.OpenMpi,
+                        env: new Dictionary<string, string> { ["MOTOR_TEST_EXPECT_ALIGNED"] = "1" });
 
     /// <summary>A rank waiting in a blocking receive never holds off the GC of its other threads.</summary>
     [Theory]

@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the table layout or any signature changes. */
-#define MP_ABI_VERSION 19
+#define MP_ABI_VERSION 20
 
 /* ---- Errors: one table, X-macro generated (C name, code, C# name, message). ---- */
 #define MP_ERROR_MAP(X)                                                                 \
@@ -233,7 +233,8 @@ typedef void (*mp_gc_report_fn)(void **slot, void *ctx);
     X(comms,            "communicators in the core's table (world and self included)")              \
     X(persistent_open,  "persistent requests made and not yet freed (one MPI request each)")       \
     X(persistent_starts, "instances of persistent requests started")                               \
-    X(persistent_recreated, "MPI requests made again at a start: the buffer had moved")
+    X(persistent_recreated, "MPI requests made again at a start: the buffer had moved")          \
+    X(gc_aligned_arrays, "1 when the GC extension starts large and pinned-heap arrays' data on 64-byte boundaries")
 
 #define MP_STATS_FIELD(name, what) uint64_t name;
 typedef struct mp_stats {

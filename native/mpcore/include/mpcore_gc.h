@@ -34,6 +34,13 @@ enum mp_gc_pass {
     MP_GC_CONCURRENT = 0x100
 };
 
+/* What the attached extension does besides pinning (gc_attach's features). */
+enum mp_gc_feature {
+    /* arrays without references on the large and pinned object heaps start
+     * their data on a 64-byte boundary (mp_stats_t.gc_aligned_arrays) */
+    MP_GC_ALIGNED_ARRAYS = 1
+};
+
 /* The two calls of kind GC in mpcore_calls.def, reached through the table:
  *
  * gc_scan(pass, report, ctx) - called from the GC (heap 0 only).  In a non-concurrent mark
@@ -42,9 +49,10 @@ enum mp_gc_pass {
  * released at this mark instead of pinned.  Returns the number of slots
  * reported.
  *
- * gc_attach() - called once by the GC extension when the runtime has accepted
- * it (GC_Initialize succeeded): from then on managed code may register
- * buffers instead of pinning them (mp_stats_t.gc_extension becomes 1). */
+ * gc_attach(features) - called once by the GC extension when the runtime has
+ * accepted it (GC_Initialize succeeded): from then on managed code may register
+ * buffers instead of pinning them (mp_stats_t.gc_extension becomes 1).
+ * features: mp_gc_feature bits, published in the statistics. */
 
 typedef struct mp_gc_stats {
     uint64_t scans;            /* mark passes seen */

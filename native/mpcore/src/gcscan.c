@@ -11,6 +11,7 @@ static void ***g_snapshot;
 static int g_snapshot_len, g_snapshot_cap;
 
 static _Atomic int g_gc_attached;  /* set by libmpgc at GC_Initialize */
+static _Atomic uint32_t g_gc_features; /* mp_gc_feature bits it reported */
 
 static int snapshot_push(void **slot)
 {
@@ -85,14 +86,20 @@ int mp_gc_scan(int pass, mp_gc_report_fn report, void *ctx)
     return gc_mark(pass, report, ctx);
 }
 
-void mp_gc_attach(void)
+void mp_gc_attach(uint32_t features)
 {
+    atomic_store(&g_gc_features, features);
     atomic_store(&g_gc_attached, 1);
 }
 
 int mp_gc_attached(void)
 {
     return atomic_load(&g_gc_attached);
+}
+
+uint32_t mp_gc_features(void)
+{
+    return atomic_load(&g_gc_features);
 }
 
 void mp_gc_stats(mp_gc_stats_t *out)

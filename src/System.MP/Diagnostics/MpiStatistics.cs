@@ -71,6 +71,17 @@ public readonly struct MpiStatistics
     /// <summary>True when the GC extension (libmpgc, loaded by motor) pins in-flight buffers at GC mark time; false when pinned GCHandles are used.</summary>
     public bool GcExtensionActive { get; init; }
 
+    /// <summary>
+    /// True when the GC extension starts the data of arrays without references on the large
+    /// and pinned object heaps (ordinary arrays of 85,000 bytes and more, and
+    /// <see cref="Mpi.AllocatePinned{T}"/>) on a 64-byte boundary.  The stock GC aligns
+    /// objects to 8 bytes only, and copies between a user's buffer and MPI's or the kernel's
+    /// run slower off a cache line.  Under motor this is on unless background GC was turned
+    /// back on (<c>System.GC.Concurrent=true</c> or <c>DOTNET_gcConcurrent=1</c>), with which
+    /// it cannot be done safely, or <c>MOTOR_GC_ALIGN=0</c>.
+    /// </summary>
+    public bool GcAlignsLargeArrays { get; init; }
+
     /// <summary>MPI calls that returned an error (each failing call counts once; errors Motor detects before calling MPI do not count).</summary>
     public long MpiErrors { get; init; }
 
@@ -103,6 +114,7 @@ public readonly struct MpiStatistics
             ReleasedAtMark = (long)s.ReleasedAtMark,
             ActiveRequests = (long)s.ActiveRequests,
             GcExtensionActive = s.GcExtension != 0,
+            GcAlignsLargeArrays = s.GcAlignedArrays != 0,
             MpiErrors = (long)s.MpiErrors,
             OpenMpiRequests = (long)s.OpenMpiRequests,
             OrphanedRequests = (long)s.Orphans,
