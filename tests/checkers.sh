@@ -60,14 +60,17 @@ run_asan() {
   done
   # Real jobs: dotnet with the instrumented core.  CoreCLR owns SIGSEGV and reserves
   # large address ranges, hence the options; leaks are the runtime's business here.
+  # ASan's allocator serves every malloc of the process and keeps freed blocks in a
+  # quarantine, bounded here at 16 MiB: the soak's RSS bound allows that much more
+  # (MOTOR_SOAK_RSS_ALLOCATOR_KIB; its other figures are exact as in the suite).
   local libasan job log
   libasan="$(gcc -print-file-name=libasan.so)"
   for job in "${JOBS[@]}"; do
     log="$OUT/asan-job-$job.log"
     env MOTOR_CORE_LIBRARY="$ASAN_BUILD/bin/libmpcore.so" LD_PRELOAD="$libasan" \
-        ASAN_OPTIONS=detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:detect_stack_use_after_return=0:verbosity=0 \
+        ASAN_OPTIONS=detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:detect_stack_use_after_return=0:verbosity=0:quarantine_size_mb=16 \
         UBSAN_OPTIONS=print_stacktrace=1 MOTOR_OBJECT_CHUNK_BYTES=256 MOTOR_FUZZ_CASES=100 \
-        MOTOR_SOAK_OPS=100000 MOTOR_SOAK_OBJECTS=1000 MOTOR_SOAK_COMMS=50 \
+        MOTOR_SOAK_OPS=100000 MOTOR_SOAK_OBJECTS=1000 MOTOR_SOAK_COMMS=50 MOTOR_SOAK_RSS_ALLOCATOR_KIB=16384 \
         timeout 300 "$MPIEXEC" -n 2 dotnet "$SCENARIOS" "$job" >"$log" 2>&1
     local rc=$?
     if grep -qE "ERROR: AddressSanitizer|runtime error:" "$log"; then rc=1; fi
