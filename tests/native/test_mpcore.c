@@ -5,6 +5,7 @@
  * extension sees it, the request table under threads, and the lifecycle states.
  */
 #include "core.h" /* white-box: every mp_* function, linked from the static core */
+#include "requests.h" /* the slot table's size and mp_adopt_request (full_table) */
 
 #include <limits.h>
 #include <stdatomic.h>
@@ -342,6 +343,53 @@ static void test_request_lists(void)
     CHECK(mp_list_isend_checked(l, out, 4, 0, 0, -4, MP_SEND_STANDARD, NULL) == MP_EHANDLE && mp_list_count(l) == 0);
     CHECK(mp_list_free(l, NULL) == 0);
     CHECK(mp_req_active() == 0);
+}
+
+/* A list freed while the request table is full: what the core cannot hand over stays in
+ * the list (list_pending 1, its object still reported, the list not freed, MP_REQ_NULL as
+ * its handle), what it can is handed over; once slots are free again the rest follows.
+ * The table is filled with adopted null requests (a slot each, nothing posted). */
+static void test_full_table(void)
+{
+    static char fake_object[64];
+    enum { MAX = SLOT_CHUNK * SLOT_MAX_CHUNKS, BATCH = 4096 };
+    mp_req_t *fill = malloc(sizeof(mp_req_t) * (MAX + 1)), pend[2], later[2];
+    int32_t out[4] = { 1, 2, 3, 4 }, in[8] = { 0 };
+    mp_status_t st[2];
+    mp_list_t l = NULL;
+    int n = 0, rc = 0;
+    CHECK(fill != NULL);
+    if (!fill)
+        return;
+    CHECK(mp_list_create(2, &l) == 0);
+    CHECK(mp_list_irecv(l, in, 16, 0, 31, MP_COMM_SELF, fake_object) == 0);
+    CHECK(mp_list_irecv(l, in + 4, 16, 0, 32, MP_COMM_SELF, fake_object) == 1);
+    while (n <= MAX && (rc = mp_adopt_request(MPI_REQUEST_NULL, NULL, 0, &fill[n])) == 0)
+        n++;
+    CHECK(rc == MP_ENOMEM && last_error_mentions("too many pending requests"));
+    CHECK(n > 0 && n <= MAX && mp_req_active() == n);
+    /* Nothing can be handed over: the list keeps both, and stays usable. */
+    pend[0] = pend[1] = 12345;
+    CHECK(mp_list_free(l, pend) == MP_ENOMEM && pend[0] == MP_REQ_NULL && pend[1] == MP_REQ_NULL);
+    CHECK(mp_list_count(l) == 2 && mp_list_pending(l, 0) == 1 && mp_list_pending(l, 1) == 1);
+    g_list_reported = 0;
+    CHECK(mp_gc_scan(MP_GC_MARK, list_count_report, NULL) == 2 && g_list_reported == 2);
+    /* One slot free: the first is handed over, the second stays. */
+    CHECK(mp_req_wait(fill[--n], NULL) == 0);
+    CHECK(mp_list_free(l, pend) == MP_ENOMEM && pend[0] != MP_REQ_NULL && pend[1] == MP_REQ_NULL);
+    CHECK(mp_list_pending(l, 0) == 0 && mp_list_pending(l, 1) == 1 && mp_req_live(pend[0]));
+    /* Every slot free again: the second follows, the list is freed. */
+    for (int i = 0; i < n; i += BATCH)
+        CHECK(mp_req_waitall(n - i < BATCH ? n - i : BATCH, fill + i, NULL) == 0);
+    n = 0;
+    CHECK(mp_list_free(l, later) == 0 && later[0] == MP_REQ_NULL && later[1] != MP_REQ_NULL);
+    CHECK(mp_list_count(l) == MP_EHANDLE);
+    pend[1] = later[1];
+    CHECK(mp_send_start(out, 16, 0, 31, MP_COMM_SELF, MP_SEND_STANDARD, &(mp_token_t){ 0 }) >= 0);
+    CHECK(mp_send_start(out, 16, 0, 32, MP_COMM_SELF, MP_SEND_STANDARD, &(mp_token_t){ 0 }) >= 0);
+    CHECK(mp_req_waitall(2, pend, st) == 0 && st[0].tag == 31 && st[1].tag == 32 && in[3] == 4 && in[7] == 4);
+    CHECK(mp_req_active() == 0);
+    free(fill);
 }
 
 static int g_reported;
@@ -917,6 +965,7 @@ static const struct group {
     { "self_messages", test_self_messages, 1 },
     { "checked_entries", test_checked_entries, 1 },
     { "request_lists", test_request_lists, 1 },
+    { "full_table", test_full_table, 1 },
     { "inflight_table", test_inflight_table, 1 },
     { "waitall_batches", test_waitall_batches, 1 },
     { "set_handles", test_set_handles, 1 },
