@@ -30,15 +30,17 @@
  * whose data is on the boundary, and makes the k bytes before it and the spare
  * bytes after it free objects, as the GC itself does around large objects (its
  * LOH padding, a 32-byte free object before each, whose last 16 bytes LOH
- * compaction uses for the object's relocation: gc.cpp loh_padding_obj).  This is sound only without background GC: during a background
- * mark the stock GC marks a large allocation at its start (the filler, not the
- * object) and keeps the start in its allocation lock until PublishObject, so the
- * wrapper aligns only when the GC read gcConcurrent as false (motor's default,
- * recorded from the GC's own configuration read through IGCToCLR), for an interface
- * whose layout is known (IGCHeap 5.x with x >= 3: Alloc is slot 53; IGCToCLR:
- * GetFreeObjectMethodTable slot 31, GetBooleanConfigValue slot 32), and never for
- * finalizable objects (registered by address inside Alloc).  MOTOR_GC_ALIGN=0 turns
- * it off.  The core's statistics say whether it is on (gc_aligned_arrays).
+ * compaction uses for the object's relocation: gc.cpp loh_padding_obj).
+ *   This is sound only without background GC: during a background mark the
+ * stock GC marks a large allocation at its start (the filler, not the object)
+ * and keeps the start in its allocation lock until PublishObject.  So the
+ * wrapper aligns only when the GC read gcConcurrent as false (motor's default;
+ * recorded from the GC's own configuration read through IGCToCLR), for an
+ * interface whose layout is known (IGCHeap 5.x with x >= 3: Alloc is slot 53;
+ * IGCToCLR: GetFreeObjectMethodTable slot 31, GetBooleanConfigValue slot 32),
+ * and never for finalizable objects (registered by address inside Alloc).
+ * MOTOR_GC_ALIGN=0 turns it off.  The core's statistics say whether it is on
+ * (gc_aligned_arrays).
  *
  * Facts for that (dotnet/runtime, src/coreclr/gc): an object of size S at P
  * occupies [P - 8, P + S - 8) (its header word precedes it), S rounded up to 8

@@ -256,14 +256,35 @@ internal static class Job
             catch (InvalidOperationException)
             {
             }
-            p.WaitForExit();
         }
-        else
-        {
-            p.WaitForExit(); // flush the asynchronous readers
-        }
+        // The output ends when every process holding it has ended, which may be a process outside
+        // the launcher's tree (a daemon on another host that lost its link): bounded, so that such
+        // a leftover fails the test instead of stalling the suite.
+        bool drained = OutputClosed(p, TimeSpan.FromSeconds(OutputGraceSeconds));
         lock (output)
-            return new Result(exited ? p.ExitCode : -1, output.ToString(), !exited);
+        {
+            if (!drained)
+                output.AppendLine($"(the output was still open {OutputGraceSeconds} s after the program ended: a process outside its tree holds it)");
+            return new Result(exited ? p.ExitCode : -1, output.ToString(), !exited || !drained);
+        }
+    }
+
+    /// <summary>How long a program's output may stay open after it ended.</summary>
+    private const int OutputGraceSeconds = 30;
+
+    /// <summary>Waits for the process to end and its redirected output to close, at most <paramref name="within"/>.</summary>
+    private static bool OutputClosed(Process p, TimeSpan within)
+    {
+        using var cts = new CancellationTokenSource(within);
+        try
+        {
+            p.WaitForExitAsync(cts.Token).GetAwaiter().GetResult();
+            return true;
+        }
+        catch (OperationCanceledException)
+        {
+            return false;
+        }
     }
 
     private static string FindRoot()

@@ -41,8 +41,13 @@ public sealed class NamespaceHosts : IDisposable
             if (left.Length == 0)
                 return;
             if (clock.Elapsed > TimeSpan.FromSeconds(10))
+            {
+                // Ended here, so that the tests after this one start on empty hosts.
+                foreach (var h in left)
+                    Job.Run("kill", "-9 " + h.Pids.ReplaceLineEndings(" "), 30);
                 Assert.Fail($"processes left on {string.Join(", ", left.Select(h => $"{h.Host} (pids {h.Pids.ReplaceLineEndings(" ")})"))} " +
-                            $"10 s after the job ended:\n{context}");
+                            $"10 s after the job ended (now killed):\n{context}");
+            }
             Thread.Sleep(100);
         }
     }

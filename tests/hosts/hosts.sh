@@ -76,6 +76,12 @@ up() {
     ip -n "$ns" addr add "$PREFIX.$i/24" dev "$IFACE"
     ip -n "$ns" link set "$IFACE" up
     ip -n "$ns" link set lo up
+    # A host cut off while a connection has data in flight is noticed by TCP's retransmission
+    # timeout, not by keepalive (which covers idle connections only): 15 retries, about 15
+    # minutes, by default.  Seen: Open MPI's daemon on a cut-off host, its output to mpirun
+    # unacknowledged, lingered 15 minutes with its rank and held the job's output open.  Five
+    # retries give up after about 13 s, as a cluster tuned for fast failure detection would.
+    ip netns exec "$ns" sysctl -qw net.ipv4.tcp_retries2=5
     mkdir -p "/etc/netns/$ns"
     {
       echo "127.0.0.1 localhost"
