@@ -178,17 +178,8 @@ public class HostTests
         string dir = Directory.CreateTempSubdirectory("motor-jit-").FullName;
         try
         {
-            string hello = Hello, log = Path.Combine(dir, "jit.txt");
-            if (appOptOut)
-            {
-                foreach (string f in Directory.GetFiles(Path.GetDirectoryName(Hello)!))
-                    File.Copy(f, Path.Combine(dir, Path.GetFileName(f)));
-                hello = Path.Combine(dir, "Hello.dll");
-                string config = Path.Combine(dir, "Hello.runtimeconfig.json");
-                File.WriteAllText(config, File.ReadAllText(config).Replace("\"configProperties\": {",
-                    "\"configProperties\": {\n      \"System.Runtime.TieredCompilation.QuickJitForLoops\": true,", StringComparison.Ordinal));
-                Assert.Contains("QuickJitForLoops", File.ReadAllText(config));
-            }
+            string hello = appOptOut ? HelloWithSetting(dir, "System.Runtime.TieredCompilation.QuickJitForLoops", "true") : Hello;
+            string log = Path.Combine(dir, "jit.txt");
             var env = new Dictionary<string, string> { ["DOTNET_JitStdOutFile"] = log, ["DOTNET_JitDisasmSummary"] = "1" };
             if (envOptOut.Length > 0)
                 env["DOTNET_TC_QuickJitForLoops"] = envOptOut;
@@ -196,6 +187,50 @@ public class HostTests
             Assert.True(r.ExitCode == 0, r.ToString());
             string main = File.ReadAllLines(log).Single(l => l.Contains("Program:<Main>$", StringComparison.Ordinal));
             Assert.Contains(compiled, main);
+        }
+        finally
+        {
+            Directory.Delete(dir, recursive: true);
+        }
+    }
+
+    /// <summary>A copy of Hello in <paramref name="dir"/> whose runtimeconfig.json sets <paramref name="name"/> (as a project would).</summary>
+    private static string HelloWithSetting(string dir, string name, string value)
+    {
+        foreach (string f in Directory.GetFiles(Path.GetDirectoryName(Hello)!))
+            File.Copy(f, Path.Combine(dir, Path.GetFileName(f)));
+        string config = Path.Combine(dir, "Hello.runtimeconfig.json");
+        File.WriteAllText(config, File.ReadAllText(config).Replace("\"configProperties\": {",
+            $"\"configProperties\": {{\n      \"{name}\": {value},", StringComparison.Ordinal));
+        Assert.Contains(name, File.ReadAllText(config));
+        return Path.Combine(dir, "Hello.dll");
+    }
+
+    /// <summary>
+    /// Issue 18: under motor background GC is off, so that the GC extension can place large
+    /// arrays on cache lines, unless motor's -p, the environment or the app's runtimeconfig.json
+    /// turns it back on; the extension then says why it does not place them (MOTOR_GC_TRACE).
+    /// </summary>
+    [Theory]
+    [InlineData("", "", false, true)]
+    [InlineData("-p System.GC.Concurrent=true", "", false, false)]
+    [InlineData("", "1", false, false)]
+    [InlineData("", "", true, false)]
+    public void BackgroundGcIsOffUnlessTheAppTurnsItOn(string options, string envOn, bool appOn, bool aligned)
+    {
+        string dir = Directory.CreateTempSubdirectory("motor-bgc-").FullName;
+        try
+        {
+            string hello = appOn ? HelloWithSetting(dir, "System.GC.Concurrent", "true") : Hello;
+            var env = new Dictionary<string, string> { ["MOTOR_GC_TRACE"] = "1" };
+            if (envOn.Length > 0)
+                env["DOTNET_gcConcurrent"] = envOn;
+            Job.Result r = Job.Mpi(1, hello, hosted: true, motorOptions: options, env: env);
+            Assert.True(r.ExitCode == 0, r.ToString());
+            if (aligned)
+                Assert.Contains("mpgc: large and pinned-heap arrays without references start their data on 64-byte boundaries", r.Output);
+            else
+                Assert.Contains("mpgc: arrays are placed by the stock GC alone: background GC is on (gcConcurrent)", r.Output);
         }
         finally
         {
