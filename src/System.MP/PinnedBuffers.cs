@@ -1,4 +1,3 @@
-using System.MP.Interop;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Threading;
@@ -82,15 +81,7 @@ internal static class PinnedBuffers
     /// </summary>
     private static class Extension
     {
-        internal static readonly bool Aligns = Mpi.IsHosted && Read();
-
-        private static unsafe bool Read()
-        {
-            CoreStats s;
-            CoreLoader.EnsureLoaded();
-            Core.Stats(&s);
-            return s.GcAlignedArrays != 0;
-        }
+        internal static readonly bool Aligns = Mpi.IsHosted && Request.GcExtensionStats().GcAlignedArrays != 0;
     }
 
     /// <summary>True once any array was allocated here (before that, no array is a pinned-heap one).</summary>

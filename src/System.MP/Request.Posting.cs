@@ -13,14 +13,15 @@ public sealed unsafe partial class Request
     /// registered buffers are pinned by the GC itself and no GCHandle is needed.
     /// The core says so only after the runtime accepted the extension at startup.
     /// </summary>
-    internal static readonly bool s_registerBuffers = GcExtensionAttached();
+    internal static readonly bool s_registerBuffers = GcExtensionStats().GcExtension != 0;
 
-    private static bool GcExtensionAttached()
+    /// <summary>The core's statistics, for what the GC extension told it when the GC started (it never changes later).</summary>
+    internal static CoreStats GcExtensionStats()
     {
         CoreStats s;
         CoreLoader.EnsureLoaded();
         Core.Stats(&s);
-        return s.GcExtension != 0;
+        return s;
     }
 
     /// <summary>Posts a nonblocking collective over up to two arrays (send, receive).</summary>

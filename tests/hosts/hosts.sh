@@ -81,7 +81,7 @@ up() {
     # minutes, by default.  Seen: Open MPI's daemon on a cut-off host, its output to mpirun
     # unacknowledged, lingered 15 minutes with its rank and held the job's output open.  Five
     # retries give up after about 13 s, as a cluster tuned for fast failure detection would.
-    ip netns exec "$ns" sysctl -qw net.ipv4.tcp_retries2=5
+    ip netns exec "$ns" sh -c 'echo 5 >/proc/sys/net/ipv4/tcp_retries2' # no procps needed
     mkdir -p "/etc/netns/$ns"
     {
       echo "127.0.0.1 localhost"
