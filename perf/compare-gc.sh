@@ -8,6 +8,9 @@
 #   dotnet   plain dotnet: a pinned GCHandle per operation
 #   motor    the motor VM: buffers registered in the in-flight table, pinned by
 #            the GC extension only while in flight, decided at mark time
+#   motor-netgen0  motor with .NET's own gen0 budget (MOTOR_GC_GEN0=0); not run
+#            unless MODES names it, e.g. MODES="dotnet+pressure motor+pressure
+#            motor-netgen0+pressure" (the last column needs those two)
 #
 # usage: perf/compare-gc.sh [rounds=3] [max_bytes=1048576] [iteration_scale=1]
 set -euo pipefail
@@ -20,7 +23,7 @@ MOTOR="$ROOT/artifacts/bin/motor"
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
 [ -x "$C_BIN" ] && [ -f "$APP" ] && [ -x "$MOTOR" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
-MODES="dotnet dotnet+pressure motor motor+pressure"
+MODES="${MODES:-dotnet dotnet+pressure motor motor+pressure}"
 
 run_mode() { # mode round
   case "$1" in
@@ -29,6 +32,8 @@ run_mode() { # mode round
     dotnet+pressure) "${LAUNCH[@]}" -n 2 dotnet "$APP" "$MAX" "$SCALE" pressure ;;
     motor) "${LAUNCH[@]}" -n 2 "$MOTOR" "$APP" "$MAX" "$SCALE" ;;
     motor+pressure) "${LAUNCH[@]}" -n 2 "$MOTOR" "$APP" "$MAX" "$SCALE" pressure ;;
+    motor-netgen0) MOTOR_GC_GEN0=0 "${LAUNCH[@]}" -n 2 "$MOTOR" "$APP" "$MAX" "$SCALE" ;;
+    motor-netgen0+pressure) MOTOR_GC_GEN0=0 "${LAUNCH[@]}" -n 2 "$MOTOR" "$APP" "$MAX" "$SCALE" pressure ;;
   esac >"$OUT/$1.$2"
 }
 

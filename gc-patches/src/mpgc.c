@@ -50,11 +50,26 @@
  * GC_ALLOC_FLAGS: FINALIZE 1, CONTAINS_REF 2, ALIGN8_BIAS 4, ALIGN8 8,
  * ZEROING_OPTIONAL 16, LARGE_OBJECT_HEAP 32, PINNED_OBJECT_HEAP 64.
  *
+ * A gen0 budget for a machine shared by ranks.  .NET sizes the bytes allocated
+ * between gen0 collections from the largest cache (about 5/8 of it: 16 MiB for a
+ * 32 MiB L3) as if the process had the machine to itself; MPI runs a rank on every
+ * core, and the ranks share that cache.  Then every allocation clears memory that
+ * left the cache long ago (perf/README.md "The gen0 budget").  So for workstation GC, when nothing sets
+ * GCgen0size (DOTNET_GCgen0size, or the runtime property System.GC.Gen0Size,
+ * which the proxy asks the runtime for), the proxy answers the GC's read of it
+ * with GEN0_MOTOR; MOTOR_GC_GEN0=<bytes> sets another value, MOTOR_GC_GEN0=0 leaves
+ * .NET's.  The GC still grows the budget when much survives (up to gen0_max_size);
+ * the statistics report the budget configured (gc_gen0_budget).  4 MiB is measured
+ * (perf/README.md): a received graph costs 0.8 of its time with .NET's budget, an
+ * allocation loop 0.9; 1-2 MiB would save a little more per message but costs more
+ * collections, which streaming under allocation pressure pays for.
+ *
  * Why regions (libclrgcexp.so): it is the same GC flavour the runtime uses
  * built in since .NET 7, so a program behaves under motor as under dotnet
  * (same generation budgets, same compaction of gen2 and LOH).  Segments
  * (libclrgc.so) are the legacy flavour; MOTOR_STOCK_GC=libclrgc.so selects it.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +89,7 @@
 /* Data on cache lines (see the top of this file). */
 #define SLOT_GET_FREE_MT 31      /* IGCToCLR::GetFreeObjectMethodTable */
 #define SLOT_GET_BOOL_CONFIG 32  /* IGCToCLR::GetBooleanConfigValue */
+#define SLOT_GET_INT_CONFIG 33   /* IGCToCLR::GetIntConfigValue */
 #define CLR_SLOTS_KNOWN 52       /* IGCToCLR's methods in .NET 10 */
 #define SLOT_HEAP_ALLOC 53       /* IGCHeap::Alloc */
 #define HEAP_SLOTS_KNOWN 89      /* IGCHeap's methods in interface 5.5 */
@@ -89,6 +105,12 @@
 #define GC_ALLOC_ALIGN8_BIAS 0x4
 #define GC_ALLOC_ALIGN8 0x8
 #define GC_ALLOC_UOH (0x20 | 0x40)  /* large or pinned object heap */
+
+/* The gen0 budget (see the top of this file). */
+#define GEN0_KEY "GCgen0size"
+#define GEN0_PUBLIC_KEY "System.GC.Gen0Size"
+#define GEN0_MIN_VALID (64 * 1024)    /* the GC ignores a smaller GCgen0size (IsValidGen0MaxSize) */
+#define GEN0_MOTOR (4 << 20)          /* motor's budget */
 
 typedef struct version_info {
     uint32_t major, minor, build;
@@ -109,6 +131,7 @@ typedef void (*scan_roots_fn)(void *self, promote_fn fn, int condemned, int max_
 typedef void (*version_info_fn)(version_info_t *);
 typedef int32_t (*initialize_fn)(void *clr, void **heap, void **handles, void *dac_vars);
 typedef _Bool (*bool_config_fn)(void *self, const char *private_key, const char *public_key, _Bool *value);
+typedef _Bool (*int_config_fn)(void *self, const char *private_key, const char *public_key, int64_t *value);
 typedef void *(*free_mt_fn)(void *self);
 typedef void *(*heap_alloc_fn)(void *self, void *acontext, size_t size, uint32_t flags);
 
@@ -124,6 +147,11 @@ static int g_clr_slots;             /* methods in the runtime's IGCToCLR vtable 
 static version_info_t g_version;    /* the stock GC's interface version */
 static bool_config_fn g_bool_config;
 static int g_concurrent = -1;       /* gcConcurrent as the GC read it; -1 not read */
+static int g_server = -1;           /* gcServer as the GC read it; -1 not read */
+static int_config_fn g_int_config;
+static uint64_t g_gen0_budget;      /* GCgen0size as the GC read it; 0 not set */
+static int64_t g_gen0_motor = -1;   /* motor's answer when nothing sets it; 0 none; -1 bad MOTOR_GC_GEN0 */
+static const char *g_gen0_why = "the GC did not read GCgen0size";
 static void *g_heap_vtbl[2 + MAX_SLOTS]; /* offset-to-top, type info, then the heap's methods */
 static heap_alloc_fn g_heap_alloc;  /* the stock GC's Alloc */
 static void *g_free_mt;             /* the runtime's free-object MethodTable */
@@ -218,13 +246,62 @@ static int code_slots(void **vtbl)
     return n;
 }
 
-/* The runtime's answer, and the GC's reading of gcConcurrent (default true). */
+/* The runtime's answer, and the GC's reading of gcConcurrent (default true) and gcServer. */
 static _Bool proxy_bool_config(void *self, const char *private_key, const char *public_key, _Bool *value)
 {
     _Bool found = g_bool_config(g_clr, private_key, public_key, value);
     (void)self;
     if (private_key && strcmp(private_key, "gcConcurrent") == 0)
         g_concurrent = found ? *value : 1;
+    if (private_key && strcmp(private_key, "gcServer") == 0)
+        g_server = found ? *value : 0;
+    return found;
+}
+
+/* Motor's gen0 budget when nothing else sets one: MOTOR_GC_GEN0 (bytes, decimal or
+ * 0x hex; 0 leaves .NET's), else GEN0_MOTOR.  -1 and a message for a value that is
+ * not a size the GC takes. */
+static int64_t motor_gen0(void)
+{
+    const char *v = getenv("MOTOR_GC_GEN0");
+    char *end = NULL;
+    int64_t n;
+    if (v && *v) {
+        errno = 0;
+        n = (int64_t)strtoll(v, &end, 0);
+        if (errno || *end || n < 0 || (n > 0 && n < GEN0_MIN_VALID)) {
+            fail("MOTOR_GC_GEN0=%s is not a gen0 budget: give bytes (decimal, or hex with 0x), "
+                 "at least 65536, or 0 to leave .NET's budget", v);
+            return -1;
+        }
+        return n;
+    }
+    return GEN0_MOTOR;
+}
+
+/* The runtime's answer; for GCgen0size also the runtime property System.GC.Gen0Size
+ * and then motor's budget (workstation GC only), recording what the GC got. */
+static _Bool proxy_int_config(void *self, const char *private_key, const char *public_key, int64_t *value)
+{
+    _Bool found = g_int_config(g_clr, private_key, public_key, value);
+    (void)self;
+    if (!private_key || strcmp(private_key, GEN0_KEY) != 0)
+        return found;
+    if (found) {
+        g_gen0_why = "set by DOTNET_GCgen0size";
+    } else if (!public_key && g_int_config(g_clr, private_key, GEN0_PUBLIC_KEY, value)) {
+        found = 1;
+        g_gen0_why = "set by the runtime property " GEN0_PUBLIC_KEY;
+    } else if (g_server == 1) {
+        g_gen0_why = "server GC sizes its own";
+    } else if (g_gen0_motor == 0) {
+        g_gen0_why = "MOTOR_GC_GEN0=0: .NET sizes it from the cache";
+    } else if (g_gen0_motor > 0) {
+        *value = g_gen0_motor;
+        found = 1;
+        g_gen0_why = getenv("MOTOR_GC_GEN0") ? "set by MOTOR_GC_GEN0" : "motor's default";
+    }
+    g_gen0_budget = found && *value >= GEN0_MIN_VALID ? (uint64_t)*value : 0;
     return found;
 }
 
@@ -250,6 +327,8 @@ static int build_proxy(void *clr)
     if (n >= CLR_SLOTS_KNOWN) {
         g_bool_config = (bool_config_fn)vtbl[SLOT_GET_BOOL_CONFIG];
         g_proxy_vtbl[SLOT_GET_BOOL_CONFIG] = (void *)proxy_bool_config;
+        g_int_config = (int_config_fn)vtbl[SLOT_GET_INT_CONFIG];
+        g_proxy_vtbl[SLOT_GET_INT_CONFIG] = (void *)proxy_int_config;
     }
     g_proxy.vtbl = g_proxy_vtbl;
     if (g_trace)
@@ -350,17 +429,22 @@ MPGC_API int32_t GC_Initialize(void *clr, void **heap, void **handles, void *dac
     uint32_t features = 0;
     if (!f || build_proxy(clr) != 0)
         return E_FAIL_HR;
+    g_gen0_motor = motor_gen0();
+    if (g_gen0_motor < 0)
+        return E_FAIL_HR;
     g_core = mp_core_table(); /* the same core the host initialized */
     hr = f(&g_proxy, heap, handles, dac_vars);
     if (hr >= 0) {
         if (align_arrays(*heap, &why))
             features |= MP_GC_ALIGNED_ARRAYS;
-        g_core->gc_attach(features);
+        g_core->gc_attach(features, g_gen0_budget);
         trace("%s", "attached: in-flight buffers are pinned at GC mark time");
         if (features & MP_GC_ALIGNED_ARRAYS)
             trace("%s", "large and pinned-heap arrays without references start their data on 64-byte boundaries");
         else
             trace("arrays are placed by the stock GC alone: %s", why);
+        if (g_trace)
+            fprintf(stderr, "mpgc: gen0 budget %llu bytes (%s)\n", (unsigned long long)g_gen0_budget, g_gen0_why);
     }
     return hr;
 }

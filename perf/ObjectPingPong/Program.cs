@@ -13,6 +13,10 @@
 // when the cost is linear in N).
 //
 // usage: mpiexec -n 2 dotnet ObjectPingPong.dll [maxNodes=16384] [rounds=5] [budgetMs=40]
+//        mpiexec -n 2 motor ObjectPingPong.dll steady ITERATIONS METHOD   (one long run of round trips of
+//        the 1-node list, METHOD objects or raw, after as many untimed: the steady state of an
+//        application's message loop, where gen0 collections recur; prints the time per round trip
+//        and the collections, with the gen0 budget motor gave the GC: perf/README.md "The gen0 budget")
 //        dotnet ObjectPingPong.dll self ITERATIONS METHOD [nodes=1]   (one rank, for callgrind:
 //        ITERATIONS nonblocking sends to itself, each received by METHOD: objects (OISend + ORecv),
 //        echo (the same, each time sending the graph received last), raw (ISend + Recv) or mprobe
@@ -26,6 +30,8 @@ using MemoryPack;
 if (args.Length > 0 && args[0] == "self")
     return Bench.Self(Communicator.World, int.Parse(args[1], CultureInfo.InvariantCulture), args[2],
                       args.Length > 3 ? int.Parse(args[3], CultureInfo.InvariantCulture) : 1);
+if (args.Length > 0 && args[0] == "steady")
+    return Bench.Steady(Communicator.World, int.Parse(args[1], CultureInfo.InvariantCulture), args[2]);
 int maxNodes = args.Length > 0 ? int.Parse(args[0], CultureInfo.InvariantCulture) : 16384;
 int rounds = args.Length > 1 ? int.Parse(args[1], CultureInfo.InvariantCulture) : 5;
 double budget = (args.Length > 2 ? double.Parse(args[2], CultureInfo.InvariantCulture) : 40) / 1000;
@@ -172,14 +178,33 @@ internal static class Bench
         return method is not ("objects" or "echo") || Node.Same(list, back) ? 0 : 1;
     }
 
+    /// <summary>
+    /// The steady state: <paramref name="iters"/> untimed round trips of the 1-node list, then as
+    /// many timed, without a collection in between; rank 0 prints the time per round trip.
+    /// </summary>
+    internal static int Steady(Communicator c, int iters, string method)
+    {
+        bool ok = Exchange(c, method, Node.Make(1), iters, out _, collect: false);
+        int collections = GC.CollectionCount(0);
+        ok &= Exchange(c, method, Node.Make(1), iters, out double seconds, collect: false);
+        collections = GC.CollectionCount(0) - collections;
+        if (c.Rank == 0)
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"steady {method}: {seconds / iters * 1e6:F3} us per round trip, {collections} gen0 collections, gen0 budget {Mpi.GetStatistics().GcGen0Budget} bytes{(ok ? "" : ", DATA MISMATCH")}"));
+        return ok ? 0 : 1;
+    }
+
     /// <summary>Runs <paramref name="iters"/> round trips; rank 0 checks the last list it got back.</summary>
-    private static bool Exchange(Communicator c, string method, Node list, int iters, out double seconds)
+    private static bool Exchange(Communicator c, string method, Node list, int iters, out double seconds, bool collect = true)
     {
         int peer = c.Rank == 0 ? 1 : 0;
         int[] raw = new int[1024];
         Node? back = null;
-        GC.Collect(); // the previous case's garbage is not this case's cost
-        GC.WaitForPendingFinalizers();
+        if (collect)
+        {
+            GC.Collect(); // the previous case's garbage is not this case's cost
+            GC.WaitForPendingFinalizers();
+        }
         c.Barrier();
         double t0 = Mpi.Wtime();
         for (int i = 0; i < iters; i++)

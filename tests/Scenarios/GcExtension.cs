@@ -18,6 +18,7 @@ internal static class GcExtension
         s[Scenario.GcPinsInFlight] = PinsInFlight;
         s[Scenario.PinnedHeapBuffers] = PinnedHeapBuffers;
         s[Scenario.GcLargeArrays] = LargeArrays;
+        s[Scenario.GcGen0Budget] = Gen0Budget;
     }
 
     private static readonly int[] s_sizes = [1, 3, 64, 1000, 4096, 30_000, 100_000, 300_000];
@@ -277,6 +278,58 @@ internal static class GcExtension
         c.Barrier();
     }
 
+    // The gen0 budget (MpiStatistics.GcGen0Budget) is what the job expects in
+    // MOTOR_TEST_EXPECT_GEN0: "default" for motor's own (4 MiB), else the bytes, 0 when
+    // the GC chose its own.  And the GC collects gen0 at that
+    // rate while object graphs go back and forth between the ranks: with a budget of B
+    // and A bytes allocated, between A / 2B and 2A / B collections.  Every graph that
+    // comes back is checked.
+    private static void Gen0Budget(Communicator c)
+    {
+        string expect = Environment.GetEnvironmentVariable("MOTOR_TEST_EXPECT_GEN0") ?? "0";
+        long budget = Mpi.GetStatistics().GcGen0Budget;
+        Check.Equal(expect == "default" ? 4L << 20 : long.Parse(expect, System.Globalization.CultureInfo.InvariantCulture),
+                    budget, "gen0 budget in bytes");
+        long volume = 32 * Math.Max(budget, 2 << 20);
+        int peer = c.Rank ^ 1, rounds = (int)(volume / (4 * 1024 + 4 * 64));
+        int collections = GC.CollectionCount(0);
+        long allocated = GC.GetTotalAllocatedBytes(precise: true);
+        for (int round = 0; round < rounds; round++)
+        {
+            if (c.Rank == 0)
+            {
+                c.OSend(Chain(round), peer, 50);
+                Chain? back = c.ORecv<Chain>(peer, 50);
+                for (int k = 0; k < 4; k++, back = back?.Next)
+                    if (back is null || back.Data.Length != 256 || back.Data[0] != round * 4 + k || back.Data[255] != ~(round * 4 + k))
+                        Check.True(false, $"round {round}: node {k} of the list that came back is wrong");
+            }
+            else
+            {
+                c.OSend(c.ORecv<Chain>(peer, 50), peer, 50);
+            }
+        }
+        collections = GC.CollectionCount(0) - collections;
+        allocated = GC.GetTotalAllocatedBytes(precise: true) - allocated;
+        if (budget > 0)
+            Check.True(collections >= allocated / (2 * budget) && collections <= 2 * allocated / budget + 2,
+                       $"{collections} gen0 collections for {allocated} bytes allocated with a budget of {budget}");
+        c.Barrier();
+    }
+
+    private static Chain? Chain(int round)
+    {
+        Chain? head = null;
+        for (int k = 3; k >= 0; k--)
+        {
+            var data = new int[256];
+            data[0] = round * 4 + k;
+            data[255] = ~(round * 4 + k);
+            head = new Chain { Data = data, Next = head };
+        }
+        return head;
+    }
+
     private static long Fill(int rank, int round, int i) => ((long)rank << 56) ^ ((long)round << 32) ^ (i * 2654435761L);
 
     private static Array NewLarge(int kind, int bytes, int seed) => kind switch
@@ -338,4 +391,12 @@ internal static class GcExtension
     }
 
     private static unsafe nint Address(int[] a) => (nint)Unsafe.AsPointer(ref a[0]);
+}
+
+/// <summary>A node of the lists the gen0-budget scenario sends back and forth.</summary>
+[Transportable]
+internal sealed class Chain
+{
+    [Transportable] public int[] Data = [];
+    [Transportable] public Chain? Next;
 }

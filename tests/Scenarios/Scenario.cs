@@ -58,6 +58,7 @@ public enum Scenario
     GcPinsInFlight,
     PinnedHeapBuffers,
     GcLargeArrays,
+    GcGen0Budget,
 
     // The motor VM (Hosting.cs)
     HostedBinding,

@@ -69,14 +69,55 @@ public class GcExtensionTests
         Job.RunScenario(Scenario.GcLargeArrays, 2, timeoutSeconds: 240, hosted: hosted, env: env, motorOptions: motorOptions);
     }
 
+    /// <summary>
+    /// The gen0 budget: motor's default (4 MiB) for workstation GC; MOTOR_GC_GEN0, DOTNET_GCgen0size (which wins) and the runtime property
+    /// System.GC.Gen0Size set it; MOTOR_GC_GEN0=0, server GC and library mode leave the GC's
+    /// own.  In each case the GC collects at that rate while object graphs travel.
+    /// </summary>
+    [Theory]
+    [InlineData(true, "", "", "default")]
+    [InlineData(true, "--gc segments", "", "default")]
+    [InlineData(true, "", "MOTOR_GC_GEN0=0x300000", "3145728")]
+    [InlineData(true, "", "MOTOR_GC_GEN0=6291456", "6291456")]
+    [InlineData(true, "", "MOTOR_GC_GEN0=0", "0")]
+    [InlineData(true, "", "DOTNET_GCgen0size=0x500000", "5242880")]
+    [InlineData(true, "", "DOTNET_GCgen0size=0x500000;MOTOR_GC_GEN0=0x300000", "5242880")]
+    [InlineData(true, "-p System.GC.Gen0Size=0x280000", "", "2621440")]
+    [InlineData(true, "-p System.GC.Server=true", "", "0")]
+    [InlineData(false, "", "", "0")]
+    public void TheGen0BudgetIsMotorsUnlessSetAndTheGcKeepsToIt(bool hosted, string motorOptions, string settings, string expected)
+    {
+        var env = new Dictionary<string, string> { ["MOTOR_TEST_EXPECT_GEN0"] = expected };
+        foreach (string setting in settings.Split(';', StringSplitOptions.RemoveEmptyEntries))
+            env[setting.Split('=')[0]] = setting.Split('=')[1];
+        Job.RunScenario(Scenario.GcGen0Budget, 2, hosted: hosted, env: env, motorOptions: motorOptions);
+    }
+
+    /// <summary>A MOTOR_GC_GEN0 that is not a budget the GC takes stops motor before the app runs, saying why.</summary>
+    [Theory]
+    [InlineData("2M")]
+    [InlineData("65535")]
+    [InlineData("-1")]
+    [InlineData("0x")]
+    public void ABadGen0BudgetIsRefusedAtStart(string value)
+    {
+        Job.Result r = Job.Mpi(2, Job.ScenariosProgram, Job.ScenarioArguments([Scenario.GcGen0Budget]), hosted: true,
+                               env: new Dictionary<string, string> { ["MOTOR_GC_GEN0"] = value, ["MOTOR_TEST_EXPECT_GEN0"] = "default" });
+        Assert.False(r.TimedOut, r.ToString());
+        Assert.NotEqual(0, r.ExitCode);
+        Assert.Contains($"MOTOR_GC_GEN0={value} is not a gen0 budget", r.Output);
+        Assert.DoesNotContain("PASS", r.Output);
+    }
+
     /// <summary>The GC extension over the Open MPI core.</summary>
     [Theory]
     [InlineData(Scenario.GcPinsInFlight)]
     [InlineData(Scenario.GcTorture)]
     [InlineData(Scenario.GcLargeArrays)]
+    [InlineData(Scenario.GcGen0Budget)]
     public void UnderOpenMpi(Scenario scenario) =>
         Job.RunScenario(scenario, 2, hosted: true, launcher: Job.Launcher.OpenMpi,
-                        env: new Dictionary<string, string> { ["MOTOR_TEST_EXPECT_ALIGNED"] = "1" });
+                        env: new Dictionary<string, string> { ["MOTOR_TEST_EXPECT_ALIGNED"] = "1", ["MOTOR_TEST_EXPECT_GEN0"] = "default" });
 
     /// <summary>A rank waiting in a blocking receive never holds off the GC of its other threads.</summary>
     [Theory]

@@ -49,10 +49,12 @@ enum mp_gc_feature {
  * released at this mark instead of pinned.  Returns the number of slots
  * reported.
  *
- * gc_attach(features) - called once by the GC extension when the runtime has
- * accepted it (GC_Initialize succeeded): from then on managed code may register
- * buffers instead of pinning them (mp_stats_t.gc_extension becomes 1).
- * features: mp_gc_feature bits, published in the statistics. */
+ * gc_attach(features, gen0_budget) - called once by the GC extension when the
+ * runtime has accepted it (GC_Initialize succeeded): from then on managed code may
+ * register buffers instead of pinning them (mp_stats_t.gc_extension becomes 1).
+ * features: mp_gc_feature bits; gen0_budget: the bytes the GC was configured to
+ * allocate between gen0 collections (0: the GC chose its own); both published in
+ * the statistics. */
 
 typedef struct mp_gc_stats {
     uint64_t scans;            /* mark passes seen */

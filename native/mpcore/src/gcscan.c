@@ -12,6 +12,7 @@ static int g_snapshot_len, g_snapshot_cap;
 
 static _Atomic int g_gc_attached;  /* set by libmpgc at GC_Initialize */
 static _Atomic uint32_t g_gc_features; /* mp_gc_feature bits it reported */
+static _Atomic uint64_t g_gc_gen0_budget; /* the gen0 budget it reported */
 
 static int snapshot_push(void **slot)
 {
@@ -86,15 +87,21 @@ int mp_gc_scan(int pass, mp_gc_report_fn report, void *ctx)
     return gc_mark(pass, report, ctx);
 }
 
-void mp_gc_attach(uint32_t features)
+void mp_gc_attach(uint32_t features, uint64_t gen0_budget)
 {
     atomic_store(&g_gc_features, features);
+    atomic_store(&g_gc_gen0_budget, gen0_budget);
     atomic_store(&g_gc_attached, 1);
 }
 
 int mp_gc_attached(void)
 {
     return atomic_load(&g_gc_attached);
+}
+
+uint64_t mp_gc_gen0_budget(void)
+{
+    return atomic_load(&g_gc_gen0_budget);
 }
 
 uint32_t mp_gc_features(void)

@@ -337,6 +337,7 @@ int mp_fail_persistent_missing(const char *name);
 
 /* ---- the GC scan (gcscan.c) ---- */
 int mp_gc_attached(void);
+uint64_t mp_gc_gen0_budget(void);
 uint32_t mp_gc_features(void);
 
 #pragma GCC visibility pop

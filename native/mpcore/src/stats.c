@@ -26,6 +26,7 @@ void mp_stats(mp_stats_t *out)
     out->comms = (uint64_t)mp_comm_count();
     out->gc_extension = (uint64_t)mp_gc_attached();
     out->gc_aligned_arrays = (mp_gc_features() & MP_GC_ALIGNED_ARRAYS) != 0;
+    out->gc_gen0_budget = mp_gc_gen0_budget();
     out->persistent_open = atomic_load(&mp_g_persist_open);
     out->persistent_starts = atomic_load_explicit(&k.persistent_starts, memory_order_relaxed);
     out->persistent_recreated = atomic_load(&mp_g_persist_recreated);

@@ -82,6 +82,17 @@ public readonly struct MpiStatistics
     /// </summary>
     public bool GcAlignsLargeArrays { get; init; }
 
+    /// <summary>
+    /// The bytes the GC was configured to allocate between gen0 collections, as the GC
+    /// extension saw the GC read it; 0 when the GC chose its own (library mode, server GC,
+    /// <c>MOTOR_GC_GEN0=0</c>).  .NET sizes it from the largest cache as if the process had
+    /// the machine to itself; with a rank on every core, allocation would then clear memory
+    /// long out of the cache.  So under motor with workstation GC it is 4 MiB, unless <c>MOTOR_GC_GEN0=&lt;bytes&gt;</c>,
+    /// <c>DOTNET_GCgen0size</c> or the runtime property <c>System.GC.Gen0Size</c> sets it.
+    /// The GC still raises the budget when much of gen0 survives.
+    /// </summary>
+    public long GcGen0Budget { get; init; }
+
     /// <summary>MPI calls that returned an error (each failing call counts once; errors Motor detects before calling MPI do not count).</summary>
     public long MpiErrors { get; init; }
 
@@ -115,6 +126,7 @@ public readonly struct MpiStatistics
             ActiveRequests = (long)s.ActiveRequests,
             GcExtensionActive = s.GcExtension != 0,
             GcAlignsLargeArrays = s.GcAlignedArrays != 0,
+            GcGen0Budget = (long)s.GcGen0Budget,
             MpiErrors = (long)s.MpiErrors,
             OpenMpiRequests = (long)s.OpenMpiRequests,
             OrphanedRequests = (long)s.Orphans,

@@ -126,6 +126,8 @@ internal struct CoreStats
     internal ulong PersistentRecreated;
     /// <summary>gc_aligned_arrays: 1 when the GC extension starts large and pinned-heap arrays' data on 64-byte boundaries.</summary>
     internal ulong GcAlignedArrays;
+    /// <summary>gc_gen0_budget: bytes the GC was configured to allocate between gen0 collections: motor's per-core default or a setting; 0 when the GC chose its own.</summary>
+    internal ulong GcGen0Budget;
 }
 
 /// <summary>Mirror of mp_table_t: the core's call table, one slot per entry of mpcore_calls.def.</summary>
@@ -301,7 +303,7 @@ internal struct CoreTable
     internal nint WinDetach;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 20;
+    internal const uint ExpectedAbiVersion = 21;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -406,7 +408,7 @@ internal struct CoreTable
         "BLOCKING int op_free(int32_t op)\n" +
         "FAST int imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)\n" +
         "GC int gc_scan(int pass, mp_gc_report_fn report, void *ctx)\n" +
-        "GC void gc_attach(uint32_t features)\n" +
+        "GC void gc_attach(uint32_t features, uint64_t gen0_budget)\n" +
         "FAST int info_create(mp_info_t *info)\n" +
         "FAST int info_set(mp_info_t info, const char *key, const char *value)\n" +
         "FAST int info_get(mp_info_t info, const char *key, char *buf, int cap, int *found)\n" +
