@@ -27,7 +27,11 @@
 # (mpirun.openmpi: the C floor over Open MPI, Motor on its Open MPI core, Debian's mpi4py with
 # NumPy buffers run by MPI4PY_PYTHON, /usr/bin/python3): latency-ompi, bandwidth-ompi and
 # objects-ompi (Figure 11: OSend/ORecv against mpi4py's pickle-based send/recv of the same
-# list, each with its raw floor; ratios to mpi4py).  On request
+# list, each with its raw floor; ratios to mpi4py).  objects-steady (issue 18 target 5): an
+# application's message loop, STEADY_ITERATIONS (default 200000) round trips of Figure 11's
+# 1-node list after as many untimed, no collection in between (ObjectPingPong steady): motor,
+# motor with .NET's gen0 budget (motor-netgen0: MOTOR_GC_GEN0=0), dotnet, and raw (the 4096
+# bytes as one int[] under motor, the reference).  On request
 # only: async (issue 17: round trip of await IRecv, IRecv+Wait and blocking Recv at 8 B and 64 KiB against
 # C, perf/Async) and async-idle (processor time of a rank whose awaited receives wait,
 # IDLE_PENDING of them, default 64, for IDLE_SECONDS, default 2; motor-1: one pending):
@@ -41,10 +45,11 @@ ROUNDS="${ROUNDS:-5}" SCALE="${SCALE:-1}"
 # shorter than this shared VM's slow phases: bandwidth runs 10 times as many
 # windows by default (osu_bw -i), so one round is not one noisy instant.
 BW_SCALE="${BW_SCALE:-10}"
-ONLY="${ONLY:-latency bandwidth collectives objects service first-loop latency-ompi bandwidth-ompi objects-ompi micro instructions}"
+ONLY="${ONLY:-latency bandwidth collectives objects objects-steady service first-loop latency-ompi bandwidth-ompi objects-ompi micro instructions}"
 MAX="${MAX_BYTES:-4194304}"              # largest message of the latency/bandwidth sweeps
 RMA_MAX="${RMA_MAX_BYTES:-$MAX}"          # largest Put/Get of the rma-put/rma-get sweeps
 OBJECT_ARGS="${OBJECT_ARGS:-4096 1 40}"   # Figure 11: largest N, rounds, ms budget per point
+STEADY="${STEADY_ITERATIONS:-200000}"     # objects-steady: round trips timed (as many untimed before)
 FIRST_MAX="${FIRST_LOOP_MAX_BYTES:-1024}"  # largest message of the first-loop sweep (at most MAX_BYTES)
 [ "$FIRST_MAX" -le "$MAX" ] || FIRST_MAX="$MAX"
 PY="${MPI4PY_PYTHON:-/usr/bin/python3}"   # the Python that has Debian's python3-mpi4py and python3-numpy
@@ -165,6 +170,10 @@ split_service() {
 # N stops at 4096: MemoryPack with circular references is quadratic (7 s per
 # round trip at 16384).
 SERIES+=$'\n'"objects|table:2=objects,3=json,4=mempack,5=raw,6=mprobe|$MPIEXEC -n 2 $MOTOR $(app ObjectPingPong) $OBJECT_ARGS"
+SERIES+=$'\n'"objects-steady|raw|$MPIEXEC -n 2 $MOTOR $(app ObjectPingPong) steady $STEADY raw"
+SERIES+=$'\n'"objects-steady|motor|$MPIEXEC -n 2 $MOTOR $(app ObjectPingPong) steady $STEADY objects"
+SERIES+=$'\n'"objects-steady|motor-netgen0|env MOTOR_GC_GEN0=0 $MPIEXEC -n 2 $MOTOR $(app ObjectPingPong) steady $STEADY objects"
+SERIES+=$'\n'"objects-steady|dotnet|$MPIEXEC -n 2 dotnet $(app ObjectPingPong) steady $STEADY objects"
 SERIES+=$'\n'"objects-ompi|table-motor:2=motor,5=motor-raw|$OMPIEXEC -n 2 $MOTOR $(app ObjectPingPong) $OBJECT_ARGS"
 SERIES+=$'\n'"objects-ompi|table-mpi4py:2=mpi4py,3=mpi4py-raw|$OMPIEXEC -n 2 $PY $ROOT/perf/mpi4py/objects.py $OBJECT_ARGS"
 

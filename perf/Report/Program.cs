@@ -111,6 +111,11 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
             "Ping-pong under motor of a linked list holding 4096 data bytes spread over N nodes, round trip including serialization: " +
             "OSend/ORecv (objects), System.Text.Json with reference preservation (json), MemoryPack with circular references (mempack), " +
             "the 4096 bytes as one int[] (raw, the floor the ratios refer to) and the same bytes received by matched probe (mprobe).", "raw"),
+        new("objects-steady", "Object transport in a program's message loop", "µs", false, false,
+            "ObjectPingPong steady: STEADY_ITERATIONS round trips of Figure 11's 1-node list (4096 data bytes) after as many untimed, " +
+            "with no collection in between, as a program's message loop runs (Figure 11 collects before each of its short cases): " +
+            "OSend/ORecv under motor (motor), the same with .NET's own gen0 budget (motor-netgen0: MOTOR_GC_GEN0=0), under dotnet " +
+            "(dotnet), and the 4096 bytes as one int[] under motor (raw, the floor the ratios refer to).", "raw"),
         new("service-bw", "MPI bandwidth beside a gRPC service (issue 17)", "MB/s", true, false,
             "perf/ServiceLoad, 2 ranks: osu_bw windows between rank 0 and 1 (1 GiB per size times SCALE, after 1 s of warm-up windows) in the job of samples/Service, " +
             "with the service idle (alone) and while 8 in-process gRPC clients call it back to back (serving); MPI at thread level Multiple, " +

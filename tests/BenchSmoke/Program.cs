@@ -25,6 +25,7 @@ try
     bench.CheckTable("bandwidth", "MBps", "C", bandwidth, sizes);
     bench.CheckTable("collectives", "us", "C", ["C", "motor", "dotnet"], ["allreduce 8", "bcast 1048576", "alltoall 4096"]);
     bench.CheckTable("objects", "us", "raw", objects, ["1", "2", "4", "8", "16", "32", "64"]);
+    bench.CheckTable("objects-steady", "us", "raw", ["raw", "motor", "motor-netgen0", "dotnet"], ["1-node list"]);
     // Bandwidth beside the gRPC service: sizes up to MAX_BYTES of 8 KiB, 64 KiB, 1 MiB, else MAX_BYTES alone.
     string[] serviceSizes = [.. new[] { 8192, 65536, 1 << 20 }.Where(s => s <= maxBytes).Select(s => s.ToString(CultureInfo.InvariantCulture))];
     bench.CheckTable("service-bw", "MBps", "C", ["C", "motor-alone", "motor-serving", "dotnet-alone", "dotnet-serving"],
