@@ -54,13 +54,15 @@
  * between gen0 collections from the largest cache (about 5/8 of it: 16 MiB for a
  * 32 MiB L3) as if the process had the machine to itself; MPI runs a rank on every
  * core, and the ranks share that cache.  Then every allocation clears memory that
- * left the cache long ago (perf/README.md "The gen0 budget").  So for workstation GC, when nothing sets
- * GCgen0size (DOTNET_GCgen0size, or the runtime property System.GC.Gen0Size,
- * which the proxy asks the runtime for), the proxy answers the GC's read of it
- * with GEN0_MOTOR; MOTOR_GC_GEN0=<bytes> sets another value, MOTOR_GC_GEN0=0 leaves
- * .NET's.  The GC still grows the budget when much survives (up to gen0_max_size);
- * the statistics report the budget configured (gc_gen0_budget).  4 MiB is measured
- * (perf/README.md): a received graph costs 0.8 of its time with .NET's budget, an
+ * left the cache long ago (perf/README.md "The gen0 budget").  So for workstation
+ * GC, when nothing sets GCgen0size (DOTNET_GCgen0size, or the runtime property
+ * System.GC.Gen0Size, which the proxy asks the runtime for), the proxy answers the
+ * GC's read of it with GEN0_MOTOR; MOTOR_GC_GEN0=<bytes> sets another value,
+ * MOTOR_GC_GEN0=0 leaves .NET's.  The GC still grows the budget when much survives
+ * (up to gen0_max_size); the statistics report the budget configured
+ * (gc_gen0_budget).  GCConfig stores whatever the call writes into the value, found
+ * or not, so the proxy writes it only when it answers.  4 MiB is measured
+ * (perf/README.md): a received graph takes 0.8 of its time with .NET's budget, an
  * allocation loop 0.9; 1-2 MiB would save a little more per message but costs more
  * collections, which streaming under allocation pressure pays for.
  *
