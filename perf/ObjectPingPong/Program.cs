@@ -194,12 +194,14 @@ internal static class Bench
     {
         bool ok = Exchange(c, method, Node.Make(1), iters, out _, collect: false);
         int collections = GC.CollectionCount(0);
+        TimeSpan paused = GC.GetTotalPauseDuration();
         ok &= Exchange(c, method, Node.Make(1), iters, out double seconds, collect: false);
         collections = GC.CollectionCount(0) - collections;
+        paused = GC.GetTotalPauseDuration() - paused;
         if (c.Rank == 0)
         {
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"# steady {method}: µs per round trip of the 1-node list after {iters} untimed; {collections} gen0 collections, gen0 budget {Mpi.GetStatistics().GcGen0Budget} bytes{(ok ? "" : ", DATA MISMATCH")}"));
+                $"# steady {method}: µs per round trip of the 1-node list after {iters} untimed; {collections} gen0 collections pausing {paused.TotalMilliseconds:F1} ms in all, gen0 budget {Mpi.GetStatistics().GcGen0Budget} bytes{(ok ? "" : ", DATA MISMATCH")}"));
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"1-node list {seconds / iters * 1e6:F3}"));
         }
         return ok ? 0 : 1;
