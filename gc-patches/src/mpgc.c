@@ -37,7 +37,8 @@
  * wrapper aligns only when the GC read gcConcurrent as false (motor's default;
  * recorded from the GC's own configuration read through IGCToCLR), for an
  * interface whose layout is known (IGCHeap 5.x with x >= 3: Alloc is slot 53;
- * IGCToCLR: GetFreeObjectMethodTable slot 31, GetBooleanConfigValue slot 32),
+ * IGCToCLR: GetFreeObjectMethodTable slot 31, Get{Boolean,Int,String}ConfigValue
+ * slots 32-34, FreeStringConfigValue 35),
  * and never for finalizable objects (registered by address inside Alloc).
  * MOTOR_GC_ALIGN=0 turns it off.  The core's statistics say whether it is on
  * (gc_aligned_arrays).
@@ -55,10 +56,11 @@
  * 32 MiB L3) as if the process had the machine to itself; MPI runs a rank on every
  * core, and the ranks share that cache.  Then every allocation clears memory that
  * left the cache long ago (perf/README.md "The gen0 budget").  So for workstation
- * GC, when nothing sets GCgen0size (DOTNET_GCgen0size, or the runtime property
- * System.GC.Gen0Size, which the proxy asks the runtime for), the proxy answers the
- * GC's read of it with GEN0_MOTOR; MOTOR_GC_GEN0=<bytes> sets another value,
- * MOTOR_GC_GEN0=0 leaves .NET's.  The GC still grows the budget when much survives
+ * GC, when DOTNET_GCgen0size does not set GCgen0size, the proxy answers the GC's
+ * read of it with the runtime property System.GC.Gen0Size if the app sets one (the
+ * GC has no public name for it), else with GEN0_MOTOR; MOTOR_GC_GEN0=<bytes> sets
+ * another value, MOTOR_GC_GEN0=0 leaves .NET's.  Both are decided, and a value that
+ * is not a budget refused, before the GC starts (decide_gen0).  The GC still grows the budget when much survives
  * (up to gen0_max_size); the statistics report the budget configured
  * (gc_gen0_budget).  GCConfig stores whatever the call writes into the value, found
  * or not, so the proxy writes it only when it answers.  4 MiB is measured
@@ -92,6 +94,8 @@
 #define SLOT_GET_FREE_MT 31      /* IGCToCLR::GetFreeObjectMethodTable */
 #define SLOT_GET_BOOL_CONFIG 32  /* IGCToCLR::GetBooleanConfigValue */
 #define SLOT_GET_INT_CONFIG 33   /* IGCToCLR::GetIntConfigValue */
+#define SLOT_GET_STRING_CONFIG 34 /* IGCToCLR::GetStringConfigValue */
+#define SLOT_FREE_STRING_CONFIG 35 /* IGCToCLR::FreeStringConfigValue */
 #define CLR_SLOTS_KNOWN 52       /* IGCToCLR's methods in .NET 10 */
 #define SLOT_HEAP_ALLOC 53       /* IGCHeap::Alloc */
 #define HEAP_SLOTS_KNOWN 89      /* IGCHeap's methods in interface 5.5 */
@@ -134,6 +138,8 @@ typedef void (*version_info_fn)(version_info_t *);
 typedef int32_t (*initialize_fn)(void *clr, void **heap, void **handles, void *dac_vars);
 typedef _Bool (*bool_config_fn)(void *self, const char *private_key, const char *public_key, _Bool *value);
 typedef _Bool (*int_config_fn)(void *self, const char *private_key, const char *public_key, int64_t *value);
+typedef _Bool (*string_config_fn)(void *self, const char *private_key, const char *public_key, const char **value);
+typedef void (*free_string_fn)(void *self, const char *value);
 typedef void *(*free_mt_fn)(void *self);
 typedef void *(*heap_alloc_fn)(void *self, void *acontext, size_t size, uint32_t flags);
 
@@ -149,11 +155,10 @@ static int g_clr_slots;             /* methods in the runtime's IGCToCLR vtable 
 static version_info_t g_version;    /* the stock GC's interface version */
 static bool_config_fn g_bool_config;
 static int g_concurrent = -1;       /* gcConcurrent as the GC read it; -1 not read */
-static int g_server = -1;           /* gcServer as the GC read it; -1 not read */
 static int_config_fn g_int_config;
-static uint64_t g_gen0_budget;      /* GCgen0size as the GC read it; 0 not set */
-static int64_t g_gen0_motor = -1;   /* motor's answer when nothing sets it; 0 none; -1 bad MOTOR_GC_GEN0 */
-static const char *g_gen0_why = "the GC did not read GCgen0size";
+static uint64_t g_gen0_answer;      /* what the proxy answers when the runtime has no GCgen0size; 0 none */
+static uint64_t g_gen0_budget;      /* the budget the GC gets (decided before it starts); 0 its own */
+static const char *g_gen0_why = "the runtime's IGCToCLR is not the known one";
 static void *g_heap_vtbl[2 + MAX_SLOTS]; /* offset-to-top, type info, then the heap's methods */
 static heap_alloc_fn g_heap_alloc;  /* the stock GC's Alloc */
 static void *g_free_mt;             /* the runtime's free-object MethodTable */
@@ -167,10 +172,10 @@ static void trace(const char *fmt, const char *arg)
     }
 }
 
-static void fail(const char *fmt, const char *arg)
+static void fail(const char *fmt, const char *arg, const char *arg2)
 {
     fprintf(stderr, "motor GC extension (libmpgc): ");
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, arg, arg2);
     fputc('\n', stderr);
 }
 
@@ -190,19 +195,19 @@ static void *stock_gc(void)
         snprintf(path, sizeof path, "%s", name);
     } else {
         if (pal_module_path("libcoreclr.so", path, (int)sizeof path) != 0) {
-            fail("%s", "libcoreclr.so is not loaded in this process; libmpgc must be loaded by the .NET runtime");
+            fail("%s", "libcoreclr.so is not loaded in this process; libmpgc must be loaded by the .NET runtime", NULL);
             return NULL;
         }
         slash = strrchr(path, '/');
         if (!slash || (size_t)(slash + 1 - path) + strlen(name) + 1 > sizeof path) {
-            fail("unexpected runtime path %s", path);
+            fail("unexpected runtime path %s", path, NULL);
             return NULL;
         }
         strcpy(slash + 1, name);
     }
     g_stock = pal_dl_open(path, 0);
     if (!g_stock)
-        fail("cannot load the stock GC: %s", pal_dl_error());
+        fail("cannot load the stock GC: %s", pal_dl_error(), NULL);
     else
         trace("forwarding to %s", path);
     return g_stock;
@@ -248,62 +253,76 @@ static int code_slots(void **vtbl)
     return n;
 }
 
-/* The runtime's answer, and the GC's reading of gcConcurrent (default true) and gcServer. */
+/* The runtime's answer, and the GC's reading of gcConcurrent (default true). */
 static _Bool proxy_bool_config(void *self, const char *private_key, const char *public_key, _Bool *value)
 {
     _Bool found = g_bool_config(g_clr, private_key, public_key, value);
     (void)self;
     if (private_key && strcmp(private_key, "gcConcurrent") == 0)
         g_concurrent = found ? *value : 1;
-    if (private_key && strcmp(private_key, "gcServer") == 0)
-        g_server = found ? *value : 0;
     return found;
 }
 
-/* Motor's gen0 budget when nothing else sets one: MOTOR_GC_GEN0 (bytes, decimal or
- * 0x hex; 0 leaves .NET's), else GEN0_MOTOR.  -1 and a message for a value that is
- * not a size the GC takes. */
-static int64_t motor_gen0(void)
+/* A gen0 budget as text (bytes, decimal or 0x hex; 0: .NET's own), or -1 and a message
+ * naming `what` when it is not one the GC takes. */
+static int64_t parse_gen0(const char *what, const char *v)
 {
-    const char *v = getenv("MOTOR_GC_GEN0");
     char *end = NULL;
     int64_t n;
-    if (v && *v) {
-        errno = 0;
-        n = (int64_t)strtoll(v, &end, 0);
-        if (errno || *end || n < 0 || (n > 0 && n < GEN0_MIN_VALID)) {
-            fail("MOTOR_GC_GEN0=%s is not a gen0 budget: give bytes (decimal, or hex with 0x), "
-                 "at least 65536, or 0 to leave .NET's budget", v);
-            return -1;
-        }
-        return n;
+    errno = 0;
+    n = (int64_t)strtoll(v, &end, 0);
+    if (errno || end == v || *end || n < 0 || (n > 0 && n < GEN0_MIN_VALID)) {
+        fail("%s=%s is not a gen0 budget: give bytes (decimal, or hex with 0x), at least 65536, "
+             "or 0 to leave .NET's budget", what, v);
+        return -1;
     }
-    return GEN0_MOTOR;
+    return n;
 }
 
-/* The runtime's answer; for GCgen0size also the runtime property System.GC.Gen0Size
- * and then motor's budget (workstation GC only), recording what the GC got. */
+/* Decides, before the GC starts, the gen0 budget it gets (see the top of this file), in
+ * order: DOTNET_GCgen0size (the GC reads it itself), the runtime property
+ * System.GC.Gen0Size, server GC's own, MOTOR_GC_GEN0, motor's.  -1 for a bad value. */
+static int decide_gen0(void)
+{
+    const char *text = NULL, *v = getenv("MOTOR_GC_GEN0");
+    int64_t n = 0, motor = v && *v ? parse_gen0("MOTOR_GC_GEN0", v) : GEN0_MOTOR;
+    _Bool server = 0;
+    if (motor < 0)
+        return -1;
+    if (g_clr_slots < CLR_SLOTS_KNOWN)
+        return 0;
+    if (g_int_config(g_clr, GEN0_KEY, NULL, &n)) {
+        g_gen0_budget = n >= GEN0_MIN_VALID ? (uint64_t)n : 0; /* the GC ignores a smaller one, as under dotnet */
+        g_gen0_why = "set by DOTNET_GCgen0size";
+        return 0;
+    }
+    if (((string_config_fn)g_proxy_vtbl[SLOT_GET_STRING_CONFIG])(g_clr, GEN0_KEY, GEN0_PUBLIC_KEY, &text)) {
+        n = parse_gen0("the runtime property " GEN0_PUBLIC_KEY, text);
+        ((free_string_fn)g_proxy_vtbl[SLOT_FREE_STRING_CONFIG])(g_clr, text);
+        g_gen0_why = n > 0 ? "set by the runtime property " GEN0_PUBLIC_KEY : GEN0_PUBLIC_KEY "=0: .NET sizes it from the cache";
+    } else if (g_bool_config(g_clr, "gcServer", NULL, &server) && server) {
+        g_gen0_why = "server GC sizes its own";
+        return 0;
+    } else {
+        n = motor;
+        g_gen0_why = !(v && *v) ? "motor's default" : n > 0 ? "set by MOTOR_GC_GEN0" : "MOTOR_GC_GEN0=0: .NET sizes it from the cache";
+    }
+    if (n < 0)
+        return -1;
+    g_gen0_answer = g_gen0_budget = (uint64_t)n;
+    return 0;
+}
+
+/* The runtime's answer; for GCgen0size, when the runtime has none, the budget decided
+ * by decide_gen0. */
 static _Bool proxy_int_config(void *self, const char *private_key, const char *public_key, int64_t *value)
 {
     _Bool found = g_int_config(g_clr, private_key, public_key, value);
     (void)self;
-    if (!private_key || strcmp(private_key, GEN0_KEY) != 0)
-        return found;
-    if (found) {
-        g_gen0_why = "set by DOTNET_GCgen0size";
-    } else if (!public_key && g_int_config(g_clr, private_key, GEN0_PUBLIC_KEY, value)) {
+    if (!found && g_gen0_answer && private_key && strcmp(private_key, GEN0_KEY) == 0) {
+        *value = (int64_t)g_gen0_answer;
         found = 1;
-        g_gen0_why = "set by the runtime property " GEN0_PUBLIC_KEY;
-    } else if (g_server == 1) {
-        g_gen0_why = "server GC sizes its own";
-    } else if (g_gen0_motor == 0) {
-        g_gen0_why = "MOTOR_GC_GEN0=0: .NET sizes it from the cache";
-    } else if (g_gen0_motor > 0) {
-        *value = g_gen0_motor;
-        found = 1;
-        g_gen0_why = getenv("MOTOR_GC_GEN0") ? "set by MOTOR_GC_GEN0" : "motor's default";
     }
-    g_gen0_budget = found && *value >= GEN0_MIN_VALID ? (uint64_t)*value : 0;
     return found;
 }
 
@@ -314,11 +333,11 @@ static int build_proxy(void *clr)
     void **vtbl = *(void ***)clr;
     int n = code_slots(vtbl);
     if (n < 0) {
-        fail("%s", "the runtime's IGCToCLR does not point into loaded code");
+        fail("%s", "the runtime's IGCToCLR does not point into loaded code", NULL);
         return -1;
     }
     if (n < MIN_SLOTS || n == MAX_SLOTS) {
-        fail("%s", "the runtime's IGCToCLR has an unexpected shape");
+        fail("%s", "the runtime's IGCToCLR has an unexpected shape", NULL);
         return -1;
     }
     memcpy(g_proxy_vtbl, vtbl, (size_t)n * sizeof *vtbl);
@@ -431,8 +450,7 @@ MPGC_API int32_t GC_Initialize(void *clr, void **heap, void **handles, void *dac
     uint32_t features = 0;
     if (!f || build_proxy(clr) != 0)
         return E_FAIL_HR;
-    g_gen0_motor = motor_gen0();
-    if (g_gen0_motor < 0)
+    if (decide_gen0() != 0)
         return E_FAIL_HR;
     g_core = mp_core_table(); /* the same core the host initialized */
     hr = f(&g_proxy, heap, handles, dac_vars);

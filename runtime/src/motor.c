@@ -155,7 +155,7 @@ static void usage(FILE *f)
         "Workstation GC collects gen0 every 4 MiB allocated rather than .NET's share of the\n"
         "largest cache, which ranks on every core share; MOTOR_GC_GEN0=<bytes> sets another\n"
         "budget, MOTOR_GC_GEN0=0 leaves .NET's; DOTNET_GCgen0size or -p System.GC.Gen0Size\n"
-        "set it as under dotnet.\n"
+        "win over both.\n"
         "Exit status: Main's exit code; 2 bad usage, 3 no .NET runtime, 4 no usable MPI\n"
         "library, 5 the app could not be started.  An unhandled exception on any rank\n"
         "aborts the whole job (MPI_Abort).\n");

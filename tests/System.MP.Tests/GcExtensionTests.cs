@@ -96,19 +96,28 @@ public class GcExtensionTests
         Job.RunScenario(Scenario.GcGen0Budget, 2, hosted: hosted, env: env, motorOptions: motorOptions);
     }
 
-    /// <summary>A MOTOR_GC_GEN0 that is not a budget the GC takes stops motor before the app runs, saying why.</summary>
+    /// <summary>
+    /// A MOTOR_GC_GEN0 or a runtime property System.GC.Gen0Size that is not a budget the GC
+    /// takes stops motor before the app runs, saying why (a bad MOTOR_GC_GEN0 also with server GC).
+    /// </summary>
     [Theory]
-    [InlineData("2M")]
-    [InlineData("65535")]
-    [InlineData("-1")]
-    [InlineData("0x")]
-    public void ABadGen0BudgetIsRefusedAtStart(string value)
+    [InlineData("2M", "", "MOTOR_GC_GEN0=2M")]
+    [InlineData("65535", "", "MOTOR_GC_GEN0=65535")]
+    [InlineData("-1", "", "MOTOR_GC_GEN0=-1")]
+    [InlineData("0x", "", "MOTOR_GC_GEN0=0x")]
+    [InlineData("abc", "-p System.GC.Server=true", "MOTOR_GC_GEN0=abc")]
+    [InlineData("", "-p System.GC.Gen0Size=4M", "the runtime property System.GC.Gen0Size=4M")]
+    [InlineData("", "-p System.GC.Gen0Size=1000", "the runtime property System.GC.Gen0Size=1000")]
+    public void ABadGen0BudgetIsRefusedAtStart(string value, string motorOptions, string named)
     {
+        var env = new Dictionary<string, string> { ["MOTOR_TEST_EXPECT_GEN0"] = "default" };
+        if (value.Length > 0)
+            env["MOTOR_GC_GEN0"] = value;
         Job.Result r = Job.Mpi(2, Job.ScenariosProgram, Job.ScenarioArguments([Scenario.GcGen0Budget]), hosted: true,
-                               env: new Dictionary<string, string> { ["MOTOR_GC_GEN0"] = value, ["MOTOR_TEST_EXPECT_GEN0"] = "default" });
+                               env: env, motorOptions: motorOptions);
         Assert.False(r.TimedOut, r.ToString());
         Assert.NotEqual(0, r.ExitCode);
-        Assert.Contains($"MOTOR_GC_GEN0={value} is not a gen0 budget", r.Output);
+        Assert.Contains($"{named} is not a gen0 budget", r.Output);
         Assert.DoesNotContain("PASS", r.Output);
     }
 

@@ -126,7 +126,7 @@ internal struct CoreStats
     internal ulong PersistentRecreated;
     /// <summary>gc_aligned_arrays: 1 when the GC extension starts large and pinned-heap arrays' data on 64-byte boundaries.</summary>
     internal ulong GcAlignedArrays;
-    /// <summary>gc_gen0_budget: bytes the GC was configured to allocate between gen0 collections: motor's per-core default or a setting; 0 when the GC chose its own.</summary>
+    /// <summary>gc_gen0_budget: bytes the GC was configured to allocate between gen0 collections: motor's default or a setting; 0 when the GC chose its own.</summary>
     internal ulong GcGen0Budget;
 }
 
