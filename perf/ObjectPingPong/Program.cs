@@ -97,7 +97,10 @@ internal static class Bench
 
     internal static int Run(Communicator c, int maxNodes, int rounds, double budget)
     {
-        string[] methods = ["objects", "json", "mempack", "raw", "mprobe"];
+        // objects, raw and mprobe run back to back in each round, so that their per-round quotients
+        // compare times taken within about a tenth of a second of each other (this machine's speed
+        // changes from one second to the next: perf/README.md).
+        string[] methods = ["objects", "raw", "mprobe", "json", "mempack"];
         var sizes = new List<int>();
         for (int n = 1; n <= maxNodes; n *= 2)
             sizes.Add(n);
@@ -143,7 +146,7 @@ internal static class Bench
         }
         if (c.Rank != 0)
             return 0;
-        Console.WriteLine($"# Motor Figure 11: linked-list ping-pong, 4096 data bytes over N nodes; round trip in microseconds (median of {rounds} interleaved rounds)");
+        Console.WriteLine($"# Motor Figure 11: linked-list ping-pong, 4096 data bytes over N nodes; round trip in microseconds (median of {rounds} interleaved rounds); ratios: median of the per-round quotients");
         Console.WriteLine($"# MPI: {Mpi.LibraryVersion.Split('\n')[0].Trim()}");
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"{"N",6} {"objects",10} {"json",10} {"mempack",10} {"raw",8} {"mprobe",8} {"obj/raw",8} {"obj/mprobe",10} {"json/obj",9} {"mp/obj",7} {"obj ns/node",12}"));
@@ -152,8 +155,9 @@ internal static class Bench
             double o = Median(results[("objects", n)]) * 1e6, j = Median(results[("json", n)]) * 1e6;
             double mp = Median(results[("mempack", n)]) * 1e6, r = Median(results[("raw", n)]) * 1e6;
             double mr = Median(results[("mprobe", n)]) * 1e6;
+            double Quotient(string a, string b) => MedianQuotient(results[(a, n)], results[(b, n)]);
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"{n,6} {o,10:F1} {j,10:F1} {mp,10:F1} {r,8:F1} {mr,8:F1} {o / r,8:F1} {o / mr,10:F1} {j / o,9:F2} {mp / o,7:F2} {(o - mr) * 1000 / n,12:F0}"));
+                $"{n,6} {o,10:F1} {j,10:F1} {mp,10:F1} {r,8:F1} {mr,8:F1} {Quotient("objects", "raw"),8:F2} {Quotient("objects", "mprobe"),10:F2} {Quotient("json", "objects"),9:F2} {Quotient("mempack", "objects"),7:F2} {(o - mr) * 1000 / n,12:F0}"));
         }
         Console.WriteLine(ok ? "data checked: every method returned the list it was sent" : "DATA MISMATCH");
         return ok ? 0 : 1;
@@ -280,6 +284,10 @@ internal static class Bench
         m.Recv(bytes);
         return method == "json" ? JsonSerializer.Deserialize<Node>(bytes, Json) : MemoryPackSerializer.Deserialize<Node>(bytes);
     }
+
+    /// <summary>The median over the rounds both cases ran in of a's time divided by b's in that round.</summary>
+    private static double MedianQuotient(List<double> a, List<double> b) =>
+        Median(Enumerable.Range(0, Math.Min(a.Count, b.Count)).Select(i => a[i] / b[i]).ToList());
 
     private static double Median(List<double> xs)
     {
