@@ -41,6 +41,7 @@ extern "C" {
     X(Comm_set_errhandler) X(Comm_get_attr) X(Comm_rank) X(Comm_size)         \
     X(Comm_dup) X(Comm_split) X(Comm_free)                                    \
     X(Isend) X(Issend) X(Irecv) X(Test) X(Wait) X(Testall) X(Waitall)         \
+    X(Request_get_status)                                                     \
     X(Waitany) X(Cancel) X(Request_free) X(Iprobe) X(Probe)                   \
     X(Send_init) X(Ssend_init) X(Recv_init) X(Start) X(Startall)              \
     X(Test_cancelled) X(Get_count) X(Ibarrier)                                \
@@ -186,6 +187,10 @@ typedef struct pal_mpi {
     /* The library's MPI_UNWEIGHTED (MPI-4.0 8.5.4): a constant under Open MPI,
      * the value of a variable inside libmpi under MPICH. */
     int *unweighted;
+    /* 1 when the library's MPI_Test polls the network even for an operation that is
+     * already complete (MPICH before 4.2 and the libraries built on it); see
+     * pal_mpi_test_polls_when_done. */
+    int test_polls_when_done;
 } pal_mpi_t;
 
 /* The loaded library's functions; all NULL before pal_mpi_load succeeds. */
@@ -206,6 +211,17 @@ int pal_mpi_load(char *err, int cap);
 const char *pal_mpi_path(void);
 /* Which ABI a loaded library handle speaks. */
 int pal_mpi_detect_abi(void *lib);
+
+/* Whether an MPI library, by the text MPI_Get_library_version gives, makes MPI_Test
+ * poll the network before it looks at the request, so that testing an operation that
+ * is already complete (an eager send, a receive whose message had arrived) costs a
+ * whole progress poll: MPICH before 4.2 (MPIR_Test_state, fixed by pmodels/mpich PR
+ * 6629) and, not knowing their base, the other MPICH-ABI libraries (Intel MPI,
+ * MVAPICH, Cray MPICH).  Open MPI looks first (ompi_request_default_test).  abi is
+ * PAL_ABI_*.  mpcore then tests with MPI_Request_get_status, which polls only while
+ * the operation is pending, and completes a finished one with MPI_Wait, which does
+ * not poll (mp_mpi_test). */
+int pal_mpi_test_polls_when_done(int abi, const char *version);
 
 /* A phrase naming an ABI, for messages. */
 const char *pal_mpi_abi_name(int abi);

@@ -39,6 +39,25 @@ const char *pal_mpi_abi_name(int abi)
     }
 }
 
+int pal_mpi_test_polls_when_done(int abi, const char *version)
+{
+    const char *v = strstr(version, "MPICH Version:");
+    long major, minor = 0;
+    char *end;
+    if (abi != PAL_ABI_MPICH)
+        return 0;
+    if (!v)
+        return 1; /* an MPICH derivative that does not say its base */
+    v += strlen("MPICH Version:");
+    v += strspn(v, " \t");
+    major = strtol(v, &end, 10);
+    if (end == v)
+        return 1;
+    if (*end == '.')
+        minor = strtol(end + 1, NULL, 10);
+    return major < 4 || (major == 4 && minor < 2);
+}
+
 int pal_mpi_detect_abi(void *lib)
 {
     if (pal_dl_sym(lib, "ompi_mpi_comm_self"))
@@ -165,6 +184,15 @@ static int bind_library(void *lib, const char *name, char *err, int cap)
 #else
     t.unweighted = MPI_UNWEIGHTED;
 #endif
+    {
+        char version[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
+        int len = 0;
+        /* Callable before MPI_Init (MPI-3.1 8.1.1). */
+        if (t.Get_library_version(version, &len) != MPI_SUCCESS || len < 0)
+            len = 0;
+        version[len > MPI_MAX_LIBRARY_VERSION_STRING ? MPI_MAX_LIBRARY_VERSION_STRING : len] = '\0';
+        t.test_polls_when_done = pal_mpi_test_polls_when_done(abi, version);
+    }
     pal_mpi = t;
     if (pal_dl_path(lib, "MPI_Init_thread", g_path, (int)sizeof g_path) != 0)
         snprintf(g_path, sizeof g_path, "%s", name);

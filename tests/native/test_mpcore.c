@@ -177,6 +177,62 @@ static void test_self_messages(void)
     CHECK(mp_req_active() == 0);
 }
 
+/* Testing one operation (mp_mpi_test): which libraries' MPI_Test polls the network
+ * before it looks at the request, and that on this core's path operations that are
+ * complete at once or only later, and ones that fail inside MPI, end as MPI_Test
+ * ends them. */
+static void test_single_tests(void)
+{
+    int32_t out[4] = { 1, 2, 3, 4 }, in[4] = { 0 };
+    mp_token_t t = 0;
+    mp_status_t st;
+    mp_req_t r, q;
+    int rc, polls = 0;
+    CHECK(pal_mpi_test_polls_when_done(PAL_ABI_MPICH, "MPICH Version:\t4.0.2\nMPICH Release date: ...") == 1);
+    CHECK(pal_mpi_test_polls_when_done(PAL_ABI_MPICH, "MPICH Version:      4.1.2") == 1);
+    CHECK(pal_mpi_test_polls_when_done(PAL_ABI_MPICH, "MPICH Version:\t3.4.3") == 1);
+    CHECK(pal_mpi_test_polls_when_done(PAL_ABI_MPICH, "MPICH Version:\t4.2.0") == 0);
+    CHECK(pal_mpi_test_polls_when_done(PAL_ABI_MPICH, "MPICH Version:\t4.3.0rc1") == 0);
+    CHECK(pal_mpi_test_polls_when_done(PAL_ABI_MPICH, "MPICH Version:\t5.0") == 0);
+    CHECK(pal_mpi_test_polls_when_done(PAL_ABI_MPICH, "Intel(R) MPI Library 2021.10 for Linux* OS") == 1);
+    CHECK(pal_mpi_test_polls_when_done(PAL_ABI_MPICH, "MPICH Version: unknown") == 1);
+    CHECK(pal_mpi_test_polls_when_done(PAL_ABI_OPENMPI, "Open MPI v4.1.4, package: Debian OpenMPI") == 0);
+    {
+        char version[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
+        int len = 0;
+        CHECK(pal_mpi.Get_library_version(version, &len) == MPI_SUCCESS);
+        version[len] = '\0';
+        CHECK(pal_mpi.test_polls_when_done == pal_mpi_test_polls_when_done(PAL_MPI_BUILD_ABI, version));
+    }
+
+    /* Complete at the first test: a receive whose message is there, then its send. */
+    CHECK(mp_isend(out, 16, 0, 21, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    CHECK(mp_recv_start(in, 16, 0, 21, MP_COMM_SELF, &st, &t) == 1);
+    CHECK(st.source == 0 && st.tag == 21 && st.bytes == 16 && in[0] == 1 && in[3] == 4);
+    CHECK(mp_req_test(r, &st) == 1);
+    /* Pending at the first tests: a receive posted before its message. */
+    memset(in, 0, sizeof in);
+    CHECK(mp_irecv(in, 16, 0, 22, MP_COMM_SELF, NULL, &q) == 0);
+    CHECK(mp_req_test(q, &st) == 0);
+    CHECK(mp_send_start(out, 16, 0, 22, MP_COMM_SELF, MP_SEND_STANDARD, &t) >= 0);
+    while ((rc = mp_req_test(q, &st)) == 0)
+        polls++;
+    CHECK(rc == 1 && st.tag == 22 && st.bytes == 16 && in[2] == 3 && polls < 1000000);
+    CHECK(mp_req_test(q, &st) == MP_EHANDLE); /* completed: the handle is gone */
+    /* Failing inside MPI at the test: truncation, by a request's test and by a blocking receive. */
+    CHECK(mp_isend(out, 16, 0, 23, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    CHECK(mp_irecv(in, 8, 0, 23, MP_COMM_SELF, NULL, &q) == 0);
+    while ((rc = mp_req_test(q, &st)) == 0)
+        ;
+    CHECK(rc == MP_ETRUNCATE && last_error_mentions("runcat"));
+    CHECK(mp_req_wait(r, NULL) == 0);
+    CHECK(mp_isend(out, 16, 0, 24, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    rc = mp_recv_start(in, 4, 0, 24, MP_COMM_SELF, &st, &t);
+    CHECK(rc == MP_ETRUNCATE || (rc == 0 && mp_token_test(t, &st) == MP_ETRUNCATE));
+    CHECK(mp_req_wait(r, NULL) == 0);
+    CHECK(mp_req_active() == 0);
+}
+
 /* The entries for callers that checked their arguments (System.MP): the same
  * messages as isend/irecv, the special ranks and tags translated, a handle
  * outside the communicator table still refused. */
@@ -963,6 +1019,7 @@ static const struct group {
     { "environment", test_environment, 1 },
     { "arguments", test_arguments, 1 },
     { "self_messages", test_self_messages, 1 },
+    { "single_tests", test_single_tests, 1 },
     { "checked_entries", test_checked_entries, 1 },
     { "request_lists", test_request_lists, 1 },
     { "full_table", test_full_table, 1 },

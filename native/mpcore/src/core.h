@@ -68,6 +68,28 @@ static inline int mp_ready(void)
     return MP_LIKELY(atomic_load_explicit(&mp_g_state, memory_order_relaxed) == MP_STATE_READY);
 }
 
+/* ---- testing one request ---- */
+/* MPI_Test of one request where it is likely complete already: the test right
+ * after a blocking send or receive is posted (an eager send, a receive whose
+ * message had arrived) and the tests of nonblocking sends.  Where the library's
+ * MPI_Test polls the network even for an operation that is complete
+ * (pal_mpi.test_polls_when_done: MPICH before 4.2), that poll is paid for nothing
+ * (perf/README.md, "Testing a finished operation"); there MPI_Request_get_status
+ * looks first and polls only while the operation is pending, and MPI_Wait
+ * completes a finished one without polling (and reports its error, as MPI_Test
+ * would).  A pending operation's later tests keep MPI_Test: they need the poll,
+ * and MPI_Test completes what it finds in the same call.  Same contract as
+ * MPI_Test: *flag set, *r freed when complete. */
+static MP_INLINE int mp_mpi_test_done_first(MPI_Request *r, int *flag, MPI_Status *st)
+{
+    int rc;
+    if (!pal_mpi.test_polls_when_done)
+        return pal_mpi.Test(r, flag, st);
+    *flag = 0;
+    rc = pal_mpi.Request_get_status(*r, flag, st);
+    return *flag ? pal_mpi.Wait(r, st) : rc;
+}
+
 /* ---- statuses ---- */
 static inline void mp_status_from_mpi(const MPI_Status *st, mp_status_t *out)
 {

@@ -33,6 +33,8 @@ static inline int post_recv(void *buf, int64_t bytes, int source, int tag, mp_co
 
 /* ---- blocking operations in two steps ---- */
 
+static int token_first_test(mp_token_t token, mp_status_t *status);
+
 int mp_send_start(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
                   mp_token_t *token)
 {
@@ -46,7 +48,7 @@ int mp_send_start(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t c
     if (rc)
         return rc; /* an error, or 1 for ProcNull */
     *token = (mp_token_t)r;
-    return mp_token_test(*token, NULL);
+    return token_first_test(*token, NULL);
 }
 
 int mp_recv_start(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
@@ -65,19 +67,35 @@ int mp_recv_start(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
         return rc;
     }
     *token = (mp_token_t)r;
-    return mp_token_test(*token, status);
+    return token_first_test(*token, status);
 }
 
+/* The outcome of a blocking operation's test (MPI's rc and flag): 0 pending, 1 done, or an error. */
+static MP_INLINE int token_outcome(int rc, int flag, const MPI_Status *st, mp_status_t *status)
+{
+    if (MP_LIKELY(rc == MPI_SUCCESS) && !flag)
+        return 0;
+    if (status)
+        mp_status_from_mpi(st, status);
+    return rc == MPI_SUCCESS ? 1 : mp_mpi_fail(rc, "MPI_Test");
+}
+
+/* The test right after the post: often complete already (mp_mpi_test_done_first). */
+static int token_first_test(mp_token_t token, mp_status_t *status)
+{
+    MPI_Request r = (MPI_Request)token;
+    MPI_Status st;
+    int flag = 0, rc = mp_mpi_test_done_first(&r, &flag, &st);
+    return token_outcome(rc, flag, &st, status);
+}
+
+/* The later tests (System.MP's polls of a pending operation). */
 int mp_token_test(mp_token_t token, mp_status_t *status)
 {
     MPI_Request r = (MPI_Request)token;
     MPI_Status st;
     int flag = 0, rc = pal_mpi.Test(&r, &flag, &st);
-    if (MP_LIKELY(rc == MPI_SUCCESS) && !flag)
-        return 0;
-    if (status)
-        mp_status_from_mpi(&st, status);
-    return rc == MPI_SUCCESS ? 1 : mp_mpi_fail(rc, "MPI_Test");
+    return token_outcome(rc, flag, &st, status);
 }
 
 int mp_token_wait(mp_token_t token, mp_status_t *status)
@@ -316,7 +334,7 @@ int mp_mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status, 
         return 1;
     }
     *token = (mp_token_t)r;
-    return mp_token_test(*token, status);
+    return token_first_test(*token, status);
 }
 
 int mp_imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)

@@ -79,11 +79,14 @@ int mp_orphan_free(slot_t *s, int idx)
     return 1;
 }
 
-/* Tests an ACTIVE slot once; records completion. Returns 1 if done. */
+/* Tests an ACTIVE slot once; records completion. Returns 1 if done.  A send is
+ * usually complete when first tested (mp_mpi_test_done_first); a receive is
+ * tested with MPI_Test, whose poll of the network is what completes it. */
 int mp_slot_poll(slot_t *s)
 {
     MPI_Status st;
-    int flag = 0, rc = pal_mpi.Test(&s->mpi, &flag, &st);
+    int flag = 0;
+    int rc = s->is_recv ? pal_mpi.Test(&s->mpi, &flag, &st) : mp_mpi_test_done_first(&s->mpi, &flag, &st);
     if (rc != MPI_SUCCESS)
         rc = mp_mpi_fail(rc, "MPI_Test");
     else if (!flag)
