@@ -625,10 +625,20 @@ public unsafe partial class Communicator
     }
 
     // ---- the two blocking paths ----
+    // One blocking call (mp_send/mp_recv: MPI_Send or MPI_Recv in preemptive mode, the buffer
+    // pinned by the caller's fixed), unless hang reports are on: they need the two steps (a
+    // fast post, then polls and a wait that HangReport can time and describe).
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static unsafe void SendCore(void* p, long bytes, int dest, int tag, int comm, int mode)
     {
+        if (!HangReport.Enabled)
+        {
+            int done = Core.Send(p, bytes, dest, tag, comm, mode);
+            if (done < 0)
+                ThrowHelper.ThrowCore(done);
+            return;
+        }
         long token;
         int rc = Core.SendStart(p, bytes, dest, tag, comm, mode, &token);
         if (HangReport.Enabled)
@@ -643,6 +653,13 @@ public unsafe partial class Communicator
     internal static unsafe Status RecvCore(void* p, long bytes, int source, int tag, int comm)
     {
         Status status;
+        if (!HangReport.Enabled)
+        {
+            int done = Core.Recv(p, bytes, source, tag, comm, &status);
+            if (done < 0)
+                ThrowHelper.ThrowCore(done);
+            return status;
+        }
         long token;
         int rc = Core.RecvStart(p, bytes, source, tag, comm, &status, &token);
         if (HangReport.Enabled)

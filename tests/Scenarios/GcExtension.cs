@@ -15,6 +15,7 @@ internal static class GcExtension
     internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
     {
         s[Scenario.GcTorture] = Torture;
+        s[Scenario.GcBlockingPointToPoint] = BlockingPointToPoint;
         s[Scenario.GcPinsInFlight] = PinsInFlight;
         s[Scenario.PinnedHeapBuffers] = PinnedHeapBuffers;
         s[Scenario.GcLargeArrays] = LargeArrays;
@@ -26,6 +27,20 @@ internal static class GcExtension
     private static int Pattern(int rank, int round, int k, int i) => (rank << 24) ^ (round << 16) ^ (k << 12) ^ i;
 
     private static void CompactAll() => GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+
+    /// <summary>Checks a received array against the sender's pattern; counts a wrong message in <paramref name="bad"/> (the first five reported).</summary>
+    private static void CheckPattern(int[] recv, int sender, int round, int k, ref int bad)
+    {
+        for (int i = 0; i < recv.Length; i++)
+        {
+            if (recv[i] != Pattern(sender, round, k, i))
+            {
+                if (bad++ < 5)
+                    Check.True(false, $"round {round}, message {k} ({recv.Length} ints): element {i} is {recv[i]:x}, expected {Pattern(sender, round, k, i):x}");
+                return;
+            }
+        }
+    }
 
     // Ring exchange: every rank receives from its left neighbour and sends to
     // its right one, for many rounds and sizes (up to the large object heap).
@@ -67,15 +82,7 @@ internal static class GcExtension
             for (int k = 0; k < s_sizes.Length; k++)
             {
                 Check.Equal(s_sizes[k], st[k].GetCount<int>(), $"round {round} size {s_sizes[k]}: elements received");
-                for (int i = 0; i < recv[k].Length; i++)
-                {
-                    if (recv[k][i] != Pattern(left, round, k, i))
-                    {
-                        if (bad++ < 5)
-                            Check.True(false, $"round {round} size {s_sizes[k]}: element {i} is {recv[k][i]:x}, expected {Pattern(left, round, k, i):x}");
-                        break;
-                    }
-                }
+                CheckPattern(recv[k], left, round, k, ref bad);
             }
         }
         stop.Cancel();
@@ -83,6 +90,65 @@ internal static class GcExtension
         Check.Equal(0, bad, "messages with a wrong element");
         Check.True(GC.CollectionCount(2) - gcBefore >= 2 * rounds, "compacting gen2 GCs ran during the exchange");
         Check.Equal(0L, Mpi.GetStatistics().ActiveRequests, "no request left in the in-flight table");
+        c.Barrier();
+    }
+
+    // A blocking Send or Recv is one blocking call (MPI_Send or MPI_Recv with the thread in
+    // preemptive mode and the array pinned by the caller's fixed): compacting GCs, forced by a
+    // thread on each rank, run while a rank sits inside one, and every element arrives.  Rank 1
+    // sleeps before each of its calls, so that rank 0 waits in its receive, and in its send of
+    // the sizes MPI sends by rendezvous, across several GCs.
+    private static void BlockingPointToPoint(Communicator c)
+    {
+        int[] sizes = [1, 1000, 30_000, 300_000];
+        const int Rounds = 4;
+        using var stop = new CancellationTokenSource();
+        var compactor = new Thread(() =>
+        {
+            var keep = new object[64];
+            for (int i = 0; !stop.IsCancellationRequested; i++)
+            {
+                keep[i & 63] = new byte[1 + (i & 15) * 512];
+                CompactAll();
+                Thread.Sleep(1);
+            }
+        }) { IsBackground = true };
+        compactor.Start();
+        int peer = 1 - c.Rank, gcsInside = 0, bad = 0;
+        for (int round = 0; round < Rounds && c.Rank < 2; round++)
+        {
+            for (int k = 0; k < sizes.Length; k++)
+            {
+                var recv = new int[sizes[k]];
+                Array.Fill(recv, -1);
+                var send = new int[sizes[k]];
+                for (int i = 0; i < send.Length; i++)
+                    send[i] = Pattern(c.Rank, round, k, i);
+                if (c.Rank == 1)
+                {
+                    Thread.Sleep(5);
+                    c.Send(send, peer, 10 + k);
+                    Thread.Sleep(5);
+                    c.Recv(recv, peer, 20 + k);
+                }
+                else
+                {
+                    int before = GC.CollectionCount(2);
+                    c.Recv(recv, peer, 10 + k);
+                    c.Send(send, peer, 20 + k);
+                    gcsInside += GC.CollectionCount(2) - before;
+                }
+                CheckPattern(recv, peer, round, k, ref bad);
+            }
+        }
+        stop.Cancel();
+        compactor.Join();
+        Check.Equal(0, bad, "messages with a wrong element");
+        if (c.Rank == 0)
+        {
+            Console.WriteLine($"gc-blocking-point-to-point: {gcsInside} compacting GCs while rank 0 was inside a blocking Recv or Send");
+            Check.True(gcsInside >= Rounds * sizes.Length, $"compacting GCs ran while rank 0 waited in blocking calls ({gcsInside})");
+        }
         c.Barrier();
     }
 

@@ -55,6 +55,7 @@ public enum Scenario
 
     // The GC extension (GcExtension.cs)
     GcTorture,
+    GcBlockingPointToPoint,
     GcPinsInFlight,
     PinnedHeapBuffers,
     GcLargeArrays,

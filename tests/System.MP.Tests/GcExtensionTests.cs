@@ -19,6 +19,18 @@ public class GcExtensionTests
     public void TortureExchangesSurviveCompactingGcs(int ranks, bool hosted) =>
         Job.RunScenario(Scenario.GcTorture, ranks, timeoutSeconds: 240, hosted: hosted);
 
+    /// <summary>
+    /// A blocking Send or Recv is one blocking MPI call (mp_send/mp_recv): compacting GCs run
+    /// while a rank is inside one, and the arrays, pinned by the caller, receive and send every
+    /// element, under both cores and modes.
+    /// </summary>
+    public static TheoryData<Scenario, bool, bool> BlockingJobs() => Job.EveryCoreAndMode(Scenario.GcBlockingPointToPoint);
+
+    [Theory]
+    [MemberData(nameof(BlockingJobs))]
+    public void BlockingSendsAndReceivesKeepTheirArraysAcrossCompactingGcs(Scenario scenario, bool hosted, bool openMpi) =>
+        Job.RunTwoRanks(scenario, hosted, openMpi);
+
     [Theory]
     [InlineData(false)]
     [InlineData(true)]

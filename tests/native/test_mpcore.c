@@ -233,6 +233,56 @@ static void test_single_tests(void)
     CHECK(mp_req_active() == 0);
 }
 
+/* Blocking sends and receives in one call (mp_send, mp_recv): messages to self, every
+ * refusal before anything is sent, ProcNull, and truncation raised inside MPI without a
+ * write outside the buffer. */
+static void test_blocking_calls(void)
+{
+    int32_t out[4] = { 9, 8, 7, 6 }, in[6] = { -1, 0, 0, 0, 0, -1 };
+    mp_status_t st;
+    mp_stats_t before, after;
+    mp_req_t r;
+    /* MPICH completes a send to self only once its receive is posted: each blocking
+     * send here meets a receive posted before it, each blocking receive a message
+     * sent by isend. */
+    mp_stats(&before);
+    CHECK(mp_isend(out, 16, 0, 31, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    CHECK(mp_recv(&in[1], 16, MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, &st) == 0);
+    CHECK(st.source == 0 && st.tag == 31 && st.bytes == 16 && st.error == MP_OK);
+    CHECK(in[0] == -1 && in[1] == 9 && in[4] == 6 && in[5] == -1);
+    CHECK(mp_req_wait(r, NULL) == 0);
+    memset(in, 0, sizeof in);
+    CHECK(mp_irecv(in, 16, 0, 30, MP_COMM_SELF, NULL, &r) == 0);
+    CHECK(mp_send(out, 16, 0, 30, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    CHECK(mp_req_wait(r, &st) == 0 && st.tag == 30 && in[0] == 9 && in[3] == 6);
+    mp_stats(&after);
+    CHECK(after.blocking_ops == before.blocking_ops + 2);
+    /* Refused before anything is sent: nothing arrives afterwards. */
+    CHECK(mp_send(out, 16, 1, 31, MP_COMM_SELF, MP_SEND_STANDARD) == MP_ERANK && last_error_mentions("rank"));
+    CHECK(mp_send(out, 16, 0, -5, MP_COMM_SELF, MP_SEND_STANDARD) == MP_ETAG);
+    CHECK(mp_send(out, 16, 0, 31, MP_COMM_SELF, 7) == MP_EINVAL && last_error_mentions("send mode"));
+    CHECK(mp_send(NULL, 16, 0, 31, MP_COMM_SELF, MP_SEND_STANDARD) < 0);
+    CHECK(mp_send(out, 16, 0, 31, 12345, MP_SEND_STANDARD) < 0);
+    CHECK(mp_recv(in, 16, 3, 31, MP_COMM_SELF, &st) == MP_ERANK);
+    CHECK(mp_recv(in, -1, 0, 31, MP_COMM_SELF, &st) < 0);
+    CHECK(mp_iprobe(MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, &st) == 0);
+    /* ProcNull completes at once, with ProcNull's empty status. */
+    CHECK(mp_send(out, 16, MP_PROC_NULL, 31, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    CHECK(mp_recv(in, 16, MP_PROC_NULL, 31, MP_COMM_SELF, &st) == 0);
+    CHECK(st.source == MP_PROC_NULL && st.tag == MP_ANY_TAG && st.bytes == 0);
+    /* A synchronous send. */
+    CHECK(mp_irecv(&in[1], 16, 0, 32, MP_COMM_SELF, NULL, &r) == 0);
+    CHECK(mp_send(out, 16, 0, 32, MP_COMM_SELF, MP_SEND_SYNC) == 0);
+    CHECK(mp_req_wait(r, &st) == 0 && st.tag == 32 && in[2] == 8);
+    /* Truncation: 16 bytes into 8; the words around the window stay untouched. */
+    in[0] = in[1] = in[2] = in[3] = -7;
+    CHECK(mp_isend(out, 16, 0, 33, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    CHECK(mp_recv(&in[1], 8, 0, 33, MP_COMM_SELF, &st) == MP_ETRUNCATE && last_error_mentions("runcat"));
+    CHECK(in[0] == -7 && in[1] == 9 && in[2] == 8 && in[3] == -7);
+    CHECK(mp_req_wait(r, NULL) == 0);
+    CHECK(mp_req_active() == 0);
+}
+
 /* The entries for callers that checked their arguments (System.MP): the same
  * messages as isend/irecv, the special ranks and tags translated, a handle
  * outside the communicator table still refused. */
@@ -1020,6 +1070,7 @@ static const struct group {
     { "arguments", test_arguments, 1 },
     { "self_messages", test_self_messages, 1 },
     { "single_tests", test_single_tests, 1 },
+    { "blocking_calls", test_blocking_calls, 1 },
     { "checked_entries", test_checked_entries, 1 },
     { "request_lists", test_request_lists, 1 },
     { "full_table", test_full_table, 1 },

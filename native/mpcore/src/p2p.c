@@ -321,6 +321,65 @@ static int post_mrecv(void *buf, int64_t bytes, MPI_Message *m, MPI_Request *r)
     return mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions", (long long)bytes);
 }
 
+/* ---- blocking operations in one call ---- */
+
+int mp_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode)
+{
+    const comm_entry_t *ce;
+    mp_counts_t *k = mp_my_counts();
+    int d = 0, rc;
+    mp_count(&k->blocking_ops, 1);
+    if ((rc = send_args(buf, bytes, dest, tag, comm, mode, &ce, &d)))
+        return rc;
+    count_p2p(k, bytes);
+    if (MP_UNLIKELY(d == MPI_PROC_NULL))
+        return 0;
+    if (MP_UNLIKELY(bytes > INT_MAX)) { /* MPI-4's large-count form, posted and waited for */
+        MPI_Request r;
+        if ((rc = issue_send(buf, bytes, d, tag, ce, mode, &r)))
+            return rc;
+        return mp_token_wait((mp_token_t)r, NULL);
+    }
+    mp_blocking_enter();
+    rc = mode == MP_SEND_SYNC ? pal_mpi.Ssend(buf, (int)bytes, MPI_BYTE, d, tag, ce->mpi)
+                              : pal_mpi.Send(buf, (int)bytes, MPI_BYTE, d, tag, ce->mpi);
+    mp_sweep_orphans();
+    mp_blocking_leave();
+    return MP_MPI_CHECK(rc, mode == MP_SEND_SYNC ? "MPI_Ssend" : "MPI_Send");
+}
+
+int mp_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)
+{
+    const comm_entry_t *ce;
+    mp_counts_t *k = mp_my_counts();
+    MPI_Status st;
+    int s = 0, t = 0, rc;
+    mp_count(&k->blocking_ops, 1);
+    if ((rc = recv_args(buf, bytes, source, tag, comm, &ce, &s, &t)))
+        return rc;
+    count_p2p(k, bytes);
+    if (MP_UNLIKELY(s == MPI_PROC_NULL)) {
+        if (status)
+            mp_status_proc_null(status);
+        return 0;
+    }
+    if (MP_UNLIKELY(bytes > INT_MAX)) {
+        MPI_Request r;
+        if ((rc = issue_recv(buf, bytes, s, t, ce, &r)))
+            return rc;
+        return mp_token_wait((mp_token_t)r, status);
+    }
+    mp_blocking_enter();
+    rc = pal_mpi.Recv(buf, (int)bytes, MPI_BYTE, s, t, ce->mpi, &st);
+    mp_sweep_orphans();
+    mp_blocking_leave();
+    if (MP_UNLIKELY(rc != MPI_SUCCESS))
+        return mp_mpi_fail(rc, "MPI_Recv"); /* truncation: MP_ETRUNCATE; the status is not read */
+    if (status)
+        mp_status_from_mpi(&st, status);
+    return 0;
+}
+
 int mp_mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status, mp_token_t *token)
 {
     MPI_Message m = (MPI_Message)msg;

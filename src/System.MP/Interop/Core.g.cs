@@ -197,6 +197,8 @@ internal struct CoreTable
     internal nint RecvStart;
     internal nint TokenTest;
     internal nint TokenWait;
+    internal nint Send;
+    internal nint Recv;
     internal nint Isend;
     internal nint Irecv;
     internal nint IsendChecked;
@@ -303,7 +305,7 @@ internal struct CoreTable
     internal nint WinDetach;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 21;
+    internal const uint ExpectedAbiVersion = 22;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -367,6 +369,8 @@ internal struct CoreTable
         "FAST int recv_start(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status, mp_token_t *token)\n" +
         "FAST int token_test(mp_token_t token, mp_status_t *status)\n" +
         "BLOCKING int token_wait(mp_token_t token, mp_status_t *status)\n" +
+        "BLOCKING int send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode)\n" +
+        "BLOCKING int recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)\n" +
         "FAST int isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj, mp_req_t *req)\n" +
         "FAST int irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)\n" +
         "FAST int isend_checked(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj, mp_req_t *req)\n" +
@@ -601,6 +605,10 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<long, Status*, int> TokenTest;
     /// <summary>BLOCKING: int mp_token_wait(mp_token_t token, mp_status_t *status)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<long, Status*, int> TokenWait;
+    /// <summary>BLOCKING: int mp_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, int, int, int> Send;
+    /// <summary>BLOCKING: int mp_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, int, Status*, int> Recv;
     /// <summary>FAST: int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj, mp_req_t *req)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int> Isend;
     /// <summary>FAST: int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)</summary>
@@ -871,6 +879,8 @@ internal static unsafe partial class Core
         RecvStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, Status*, long*, int>)t->RecvStart;
         TokenTest = (delegate* unmanaged[Cdecl, SuppressGCTransition]<long, Status*, int>)t->TokenTest;
         TokenWait = (delegate* unmanaged[Cdecl]<long, Status*, int>)t->TokenWait;
+        Send = (delegate* unmanaged[Cdecl]<void*, long, int, int, int, int, int>)t->Send;
+        Recv = (delegate* unmanaged[Cdecl]<void*, long, int, int, int, Status*, int>)t->Recv;
         Isend = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int>)t->Isend;
         Irecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, void*, int*, int>)t->Irecv;
         IsendChecked = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int>)t->IsendChecked;
