@@ -13,7 +13,9 @@
 # (osu_put_latency, osu_get_bw; not in the default ONLY: ONLY="rma-put rma-get"), objects (Motor
 # Figure 11), micro (BenchmarkDotNet), instructions (perf/callgrind.sh: instructions per
 # nonblocking operation, one deterministic run; CALLGRIND_ARGS="bytes w1 w2" and
-# CALLGRIND_SERIES="C core motor" for a shorter one), and on request only (not in the
+# CALLGRIND_SERIES="C core motor" for a shorter one; then CALLGRIND_CASE=blocking, a blocking
+# receive of an arrived message with a send's post and completion, as group
+# instructions-blocking: CALLGRIND_BLOCKING_ARGS and CALLGRIND_BLOCKING_SERIES), and on request only (not in the
 # default ONLY) io: a collective MPI-IO write and read of one file of IO_BYTES (default
 # 64 MiB; ONLY=io IO_BYTES=1073741824 for the 1 GiB of issue 16) in IO_DIR (/tmp).  service
 # (issue 17, perf/ServiceLoad): MPI bandwidth at SERVICE_SIZES (default 8 KiB, 64 KiB, 1 MiB, those
@@ -210,7 +212,13 @@ case " $ONLY " in *" instructions "*)
   # shellcheck disable=SC2086
   CALLGRIND_RAW="$OUT/raw/instructions" CALLGRIND_OUT="$OUT/callgrind" \
     "$ROOT/perf/callgrind.sh" ${CALLGRIND_ARGS:-} >"$OUT/callgrind.md" 2>"$OUT/callgrind.err" ||
-    { echo "bench: perf/callgrind.sh failed (see $OUT/callgrind.err)" >&2; exit 1; } ;;
+    { echo "bench: perf/callgrind.sh failed (see $OUT/callgrind.err)" >&2; exit 1; }
+  echo "instructions of a blocking receive (callgrind)" >&2
+  # shellcheck disable=SC2086
+  CALLGRIND_CASE=blocking CALLGRIND_SERIES="${CALLGRIND_BLOCKING_SERIES:-}" \
+    CALLGRIND_RAW="$OUT/raw/instructions-blocking" CALLGRIND_OUT="$OUT/callgrind" \
+    "$ROOT/perf/callgrind.sh" ${CALLGRIND_BLOCKING_ARGS:-} >"$OUT/callgrind-blocking.md" 2>"$OUT/callgrind-blocking.err" ||
+    { echo "bench: perf/callgrind.sh (blocking) failed (see $OUT/callgrind-blocking.err)" >&2; exit 1; } ;;
 esac
 
 dotnet "$(app Report)" "$OUT" "$ROUNDS" "$(( $(date +%s) - start ))"

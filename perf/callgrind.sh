@@ -30,7 +30,13 @@
 # series C, core, core+obj (the window holds an object per operation, as under
 # motor), dotnet and motor.
 #
+# CALLGRIND_CASE=blocking counts a blocking receive instead: per iteration an
+# ISend to the rank itself, a blocking Recv of that message and the send's Wait
+# (perf/native/blocking.c, perf/Window "blocking"; w1/w2 are iterations, default
+# 1000/6000): series C, dotnet and motor.
+#
 #   CALLGRIND_CASE=rma-put|rma-get    the RMA case above
+#   CALLGRIND_CASE=blocking           the blocking case above
 #   CALLGRIND_SERIES="C core motor"   only these series
 #   CALLGRIND_OUT=DIR                 profiles there instead of artifacts/callgrind
 #   CALLGRIND_RAW=DIR                 also one file per series, DIR/<series>.1.txt holding
@@ -40,8 +46,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CASE="${CALLGRIND_CASE:-window}"
 case "$CASE" in
   window) BYTES="${1:-8}" W1="${2:-200}" W2="${3:-1200}" PER_WINDOW=128 PREFIX= ;;
-  rma-put|rma-get) BYTES="${1:-8}" W1="${2:-1000}" W2="${3:-6000}" PER_WINDOW=1 PREFIX="$CASE." ;;
-  *) echo "callgrind.sh: CALLGRIND_CASE is window, rma-put or rma-get, not '$CASE'" >&2; exit 1 ;;
+  rma-put|rma-get|blocking) BYTES="${1:-8}" W1="${2:-1000}" W2="${3:-6000}" PER_WINDOW=1 PREFIX="$CASE." ;;
+  *) echo "callgrind.sh: CALLGRIND_CASE is window, rma-put, rma-get or blocking, not '$CASE'" >&2; exit 1 ;;
 esac
 BIN="$ROOT/artifacts/bin" NET="$ROOT/artifacts/dotnet/bin"
 OUT="${CALLGRIND_OUT:-$ROOT/artifacts/callgrind}"
@@ -72,6 +78,14 @@ motor pinned|$BIN/motor-nodebug $WINDOW %W $BYTES pinned
 dotnet list|dotnet $WINDOW %W $BYTES list
 motor list|$BIN/motor-nodebug $WINDOW %W $BYTES list
 wrapper|dotnet $NET/Wrapper/release/Wrapper.dll window %W $BYTES
+LIST
+)
+elif [ "$CASE" = blocking ]; then
+[ -x "$BIN/blocking-c" ] && [ -f "$WINDOW" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
+SERIES=$(cat <<LIST
+C|$BIN/blocking-c %W $BYTES
+dotnet|dotnet $WINDOW %W $BYTES blocking
+motor|$BIN/motor-nodebug $WINDOW %W $BYTES blocking
 LIST
 )
 else

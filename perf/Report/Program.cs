@@ -145,6 +145,10 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
             "perf/callgrind.sh: instructions per nonblocking operation (post plus its share of WaitAll) at the message size in the key column, " +
             "counted by valgrind's callgrind in one run (deterministic, unlike time): C calling MPI, mpcore from C (core, core+obj; core list: through its request lists), " +
             "System.MP under dotnet and motor, and the DllImport + GCHandle wrapper. The ratio to C is the one number a regression shows in."),
+        new("instructions-blocking", "Instructions of a blocking receive (callgrind)", "instructions", false, false,
+            "perf/callgrind.sh with CALLGRIND_CASE=blocking: per iteration, one rank's ISend to itself, a blocking Recv of that message " +
+            "and the send's Wait (perf/native/blocking.c: MPI_Isend, MPI_Recv, MPI_Wait), at the message size in the key column, counted " +
+            "by callgrind as the instructions group is: C calling MPI, System.MP under dotnet and motor."),
     ];
 
     internal string Better => HigherIsBetter ? "higher is better" : "lower is better";

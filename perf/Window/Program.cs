@@ -13,6 +13,11 @@
 // pinned: buffers from Mpi.AllocatePinned, which need neither, and spans;
 // list: ordinary arrays posted into two RequestLists, each completed by its
 // WaitAll (no Request object, no status array: nothing allocated per operation).
+//
+//   dotnet|motor Window.dll iterations [bytes] blocking
+//
+// blocking (CALLGRIND_CASE=blocking, the twin of perf/native/blocking.c): per
+// iteration an ISend to itself, a blocking Recv of that message and the send's Wait.
 using System.Globalization;
 using System.MP;
 
@@ -30,6 +35,11 @@ var sends = new Request[Window];
 if (mode == "list")
 {
     ListWindows(self, send, recv, bytes, windows);
+    windows = 0;
+}
+else if (mode == "blocking")
+{
+    BlockingReceives(self, send, recv, bytes, windows);
     windows = 0;
 }
 for (long i = 0; i < windows; i++)
@@ -66,5 +76,15 @@ static void ListWindows(Communicator self, byte[] send, byte[] recv, int bytes, 
             self.ISend(send, 0, bytes, 0, 100, sendList);
         recvList.WaitAll();
         sendList.WaitAll();
+    }
+}
+
+static void BlockingReceives(Communicator self, byte[] send, byte[] recv, int bytes, long iterations)
+{
+    for (long i = 0; i < iterations; i++)
+    {
+        using Request s = self.ISend(send, 0, bytes, 0, 100);
+        self.Recv(recv, 0, 100);
+        s.Wait();
     }
 }

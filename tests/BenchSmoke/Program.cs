@@ -37,7 +37,8 @@ try
     bench.CheckTable("latency-ompi", "us", "C", ["C", "motor", "mpi4py"], ["0", .. sizes]);
     bench.CheckTable("bandwidth-ompi", "MBps", "C", ["C", "motor", "mpi4py"], sizes);
     bench.CheckTable("objects-ompi", "us", "mpi4py", ["mpi4py", "motor", "mpi4py-raw", "motor-raw"], ["1", "2", "4", "8", "16", "32", "64"]);
-    bench.CheckInstructions(["C", "core", "core-list"]);   // build.sh runs these three: valgrind starts a managed series slowly
+    bench.CheckInstructions("instructions", ["C", "core", "core-list"]);   // build.sh runs these three: valgrind starts a managed series slowly
+    bench.CheckInstructions("instructions-blocking", ["C", "motor"]);
     bench.CheckPlot("latency", p2p);
     bench.CheckPlot("bandwidth", bandwidth);
     bench.CheckPlot("objects", objects);
@@ -103,26 +104,27 @@ internal sealed class BenchOutput(string dir, int rounds)
     }
 
     /// <summary>
-    /// instructions.csv (perf/callgrind.sh, one deterministic run): per series one row at 8 B,
-    /// a count above zero, and the ratio to C exactly the quotient of the two counts.
+    /// GROUP.csv of an instructions group (perf/callgrind.sh, one deterministic run): per series
+    /// one row at 8 B, a count above zero, and the ratio to C exactly the quotient of the two counts.
     /// </summary>
-    internal void CheckInstructions(string[] series)
+    internal void CheckInstructions(string group, string[] series)
     {
-        string[] lines = File.ReadAllLines(Path.Combine(dir, "instructions.csv"));
-        Expect(lines[0] == "key,series,median_instructions,spread_fraction,rounds,ratio_to_C", $"instructions.csv header: {lines[0]}");
+        string csv = group + ".csv";
+        string[] lines = File.ReadAllLines(Path.Combine(dir, csv));
+        Expect(lines[0] == "key,series,median_instructions,spread_fraction,rounds,ratio_to_C", $"{csv} header: {lines[0]}");
         var rows = lines.Skip(1).Select(l => l.Split(',')).ToDictionary(f => f[1], f => f);
-        Expect(rows.Count == series.Length && series.All(rows.ContainsKey), $"instructions.csv: series [{string.Join(", ", rows.Keys)}]");
+        Expect(rows.Count == series.Length && series.All(rows.ContainsKey), $"{csv}: series [{string.Join(", ", rows.Keys)}]");
         double c = double.Parse(rows["C"][2], Inv);
         foreach (string s in series)
         {
             string[] f = rows[s];
             double ir = double.Parse(f[2], Inv);
-            Expect(f[0] == "8" && f[4] == "1", $"instructions.csv: {string.Join(',', f)}: key 8 and one run");
-            Expect(ir > 0 && double.IsFinite(ir) && ir == Raw("instructions", s, 1, "8"), $"instructions.csv: {s} {ir}");
-            Expect(Math.Abs(double.Parse(f[5], Inv) - ir / c) <= 1e-4, $"instructions.csv: {s} ratio {f[5]}, expected {ir / c:F4}");
+            Expect(f[0] == "8" && f[4] == "1", $"{csv}: {string.Join(',', f)}: key 8 and one run");
+            Expect(ir > 0 && double.IsFinite(ir) && ir == Raw(group, s, 1, "8"), $"{csv}: {s} {ir}");
+            Expect(Math.Abs(double.Parse(f[5], Inv) - ir / c) <= 1e-4, $"{csv}: {s} ratio {f[5]}, expected {ir / c:F4}");
         }
         // C calls MPI alone; the core and System.MP only add to it.
-        Expect(series.Where(s => s != "C").All(s => double.Parse(rows[s][2], Inv) > c), "instructions.csv: a series below C");
+        Expect(series.Where(s => s != "C").All(s => double.Parse(rows[s][2], Inv) > c), $"{csv}: a series below C");
     }
 
     /// <summary>A log-log plot: one polyline of at least 2 points per series, each series labelled.</summary>
