@@ -241,11 +241,22 @@ public unsafe partial class Communicator
             ThrowHelper.ThrowTag(recvTag, allowAny: true, nameof(recvTag));
     }
 
-    /// <summary>Sendrecv of checked arguments: the receive is posted first, then the send; both complete before it returns.</summary>
+    /// <summary>
+    /// Sendrecv of checked arguments: one blocking call (mp_sendrecv: MPI_Sendrecv, the buffers
+    /// pinned by the caller), or with hang reports on two steps, the receive posted first, then
+    /// the send; both complete before it returns.
+    /// </summary>
     private static unsafe Status SendRecvCore(void* s, long sendBytes, int dest, int sendTag,
                                           void* r, long recvBytes, int source, int recvTag, int h)
     {
         Status status;
+        if (!HangReport.Enabled)
+        {
+            int done = Core.Sendrecv(s, sendBytes, dest, sendTag, r, recvBytes, source, recvTag, h, &status);
+            if (done < 0)
+                ThrowHelper.ThrowCore(done);
+            return status;
+        }
         long recvToken = 0, sendToken = 0;
         // A receive that failed at once (a truncation MPI saw already) does not stop the
         // send: the peer's matching receive would wait for it forever.

@@ -376,6 +376,10 @@ internal static class PointToPointBuffers
                 Check.True(e.ErrorClass != 0 && e.Message.Length > 0, $"MPI error class and string ({e.ErrorClass}: {e.Message})");
             }
             Check.Equal(9, c.Recv<int>(0, 4), "communication goes on after truncation");
+            // SendRecv to itself (Open MPI 4.1's own MPI_Sendrecv would not report this truncation).
+            var mine = Make(4, _ => -1);
+            Check.Throws<MessageTruncatedException>(() => c.SendRecv(Make(6, i => i), c.Rank, 7, mine, c.Rank, 7),
+                                                    "SendRecv to itself of 6 into 4");
             // In a set: MPI_Waitall reports the truncation in that receive's status (the core
             // leaves its one-pass path for the general one); the set completes, then it throws.
             var small = Make(6, _ => -1);

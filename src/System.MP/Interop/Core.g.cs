@@ -199,6 +199,7 @@ internal struct CoreTable
     internal nint TokenWait;
     internal nint Send;
     internal nint Recv;
+    internal nint Sendrecv;
     internal nint Isend;
     internal nint Irecv;
     internal nint IsendChecked;
@@ -371,6 +372,7 @@ internal struct CoreTable
         "BLOCKING int token_wait(mp_token_t token, mp_status_t *status)\n" +
         "BLOCKING int send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode)\n" +
         "BLOCKING int recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)\n" +
+        "BLOCKING int sendrecv(const void *sendbuf, int64_t sendbytes, int dest, int sendtag, void *recvbuf, int64_t recvbytes, int source, int recvtag, mp_comm_t comm, mp_status_t *status)\n" +
         "FAST int isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj, mp_req_t *req)\n" +
         "FAST int irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)\n" +
         "FAST int isend_checked(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj, mp_req_t *req)\n" +
@@ -609,6 +611,8 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, int, int, int> Send;
     /// <summary>BLOCKING: int mp_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, int, Status*, int> Recv;
+    /// <summary>BLOCKING: int mp_sendrecv(const void *sendbuf, int64_t sendbytes, int dest, int sendtag, void *recvbuf, int64_t recvbytes, int source, int recvtag, mp_comm_t comm, mp_status_t *status)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, void*, long, int, int, int, Status*, int> Sendrecv;
     /// <summary>FAST: int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj, mp_req_t *req)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int> Isend;
     /// <summary>FAST: int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)</summary>
@@ -881,6 +885,7 @@ internal static unsafe partial class Core
         TokenWait = (delegate* unmanaged[Cdecl]<long, Status*, int>)t->TokenWait;
         Send = (delegate* unmanaged[Cdecl]<void*, long, int, int, int, int, int>)t->Send;
         Recv = (delegate* unmanaged[Cdecl]<void*, long, int, int, int, Status*, int>)t->Recv;
+        Sendrecv = (delegate* unmanaged[Cdecl]<void*, long, int, int, void*, long, int, int, int, Status*, int>)t->Sendrecv;
         Isend = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int>)t->Isend;
         Irecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, void*, int*, int>)t->Irecv;
         IsendChecked = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int>)t->IsendChecked;
