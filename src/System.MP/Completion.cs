@@ -20,9 +20,10 @@ internal interface IPollThenBlock
 }
 
 /// <summary>
-/// The one "poll, then block" policy every blocking operation of System.MP follows:
-/// requests, sets of requests, probes, matched probes and the pending part of a
-/// blocking send or receive.  Polling first keeps short waits free of GC transitions
+/// The one "poll, then block" policy the waits of System.MP follow: requests, sets of
+/// requests, probes, matched probes, and the pending part of a blocking send or receive
+/// when hang reports are on (otherwise Send, Recv and SendRecv are one blocking call each,
+/// Communicator.SendCore).  Polling first keeps short waits free of GC transitions
 /// (the JIT places a GC poll after each fast call, so GCs still proceed); the
 /// operations are structs, so each use compiles to the loop written out by hand.
 /// </summary>
