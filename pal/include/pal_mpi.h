@@ -41,7 +41,7 @@ extern "C" {
     X(Comm_set_errhandler) X(Comm_get_attr) X(Comm_rank) X(Comm_size)         \
     X(Comm_dup) X(Comm_split) X(Comm_free)                                    \
     X(Isend) X(Issend) X(Irecv) X(Test) X(Wait) X(Testall) X(Waitall)         \
-    X(Request_get_status) X(Send) X(Ssend) X(Recv) X(Sendrecv)                \
+    X(Request_get_status) X(Send) X(Ssend) X(Recv) X(Sendrecv) X(Mrecv)       \
     X(Waitany) X(Cancel) X(Request_free) X(Iprobe) X(Probe)                   \
     X(Send_init) X(Ssend_init) X(Recv_init) X(Start) X(Startall)              \
     X(Test_cancelled) X(Get_count) X(Ibarrier)                                \

@@ -89,10 +89,21 @@ public sealed unsafe class Message
         return handle;
     }
 
-    /// <summary>Receives a matched message into <paramref name="bytes"/> bytes at <paramref name="p"/> (MPI_Mrecv).</summary>
+    /// <summary>
+    /// Receives a matched message into <paramref name="bytes"/> bytes at <paramref name="p"/>
+    /// (MPI_Mrecv): one blocking call, or with hang reports on two steps (a fast post, then
+    /// polls and a wait that HangReport can time).
+    /// </summary>
     internal static Status Receive(void* p, long bytes, long handle)
     {
         Status status;
+        if (!HangReport.Enabled)
+        {
+            int done = Core.Mrecv(p, bytes, handle, &status);
+            if (done < 0)
+                ThrowHelper.ThrowCore(done);
+            return status;
+        }
         long token;
         int rc = Core.MrecvStart(p, bytes, handle, &status, &token);
         if (rc == 0)

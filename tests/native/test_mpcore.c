@@ -294,6 +294,23 @@ static void test_blocking_calls(void)
     CHECK(mp_sendrecv(out, 16, 0, 37, &in[1], 8, 0, 37, MP_COMM_SELF, &st) == MP_ETRUNCATE);
     CHECK(in[0] == -7 && in[1] == 9 && in[2] == 8 && in[3] == -7);
     CHECK(mp_iprobe(MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, &st) == 0); /* the send went: matched by the receive */
+    /* A matched receive in one call: the data and status, truncation, ProcNull's message. */
+    {
+        mp_msg_t msg;
+        memset(in, 0, sizeof in);
+        CHECK(mp_isend(out, 16, 0, 38, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+        CHECK(mp_mprobe(0, 38, MP_COMM_SELF, &msg, &st) == 0 && st.bytes == 16);
+        CHECK(mp_mrecv(in, 16, msg, &st) == 0 && st.source == 0 && st.tag == 38 && st.bytes == 16);
+        CHECK(in[0] == 9 && in[3] == 6 && mp_req_wait(r, NULL) == 0);
+        in[0] = in[1] = in[2] = in[3] = -7;
+        CHECK(mp_isend(out, 16, 0, 39, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+        CHECK(mp_mprobe(0, 39, MP_COMM_SELF, &msg, &st) == 0);
+        CHECK(mp_mrecv(&in[1], 8, msg, &st) == MP_ETRUNCATE && last_error_mentions("runcat"));
+        CHECK(in[0] == -7 && in[1] == 9 && in[2] == 8 && in[3] == -7 && mp_req_wait(r, NULL) == 0);
+        CHECK(mp_mprobe(MP_PROC_NULL, 0, MP_COMM_SELF, &msg, &st) == 0);
+        CHECK(mp_mrecv(in, 16, msg, &st) == 0 && st.source == MP_PROC_NULL && st.bytes == 0);
+        CHECK(mp_mrecv(NULL, 16, msg, &st) == MP_ECOUNT);
+    }
     CHECK(mp_req_active() == 0);
 }
 

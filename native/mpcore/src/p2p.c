@@ -304,16 +304,28 @@ int mp_mprobe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *s
 
 /* Posts the receive of a matched message (consumes *m): < 0 an error, 0
  * posted, 1 a message from MPI_PROC_NULL (nothing posted). */
-static int post_mrecv(void *buf, int64_t bytes, MPI_Message *m, MPI_Request *r)
+/* The checks of a matched receive: 0, 1 for ProcNull's message (nothing to receive: status,
+ * if given, is ProcNull's), or the error. */
+static int mrecv_args(const void *buf, int64_t bytes, MPI_Message m, mp_status_t *status)
 {
     if (!mp_ready())
         return mp_fail_state();
     if (bytes < 0 || (!buf && bytes > 0))
         return mp_fail(MP_ECOUNT, "byte count %lld is negative or the buffer is NULL", (long long)bytes);
-    if (*m == MPI_MESSAGE_NULL)
+    if (m == MPI_MESSAGE_NULL)
         return mp_fail(MP_EHANDLE, "the matched message was already received");
-    if (*m == MPI_MESSAGE_NO_PROC)
-        return 1;
+    if (m != MPI_MESSAGE_NO_PROC)
+        return 0;
+    if (status)
+        mp_status_proc_null(status);
+    return 1;
+}
+
+static int post_mrecv(void *buf, int64_t bytes, MPI_Message *m, MPI_Request *r, mp_status_t *status)
+{
+    int rc = mrecv_args(buf, bytes, *m, status);
+    if (rc)
+        return rc;
     if (bytes <= INT_MAX)
         return MP_MPI_CHECK(pal_mpi.Imrecv(buf, (int)bytes, MPI_BYTE, m, r), "MPI_Imrecv");
     if (pal_mpi.Imrecv_c)
@@ -322,6 +334,19 @@ static int post_mrecv(void *buf, int64_t bytes, MPI_Message *m, MPI_Request *r)
 }
 
 /* ---- blocking operations in one call ---- */
+
+/* The end of one: leaves the blocking bracket (orphans swept first); 0 with the receive's
+ * status translated (when st and status are given), or MPI's error for call. */
+static int blocking_done(int rc, const char *call, const MPI_Status *st, mp_status_t *status)
+{
+    mp_sweep_orphans();
+    mp_blocking_leave();
+    if (MP_UNLIKELY(rc != MPI_SUCCESS))
+        return mp_mpi_fail(rc, call);
+    if (st && status)
+        mp_status_from_mpi(st, status);
+    return 0;
+}
 
 int mp_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode)
 {
@@ -343,9 +368,7 @@ int mp_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, i
     mp_blocking_enter();
     rc = mode == MP_SEND_SYNC ? pal_mpi.Ssend(buf, (int)bytes, MPI_BYTE, d, tag, ce->mpi)
                               : pal_mpi.Send(buf, (int)bytes, MPI_BYTE, d, tag, ce->mpi);
-    mp_sweep_orphans();
-    mp_blocking_leave();
-    return MP_MPI_CHECK(rc, mode == MP_SEND_SYNC ? "MPI_Ssend" : "MPI_Send");
+    return blocking_done(rc, mode == MP_SEND_SYNC ? "MPI_Ssend" : "MPI_Send", NULL, NULL);
 }
 
 int mp_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)
@@ -371,13 +394,7 @@ int mp_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_st
     }
     mp_blocking_enter();
     rc = pal_mpi.Recv(buf, (int)bytes, MPI_BYTE, s, t, ce->mpi, &st);
-    mp_sweep_orphans();
-    mp_blocking_leave();
-    if (MP_UNLIKELY(rc != MPI_SUCCESS))
-        return mp_mpi_fail(rc, "MPI_Recv"); /* truncation: MP_ETRUNCATE; the status is not read */
-    if (status)
-        mp_status_from_mpi(&st, status);
-    return 0;
+    return blocking_done(rc, "MPI_Recv", &st, status); /* truncation: MP_ETRUNCATE, the status unread */
 }
 
 /* Sendrecv as two requests, each waited for; the send completes even when the receive
@@ -390,12 +407,17 @@ static int sendrecv_by_requests(const void *sendbuf, int64_t sendbytes, int d, i
 {
     MPI_Request r = MPI_REQUEST_NULL, q = MPI_REQUEST_NULL;
     int to_self = !ce->is_inter && d == ce->rank, rrc = 1, src = 1;
-    if (to_self)
-        src = issue_send(sendbuf, sendbytes, d, sendtag, ce, MP_SEND_STANDARD, &q);
+    if (to_self && (src = issue_send(sendbuf, sendbytes, d, sendtag, ce, MP_SEND_STANDARD, &q)) < 0)
+        return src; /* nothing posted: no receive left waiting for a message that will not come */
     if (s != MPI_PROC_NULL)
         rrc = issue_recv(recvbuf, recvbytes, s, t, ce, &r);
     if (!to_self && d != MPI_PROC_NULL)
         src = issue_send(sendbuf, sendbytes, d, sendtag, ce, MP_SEND_STANDARD, &q);
+    if (to_self && rrc < 0) { /* the message to itself would wait for a receive that was refused */
+        (void)pal_mpi.Cancel(&q);
+        (void)mp_token_wait((mp_token_t)q, NULL);
+        return rrc;
+    }
     if (src == 0)
         src = mp_token_wait((mp_token_t)q, NULL);
     if (rrc == 0)
@@ -423,29 +445,36 @@ int mp_sendrecv(const void *sendbuf, int64_t sendbytes, int dest, int sendtag, v
     mp_blocking_enter();
     rc = pal_mpi.Sendrecv(sendbuf, (int)sendbytes, MPI_BYTE, d, sendtag, recvbuf, (int)recvbytes, MPI_BYTE, s, t,
                           ce->mpi, &st);
-    mp_sweep_orphans();
-    mp_blocking_leave();
-    if (MP_UNLIKELY(rc != MPI_SUCCESS))
-        return mp_mpi_fail(rc, "MPI_Sendrecv");
-    if (status)
-        mp_status_from_mpi(&st, status);
-    return 0;
+    return blocking_done(rc, "MPI_Sendrecv", &st, status);
 }
 
 int mp_mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status, mp_token_t *token)
 {
     MPI_Message m = (MPI_Message)msg;
     MPI_Request r;
-    int rc = post_mrecv(buf, bytes, &m, &r);
-    if (rc < 0)
-        return rc;
-    if (rc == 1) {
-        if (status)
-            mp_status_proc_null(status);
-        return 1;
-    }
+    int rc = post_mrecv(buf, bytes, &m, &r, status);
+    if (rc)
+        return rc; /* an error, or 1: ProcNull's message, complete */
     *token = (mp_token_t)r;
     return token_first_test(*token, status);
+}
+
+int mp_mrecv(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status)
+{
+    MPI_Message m = (MPI_Message)msg;
+    MPI_Status st;
+    int rc = mrecv_args(buf, bytes, m, status);
+    if (rc)
+        return rc < 0 ? rc : 0;
+    if (MP_UNLIKELY(bytes > INT_MAX)) { /* MPI-4's large-count form, posted and waited for */
+        MPI_Request r;
+        if ((rc = post_mrecv(buf, bytes, &m, &r, NULL)) < 0)
+            return rc;
+        return mp_token_wait((mp_token_t)r, status);
+    }
+    mp_blocking_enter();
+    rc = pal_mpi.Mrecv(buf, (int)bytes, MPI_BYTE, &m, &st);
+    return blocking_done(rc, "MPI_Mrecv", &st, status);
 }
 
 int mp_imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)
@@ -456,7 +485,7 @@ int mp_imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)
     int rc;
     if (!req)
         return mp_fail(MP_EINVAL, "request output is NULL");
-    if ((rc = post_mrecv(buf, bytes, &m, &r)) < 0)
+    if ((rc = post_mrecv(buf, bytes, &m, &r, NULL)) < 0)
         return rc;
     count_p2p(counts_of(c), bytes);
     return track(c, rc, r, bytes > 0 ? obj : NULL, NULL, 1, req);

@@ -235,6 +235,7 @@ internal struct CoreTable
     internal nint Improbe;
     internal nint Mprobe;
     internal nint MrecvStart;
+    internal nint Mrecv;
     internal nint CollRun;
     internal nint CollPost;
     internal nint OpCreate;
@@ -408,6 +409,7 @@ internal struct CoreTable
         "FAST int improbe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)\n" +
         "BLOCKING int mprobe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)\n" +
         "FAST int mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status, mp_token_t *token)\n" +
+        "BLOCKING int mrecv(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status)\n" +
         "BLOCKING int coll_run(mp_comm_t comm, const mp_coll_t *c)\n" +
         "FAST int coll_post(mp_comm_t comm, const mp_coll_t *c, void *send_obj, void *recv_obj, mp_req_t *req)\n" +
         "BLOCKING int op_create(mp_user_fn fn, void *state, int commutative, int32_t *op)\n" +
@@ -683,6 +685,8 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<int, int, int, long*, Status*, int> Mprobe;
     /// <summary>FAST: int mp_mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status, mp_token_t *token)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, Status*, long*, int> MrecvStart;
+    /// <summary>BLOCKING: int mp_mrecv(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<void*, long, long, Status*, int> Mrecv;
     /// <summary>BLOCKING: int mp_coll_run(mp_comm_t comm, const mp_coll_t *c)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, CollDesc*, int> CollRun;
     /// <summary>FAST: int mp_coll_post(mp_comm_t comm, const mp_coll_t *c, void *send_obj, void *recv_obj, mp_req_t *req)</summary>
@@ -921,6 +925,7 @@ internal static unsafe partial class Core
         Improbe = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, long*, Status*, int>)t->Improbe;
         Mprobe = (delegate* unmanaged[Cdecl]<int, int, int, long*, Status*, int>)t->Mprobe;
         MrecvStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, Status*, long*, int>)t->MrecvStart;
+        Mrecv = (delegate* unmanaged[Cdecl]<void*, long, long, Status*, int>)t->Mrecv;
         CollRun = (delegate* unmanaged[Cdecl]<int, CollDesc*, int>)t->CollRun;
         CollPost = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, void*, void*, int*, int>)t->CollPost;
         OpCreate = (delegate* unmanaged[Cdecl]<delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>, void*, int, int*, int>)t->OpCreate;
