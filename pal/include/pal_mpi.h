@@ -191,6 +191,8 @@ typedef struct pal_mpi {
      * already complete (MPICH before 4.2 and the libraries built on it); see
      * pal_mpi_test_polls_when_done. */
     int test_polls_when_done;
+    /* The MPICH version the library names (pal_mpi_mpich_version: 400 for 4.0.x), or 0. */
+    int mpich_version;
 } pal_mpi_t;
 
 /* The loaded library's functions; all NULL before pal_mpi_load succeeds. */
@@ -220,8 +222,13 @@ int pal_mpi_detect_abi(void *lib);
  * MVAPICH, Cray MPICH).  Open MPI looks first (ompi_request_default_test).  abi is
  * PAL_ABI_*.  mpcore then tests with MPI_Request_get_status, which polls only while
  * the operation is pending, and completes a finished one with MPI_Wait, which does
- * not poll (mp_mpi_test). */
+ * not poll (mp_mpi_test_done_first). */
 int pal_mpi_test_polls_when_done(int abi, const char *version);
+
+/* The MPICH version named by "MPICH Version: X.Y..." in that text, as X * 100 + Y
+ * (4.0.2 -> 400), or 0 when it names none (Open MPI; Intel MPI and others that do
+ * not say their MPICH base). */
+int pal_mpi_mpich_version(const char *version);
 
 /* A phrase naming an ABI, for messages. */
 const char *pal_mpi_abi_name(int abi);

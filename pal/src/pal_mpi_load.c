@@ -39,23 +39,28 @@ const char *pal_mpi_abi_name(int abi)
     }
 }
 
-int pal_mpi_test_polls_when_done(int abi, const char *version)
+int pal_mpi_mpich_version(const char *version)
 {
     const char *v = strstr(version, "MPICH Version:");
     long major, minor = 0;
     char *end;
-    if (abi != PAL_ABI_MPICH)
-        return 0;
     if (!v)
-        return 1; /* an MPICH derivative that does not say its base */
+        return 0;
     v += strlen("MPICH Version:");
     v += strspn(v, " \t");
     major = strtol(v, &end, 10);
-    if (end == v)
-        return 1;
+    if (end == v || major <= 0 || major > 99)
+        return 0;
     if (*end == '.')
         minor = strtol(end + 1, NULL, 10);
-    return major < 4 || (major == 4 && minor < 2);
+    return (int)major * 100 + (minor >= 0 && minor < 100 ? (int)minor : 0);
+}
+
+int pal_mpi_test_polls_when_done(int abi, const char *version)
+{
+    int mpich = pal_mpi_mpich_version(version);
+    /* An MPICH-ABI library that does not name its MPICH version: assume an older base. */
+    return abi == PAL_ABI_MPICH && (mpich == 0 || mpich < 402);
 }
 
 int pal_mpi_detect_abi(void *lib)
@@ -191,6 +196,7 @@ static int bind_library(void *lib, const char *name, char *err, int cap)
         if (t.Get_library_version(version, &len) != MPI_SUCCESS || len < 0)
             len = 0;
         version[len > MPI_MAX_LIBRARY_VERSION_STRING ? MPI_MAX_LIBRARY_VERSION_STRING : len] = '\0';
+        t.mpich_version = pal_mpi_mpich_version(version);
         t.test_polls_when_done = pal_mpi_test_polls_when_done(abi, version);
     }
     pal_mpi = t;

@@ -180,6 +180,7 @@ public unsafe partial class Communicator
     /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="recvTag">Tag of the incoming message, or <see cref="Mpi.AnyTag"/>.</param>
     /// <returns>The status of the receive.</returns>
+    /// <exception cref="ArgumentException">Both buffers are the same non-empty array (use <see cref="SendRecvReplace{T}"/>); nothing was sent.</exception>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe Status SendRecv<T>(T[] sendBuffer, int dest, int sendTag,
                                      T[] recvBuffer, int source, int recvTag) where T : unmanaged
@@ -190,6 +191,8 @@ public unsafe partial class Communicator
             ThrowHelper.ThrowNull(nameof(recvBuffer));
         int h = Handle;
         CheckSendRecv(dest, sendTag, source, recvTag);
+        if (ReferenceEquals(sendBuffer, recvBuffer) && sendBuffer.Length > 0)
+            throw new ArgumentException(SR.SendRecvSameArray, nameof(recvBuffer));
         fixed (T* r = recvBuffer)
         fixed (T* s = sendBuffer)
             return SendRecvCore(s, (long)sendBuffer.Length * sizeof(T), dest, sendTag,
@@ -262,12 +265,10 @@ public unsafe partial class Communicator
         // send: the peer's matching receive would wait for it forever.
         int rrc = Core.RecvStart(r, recvBytes, source, recvTag, h, &status, &recvToken);
         int src = Core.SendStart(s, sendBytes, dest, sendTag, h, CoreConst.SendStandard, &sendToken);
-        if (HangReport.Enabled)
-            HangReport.Describe("SendRecv", h, dest, sendTag, "dest");
+        HangReport.Describe("SendRecv", h, dest, sendTag, "dest");
         if (src == 0)
             src = Completion.PollThenBlock(new Completion.Token(sendToken, null));
-        if (HangReport.Enabled)
-            HangReport.Describe("SendRecv", h, source, recvTag);
+        HangReport.Describe("SendRecv", h, source, recvTag);
         if (rrc == 0)
             rrc = Completion.PollThenBlock(new Completion.Token(recvToken, &status));
         if (src < 0)
@@ -652,8 +653,7 @@ public unsafe partial class Communicator
         }
         long token;
         int rc = Core.SendStart(p, bytes, dest, tag, comm, mode, &token);
-        if (HangReport.Enabled)
-            HangReport.Describe(mode == CoreConst.SendSync ? "Ssend" : "Send", comm, dest, tag, "dest");
+        HangReport.Describe(mode == CoreConst.SendSync ? "Ssend" : "Send", comm, dest, tag, "dest");
         if (rc == 0)
             rc = Completion.PollThenBlock(new Completion.Token(token, null));
         if (rc < 0)
@@ -673,8 +673,7 @@ public unsafe partial class Communicator
         }
         long token;
         int rc = Core.RecvStart(p, bytes, source, tag, comm, &status, &token);
-        if (HangReport.Enabled)
-            HangReport.Describe("Recv", comm, source, tag);
+        HangReport.Describe("Recv", comm, source, tag);
         if (rc == 0)
             rc = Completion.PollThenBlock(new Completion.Token(token, &status));
         if (rc < 0)

@@ -60,6 +60,7 @@ internal static class SR
     internal const string SpawnMultipleCommand = "SpawnMultiple: command {0} is null.";
     internal const string SpawnNullArgument = "A spawned command's arguments may not contain null.";
     internal const string SpawnArgs = "Spawn needs a command and a positive process count at the root.";
+    internal const string SendRecvSameArray = "SendRecv needs two different arrays (MPI forbids overlapping send and receive buffers); SendRecvReplace sends an array and receives into it.";
     internal const string MessageReceived = "The matched message was already received; a Message is received exactly once.";
 
     // graph topologies and neighborhood collectives

@@ -197,12 +197,17 @@ static void test_single_tests(void)
     CHECK(pal_mpi_test_polls_when_done(PAL_ABI_MPICH, "Intel(R) MPI Library 2021.10 for Linux* OS") == 1);
     CHECK(pal_mpi_test_polls_when_done(PAL_ABI_MPICH, "MPICH Version: unknown") == 1);
     CHECK(pal_mpi_test_polls_when_done(PAL_ABI_OPENMPI, "Open MPI v4.1.4, package: Debian OpenMPI") == 0);
+    CHECK(pal_mpi_mpich_version("MPICH Version:\t4.0.2\nMPICH Release date: ...") == 400);
+    CHECK(pal_mpi_mpich_version("MPICH Version:      4.1.2") == 401);
+    CHECK(pal_mpi_mpich_version("MPICH Version:\t4.3.0rc1") == 403);
+    CHECK(pal_mpi_mpich_version("Open MPI v4.1.4") == 0 && pal_mpi_mpich_version("MPICH Version: x") == 0);
     {
         char version[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
         int len = 0;
         CHECK(pal_mpi.Get_library_version(version, &len) == MPI_SUCCESS);
         version[len] = '\0';
         CHECK(pal_mpi.test_polls_when_done == pal_mpi_test_polls_when_done(PAL_MPI_BUILD_ABI, version));
+        CHECK(pal_mpi.mpich_version == pal_mpi_mpich_version(version));
     }
 
     /* Complete at the first test: a receive whose message is there, then its send. */
@@ -289,6 +294,8 @@ static void test_blocking_calls(void)
     CHECK(st.source == MP_PROC_NULL && st.tag == MP_ANY_TAG && st.bytes == 0);
     CHECK(mp_sendrecv(out, 16, 2, 36, in, 16, 0, 36, MP_COMM_SELF, &st) == MP_ERANK);
     CHECK(mp_sendrecv(out, 16, 0, 36, in, 16, 0, -9, MP_COMM_SELF, &st) == MP_ETAG);
+    CHECK(mp_sendrecv(in, 16, 0, 36, &in[2], 16, 0, 36, MP_COMM_SELF, &st) == MP_EINVAL && last_error_mentions("overlap"));
+    CHECK(mp_sendrecv(in, 8, 0, 36, &in[2], 8, 0, 36, MP_COMM_SELF, &st) == 0 && in[2] == in[0]); /* adjacent, not overlapping */
     CHECK(mp_iprobe(MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, &st) == 0);
     in[0] = in[1] = in[2] = in[3] = -7;
     CHECK(mp_sendrecv(out, 16, 0, 37, &in[1], 8, 0, 37, MP_COMM_SELF, &st) == MP_ETRUNCATE);

@@ -454,22 +454,8 @@ int mp_fail_persistent_missing(const char *name)
  * the saving of a persistent schedule. */
 static int persistent_form_broken(int kind)
 {
-    static int broken = -1; /* unknown yet; then 0 or 1 */
-    if (kind != MP_COLL_GATHER && kind != MP_COLL_SCATTER && kind != MP_COLL_ALLGATHER)
-        return 0;
-    if (broken < 0) {
-        char version[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
-        const char *v;
-        int len = 0;
-        if (pal_mpi.Get_library_version(version, &len) != MPI_SUCCESS)
-            len = 0;
-        version[len < 0 ? 0 : len > MPI_MAX_LIBRARY_VERSION_STRING ? MPI_MAX_LIBRARY_VERSION_STRING : len] = '\0';
-        v = strstr(version, "MPICH Version:");
-        if (v)
-            v += strspn(v + 14, " \t") + 14;
-        broken = v && strncmp(v, "4.0", 3) == 0;
-    }
-    return broken;
+    return (kind == MP_COLL_GATHER || kind == MP_COLL_SCATTER || kind == MP_COLL_ALLGATHER) &&
+           pal_mpi.mpich_version == 400;
 }
 
 static int restart_nonblocking(persist_t *p, MPI_Request *r)

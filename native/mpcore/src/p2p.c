@@ -438,6 +438,10 @@ int mp_sendrecv(const void *sendbuf, int64_t sendbytes, int dest, int sendtag, v
     if ((rc = send_args(sendbuf, sendbytes, dest, sendtag, comm, MP_SEND_STANDARD, &ce, &d)) ||
         (rc = recv_args(recvbuf, recvbytes, source, recvtag, comm, &ce, &s, &t)))
         return rc;
+    if (MP_UNLIKELY(sendbytes > 0 && recvbytes > 0 && (const char *)sendbuf < (const char *)recvbuf + recvbytes &&
+                    (const char *)recvbuf < (const char *)sendbuf + sendbytes)) /* MPICH aborts on these */
+        return mp_fail(MP_EINVAL, "the send and receive buffers of a sendrecv overlap; MPI forbids it "
+                       "(receive into the send buffer with a separate copy, as sendrecv_replace does)");
     count_p2p(k, sendbytes);
     count_p2p(k, recvbytes);
     if (PAL_MPI_BUILD_ABI == PAL_ABI_OPENMPI || MP_UNLIKELY(sendbytes > INT_MAX || recvbytes > INT_MAX))
