@@ -246,35 +246,20 @@ public unsafe partial class Communicator
 
     /// <summary>
     /// Sendrecv of checked arguments: one blocking call (mp_sendrecv: MPI_Sendrecv, the buffers
-    /// pinned by the caller), or with hang reports on two steps, the receive posted first, then
-    /// the send; both complete before it returns.
+    /// pinned by the caller); with hang reports on, the same call with its wait recorded.  It is
+    /// never split into a receive and a send posted from here: mp_sendrecv alone knows to post a
+    /// message to the calling rank itself before its receive, which Open MPI 4.1 needs to report
+    /// that message's truncation.
     /// </summary>
     private static unsafe Status SendRecvCore(void* s, long sendBytes, int dest, int sendTag,
                                           void* r, long recvBytes, int source, int recvTag, int h)
     {
         Status status;
-        if (!HangReport.Enabled)
-        {
-            int done = Core.Sendrecv(s, sendBytes, dest, sendTag, r, recvBytes, source, recvTag, h, &status);
-            if (done < 0)
-                ThrowHelper.ThrowCore(done);
-            return status;
-        }
-        long recvToken = 0, sendToken = 0;
-        // A receive that failed at once (a truncation MPI saw already) does not stop the
-        // send: the peer's matching receive would wait for it forever.
-        int rrc = Core.RecvStart(r, recvBytes, source, recvTag, h, &status, &recvToken);
-        int src = Core.SendStart(s, sendBytes, dest, sendTag, h, CoreConst.SendStandard, &sendToken);
-        HangReport.Describe("SendRecv", h, dest, sendTag, "dest");
-        if (src == 0)
-            src = Completion.PollThenBlock(new Completion.Token(sendToken, null));
-        HangReport.Describe("SendRecv", h, source, recvTag);
-        if (rrc == 0)
-            rrc = Completion.PollThenBlock(new Completion.Token(recvToken, &status));
-        if (src < 0)
-            ThrowHelper.ThrowCore(src);
-        if (rrc < 0)
-            ThrowHelper.ThrowCore(rrc);
+        int done = HangReport.Enabled
+            ? HangReport.SendRecv(s, sendBytes, dest, sendTag, r, recvBytes, source, recvTag, h, &status)
+            : Core.Sendrecv(s, sendBytes, dest, sendTag, r, recvBytes, source, recvTag, h, &status);
+        if (done < 0)
+            ThrowHelper.ThrowCore(done);
         return status;
     }
 

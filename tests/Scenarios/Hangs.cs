@@ -14,6 +14,7 @@ internal static class Hangs
         s[Scenario.HangRecvRecv] = RecvRecv;
         s[Scenario.HangBcastBarrier] = BcastBarrier;
         s[Scenario.HangServedLate] = ServedLate;
+        s[Scenario.HangSendRecvTags] = SendRecvTags;
     }
 
     // The classic: both ranks receive first.
@@ -24,6 +25,15 @@ internal static class Hangs
         c.Recv(new int[1], other, 7);
         c.Send(new int[1], other, 7);
         Check.True(false, "a receive-receive deadlock ended");
+    }
+
+    // A SendRecv waiting for a tag nobody sends: each rank sends tag 1 and waits for tag 2.
+    private static void SendRecvTags(Communicator c)
+    {
+        c.Barrier();
+        int other = 1 - c.Rank;
+        c.SendRecv(new[] { c.Rank }, other, 1, new int[1], other, 2);
+        Check.True(false, "a SendRecv waiting for a tag nobody sends ended");
     }
 
     // A collective mismatch: rank 0 waits in a broadcast from rank 1, which waits in a barrier.

@@ -92,6 +92,7 @@ public enum Scenario
     HangRecvRecv,
     HangBcastBarrier,
     HangServedLate,
+    HangSendRecvTags,
 
     // Faults that must end the whole job (Faults.cs)
     FaultRecv,

@@ -111,6 +111,25 @@ internal static class HangReport
     }
 
     /// <summary>
+    /// A SendRecv (mp_sendrecv, one blocking call) with its wait recorded for the watchdog: both
+    /// peers in one description, since the call waits for both at once.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    internal static unsafe int SendRecv(void* s, long sendBytes, int dest, int sendTag, void* r, long recvBytes,
+                                        int source, int recvTag, int comm, Status* status)
+    {
+        Waiter w = Begin($"SendRecv(dest {Peer(dest)}, tag {Tag(sendTag)}; source {Peer(source)}, tag {Tag(recvTag)}) on {CommName(comm)}");
+        try
+        {
+            return Core.Sendrecv(s, sendBytes, dest, sendTag, r, recvBytes, source, recvTag, comm, status);
+        }
+        finally
+        {
+            w.End();
+        }
+    }
+
+    /// <summary>
     /// What only a hang report that is on uses: its static fields would otherwise be created with
     /// this class's, in System.MP's start on the main thread (a list type loaded for nothing: about
     /// 0.3 ms there, issue 18 target 4).
