@@ -649,20 +649,26 @@ public unsafe partial class Communicator
     internal static unsafe Status RecvCore(void* p, long bytes, int source, int tag, int comm)
     {
         Status status;
-        if (!HangReport.Enabled)
-        {
-            int done = Core.Recv(p, bytes, source, tag, comm, &status);
-            if (done < 0)
-                ThrowHelper.ThrowCore(done);
-            return status;
-        }
-        long token;
-        int rc = Core.RecvStart(p, bytes, source, tag, comm, &status, &token);
-        HangReport.Describe("Recv", comm, source, tag);
-        if (rc == 0)
-            rc = Completion.PollThenBlock(new Completion.Token(token, &status));
+        int rc = RecvCore(p, bytes, source, tag, comm, &status);
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
         return status;
+    }
+
+    /// <summary>
+    /// <see cref="RecvCore(void*, long, int, int, int)"/> with the core's result returned (0 or 1,
+    /// or a negative MP_E*) instead of thrown: for callers that turn an error into another.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static unsafe int RecvCore(void* p, long bytes, int source, int tag, int comm, Status* status)
+    {
+        if (!HangReport.Enabled)
+            return Core.Recv(p, bytes, source, tag, comm, status);
+        long token;
+        int rc = Core.RecvStart(p, bytes, source, tag, comm, status, &token);
+        HangReport.Describe("Recv", comm, source, tag);
+        if (rc == 0)
+            rc = Completion.PollThenBlock(new Completion.Token(token, status));
+        return rc;
     }
 }
