@@ -622,16 +622,19 @@ public unsafe partial class Communicator
     }
 
     // ---- the two blocking paths ----
-    // One blocking call (mp_send/mp_recv: MPI_Send or MPI_Recv in preemptive mode, the buffer
-    // pinned by the caller's fixed), unless hang reports are on: they need the two steps (a
-    // fast post, then polls and a wait that HangReport can time and describe).
+    // One blocking call (mp_send_checked/mp_recv_checked: MPI_Send or MPI_Recv in preemptive
+    // mode, the buffer pinned by the caller's fixed), unless hang reports are on: they need the
+    // two steps (a fast post, then polls and a wait that HangReport can time and describe).
+    // Every caller has checked the communicator, rank, tag and slice (scenario robustness
+    // proves each refused here), so the core's checked entries only look at the handle's
+    // place in its table and MPI's state, as isend_checked does for the nonblocking posts.
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static unsafe void SendCore(void* p, long bytes, int dest, int tag, int comm, int mode)
     {
         if (!HangReport.Enabled)
         {
-            int done = Core.Send(p, bytes, dest, tag, comm, mode);
+            int done = Core.SendChecked(p, bytes, dest, tag, comm, mode);
             if (done < 0)
                 ThrowHelper.ThrowCore(done);
             return;
@@ -663,7 +666,7 @@ public unsafe partial class Communicator
     internal static unsafe int RecvCore(void* p, long bytes, int source, int tag, int comm, Status* status)
     {
         if (!HangReport.Enabled)
-            return Core.Recv(p, bytes, source, tag, comm, status);
+            return Core.RecvChecked(p, bytes, source, tag, comm, status);
         long token;
         int rc = Core.RecvStart(p, bytes, source, tag, comm, status, &token);
         HangReport.Describe("Recv", comm, source, tag);

@@ -48,7 +48,9 @@ internal static class Robustness
     {
         var a = new int[8];
         int n = c.Size;
-        // Each of these must throw before anything is sent or received.
+        // Each of these must throw before anything is sent or received.  Send and Recv reach the
+        // core's checked entries (send_checked, recv_checked), which trust these checks: without
+        // CheckDest, "dest = Size" fails here with MPI's own MPI_ERR_RANK.
         Check.Throws<ArgumentOutOfRangeException>(() => c.Send(a, n, 0), "dest = Size");
         Check.Throws<ArgumentOutOfRangeException>(() => c.Send(a, -7, 0), "dest negative");
         Check.Throws<ArgumentOutOfRangeException>(() => c.Send(a, Mpi.AnySource, 0), "dest AnySource");

@@ -85,6 +85,8 @@ static void test_before_init(void)
         mp_req_t r = MP_REQ_NULL;
         CHECK(mp_isend_checked(b, 1, 0, 0, MP_COMM_WORLD, MP_SEND_STANDARD, NULL, &r) == MP_ESTATE);
         CHECK(mp_irecv_checked(b, 1, 0, 0, MP_COMM_WORLD, NULL, &r) == MP_ESTATE && r == MP_REQ_NULL);
+        CHECK(mp_send_checked(b, 1, 0, 0, MP_COMM_WORLD, MP_SEND_STANDARD) == MP_ESTATE);
+        CHECK(mp_recv_checked(b, 1, 0, 0, MP_COMM_WORLD, NULL) == MP_ESTATE);
     }
     {
         mp_list_t l = NULL;
@@ -344,6 +346,29 @@ static void test_checked_entries(void)
     r[0] = MP_REQ_NULL;
     CHECK(mp_isend_checked(out, 4, 0, 0, -4, MP_SEND_STANDARD, NULL, &r[0]) == MP_EHANDLE && r[0] == MP_REQ_NULL);
     CHECK(mp_irecv_checked(in, 4, 0, 0, 4096 + 7, NULL, &r[0]) == MP_EHANDLE && r[0] == MP_REQ_NULL);
+    CHECK(mp_req_active() == 0);
+
+    /* The blocking ones (a send to itself completes once its receive is posted). */
+    memset(in, 0, sizeof in);
+    CHECK(mp_isend_checked(out, 16, 0, 5, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r[0]) == 0);
+    CHECK(mp_recv_checked(in, 16, MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, &st[0]) == 0);
+    CHECK(st[0].source == 0 && st[0].tag == 5 && st[0].bytes == 16 && in[0] == 5 && in[3] == 8);
+    CHECK(mp_req_wait(r[0], NULL) == 0);
+    CHECK(mp_irecv_checked(in, 8, 0, 6, MP_COMM_SELF, NULL, &r[0]) == 0);
+    CHECK(mp_send_checked(out + 2, 8, 0, 6, MP_COMM_SELF, MP_SEND_SYNC) == 0);
+    CHECK(mp_req_wait(r[0], &st[0]) == 0 && st[0].tag == 6 && st[0].bytes == 8 && in[0] == 7 && in[1] == 8);
+    /* Truncation is still MPI's to find, and reported. */
+    CHECK(mp_isend_checked(out, 16, 0, 7, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r[0]) == 0);
+    CHECK(mp_recv_checked(in, 8, 0, 7, MP_COMM_SELF, &st[0]) == MP_ETRUNCATE);
+    CHECK(mp_req_wait(r[0], NULL) == 0);
+    /* ProcNull: done at once, the receive with the empty status. */
+    CHECK(mp_send_checked(out, 16, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    st[0].bytes = 99;
+    CHECK(mp_recv_checked(in, 16, MP_PROC_NULL, MP_ANY_TAG, MP_COMM_SELF, &st[0]) == 0);
+    CHECK(st[0].source == MP_PROC_NULL && st[0].tag == MP_ANY_TAG && st[0].bytes == 0);
+    /* Handles the table does not hold. */
+    CHECK(mp_send_checked(out, 4, 0, 0, -4, MP_SEND_STANDARD) == MP_EHANDLE);
+    CHECK(mp_recv_checked(in, 4, 0, 0, 4096 + 7, NULL) == MP_EHANDLE);
     CHECK(mp_req_active() == 0);
 }
 

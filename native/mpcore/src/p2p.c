@@ -348,13 +348,15 @@ static int blocking_done(int rc, const char *call, const MPI_Status *st, mp_stat
     return 0;
 }
 
-int mp_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode)
+/* A blocking send (mp_send, mp_send_checked): every check, or for a caller that made them only
+ * send_args_as's; then MPI_Send or MPI_Ssend in the blocking bracket. */
+static MP_INLINE int send_as(int checked, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode)
 {
     const comm_entry_t *ce;
     mp_counts_t *k = mp_my_counts();
     int d = 0, rc;
     mp_count(&k->blocking_ops, 1);
-    if ((rc = send_args(buf, bytes, dest, tag, comm, mode, &ce, &d)))
+    if ((rc = send_args_as(checked, buf, bytes, dest, tag, comm, mode, &ce, &d)))
         return rc;
     count_p2p(k, bytes);
     if (MP_UNLIKELY(d == MPI_PROC_NULL))
@@ -371,14 +373,26 @@ int mp_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, i
     return blocking_done(rc, mode == MP_SEND_SYNC ? "MPI_Ssend" : "MPI_Send", NULL, NULL);
 }
 
-int mp_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)
+int mp_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode)
+{
+    return send_as(0, buf, bytes, dest, tag, comm, mode);
+}
+
+int mp_send_checked(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode)
+{
+    return send_as(1, buf, bytes, dest, tag, comm, mode);
+}
+
+/* A blocking receive (mp_recv, mp_recv_checked), as send_as: MPI_Recv in the blocking bracket. */
+static MP_INLINE int recv_as(int checked, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
+                             mp_status_t *status)
 {
     const comm_entry_t *ce;
     mp_counts_t *k = mp_my_counts();
     MPI_Status st;
     int s = 0, t = 0, rc;
     mp_count(&k->blocking_ops, 1);
-    if ((rc = recv_args(buf, bytes, source, tag, comm, &ce, &s, &t)))
+    if ((rc = recv_args_as(checked, buf, bytes, source, tag, comm, &ce, &s, &t)))
         return rc;
     count_p2p(k, bytes);
     if (MP_UNLIKELY(s == MPI_PROC_NULL)) {
@@ -395,6 +409,16 @@ int mp_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_st
     mp_blocking_enter();
     rc = pal_mpi.Recv(buf, (int)bytes, MPI_BYTE, s, t, ce->mpi, &st);
     return blocking_done(rc, "MPI_Recv", &st, status); /* truncation: MP_ETRUNCATE, the status unread */
+}
+
+int mp_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)
+{
+    return recv_as(0, buf, bytes, source, tag, comm, status);
+}
+
+int mp_recv_checked(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)
+{
+    return recv_as(1, buf, bytes, source, tag, comm, status);
 }
 
 /* Sendrecv as two requests, each waited for; the send completes even when the receive

@@ -199,6 +199,8 @@ internal struct CoreTable
     internal nint TokenWait;
     internal nint Send;
     internal nint Recv;
+    internal nint SendChecked;
+    internal nint RecvChecked;
     internal nint Sendrecv;
     internal nint Isend;
     internal nint Irecv;
@@ -307,7 +309,7 @@ internal struct CoreTable
     internal nint WinDetach;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 22;
+    internal const uint ExpectedAbiVersion = 23;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -373,6 +375,8 @@ internal struct CoreTable
         "BLOCKING int token_wait(mp_token_t token, mp_status_t *status)\n" +
         "BLOCKING int send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode)\n" +
         "BLOCKING int recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)\n" +
+        "BLOCKING int send_checked(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode)\n" +
+        "BLOCKING int recv_checked(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)\n" +
         "BLOCKING int sendrecv(const void *sendbuf, int64_t sendbytes, int dest, int sendtag, void *recvbuf, int64_t recvbytes, int source, int recvtag, mp_comm_t comm, mp_status_t *status)\n" +
         "FAST int isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj, mp_req_t *req)\n" +
         "FAST int irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)\n" +
@@ -613,6 +617,10 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, int, int, int> Send;
     /// <summary>BLOCKING: int mp_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, int, Status*, int> Recv;
+    /// <summary>BLOCKING: int mp_send_checked(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, int, int, int> SendChecked;
+    /// <summary>BLOCKING: int mp_recv_checked(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, int, Status*, int> RecvChecked;
     /// <summary>BLOCKING: int mp_sendrecv(const void *sendbuf, int64_t sendbytes, int dest, int sendtag, void *recvbuf, int64_t recvbytes, int source, int recvtag, mp_comm_t comm, mp_status_t *status)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, void*, long, int, int, int, Status*, int> Sendrecv;
     /// <summary>FAST: int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj, mp_req_t *req)</summary>
@@ -889,6 +897,8 @@ internal static unsafe partial class Core
         TokenWait = (delegate* unmanaged[Cdecl]<long, Status*, int>)t->TokenWait;
         Send = (delegate* unmanaged[Cdecl]<void*, long, int, int, int, int, int>)t->Send;
         Recv = (delegate* unmanaged[Cdecl]<void*, long, int, int, int, Status*, int>)t->Recv;
+        SendChecked = (delegate* unmanaged[Cdecl]<void*, long, int, int, int, int, int>)t->SendChecked;
+        RecvChecked = (delegate* unmanaged[Cdecl]<void*, long, int, int, int, Status*, int>)t->RecvChecked;
         Sendrecv = (delegate* unmanaged[Cdecl]<void*, long, int, int, void*, long, int, int, int, Status*, int>)t->Sendrecv;
         Isend = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int>)t->Isend;
         Irecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, void*, int*, int>)t->Irecv;
