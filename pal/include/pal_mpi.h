@@ -214,7 +214,14 @@ const char *pal_mpi_path(void);
 /* Which ABI a loaded library handle speaks. */
 int pal_mpi_detect_abi(void *lib);
 
-/* Whether an MPI library, by the text MPI_Get_library_version gives, makes MPI_Test
+/* The MPICH version named by "MPICH Version: X.Y..." in the text
+ * MPI_Get_library_version gives, as X * 100 + Y
+ * (4.0.2 -> 400), or 0 when it names none (Open MPI; Intel MPI and others that do
+ * not say their MPICH base). */
+int pal_mpi_mpich_version(const char *version);
+
+/* Whether an MPI library, by its ABI and the MPICH version its MPI_Get_library_version
+ * text names (pal_mpi_mpich_version, 0 for none), makes MPI_Test
  * poll the network before it looks at the request, so that testing an operation that
  * is already complete (an eager send, a receive whose message had arrived) costs a
  * whole progress poll: MPICH before 4.2 (MPIR_Test_state, fixed by pmodels/mpich PR
@@ -223,12 +230,7 @@ int pal_mpi_detect_abi(void *lib);
  * PAL_ABI_*.  mpcore then tests with MPI_Request_get_status, which polls only while
  * the operation is pending, and completes a finished one with MPI_Wait, which does
  * not poll (mp_mpi_test_done_first). */
-int pal_mpi_test_polls_when_done(int abi, const char *version);
-
-/* The MPICH version named by "MPICH Version: X.Y..." in that text, as X * 100 + Y
- * (4.0.2 -> 400), or 0 when it names none (Open MPI; Intel MPI and others that do
- * not say their MPICH base). */
-int pal_mpi_mpich_version(const char *version);
+int pal_mpi_test_polls_when_done(int abi, int mpich_version);
 
 /* A phrase naming an ABI, for messages. */
 const char *pal_mpi_abi_name(int abi);

@@ -56,11 +56,10 @@ int pal_mpi_mpich_version(const char *version)
     return (int)major * 100 + (minor >= 0 && minor < 100 ? (int)minor : 0);
 }
 
-int pal_mpi_test_polls_when_done(int abi, const char *version)
+int pal_mpi_test_polls_when_done(int abi, int mpich_version)
 {
-    int mpich = pal_mpi_mpich_version(version);
-    /* An MPICH-ABI library that does not name its MPICH version: assume an older base. */
-    return abi == PAL_ABI_MPICH && (mpich == 0 || mpich < 402);
+    /* An MPICH-ABI library that does not name its MPICH version (0): assume an older base. */
+    return abi == PAL_ABI_MPICH && mpich_version < 402;
 }
 
 int pal_mpi_detect_abi(void *lib)
@@ -197,7 +196,7 @@ static int bind_library(void *lib, const char *name, char *err, int cap)
             len = 0;
         version[len > MPI_MAX_LIBRARY_VERSION_STRING ? MPI_MAX_LIBRARY_VERSION_STRING : len] = '\0';
         t.mpich_version = pal_mpi_mpich_version(version);
-        t.test_polls_when_done = pal_mpi_test_polls_when_done(abi, version);
+        t.test_polls_when_done = pal_mpi_test_polls_when_done(abi, t.mpich_version);
     }
     pal_mpi = t;
     if (pal_dl_path(lib, "MPI_Init_thread", g_path, (int)sizeof g_path) != 0)

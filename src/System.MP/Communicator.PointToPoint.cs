@@ -625,9 +625,12 @@ public unsafe partial class Communicator
     // One blocking call (mp_send_checked/mp_recv_checked: MPI_Send or MPI_Recv in preemptive
     // mode, the buffer pinned by the caller's fixed), unless hang reports are on: they need the
     // two steps (a fast post, then polls and a wait that HangReport can time and describe).
-    // Every caller has checked the communicator, rank, tag and slice (scenario robustness
+    // Every caller has checked the communicator, rank, tag and slice (scenario bad-args
     // proves each refused here), so the core's checked entries only look at the handle's
     // place in its table and MPI's state, as isend_checked does for the nonblocking posts.
+    // Both are inlined, so their P/Invoke is too; the JIT inlines a P/Invoke only outside
+    // exception regions (inside, it calls an IL stub: ~40 instructions more), so a caller
+    // inside a try calls them through a method of its own (PayloadChannel.ReceiveFirst).
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static unsafe void SendCore(void* p, long bytes, int dest, int tag, int comm, int mode)

@@ -1,4 +1,5 @@
 using System.MP.Interop;
+using System.Runtime.CompilerServices;
 
 namespace System.MP;
 
@@ -92,8 +93,11 @@ public sealed unsafe class Message
     /// <summary>
     /// Receives a matched message into <paramref name="bytes"/> bytes at <paramref name="p"/>
     /// (MPI_Mrecv): one blocking call, or with hang reports on two steps (a fast post, then
-    /// polls and a wait that HangReport can time).
+    /// polls and a wait that HangReport can time).  Never inlined: the object transport calls
+    /// it inside exception regions, where the JIT would call the P/Invoke through an IL stub
+    /// (see Communicator.SendCore).
     /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
     internal static Status Receive(void* p, long bytes, long handle)
     {
         Status status;
