@@ -193,6 +193,9 @@ typedef struct pal_mpi {
     int test_polls_when_done;
     /* The MPICH version the library names (pal_mpi_mpich_version: 400 for 4.0.x), or 0. */
     int mpich_version;
+    /* 1 when MPI_Waitall may wait forever for a request that had already completed with an
+     * error (see pal_mpi_waitall_hangs_on_failed); mpcore then waits for each request in turn. */
+    int waitall_hangs_on_failed;
 } pal_mpi_t;
 
 /* The loaded library's functions; all NULL before pal_mpi_load succeeds. */
@@ -231,6 +234,14 @@ int pal_mpi_mpich_version(const char *version);
  * the operation is pending, and completes a finished one with MPI_Wait, which does
  * not poll (mp_mpi_test_done_first). */
 int pal_mpi_test_polls_when_done(int abi, int mpich_version);
+
+/* Whether the library's MPI_Waitall can wait forever for a set holding a request that
+ * completed with an error before the call (a receive truncated at its post, when its message
+ * had arrived): Open MPI 4.1.4 at a thread level above MPI_THREAD_SINGLE, while MPI_Wait,
+ * MPI_Testall, MPI_Waitany and MPI_Waitsome report the error (tests/native error_paths,
+ * and in plain C).  Open MPI 5 was not measured here, so every Open MPI is assumed to.
+ * abi is PAL_ABI_*. */
+int pal_mpi_waitall_hangs_on_failed(int abi);
 
 /* A phrase naming an ABI, for messages. */
 const char *pal_mpi_abi_name(int abi);

@@ -62,6 +62,11 @@ int pal_mpi_test_polls_when_done(int abi, int mpich_version)
     return abi == PAL_ABI_MPICH && mpich_version < 402;
 }
 
+int pal_mpi_waitall_hangs_on_failed(int abi)
+{
+    return abi == PAL_ABI_OPENMPI;
+}
+
 int pal_mpi_detect_abi(void *lib)
 {
     if (pal_dl_sym(lib, "ompi_mpi_comm_self"))
@@ -197,6 +202,7 @@ static int bind_library(void *lib, const char *name, char *err, int cap)
         version[len > MPI_MAX_LIBRARY_VERSION_STRING ? MPI_MAX_LIBRARY_VERSION_STRING : len] = '\0';
         t.mpich_version = pal_mpi_mpich_version(version);
         t.test_polls_when_done = pal_mpi_test_polls_when_done(abi, t.mpich_version);
+        t.waitall_hangs_on_failed = pal_mpi_waitall_hangs_on_failed(abi);
     }
     pal_mpi = t;
     if (pal_dl_path(lib, "MPI_Init_thread", g_path, (int)sizeof g_path) != 0)

@@ -1239,7 +1239,8 @@ public unsafe partial class Communicator
                 throw new ArgumentException(SR.Format(SR.NegativeEntry, countsName, i, counts[i]), countsName);
             if (displ < 0)
                 throw new ArgumentException(SR.Format(SR.NegativeEntry, displsName, i, displ), displsName);
-            if (displ + (long)counts[i] * scale > length)
+            // Compared without a sum: a byte displacement near long.MaxValue would wrap it below the length.
+            if (displ > length || (long)counts[i] * scale > length - displ)
                 throw new ArgumentException(SR.Format(SR.BlockPastEnd, i, countsName, counts[i], displ, bufferName, length), displsName);
         }
         if (!noOverlap)

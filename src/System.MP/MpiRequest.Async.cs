@@ -161,6 +161,7 @@ public abstract partial class MpiRequest
                 ThrowHelper.ThrowNullRequest(i);
             if (!seen.TryAdd(requests[i], i))
                 ThrowHelper.ThrowRepeatedRequest(seen[requests[i]], i);
+            _ = requests[i].SetEntry(); // a disposed request throws here, before any other entry is polled or awaited
         }
         // Progress on the caller over the whole set: CallerPolls tests in all, one per
         // unfinished request a round; what is left goes to the engine.

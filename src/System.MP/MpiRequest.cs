@@ -237,7 +237,7 @@ public abstract unsafe partial class MpiRequest : IDisposable
         for (int i = 0; i < requests.Length; i++)
         {
             if (handles[i] == CoreConst.ReqNull)
-                statuses[i] = requests[i].IdleStatus();
+                statuses[i] = IdleStatus(requests[i], ref error);
             else
                 requests[i].CompletedInSet(rc, handles[i], statuses[i]);
         }
@@ -247,6 +247,24 @@ public abstract unsafe partial class MpiRequest : IDisposable
             throw error;
     }
 
+    /// <summary>
+    /// The status of a request that completed before the set: an object request that failed then
+    /// gives its error, which is kept (the first one) and thrown only once every other request of
+    /// the set has finished, so that none of them is left completed in the core but not here.
+    /// </summary>
+    private static Status IdleStatus(MpiRequest request, ref Exception? error)
+    {
+        try
+        {
+            return request.IdleStatus();
+        }
+        catch (Exception e) when (e is MpiException or TransportException)
+        {
+            error ??= e;
+            return EmptyStatus;
+        }
+    }
+
     /// <summary>A set with object requests: every pending one is tested in turn until all completed; the first error is thrown then.</summary>
     private static void PollAll(ReadOnlySpan<MpiRequest> requests, Span<int> handles, Span<Status> statuses)
     {
@@ -254,7 +272,7 @@ public abstract unsafe partial class MpiRequest : IDisposable
         for (int i = 0; i < requests.Length; i++)
         {
             if (handles[i] == CoreConst.ReqNull)
-                statuses[i] = requests[i].IdleStatus();
+                statuses[i] = IdleStatus(requests[i], ref error);
         }
         for (int left = Pending(handles); left > 0;)
         {

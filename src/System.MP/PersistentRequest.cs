@@ -42,7 +42,7 @@ public unsafe class PersistentRequest : MpiRequest
 
     private int _handle;
     private readonly Array? _buffer;     // point-to-point: the array (kept alive by the request)
-    private readonly int _byteOffset;
+    private readonly long _byteOffset; // long: an offset into an array above 2 GiB
     private readonly bool _registers;    // motor: the array is registered at each start
     private readonly bool _pins;         // dotnet: the array is pinned at each start
     private protected Side _send, _recv; // collectives and staged partitioned requests
@@ -50,7 +50,7 @@ public unsafe class PersistentRequest : MpiRequest
     private BufferHold? _pin;
     private Status _status;
 
-    private protected PersistentRequest(int handle, Array? buffer, int byteOffset, long bytes)
+    private protected PersistentRequest(int handle, Array? buffer, long byteOffset, long bytes)
     {
         _handle = handle;
         _buffer = buffer;
@@ -81,7 +81,7 @@ public unsafe class PersistentRequest : MpiRequest
                          : Core.SendInit(p + offset, bytes, peer, tag, comm, mode, &req);
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
-        return new PersistentRequest(req, buffer, offset * sizeof(T), bytes);
+        return new PersistentRequest(req, buffer, (long)offset * sizeof(T), bytes);
     }
 
     /// <summary>
@@ -329,8 +329,14 @@ public unsafe class PersistentRequest : MpiRequest
 
     internal override Status IdleStatus() => EmptyStatus;
 
-    // The set was checked first, so an error is an operation's own (after all completed).
-    internal override void CompletedInSet(int rc, int handle, in Status status) => Completed(status);
+    // The set was checked first, so an error is an operation's own.  An instance the failed set
+    // left pending (MPI_ERR_PENDING: MPICH's MPI_Waitall stops at the first failed operation) is
+    // still active in MPI and the core: it stays active here, for a later Wait or Test.
+    internal override void CompletedInSet(int rc, int handle, in Status status)
+    {
+        if (status.ErrorCode != CoreError.Pending)
+            Completed(status);
+    }
 
     internal override Status FinishAlone(int rc, in Status status) => Finish(rc, status);
 

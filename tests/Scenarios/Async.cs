@@ -252,6 +252,24 @@ internal static class Async
         Check.Throws<ArgumentException>(() => Request.WhenAll(a, a), "a request twice in WhenAll");
         Check.Throws<ArgumentNullException>(() => Request.WhenAll(a, null!), "a null request");
         Check.Throws<ArgumentException>(() => Request.WhenAny(), "WhenAny of nothing");
+        // A disposed entry is refused before any entry is polled or handed to the engine: with no
+        // caller polls, `a` went to the engine before the disposed one behind it was found.
+        Request gone = c.IRecv(new int[1], peer, 20);
+        gone.Cancel();
+        gone.Wait();
+        gone.Dispose();
+        int savedPolls = AsyncProgress.CallerPolls, pendingBefore = AsyncProgress.Pending;
+        AsyncProgress.CallerPolls = 0;
+        try
+        {
+            Check.Throws<ObjectDisposedException>(() => Request.WhenAll(a, gone), "a disposed request in WhenAll");
+            Check.Throws<ObjectDisposedException>(() => Request.WhenAny(a, gone), "a disposed request in WhenAny");
+        }
+        finally
+        {
+            AsyncProgress.CallerPolls = savedPolls;
+        }
+        Check.Equal(pendingBefore, AsyncProgress.Pending, "nothing of the refused sets was handed to the engine");
         Task<Status> first = a.WaitAsync();
         Check.True(ReferenceEquals(first, a.WaitAsync()), "awaiting again gives the same task");
         using var cts = new CancellationTokenSource();

@@ -22,6 +22,7 @@ internal static class Mpi4
         s[Scenario.Mpi4SpawnInfoChild] = SpawnInfoChild;
         s[Scenario.Mpi4SpawnMultiple] = SpawnMultiple;
         s[Scenario.Mpi4SpawnMultipleChild] = SpawnMultipleChild;
+        s[Scenario.Mpi4LargeCount] = LargeCount;
     }
 
     /// <summary>MPICH 4 has every MPI-4 call used here; Open MPI 4.1 none.</summary>
@@ -41,6 +42,68 @@ internal static class Mpi4
         {
             Check.True(e.Message.Contains("Open MPI", StringComparison.Ordinal) && e.Message.Contains(function, StringComparison.Ordinal),
                        $"{what}: the message names the library and {function}: {e.Message}");
+        }
+    }
+
+    // ---- large counts ----
+
+    // Messages above int.MaxValue bytes go by MPI-4's large-count functions (MPI_Isend_c and
+    // the like).  MPICH 4 has them: 2 GiB + 8 bytes travel whole by Send/Recv and by SendRecv
+    // (rank 0 to rank 1; one array on each rank, only rank 1's written whole).  Open MPI 4.1
+    // lacks them: Send, Recv and a SendRecv on both ranks at once are refused with a specific
+    // error before anything is posted (a SendRecv posted its receive, then found its send
+    // refused, and both ranks waited for each other), and the next exchange on the same tag
+    // gets exactly its own messages.
+    private static void LargeCount(Communicator c)
+    {
+        const int N = (1 << 28) + 1; // longs: 2^31 + 8 bytes
+        int peer = 1 - c.Rank;
+        var big = new long[N];
+        if (!Expected)
+        {
+            Refused("Send", () => c.Send(big, peer, 40));
+            Refused("Recv", () => c.Recv(big, peer, 40));
+            Refused("SendRecv with the large send", () => c.SendRecv(big, peer, 41, new long[1], peer, 41));
+            Refused("SendRecv with the large receive", () => c.SendRecv(new long[1], peer, 41, big, peer, 41));
+            var got = new long[1];
+            c.SendRecv(new long[] { 100 + c.Rank }, peer, 41, got, peer, 41);
+            Check.Equal(100L + peer, got[0], "the exchange after the refusals: nothing was left posted");
+            return;
+        }
+        for (int round = 0; round < 2; round++)
+        {
+            if (c.Rank == 0)
+            {
+                big[0] = 1 + round;
+                big[N / 2] = 2 + round;
+                big[N - 1] = 3 + round;
+                if (round == 0)
+                    c.Send(big, peer, 42);
+                else
+                    c.SendRecv(big, peer, 42, new long[1], peer, 43);
+            }
+            else
+            {
+                Status st = round == 0 ? c.Recv(big, peer, 42) : c.SendRecv(new long[] { 7 }, peer, 43, big, peer, 42);
+                Check.Equal((long)N * sizeof(long), st.ByteCount, "the whole message's byte count");
+                Check.True(big[0] == 1 + round && big[N / 2] == 2 + round && big[N - 1] == 3 + round,
+                           $"round {round}: first, middle and last elements ({big[0]}, {big[N / 2]}, {big[N - 1]})");
+            }
+        }
+        c.Barrier();
+    }
+
+    /// <summary>The call throws ArgumentOutOfRangeException saying that the library lacks MPI-4's large-count functions.</summary>
+    private static void Refused(string what, Action call)
+    {
+        try
+        {
+            call();
+            Check.True(false, $"{what}: no exception, expected the large-count refusal");
+        }
+        catch (ArgumentOutOfRangeException e)
+        {
+            Check.True(e.Message.Contains("large-count", StringComparison.Ordinal), $"{what}: the message says why: {e.Message}");
         }
     }
 

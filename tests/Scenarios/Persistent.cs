@@ -276,7 +276,43 @@ internal static class Persistent
         Check.Equal(2, trunc.Wait().GetCount<int>(), "the request is usable after a truncation");
         Check.Sequence<int>([8, 9], small, "data of the instance after the truncation");
 
-        foreach (PersistentRequest r in new[] { never, send, trunc })
+        // A failed WaitAll: MPICH's MPI_Waitall stops at the first failed operation and leaves the
+        // rest pending (MPI_ERR_PENDING); those stay active, complete by a later Wait and start again.
+        var two = new int[2];
+        var four = new int[4];
+        PersistentRequest r1 = c.RecvInit(two, peer, 32), r2 = c.RecvInit(four, peer, 33);
+        PersistentRequest.StartAll(r1, r2);
+        c.Send(new[] { 1, 2, 3 }, peer, 32);
+        c.Send(new[] { 4, 5, 6, 7 }, peer, 33);
+        Check.Throws<MessageTruncatedException>(() => PersistentRequest.WaitAll(r1, r2), "a truncated instance in WaitAll");
+        Check.True(!r1.IsActive, "the truncated instance is complete");
+        if (r2.IsActive)
+            r2.Wait();
+        Check.Sequence<int>([4, 5, 6, 7], four, "the other instance of the failed set");
+        PersistentRequest.StartAll(r1, r2);
+        c.Send(new[] { 8, 9 }, peer, 32);
+        c.Send(new[] { 10, 11, 12, 13 }, peer, 33);
+        PersistentRequest.WaitAll(r1, r2);
+        Check.Sequence<int>([8, 9], two, "both start again after the failed set");
+        Check.Sequence<int>([10, 11, 12, 13], four, "both start again after the failed set (second)");
+
+        // An element offset whose byte offset is above int.MaxValue (it wrapped: each Start moved the
+        // receive 2 GiB before the array).  The array is 2.4 GB of address space, one page touched.
+        const int Far = 300_000_000;
+        var big = new long[Far + 1];
+        using (PersistentRequest far = c.RecvInit(big, Far, 1, peer, 34))
+        {
+            for (long round = 0; round < 2; round++)
+            {
+                far.Start();
+                c.Send(new[] { 41 + round }, peer, 34);
+                far.Wait();
+                Check.Equal(41 + round, big[Far], "a receive at element 300,000,000");
+            }
+        }
+        Check.True(big[0] == 0 && big[Far - 1] == 0, "nothing else of the array written");
+
+        foreach (PersistentRequest r in new[] { never, send, trunc, r1, r2 })
             r.Dispose();
         send.Dispose(); // twice: nothing
         Check.Throws<ObjectDisposedException>(send.Start, "Start after Dispose");

@@ -180,5 +180,45 @@ internal static class RequestPath
         Check.True(last.IsCompleted, "the truncated receive is complete");
         last.Dispose();
         Check.Throws<ObjectDisposedException>(() => MpiRequest.WaitAll(pending, last), "a disposed request in a set");
+
+        // An object request that failed before the set (a malformed payload) throws its error from
+        // the set only after the others finished: none is left completed in the core but not here.
+        ObjectRequest<int[]> broken = c.OIRecv<int[]>(prev, 83);
+        c.Send(new byte[] { 1, 2, 3 }, next, 83); // not an object payload
+        Check.Throws<TransportException>(() => broken.Wait(), "a malformed payload");
+        var after = new int[1];
+        Request plain = c.IRecv(after, prev, 84);
+        using (c.ISend(new[] { 9 }, next, 84))
+            Check.Throws<TransportException>(() => MpiRequest.WaitAll(broken, plain), "the set throws the failed object request's error");
+        Check.True(plain.IsCompleted && after[0] == 9, "the buffer receive of that set completed");
+        plain.Dispose();
+        ObjectRequest<string> okObj = c.OIRecv<string>(prev, 85);
+        using (c.OISend("fine", next, 85))
+            Check.Throws<TransportException>(() => MpiRequest.WaitAll(broken, okObj), "the object-set path throws it too");
+        Check.True(okObj.IsCompleted && okObj.Result == "fine", "the object receive of that set completed first");
+
+        // A receive truncated at its post (its message had arrived, Probe says so): WaitAll of a
+        // set and of a request list report it.  Open MPI 4.1's MPI_Waitall waited forever for
+        // such a set above MPI_THREAD_SINGLE; the core waits for each request there instead.
+        for (int form = 0; form < 2; form++)
+        {
+            using Request early = c.ISend(new[] { 1, 2, 3 }, next, 86);
+            c.Probe(prev, 86);
+            var cell = new int[1];
+            if (form == 0)
+            {
+                Request tooSmall = c.IRecv(cell, prev, 86);
+                Check.Throws<MessageTruncatedException>(() => Request.WaitAll(tooSmall, early), "a set with a receive truncated at its post");
+                Check.True(tooSmall.IsCompleted && early.IsCompleted, "both requests of that set completed");
+            }
+            else
+            {
+                using var list = new RequestList(2);
+                c.IRecv(cell, prev, 86, list);
+                Check.Throws<MessageTruncatedException>(() => list.WaitAll(), "a request list with a receive truncated at its post");
+                early.Wait();
+            }
+            c.Barrier();
+        }
     }
 }

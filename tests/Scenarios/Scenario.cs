@@ -148,6 +148,7 @@ public enum Scenario
     Mpi4SpawnInfoChild,
     Mpi4SpawnMultiple,
     Mpi4SpawnMultipleChild,
+    Mpi4LargeCount,
 
     // Awaitable requests and thread level Multiple (Async.cs)
     AsyncAwait,

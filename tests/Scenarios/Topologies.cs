@@ -411,6 +411,9 @@ internal static class Topologies
         Check.Throws<ArgumentException>(() => d.INeighborAlltoallv(new int[4], [1], [0], new int[4], [1], [4]), "nonblocking: receive block past the end");
         Check.Throws<ArgumentException>(() => d.NeighborAlltoallw(new int[4], [4], [4L], new int[4], [1], [0L]), "alltoallw block past the end in bytes");
         Check.Throws<ArgumentException>(() => d.NeighborAlltoallw(new int[4], [1], [0L, 4L], new int[4], [1], [0L]), "alltoallw displacements for two destinations");
+        // A byte displacement whose sum with the block would wrap past long.MaxValue (it reached MPI, which wrote far outside the array).
+        Check.Throws<ArgumentException>(() => d.NeighborAlltoallw(new int[4], [1], [0L], new int[4], [1], [long.MaxValue - 2]), "alltoallw receive displacement near long.MaxValue");
+        Check.Throws<ArgumentException>(() => d.INeighborAlltoallw(new int[4], [1], [long.MaxValue - 2], new int[4], [1], [0L]), "nonblocking alltoallw send displacement near long.MaxValue");
         Check.Throws<ArgumentNullException>(() => d.NeighborAllgather<int>(null!, new int[1]), "null send");
         Check.Throws<ArgumentException>(() => d.NeighborAlltoallvInit(new int[1], [1], [0], new int[1], [2], [0]), "persistent: receive block past the end");
         Check.Equal(before, Mpi.GetStatistics().CollectiveOperations, "no collective reached the core");

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <threads.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -728,6 +729,140 @@ static void test_persistent(void)
     CHECK(k1.persistent_open == k0.persistent_open && mp_req_active() == active);
 }
 
+/* Error paths a C caller reaches (found by review; each was wrong before): owner calls on an
+ * orphaned handle, NULL outputs refused before anything is posted, waitany without a status,
+ * a sendrecv whose one half the library cannot post, persistent collectives checked at init
+ * (on MPICH 4.0 too) and their unused count arrays never read, counters of refused calls, and
+ * a set with two failures recorded once. */
+static void test_error_paths(void)
+{
+    int32_t out[4] = { 1, 2, 3, 4 }, in[4] = { 0 };
+    mp_req_t r = MP_REQ_NULL, rs[2];
+    mp_status_t st, sts[2];
+    mp_stats_t k0, k1;
+    mp_token_t t;
+    int active = mp_req_active(), rc;
+
+    /* An orphaned request belongs to the core: its owner's calls are refused, and the sweep
+     * frees it (the orphan count back to where it was) once its message came. */
+    mp_stats(&k0);
+    CHECK(mp_irecv(in, 16, 0, 20, MP_COMM_SELF, NULL, &r) == 0 && mp_req_orphan(r) == 0);
+    CHECK(mp_req_test(r, &st) == MP_EHANDLE && last_error_mentions("given up"));
+    CHECK(mp_req_wait(r, &st) == MP_EHANDLE && mp_req_cancel(r) == MP_EHANDLE && mp_req_free(r) == MP_EHANDLE);
+    CHECK(mp_req_waitall(1, &r, &st) == MP_EHANDLE && mp_req_testall(1, &r, &st) == MP_EHANDLE);
+    CHECK(mp_req_waitany(1, &r, &st) == MP_EHANDLE && mp_req_orphan(r) == MP_EHANDLE);
+    CHECK(mp_req_live(r)); /* still the core's, until it completes */
+    CHECK(mp_send(out, 16, 0, 20, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    CHECK(mp_req_sweep() == 0 && !mp_req_live(r) && in[3] == 4);
+    mp_stats(&k1);
+    CHECK(k1.orphans == k0.orphans && mp_req_active() == active);
+
+    /* NULL outputs: refused before anything is posted (no message left, no request made). */
+    CHECK(mp_isend(out, 16, 0, 21, MP_COMM_SELF, MP_SEND_STANDARD, NULL, NULL) == MP_EINVAL && last_error_mentions("request output"));
+    CHECK(mp_irecv(in, 16, 0, 21, MP_COMM_SELF, NULL, NULL) == MP_EINVAL);
+    CHECK(mp_send_start(out, 16, 0, 21, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_EINVAL && last_error_mentions("token output"));
+    CHECK(mp_recv_start(in, 16, 0, 21, MP_COMM_SELF, &st, NULL) == MP_EINVAL);
+    {
+        mp_coll_t c = { .kind = MP_COLL_BARRIER };
+        CHECK(mp_coll_post(MP_COMM_SELF, &c, NULL, NULL, NULL) == MP_EINVAL);
+    }
+    CHECK(mp_iprobe(0, 21, MP_COMM_SELF, &st) == 0 && mp_req_active() == active);
+
+    /* waitany reports the completed operation's own result in its status: none, no wait (the
+     * truncated receive stays for the next call).  Messages to itself are sent before their
+     * receives here: Open MPI 4.1 reports no truncation of one whose receive came first. */
+    CHECK(mp_isend(out, 16, 0, 22, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &rs[1]) == 0);
+    CHECK(mp_irecv(in, 8, 0, 22, MP_COMM_SELF, NULL, &rs[0]) == 0);
+    CHECK(mp_req_waitany(1, rs, NULL) == MP_EINVAL && last_error_mentions("status output"));
+    CHECK(mp_req_waitany(1, rs, &st) == 0 && st.error == MP_ETRUNCATE);
+    CHECK(mp_req_wait(rs[1], NULL) == 0);
+
+    /* A sendrecv whose receive the library cannot post (above INT_MAX bytes without MPI-4's
+     * large-count functions: Open MPI 4.1) posts neither half: its message to itself is not left
+     * behind.  Where the library has them (MPICH 4), the 16 bytes arrive in the large buffer,
+     * of which MPI touches only those. */
+    {
+        const int64_t huge = (int64_t)3 << 30;
+        char *big = mmap(NULL, (size_t)huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        CHECK(big != MAP_FAILED); /* address space only */
+        rc = mp_sendrecv(out, 16, 0, 23, big, huge, 0, 23, MP_COMM_SELF, &st);
+        if (!pal_mpi.Irecv_c) {
+            CHECK(rc == MP_ECOUNT && last_error_mentions("large-count"));
+            CHECK(mp_iprobe(0, 23, MP_COMM_SELF, &st) == 0); /* no message left behind */
+        } else {
+            CHECK(rc == 0 && st.bytes == 16 && memcmp(big, out, 16) == 0);
+        }
+        munmap(big, (size_t)huge);
+    }
+
+    /* Persistent collectives: every argument checked at init, also where each start posts the
+     * nonblocking form (MPICH 4.0's gather, scatter, allgather), and the count arrays a kind does
+     * not read are never read (here pointers to nothing). */
+    {
+        int64_t stage_bytes[2] = { 16, 16 };
+        void *stages[2] = { NULL, NULL };
+        const int32_t *nowhere = (const int32_t *)(uintptr_t)8;
+        mp_coll_t g = { .kind = MP_COLL_GATHER, .root = 99, .dtype = MP_DT_INT32, .elem_size = 4, .count = 4 };
+        mp_coll_t b = { .kind = MP_COLL_BCAST, .root = 0, .dtype = MP_DT_INT32, .elem_size = 4, .count = 4,
+                        .sendcounts = nowhere, .sdispls = nowhere, .recvcounts = nowhere, .rdispls = nowhere };
+        rc = mp_coll_init(MP_COMM_SELF, &g, stage_bytes, stages, &r);
+        CHECK(pal_mpi.Gather_init ? rc == MP_EROOT && last_error_mentions("root 99") : rc == MP_ENOTSUP);
+        g.root = 0;
+        g.elem_size = 3; /* not an int32's */
+        CHECK(mp_coll_init(MP_COMM_SELF, &g, stage_bytes, stages, &r) == (pal_mpi.Gather_init ? MP_EINVAL : MP_ENOTSUP));
+        rc = mp_coll_init(MP_COMM_SELF, &b, stage_bytes, stages, &r);
+        if (!pal_mpi.Bcast_init) {
+            CHECK(rc == MP_ENOTSUP);
+        } else {
+            CHECK(rc == 0);
+            memcpy(stages[1], out, 16);
+            CHECK(mp_req_start(r, NULL, NULL) == 0 && mp_req_wait(r, NULL) == 0 && mp_req_free(r) == 0);
+        }
+    }
+
+    /* Counters count accepted operations only. */
+    mp_stats(&k0);
+    CHECK(mp_send(out, 16, 1, 24, MP_COMM_SELF, MP_SEND_STANDARD) == MP_ERANK);
+    CHECK(mp_recv(in, 16, 0, -7, MP_COMM_SELF, &st) == MP_ETAG);
+    CHECK(mp_send_start(out, -1, 0, 24, MP_COMM_SELF, MP_SEND_STANDARD, &t) == MP_ECOUNT);
+    CHECK(mp_sendrecv(out, 16, 1, 24, in, 16, 0, 24, MP_COMM_SELF, &st) == MP_ERANK);
+    mp_stats(&k1);
+    CHECK(k1.blocking_ops == k0.blocking_ops && k1.p2p_ops == k0.p2p_ops);
+
+    /* A truncated persistent receive completed by testall: reported (Open MPI 4.1.4's
+     * MPI_Testall returned MPI_SUCCESS there, the error only in the status). */
+    {
+        mp_req_t sreq;
+        void *buf = in;
+        int started = 0;
+        CHECK(mp_recv_init(in, 8, 0, 27, MP_COMM_SELF, &r) == 0);
+        CHECK(mp_isend(out, 16, 0, 27, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &sreq) == 0);
+        CHECK(mp_req_startall(1, &r, &buf, NULL, &started) == 0 && started == 1);
+        while ((rc = mp_req_testall(1, &r, &st)) == 0) {
+        }
+        CHECK(rc == MP_ETRUNCATE && st.error == MP_ETRUNCATE);
+        CHECK(mp_req_wait(sreq, NULL) == 0 && mp_req_free(r) == 0);
+    }
+
+    /* Two failed operations in one set: the call returns the first, its text is the last error,
+     * and the failing call counts once. */
+    {
+        mp_req_t ss[2];
+        CHECK(mp_isend(out, 8, 0, 25, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &ss[0]) == 0);
+        CHECK(mp_isend(out, 12, 0, 26, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &ss[1]) == 0);
+        CHECK(mp_irecv(in, 4, 0, 25, MP_COMM_SELF, NULL, &rs[0]) == 0 && mp_irecv(in + 2, 4, 0, 26, MP_COMM_SELF, NULL, &rs[1]) == 0);
+        CHECK(mp_req_waitall(2, ss, NULL) == 0);
+    }
+    mp_stats(&k0);
+    CHECK(mp_req_waitall(2, rs, sts) == MP_ETRUNCATE && sts[0].error == MP_ETRUNCATE);
+    mp_stats(&k1);
+    CHECK(k1.mpi_errors == k0.mpi_errors + 1);
+    /* MPICH's MPI_Waitall stops at the first failure: the other is left pending (MP_EPENDING),
+     * active, for a later wait; Open MPI completes both. */
+    CHECK(sts[1].error == MP_ETRUNCATE || (sts[1].error == MP_EPENDING && mp_req_wait(rs[1], &st) == MP_ETRUNCATE));
+    CHECK(mp_req_active() == active);
+}
+
 /* Files on MPI_COMM_SELF: the amodes MPI itself refuses come back as MP_EMPI
  * with MPI_ERR_AMODE (System.MP refuses them before the core), argument
  * checks, a view of 8-byte etypes and a nonblocking write tracked as a request. */
@@ -1146,6 +1281,7 @@ static const struct group {
     { "persistent", test_persistent, 1 },
     { "topologies", test_topologies, 1 },
     { "files", test_files, 1 },
+    { "error_paths", test_error_paths, 1 },
     { "after_finalize", test_after_finalize, 1 },
 };
 

@@ -279,19 +279,91 @@ static int check_counts(const char *what, const int32_t *counts, const int32_t *
     return 0;
 }
 
-/* Runs the blocking form (r == NULL), posts the nonblocking one (*r) or,
- * persistent, makes the persistent one (*r; its starts are counted). */
-static int run(const comm_entry_t *ce, const mp_coll_t *c, MPI_Request *r, int persistent)
+/* A collective's arguments in MPI's terms, once coll_check accepted them. */
+typedef struct coll_args {
+    dtype_info_t d;
+    MPI_Op op;
+    int root;    /* MPI's: MPI_ROOT and MPI_PROC_NULL translated on intercommunicators */
+    int at_root; /* this rank is the root (its counts and displacements are read) */
+} coll_args_t;
+
+/* Which count and displacement arrays a kind reads, at this rank (MPI-4.0 chapter 6): the send
+ * side's (sendcounts, sdispls), the receive side's (recvcounts, rdispls), and reduce_scatter's
+ * counts alone (recvcounts, over the local group). */
+enum { USES_SEND = 1, USES_RECV = 2, USES_RECVCOUNTS = 4 };
+static int count_arrays(int kind, int at_root)
 {
-    dtype_info_t d = { MPI_DATATYPE_NULL, 0, 0 };
-    MPI_Op op = MPI_OP_NULL;
-    MPI_Comm m = ce->mpi;
-    int rc, n, root = c->root;
-    int at_root = ce->is_inter ? root == MP_ROOT : ce->rank == root;
-    const void *sb = c->sendbuf;
-    void *rb = c->recvbuf;
+    switch (kind) {
+    case MP_COLL_GATHERV: return at_root ? USES_RECV : 0;
+    case MP_COLL_SCATTERV: return at_root ? USES_SEND : 0;
+    case MP_COLL_ALLGATHERV: return USES_RECV;
+    case MP_COLL_ALLTOALLV: return USES_SEND | USES_RECV;
+    case MP_COLL_REDUCE_SCATTER: return USES_RECVCOUNTS;
+    default: return 0;
+    }
+}
+
+/* Every check of a collective's arguments, before anything is posted: kind, root, count,
+ * element type, operation, and the count and displacement arrays the kind reads here. */
+static int coll_check(const comm_entry_t *ce, const mp_coll_t *c, coll_args_t *a)
+{
+    int rc, uses;
+    a->d = (dtype_info_t){ MPI_DATATYPE_NULL, 0, 0 };
+    a->op = MPI_OP_NULL;
+    a->root = c->root;
     if (c->kind < 0 || c->kind >= MP_COLL_KIND_COUNT)
         return mp_fail(MP_EINVAL, "collective kind %d is not an MP_COLL_* value", c->kind);
+    a->at_root = ce->is_inter ? c->root == MP_ROOT : ce->rank == c->root;
+    if (c->kind == MP_COLL_BARRIER)
+        return 0;
+    if (is_rooted(c->kind)) {
+        /* Intercommunicators (MPI-4.0 6.2.2): the root passes MP_ROOT, the rest
+         * of its group MP_PROC_NULL, the other group the root's remote rank. */
+        if (ce->is_inter && (c->root == MP_ROOT || c->root == MP_PROC_NULL))
+            a->root = c->root == MP_ROOT ? MPI_ROOT : MPI_PROC_NULL;
+        else if ((unsigned)c->root >= (unsigned)ce->peer_size)
+            return mp_fail(MP_EROOT, "root %d is outside [0, %d)%s", c->root, ce->peer_size,
+                           ce->is_inter ? " and not MP_ROOT or MP_PROC_NULL" : "");
+    }
+    if (c->count < 0 || c->count > INT_MAX)
+        return mp_fail(MP_ECOUNT, "element count %lld is outside [0, %d]", (long long)c->count, INT_MAX);
+    if ((rc = element_type(c, &a->d)))
+        return rc;
+    if (is_reduction(c->kind) && (rc = reduction_op(c, &a->d, &a->op)))
+        return rc;
+    uses = count_arrays(c->kind, a->at_root);
+    if (uses & USES_SEND) {
+        const char *what = c->kind == MP_COLL_SCATTERV ? "scatterv send" : "alltoallv send";
+        if ((rc = check_counts(what, c->sendcounts, c->sdispls, ce->peer_size)))
+            return rc;
+    }
+    if (uses & USES_RECV) {
+        const char *what = c->kind == MP_COLL_GATHERV ? "gatherv receive"
+                         : c->kind == MP_COLL_ALLGATHERV ? "allgatherv receive" : "alltoallv receive";
+        if ((rc = check_counts(what, c->recvcounts, c->rdispls, ce->peer_size)))
+            return rc;
+    }
+    if (uses & USES_RECVCOUNTS) { /* MPI-4.0 6.10.1: counts of the local group on both kinds of communicator */
+        if (!c->recvcounts)
+            return mp_fail(MP_EINVAL, "reduce_scatter receive counts are NULL");
+        for (int i = 0; i < ce->size; i++)
+            if (c->recvcounts[i] < 0)
+                return mp_fail(MP_ECOUNT, "reduce_scatter count %d of rank %d is negative", c->recvcounts[i], i);
+    }
+    return 0;
+}
+
+/* Runs the blocking form (r == NULL), posts the nonblocking one (*r) or,
+ * persistent, makes the persistent one (*r; its starts are counted), of
+ * arguments coll_check accepted (a). */
+static int issue(const comm_entry_t *ce, const mp_coll_t *c, const coll_args_t *a, MPI_Request *r, int persistent)
+{
+    MPI_Comm m = ce->mpi;
+    MPI_Datatype t = a->d.mpi;
+    MPI_Op op = a->op;
+    int n = (int)c->count, root = a->root;
+    const void *sb = c->sendbuf;
+    void *rb = c->recvbuf;
     mp_counts_t *k = mp_my_counts();
     mp_count(&k->coll_ops, !persistent);
     mp_count(&k->blocking_ops, r == NULL);
@@ -300,76 +372,53 @@ static int run(const comm_entry_t *ce, const mp_coll_t *c, MPI_Request *r, int p
                               : MP_MPI_CHECK(pal_mpi.B(__VA_ARGS__), "MPI_" #B))
 #define COLL(B, I, ...) (persistent ? MP_MPI_CHECK(pal_mpi.B##_init(__VA_ARGS__, MPI_INFO_NULL, r), "MPI_" #B "_init") \
                                     : COLL_BI(B, I, __VA_ARGS__))
-    if (c->kind == MP_COLL_BARRIER)
+    switch (c->kind) {
+    case MP_COLL_BARRIER:
         return persistent ? MP_MPI_CHECK(pal_mpi.Barrier_init(m, MPI_INFO_NULL, r), "MPI_Barrier_init")
              : r ? MP_MPI_CHECK(pal_mpi.Ibarrier(m, r), "MPI_Ibarrier")
                  : MP_MPI_CHECK(pal_mpi.Barrier(m), "MPI_Barrier");
-    if (is_rooted(c->kind)) {
-        /* Intercommunicators (MPI-4.0 6.2.2): the root passes MP_ROOT, the rest
-         * of its group MP_PROC_NULL, the other group the root's remote rank. */
-        if (ce->is_inter && (root == MP_ROOT || root == MP_PROC_NULL))
-            root = root == MP_ROOT ? MPI_ROOT : MPI_PROC_NULL;
-        else if ((unsigned)root >= (unsigned)ce->peer_size)
-            return mp_fail(MP_EROOT, "root %d is outside [0, %d)%s", root, ce->peer_size,
-                           ce->is_inter ? " and not MP_ROOT or MP_PROC_NULL" : "");
-    }
-    if (c->count < 0 || c->count > INT_MAX)
-        return mp_fail(MP_ECOUNT, "element count %lld is outside [0, %d]", (long long)c->count, INT_MAX);
-    if ((rc = element_type(c, &d)))
-        return rc;
-    if (is_reduction(c->kind) && (rc = reduction_op(c, &d, &op)))
-        return rc;
-    n = (int)c->count;
-    switch (c->kind) {
     case MP_COLL_BCAST:
-        return COLL(Bcast, Ibcast, rb, n, d.mpi, root, m);
+        return COLL(Bcast, Ibcast, rb, n, t, root, m);
     case MP_COLL_REDUCE:
-        return COLL(Reduce, Ireduce, sb, rb, n, d.mpi, op, root, m);
+        return COLL(Reduce, Ireduce, sb, rb, n, t, op, root, m);
     case MP_COLL_ALLREDUCE:
-        return COLL(Allreduce, Iallreduce, sb, rb, n, d.mpi, op, m);
+        return COLL(Allreduce, Iallreduce, sb, rb, n, t, op, m);
     case MP_COLL_SCAN:
-        return COLL(Scan, Iscan, sb, rb, n, d.mpi, op, m);
+        return COLL(Scan, Iscan, sb, rb, n, t, op, m);
     case MP_COLL_EXSCAN:
-        return COLL(Exscan, Iexscan, sb, rb, n, d.mpi, op, m);
+        return COLL(Exscan, Iexscan, sb, rb, n, t, op, m);
     case MP_COLL_REDUCE_SCATTER_BLOCK:
-        return COLL(Reduce_scatter_block, Ireduce_scatter_block, sb, rb, n, d.mpi, op, m);
+        return COLL(Reduce_scatter_block, Ireduce_scatter_block, sb, rb, n, t, op, m);
     case MP_COLL_GATHER:
-        return COLL(Gather, Igather, sb, n, d.mpi, rb, n, d.mpi, root, m);
+        return COLL(Gather, Igather, sb, n, t, rb, n, t, root, m);
     case MP_COLL_SCATTER:
-        return COLL(Scatter, Iscatter, sb, n, d.mpi, rb, n, d.mpi, root, m);
+        return COLL(Scatter, Iscatter, sb, n, t, rb, n, t, root, m);
     case MP_COLL_ALLGATHER:
-        return COLL(Allgather, Iallgather, sb, n, d.mpi, rb, n, d.mpi, m);
+        return COLL(Allgather, Iallgather, sb, n, t, rb, n, t, m);
     case MP_COLL_ALLTOALL:
-        return COLL(Alltoall, Ialltoall, sb, n, d.mpi, rb, n, d.mpi, m);
+        return COLL(Alltoall, Ialltoall, sb, n, t, rb, n, t, m);
     case MP_COLL_GATHERV:
-        if (at_root && (rc = check_counts("gatherv receive", c->recvcounts, c->rdispls, ce->peer_size)))
-            return rc;
-        return COLL(Gatherv, Igatherv, sb, n, d.mpi, rb, c->recvcounts, c->rdispls, d.mpi, root, m);
+        return COLL(Gatherv, Igatherv, sb, n, t, rb, c->recvcounts, c->rdispls, t, root, m);
     case MP_COLL_SCATTERV:
-        if (at_root && (rc = check_counts("scatterv send", c->sendcounts, c->sdispls, ce->peer_size)))
-            return rc;
-        return COLL(Scatterv, Iscatterv, sb, c->sendcounts, c->sdispls, d.mpi, rb, n, d.mpi, root, m);
+        return COLL(Scatterv, Iscatterv, sb, c->sendcounts, c->sdispls, t, rb, n, t, root, m);
     case MP_COLL_ALLGATHERV:
-        if ((rc = check_counts("allgatherv receive", c->recvcounts, c->rdispls, ce->peer_size)))
-            return rc;
-        return COLL(Allgatherv, Iallgatherv, sb, n, d.mpi, rb, c->recvcounts, c->rdispls, d.mpi, m);
+        return COLL(Allgatherv, Iallgatherv, sb, n, t, rb, c->recvcounts, c->rdispls, t, m);
     case MP_COLL_ALLTOALLV:
-        if ((rc = check_counts("alltoallv send", c->sendcounts, c->sdispls, ce->peer_size)) ||
-            (rc = check_counts("alltoallv receive", c->recvcounts, c->rdispls, ce->peer_size)))
-            return rc;
-        return COLL(Alltoallv, Ialltoallv, sb, c->sendcounts, c->sdispls, d.mpi, rb, c->recvcounts,
-                    c->rdispls, d.mpi, m);
-    case MP_COLL_REDUCE_SCATTER: /* MPI-4.0 6.10.1: counts of the local group on both kinds of communicator */
-        if (!c->recvcounts)
-            return mp_fail(MP_EINVAL, "reduce_scatter receive counts are NULL");
-        for (int i = 0; i < ce->size; i++)
-            if (c->recvcounts[i] < 0)
-                return mp_fail(MP_ECOUNT, "reduce_scatter count %d of rank %d is negative", c->recvcounts[i], i);
-        return COLL(Reduce_scatter, Ireduce_scatter, sb, rb, c->recvcounts, d.mpi, op, m);
+        return COLL(Alltoallv, Ialltoallv, sb, c->sendcounts, c->sdispls, t, rb, c->recvcounts, c->rdispls, t, m);
+    case MP_COLL_REDUCE_SCATTER:
+        return COLL(Reduce_scatter, Ireduce_scatter, sb, rb, c->recvcounts, t, op, m);
     }
     return mp_fail(MP_EINVAL, "collective kind %d is not supported", c->kind);
 #undef COLL
 #undef COLL_BI
+}
+
+/* Checks, then runs, posts or makes (as issue). */
+static int run(const comm_entry_t *ce, const mp_coll_t *c, MPI_Request *r, int persistent)
+{
+    coll_args_t a;
+    int rc = coll_check(ce, c, &a);
+    return rc ? rc : issue(ce, c, &a, r, persistent);
 }
 
 int mp_coll_run(mp_comm_t comm, const mp_coll_t *c)
@@ -394,8 +443,8 @@ int mp_coll_post(mp_comm_t comm, const mp_coll_t *c, void *send_obj, void *recv_
     int rc;
     if ((rc = mp_comm_lookup(comm, &ce)))
         return rc;
-    if (!c)
-        return mp_fail(MP_EINVAL, "collective descriptor is NULL");
+    if (!c || !req)
+        return mp_fail(MP_EINVAL, "collective descriptor or request output is NULL");
     if (c->op >= MP_OP_USER && is_reduction(c->kind))
         return mp_fail(MP_EINVAL, "nonblocking collectives cannot use user-defined operations: MPI "
                        "may run them during any later call; use the blocking form");
@@ -484,10 +533,11 @@ int mp_coll_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes,
     MPI_Request r = MPI_REQUEST_NULL;
     persist_t *p = NULL;
     mp_coll_t d;
+    coll_args_t a;
     size_t head;
     int32_t *at;
     void *send_stage;
-    int rc, n;
+    int rc, n, uses;
     if ((rc = mp_comm_lookup(comm, &ce)))
         return rc;
     if (!c || !stages || !req)
@@ -500,15 +550,21 @@ int mp_coll_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes,
     if (stage_bytes && (stage_bytes[0] < 0 || stage_bytes[1] < 0))
         return mp_fail(MP_ECOUNT, "staging sizes %lld and %lld must not be negative", (long long)stage_bytes[0],
                        (long long)stage_bytes[1]);
+    /* Every argument checked here, once: also for the kinds each start posts anew (MPICH 4.0's
+     * gather, scatter and allgather, below), which would otherwise be refused only at a start. */
+    if ((rc = coll_check(ce, c, &a)))
+        return rc;
     if ((rc = mp_persist_new(PERSIST_COLL, 0, 0, comm, &p)))
         return rc;
     d = *c;
     /* MPI reads the counts and displacements at every start (MPI-4.0 6.12):
-     * the core keeps a copy at the head of stage[0], before the send stage. */
+     * the core keeps a copy of those the kind reads here at the head of
+     * stage[0], before the send stage; the fields of the others are dropped. */
+    uses = count_arrays(c->kind, a.at_root);
     n = c->kind == MP_COLL_REDUCE_SCATTER ? ce->size : ce->peer_size;
-    head = ((sizeof(int32_t) * (size_t)n * (size_t)((c->sendcounts != NULL) + (c->sdispls != NULL) +
-                                                    (c->recvcounts != NULL) + (c->rdispls != NULL))) + 15) &
-           ~(size_t)15;
+    head = ((sizeof(int32_t) * (size_t)n *
+             (size_t)((uses & USES_SEND ? 2 : 0) + (uses & USES_RECV ? 2 : 0) + (uses & USES_RECVCOUNTS ? 1 : 0))) +
+            15) & ~(size_t)15;
     for (int k = 0; k < 2; k++) {
         size_t want = (stage_bytes ? (size_t)stage_bytes[k] : 0) + (k == 0 ? head : 0);
         if (want > 0 && !(p->stage[k] = malloc(want))) {
@@ -518,10 +574,10 @@ int mp_coll_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes,
         p->bytes += stage_bytes ? stage_bytes[k] : 0;
     }
     at = p->stage[0];
-    d.sendcounts = keep_counts(&at, c->sendcounts, n);
-    d.sdispls = keep_counts(&at, c->sdispls, n);
-    d.recvcounts = keep_counts(&at, c->recvcounts, n);
-    d.rdispls = keep_counts(&at, c->rdispls, n);
+    d.sendcounts = uses & USES_SEND ? keep_counts(&at, c->sendcounts, n) : NULL;
+    d.sdispls = uses & USES_SEND ? keep_counts(&at, c->sdispls, n) : NULL;
+    d.recvcounts = uses & (USES_RECV | USES_RECVCOUNTS) ? keep_counts(&at, c->recvcounts, n) : NULL;
+    d.rdispls = uses & USES_RECV ? keep_counts(&at, c->rdispls, n) : NULL;
     send_stage = stage_bytes && stage_bytes[0] > 0 ? (char *)p->stage[0] + head : NULL;
     if (send_stage)
         d.sendbuf = send_stage;
@@ -535,7 +591,7 @@ int mp_coll_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes,
         return mp_persist_track(p, MPI_REQUEST_NULL, req);
     }
     mp_blocking_enter();
-    rc = run(ce, &d, &r, 1);
+    rc = issue(ce, &d, &a, &r, 1);
     mp_sweep_orphans();
     mp_blocking_leave();
     if (rc) {

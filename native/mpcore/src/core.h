@@ -44,9 +44,14 @@ void mp_gc_stats(mp_gc_stats_t *out);
 /* ---- errors (error.c): the one translation point ---- */
 /* Records a message for mp_last_error and returns code. */
 MP_COLD int mp_fail(int code, const char *fmt, ...) MP_FMT(2, 3);
+/* MP_EINVAL for a NULL output pointer: "<what> output is NULL". */
+MP_COLD int mp_fail_null_output(const char *what);
 /* Translates an MPI return code: MPI_SUCCESS -> 0, truncation -> MP_ETRUNCATE,
  * anything else -> MP_EMPI, recording the class and MPI's own string. */
 MP_COLD int mp_mpi_fail(int rc, const char *call);
+/* The code mp_mpi_fail returns for MPI's rc, recording nothing: the later failures of a set whose
+ * first one mp_mpi_fail recorded (the call returns that one, and its text is the last error). */
+MP_COLD int mp_mpi_code(int rc);
 /* A function, not a macro over its argument: callers pass the MPI call itself
  * as rc, which must run exactly once (a macro naming rc twice ran every
  * failing MPI call a second time). */
@@ -88,6 +93,41 @@ static MP_INLINE int mp_mpi_test_done_first(MPI_Request *r, int *flag, MPI_Statu
     *flag = 0;
     rc = pal_mpi.Request_get_status(*r, flag, st);
     return *flag ? pal_mpi.Wait(r, st) : rc;
+}
+
+/* MPI_Waitall, or where the library's can wait forever for a set with a request that had
+ * already failed (pal_mpi_waitall_hangs_on_failed: Open MPI) MPI_Wait for each request in
+ * turn, with MPI_Waitall's contract: every request completed and freed (persistent ones made
+ * inactive), MPI_ERR_IN_STATUS with each status's MPI_ERROR when one failed. */
+static MP_INLINE int mp_mpi_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
+{
+    int failed = 0;
+    if (MP_LIKELY(!pal_mpi.waitall_hangs_on_failed))
+        return pal_mpi.Waitall(n, reqs, sts);
+    for (int i = 0; i < n; i++) {
+        int rc = pal_mpi.Wait(&reqs[i], &sts[i]);
+        sts[i].MPI_ERROR = rc;
+        failed |= rc != MPI_SUCCESS;
+    }
+    return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+/* MPI_Testall for a set that may hold persistent requests: Open MPI 4.1.4 returns
+ * MPI_SUCCESS for a set whose persistent receive was truncated, with MPI_ERR_TRUNCATE only in
+ * that status's MPI_ERROR (its MPI_Wait and MPI_Waitall report it).  Each MPI_ERROR is set to
+ * MPI_SUCCESS first, which a library that succeeded leaves or writes, so an error found there
+ * afterwards is the set's: MPI_ERR_IN_STATUS, as MPI-4.0 3.7.5 asks. */
+static MP_INLINE int mp_mpi_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
+{
+    int rc;
+    for (int i = 0; i < n; i++)
+        sts[i].MPI_ERROR = MPI_SUCCESS;
+    rc = pal_mpi.Testall(n, reqs, flag, sts);
+    if (rc == MPI_SUCCESS && *flag)
+        for (int i = 0; i < n; i++)
+            if (sts[i].MPI_ERROR != MPI_SUCCESS)
+                return MPI_ERR_IN_STATUS;
+    return rc;
 }
 
 /* ---- statuses ---- */

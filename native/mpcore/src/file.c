@@ -285,6 +285,8 @@ int mp_file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t byt
     int rc, count = 0;
     if ((rc = file_get(file, &e)) || (rc = check_op(op, offset)) || (rc = io_count(e, buf, bytes, &count)))
         return rc;
+    if (!req)
+        return mp_fail_null_output("request");
     if (op != MP_IO_READ_AT && op != MP_IO_WRITE_AT)
         return mp_fail(MP_EINVAL, "nonblocking I/O is MP_IO_READ_AT or MP_IO_WRITE_AT, not %d", op);
     mp_blocking_enter();

@@ -345,10 +345,10 @@ static MP_COLD int list_failed(mp_list_t l, int n, int mrc, const char *call, mp
         }
         if (l->kind[i] & ENTRY_PROC_NULL) /* completed at its post: MPI has no status of it */
             r = 0;
-        else if (mrc != MPI_ERR_IN_STATUS)
-            r = mp_mpi_fail(mrc, call);
-        else if (l->ms[i].MPI_ERROR != MPI_SUCCESS)
-            r = mp_mpi_fail(l->ms[i].MPI_ERROR, call);
+        else if (mrc != MPI_ERR_IN_STATUS) /* one failed call: recorded once, by the first entry */
+            r = rc ? mp_mpi_code(mrc) : mp_mpi_fail(mrc, call);
+        else if (l->ms[i].MPI_ERROR != MPI_SUCCESS) /* the first recorded: the one returned */
+            r = rc ? mp_mpi_code(l->ms[i].MPI_ERROR) : mp_mpi_fail(l->ms[i].MPI_ERROR, call);
         list_status(l->kind[i], &l->ms[i], out);
         out->error = r;
         __atomic_store_n(&l->obj[i], NULL, __ATOMIC_RELEASE);
@@ -382,7 +382,7 @@ int mp_list_waitall(mp_list_t l, mp_status_t *statuses)
     if ((n = list_operations(l)) <= 0)
         return n;
     mp_blocking_enter();
-    mrc = pal_mpi.Waitall(n, l->mr, l->ms);
+    mrc = mp_mpi_waitall(n, l->mr, l->ms);
     if (MP_LIKELY(mrc == MPI_SUCCESS))
         list_done(l, n, statuses);
     else

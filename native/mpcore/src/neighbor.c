@@ -133,7 +133,11 @@ int mp_neighbor_post(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, 
     MPI_Datatype t = MPI_DATATYPE_NULL;
     MPI_Request r;
     int rc, in = 0, out = 0;
-    if ((rc = mp_comm_lookup(comm, &ce)) || (rc = prepare(comm, c, sbytes, rbytes, &t, &in, &out)))
+    if ((rc = mp_comm_lookup(comm, &ce)))
+        return rc;
+    if (!req)
+        return mp_fail_null_output("request");
+    if ((rc = prepare(comm, c, sbytes, rbytes, &t, &in, &out)))
         return rc;
     if (c->kind == MP_NEIGHBOR_ALLTOALLW && in + out > 0 && !scratch)
         return mp_fail(MP_EINVAL, "neighbor_alltoallw needs scratch for %d datatypes", in + out);

@@ -41,10 +41,13 @@ int mp_send_start(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t c
     MPI_Request r;
     int rc;
     mp_counts_t *k = mp_my_counts();
-    mp_count(&k->blocking_ops, 1);
+    if (!token)
+        return mp_fail_null_output("token");
     rc = post_send(buf, bytes, dest, tag, comm, mode, &r);
-    if (rc >= 0)
+    if (rc >= 0) { /* counted once accepted (ProcNull's too) */
+        mp_count(&k->blocking_ops, 1);
         count_p2p(k, bytes);
+    }
     if (rc)
         return rc; /* an error, or 1 for ProcNull */
     *token = (mp_token_t)r;
@@ -57,10 +60,13 @@ int mp_recv_start(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
     MPI_Request r;
     int rc;
     mp_counts_t *k = mp_my_counts();
-    mp_count(&k->blocking_ops, 1);
+    if (!token)
+        return mp_fail_null_output("token");
     rc = post_recv(buf, bytes, source, tag, comm, &r);
-    if (rc >= 0)
+    if (rc >= 0) {
+        mp_count(&k->blocking_ops, 1);
         count_p2p(k, bytes);
+    }
     if (MP_UNLIKELY(rc)) {
         if (rc == 1 && status)
             mp_status_proc_null(status);
@@ -195,6 +201,8 @@ static MP_INLINE int irecv_as(void *buf, int64_t bytes, int source, int tag, mp_
 int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
              void *obj, mp_req_t *req)
 {
+    if (!req) /* the checked entry's caller passes its own */
+        return mp_fail_null_output("request");
     return isend_as(buf, bytes, dest, tag, comm, mode, obj, req, 0);
 }
 
@@ -206,6 +214,8 @@ int mp_isend_checked(const void *buf, int64_t bytes, int dest, int tag, mp_comm_
 
 int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)
 {
+    if (!req) /* the checked entry's caller passes its own */
+        return mp_fail_null_output("request");
     return irecv_as(buf, bytes, source, tag, comm, obj, req, 0);
 }
 
@@ -355,9 +365,11 @@ static MP_INLINE int send_as(int checked, const void *buf, int64_t bytes, int de
     const comm_entry_t *ce;
     mp_counts_t *k = mp_my_counts();
     int d = 0, rc;
-    mp_count(&k->blocking_ops, 1);
-    if ((rc = send_args_as(checked, buf, bytes, dest, tag, comm, mode, &ce, &d)))
+    if ((rc = send_args_as(checked, buf, bytes, dest, tag, comm, mode, &ce, &d)) ||
+        (MP_UNLIKELY(bytes > INT_MAX) && d != MPI_PROC_NULL &&
+         (rc = check_large_count(bytes, mode == MP_SEND_SYNC ? pal_mpi.Issend_c != NULL : pal_mpi.Isend_c != NULL))))
         return rc;
+    mp_count(&k->blocking_ops, 1); /* counted once accepted */
     count_p2p(k, bytes);
     if (MP_UNLIKELY(d == MPI_PROC_NULL))
         return 0;
@@ -391,9 +403,10 @@ static MP_INLINE int recv_as(int checked, void *buf, int64_t bytes, int source, 
     mp_counts_t *k = mp_my_counts();
     MPI_Status st;
     int s = 0, t = 0, rc;
-    mp_count(&k->blocking_ops, 1);
-    if ((rc = recv_args_as(checked, buf, bytes, source, tag, comm, &ce, &s, &t)))
+    if ((rc = recv_args_as(checked, buf, bytes, source, tag, comm, &ce, &s, &t)) ||
+        (MP_UNLIKELY(bytes > INT_MAX) && s != MPI_PROC_NULL && (rc = check_large_count(bytes, pal_mpi.Irecv_c != NULL))))
         return rc;
+    mp_count(&k->blocking_ops, 1); /* counted once accepted */
     count_p2p(k, bytes);
     if (MP_UNLIKELY(s == MPI_PROC_NULL)) {
         if (status)
@@ -442,6 +455,11 @@ static int sendrecv_by_requests(const void *sendbuf, int64_t sendbytes, int d, i
         (void)mp_token_wait((mp_token_t)q, NULL);
         return rrc;
     }
+    if (!to_self && src < 0 && rrc == 0) { /* MPI refused the send: the receive is taken back, not left waiting */
+        (void)pal_mpi.Cancel(&r);
+        (void)pal_mpi.Wait(&r, MPI_STATUS_IGNORE);
+        return src;
+    }
     if (src == 0)
         src = mp_token_wait((mp_token_t)q, NULL);
     if (rrc == 0)
@@ -458,7 +476,6 @@ int mp_sendrecv(const void *sendbuf, int64_t sendbytes, int dest, int sendtag, v
     mp_counts_t *k = mp_my_counts();
     MPI_Status st;
     int d = 0, s = 0, t = 0, rc;
-    mp_count(&k->blocking_ops, 2);
     if ((rc = send_args(sendbuf, sendbytes, dest, sendtag, comm, MP_SEND_STANDARD, &ce, &d)) ||
         (rc = recv_args(recvbuf, recvbytes, source, recvtag, comm, &ce, &s, &t)))
         return rc;
@@ -466,6 +483,12 @@ int mp_sendrecv(const void *sendbuf, int64_t sendbytes, int dest, int sendtag, v
                     (const char *)recvbuf < (const char *)sendbuf + sendbytes)) /* MPICH aborts on these */
         return mp_fail(MP_EINVAL, "the send and receive buffers of a sendrecv overlap; MPI forbids it "
                        "(receive into the send buffer with a separate copy, as sendrecv_replace does)");
+    /* Both halves accepted before either is posted: a receive posted while its send is refused
+     * would wait for the peer's message, which waits for this one (or keep it, unreported). */
+    if ((d != MPI_PROC_NULL && (rc = check_large_count(sendbytes, pal_mpi.Isend_c != NULL))) ||
+        (s != MPI_PROC_NULL && (rc = check_large_count(recvbytes, pal_mpi.Irecv_c != NULL))))
+        return rc;
+    mp_count(&k->blocking_ops, 2); /* counted once accepted */
     count_p2p(k, sendbytes);
     count_p2p(k, recvbytes);
     if (PAL_MPI_BUILD_ABI == PAL_ABI_OPENMPI || MP_UNLIKELY(sendbytes > INT_MAX || recvbytes > INT_MAX))
@@ -480,8 +503,10 @@ int mp_mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status, 
 {
     MPI_Message m = (MPI_Message)msg;
     MPI_Request r;
-    int rc = post_mrecv(buf, bytes, &m, &r, status);
-    if (rc)
+    int rc;
+    if (!token)
+        return mp_fail_null_output("token");
+    if ((rc = post_mrecv(buf, bytes, &m, &r, status)))
         return rc; /* an error, or 1: ProcNull's message, complete */
     *token = (mp_token_t)r;
     return token_first_test(*token, status);
@@ -512,7 +537,7 @@ int mp_imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)
     slot_cache_t *c = my_cache();
     int rc;
     if (!req)
-        return mp_fail(MP_EINVAL, "request output is NULL");
+        return mp_fail_null_output("request");
     if ((rc = post_mrecv(buf, bytes, &m, &r, NULL)) < 0)
         return rc;
     count_p2p(counts_of(c), bytes);

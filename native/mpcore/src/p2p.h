@@ -55,6 +55,18 @@ static MP_INLINE int recv_args(const void *buf, int64_t bytes, int source, int t
     return check_count(buf, bytes);
 }
 
+/* A message above INT_MAX bytes needs MPI-4's large-count form (have_fn: e.g.
+ * pal_mpi.Isend_c is there), which MPI-3 libraries and Open MPI 4 lack: refused with
+ * MP_ECOUNT.  Calls that post two operations (sendrecv) ask first, so that
+ * neither is posted when one would be refused. */
+static inline int check_large_count(int64_t bytes, int have_fn)
+{
+    if (MP_LIKELY(bytes <= INT_MAX) || have_fn)
+        return 0;
+    return mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions, "
+                   "which this MPI library lacks", (long long)bytes);
+}
+
 /* MPI_Isend/MPI_Issend of checked arguments (d not ProcNull). */
 static MP_INLINE int issue_send(const void *buf, int64_t bytes, int d, int tag, const comm_entry_t *ce,
                                 int mode, MPI_Request *r)
@@ -65,9 +77,8 @@ static MP_INLINE int issue_send(const void *buf, int64_t bytes, int d, int tag, 
             return MP_MPI_CHECK(pal_mpi.Issend(buf, (int)bytes, MPI_BYTE, d, tag, ce->mpi, r), "MPI_Issend");
         return MP_MPI_CHECK(pal_mpi.Isend(buf, (int)bytes, MPI_BYTE, d, tag, ce->mpi, r), "MPI_Isend");
     }
-    if (!pal_mpi.Isend_c || !pal_mpi.Issend_c)
-        return mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions, "
-                       "which this MPI library lacks", (long long)bytes);
+    if ((rc = check_large_count(bytes, mode == MP_SEND_SYNC ? pal_mpi.Issend_c != NULL : pal_mpi.Isend_c != NULL)))
+        return rc;
     rc = (mode == MP_SEND_SYNC ? pal_mpi.Issend_c : pal_mpi.Isend_c)(
         buf, (MPI_Count)bytes, MPI_BYTE, d, tag, ce->mpi, r);
     return MP_MPI_CHECK(rc, mode == MP_SEND_SYNC ? "MPI_Issend_c" : "MPI_Isend_c");
@@ -78,9 +89,9 @@ static MP_INLINE int issue_recv(void *buf, int64_t bytes, int s, int t, const co
 {
     if (MP_LIKELY(bytes <= INT_MAX))
         return MP_MPI_CHECK(pal_mpi.Irecv(buf, (int)bytes, MPI_BYTE, s, t, ce->mpi, r), "MPI_Irecv");
-    if (!pal_mpi.Irecv_c)
-        return mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions, "
-                       "which this MPI library lacks", (long long)bytes);
+    int rc;
+    if ((rc = check_large_count(bytes, pal_mpi.Irecv_c != NULL)))
+        return rc;
     return MP_MPI_CHECK(pal_mpi.Irecv_c(buf, (MPI_Count)bytes, MPI_BYTE, s, t, ce->mpi, r),
                         "MPI_Irecv_c");
 }

@@ -31,7 +31,7 @@ static int partitioned_init(int kind, void *buf, int partitions, int64_t part_by
         return mp_fail_mpi4_missing(kind == PERSIST_PSEND ? "MPI_Psend_init" : "MPI_Precv_init", k_what,
                                     "partitioned requests");
     if (!req)
-        return mp_fail(MP_EINVAL, "request output is NULL");
+        return mp_fail_null_output("request");
     if (partitions <= 0)
         return mp_fail(MP_ECOUNT, "partition count %d must be positive", partitions);
     if (part_bytes < 0 || part_bytes > INT64_MAX / partitions)
@@ -136,7 +136,7 @@ int mp_parrived(mp_req_t req, int part, int *flag)
     if ((rc = partitioned(req, PERSIST_PRECV, &s, &state)))
         return rc;
     if (!flag)
-        return mp_fail(MP_EINVAL, "flag output is NULL");
+        return mp_fail_null_output("flag");
     if ((unsigned)part >= (unsigned)s->persist->partitions)
         return fail_partition(part, s->persist->partitions);
     if (state != SLOT_ACTIVE) {

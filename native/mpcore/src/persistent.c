@@ -103,7 +103,7 @@ static int p2p_init(int kind, void *buf, int64_t bytes, int peer, int tag, mp_co
     if (!buf && bytes > 0)
         return mp_fail(MP_EINVAL, "buffer is NULL but byte count is %lld", (long long)bytes);
     if (!req)
-        return mp_fail(MP_EINVAL, "request output is NULL");
+        return mp_fail_null_output("request");
     if ((rc = mp_persist_new(kind, peer, tag, comm, &p)))
         return rc;
     p->bytes = bytes;

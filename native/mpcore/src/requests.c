@@ -7,6 +7,11 @@
 
 static MP_COLD int fail_req(mp_req_t h)
 {
+    int idx;
+    slot_t *s = slot_lookup(h, &idx);
+    if (s && (atomic_load_explicit(&s->flags, memory_order_relaxed) & SLOT_ORPHANED))
+        return mp_fail(MP_EHANDLE, "request handle %d was given up (mp_req_orphan): the core completes and "
+                       "frees it, its owner may not use it again", h);
     return mp_fail(MP_EHANDLE, "request handle %d is not valid (already completed or never posted)", h);
 }
 
@@ -144,7 +149,7 @@ int mp_req_orphan(mp_req_t req)
 {
     int idx = 0;
     uint32_t flags;
-    slot_t *s = slot_get(req, &idx);
+    slot_t *s = slot_lookup(req, &idx);
     if (!s)
         return fail_req(req);
     flags = atomic_load_explicit(&s->flags, memory_order_relaxed);
@@ -181,7 +186,7 @@ int mp_adopt_request(MPI_Request r, void *obj, int is_recv, mp_req_t *req)
 int mp_req_live(mp_req_t req)
 {
     int idx;
-    return slot_get(req, &idx) != NULL;
+    return slot_lookup(req, &idx) != NULL; /* an orphan too, until the core frees it */
 }
 
 int mp_req_sweep(void)
@@ -300,7 +305,7 @@ static MP_INLINE int batch_begin_plain(batch_t *b, int n, const mp_req_t *reqs)
             break;
         MP_HAPPENS_AFTER(s);
         flags = atomic_load_explicit(&s->flags, memory_order_relaxed);
-        if (MP_UNLIKELY(flags & SLOT_IN_BATCH))
+        if (MP_UNLIKELY(flags & (SLOT_IN_BATCH | SLOT_ORPHANED))) /* the general path says which */
             break;
         atomic_store_explicit(&s->flags, flags | SLOT_IN_BATCH, memory_order_relaxed);
         mr[i] = s->mpi;
@@ -395,7 +400,9 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
             }
             if (MP_UNLIKELY(state == SLOT_FREE))
                 rc = fail_req(h);
-            else if (MP_UNLIKELY((flags = atomic_load_explicit(&s->flags, memory_order_relaxed)) & SLOT_IN_BATCH))
+            else if (MP_UNLIKELY((flags = atomic_load_explicit(&s->flags, memory_order_relaxed)) & SLOT_ORPHANED))
+                rc = fail_req(h);
+            else if (MP_UNLIKELY(flags & SLOT_IN_BATCH))
                 rc = fail_repeated(reqs, i);
             if (MP_UNLIKELY(rc)) {
                 b->n = i; /* the entries marked so far */
@@ -448,19 +455,21 @@ static MP_INLINE int batch_finish_as(batch_t *b, int mrc, const char *call, mp_s
         if (j < k && which[j] == i) {
             r = 0;
             if (MP_UNLIKELY(mrc != MPI_SUCCESS)) {
-                if (mrc != MPI_ERR_IN_STATUS) {
-                    r = mp_mpi_fail(mrc, call);
+                if (mrc != MPI_ERR_IN_STATUS) { /* one failed call: recorded once */
+                    r = rc ? mp_mpi_code(mrc) : mp_mpi_fail(mrc, call);
                 } else if (b->ms[j].MPI_ERROR == MPI_ERR_PENDING) {
                     /* Neither failed nor completed (MPI-4.0 3.7.5): it stays
-                     * active, out of the set, and its status is not MPI's to read. */
+                     * active, out of the set, and its status is not MPI's to read;
+                     * MP_EPENDING says so to the caller (as list_failed does). */
                     s->mpi = b->mr[j];
                     atomic_store_explicit(&s->flags, atomic_load_explicit(&s->flags, memory_order_relaxed) & ~(uint32_t)SLOT_IN_BATCH,
                                           memory_order_relaxed);
                     memset(out, 0, sizeof *out);
+                    out->error = MP_EPENDING;
                     j++;
                     continue;
-                } else if (b->ms[j].MPI_ERROR != MPI_SUCCESS) {
-                    r = mp_mpi_fail(b->ms[j].MPI_ERROR, call);
+                } else if (b->ms[j].MPI_ERROR != MPI_SUCCESS) { /* the first recorded: the one returned */
+                    r = rc ? mp_mpi_code(b->ms[j].MPI_ERROR) : mp_mpi_fail(b->ms[j].MPI_ERROR, call);
                 }
             }
             status_of(s->is_recv, r, &b->ms[j], out);
@@ -539,7 +548,7 @@ int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
     }
     if (b.k) {
         int flag = 0;
-        mrc = pal_mpi.Testall(b.k, b.mr, &flag, b.ms);
+        mrc = mp_mpi_testall(b.k, b.mr, &flag, b.ms);
         if (mrc == MPI_SUCCESS && !flag) {
             batch_unmark(&b);
             batch_release(&b);
@@ -556,7 +565,7 @@ int mp_req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)
     int rc, mrc = MPI_SUCCESS;
     mp_blocking_enter();
     if (MP_LIKELY(batch_begin_plain(&b, n, reqs))) {
-        mrc = pal_mpi.Waitall(n, b.mr, b.ms);
+        mrc = mp_mpi_waitall(n, b.mr, b.ms);
         if (MP_LIKELY(mrc == MPI_SUCCESS)) {
             batch_finish_plain(&b, reqs, statuses);
             rc = 0;
@@ -569,7 +578,7 @@ int mp_req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)
         return rc;
     } else {
         if (b.k)
-            mrc = pal_mpi.Waitall(b.k, b.mr, b.ms);
+            mrc = mp_mpi_waitall(b.k, b.mr, b.ms);
         rc = batch_finish(&b, mrc, "MPI_Waitall", statuses);
     }
     mp_sweep_orphans();
@@ -594,6 +603,8 @@ int mp_req_waitany(int n, const mp_req_t *reqs, mp_status_t *status)
     int idx = 0, live = 0;
     if (n < 0 || (n > 0 && !reqs))
         return mp_fail(MP_EINVAL, "request array is NULL or its length %d is negative", n);
+    if (!status) /* the completed operation's own result (a truncation) is reported there alone */
+        return mp_fail_null_output("status");
     /* Every handle checked, and none given twice (MPI would see one request
      * twice), before anything is waited for: the set's slots are marked while
      * it is checked, the marks taken off again either way. */

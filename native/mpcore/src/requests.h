@@ -186,7 +186,8 @@ static inline void slot_free(slot_cache_t *c, slot_t *s, int idx)
     c->idx[c->n++] = idx;
 }
 
-static inline slot_t *slot_get(mp_req_t h, int *idx)
+/* The slot of handle h while it is not free, orphaned or not (mp_req_live, mp_req_orphan); NULL otherwise. */
+static inline slot_t *slot_lookup(mp_req_t h, int *idx)
 {
     int i = h & HANDLE_INDEX_MASK;
     slot_t *s;
@@ -197,6 +198,16 @@ static inline slot_t *slot_get(mp_req_t h, int *idx)
                     atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_FREE))
         return NULL;
     *idx = i;
+    return s;
+}
+
+/* The slot of handle h for its owner's calls (test, wait, free, start, cancel): NULL also once the
+ * owner gave it up (mp_req_orphan), since from then on the sweep completes and frees it. */
+static inline slot_t *slot_get(mp_req_t h, int *idx)
+{
+    slot_t *s = slot_lookup(h, idx);
+    if (MP_UNLIKELY(s && (atomic_load_explicit(&s->flags, memory_order_relaxed) & SLOT_ORPHANED)))
+        return NULL;
     return s;
 }
 

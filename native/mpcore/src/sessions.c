@@ -57,7 +57,7 @@ int mp_session_init(mp_info_t info, int32_t *session)
     pal_session_t s = PAL_SESSION_NULL;
     int rc, state = atomic_load(&mp_g_state);
     if (!session)
-        return mp_fail(MP_EINVAL, "session output is NULL");
+        return mp_fail_null_output("session");
     if (state == MP_STATE_FINALIZED)
         return mp_fail(MP_ESTATE, "no session can be made after MPI was finalized");
     if (state != MP_STATE_READY && pal_mpi_load(err, (int)sizeof err) != 0)
@@ -124,7 +124,7 @@ int mp_session_num_psets(int32_t session, int *count)
     if ((rc = session_get(session, &s)))
         return rc;
     if (!count)
-        return mp_fail(MP_EINVAL, "count output is NULL");
+        return mp_fail_null_output("count");
     return MP_MPI_CHECK(pal_mpi.Session_get_num_psets(s, MPI_INFO_NULL, count), "MPI_Session_get_num_psets");
 }
 
@@ -169,7 +169,7 @@ int mp_session_pset_info(int32_t session, const char *pset, mp_info_t *info)
     if ((rc = session_get(session, &s)) || (rc = check_pset(pset)))
         return rc;
     if (!info)
-        return mp_fail(MP_EINVAL, "info output is NULL");
+        return mp_fail_null_output("info");
     if ((rc = MP_MPI_CHECK(pal_mpi.Session_get_pset_info(s, pset, &mi), "MPI_Session_get_pset_info")))
         return rc;
     return mp_info_adopt(mi, info);
@@ -183,7 +183,7 @@ int mp_group_from_pset(int32_t session, const char *pset, mp_group_t *group)
     if ((rc = session_get(session, &s)) || (rc = check_pset(pset)))
         return rc;
     if (!group)
-        return mp_fail(MP_EINVAL, "group output is NULL");
+        return mp_fail_null_output("group");
     if ((rc = MP_MPI_CHECK(pal_mpi.Group_from_session_pset(s, pset, &g), "MPI_Group_from_session_pset")))
         return rc;
     return mp_group_adopt(g, group);
@@ -203,7 +203,7 @@ int mp_comm_create_from_group(mp_group_t group, const char *tag, mp_comm_t *comm
         return mp_fail(MP_EINVAL, "string tag must have 1 to %d bytes (has %zu%s)", MPI_MAX_STRINGTAG_LEN, n,
                        n > MPI_MAX_STRINGTAG_LEN ? " or more" : "");
     if (!comm)
-        return mp_fail(MP_EINVAL, "communicator output is NULL");
+        return mp_fail_null_output("communicator");
     mp_blocking_enter();
     rc = pal_mpi.Comm_create_from_group(g, tag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &out);
     mp_blocking_leave();

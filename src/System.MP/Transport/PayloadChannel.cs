@@ -87,7 +87,7 @@ internal static unsafe class PayloadChannel
             {
                 requests[i] = Request.PostHeldSend(payload.Pointer + off, bytes, dest, t, c, hold);
             }
-            catch (MpiException)
+            catch // whatever the core refused with (MPI's error, a full request table, a freed communicator)
             {
                 for (int k = i + 1; k < n; k++)
                     hold.Release(); // never posted
