@@ -22,6 +22,26 @@ public class RequestPathTests
     public void TwoRanks(Scenario scenario, bool hosted, bool openMpi) =>
         Job.RunTwoRanks(scenario, hosted, openMpi);
 
+    /// <summary>
+    /// The mixed sets at thread level Multiple with no polls before the blocking wait
+    /// (MOTOR_SPIN_POLLS=0), so that a set holding a receive truncated at its post goes straight
+    /// into MPI's wait: above MPI_THREAD_SINGLE Open MPI 4.1's MPI_Waitall waited forever for it
+    /// (the job timed out) until the core waited for each request there.
+    /// </summary>
+    [Theory]
+    [InlineData(false, false)]
+    [InlineData(false, true)]
+    [InlineData(true, true)]
+    public void SetsWaitInMpiAtOnce(bool hosted, bool openMpi)
+    {
+        var env = new Dictionary<string, string> { ["MOTOR_SPIN_POLLS"] = "0" };
+        if (!hosted)
+            env["SCENARIOS_THREAD_LEVEL"] = "Multiple";
+        Job.RunScenario(Scenario.RequestPathMixedSets, 2, timeoutSeconds: 60, hosted: hosted, env: env,
+                        motorOptions: hosted ? "--thread-level multiple" : "",
+                        launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+    }
+
     [Fact]
     public void LibraryModeCountsTheHandlesItAllocates()
     {
