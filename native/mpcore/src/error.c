@@ -76,25 +76,22 @@ static const char *class_name(int cls)
     return NULL;
 }
 
-static int class_of(int rc)
+int mp_mpi_code(int rc)
 {
     int cls = rc;
     if (pal_mpi.Error_class && pal_mpi.Error_class(rc, &cls) != MPI_SUCCESS)
         cls = rc;
-    return cls;
-}
-
-int mp_mpi_code(int rc)
-{
-    return class_of(rc) == MPI_ERR_TRUNCATE ? MP_ETRUNCATE : MP_EMPI;
+    return cls == MPI_ERR_TRUNCATE ? MP_ETRUNCATE : MP_EMPI;
 }
 
 int mp_mpi_fail(int rc, const char *call)
 {
     const char *name;
-    int cls = class_of(rc), len = 0;
+    int cls = rc, len = 0;
     char text[MPI_MAX_ERROR_STRING + 1];
     text[0] = '\0';
+    if (pal_mpi.Error_class && pal_mpi.Error_class(rc, &cls) != MPI_SUCCESS)
+        cls = rc;
     if (pal_mpi.Error_string && pal_mpi.Error_string(rc, text, &len) != MPI_SUCCESS)
         snprintf(text, sizeof text, "MPI error code %d", rc);
     text[len < 0 ? 0 : len > MPI_MAX_ERROR_STRING ? MPI_MAX_ERROR_STRING : len] = '\0';
