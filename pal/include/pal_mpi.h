@@ -240,7 +240,7 @@ int pal_mpi_test_polls_when_done(int abi, int mpich_version);
  * had arrived): Open MPI 4.1.4 at a thread level above MPI_THREAD_SINGLE, while MPI_Wait,
  * MPI_Testall, MPI_Waitany and MPI_Waitsome report the error (tests/native error_paths,
  * and in plain C).  Open MPI 5 was not measured here, so every Open MPI is assumed to.
- * abi is PAL_ABI_*. */
+ * abi is PAL_ABI_*.  mpcore clears the flag when MPI provides MPI_THREAD_SINGLE. */
 int pal_mpi_waitall_hangs_on_failed(int abi);
 
 /* A phrase naming an ABI, for messages. */

@@ -237,7 +237,7 @@ public abstract unsafe partial class MpiRequest : IDisposable
         for (int i = 0; i < requests.Length; i++)
         {
             if (handles[i] == CoreConst.ReqNull)
-                statuses[i] = IdleStatus(requests[i], ref error);
+                statuses[i] = IdleStatusOrError(requests[i], ref error);
             else
                 requests[i].CompletedInSet(rc, handles[i], statuses[i]);
         }
@@ -252,7 +252,7 @@ public abstract unsafe partial class MpiRequest : IDisposable
     /// gives its error, which is kept (the first one) and thrown only once every other request of
     /// the set has finished, so that none of them is left completed in the core but not here.
     /// </summary>
-    private static Status IdleStatus(MpiRequest request, ref Exception? error)
+    private static Status IdleStatusOrError(MpiRequest request, ref Exception? error)
     {
         try
         {
@@ -272,7 +272,7 @@ public abstract unsafe partial class MpiRequest : IDisposable
         for (int i = 0; i < requests.Length; i++)
         {
             if (handles[i] == CoreConst.ReqNull)
-                statuses[i] = IdleStatus(requests[i], ref error);
+                statuses[i] = IdleStatusOrError(requests[i], ref error);
         }
         for (int left = Pending(handles); left > 0;)
         {

@@ -54,6 +54,10 @@ int mp_init(int required, int *provided)
     if (pal_mpi.Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag) == MPI_SUCCESS && flag && ub)
         mp_g_tag_ub = *ub;
     mp_g_thread_level = level_from_mpi(got);
+    /* Open MPI's MPI_Waitall hangs on a failed request only above MPI_THREAD_SINGLE: at Single
+     * the set is waited for in one call again (31 instructions per operation less, in C). */
+    if (got == MPI_THREAD_SINGLE)
+        pal_mpi.waitall_hangs_on_failed = 0;
     if ((rc = mp_comm_register(MPI_COMM_WORLD, &h)) || h != MP_COMM_WORLD ||
         (rc = mp_comm_register(MPI_COMM_SELF, &h)) || h != MP_COMM_SELF)
         return rc ? rc : mp_fail(MP_ESTATE, "communicator table was not empty at init");

@@ -366,8 +366,7 @@ static MP_INLINE int send_as(int checked, const void *buf, int64_t bytes, int de
     mp_counts_t *k = mp_my_counts();
     int d = 0, rc;
     if ((rc = send_args_as(checked, buf, bytes, dest, tag, comm, mode, &ce, &d)) ||
-        (MP_UNLIKELY(bytes > INT_MAX) && d != MPI_PROC_NULL &&
-         (rc = check_large_count(bytes, mode == MP_SEND_SYNC ? pal_mpi.Issend_c != NULL : pal_mpi.Isend_c != NULL))))
+        (d != MPI_PROC_NULL && (rc = check_send_count(bytes, mode))))
         return rc;
     mp_count(&k->blocking_ops, 1); /* counted once accepted */
     count_p2p(k, bytes);
@@ -404,7 +403,7 @@ static MP_INLINE int recv_as(int checked, void *buf, int64_t bytes, int source, 
     MPI_Status st;
     int s = 0, t = 0, rc;
     if ((rc = recv_args_as(checked, buf, bytes, source, tag, comm, &ce, &s, &t)) ||
-        (MP_UNLIKELY(bytes > INT_MAX) && s != MPI_PROC_NULL && (rc = check_large_count(bytes, pal_mpi.Irecv_c != NULL))))
+        (s != MPI_PROC_NULL && (rc = check_recv_count(bytes))))
         return rc;
     mp_count(&k->blocking_ops, 1); /* counted once accepted */
     count_p2p(k, bytes);
@@ -457,7 +456,7 @@ static int sendrecv_by_requests(const void *sendbuf, int64_t sendbytes, int d, i
     }
     if (!to_self && src < 0 && rrc == 0) { /* MPI refused the send: the receive is taken back, not left waiting */
         (void)pal_mpi.Cancel(&r);
-        (void)pal_mpi.Wait(&r, MPI_STATUS_IGNORE);
+        (void)mp_token_wait((mp_token_t)r, NULL);
         return src;
     }
     if (src == 0)
@@ -485,8 +484,8 @@ int mp_sendrecv(const void *sendbuf, int64_t sendbytes, int dest, int sendtag, v
                        "(receive into the send buffer with a separate copy, as sendrecv_replace does)");
     /* Both halves accepted before either is posted: a receive posted while its send is refused
      * would wait for the peer's message, which waits for this one (or keep it, unreported). */
-    if ((d != MPI_PROC_NULL && (rc = check_large_count(sendbytes, pal_mpi.Isend_c != NULL))) ||
-        (s != MPI_PROC_NULL && (rc = check_large_count(recvbytes, pal_mpi.Irecv_c != NULL))))
+    if ((d != MPI_PROC_NULL && (rc = check_send_count(sendbytes, MP_SEND_STANDARD))) ||
+        (s != MPI_PROC_NULL && (rc = check_recv_count(recvbytes))))
         return rc;
     mp_count(&k->blocking_ops, 2); /* counted once accepted */
     count_p2p(k, sendbytes);

@@ -57,14 +57,29 @@ static MP_INLINE int recv_args(const void *buf, int64_t bytes, int source, int t
 
 /* A message above INT_MAX bytes needs MPI-4's large-count form (have_fn: e.g.
  * pal_mpi.Isend_c is there), which MPI-3 libraries and Open MPI 4 lack: refused with
- * MP_ECOUNT.  Calls that post two operations (sendrecv) ask first, so that
- * neither is posted when one would be refused. */
+ * MP_ECOUNT.  Blocking calls and sendrecv ask before anything is counted or posted,
+ * so that neither half of a sendrecv is posted when one would be refused. */
 static inline int check_large_count(int64_t bytes, int have_fn)
 {
     if (MP_LIKELY(bytes <= INT_MAX) || have_fn)
         return 0;
     return mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions, "
                    "which this MPI library lacks", (long long)bytes);
+}
+
+/* The large-count check of a send in mode (MPI_Isend_c or MPI_Issend_c) and of a receive. */
+static inline int check_send_count(int64_t bytes, int mode)
+{
+    if (MP_LIKELY(bytes <= INT_MAX)) /* first: nothing else is loaded on the usual path */
+        return 0;
+    return check_large_count(bytes, (mode == MP_SEND_SYNC ? pal_mpi.Issend_c : pal_mpi.Isend_c) != NULL);
+}
+
+static inline int check_recv_count(int64_t bytes)
+{
+    if (MP_LIKELY(bytes <= INT_MAX))
+        return 0;
+    return check_large_count(bytes, pal_mpi.Irecv_c != NULL);
 }
 
 /* MPI_Isend/MPI_Issend of checked arguments (d not ProcNull). */
@@ -77,7 +92,7 @@ static MP_INLINE int issue_send(const void *buf, int64_t bytes, int d, int tag, 
             return MP_MPI_CHECK(pal_mpi.Issend(buf, (int)bytes, MPI_BYTE, d, tag, ce->mpi, r), "MPI_Issend");
         return MP_MPI_CHECK(pal_mpi.Isend(buf, (int)bytes, MPI_BYTE, d, tag, ce->mpi, r), "MPI_Isend");
     }
-    if ((rc = check_large_count(bytes, mode == MP_SEND_SYNC ? pal_mpi.Issend_c != NULL : pal_mpi.Isend_c != NULL)))
+    if ((rc = check_send_count(bytes, mode)))
         return rc;
     rc = (mode == MP_SEND_SYNC ? pal_mpi.Issend_c : pal_mpi.Isend_c)(
         buf, (MPI_Count)bytes, MPI_BYTE, d, tag, ce->mpi, r);
@@ -90,7 +105,7 @@ static MP_INLINE int issue_recv(void *buf, int64_t bytes, int s, int t, const co
     if (MP_LIKELY(bytes <= INT_MAX))
         return MP_MPI_CHECK(pal_mpi.Irecv(buf, (int)bytes, MPI_BYTE, s, t, ce->mpi, r), "MPI_Irecv");
     int rc;
-    if ((rc = check_large_count(bytes, pal_mpi.Irecv_c != NULL)))
+    if ((rc = check_recv_count(bytes)))
         return rc;
     return MP_MPI_CHECK(pal_mpi.Irecv_c(buf, (MPI_Count)bytes, MPI_BYTE, s, t, ce->mpi, r),
                         "MPI_Irecv_c");

@@ -86,7 +86,7 @@ static int partitioned(mp_req_t req, int kind, slot_t **out, uint32_t *state)
     int idx = 0;
     slot_t *s = slot_get(req, &idx);
     if (MP_UNLIKELY(!s))
-        return mp_fail(MP_EHANDLE, "request handle %d is not valid (freed, or never made)", req);
+        return mp_fail_req(req);
     if (MP_UNLIKELY(!s->persist || s->persist->kind != kind))
         return mp_fail(MP_EINVAL, "request %d is not a partitioned %s request", req,
                        kind == PERSIST_PSEND ? "send" : "receive");

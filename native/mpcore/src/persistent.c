@@ -18,11 +18,6 @@
 
 _Atomic uint64_t mp_g_persist_open, mp_g_persist_recreated;
 
-static MP_COLD int fail_handle(mp_req_t h)
-{
-    return mp_fail(MP_EHANDLE, "request handle %d is not valid (freed, or never made)", h);
-}
-
 /* Makes the MPI request of a point-to-point persistent request on buf.  The
  * communicator is looked up again each time: one freed since init is refused. */
 static int p2p_make(const persist_t *p, void *buf, MPI_Request *r)
@@ -134,7 +129,7 @@ static int startable(mp_req_t req, slot_t **out, int *idx)
 {
     slot_t *s = slot_get(req, idx);
     if (MP_UNLIKELY(!s))
-        return fail_handle(req);
+        return mp_fail_req(req);
     if (MP_UNLIKELY(!s->persist))
         return mp_fail(MP_EINVAL, "request %d is not persistent: only persistent requests are started", req);
     if (MP_UNLIKELY(atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_INACTIVE))
@@ -294,7 +289,7 @@ int mp_req_free(mp_req_t req)
     slot_t *s = slot_get(req, &idx);
     uint32_t state;
     if (!s)
-        return fail_handle(req);
+        return mp_fail_req(req);
     if (!s->persist)
         return mp_fail(MP_EINVAL, "request %d is not persistent: complete it, or orphan it", req);
     state = atomic_load_explicit(&s->state, memory_order_acquire);

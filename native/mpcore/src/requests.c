@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static MP_COLD int fail_req(mp_req_t h)
+int mp_fail_req(mp_req_t h)
 {
     int idx;
     slot_t *s = slot_lookup(h, &idx);
     if (s && (atomic_load_explicit(&s->flags, memory_order_relaxed) & SLOT_ORPHANED))
         return mp_fail(MP_EHANDLE, "request handle %d was given up (mp_req_orphan): the core completes and "
                        "frees it, its owner may not use it again", h);
-    return mp_fail(MP_EHANDLE, "request handle %d is not valid (already completed or never posted)", h);
+    return mp_fail(MP_EHANDLE, "request handle %d is not valid (completed and freed, or never made)", h);
 }
 
 static void slot_complete(slot_t *s, int rc, const MPI_Status *st)
@@ -105,7 +105,7 @@ int mp_req_test(mp_req_t req, mp_status_t *status)
     int idx = 0;
     slot_t *s = slot_get(req, &idx);
     if (MP_UNLIKELY(!s))
-        return fail_req(req);
+        return mp_fail_req(req);
     if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE && !mp_slot_poll(s))
         return 0;
     {
@@ -122,7 +122,7 @@ int mp_req_wait(mp_req_t req, mp_status_t *status)
     int idx = 0, rc;
     slot_t *s = slot_get(req, &idx);
     if (MP_UNLIKELY(!s))
-        return fail_req(req);
+        return mp_fail_req(req);
     mp_blocking_enter();
     if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE) {
         MPI_Status st;
@@ -139,7 +139,7 @@ int mp_req_cancel(mp_req_t req)
     int idx = 0;
     slot_t *s = slot_get(req, &idx);
     if (MP_UNLIKELY(!s))
-        return fail_req(req);
+        return mp_fail_req(req);
     if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_ACTIVE)
         return 0; /* already complete: nothing to cancel */
     return MP_MPI_CHECK(pal_mpi.Cancel(&s->mpi), "MPI_Cancel");
@@ -151,10 +151,10 @@ int mp_req_orphan(mp_req_t req)
     uint32_t flags;
     slot_t *s = slot_lookup(req, &idx);
     if (!s)
-        return fail_req(req);
+        return mp_fail_req(req);
     flags = atomic_load_explicit(&s->flags, memory_order_relaxed);
     if (flags & SLOT_ORPHANED)
-        return fail_req(req);
+        return mp_fail_req(req);
     atomic_store_explicit(&s->flags, flags | SLOT_ORPHANED, memory_order_seq_cst);
     /* A completed slot can go at once; an active one is left to the sweep
      * (done by the core on the next wait, or by the GC extension at mark),
@@ -399,9 +399,9 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
                     state = SLOT_FREE;
             }
             if (MP_UNLIKELY(state == SLOT_FREE))
-                rc = fail_req(h);
+                rc = mp_fail_req(h);
             else if (MP_UNLIKELY((flags = atomic_load_explicit(&s->flags, memory_order_relaxed)) & SLOT_ORPHANED))
-                rc = fail_req(h);
+                rc = mp_fail_req(h);
             else if (MP_UNLIKELY(flags & SLOT_IN_BATCH))
                 rc = fail_repeated(reqs, i);
             if (MP_UNLIKELY(rc)) {
@@ -615,7 +615,7 @@ int mp_req_waitany(int n, const mp_req_t *reqs, mp_status_t *status)
         if (reqs[i] == MP_REQ_NULL)
             continue;
         if (!(s = slot_get(reqs[i], &idx)))
-            rc = fail_req(reqs[i]);
+            rc = mp_fail_req(reqs[i]);
         else if ((flags = atomic_load_explicit(&s->flags, memory_order_relaxed)) & SLOT_IN_BATCH)
             rc = fail_repeated(reqs, i);
         else
@@ -761,6 +761,6 @@ int mp_req_is_recv(mp_req_t req)
     int idx = 0;
     slot_t *s = slot_get(req, &idx);
     if (!s)
-        return fail_req(req);
+        return mp_fail_req(req);
     return s->is_recv != 0;
 }

@@ -283,6 +283,8 @@ int mp_persist_track(persist_t *p, MPI_Request r, mp_req_t *req);
 int mp_slot_poll(slot_t *s);
 /* Frees a completed orphan's slot unless another thread did: 1 if this call did. */
 int mp_orphan_free(slot_t *s, int idx);
+/* MP_EHANDLE for a handle slot_get refused: given up (mp_req_orphan), or freed or never made. */
+MP_COLD int mp_fail_req(mp_req_t h);
 /* Slots in use and, among them, those with an open MPI request (a table scan). */
 void mp_slot_census(uint64_t *used, uint64_t *open);
 
