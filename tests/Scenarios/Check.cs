@@ -46,7 +46,8 @@ internal static class Check
         Passed++;
     }
 
-    internal static void Throws<TException>(Action action, string what, [CallerLineNumber] int line = 0)
+    /// <summary>Checks that the action throws TException; returns it, or null (a failure recorded).</summary>
+    internal static TException? Throws<TException>(Action action, string what, [CallerLineNumber] int line = 0)
         where TException : Exception
     {
         try
@@ -54,13 +55,15 @@ internal static class Check
             action();
             True(false, $"{what}: no exception, expected {typeof(TException).Name}", line);
         }
-        catch (TException)
+        catch (TException e)
         {
             Passed++;
+            return e;
         }
         catch (Exception e)
         {
             True(false, $"{what}: {e.GetType().Name} ({e.Message}), expected {typeof(TException).Name}", line);
         }
+        return null;
     }
 }

@@ -67,6 +67,19 @@ internal static class MpiErrors
         if (r == 1)
             Check.Equal((short)44, c.Recv<short>(0, 7), "the message after a truncated mrecv, same tag");
 
+        // Alltoallv on Self that sends 8 ints into room for 4: MPICH's error text is then longer
+        // than MPI_MAX_ERROR_STRING, and its MPI_Error_string reads past that bound and wrote on
+        // from there (into the core's stack frame, until the core gave it a NUL tail).  At
+        // several stack depths, so the core's frames lie over different leftovers each time.
+        for (int depth = 0; depth < 6; depth++)
+            AtDepth(depth * 37, () =>
+            {
+                var e = Check.Throws<MessageTruncatedException>(() =>
+                    Communicator.Self.Alltoallv(new int[8], [8], [0], new int[4], [4], [0]), "Alltoallv on Self of 8 into 4");
+                Check.True(e is not null && e.Message.Contains("MPI_Alltoallv", StringComparison.Ordinal) && e.Message.Length < 2048,
+                           $"Alltoallv on Self of 8 into 4 at depth {depth}: {e?.Message.Length} chars");
+            });
+
         // The communicator still reduces correctly.
         var sum = new int[3];
         c.Reduce(new[] { r, r, r }, r == 0 ? sum : null, Op.Sum, 0);
@@ -74,6 +87,20 @@ internal static class MpiErrors
             Check.Sequence<int>(Enumerable.Repeat(c.Size * (c.Size - 1) / 2, 3).ToArray(), sum, "reduce after the failures");
         c.Barrier();
     }
+
+    // Runs the action below `frames` extra frames, each with some stack of its own.
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    private static void AtDepth(int frames, Action action)
+    {
+        Span<byte> room = stackalloc byte[96];
+        room.Fill((byte)(frames | 1));
+        if (frames == 0)
+            action();
+        else
+            AtDepth(frames - 1, action);
+        GC.KeepAlive(room[0]);
+    }
+
 
     // An intercommunicator Reduce whose root offers fewer elements than the other group
     // contributes: only MPI can see it (the root does not know the remote count).

@@ -110,7 +110,7 @@ internal static class ObjectCollectives
         Check.Sequence<Matrix2>([.. Enumerable.Range(start, counts[r]).Select(i => Fold(p, k => M(k + i), (x, y) => x * y))], mb, "OReduceScatter Product of matrices");
 
         // The function throws on the combining rank: every rank throws MpiException, the job goes on.
-        var e1 = Catch<MpiException>(() => c.OAllreduce(S(r), (a, b) => b.StartsWith("r1") ? throw new InvalidOperationException("no r1") : a + b));
+        var e1 = Check.Throws<MpiException>(() => c.OAllreduce(S(r), (a, b) => b.StartsWith("r1") ? throw new InvalidOperationException("no r1") : a + b), "OAllreduce with a throwing function");
         Check.True(e1 is not null, "OAllreduce with a throwing function throws MpiException");
         if (r == 0)
             Check.True(e1?.InnerException is InvalidOperationException { Message: "no r1" }, "at rank 0 the function's exception is the inner one");
@@ -118,11 +118,11 @@ internal static class ObjectCollectives
             Check.True(e1 is not null && e1.Message.Contains("InvalidOperationException") && e1.Message.Contains("no r1") && e1.Message.Contains("rank 0"),
                        $"elsewhere the message names it: {e1?.Message}");
         int last = p - 1;
-        var e2 = Catch<MpiException>(() => c.OReduce(r, (a, b) => a / (b - b), last));
+        var e2 = Check.Throws<MpiException>(() => c.OReduce(r, (a, b) => a / (b - b), last), "OReduce with a throwing function");
         Check.True(r == last ? e2?.InnerException is DivideByZeroException : e2?.Message.Contains($"rank {last}") == true, "OReduce: a throwing function at the root");
-        Check.True(Catch<MpiException>(() => c.OScan(r, (a, b) => throw new FormatException("scan"))) is { } e3 && (r == 0 ? e3.InnerException is FormatException : e3.Message.Contains("scan")),
+        Check.True(Check.Throws<MpiException>(() => c.OScan(r, (a, b) => throw new FormatException("scan")), "OScan with a throwing function") is { } e3 && (r == 0 ? e3.InnerException is FormatException : e3.Message.Contains("scan")),
                    "OScan with a throwing function");
-        Check.True(Catch<MpiException>(() => c.OReduceScatter(new int[total], counts, (a, b) => throw new ArithmeticException("rs"))) is not null,
+        Check.True(Check.Throws<MpiException>(() => c.OReduceScatter(new int[total], counts, (a, b) => throw new ArithmeticException("rs")), "OReduceScatter with a throwing function") is not null,
                    "OReduceScatter with a throwing function");
         Check.Equal(Fold(p, S, join), c.OAllreduce(S(r), join), "the communicator goes on after the failures");
 
@@ -157,22 +157,6 @@ internal static class ObjectCollectives
         }
     }
 
-    private static T? Catch<T>(Action a) where T : Exception
-    {
-        try
-        {
-            a();
-        }
-        catch (T e)
-        {
-            return e;
-        }
-        catch (Exception e)
-        {
-            Check.True(false, $"expected {typeof(T).Name}, got {e.GetType().Name}: {e.Message}");
-        }
-        return null;
-    }
 
     private static void Vectors(Communicator c)
     {

@@ -344,7 +344,7 @@ internal static class Rma
         Check.Throws<InvalidOperationException>(() => win.FetchAndOp(1, Op.Sum, right, 0), "FetchAndOp in a fence epoch");
         Check.Throws<InvalidOperationException>(() => win.Rput(one, right, 0), "Rput in a fence epoch");
         // Out of the target's window, before anything is sent.
-        var e = Catch<ArgumentOutOfRangeException>(() => win.Put(new long[3], right, 8));
+        var e = Check.Throws<ArgumentOutOfRangeException>(() => win.Put(new long[3], right, 8), "Put past the window's end");
         Check.True(e?.Message.Contains("80 bytes", StringComparison.Ordinal) == true, $"message names the window size: {e?.Message}");
         Check.Throws<ArgumentOutOfRangeException>(() => win.Get(one, right, 10), "Get at the end");
         Check.Throws<ArgumentOutOfRangeException>(() => win.Get(one, right, -1), "negative index");
@@ -391,7 +391,7 @@ internal static class Rma
         }
         Check.Throws<ArgumentException>(() => Window<int>.Create(c, new int[4]), "Create over a movable array");
         // Errors MPI itself raises come back with MPI's error class: Lock takes only NoCheck.
-        var mpi = Catch<MpiException>(() => win.Lock(right, LockType.Shared, WindowAssert.NoPut));
+        var mpi = Check.Throws<MpiException>(() => win.Lock(right, LockType.Shared, WindowAssert.NoPut), "Lock with an assertion MPI refuses");
         Check.True(mpi is { ErrorClass: > 0 }, $"MPI's own error for a bad assertion: {mpi?.Message}");
         if (mpi is null)
             win.Unlock(right);
@@ -481,7 +481,7 @@ internal static class Rma
 
         // Misuse, refused before MPI sees it.
         var movable = new long[4];
-        var e = Catch<ArgumentException>(() => win.Attach(movable));
+        var e = Check.Throws<ArgumentException>(() => win.Attach(movable), "Attach of a movable array");
         Check.True(e?.Message.Contains("Mpi.AllocatePinned", StringComparison.Ordinal) == true, $"message names Mpi.AllocatePinned: {e?.Message}");
         Check.Throws<ArgumentException>(() => win.Attach(second), "attaching an array twice");
         Check.Throws<ArgumentException>(() => win.Detach(first), "detaching an array detached already");
@@ -503,7 +503,7 @@ internal static class Rma
         if (Mpi.LibraryVersion.StartsWith("Open MPI", StringComparison.Ordinal))
         {
             win.Lock(right);
-            var range = Catch<MpiException>(() => win.Put(movable, right, at2 + (1L << 20)));
+            var range = Check.Throws<MpiException>(() => win.Put(movable, right, at2 + (1L << 20)), "Put outside the attached arrays");
             Check.True(range is { ErrorClass: > 0 }, $"MPI's own error for an address outside the attached arrays: {range?.Message}");
             win.Unlock(right);
         }
@@ -566,22 +566,4 @@ internal static class Rma
         c.Barrier();
     }
 
-    private static TException? Catch<TException>(Action action) where TException : Exception
-    {
-        try
-        {
-            action();
-            Check.True(false, $"no exception, expected {typeof(TException).Name}");
-        }
-        catch (TException e)
-        {
-            Check.True(true, typeof(TException).Name);
-            return e;
-        }
-        catch (Exception e)
-        {
-            Check.True(false, $"{e.GetType().Name} ({e.Message}), expected {typeof(TException).Name}");
-        }
-        return null;
-    }
 }

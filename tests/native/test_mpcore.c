@@ -729,6 +729,31 @@ static void test_persistent(void)
     CHECK(k1.persistent_open == k0.persistent_open && mp_req_active() == active);
 }
 
+/* Fills the stack below the caller's frame, where the frames of its next call will lie, with
+ * non-NUL bytes, as a caller's earlier calls may have left it. */
+static __attribute__((noinline)) void dirty_stack_below(void)
+{
+    char junk[65536];
+    memset(junk, 'A', sizeof junk);
+    __asm__ volatile("" : : "r"(junk) : "memory"); /* the stores happen */
+}
+
+/* MPI_Error_string as the core calls it, checking what the core promises the library: a
+ * buffer of 2 * MPI_MAX_ERROR_STRING bytes whose part past MPI's bound holds only NULs, so
+ * a library that reads past the bound (MPICH 4.0) finds a string end there. */
+static __typeof__(MPI_Error_string) *g_real_error_string;
+static int g_error_string_calls, g_error_string_dirty_tails;
+static int error_string_checking_tail(int code, char *text, int *len)
+{
+    g_error_string_calls++;
+    for (int i = MPI_MAX_ERROR_STRING; i < 2 * MPI_MAX_ERROR_STRING; i++)
+        if (text[i] != '\0') {
+            g_error_string_dirty_tails++;
+            break;
+        }
+    return g_real_error_string(code, text, len);
+}
+
 /* Error paths a C caller reaches (found by review; each was wrong before): owner calls on an
  * orphaned handle, NULL outputs refused before anything is posted, waitany without a status,
  * a sendrecv whose one half the library cannot post, persistent collectives checked at init
@@ -864,6 +889,31 @@ static void test_error_paths(void)
      * active, for a later wait; Open MPI completes both. */
     CHECK(sts[1].error == MP_ETRUNCATE || (sts[1].error == MP_EPENDING && mp_req_wait(rs[1], &st) == MP_ETRUNCATE));
     CHECK(mp_req_active() == active);
+
+    /* A failure whose MPI error text is longer than MPI_MAX_ERROR_STRING: MPICH 4.0's
+     * MPI_Error_string then reads past that bound and writes on wherever the bytes there lead
+     * (an Alltoallv truncated on MPI_COMM_SELF: 178 bytes past, in plain C).  The stack the
+     * core's frames will use is filled with non-NUL bytes first, as a caller's garbage may be;
+     * the core must still record the text without writing outside its buffer.  Before the fix
+     * the read past the bound met that garbage and the write reached mp_mpi_fail's saved
+     * registers; under tests/checkers.sh asan the call fails deterministically, and here the
+     * library's view of the buffer is checked on every call. */
+    g_real_error_string = pal_mpi.Error_string;
+    pal_mpi.Error_string = error_string_checking_tail;
+    for (int round = 0; round < 4; round++) {
+        int32_t sc[1] = { 8 }, rcnt[1] = { 4 }, zero[1] = { 0 };
+        int32_t big[8] = { 0 }, small[4] = { 0 };
+        mp_coll_t c = { .kind = MP_COLL_ALLTOALLV, .dtype = MP_DT_INT32, .elem_size = 4, .sendbuf = big,
+                        .recvbuf = small, .sendcounts = sc, .sdispls = zero, .recvcounts = rcnt, .rdispls = zero };
+        char m[4096];
+        dirty_stack_below();
+        rc = mp_coll_run(MP_COMM_SELF, &c);
+        CHECK(rc == MP_ETRUNCATE || rc == MP_EMPI);
+        mp_last_error(NULL, m, (int)sizeof m);
+        CHECK(strstr(m, "MPI_Alltoallv") == m && strlen(m) < sizeof m - 1);
+    }
+    pal_mpi.Error_string = g_real_error_string;
+    CHECK(g_error_string_calls == 4 && g_error_string_dirty_tails == 0);
 }
 
 /* Files on MPI_COMM_SELF: the amodes MPI itself refuses come back as MP_EMPI

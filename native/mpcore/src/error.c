@@ -76,22 +76,31 @@ static const char *class_name(int cls)
     return NULL;
 }
 
-int mp_mpi_code(int rc)
+static int class_of(int rc)
 {
     int cls = rc;
     if (pal_mpi.Error_class && pal_mpi.Error_class(rc, &cls) != MPI_SUCCESS)
         cls = rc;
-    return cls == MPI_ERR_TRUNCATE ? MP_ETRUNCATE : MP_EMPI;
+    return cls;
+}
+
+int mp_mpi_code(int rc)
+{
+    return class_of(rc) == MPI_ERR_TRUNCATE ? MP_ETRUNCATE : MP_EMPI;
 }
 
 int mp_mpi_fail(int rc, const char *call)
 {
     const char *name;
-    int cls = rc, len = 0;
-    char text[MPI_MAX_ERROR_STRING + 1];
-    text[0] = '\0';
-    if (pal_mpi.Error_class && pal_mpi.Error_class(rc, &cls) != MPI_SUCCESS)
-        cls = rc;
+    int cls = class_of(rc), len = 0;
+    /* Twice MPI's bound, and zeroed: MPICH 4.0's MPI_Error_string, once a long error stack
+     * fills MPI_MAX_ERROR_STRING, takes strlen of the bytes past the end and goes on writing
+     * from wherever that leads (shown in plain C: an Alltoallv truncated on MPI_COMM_SELF
+     * wrote 178 bytes past a 512-byte buffer whose tail was not NUL, none past a NUL tail).
+     * Left uninitialized, that tail was stack garbage, and the write reached this frame's
+     * saved registers and return address (docs/architecture.md, "MPI libraries' defects"). */
+    char text[2 * MPI_MAX_ERROR_STRING];
+    memset(text, 0, sizeof text);
     if (pal_mpi.Error_string && pal_mpi.Error_string(rc, text, &len) != MPI_SUCCESS)
         snprintf(text, sizeof text, "MPI error code %d", rc);
     text[len < 0 ? 0 : len > MPI_MAX_ERROR_STRING ? MPI_MAX_ERROR_STRING : len] = '\0';
