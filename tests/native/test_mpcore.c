@@ -527,6 +527,8 @@ static void test_full_table(void)
     int32_t out[4] = { 1, 2, 3, 4 }, in[8] = { 0 };
     mp_status_t st[2];
     mp_list_t l = NULL;
+    mp_msg_t msg = 0;
+    mp_token_t sent = 0;
     int n = 0, rc = 0;
     CHECK(fill != NULL);
     if (!fill)
@@ -534,10 +536,29 @@ static void test_full_table(void)
     CHECK(mp_list_create(2, &l) == 0);
     CHECK(mp_list_irecv(l, in, 16, 0, 31, MP_COMM_SELF, fake_object) == 0);
     CHECK(mp_list_irecv(l, in + 4, 16, 0, 32, MP_COMM_SELF, fake_object) == 1);
+    CHECK(mp_send_start(out, 16, 0, 33, MP_COMM_SELF, MP_SEND_STANDARD, &sent) >= 0);
+    CHECK(mp_mprobe(0, 33, MP_COMM_SELF, &msg, st) == 0);
     while (n <= MAX && (rc = mp_adopt_request(MPI_REQUEST_NULL, NULL, 0, &fill[n])) == 0)
         n++;
     CHECK(rc == MP_ENOMEM && last_error_mentions("too many pending requests"));
     CHECK(n > 0 && n <= MAX && mp_req_active() == n);
+    /* Requests made outside the point-to-point path are refused before MPI sees them: nothing
+     * left in flight that no slot holds (the receive buffers stay untouched through later
+     * progress, and the matched message stays the caller's). */
+    {
+        int32_t sum[4] = { 0 };
+        mp_coll_t c = { .kind = MP_COLL_ALLREDUCE, .dtype = MP_DT_INT32, .elem_size = 4, .op = MP_OP_SUM,
+                        .count = 4, .sendbuf = out, .recvbuf = sum };
+        mp_req_t none = 77;
+        CHECK(mp_coll_post(MP_COMM_SELF, &c, NULL, fake_object, &none) == MP_ENOMEM);
+        CHECK(mp_imrecv(in, 16, msg, fake_object, &none) == MP_ENOMEM);
+        CHECK(none == MP_REQ_NULL || none == 77);
+        CHECK(mp_list_testall(l, st) == 0); /* MPI makes progress; the list's two still wait */
+        CHECK(sum[0] == 0 && sum[3] == 0 && in[0] == 0 && in[3] == 0 && mp_req_active() == n);
+        CHECK(mp_mrecv(in, 16, msg, st) == 0 && st[0].tag == 33 && in[3] == 4);
+        CHECK(sent == 0 || mp_token_wait(sent, NULL) == 0);
+        in[0] = in[3] = 0;
+    }
     /* Nothing can be handed over: the list keeps both, and stays usable. */
     pend[0] = pend[1] = 12345;
     CHECK(mp_list_free(l, pend) == MP_ENOMEM && pend[0] == MP_REQ_NULL && pend[1] == MP_REQ_NULL);

@@ -439,7 +439,8 @@ int mp_coll_run(mp_comm_t comm, const mp_coll_t *c)
 int mp_coll_post(mp_comm_t comm, const mp_coll_t *c, void *send_obj, void *recv_obj, mp_req_t *req)
 {
     const comm_entry_t *ce;
-    MPI_Request r;
+    MPI_Request r = MPI_REQUEST_NULL;
+    mp_claim_t k;
     int rc;
     if ((rc = mp_comm_lookup(comm, &ce)))
         return rc;
@@ -448,9 +449,10 @@ int mp_coll_post(mp_comm_t comm, const mp_coll_t *c, void *send_obj, void *recv_
     if (c->op >= MP_OP_USER && is_reduction(c->kind))
         return mp_fail(MP_EINVAL, "nonblocking collectives cannot use user-defined operations: MPI "
                        "may run them during any later call; use the blocking form");
-    if ((rc = run(ce, c, &r, 0)))
+    if ((rc = mp_claim(&k)))
         return rc;
-    return mp_track(0, r, send_obj, recv_obj, 0, req);
+    rc = run(ce, c, &r, 0); /* before r is read */
+    return mp_claim_posted(&k, rc, r, send_obj, recv_obj, 0, req);
 }
 
 /* ---- persistent collectives (MPI-4.0 6.12) ---- */

@@ -282,6 +282,7 @@ int mp_file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t byt
 {
     file_entry_t *e = NULL;
     MPI_Request r = MPI_REQUEST_NULL;
+    mp_claim_t k;
     int rc, count = 0;
     if ((rc = file_get(file, &e)) || (rc = check_op(op, offset)) || (rc = io_count(e, buf, bytes, &count)))
         return rc;
@@ -289,15 +290,15 @@ int mp_file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t byt
         return mp_fail_null_output("request");
     if (op != MP_IO_READ_AT && op != MP_IO_WRITE_AT)
         return mp_fail(MP_EINVAL, "nonblocking I/O is MP_IO_READ_AT or MP_IO_WRITE_AT, not %d", op);
+    if ((rc = mp_claim(&k)))
+        return rc;
     mp_blocking_enter();
     rc = op == MP_IO_READ_AT
        ? MP_MPI_CHECK(pal_mpi.File_iread_at(e->mpi, (MPI_Offset)offset, buf, count, e->etype, &r), "MPI_File_iread_at")
        : MP_MPI_CHECK(pal_mpi.File_iwrite_at(e->mpi, (MPI_Offset)offset, buf, count, e->etype, &r), "MPI_File_iwrite_at");
     mp_blocking_leave();
-    if (rc)
-        return rc;
     /* The status of a file access carries the bytes moved, for reads and writes. */
-    return mp_track(0, r, bytes > 0 ? obj : NULL, NULL, 1, req);
+    return mp_claim_posted(&k, rc, r, bytes > 0 ? obj : NULL, NULL, 1, req);
 }
 
 int mp_file_seek(mp_file_t file, int64_t offset, int whence, int shared)

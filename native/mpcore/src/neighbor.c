@@ -131,7 +131,8 @@ int mp_neighbor_post(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, 
 {
     const comm_entry_t *ce;
     MPI_Datatype t = MPI_DATATYPE_NULL;
-    MPI_Request r;
+    MPI_Request r = MPI_REQUEST_NULL;
+    mp_claim_t k;
     int rc, in = 0, out = 0;
     if ((rc = mp_comm_lookup(comm, &ce)))
         return rc;
@@ -141,9 +142,10 @@ int mp_neighbor_post(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, 
         return rc;
     if (c->kind == MP_NEIGHBOR_ALLTOALLW && in + out > 0 && !scratch)
         return mp_fail(MP_EINVAL, "neighbor_alltoallw needs scratch for %d datatypes", in + out);
-    if ((rc = run(ce->mpi, c, t, in, out, sbytes, rbytes, scratch, &r, 0)))
+    if ((rc = mp_claim(&k)))
         return rc;
-    return mp_track(0, r, send_obj, recv_obj, 0, req);
+    rc = run(ce->mpi, c, t, in, out, sbytes, rbytes, scratch, &r, 0); /* before r is read */
+    return mp_claim_posted(&k, rc, r, send_obj, recv_obj, 0, req);
 }
 
 /* ---- persistent forms (MPI-4.0 8.6 and 6.12) ---- */

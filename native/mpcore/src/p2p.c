@@ -170,7 +170,7 @@ static MP_INLINE int isend_as(const void *buf, int64_t bytes, int dest, int tag,
         return rc;
     if (MP_UNLIKELY(d == MPI_PROC_NULL)) {
         count_p2p(counts_of(c), bytes);
-        return track(c, 1, MPI_REQUEST_NULL, NULL, NULL, 0, req);
+        return track_proc_null(c, 0, req);
     }
     if (MP_UNLIKELY(rc = slot_alloc(c, &s, &h)))
         return rc;
@@ -190,7 +190,7 @@ static MP_INLINE int irecv_as(void *buf, int64_t bytes, int source, int tag, mp_
         return rc;
     if (MP_UNLIKELY(s == MPI_PROC_NULL)) {
         count_p2p(counts_of(c), bytes);
-        return track(c, 1, MPI_REQUEST_NULL, NULL, NULL, 1, req);
+        return track_proc_null(c, 1, req);
     }
     if (MP_UNLIKELY(rc = slot_alloc(c, &slot, &h)))
         return rc;
@@ -533,12 +533,18 @@ int mp_imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)
 {
     MPI_Message m = (MPI_Message)msg;
     MPI_Request r = MPI_REQUEST_NULL;
-    slot_cache_t *c = my_cache();
+    mp_claim_t k;
     int rc;
     if (!req)
         return mp_fail_null_output("request");
-    if ((rc = post_mrecv(buf, bytes, &m, &r, NULL)) < 0)
+    if ((rc = mp_claim(&k))) /* before MPI takes the message: a full table leaves it the caller's */
         return rc;
-    count_p2p(counts_of(c), bytes);
-    return track(c, rc, r, bytes > 0 ? obj : NULL, NULL, 1, req);
+    if ((rc = post_mrecv(buf, bytes, &m, &r, NULL)) < 0)
+        return mp_claim_posted(&k, rc, r, NULL, NULL, 1, req);
+    count_p2p(counts_of(k.cache), bytes);
+    if (rc > 0) { /* the message of MP_PROC_NULL: complete */
+        mp_claim_posted(&k, rc, r, NULL, NULL, 1, req);
+        return track_proc_null(k.cache, 1, req);
+    }
+    return mp_claim_posted(&k, 0, r, bytes > 0 ? obj : NULL, NULL, 1, req);
 }

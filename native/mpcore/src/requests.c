@@ -22,9 +22,30 @@ static void slot_complete(slot_t *s, int rc, const MPI_Status *st)
     atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
 }
 
-int mp_track(int posted, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_req_t *req)
+int mp_claim(mp_claim_t *k)
 {
-    return track(my_cache(), posted, r, obj0, obj1, is_recv, req);
+    k->cache = my_cache();
+    return slot_alloc(k->cache, &k->slot, &k->handle);
+}
+
+int mp_claim_posted(mp_claim_t *k, int rc, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_req_t *req)
+{
+    slot_t *s = k->slot;
+    if (rc) {
+        slot_unclaim(k->cache, k->handle);
+        return rc;
+    }
+    s->is_recv = is_recv;
+    s->mpi = r;
+    s->obj[0] = obj0;
+    s->obj[1] = obj1;
+    /* A registered buffer needs no pin object: that is a pin avoided. */
+    if (obj0 || obj1)
+        mp_count(&k->cache->counts.registered, (uint64_t)(obj0 != NULL) + (obj1 != NULL));
+    MP_HAPPENS_BEFORE(s);
+    atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
+    *req = k->handle;
+    return 0;
 }
 
 /* Finishes an instance of a persistent request for its owner: inactive, not

@@ -307,41 +307,34 @@ static inline void slot_unclaim(slot_cache_t *c, mp_req_t h)
     c->idx[c->n++] = h & HANDLE_INDEX_MASK;
 }
 
-/* Gives a posted operation (posted == 0) or a ProcNull one (posted == 1,
- * already complete) a slot, recording up to two owner objects. */
-static inline int track(slot_cache_t *c, int posted, MPI_Request r, void *obj0, void *obj1,
-                        int is_recv, mp_req_t *req)
+/* Gives an operation with MP_PROC_NULL, complete at once, a slot (DONE, its status ProcNull's). */
+static inline int track_proc_null(slot_cache_t *c, int is_recv, mp_req_t *req)
 {
     slot_t *s = NULL;
     int rc = slot_alloc(c, &s, req);
-    if (MP_UNLIKELY(rc)) {
-        /* Nothing can hold the operation now: let it complete on its own. */
-        if (posted == 0)
-            pal_mpi.Request_free(&r);
+    if (MP_UNLIKELY(rc))
         return rc;
-    }
     s->is_recv = is_recv;
-    if (posted == 1) {
-        s->obj[0] = s->obj[1] = NULL;
-        mp_status_proc_null(&s->status);
-        s->done_rc = 0;
-        MP_HAPPENS_BEFORE(s);
-        atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
-        return 0;
-    }
-    s->mpi = r;
-    s->obj[0] = obj0;
-    s->obj[1] = obj1;
-    /* A registered buffer needs no pin object: that is a pin avoided. */
-    if (obj0 || obj1) /* the caller listed c's counters when it counted the operation */
-        mp_count(&c->counts.registered, (uint64_t)(obj0 != NULL) + (obj1 != NULL));
+    s->obj[0] = s->obj[1] = NULL;
+    mp_status_proc_null(&s->status);
+    s->done_rc = 0;
     MP_HAPPENS_BEFORE(s);
-    atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
+    atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
     return 0;
 }
 
-/* track() for callers outside the posting path (collectives). */
-int mp_track(int posted, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_req_t *req);
+/* A request slot claimed before an operation outside the point-to-point path (collectives,
+ * neighbourhood collectives, file and RMA requests) is posted: a full table then refuses the
+ * operation before MPI sees it, instead of after, when it would be in flight with its arrays
+ * held by nothing.  mp_claim takes the slot; mp_claim_posted gives it MPI's request and its
+ * owner objects (rc == 0), or back unused (rc != 0, returned). */
+typedef struct mp_claim {
+    slot_cache_t *cache;
+    slot_t *slot;
+    mp_req_t handle;
+} mp_claim_t;
+int mp_claim(mp_claim_t *k);
+int mp_claim_posted(mp_claim_t *k, int rc, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_req_t *req);
 
 /* The MPI type of a collective's elements (collectives.c), checked. */
 int mp_coll_element_type(const mp_coll_t *c, MPI_Datatype *type);

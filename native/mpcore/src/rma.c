@@ -47,7 +47,7 @@ typedef struct win {
     int nlocked;      /* ranks locked */
     int lock_all;     /* LockAll epoch open */
     int fence;        /* a Fence without NOSUCCEED came last: a fence epoch may be open */
-    int fence_ops;    /* operations since that fence (then it is an epoch) */
+    atomic_int fence_busy; /* MPI accepted an operation since that fence (then it is an epoch) */
     int started;      /* access epoch of Start open */
     int posted;       /* exposure epoch of Post open */
     int dynamic;      /* MPI_Win_create_dynamic: displacements are addresses */
@@ -512,7 +512,7 @@ static int mark_group(win_t *w, MPI_Group g)
 /* Whether the open epochs allow the synchronization call, before MPI sees it. */
 static int sync_allowed(int32_t win, const win_t *w, int kind, int arg)
 {
-    int busy_fence = w->fence && w->fence_ops > 0;
+    int busy_fence = w->fence && atomic_load_explicit(&w->fence_busy, memory_order_relaxed);
     switch (kind) {
     case MP_WIN_FENCE:
         if (w->nlocked || w->lock_all || w->started || w->posted)
@@ -594,7 +594,7 @@ static void sync_done(win_t *w, int kind, int arg, int mode)
     switch (kind) {
     case MP_WIN_FENCE:
         w->fence = !(mode & MP_MODE_NOSUCCEED);
-        w->fence_ops = 0;
+        atomic_store_explicit(&w->fence_busy, 0, memory_order_relaxed);
         break;
     case MP_WIN_LOCK_EXCLUSIVE:
     case MP_WIN_LOCK_SHARED:
@@ -680,9 +680,16 @@ static int check_op(int32_t win, win_t *w, int target, int64_t disp, int64_t cou
                        (long long)count, elem_size, (long long)disp, w->disp_unit[target], target,
                        (long long)w->bytes[target]);
     *mpi_target = target;
-    if (w->fence)
-        w->fence_ops++;
     return 0;
+}
+
+/* rc, MPI's answer to an operation: one it accepted after a Fence opens that fence's epoch.
+ * Threads may post operations at once (MPI_THREAD_MULTIPLE). */
+static inline int op_posted(win_t *w, int rc)
+{
+    if (rc == 0 && w->fence)
+        atomic_store_explicit(&w->fence_busy, 1, memory_order_relaxed);
+    return rc;
 }
 
 /* The lookups and checks of an operation: window, target, element type and op. */
@@ -706,10 +713,13 @@ static MP_INLINE int transfer(int32_t win, int put, void *origin, int64_t count,
     MPI_Op op = MPI_OP_NULL;
     MPI_Request r = MPI_REQUEST_NULL;
     MPI_Request *rp = req ? &r : NULL;
+    mp_claim_t k = { 0 };
     int rc, t, n = (int)count;
     if ((rc = prepare(win, &w, target, disp, count, dtype, elem_size, MP_OP_NONE, req != NULL, &t, &dt, &op)))
         return rc;
     if (!req && obj && n > 0 && t != MPI_PROC_NULL && (rc = hold(w, t, obj, NULL)))
+        return rc;
+    if (req && (rc = mp_claim(&k))) /* the request's slot before MPI sees the operation */
         return rc;
     if (put)
         rc = rp ? MP_MPI_CHECK(pal_mpi.Rput(origin, n, dt, t, (MPI_Aint)disp, n, dt, w->mpi, rp), "MPI_Rput")
@@ -717,7 +727,7 @@ static MP_INLINE int transfer(int32_t win, int put, void *origin, int64_t count,
     else
         rc = rp ? MP_MPI_CHECK(pal_mpi.Rget(origin, n, dt, t, (MPI_Aint)disp, n, dt, w->mpi, rp), "MPI_Rget")
                 : MP_MPI_CHECK(pal_mpi.Get(origin, n, dt, t, (MPI_Aint)disp, n, dt, w->mpi), "MPI_Get");
-    return rc || !req ? rc : mp_track(0, r, obj, NULL, 0, req);
+    return op_posted(w, req ? mp_claim_posted(&k, rc, r, obj, NULL, 0, req) : rc);
 }
 
 int mp_win_put(int32_t win, const void *origin, int64_t count, int dtype, int elem_size, int target, int64_t disp,
@@ -755,11 +765,12 @@ int mp_win_accumulate_held(int32_t win, const void *origin, void *result, int64_
         (rc = hold(w, t, origin_obj, result ? result_obj : NULL)))
         return rc;
     if (!result)
-        return MP_MPI_CHECK(pal_mpi.Accumulate(origin, (int)count, dt, t, (MPI_Aint)disp, (int)count, dt, mop, w->mpi),
-                            "MPI_Accumulate");
-    return MP_MPI_CHECK(pal_mpi.Get_accumulate(origin, (int)count, dt, result, (int)count, dt, t, (MPI_Aint)disp,
-                                               (int)count, dt, mop, w->mpi),
-                        "MPI_Get_accumulate");
+        return op_posted(w, MP_MPI_CHECK(pal_mpi.Accumulate(origin, (int)count, dt, t, (MPI_Aint)disp, (int)count, dt,
+                                                            mop, w->mpi),
+                                         "MPI_Accumulate"));
+    return op_posted(w, MP_MPI_CHECK(pal_mpi.Get_accumulate(origin, (int)count, dt, result, (int)count, dt, t,
+                                                            (MPI_Aint)disp, (int)count, dt, mop, w->mpi),
+                                     "MPI_Get_accumulate"));
 }
 
 int mp_win_fetch(int32_t win, const void *origin, const void *compare, void *result, int dtype, int elem_size, int op,
@@ -781,6 +792,7 @@ int mp_win_fetch(int32_t win, const void *origin, const void *compare, void *res
                                 "MPI_Compare_and_swap")
                  : MP_MPI_CHECK(pal_mpi.Fetch_and_op(origin, result, dt, t, (MPI_Aint)disp, mop, w->mpi),
                                 "MPI_Fetch_and_op");
+    op_posted(w, rc);
     if (!rc && t != MPI_PROC_NULL)
         rc = MP_MPI_CHECK(pal_mpi.Win_flush_local(t, w->mpi), "MPI_Win_flush_local");
     mp_blocking_leave();
