@@ -8,7 +8,8 @@ namespace System.MP;
 // rank waits): MPICH's blocking collectives use tuned shared-memory algorithms
 // that posting the nonblocking form and testing it would lose (1.9x at 8-byte
 // Allreduce).  User-defined Ops run inside that call.  Every argument is
-// checked here, before any native call.
+// checked here, before any native call; no collective takes the same array as its send and
+// its receive buffer (CheckDistinct, on every rank: there is no MPI_IN_PLACE form).
 public unsafe partial class Communicator
 {
     /// <summary>Waits until every rank of the communicator has called it (MPI_Barrier).</summary>
@@ -60,17 +61,14 @@ public unsafe partial class Communicator
 
     /// <summary>Combines the arrays of all ranks element by element into the root's <paramref name="recv"/> (MPI_Reduce).</summary>
     /// <param name="send">This rank's contribution (same length on every rank).</param>
-    /// <param name="recv">At the root, at least as long as <paramref name="send"/>; ignored elsewhere (may be null).</param>
+    /// <param name="recv">At the root, at least as long as <paramref name="send"/>; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
     /// <param name="op">The operation.</param>
     /// <param name="root">Rank that gets the result.</param>
     public void Reduce<T>(T[] send, T[]? recv, Op op, int root) where T : unmanaged
     {
         int h = Handle;
-        if (send is null)
-            ThrowHelper.ThrowNull(nameof(send));
         CheckRoot(root);
-        if (IsRoot(root))
-            RequireLength(recv, nameof(recv), send.Length);
+        ReductionArgs(send, recv, IsRoot(root));
         Reduction(h, CollKind.Reduce, send, recv, send.Length, op, root);
     }
 
@@ -94,9 +92,7 @@ public unsafe partial class Communicator
     public void Allreduce<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
         int h = Handle;
-        if (send is null)
-            ThrowHelper.ThrowNull(nameof(send));
-        RequireLength(recv, nameof(recv), send.Length);
+        ReductionArgs(send, recv);
         Reduction(h, CollKind.Allreduce, send, recv, send.Length, op, 0);
     }
 
@@ -131,9 +127,7 @@ public unsafe partial class Communicator
     {
         int h = Handle;
         RequireIntra("Scan");
-        if (send is null)
-            ThrowHelper.ThrowNull(nameof(send));
-        RequireLength(recv, nameof(recv), send.Length);
+        ReductionArgs(send, recv);
         Reduction(h, CollKind.Scan, send, recv, send.Length, op, 0);
     }
 
@@ -181,9 +175,7 @@ public unsafe partial class Communicator
     {
         int h = Handle;
         RequireIntra("Exscan");
-        if (send is null)
-            ThrowHelper.ThrowNull(nameof(send));
-        RequireLength(recv, nameof(recv), send.Length);
+        ReductionArgs(send, recv);
         Reduction(h, CollKind.Exscan, send, recv, send.Length, op, 0);
         if (_rank == 0) // MPI leaves rank 0's result undefined (MPI-4.0 §6.11.2)
             Array.Clear(recv, 0, send.Length);
@@ -274,40 +266,34 @@ public unsafe partial class Communicator
 
     /// <summary>Collects every rank's array at the root, in rank order (MPI_Gather).</summary>
     /// <param name="send">This rank's block (same length on every rank).</param>
-    /// <param name="recv">At the root, room for Size blocks; ignored elsewhere (may be null).</param>
+    /// <param name="recv">At the root, room for Size blocks; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
     /// <param name="root">Rank that collects.</param>
     public void Gather<T>(T[] send, T[]? recv, int root) where T : unmanaged
     {
         int h = Handle;
-        if (send is null)
-            ThrowHelper.ThrowNull(nameof(send));
-        CheckRoot(root);
-        if (IsRoot(root))
-            RequireLength(recv, nameof(recv), (long)send.Length * _peerSize);
+        CollDesc d = GatherArgs(send, recv, root);
         fixed (T* s = send)
         fixed (T* r = recv)
         {
-            CollDesc d = Desc<T>(CollKind.Gather, send.Length, s, r, root);
+            d.SendBuf = s;
+            d.RecvBuf = r;
             Run(h, &d, false);
         }
     }
 
     /// <summary>Splits the root's array into Size blocks; rank r gets block r (MPI_Scatter).</summary>
-    /// <param name="send">At the root, Size blocks of <paramref name="recv"/>.Length elements; ignored elsewhere (may be null).</param>
+    /// <param name="send">At the root, Size blocks of <paramref name="recv"/>.Length elements; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
     /// <param name="recv">This rank's block (same length on every rank).</param>
     /// <param name="root">Rank that scatters.</param>
     public void Scatter<T>(T[]? send, T[] recv, int root) where T : unmanaged
     {
         int h = Handle;
-        if (recv is null)
-            ThrowHelper.ThrowNull(nameof(recv));
-        CheckRoot(root);
-        if (IsRoot(root))
-            RequireLength(send, nameof(send), (long)recv.Length * _peerSize);
+        CollDesc d = ScatterArgs(send, recv, root);
         fixed (T* s = send)
         fixed (T* r = recv)
         {
-            CollDesc d = Desc<T>(CollKind.Scatter, recv.Length, s, r, root);
+            d.SendBuf = s;
+            d.RecvBuf = r;
             Run(h, &d, false);
         }
     }
@@ -318,13 +304,12 @@ public unsafe partial class Communicator
     public void Allgather<T>(T[] send, T[] recv) where T : unmanaged
     {
         int h = Handle;
-        if (send is null)
-            ThrowHelper.ThrowNull(nameof(send));
-        RequireLength(recv, nameof(recv), (long)send.Length * _peerSize);
+        CollDesc d = AllgatherArgs(send, recv);
         fixed (T* s = send)
         fixed (T* r = recv)
         {
-            CollDesc d = Desc<T>(CollKind.Allgather, send.Length, s, r, 0);
+            d.SendBuf = s;
+            d.RecvBuf = r;
             Run(h, &d, false);
         }
     }
@@ -338,15 +323,12 @@ public unsafe partial class Communicator
     public void Alltoall<T>(T[] send, T[] recv) where T : unmanaged
     {
         int h = Handle;
-        if (send is null)
-            ThrowHelper.ThrowNull(nameof(send));
-        if (send.Length % _peerSize != 0)
-            throw new ArgumentException(SR.Format(SR.LengthNotMultiple, nameof(send), send.Length, _peerSize), nameof(send));
-        RequireLength(recv, nameof(recv), send.Length);
+        CollDesc d = AlltoallArgs(send, recv);
         fixed (T* s = send)
         fixed (T* r = recv)
         {
-            CollDesc d = Desc<T>(CollKind.Alltoall, send.Length / _peerSize, s, r, 0);
+            d.SendBuf = s;
+            d.RecvBuf = r;
             Run(h, &d, false);
         }
     }
@@ -357,7 +339,7 @@ public unsafe partial class Communicator
 
     /// <summary>Collects blocks of different lengths at the root (MPI_Gatherv).</summary>
     /// <param name="send">This rank's block (ignored, may be null, in an intercommunicator's root group).</param>
-    /// <param name="recv">At the root, where the blocks go; ignored elsewhere (may be null).</param>
+    /// <param name="recv">At the root, where the blocks go; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
     /// <param name="counts">At the root, each rank's block length (one entry per rank).</param>
     /// <param name="displs">At the root, where each rank's block starts in <paramref name="recv"/>; blocks may not overlap.</param>
     /// <param name="root">Rank that collects.</param>
@@ -379,7 +361,7 @@ public unsafe partial class Communicator
     }
 
     /// <summary>Sends blocks of different lengths from the root; rank r gets counts[r] elements (MPI_Scatterv).</summary>
-    /// <param name="send">At the root, the data; ignored elsewhere (may be null).</param>
+    /// <param name="send">At the root, the data; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
     /// <param name="counts">Each rank's block length (one entry per rank, the same on every rank; on an intercommunicator, the root's names the remote group's ranks).</param>
     /// <param name="displs">At the root, where each block starts in <paramref name="send"/>.</param>
     /// <param name="recv">This rank's block: at least counts[Rank] elements (ignored in an intercommunicator's root group).</param>
@@ -475,7 +457,7 @@ public unsafe partial class Communicator
 
     /// <summary>Starts a reduction to the root (MPI_Ireduce).  Built-in operations only.</summary>
     /// <param name="send">This rank's contribution.</param>
-    /// <param name="recv">At the root, room for the result; ignored elsewhere (may be null).</param>
+    /// <param name="recv">At the root, room for the result; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
     /// <param name="op">A built-in operation.</param>
     /// <param name="root">Rank that gets the result.</param>
     public Request IReduce<T>(T[] send, T[]? recv, Op op, int root) where T : unmanaged
@@ -498,7 +480,7 @@ public unsafe partial class Communicator
 
     /// <summary>Starts a gather at the root (MPI_Igather).</summary>
     /// <param name="send">This rank's block.</param>
-    /// <param name="recv">At the root, room for Size blocks; ignored elsewhere (may be null).</param>
+    /// <param name="recv">At the root, room for Size blocks; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
     /// <param name="root">Rank that collects.</param>
     public Request IGather<T>(T[] send, T[]? recv, int root) where T : unmanaged
     {
@@ -508,7 +490,7 @@ public unsafe partial class Communicator
     }
 
     /// <summary>Starts a scatter from the root (MPI_Iscatter).</summary>
-    /// <param name="send">At the root, Size blocks; ignored elsewhere (may be null).</param>
+    /// <param name="send">At the root, Size blocks; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
     /// <param name="recv">This rank's block.</param>
     /// <param name="root">Rank that scatters.</param>
     public Request IScatter<T>(T[]? send, T[] recv, int root) where T : unmanaged
@@ -595,7 +577,7 @@ public unsafe partial class Communicator
 
     /// <summary>Starts a gather of blocks of different lengths (MPI_Igatherv); arguments as for <see cref="Gatherv"/>.</summary>
     /// <param name="send">This rank's block.</param>
-    /// <param name="recv">At the root, where the blocks go; ignored elsewhere (may be null).</param>
+    /// <param name="recv">At the root, where the blocks go; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
     /// <param name="counts">At the root, each rank's block length (copied: the array may change once this returns).</param>
     /// <param name="displs">At the root, where each block starts in <paramref name="recv"/> (copied).</param>
     /// <param name="root">Rank that collects.</param>
@@ -608,7 +590,7 @@ public unsafe partial class Communicator
     }
 
     /// <summary>Starts a scatter of blocks of different lengths (MPI_Iscatterv); arguments as for <see cref="Scatterv"/>.</summary>
-    /// <param name="send">At the root, the data; ignored elsewhere (may be null).</param>
+    /// <param name="send">At the root, the data; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
     /// <param name="counts">Each rank's block length (copied: the array may change once this returns).</param>
     /// <param name="displs">At the root, where each block starts in <paramref name="send"/> (copied).</param>
     /// <param name="recv">This rank's block.</param>
@@ -713,7 +695,7 @@ public unsafe partial class Communicator
 
     /// <summary>Makes a persistent reduction to the root (MPI_Reduce_init).</summary>
     /// <param name="send">This rank's contribution.</param>
-    /// <param name="recv">At the root, room for the result; ignored elsewhere (may be null).</param>
+    /// <param name="recv">At the root, room for the result; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
     /// <param name="op">A built-in operation.</param>
     /// <param name="root">Rank that gets the result.</param>
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
@@ -739,7 +721,7 @@ public unsafe partial class Communicator
 
     /// <summary>Makes a persistent gather at the root (MPI_Gather_init).</summary>
     /// <param name="send">This rank's block.</param>
-    /// <param name="recv">At the root, room for Size blocks; ignored elsewhere (may be null).</param>
+    /// <param name="recv">At the root, room for Size blocks; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
     /// <param name="root">Rank that collects.</param>
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest GatherInit<T>(T[] send, T[]? recv, int root) where T : unmanaged
@@ -752,7 +734,7 @@ public unsafe partial class Communicator
     }
 
     /// <summary>Makes a persistent scatter from the root (MPI_Scatter_init).</summary>
-    /// <param name="send">At the root, Size blocks; ignored elsewhere (may be null).</param>
+    /// <param name="send">At the root, Size blocks; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
     /// <param name="recv">This rank's block.</param>
     /// <param name="root">Rank that scatters.</param>
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
@@ -854,7 +836,7 @@ public unsafe partial class Communicator
 
     /// <summary>Makes a persistent gather of blocks of different lengths (MPI_Gatherv_init); arguments as for <see cref="Gatherv"/>.</summary>
     /// <param name="send">This rank's block.</param>
-    /// <param name="recv">At the root, where the blocks go; ignored elsewhere (may be null).</param>
+    /// <param name="recv">At the root, where the blocks go; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
     /// <param name="counts">At the root, each rank's block length (copied: the array may change once this returns).</param>
     /// <param name="displs">At the root, where each block starts in <paramref name="recv"/> (copied).</param>
     /// <param name="root">Rank that collects.</param>
@@ -876,7 +858,7 @@ public unsafe partial class Communicator
     }
 
     /// <summary>Makes a persistent scatter of blocks of different lengths (MPI_Scatterv_init); arguments as for <see cref="Scatterv"/>.</summary>
-    /// <param name="send">At the root, the data; ignored elsewhere (may be null).</param>
+    /// <param name="send">At the root, the data; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
     /// <param name="counts">Each rank's block length (copied: the array may change once this returns).</param>
     /// <param name="displs">At the root, where each block starts in <paramref name="send"/> (copied).</param>
     /// <param name="recv">This rank's block.</param>
@@ -966,11 +948,8 @@ public unsafe partial class Communicator
 
     private CollDesc ReduceArgs<T>(T[] send, T[]? recv, Op op, int root) where T : unmanaged
     {
-        if (send is null)
-            ThrowHelper.ThrowNull(nameof(send));
         CheckRoot(root);
-        if (IsRoot(root))
-            RequireLength(recv, nameof(recv), send.Length);
+        ReductionArgs(send, recv, IsRoot(root));
         CollDesc d = Desc<T>(CollKind.Reduce, send.Length, null, null, root);
         d.Op = NonblockingOp<T>(op);
         return d;
@@ -978,9 +957,7 @@ public unsafe partial class Communicator
 
     private static CollDesc AllreduceArgs<T>(T[] send, T[] recv, Op op, int kind = CollKind.Allreduce) where T : unmanaged
     {
-        if (send is null)
-            ThrowHelper.ThrowNull(nameof(send));
-        RequireLength(recv, nameof(recv), send.Length);
+        ReductionArgs(send, recv);
         CollDesc d = Desc<T>(kind, send.Length, null, null, 0);
         d.Op = NonblockingOp<T>(op);
         return d;
@@ -993,6 +970,7 @@ public unsafe partial class Communicator
         CheckRoot(root);
         if (IsRoot(root))
             RequireLength(recv, nameof(recv), (long)send.Length * _peerSize);
+        CheckDistinct(send, recv);
         return Desc<T>(CollKind.Gather, send.Length, null, null, root);
     }
 
@@ -1003,6 +981,7 @@ public unsafe partial class Communicator
         CheckRoot(root);
         if (IsRoot(root))
             RequireLength(send, nameof(send), (long)recv.Length * _peerSize);
+        CheckDistinct(send, recv);
         return Desc<T>(CollKind.Scatter, recv.Length, null, null, root);
     }
 
@@ -1011,6 +990,7 @@ public unsafe partial class Communicator
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         RequireLength(recv, nameof(recv), (long)send.Length * _peerSize);
+        CheckDistinct(send, recv);
         return Desc<T>(CollKind.Allgather, send.Length, null, null, 0);
     }
 
@@ -1021,6 +1001,7 @@ public unsafe partial class Communicator
         if (send.Length % _peerSize != 0)
             throw new ArgumentException(SR.Format(SR.LengthNotMultiple, nameof(send), send.Length, _peerSize), nameof(send));
         RequireLength(recv, nameof(recv), send.Length);
+        CheckDistinct(send, recv);
         return Desc<T>(CollKind.Alltoall, send.Length / _peerSize, null, null, 0);
     }
 
@@ -1039,6 +1020,7 @@ public unsafe partial class Communicator
             if (!_isInter)
                 CheckOwnCount(send!.Length, nameof(send), counts, nameof(counts));
         }
+        CheckDistinct(send, recv);
         return Desc<T>(CollKind.Gatherv, sends ? send!.Length : 0, null, null, root);
     }
 
@@ -1053,6 +1035,7 @@ public unsafe partial class Communicator
                 throw new ArgumentNullException(nameof(send), SR.Format(SR.BufferRequiredAtRoot, nameof(send)));
             CheckBlocks(counts, nameof(counts), displs, nameof(displs), send.Length, nameof(send), noOverlap: false);
         }
+        CheckDistinct(send, recv);
         if (!receives)
             return Desc<T>(CollKind.Scatterv, 0, null, null, root);
         if (recv is null)
@@ -1077,6 +1060,7 @@ public unsafe partial class Communicator
         CheckBlocks(counts, nameof(counts), displs, nameof(displs), recv.Length, nameof(recv), noOverlap: true);
         if (!_isInter) // on an intercommunicator the counts are the remote group's
             CheckOwnCount(send.Length, nameof(send), counts, nameof(counts));
+        CheckDistinct(send, recv);
         return Desc<T>(CollKind.Allgatherv, send.Length, null, null, 0);
     }
 
@@ -1089,6 +1073,7 @@ public unsafe partial class Communicator
             ThrowHelper.ThrowNull(nameof(recv));
         CheckBlocks(sendCounts, nameof(sendCounts), sendDispls, nameof(sendDispls), send.Length, nameof(send), noOverlap: false);
         CheckBlocks(recvCounts, nameof(recvCounts), recvDispls, nameof(recvDispls), recv.Length, nameof(recv), noOverlap: true);
+        CheckDistinct(send, recv);
         return Desc<T>(CollKind.Alltoallv, 0, null, null, 0);
     }
 
@@ -1101,6 +1086,7 @@ public unsafe partial class Communicator
         if (recv is null)
             ThrowHelper.ThrowNull(nameof(recv));
         RequireLength(send, nameof(send), (long)recv.Length * _size);
+        CheckDistinct(send, recv);
     }
 
     /// <summary>Checks ReduceScatter's arguments; returns this rank's count.</summary>
@@ -1122,6 +1108,7 @@ public unsafe partial class Communicator
         if (send.Length < total)
             throw new ArgumentException(SR.Format(SR.CountsPastBuffer, nameof(send), send.Length, nameof(counts), total), nameof(send));
         RequireLength(recv, nameof(recv), counts[_rank]);
+        CheckDistinct(send, recv);
         return counts[_rank];
     }
 
@@ -1139,6 +1126,16 @@ public unsafe partial class Communicator
         d.SendBuf = send;
         d.RecvBuf = recv;
         return d;
+    }
+
+    /// <summary>Checks a reduction's arrays: where this rank receives, recv as long as send; never the same array.</summary>
+    private static void ReductionArgs<T>(T[] send, T[]? recv, bool receives = true)
+    {
+        if (send is null)
+            ThrowHelper.ThrowNull(nameof(send));
+        if (receives)
+            RequireLength(recv, nameof(recv), send.Length);
+        CheckDistinct(send, recv);
     }
 
     private void Reduction<T>(int h, int kind, T[] send, T[]? recv, long count, Op op, int root) where T : unmanaged
@@ -1169,10 +1166,10 @@ public unsafe partial class Communicator
     private static void Run(int h, CollDesc* d, bool userOp)
     {
         int rc = HangReport.Enabled ? HangReport.Collective(h, d) : Core.CollRun(h, d);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
         if (userOp)
-            Op.ThrowPending();
+            Op.EndCollective(rc); // also when MPI failed: what the operation threw is taken either way
+        else if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
     }
 
     /// <summary>

@@ -108,21 +108,24 @@ public unsafe partial class Communicator
     /// <param name="periods">Whether each dimension wraps around.</param>
     /// <param name="reorder">Whether MPI may renumber ranks to fit the machine.</param>
     /// <returns>The grid communicator, or null on ranks outside the grid.</returns>
+    /// <exception cref="ArgumentOutOfRangeException">An extent is not positive.</exception>
+    /// <exception cref="ArgumentException"><paramref name="periods"/> has another length than <paramref name="dims"/>,
+    /// or the product of <paramref name="dims"/> exceeds <see cref="Size"/> (however large: it cannot wrap).</exception>
     public CartesianCommunicator? CreateCartesian(int[] dims, bool[] periods, bool reorder = false)
     {
         ArgumentNullException.ThrowIfNull(dims);
         ArgumentNullException.ThrowIfNull(periods);
         if (periods.Length != dims.Length)
             throw new ArgumentException(SR.Format(SR.PeriodsLength, periods.Length, dims.Length), nameof(periods));
-        long cells = 1;
         foreach (int d in dims)
-        {
             if (d <= 0)
                 throw new ArgumentOutOfRangeException(nameof(dims), d, SR.DimsPositive);
-            cells *= d;
-        }
-        if (cells > _size)
-            throw new ArgumentException(SR.Format(SR.GridTooLarge, cells, _size), nameof(dims));
+        // Multiplied only while at most Size (an int): each step then stays below 2^62, so the
+        // product never wraps (a plain product of four extents of 65536 is 2^64, 0 in a long).
+        long cells = 1;
+        for (int i = 0; i < dims.Length; i++)
+            if ((cells *= dims[i]) > _size)
+                throw new ArgumentException(SR.Format(SR.GridTooLarge, _size, i + 1, dims.Length, cells), nameof(dims));
         int h = Handle, c = 0;
         int* per = stackalloc int[dims.Length];
         for (int i = 0; i < dims.Length; i++)

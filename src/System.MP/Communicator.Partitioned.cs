@@ -18,8 +18,13 @@ public partial class Communicator
     /// <exception cref="ArgumentException">The buffer is shorter than partitions × count.</exception>
     /// <exception cref="ArgumentOutOfRangeException">partitions is not positive, count is negative, or dest or tag is out of range.</exception>
     /// <exception cref="NotSupportedException">The MPI library has no partitioned communication (Open MPI 4.1).</exception>
-    public PartitionedRequest PsendInit<T>(T[] buffer, int partitions, int count, int dest, int tag) where T : unmanaged =>
-        PartitionedRequest.Make(buffer, partitions, count, dest, tag, Handle, send: true);
+    public PartitionedRequest PsendInit<T>(T[] buffer, int partitions, int count, int dest, int tag) where T : unmanaged
+    {
+        int h = Handle;
+        CheckDest(dest);
+        CheckSendTag(tag);
+        return PartitionedRequest.Make(buffer, partitions, count, dest, tag, h, send: true);
+    }
 
     /// <summary>
     /// Makes a partitioned receive of <paramref name="partitions"/> × <paramref name="count"/>
@@ -35,6 +40,11 @@ public partial class Communicator
     /// <exception cref="ArgumentException">The buffer is shorter than partitions × count.</exception>
     /// <exception cref="ArgumentOutOfRangeException">partitions is not positive, count is negative, or source or tag is out of range or a wildcard.</exception>
     /// <exception cref="NotSupportedException">The MPI library has no partitioned communication (Open MPI 4.1).</exception>
-    public PartitionedRequest PrecvInit<T>(T[] buffer, int partitions, int count, int source, int tag) where T : unmanaged =>
-        PartitionedRequest.Make(buffer, partitions, count, source, tag, Handle, send: false);
+    public PartitionedRequest PrecvInit<T>(T[] buffer, int partitions, int count, int source, int tag) where T : unmanaged
+    {
+        int h = Handle;
+        CheckDest(source, nameof(source)); // a rank or Mpi.ProcNull: no wildcard (MPI-4.0 4.2.2)
+        CheckSendTag(tag);
+        return PartitionedRequest.Make(buffer, partitions, count, source, tag, h, send: false);
+    }
 }

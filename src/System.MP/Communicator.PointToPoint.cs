@@ -191,8 +191,7 @@ public unsafe partial class Communicator
             ThrowHelper.ThrowNull(nameof(recvBuffer));
         int h = Handle;
         CheckSendRecv(dest, sendTag, source, recvTag);
-        if (ReferenceEquals(sendBuffer, recvBuffer) && sendBuffer.Length > 0)
-            throw new ArgumentException(SR.SendRecvSameArray, nameof(recvBuffer));
+        CheckDistinct(sendBuffer, recvBuffer, nameof(recvBuffer), SR.SendRecvSameArray);
         fixed (T* r = recvBuffer)
         fixed (T* s = sendBuffer)
             return SendRecvCore(s, (long)sendBuffer.Length * sizeof(T), dest, sendTag,

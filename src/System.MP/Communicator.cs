@@ -8,6 +8,14 @@ namespace System.MP;
 /// (an MPI intracommunicator).  Point-to-point operations live in
 /// Communicator.PointToPoint.cs.
 /// </summary>
+/// <remarks>
+/// A collective that takes a send and a receive array refuses the same non-empty array as both
+/// with an <see cref="ArgumentException"/> naming <c>recv</c>, before anything is sent: MPI
+/// forbids aliased buffers (MPI-4.0 2.5.4), and System.MP has no in-place (MPI_IN_PLACE) form.
+/// It is refused on every rank, also where MPI would ignore one of the two (a rooted collective's
+/// receive array away from the root, its send array in a scatter), so that ranks running the same
+/// code all refuse it.  Empty arrays carry nothing and are allowed.
+/// </remarks>
 public unsafe partial class Communicator : IDisposable
 {
     private int _handle;
@@ -170,11 +178,12 @@ public unsafe partial class Communicator : IDisposable
 
     // ---- argument checks shared by every operation (before any native call) ----
 
+    /// <summary>A peer that is a rank or <see cref="Mpi.ProcNull"/>, no wildcard (a destination; a partitioned receive's source).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void CheckDest(int dest)
+    private void CheckDest(int dest, string paramName = "dest")
     {
         if ((uint)dest >= (uint)_peerSize && dest != Mpi.ProcNull)
-            ThrowHelper.ThrowRank(dest, _peerSize, "Mpi.ProcNull", nameof(dest));
+            ThrowHelper.ThrowRank(dest, _peerSize, "Mpi.ProcNull", paramName);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -196,6 +205,21 @@ public unsafe partial class Communicator : IDisposable
     {
         if ((uint)tag > (uint)Mpi.TagUpperBound && tag != Mpi.AnyTag)
             ThrowHelper.ThrowTag(tag, allowAny: true, nameof(tag));
+    }
+
+    /// <summary>
+    /// Refuses the same non-empty array as the send and the receive buffer of one call: MPI forbids
+    /// aliased buffer arguments (MPI-4.0 2.5.4, 6.1), and MPICH refuses them with an MPI error while
+    /// other libraries may compute garbage.  Every collective with a send and a receive array checks
+    /// it on every rank, also where MPI ignores one of them (a rooted collective's receive array away
+    /// from the root), so that ranks running the same code all refuse it before anything is sent.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private protected static void CheckDistinct<T>(T[]? send, T[]? recv, string paramName = "recv",
+                                                   string message = SR.CollectiveSameArray)
+    {
+        if (ReferenceEquals(send, recv) && send is { Length: > 0 })
+            ThrowHelper.ThrowSameArray(message, paramName);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -17,6 +17,10 @@ public class MpiException : Exception
     /// <param name="errorClass">The MPI error class as reported by the library (0 when Motor detected the error).</param>
     public MpiException(string message, int errorClass) : base(message) => ErrorClass = errorClass;
 
+    /// <summary>An MPI error that followed another exception in the same call (a user operation's).</summary>
+    internal MpiException(string message, int errorClass, Exception? innerException) : base(message, innerException) =>
+        ErrorClass = errorClass;
+
     /// <summary>The MPI error class (MPI_ERR_*) as the MPI library numbers it; 0 when Motor itself detected the error.</summary>
     public int ErrorClass { get; }
 }
@@ -38,6 +42,10 @@ public sealed class MessageTruncatedException : MpiException
 
     /// <summary>Creates the exception for the MPI error class of truncation.</summary>
     public MessageTruncatedException(string message, int errorClass) : base(message, errorClass) { }
+
+    /// <summary>A truncation that followed another exception in the same call (a user operation's).</summary>
+    internal MessageTruncatedException(string message, int errorClass, Exception? innerException)
+        : base(message, errorClass, innerException) { }
 }
 
 /// <summary>

@@ -406,10 +406,23 @@ public static unsafe class Mpi
     /// dims.Length dimensions (MPI_Dims_create); positive entries of
     /// <paramref name="dims"/> are kept, zeros are filled in.
     /// </summary>
+    /// <exception cref="ArgumentException">An entry of <paramref name="dims"/> is negative, or the positive
+    /// ones multiply to no divisor of <paramref name="nodes"/> (MPI-4.0 8.5.2).</exception>
     public static int[] DimsCreate(int nodes, int[] dims)
     {
         ArgumentNullException.ThrowIfNull(dims);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(nodes);
+        // The kept extents must divide nodes; multiplied only while at most nodes, so never wrapping.
+        long kept = 1;
+        for (int i = 0; i < dims.Length; i++)
+        {
+            if (dims[i] < 0)
+                throw new ArgumentOutOfRangeException(nameof(dims), dims[i], SR.Format(SR.DimsNegative, i, dims[i]));
+            if (dims[i] > 0 && (kept *= dims[i]) > nodes)
+                break;
+        }
+        if (kept > nodes || nodes % kept != 0)
+            throw new ArgumentException(SR.Format(SR.DimsNotDivisor, nodes), nameof(dims));
         RequireInitialized();
         var result = (int[])dims.Clone();
         int rc;

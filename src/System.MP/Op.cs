@@ -86,7 +86,10 @@ public sealed unsafe class Op : IDisposable
     /// <remarks>
     /// Usable in blocking collectives only: MPI calls it inside the collective.
     /// An exception it throws surfaces as an <see cref="MpiException"/> on the
-    /// rank where it was thrown, after the collective returns.
+    /// rank where it was thrown, after the collective returns; when MPI also
+    /// failed in that collective, MPI's error is thrown instead, with the
+    /// function's exception as its <see cref="Exception.InnerException"/>.
+    /// Either way the next collective on the thread starts afresh.
     /// </remarks>
     public static Op Create<T>(Func<T, T, T> function, bool commutative = true) where T : unmanaged
     {
@@ -215,14 +218,20 @@ public sealed unsafe class Op : IDisposable
         }
     }
 
-    /// <summary>Throws what a user operation threw during the last collective on this thread.</summary>
-    internal static void ThrowPending()
+    /// <summary>
+    /// Ends a blocking collective that ran a user operation on this thread (<paramref name="rc"/>:
+    /// the core's result).  Takes what the operation threw, on every path, so that nothing is left
+    /// for a later collective (whose operation would skip its data and which would throw this one's
+    /// error), then throws MPI's error with the operation's exception inside, or the operation's alone.
+    /// </summary>
+    internal static void EndCollective(int rc)
     {
         Exception? e = t_pending;
-        if (e is null)
-            return;
         t_pending = null;
-        throw new MpiException(SR.UserOpThrew, e);
+        if (rc < 0)
+            throw ThrowHelper.CoreException(rc, inner: e);
+        if (e is not null)
+            throw new MpiException(SR.UserOpThrew, e);
     }
 
     [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]

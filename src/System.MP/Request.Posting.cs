@@ -186,9 +186,9 @@ public sealed unsafe partial class Request
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    internal static void ThrowPostFailed(int rc, BufferHold? pin)
+    internal static void ThrowPostFailed(int rc, BufferHold? pin, string? rangeParam = null)
     {
-        Exception e = ThrowHelper.CoreException(rc);
+        Exception e = ThrowHelper.CoreException(rc, rangeParam);
         pin?.Release();
         throw e;
     }

@@ -52,7 +52,9 @@ internal static class SR
     internal const string NameTooLong = "A communicator name holds at most 127 bytes of UTF-8.";
     internal const string PeriodsLength = "The array has {0} entries; the grid has {1} dimensions.";
     internal const string DimsPositive = "Every dimension must have a positive extent.";
-    internal const string GridTooLarge = "The grid has {0} cells but the communicator only {1} ranks.";
+    internal const string GridTooLarge = "The product of dims exceeds the {0} ranks of the communicator: its first {1} of {2} extents already multiply to {3}.";
+    internal const string DimsNegative = "dims[{0}] is {1}: an extent to keep is positive, one to fill in is 0.";
+    internal const string DimsNotDivisor = "The positive entries of dims must multiply to a divisor of the node count {0} (MPI-4.0 8.5.2).";
     internal const string CoordinateOutOfRange = "Coordinate {0} is outside [0, {1}).";
     internal const string InterRootOutOfRange = "Root {0} is not Mpi.Root, Mpi.ProcNull or a rank in [0, {1}) of the remote group.";
     internal const string IntraOnly = "{0} is available on intracommunicators only.";
@@ -60,6 +62,7 @@ internal static class SR
     internal const string SpawnMultipleCommand = "SpawnMultiple: command {0} is null.";
     internal const string SpawnNullArgument = "A spawned command's arguments may not contain null.";
     internal const string SpawnArgs = "Spawn needs a command and a positive process count at the root.";
+    internal const string CollectiveSameArray = "send and recv are the same array, which MPI forbids (MPI-4.0 2.5.4: no aliased buffers); it is refused on every rank, also where one of the two is ignored. System.MP has no in-place form (MPI_IN_PLACE): receive into another array.";
     internal const string SendRecvSameArray = "SendRecv needs two different arrays (MPI forbids overlapping send and receive buffers); SendRecvReplace sends an array and receives into it.";
     internal const string MessageReceived = "The matched message was already received; a Message is received exactly once.";
 
@@ -116,6 +119,8 @@ internal static class SR
     internal const string WindowAttachEmpty = "An empty array cannot be attached to a dynamic window (MPI attaches at least one byte).";
     internal const string WindowAttachedTwice = "The array is attached to this window already.";
     internal const string WindowNotAttached = "The array is not attached to this window (never attached, or detached already).";
+    internal const string WindowIndexNegative = "Target index {0} is negative: it is an element index into the target's window.";
+    internal const string WindowAddressNotPositive = "Target address {0} is not positive: on a dynamic window it is an address Attach returned at the target (plus a byte offset).";
     internal const string WindowNotDynamic = "Only a window made by CreateDynamic has memory attached and detached.";
 
     // Parallel I/O (MpiFile.cs) and info objects (Info.cs).

@@ -16,8 +16,21 @@ internal static class ThrowHelper
     [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
     internal static void ThrowCore(int code) => throw CoreException(code);
 
+    /// <summary>
+    /// Throws the .NET exception that matches a negative mpcore code; a range error (rank, tag,
+    /// count, root) names <paramref name="rangeParam"/>, the argument only the core could check.
+    /// </summary>
+    [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
+    internal static void ThrowCore(int code, string rangeParam) => throw CoreException(code, rangeParam);
+
+    /// <summary>
+    /// The .NET exception of a negative mpcore code.  <paramref name="rangeParam"/>: the parameter
+    /// a range error is about, when the caller knows it.  <paramref name="inner"/>: what a user
+    /// operation threw in the same call, kept as the inner exception of MPI's errors (the only
+    /// ones that can follow it: the core refuses everything else before MPI runs the operation).
+    /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    internal static unsafe Exception CoreException(int code)
+    internal static unsafe Exception CoreException(int code, string? rangeParam = null, Exception? inner = null)
     {
         int errorClass = 0;
         int len = Core.LastError(&errorClass, null, 0); // the whole message, however long
@@ -27,17 +40,17 @@ internal static class ThrowHelper
         string detail = Encoding.UTF8.GetString(text, 0, len);
         return code switch
         {
-            CoreError.Truncate => new MessageTruncatedException(detail, errorClass),
-            CoreError.Mpi => new MpiException(detail, errorClass),
+            CoreError.Truncate => new MessageTruncatedException(detail, errorClass, inner),
+            CoreError.Mpi => new MpiException(detail, errorClass, inner),
             CoreError.State => new InvalidOperationException(detail),
-            CoreError.Rank or CoreError.Tag or CoreError.Count or CoreError.Root => new ArgumentOutOfRangeException(null, detail),
+            CoreError.Rank or CoreError.Tag or CoreError.Count or CoreError.Root => new ArgumentOutOfRangeException(rangeParam, detail),
             CoreError.Invalid => new ArgumentException(detail),
             CoreError.Handle => new ObjectDisposedException(null, detail),
             CoreError.NoMemory => new InsufficientMemoryException(detail),
             CoreError.NoLibrary or CoreError.NoSymbol => new DllNotFoundException(detail),
             CoreError.NotSupported => new NotSupportedException(detail),
             CoreError.Busy => new InvalidOperationException(detail),
-            _ => new MpiException(SR.Format(SR.CoreError, detail, code), errorClass),
+            _ => new MpiException(SR.Format(SR.CoreError, detail, code), errorClass, inner),
         };
     }
 
@@ -52,6 +65,15 @@ internal static class ThrowHelper
     internal static void ThrowTag(int tag, bool allowAny, string paramName) =>
         throw new ArgumentOutOfRangeException(paramName, tag,
             SR.Format(SR.TagOutOfRange, tag, Mpi.TagUpperBound, allowAny ? SR.OrAnyTag : ""));
+
+    /// <summary>The same non-empty array as send and receive buffer of one call (MPI-4.0 2.5.4 forbids aliased arguments).</summary>
+    [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
+    internal static void ThrowSameArray(string message, string paramName) => throw new ArgumentException(message, paramName);
+
+    [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
+    internal static void ThrowTargetIndex(long index, bool dynamic) =>
+        throw new ArgumentOutOfRangeException("targetIndex", index,
+            SR.Format(dynamic ? SR.WindowAddressNotPositive : SR.WindowIndexNegative, index));
 
     [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
     internal static void ThrowSlice(int length, int offset, int count)

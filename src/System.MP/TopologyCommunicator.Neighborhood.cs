@@ -271,13 +271,15 @@ public abstract unsafe partial class TopologyCommunicator
         }
     }
 
-    // ---- the checked arguments, shared by the three forms ----
+    // ---- the checked arguments, shared by the three forms (never one array as send and recv:
+    // CheckDistinct, as for every collective) ----
 
     private CollDesc AllgatherArgs<T>(T[] send, T[] recv) where T : unmanaged
     {
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         RequireLength(recv, nameof(recv), (long)send.Length * InDegree);
+        CheckDistinct(send, recv);
         return Desc<T>(NeighborKind.Allgather, send.Length, null, null, 0);
     }
 
@@ -288,6 +290,7 @@ public abstract unsafe partial class TopologyCommunicator
         if (recv is null)
             ThrowHelper.ThrowNull(nameof(recv));
         CheckBlocks(InDegree, SR.NeighborCountsLength, counts, nameof(counts), displs, nameof(displs), 1, recv.Length, nameof(recv), noOverlap: true);
+        CheckDistinct(send, recv);
         return Desc<T>(NeighborKind.Allgatherv, send.Length, null, null, 0);
     }
 
@@ -297,6 +300,7 @@ public abstract unsafe partial class TopologyCommunicator
             throw new ArgumentOutOfRangeException(nameof(count), count, SR.Format(SR.NegativeEntry, nameof(count), 0, count));
         RequireLength(send, nameof(send), (long)count * OutDegree);
         RequireLength(recv, nameof(recv), (long)count * InDegree);
+        CheckDistinct(send, recv);
         return Desc<T>(NeighborKind.Alltoall, count, null, null, 0);
     }
 
@@ -311,6 +315,7 @@ public abstract unsafe partial class TopologyCommunicator
                     send.Length, nameof(send), noOverlap: false);
         CheckBlocks(InDegree, SR.NeighborCountsLength, recvCounts, nameof(recvCounts), recvDispls, nameof(recvDispls), 1,
                     recv.Length, nameof(recv), noOverlap: true);
+        CheckDistinct(send, recv);
         return Desc<T>(NeighborKind.Alltoallv, 0, null, null, 0);
     }
 
@@ -325,6 +330,7 @@ public abstract unsafe partial class TopologyCommunicator
                     sizeof(T), (long)send.Length * sizeof(T), nameof(send), noOverlap: false);
         CheckBlocks(InDegree, SR.NeighborCountsLength, recvCounts, nameof(recvCounts), recvByteDispls, nameof(recvByteDispls),
                     sizeof(T), (long)recv.Length * sizeof(T), nameof(recv), noOverlap: true);
+        CheckDistinct(send, recv);
         return Desc<T>(NeighborKind.Alltoallw, 0, null, null, 0);
     }
 

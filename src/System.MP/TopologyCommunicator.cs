@@ -21,7 +21,8 @@ public enum Topology
 /// destinations it sends to, and the neighborhood collectives (MPI-4.0 §8.6) exchange
 /// data along those edges only.  Receive blocks follow <see cref="Sources"/>, send blocks
 /// <see cref="Destinations"/>; every count is checked against <see cref="InDegree"/> and
-/// <see cref="OutDegree"/> before anything reaches MPI.
+/// <see cref="OutDegree"/> before anything reaches MPI, and the same non-empty array as send
+/// and receive buffer is refused as in every collective (see <see cref="Communicator"/>).
 /// </summary>
 public abstract unsafe partial class TopologyCommunicator : Communicator
 {

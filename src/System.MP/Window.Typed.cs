@@ -10,7 +10,8 @@ namespace System.MP;
 /// Target positions are element indices into the target rank's window; each
 /// operation is checked against that rank's window length (every rank's is known
 /// from creation) and throws <see cref="ArgumentOutOfRangeException"/>, with the
-/// numbers, before anything is sent.
+/// numbers, before anything is sent: its ParamName is <c>target</c> for a rank outside
+/// the window's group, <c>targetIndex</c> for a position outside the target's window.
 /// </summary>
 /// <remarks>
 /// <para>The window's memory is memory MPI may access at any time, so the GC never
@@ -223,8 +224,9 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     public long LengthOf(int rank)
     {
         long bytes = 0;
-        int unit = 0;
-        Check(Core.WinSize(Handle, rank, &bytes, &unit));
+        int unit = 0, h = Handle;
+        CheckRank(rank);
+        Check(Core.WinSize(h, rank, &bytes, &unit));
         return bytes / sizeof(T);
     }
 
@@ -238,6 +240,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         int h = Handle;
         if (!_shared)
             throw new InvalidOperationException(SR.WindowNotShared);
+        CheckRank(rank);
         long bytes = 0;
         int unit = 0;
         void* mem = null;
@@ -263,12 +266,13 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     {
         int h = Handle;
         CheckSlice(array, offset, count);
+        CheckTarget(target, targetIndex);
         bool pin = Movable(array, count, target, out bool register);
         fixed (T* p = array)
         {
             void* obj = register ? Request.ObjectAddress(ref array) : null;
-            Check(put ? Core.WinPut(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, null)
-                      : Core.WinGet(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, null));
+            CheckOp(put ? Core.WinPut(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, null)
+                        : Core.WinGet(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, null));
             if (pin)
                 Hold(array, target);
         }
@@ -282,11 +286,12 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     {
         int h = Handle, code = OpCode(op);
         CheckSlice(data, offset, count);
+        CheckTarget(target, targetIndex);
         bool pin = Movable(data, count, target, out bool register);
         fixed (T* p = data)
         {
             void* obj = register ? Request.ObjectAddress(ref data) : null;
-            Check(Core.WinAccumulateHeld(h, p + offset, null, count, ElementType<T>.Code, sizeof(T), code, target, targetIndex, obj, null));
+            CheckOp(Core.WinAccumulateHeld(h, p + offset, null, count, ElementType<T>.Code, sizeof(T), code, target, targetIndex, obj, null));
             if (pin)
                 Hold(data, target);
         }
@@ -303,6 +308,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         ArgumentNullException.ThrowIfNull(result);
         if (result.Length < count)
             throw new ArgumentException(SR.Format(SR.WindowResultShort, result.Length, count), nameof(result));
+        CheckTarget(target, targetIndex);
         bool pinData = Movable(data, count, target, out bool registerData);
         bool pinResult = Movable(result, count, target, out bool registerResult);
         fixed (T* p = data)
@@ -310,7 +316,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         {
             void* dataObj = registerData ? Request.ObjectAddress(ref data) : null;
             void* resultObj = registerResult ? Request.ObjectAddress(ref result) : null;
-            Check(Core.WinAccumulateHeld(h, p, r, count, ElementType<T>.Code, sizeof(T), code, target, targetIndex, dataObj, resultObj));
+            CheckOp(Core.WinAccumulateHeld(h, p, r, count, ElementType<T>.Code, sizeof(T), code, target, targetIndex, dataObj, resultObj));
             if (pinData)
                 Hold(data, target);
             if (pinResult)
@@ -326,8 +332,9 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     public T FetchAndOp(T value, Op op, int target, long targetIndex)
     {
         int h = Handle, code = OpCode(op);
+        CheckTarget(target, targetIndex);
         T result = default;
-        Check(Core.WinFetch(h, &value, null, &result, ElementType<T>.Code, sizeof(T), code, target, targetIndex));
+        CheckOp(Core.WinFetch(h, &value, null, &result, ElementType<T>.Code, sizeof(T), code, target, targetIndex));
         return result;
     }
 
@@ -346,8 +353,9 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         int h = Handle;
         if (!ElementType<T>.IsInteger && ElementType<T>.Code != ElementType<T>.Bool)
             throw new ArgumentException(SR.Format(SR.WindowCasType, typeof(T).Name));
+        CheckTarget(target, targetIndex);
         T result = default;
-        Check(Core.WinFetch(h, &value, &compare, &result, ElementType<T>.Code, sizeof(T), 0, target, targetIndex));
+        CheckOp(Core.WinFetch(h, &value, &compare, &result, ElementType<T>.Code, sizeof(T), 0, target, targetIndex));
         return result;
     }
 
@@ -369,12 +377,15 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     {
         int h = Handle, req = 0, rc;
         CheckSlice(buffer, offset, count);
+        CheckTarget(target, targetIndex);
         RequestGroup.Poster poster = RequestGroup.CurrentPoster;
         bool register = Request.Hold(buffer, count, poster, out BufferHold? pin);
         void* obj = register ? Request.ObjectAddress(ref buffer) : null;
         fixed (T* p = buffer)
             rc = put ? Core.WinPut(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, &req)
                      : Core.WinGet(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, &req);
+        if (rc < 0)
+            Request.ThrowPostFailed(rc, pin, nameof(targetIndex)); // as CheckOp
         return Request.Posted(poster, rc, req, pin);
     }
 
@@ -430,6 +441,34 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     {
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
+    }
+
+    /// <summary>
+    /// Checks an operation's target before the core: a rank of the window's group or
+    /// <see cref="Mpi.ProcNull"/>, and a position that can be one there (an index is not negative,
+    /// a dynamic window's address is positive).  Whether the elements fit the target's window
+    /// only the core knows (every rank's length): <see cref="CheckOp"/> names the index then.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void CheckTarget(int target, long targetIndex)
+    {
+        if ((uint)target < (uint)Size)
+        {
+            if (targetIndex < (_attached is null ? 0 : 1))
+                ThrowHelper.ThrowTargetIndex(targetIndex, dynamic: _attached is not null);
+        }
+        else if (target != Mpi.ProcNull)
+        {
+            ThrowHelper.ThrowRank(target, Size, "Mpi.ProcNull", nameof(target));
+        }
+    }
+
+    /// <summary>An operation's core result: its range error (the elements do not fit the target's window) names targetIndex.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void CheckOp(int rc)
+    {
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc, "targetIndex");
     }
 
     /// <summary>

@@ -132,12 +132,13 @@ public abstract unsafe class Window : IDisposable
     public void Fence(WindowAssert assert = WindowAssert.None) => Sync(CoreWin.Fence, 0, assert, -1);
 
     /// <summary>Starts a passive-target epoch towards <paramref name="rank"/> (MPI_Win_lock).</summary>
+    /// <exception cref="ArgumentOutOfRangeException">The rank is outside [0, <see cref="Size"/>).</exception>
     /// <exception cref="InvalidOperationException">The rank is locked already, or another epoch forbids it.</exception>
     public void Lock(int rank, LockType type = LockType.Exclusive, WindowAssert assert = WindowAssert.None) =>
-        Sync(type == LockType.Shared ? CoreWin.LockShared : CoreWin.LockExclusive, rank, assert, int.MinValue);
+        SyncTowards(type == LockType.Shared ? CoreWin.LockShared : CoreWin.LockExclusive, rank, assert, int.MinValue);
 
     /// <summary>Ends the passive-target epoch towards <paramref name="rank"/> (MPI_Win_unlock): its operations are complete there.</summary>
-    public void Unlock(int rank) => Sync(CoreWin.Unlock, rank, WindowAssert.None, rank);
+    public void Unlock(int rank) => SyncTowards(CoreWin.Unlock, rank, WindowAssert.None, rank);
 
     /// <summary>Starts a passive-target epoch towards every rank with shared locks (MPI_Win_lock_all).</summary>
     public void LockAll(WindowAssert assert = WindowAssert.None) => Sync(CoreWin.LockAll, 0, assert, int.MinValue);
@@ -146,13 +147,13 @@ public abstract unsafe class Window : IDisposable
     public void UnlockAll() => Sync(CoreWin.UnlockAll, 0, WindowAssert.None, -1);
 
     /// <summary>Completes every operation towards <paramref name="rank"/> at both ends, inside a passive-target epoch (MPI_Win_flush).</summary>
-    public void Flush(int rank) => Sync(CoreWin.Flush, rank, WindowAssert.None, rank, keep: true);
+    public void Flush(int rank) => SyncTowards(CoreWin.Flush, rank, WindowAssert.None, rank, keep: true);
 
     /// <summary>Completes every operation of this process at both ends (MPI_Win_flush_all).</summary>
     public void FlushAll() => Sync(CoreWin.FlushAll, 0, WindowAssert.None, -1);
 
     /// <summary>Completes the operations towards <paramref name="rank"/> locally: their arrays may be reused (MPI_Win_flush_local).</summary>
-    public void FlushLocal(int rank) => Sync(CoreWin.FlushLocal, rank, WindowAssert.None, rank, keep: true);
+    public void FlushLocal(int rank) => SyncTowards(CoreWin.FlushLocal, rank, WindowAssert.None, rank, keep: true);
 
     /// <summary>Completes every operation of this process locally (MPI_Win_flush_local_all).</summary>
     public void FlushLocalAll() => Sync(CoreWin.FlushLocalAll, 0, WindowAssert.None, -1);
@@ -210,6 +211,23 @@ public abstract unsafe class Window : IDisposable
 
     /// <summary>What a typed window lets go of once freed.</summary>
     private protected abstract void OnFreed();
+
+    /// <summary>A synchronization call towards one rank (Lock, Unlock, the flushes of one rank), checked first.</summary>
+    private void SyncTowards(int kind, int rank, WindowAssert assert, int completes, bool keep = false)
+    {
+        CheckRank(rank);
+        Sync(kind, rank, assert, completes, keep);
+    }
+
+    /// <summary>
+    /// Refuses a rank outside the window's group, naming the parameter, before the core (whose
+    /// refusal could not name it).
+    /// </summary>
+    private protected void CheckRank(int rank)
+    {
+        if ((uint)rank >= (uint)_size)
+            ThrowHelper.ThrowRank(rank, _size, "a member", nameof(rank));
+    }
 
     /// <summary>
     /// Runs a synchronization call; afterwards lets go of the arrays of the operations

@@ -66,4 +66,14 @@ internal static class Check
         }
         return null;
     }
+
+    /// <summary>Checks that the action throws TException whose ParamName is <paramref name="param"/>; returns it, or null.</summary>
+    internal static TException? ThrowsNaming<TException>(string param, Action action, string what, [CallerLineNumber] int line = 0)
+        where TException : ArgumentException
+    {
+        TException? e = Throws<TException>(action, what, line);
+        if (e is not null)
+            Equal(param, e.ParamName, $"{what}: the parameter named", line);
+        return e;
+    }
 }

@@ -216,6 +216,46 @@ internal static class Collectives
                 Check.True(e.InnerException is InvalidDataException, $"inner exception is the op's ({e.InnerException?.GetType().Name})");
             }
         }
+        // A throwing op in a collective that MPI also fails: rank 1 contributes 8 elements where the root
+        // has room for 4.  MPICH's root truncates and still runs the op on what came (Open MPI's runs no op
+        // after a truncated receive).  MPI's error is thrown, with the op's inside; none of it is left for
+        // the next collective on this thread, whose op must run on its own data.
+        if (p == 2)
+        {
+            int calls = 0;
+            using var always = Op.Create<int>((x, y) =>
+            {
+                calls++;
+                throw new InvalidDataException("always");
+            });
+            MpiException? failed = null;
+            try
+            {
+                c.Reduce(r == 1 ? new int[8] : new int[4], r == 0 ? new int[4] : null, always, 0);
+            }
+            catch (MpiException e)
+            {
+                failed = e;
+            }
+            Check.True(r == 0 ? failed is MessageTruncatedException : failed is null, $"the root's reduce truncates ({failed?.GetType().Name})");
+            if (r == 0)
+                Check.True(calls == 0 ? failed?.InnerException is null : failed?.InnerException is InvalidDataException,
+                           $"the op's exception inside MPI's ({calls} calls, inner {failed?.InnerException?.GetType().Name})");
+            using var add = Op.Create<int>((x, y) => x + y);
+            var next = new int[3];
+            string? stale = null;
+            try
+            {
+                c.Allreduce([r + 1, r + 2, r + 3], next, add);
+            }
+            catch (MpiException e)
+            {
+                stale = e.Message;
+            }
+            Check.Null(stale, "the next collective with a user op throws no earlier error");
+            Check.Sequence<int>([3, 5, 7], next, "the next collective's op ran on its data");
+            Check.Equal(Mat2.Of(0) * Mat2.Of(1), c.Allreduce(Mat2.Of(r), matMul), "and so does another op's");
+        }
         Check.Equal(p, c.Allreduce(1, Op.Sum), "collectives work after a throwing op");
         Check.Throws<ArgumentException>(() => c.Allreduce(1.5, matMul), "user op on the wrong element type");
     }
@@ -292,8 +332,62 @@ internal static class Collectives
             Check.Throws<ArgumentException>(() => c.Allgatherv(new int[1], new int[p], counts, Make(p, _ => 0)), "overlapping blocks");
         Check.Throws<ArgumentException>(() => c.Allgatherv(new int[2], new int[2 * p], counts, displs), "own block length differs from counts");
         Check.Throws<ArgumentException>(() => c.Scatterv(new int[p], counts, displs, new int[0], r), "scatterv recv shorter than its count");
-        Check.Throws<ArgumentNullException>(() => c.Reduce(a, a, null!, 0), "null op");
+        Check.Throws<ArgumentNullException>(() => c.Reduce(a, new int[4], null!, 0), "null op");
+        SameArray(c);
         // Nothing above was sent: collectives still line up on every rank.
         Check.Equal(p, c.Allreduce(1, Op.Sum), "collectives after bad arguments");
+    }
+
+    // One array as send and recv buffer (MPI-4.0 2.5.4 forbids it; MPICH reports an MPI error, Open MPI
+    // computes on): refused on every rank, the root's and the others' alike, before anything is sent.
+    // Every other argument is right, so the aliasing is the only thing to refuse.
+    private static void SameArray(Communicator c)
+    {
+        int p = c.Size, r = c.Rank;
+        using CartesianCommunicator ring = c.CreateCartesian([p], [true])!; // periodic: two neighbours per rank
+        long before = Mpi.GetStatistics().CollectiveOperations;
+        void Refused(Action call, string what)
+        {
+            ArgumentException? e = Check.ThrowsNaming<ArgumentException>("recv", call, what);
+            if (e is not null)
+                Check.True(e.GetType() == typeof(ArgumentException) && e.Message.Contains("MPI_IN_PLACE", StringComparison.Ordinal),
+                           $"{what}: the aliasing refused, saying there is no in-place form ({e.GetType().Name}: {e.Message})");
+        }
+        int[] four = Make(4, i => i + r), twoPerRank = Make(2 * p, i => i), onePerRank = Make(p, i => i);
+        int[] ones = Make(p, _ => 1), steps = Make(p, i => i), past = Make(p, i => p + i);
+        int[] rootOnly = Make(p, i => i == 0 ? 4 : 0), zeros = new int[p];
+        // blocking
+        Refused(() => c.Allreduce(four, four, Op.Sum), "allreduce");
+        Refused(() => c.Reduce(four, four, Op.Sum, 0), r == 0 ? "reduce at the root" : "reduce away from the root");
+        Refused(() => c.Scan(four, four, Op.Max), "scan");
+        Refused(() => c.Exscan(four, four, Op.Sum), "exscan");
+        Refused(() => c.Alltoall(twoPerRank, twoPerRank), "alltoall");
+        Refused(() => c.ReduceScatter(onePerRank, onePerRank, ones, Op.Sum), "reduce-scatter");
+        Refused(() => c.Gatherv(four, four, rootOnly, zeros, 0), "gatherv");
+        Refused(() => c.Alltoallv(twoPerRank, ones, steps, twoPerRank, ones, past), "alltoallv");
+        // nonblocking and persistent (checked before the library is asked for a persistent form)
+        Refused(() => c.IAllreduce(four, four, Op.Sum), "iallreduce");
+        Refused(() => c.IReduce(four, four, Op.Sum, 0), "ireduce");
+        Refused(() => c.IAlltoall(twoPerRank, twoPerRank), "ialltoall");
+        Refused(() => c.AllreduceInit(four, four, Op.Sum), "allreduce-init");
+        Refused(() => c.ReduceScatterInit(onePerRank, onePerRank, ones, Op.Sum), "reduce-scatter-init");
+        // neighbourhood
+        int[] two = [r, r];
+        Refused(() => ring.NeighborAlltoall(two, two, 1), "neighbor alltoall");
+        Refused(() => ring.INeighborAlltoall(two, two, 1), "ineighbor alltoall");
+        Refused(() => ring.NeighborAlltoallInit(two, two, 1), "neighbor alltoall-init");
+        Check.Equal(before, Mpi.GetStatistics().CollectiveOperations, "no refused collective reached the core");
+        Check.Sequence<int>(Make(4, i => i + r), four, "a refused collective leaves its array alone");
+
+        // Empty arrays carry nothing: one empty array as both is allowed, as for SendRecv.
+        int[] none = [];
+        c.Allreduce(none, none, Op.Sum);
+        // The communicators still work: a correct reduction and neighbour exchange.
+        var sums = new int[4];
+        c.Allreduce(four, sums, Op.Sum);
+        Check.Sequence<int>(Make(4, i => p * i + p * (p - 1) / 2), sums, "allreduce after the refusals");
+        var around = new int[2];
+        ring.NeighborAlltoall(two, around, 1);
+        Check.Sequence<int>([(r + p - 1) % p, (r + 1) % p], around, "neighbor alltoall after the refusals");
     }
 }

@@ -291,6 +291,7 @@ internal static class Mpi4
         {
             NotSupported("PsendInit", "MPI_Psend_init", () => c.PsendInit(buffer, 4, 2, (c.Rank + 1) % c.Size, 1).Dispose());
             NotSupported("PrecvInit", "MPI_Precv_init", () => c.PrecvInit(buffer, 4, 2, (c.Rank + 1) % c.Size, 1).Dispose());
+            BadPeerOrTag(c);
             Check.Equal(c.Size, c.Allreduce(1, Op.Sum), "MPI works after the refused calls");
             return;
         }
@@ -346,6 +347,21 @@ internal static class Mpi4
         Check.Equal(c.Size, c.Allreduce(1, Op.Sum), "MPI works after the partitioned exchanges");
     }
 
+    /// <summary>
+    /// Peers and tags of the Init calls, refused before the core on every library (also one without
+    /// partitioned communication), naming the argument as the point-to-point calls do.
+    /// </summary>
+    private static void BadPeerOrTag(Communicator c)
+    {
+        var small = new double[4];
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("dest", () => c.PsendInit(small, 2, 2, c.Size, 1), "a destination outside the communicator");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("dest", () => c.PsendInit(small, 2, 2, -7, 1), "a negative destination");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("source", () => c.PrecvInit(small, 2, 2, Mpi.AnySource, 1), "AnySource (no wildcards)");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("source", () => c.PrecvInit(small, 2, 2, c.Size, 1), "a source outside the communicator");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("tag", () => c.PrecvInit(small, 2, 2, 0, Mpi.AnyTag), "AnyTag (no wildcards)");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("tag", () => c.PsendInit(small, 2, 2, 0, -1), "a negative tag");
+    }
+
     /// <summary>Every misuse of a made request and of the Init calls is refused before MPI sees it.</summary>
     private static void Misuse(Communicator c, PartitionedRequest r, bool sender)
     {
@@ -353,9 +369,7 @@ internal static class Mpi4
         Check.Throws<ArgumentException>(() => c.PsendInit(small, 4, 3, 1, 1), "a buffer shorter than partitions × count");
         Check.Throws<ArgumentOutOfRangeException>(() => c.PsendInit(small, 0, 1, 1, 1), "no partitions");
         Check.Throws<ArgumentOutOfRangeException>(() => c.PrecvInit(small, 2, -1, 1, 1), "a negative count");
-        Check.Throws<ArgumentOutOfRangeException>(() => c.PsendInit(small, 2, 2, c.Size, 1), "a destination outside the communicator");
-        Check.Throws<ArgumentOutOfRangeException>(() => c.PrecvInit(small, 2, 2, Mpi.AnySource, 1), "AnySource (no wildcards)");
-        Check.Throws<ArgumentOutOfRangeException>(() => c.PrecvInit(small, 2, 2, 0, Mpi.AnyTag), "AnyTag (no wildcards)");
+        BadPeerOrTag(c);
         Check.Throws<ArgumentNullException>(() => c.PsendInit<double>(null!, 2, 2, 0, 1), "a null buffer");
         if (sender)
         {

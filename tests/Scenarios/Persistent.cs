@@ -420,13 +420,15 @@ internal static class Persistent
     {
         var a = new int[4];
         var b = new int[4 * c.Size];
+        var a2 = new int[4]; // one array as send and recv is refused (ArgumentException) before the library is asked
+        var b2 = new int[4 * c.Size];
         long before = Mpi.GetStatistics().PersistentRequests;
         foreach ((string name, Func<PersistentRequest> make) in new (string, Func<PersistentRequest>)[]
                  {
                      ("BarrierInit", c.BarrierInit), ("BcastInit", () => c.BcastInit(a, 0)),
-                     ("ReduceInit", () => c.ReduceInit(a, a, Op.Sum, 0)), ("AllreduceInit", () => c.AllreduceInit(a, a, Op.Sum)),
+                     ("ReduceInit", () => c.ReduceInit(a, a2, Op.Sum, 0)), ("AllreduceInit", () => c.AllreduceInit(a, a2, Op.Sum)),
                      ("GatherInit", () => c.GatherInit(a, b, 0)), ("ScatterInit", () => c.ScatterInit(b, a, 0)),
-                     ("AllgatherInit", () => c.AllgatherInit(a, b)), ("AlltoallInit", () => c.AlltoallInit(b, b)),
+                     ("AllgatherInit", () => c.AllgatherInit(a, b)), ("AlltoallInit", () => c.AlltoallInit(b, b2)),
                  })
         {
             try

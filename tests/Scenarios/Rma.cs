@@ -343,13 +343,16 @@ internal static class Rma
         win.Fence();
         Check.Throws<InvalidOperationException>(() => win.FetchAndOp(1, Op.Sum, right, 0), "FetchAndOp in a fence epoch");
         Check.Throws<InvalidOperationException>(() => win.Rput(one, right, 0), "Rput in a fence epoch");
-        // Out of the target's window, before anything is sent.
-        var e = Check.Throws<ArgumentOutOfRangeException>(() => win.Put(new long[3], right, 8), "Put past the window's end");
+        // Out of the target's window, before anything is sent, naming the argument.
+        var e = Check.ThrowsNaming<ArgumentOutOfRangeException>("targetIndex", () => win.Put(new long[3], right, 8), "Put past the window's end");
         Check.True(e?.Message.Contains("80 bytes", StringComparison.Ordinal) == true, $"message names the window size: {e?.Message}");
-        Check.Throws<ArgumentOutOfRangeException>(() => win.Get(one, right, 10), "Get at the end");
-        Check.Throws<ArgumentOutOfRangeException>(() => win.Get(one, right, -1), "negative index");
-        Check.Throws<ArgumentOutOfRangeException>(() => win.Accumulate(one, Op.Sum, right, long.MaxValue / 4), "huge index");
-        Check.Throws<ArgumentOutOfRangeException>(() => win.Put(one, n, 0), "target rank out of range");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("targetIndex", () => win.Get(one, right, 10), "Get at the end");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("targetIndex", () => win.Get(one, right, -1), "negative index");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("targetIndex", () => win.Accumulate(one, Op.Sum, right, long.MaxValue / 4), "huge index");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("target", () => win.Put(one, n, 0), "target rank out of range");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("target", () => win.Accumulate(one, Op.Sum, -3, 0), "negative target rank");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("rank", () => win.Lock(n), "Lock of a rank outside the group");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("rank", () => win.LengthOf(-1), "LengthOf a negative rank");
         Check.Throws<ArgumentOutOfRangeException>(() => win.Put(one, 0, 2, right, 0), "local slice past the array");
         Check.Throws<ArgumentException>(() => win.GetAccumulate(new long[2], one, Op.Sum, right, 0), "result too short");
         using (Op user = Op.Create<long>((a, b) => a + b))
@@ -370,6 +373,14 @@ internal static class Rma
         win.LockAll();
         Check.Throws<InvalidOperationException>(() => win.Unlock(right), "Unlock under LockAll");
         Check.Throws<InvalidOperationException>(() => win.Lock(right), "Lock under LockAll");
+        // Towards a rank, or at a position, that is not there: named, with nothing left in flight.
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("targetIndex", () => win.FetchAndOp(1, Op.Sum, right, 10), "FetchAndOp past the window's end");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("targetIndex", () => win.Rget(one, right, 10), "Rget past the window's end");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("targetIndex", () => win.Rput(one, right, -2), "Rput at a negative index");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("target", () => win.CompareAndSwap(1, 0, n + 5, 0), "CompareAndSwap towards a rank outside the group");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("target", () => win.GetAccumulate(one, new long[1], Op.NoOp, -3, 0), "GetAccumulate towards a negative rank");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("rank", () => win.Flush(n), "Flush of a rank outside the group");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("rank", () => win.FlushLocal(-1), "FlushLocal of a negative rank");
         win.UnlockAll();
         // Types.
         using (var dwin = Window<double>.Allocate(c, 2))
@@ -494,8 +505,8 @@ internal static class Rma
         Check.Throws<InvalidOperationException>(() => win.Put(movable, right, at2), "Put outside any epoch");
         // No attached array starts at or below address 0: refused before MPI on every library.
         win.Lock(right);
-        Check.Throws<ArgumentOutOfRangeException>(() => win.Put(movable, right, 0), "Put at address 0");
-        Check.Throws<ArgumentOutOfRangeException>(() => win.Get(movable, right, -8), "Get at a negative address");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("targetIndex", () => win.Put(movable, right, 0), "Put at address 0");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("targetIndex", () => win.Get(movable, right, -8), "Get at a negative address");
         win.Unlock(right);
         // Outside the target's attached arrays: only MPI can tell.  Open MPI 4.1 knows the target's
         // regions at the origin and refuses the Put there (MPI_ERR_RMA_RANGE); MPICH 4.0 writes

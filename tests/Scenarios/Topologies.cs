@@ -393,6 +393,19 @@ internal static class Topologies
         Check.Throws<ArgumentException>(() => c.CreateDistributedGraph([me], [-1], []), "a negative degree");
         Check.Throws<ArgumentException>(() => c.CreateDistributedGraph([me], [1], [right], [1, 2]), "weights and destinations of different lengths");
 
+        // Grids whose cell count is past the communicator, however large: refused naming dims, before
+        // MPI.  Four extents of 65536 multiply to 2^64, which wraps to 0 in a long.
+        Check.ThrowsNaming<ArgumentException>("dims", () => c.CreateCartesian([65536, 65536, 65536, 65536], [false, false, false, false]),
+                                               "a grid of 2^64 cells");
+        Check.ThrowsNaming<ArgumentException>("dims", () => c.CreateCartesian([int.MaxValue, int.MaxValue, int.MaxValue], [true, true, true]),
+                                               "a grid of (2^31 - 1)^3 cells");
+        Check.ThrowsNaming<ArgumentException>("dims", () => c.CreateCartesian([n, 2], [false, false]), "a grid of twice the ranks");
+        // MPI_Dims_create's kept extents must divide the node count (MPI-4.0 8.5.2), and none is negative.
+        Check.ThrowsNaming<ArgumentException>("dims", () => Mpi.DimsCreate(4, [65536, 65536, 0]), "kept extents multiplying to 2^32");
+        Check.ThrowsNaming<ArgumentException>("dims", () => Mpi.DimsCreate(6, [4, 0]), "a kept extent that does not divide the nodes");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("dims", () => Mpi.DimsCreate(6, [0, -2]), "a negative extent");
+        Check.Sequence<int>([3, 2], Mpi.DimsCreate(6, [0, 2]), "a kept extent that divides the nodes");
+
         // A graph query on a communicator without that topology: the type says so before MPI.
         using (Communicator plain = c.Dup())
         {
