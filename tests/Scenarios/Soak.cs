@@ -39,6 +39,18 @@ internal static class Soak
     private const long RssToleranceKiB = 8 * 1024;
 
     /// <summary>
+    /// What RSS may grow by per request pending at the peak beyond the warm-up's peak (the slot
+    /// table's high-water mark): MPI's request pools and the core's slot table keep their largest
+    /// size, without a leak.  Measured in plain C (20,000 receives pending on MPI_COMM_SELF, then
+    /// completed and posted again: no further growth): MPICH 4.0.2 (ch4:ucx) 285 bytes a request,
+    /// Open MPI 4.1.4 780; the core's slot is under 100.  How many requests are pending at once
+    /// follows the GC's cadence (dropped requests wait for a collection), and the gen-0 budget
+    /// follows the machine's cache: on a machine with a 260 MiB L3 the peak grew by 15,000 requests
+    /// after the warm-up and RSS by 9-13 MB, past <see cref="RssToleranceKiB"/> alone.
+    /// </summary>
+    private const long PendingRequestBytes = 1024;
+
+    /// <summary>
     /// MOTOR_SOAK_RSS_ALLOCATOR_KIB: what a different allocator may add to <see cref="RssToleranceKiB"/>.
     /// tests/checkers.sh sets it for the ASan job, where every malloc of the process (runtime, MPI,
     /// core) goes through AddressSanitizer's allocator, which keeps freed blocks in a quarantine
@@ -329,8 +341,11 @@ internal static class Soak
 
         internal void CompareTo(Figures end, int rank, long ops, long droppedPerGc)
         {
-            long rssTolerance = RssToleranceKiB + s_rssAllocatorKiB;
-            Line(rank, "rss KiB", RssKiB, end.RssKiB, $"at most +{rssTolerance}");
+            long peakGrowth = Math.Max(0, end.SlotsHighWater - SlotsHighWater);
+            long poolsKiB = peakGrowth * PendingRequestBytes / 1024;
+            long rssTolerance = RssToleranceKiB + s_rssAllocatorKiB + poolsKiB;
+            Line(rank, "rss KiB", RssKiB, end.RssKiB,
+                 $"at most +{rssTolerance}: {RssToleranceKiB} + {poolsKiB} for the {peakGrowth} more requests pending at the peak");
             Check.True(end.RssKiB - RssKiB <= rssTolerance, $"RSS grew by {end.RssKiB - RssKiB} KiB after the warm-up over {ops} operations");
             Line(rank, "managed heap bytes", HeapBytes, end.HeapBytes, $"at most +{HeapToleranceBytes}");
             Check.True(end.HeapBytes - HeapBytes <= HeapToleranceBytes, $"the managed heap grew by {end.HeapBytes - HeapBytes} B");
