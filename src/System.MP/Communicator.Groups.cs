@@ -127,12 +127,23 @@ public unsafe partial class Communicator
             if ((cells *= dims[i]) > _size)
                 throw new ArgumentException(SR.Format(SR.GridTooLarge, _size, i + 1, dims.Length, cells), nameof(dims));
         int h = Handle, c = 0;
-        int* per = stackalloc int[dims.Length];
-        for (int i = 0; i < dims.Length; i++)
-            per[i] = periods[i] ? 1 : 0;
+        int[] flags = Flags(periods); // on the heap: a grid may have any number of dimensions
         fixed (int* d = dims)
+        fixed (int* per = flags)
             Check(Core.CartCreate(h, dims.Length, d, per, reorder ? 1 : 0, &c));
         return c == CoreConst.CommNull ? null : new CartesianCommunicator(c);
+    }
+
+    /// <summary>
+    /// MPI's int flags of a grid's dimensions (1 for true), on the heap: a grid may have any
+    /// number of dimensions, too many for the stack; never empty, as the core is given a pointer.
+    /// </summary>
+    private protected static int[] Flags(bool[] values)
+    {
+        var flags = new int[Math.Max(values.Length, 1)];
+        for (int i = 0; i < values.Length; i++)
+            flags[i] = values[i] ? 1 : 0;
+        return flags;
     }
 
     /// <summary>The topology attached to this communicator (MPI_Topo_test); a Dup keeps it.</summary>
@@ -294,12 +305,13 @@ public sealed unsafe class CartesianCommunicator : TopologyCommunicator
         _dims = new int[n];
         _periodic = new bool[n];
         _coords = new int[n];
-        int* per = stackalloc int[Math.Max(n, 1)];
+        var flags = new int[Math.Max(n, 1)]; // never empty: the core is given a pointer
         fixed (int* d = _dims)
         fixed (int* c = _coords)
+        fixed (int* per = flags)
             Check(Core.CartGet(handle, n, d, per, c));
         for (int i = 0; i < n; i++)
-            _periodic[i] = per[i] != 0;
+            _periodic[i] = flags[i] != 0;
         Dimensions = Array.AsReadOnly(_dims);
         Periodic = Array.AsReadOnly(_periodic);
         Coordinates = Array.AsReadOnly(_coords);
@@ -399,10 +411,8 @@ public sealed unsafe class CartesianCommunicator : TopologyCommunicator
         if (keep.Length != _dims.Length)
             throw new ArgumentException(SR.Format(SR.PeriodsLength, keep.Length, _dims.Length), nameof(keep));
         int h = Handle, c = 0;
-        int* k = stackalloc int[Math.Max(keep.Length, 1)];
-        for (int i = 0; i < keep.Length; i++)
-            k[i] = keep[i] ? 1 : 0;
-        Check(Core.CartSub(h, k, &c));
+        fixed (int* k = Flags(keep))
+            Check(Core.CartSub(h, k, &c));
         return new CartesianCommunicator(c);
     }
 }

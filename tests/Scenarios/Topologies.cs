@@ -400,6 +400,26 @@ internal static class Topologies
         Check.ThrowsNaming<ArgumentException>("dims", () => c.CreateCartesian([int.MaxValue, int.MaxValue, int.MaxValue], [true, true, true]),
                                                "a grid of (2^31 - 1)^3 cells");
         Check.ThrowsNaming<ArgumentException>("dims", () => c.CreateCartesian([n, 2], [false, false]), "a grid of twice the ranks");
+        // A grid of more than 16 dimensions (extent 1: one cell, on rank 0).  MPICH's MPI_Cart_shift
+        // copies a position into 16 ints on the stack (MAX_CART_DIM): from 19 dimensions on it smashed
+        // the stack, here inside the constructor's Shift of each dimension.  So the core refuses a
+        // 17th on the MPICH family before MPI sees the grid; Open MPI takes any number.
+        foreach (int many in (int[])[17, 40, 3_000_000])
+        {
+            int[] ones = [.. Enumerable.Repeat(1, many)];
+            if (!Mpi.LibraryVersion.StartsWith("Open MPI", StringComparison.Ordinal))
+            {
+                var e = Check.Throws<NotSupportedException>(() => c.CreateCartesian(ones, new bool[many]), $"a grid of {many} dimensions on MPICH");
+                Check.True(e?.Message.Contains("at most 16", StringComparison.Ordinal) == true, $"the refusal names the bound: {e?.Message}");
+                continue;
+            }
+            if (many > 40)
+                continue; // Open MPI: shifting each of n dimensions costs n^2
+            using CartesianCommunicator? tall = c.CreateCartesian(ones, new bool[many]);
+            Check.True(c.Rank == 0 ? tall is { Dimensions.Count: var k } && k == many && tall.Shift(many - 1, 1) == (Mpi.ProcNull, Mpi.ProcNull)
+                                   : tall is null,
+                       $"a grid of {many} dimensions: {tall?.Dimensions.Count}");
+        }
         // MPI_Dims_create's kept extents must divide the node count (MPI-4.0 8.5.2), and none is negative.
         Check.ThrowsNaming<ArgumentException>("dims", () => Mpi.DimsCreate(4, [65536, 65536, 0]), "kept extents multiplying to 2^32");
         Check.ThrowsNaming<ArgumentException>("dims", () => Mpi.DimsCreate(6, [4, 0]), "a kept extent that does not divide the nodes");

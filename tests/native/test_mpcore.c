@@ -1039,7 +1039,7 @@ static void test_topologies(void)
 {
     int32_t index[2] = { 1, 0 }, edges[2] = { 0, 0 }, out[4] = { 0 }, w[2] = { 7, 7 }, counts[1] = { 2 }, displs[1] = { 0 };
     int32_t sendv[2] = { 41, 42 }, recvv[2] = { 0, 0 };
-    int topo = -1, in = -1, outd = -1, weighted = -1, n = 0, e = 0;
+    int topo = -1, in = -1, outd = -1, weighted = -1, n = 0, e = 0, rc_many;
     mp_comm_t g, d;
     mp_coll_t c;
     CHECK(mp_topo_test(MP_COMM_WORLD, &topo) == 0 && topo == MP_TOPO_NONE);
@@ -1056,6 +1056,29 @@ static void test_topologies(void)
     c.sendbuf = sendv;
     c.recvbuf = recvv;
     CHECK(mp_neighbor_run(MP_COMM_WORLD, &c, NULL, NULL) == MP_EINVAL);
+
+    /* Grids of many dimensions (extent 1: one cell): MPICH's MPI_Cart_shift overwrites its stack
+     * past 16 (MAX_CART_DIM), so the MPICH core refuses a 17th before MPI sees the grid; Open
+     * MPI's takes any number, shifts included. */
+    {
+        enum { MANY = 40 };
+        int32_t ones[MANY], flat[MANY] = { 0 };
+        int src = -1, dst = -1;
+        mp_comm_t cart = MP_COMM_NULL;
+        for (int i = 0; i < MANY; i++)
+            ones[i] = 1;
+        CHECK(mp_cart_create(MP_COMM_SELF, 16, ones, flat, 0, &cart) == 0);
+        CHECK(mp_cart_shift(cart, 15, 1, &src, &dst) == 0 && src == MP_PROC_NULL && dst == MP_PROC_NULL);
+        CHECK(mp_comm_free(cart) == 0);
+        cart = MP_COMM_NULL;
+        rc_many = mp_cart_create(MP_COMM_SELF, MANY, ones, flat, 0, &cart);
+        if (PAL_MPI_BUILD_ABI == 1) { /* MPICH */
+            CHECK(rc_many == MP_ENOTSUP && cart == MP_COMM_NULL && last_error_mentions("at most 16"));
+        } else {
+            CHECK(rc_many == 0 && mp_cart_shift(cart, MANY - 1, 1, &src, &dst) == 0 && dst == MP_PROC_NULL);
+            CHECK(mp_comm_free(cart) == 0);
+        }
+    }
 
     /* Graph arguments. */
     CHECK(mp_graph_create(MP_COMM_WORLD, 2, index, edges, 0, &g) == MP_EINVAL && last_error_mentions("node count"));

@@ -15,6 +15,8 @@ static int cart_comm(mp_comm_t comm, const comm_entry_t **ce, int *ndims)
     return MP_MPI_CHECK(pal_mpi.Cartdim_get((*ce)->mpi, ndims), "MPI_Cartdim_get");
 }
 
+#define MP_MPICH_MAX_CART_DIMS 16
+
 int mp_cart_create(mp_comm_t comm, int ndims, const int32_t *dims, const int32_t *periods, int reorder,
                    mp_comm_t *newcomm)
 {
@@ -26,6 +28,14 @@ int mp_cart_create(mp_comm_t comm, int ndims, const int32_t *dims, const int32_t
         return rc;
     if (ndims < 0 || (ndims > 0 && (!dims || !periods)))
         return mp_fail(MP_EINVAL, "dimension count %d is negative or dims/periods are NULL", ndims);
+    /* MPICH's MPI_Cart_shift and its Cartesian neighbourhood code copy a grid's position into
+     * an array of MAX_CART_DIM (16) ints on the stack: with more dimensions they overwrite the
+     * stack (in plain C, MPICH 4.0.2: "stack smashing detected" from 19 dimensions on, SIGSEGV
+     * from 10,000).  Open MPI has no such bound. */
+    if (PAL_MPI_BUILD_ABI == 1 /* PAL_ABI_MPICH */ && ndims > MP_MPICH_MAX_CART_DIMS)
+        return mp_fail(MP_ENOTSUP, "a Cartesian grid of %d dimensions: MPICH-family libraries hold at most %d "
+                       "(MAX_CART_DIM; beyond it their MPI_Cart_shift and neighbourhood collectives overwrite "
+                       "the stack)", ndims, MP_MPICH_MAX_CART_DIMS);
     for (int i = 0; i < ndims; i++) {
         if (dims[i] <= 0)
             return mp_fail(MP_EINVAL, "dimension %d has extent %d; extents must be positive", i, dims[i]);
