@@ -425,6 +425,17 @@ internal static class Topologies
         Check.ThrowsNaming<ArgumentException>("dims", () => Mpi.DimsCreate(6, [4, 0]), "a kept extent that does not divide the nodes");
         Check.ThrowsNaming<ArgumentOutOfRangeException>("dims", () => Mpi.DimsCreate(6, [0, -2]), "a negative extent");
         Check.Sequence<int>([3, 2], Mpi.DimsCreate(6, [0, 2]), "a kept extent that divides the nodes");
+        // Many dimensions: Open MPI fills them; MPICH refuses more than 20 inside MPI, which must come
+        // back as an exception (MPI_Dims_create has no communicator: the default handler decides).
+        try
+        {
+            Check.True(Mpi.DimsCreate(1, new int[64]).All(x => x == 1), "DimsCreate of 64 dimensions over 1 node");
+        }
+        catch (MpiException e)
+        {
+            Check.True(!Mpi.LibraryVersion.StartsWith("Open MPI", StringComparison.Ordinal) && e.Message.Contains("MPI_Dims_create", StringComparison.Ordinal),
+                       $"DimsCreate of 64 dimensions refused by MPICH: {e.Message}");
+        }
 
         // A graph query on a communicator without that topology: the type says so before MPI.
         using (Communicator plain = c.Dup())
