@@ -965,48 +965,49 @@ public unsafe partial class Communicator
 
     private CollDesc GatherArgs<T>(T[] send, T[]? recv, int root) where T : unmanaged
     {
+        CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         CheckRoot(root);
         if (IsRoot(root))
             RequireLength(recv, nameof(recv), (long)send.Length * _peerSize);
-        CheckDistinct(send, recv);
         return Desc<T>(CollKind.Gather, send.Length, null, null, root);
     }
 
     private CollDesc ScatterArgs<T>(T[]? send, T[] recv, int root) where T : unmanaged
     {
+        CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         if (recv is null)
             ThrowHelper.ThrowNull(nameof(recv));
         CheckRoot(root);
         if (IsRoot(root))
             RequireLength(send, nameof(send), (long)recv.Length * _peerSize);
-        CheckDistinct(send, recv);
         return Desc<T>(CollKind.Scatter, recv.Length, null, null, root);
     }
 
     private CollDesc AllgatherArgs<T>(T[] send, T[] recv) where T : unmanaged
     {
+        CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         RequireLength(recv, nameof(recv), (long)send.Length * _peerSize);
-        CheckDistinct(send, recv);
         return Desc<T>(CollKind.Allgather, send.Length, null, null, 0);
     }
 
     private CollDesc AlltoallArgs<T>(T[] send, T[] recv) where T : unmanaged
     {
+        CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         if (send.Length % _peerSize != 0)
             throw new ArgumentException(SR.Format(SR.LengthNotMultiple, nameof(send), send.Length, _peerSize), nameof(send));
         RequireLength(recv, nameof(recv), send.Length);
-        CheckDistinct(send, recv);
         return Desc<T>(CollKind.Alltoall, send.Length / _peerSize, null, null, 0);
     }
 
     private CollDesc GathervArgs<T>(T[]? send, T[]? recv, int[] counts, int[] displs, int root, out bool atRoot) where T : unmanaged
     {
+        CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         CheckRoot(root);
         atRoot = IsRoot(root);
         bool sends = !_isInter || (root != Mpi.Root && root != Mpi.ProcNull);
@@ -1020,12 +1021,12 @@ public unsafe partial class Communicator
             if (!_isInter)
                 CheckOwnCount(send!.Length, nameof(send), counts, nameof(counts));
         }
-        CheckDistinct(send, recv);
         return Desc<T>(CollKind.Gatherv, sends ? send!.Length : 0, null, null, root);
     }
 
     private CollDesc ScattervArgs<T>(T[]? send, int[] counts, int[] displs, T[]? recv, int root, out bool atRoot) where T : unmanaged
     {
+        CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         CheckRoot(root);
         atRoot = IsRoot(root);
         bool receives = !_isInter || (root != Mpi.Root && root != Mpi.ProcNull);
@@ -1035,7 +1036,6 @@ public unsafe partial class Communicator
                 throw new ArgumentNullException(nameof(send), SR.Format(SR.BufferRequiredAtRoot, nameof(send)));
             CheckBlocks(counts, nameof(counts), displs, nameof(displs), send.Length, nameof(send), noOverlap: false);
         }
-        CheckDistinct(send, recv);
         if (!receives)
             return Desc<T>(CollKind.Scatterv, 0, null, null, root);
         if (recv is null)
@@ -1053,6 +1053,7 @@ public unsafe partial class Communicator
 
     private CollDesc AllgathervArgs<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
     {
+        CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         if (recv is null)
@@ -1060,20 +1061,19 @@ public unsafe partial class Communicator
         CheckBlocks(counts, nameof(counts), displs, nameof(displs), recv.Length, nameof(recv), noOverlap: true);
         if (!_isInter) // on an intercommunicator the counts are the remote group's
             CheckOwnCount(send.Length, nameof(send), counts, nameof(counts));
-        CheckDistinct(send, recv);
         return Desc<T>(CollKind.Allgatherv, send.Length, null, null, 0);
     }
 
     private CollDesc AlltoallvArgs<T>(T[] send, int[] sendCounts, int[] sendDispls,
                                       T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
     {
+        CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         if (recv is null)
             ThrowHelper.ThrowNull(nameof(recv));
         CheckBlocks(sendCounts, nameof(sendCounts), sendDispls, nameof(sendDispls), send.Length, nameof(send), noOverlap: false);
         CheckBlocks(recvCounts, nameof(recvCounts), recvDispls, nameof(recvDispls), recv.Length, nameof(recv), noOverlap: true);
-        CheckDistinct(send, recv);
         return Desc<T>(CollKind.Alltoallv, 0, null, null, 0);
     }
 
@@ -1081,17 +1081,18 @@ public unsafe partial class Communicator
     // scatters it over its own ranks: counts and send lengths are of the local group.
     private void ReduceScatterBlockArgs<T>(T[] send, T[] recv)
     {
+        CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         if (recv is null)
             ThrowHelper.ThrowNull(nameof(recv));
         RequireLength(send, nameof(send), (long)recv.Length * _size);
-        CheckDistinct(send, recv);
     }
 
     /// <summary>Checks ReduceScatter's arguments; returns this rank's count.</summary>
     private int ReduceScatterArgs<T>(T[] send, T[] recv, int[] counts) where T : unmanaged
     {
+        CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         if (counts is null)
@@ -1108,7 +1109,6 @@ public unsafe partial class Communicator
         if (send.Length < total)
             throw new ArgumentException(SR.Format(SR.CountsPastBuffer, nameof(send), send.Length, nameof(counts), total), nameof(send));
         RequireLength(recv, nameof(recv), counts[_rank]);
-        CheckDistinct(send, recv);
         return counts[_rank];
     }
 
@@ -1131,11 +1131,11 @@ public unsafe partial class Communicator
     /// <summary>Checks a reduction's arrays: where this rank receives, recv as long as send; never the same array.</summary>
     private static void ReductionArgs<T>(T[] send, T[]? recv, bool receives = true)
     {
+        CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         if (receives)
             RequireLength(recv, nameof(recv), send.Length);
-        CheckDistinct(send, recv);
     }
 
     private void Reduction<T>(int h, int kind, T[] send, T[]? recv, long count, Op op, int root) where T : unmanaged

@@ -111,6 +111,8 @@ public unsafe partial class Communicator
     /// <exception cref="ArgumentOutOfRangeException">An extent is not positive.</exception>
     /// <exception cref="ArgumentException"><paramref name="periods"/> has another length than <paramref name="dims"/>,
     /// or the product of <paramref name="dims"/> exceeds <see cref="Size"/> (however large: it cannot wrap).</exception>
+    /// <exception cref="NotSupportedException">More than 16 dimensions under an MPICH-family library, whose
+    /// MPI_Cart_shift and neighbourhood collectives hold at most 16 (they would overwrite the stack).</exception>
     public CartesianCommunicator? CreateCartesian(int[] dims, bool[] periods, bool reorder = false)
     {
         ArgumentNullException.ThrowIfNull(dims);

@@ -215,7 +215,7 @@ public unsafe partial class Communicator : IDisposable
     /// from the root), so that ranks running the same code all refuse it before anything is sent.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private protected static void CheckDistinct<T>(T[]? send, T[]? recv, string paramName = "recv",
+    internal static void CheckDistinct<T>(T[]? send, T[]? recv, string paramName = "recv",
                                                    string message = SR.CollectiveSameArray)
     {
         if (ReferenceEquals(send, recv) && send is { Length: > 0 })

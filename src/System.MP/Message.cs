@@ -73,10 +73,24 @@ public sealed unsafe class Message
 
     /// <summary>Starts receiving the message into <paramref name="count"/> elements from <paramref name="offset"/> (MPI_Imrecv).</summary>
     /// <exception cref="InvalidOperationException">The message was already received.</exception>
+    /// <exception cref="InsufficientMemoryException">The core's table of pending requests is full; the
+    /// message was not touched and can be received once requests complete.</exception>
     public Request IRecv<T>(T[] buffer, int offset, int count) where T : unmanaged
     {
         Communicator.CheckSlice(buffer, offset, count, nameof(buffer));
-        return Request.PostMatchedRecv(buffer, offset, count, Take());
+        long handle = Take();
+        try
+        {
+            return Request.PostMatchedRecv(buffer, offset, count, handle);
+        }
+        catch (InsufficientMemoryException)
+        {
+            // The core's request table was full: refused before MPI saw the message, which is
+            // still this Message's to receive.
+            _handle = handle;
+            _received = false;
+            throw;
+        }
     }
 
     /// <summary>The handle, once: a Message is received exactly once.</summary>

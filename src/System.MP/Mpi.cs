@@ -413,14 +413,13 @@ public static unsafe class Mpi
         ArgumentNullException.ThrowIfNull(dims);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(nodes);
         // The kept extents must divide nodes; multiplied only while at most nodes, so never wrapping.
-        long kept = 1;
         for (int i = 0; i < dims.Length; i++)
-        {
             if (dims[i] < 0)
                 throw new ArgumentOutOfRangeException(nameof(dims), dims[i], SR.Format(SR.DimsNegative, i, dims[i]));
+        long kept = 1;
+        for (int i = 0; i < dims.Length; i++)
             if (dims[i] > 0 && (kept *= dims[i]) > nodes)
                 break;
-        }
         if (kept > nodes || nodes % kept != 0)
             throw new ArgumentException(SR.Format(SR.DimsNotDivisor, nodes), nameof(dims));
         RequireInitialized();

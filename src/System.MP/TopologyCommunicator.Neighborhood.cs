@@ -276,37 +276,38 @@ public abstract unsafe partial class TopologyCommunicator
 
     private CollDesc AllgatherArgs<T>(T[] send, T[] recv) where T : unmanaged
     {
+        CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         RequireLength(recv, nameof(recv), (long)send.Length * InDegree);
-        CheckDistinct(send, recv);
         return Desc<T>(NeighborKind.Allgather, send.Length, null, null, 0);
     }
 
     private CollDesc AllgathervArgs<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
     {
+        CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         if (recv is null)
             ThrowHelper.ThrowNull(nameof(recv));
         CheckBlocks(InDegree, SR.NeighborCountsLength, counts, nameof(counts), displs, nameof(displs), 1, recv.Length, nameof(recv), noOverlap: true);
-        CheckDistinct(send, recv);
         return Desc<T>(NeighborKind.Allgatherv, send.Length, null, null, 0);
     }
 
     private CollDesc AlltoallArgs<T>(T[] send, T[] recv, int count) where T : unmanaged
     {
+        CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         if (count < 0)
             throw new ArgumentOutOfRangeException(nameof(count), count, SR.Format(SR.NegativeEntry, nameof(count), 0, count));
         RequireLength(send, nameof(send), (long)count * OutDegree);
         RequireLength(recv, nameof(recv), (long)count * InDegree);
-        CheckDistinct(send, recv);
         return Desc<T>(NeighborKind.Alltoall, count, null, null, 0);
     }
 
     private CollDesc AlltoallvArgs<T>(T[] send, int[] sendCounts, int[] sendDispls,
                                       T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
     {
+        CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         if (recv is null)
@@ -315,13 +316,13 @@ public abstract unsafe partial class TopologyCommunicator
                     send.Length, nameof(send), noOverlap: false);
         CheckBlocks(InDegree, SR.NeighborCountsLength, recvCounts, nameof(recvCounts), recvDispls, nameof(recvDispls), 1,
                     recv.Length, nameof(recv), noOverlap: true);
-        CheckDistinct(send, recv);
         return Desc<T>(NeighborKind.Alltoallv, 0, null, null, 0);
     }
 
     private CollDesc AlltoallwArgs<T>(T[] send, int[] sendCounts, long[] sendByteDispls,
                                       T[] recv, int[] recvCounts, long[] recvByteDispls) where T : unmanaged
     {
+        CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
         if (recv is null)
@@ -330,7 +331,6 @@ public abstract unsafe partial class TopologyCommunicator
                     sizeof(T), (long)send.Length * sizeof(T), nameof(send), noOverlap: false);
         CheckBlocks(InDegree, SR.NeighborCountsLength, recvCounts, nameof(recvCounts), recvByteDispls, nameof(recvByteDispls),
                     sizeof(T), (long)recv.Length * sizeof(T), nameof(recv), noOverlap: true);
-        CheckDistinct(send, recv);
         return Desc<T>(NeighborKind.Alltoallw, 0, null, null, 0);
     }
 

@@ -302,10 +302,13 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     /// target's elements as they were before into <paramref name="result"/> (MPI_Get_accumulate);
     /// with <see cref="Op.NoOp"/> it is an atomic read.  The result arrives by the completing synchronization.
     /// </summary>
+    /// <exception cref="ArgumentException"><paramref name="result"/> is <paramref name="data"/> (MPI forbids
+    /// overlapping origin and result buffers), or shorter than it.</exception>
     public void GetAccumulate(T[] data, T[] result, Op op, int target, long targetIndex)
     {
         int h = Handle, code = OpCode(op), count = Whole(data);
         ArgumentNullException.ThrowIfNull(result);
+        Communicator.CheckDistinct(data, result, nameof(result), SR.GetAccumulateSameArray);
         if (result.Length < count)
             throw new ArgumentException(SR.Format(SR.WindowResultShort, result.Length, count), nameof(result));
         CheckTarget(target, targetIndex);

@@ -365,6 +365,12 @@ internal static class Collectives
         Refused(() => c.ReduceScatter(onePerRank, onePerRank, ones, Op.Sum), "reduce-scatter");
         Refused(() => c.Gatherv(four, four, rootOnly, zeros, 0), "gatherv");
         Refused(() => c.Alltoallv(twoPerRank, ones, steps, twoPerRank, ones, past), "alltoallv");
+        Refused(() => c.Gather(twoPerRank, twoPerRank, 0), "gather");
+        Refused(() => c.Scatter(twoPerRank, twoPerRank, 0), "scatter");
+        Refused(() => c.Allgather(twoPerRank, twoPerRank), "allgather");
+        Refused(() => c.Scatterv(twoPerRank, ones, steps, twoPerRank, 0), "scatterv");
+        Refused(() => c.Allgatherv(twoPerRank, twoPerRank, ones, steps), "allgatherv");
+        Refused(() => c.ReduceScatterBlock(twoPerRank, twoPerRank, Op.Sum), "reduce-scatter-block");
         // nonblocking and persistent (checked before the library is asked for a persistent form)
         Refused(() => c.IAllreduce(four, four, Op.Sum), "iallreduce");
         Refused(() => c.IReduce(four, four, Op.Sum, 0), "ireduce");
@@ -376,6 +382,12 @@ internal static class Collectives
         Refused(() => ring.NeighborAlltoall(two, two, 1), "neighbor alltoall");
         Refused(() => ring.INeighborAlltoall(two, two, 1), "ineighbor alltoall");
         Refused(() => ring.NeighborAlltoallInit(two, two, 1), "neighbor alltoall-init");
+        int[] pair = [1, 1], at = [0, 1];
+        long[] atBytes = [0, sizeof(int)];
+        Refused(() => ring.NeighborAllgather(two, two), "neighbor allgather");
+        Refused(() => ring.NeighborAllgatherv(two, two, pair, at), "neighbor allgatherv");
+        Refused(() => ring.NeighborAlltoallv(two, pair, at, two, pair, at), "neighbor alltoallv");
+        Refused(() => ring.NeighborAlltoallw(two, pair, atBytes, two, pair, atBytes), "neighbor alltoallw");
         Check.Equal(before, Mpi.GetStatistics().CollectiveOperations, "no refused collective reached the core");
         Check.Sequence<int>(Make(4, i => i + r), four, "a refused collective leaves its array alone");
 

@@ -343,6 +343,9 @@ internal static class Rma
         win.Fence();
         Check.Throws<InvalidOperationException>(() => win.FetchAndOp(1, Op.Sum, right, 0), "FetchAndOp in a fence epoch");
         Check.Throws<InvalidOperationException>(() => win.Rput(one, right, 0), "Rput in a fence epoch");
+        // One array as GetAccumulate's data and result (MPI forbids the overlap): refused first.
+        long[] both = [1, 2];
+        Check.ThrowsNaming<ArgumentException>("result", () => win.GetAccumulate(both, both, Op.Sum, right, 0), "GetAccumulate into its own data");
         // Out of the target's window, before anything is sent, naming the argument.
         var e = Check.ThrowsNaming<ArgumentOutOfRangeException>("targetIndex", () => win.Put(new long[3], right, 8), "Put past the window's end");
         Check.True(e?.Message.Contains("80 bytes", StringComparison.Ordinal) == true, $"message names the window size: {e?.Message}");

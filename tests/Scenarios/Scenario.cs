@@ -133,6 +133,7 @@ public enum Scenario
     // The request path: GCHandles per operation, mixed sets (RequestPath.cs)
     RequestPathPins,
     RequestPathMixedSets,
+    RequestPathFullTable,
 
     // RequestList: windows posted into a reusable list, its errors, lists given up (RequestLists.cs)
     RequestListWindows,

@@ -7,7 +7,8 @@ namespace System.MP.Tests;
 /// The per-operation request path (MpiRequest.cs, Request.Sets.cs, BufferHold.cs): no GCHandle
 /// per nonblocking operation under motor (MpiStatistics.PinnedHandlesAllocated stays 0), one
 /// WaitAll/WaitAny/TestAll over buffer, object and persistent requests together,
-/// ObjectRequest.Cancel, and the errors of the shortened completion paths; as 2-rank jobs
+/// ObjectRequest.Cancel, the errors of the shortened completion paths, and a full request table
+/// (a matched message's receive refused before MPI sees it; MPICH's pool limit); as 2-rank jobs
 /// (tests/Scenarios/RequestPath.cs) in library mode and under motor, on both cores.
 /// </summary>
 public class RequestPathTests
@@ -15,7 +16,7 @@ public class RequestPathTests
     private static Communicator Self => Communicator.Self;
 
     public static TheoryData<Scenario, bool, bool> Jobs() =>
-        Job.EveryCoreAndMode(Scenario.RequestPathPins, Scenario.RequestPathMixedSets);
+        Job.EveryCoreAndMode(Scenario.RequestPathPins, Scenario.RequestPathMixedSets, Scenario.RequestPathFullTable);
 
     [Theory]
     [MemberData(nameof(Jobs))]

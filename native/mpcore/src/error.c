@@ -101,8 +101,8 @@ int mp_mpi_fail(int rc, const char *call)
      * saved registers and return address (docs/architecture.md, "MPI libraries' defects"). */
     char text[2 * MPI_MAX_ERROR_STRING];
     memset(text, 0, sizeof text);
-    if (pal_mpi.Error_string && pal_mpi.Error_string(rc, text, &len) != MPI_SUCCESS)
-        snprintf(text, sizeof text, "MPI error code %d", rc);
+    if (!pal_mpi.Error_string || pal_mpi.Error_string(rc, text, &len) != MPI_SUCCESS)
+        len = snprintf(text, sizeof text, "MPI error code %d", rc);
     text[len < 0 ? 0 : len > MPI_MAX_ERROR_STRING ? MPI_MAX_ERROR_STRING : len] = '\0';
     name = class_name(cls);
     if (name && !strstr(text, name)) /* the class by name, unless MPI's string says it */

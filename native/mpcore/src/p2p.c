@@ -543,8 +543,9 @@ int mp_imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)
         return mp_claim_posted(&k, rc, r, NULL, NULL, 1, req);
     count_p2p(counts_of(k.cache), bytes);
     if (rc > 0) { /* the message of MP_PROC_NULL: complete */
-        mp_claim_posted(&k, rc, r, NULL, NULL, 1, req);
-        return track_proc_null(k.cache, 1, req);
+        slot_proc_null(k.slot, 1);
+        *req = k.handle;
+        return 0;
     }
     return mp_claim_posted(&k, 0, r, bytes > 0 ? obj : NULL, NULL, 1, req);
 }

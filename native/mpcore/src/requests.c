@@ -30,20 +30,14 @@ int mp_claim(mp_claim_t *k)
 
 int mp_claim_posted(mp_claim_t *k, int rc, MPI_Request r, void *obj0, void *obj1, int is_recv, mp_req_t *req)
 {
-    slot_t *s = k->slot;
     if (rc) {
         slot_unclaim(k->cache, k->handle);
         return rc;
     }
-    s->is_recv = is_recv;
-    s->mpi = r;
-    s->obj[0] = obj0;
-    s->obj[1] = obj1;
     /* A registered buffer needs no pin object: that is a pin avoided. */
     if (obj0 || obj1)
         mp_count(&k->cache->counts.registered, (uint64_t)(obj0 != NULL) + (obj1 != NULL));
-    MP_HAPPENS_BEFORE(s);
-    atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
+    slot_activate(k->slot, r, obj0, obj1, is_recv);
     *req = k->handle;
     return 0;
 }
@@ -189,18 +183,12 @@ int mp_req_orphan(mp_req_t req)
 
 int mp_adopt_request(MPI_Request r, void *obj, int is_recv, mp_req_t *req)
 {
-    slot_cache_t *c = my_cache();
     slot_t *s;
     int rc;
     *req = MP_REQ_NULL;
-    if ((rc = slot_alloc(c, &s, req)))
+    if ((rc = slot_alloc(my_cache(), &s, req)))
         return rc;
-    s->is_recv = is_recv;
-    s->mpi = r;
-    s->obj[0] = obj;
-    s->obj[1] = NULL;
-    MP_HAPPENS_BEFORE(s);
-    atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
+    slot_activate(s, r, obj, NULL, is_recv); /* counted when the list posted it */
     return 0;
 }
 

@@ -18,6 +18,11 @@
 #define SLOT_CHUNK_BITS 10
 #define SLOT_CHUNK (1 << SLOT_CHUNK_BITS)
 #define SLOT_MAX_CHUNKS 1024 /* 1M slots: index fits the 20 low handle bits */
+/* Slots the table hands out.  MPICH 4.0's request pool holds 2^18 requests and past that
+ * aborts the process ("Assertion failed ... req != NULL" from MPI_Irecv; plain C), so the MPICH
+ * core stops 2^14 short of it (room for MPICH's own requests, request lists and tokens) and
+ * refuses with MP_ENOMEM instead; Open MPI took 1.1 M receives. */
+#define MP_SLOT_LIMIT (PAL_MPI_BUILD_ABI == 1 /* PAL_ABI_MPICH */ ? (1 << 18) - (1 << 14) : SLOT_CHUNK * SLOT_MAX_CHUNKS)
 #define HANDLE_INDEX_MASK 0xFFFFF
 #define HANDLE_GEN_SHIFT 20
 #define HANDLE_GEN_MASK 0x7FF
@@ -307,20 +312,37 @@ static inline void slot_unclaim(slot_cache_t *c, mp_req_t h)
     c->idx[c->n++] = h & HANDLE_INDEX_MASK;
 }
 
-/* Gives an operation with MP_PROC_NULL, complete at once, a slot (DONE, its status ProcNull's). */
-static inline int track_proc_null(slot_cache_t *c, int is_recv, mp_req_t *req)
+/* Makes a claimed slot an operation with MP_PROC_NULL, complete at once (DONE, its status ProcNull's). */
+static inline void slot_proc_null(slot_t *s, int is_recv)
 {
-    slot_t *s = NULL;
-    int rc = slot_alloc(c, &s, req);
-    if (MP_UNLIKELY(rc))
-        return rc;
     s->is_recv = is_recv;
     s->obj[0] = s->obj[1] = NULL;
     mp_status_proc_null(&s->status);
     s->done_rc = 0;
     MP_HAPPENS_BEFORE(s);
     atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
+}
+
+/* Gives an operation with MP_PROC_NULL a slot of its own, complete at once. */
+static inline int track_proc_null(slot_cache_t *c, int is_recv, mp_req_t *req)
+{
+    slot_t *s = NULL;
+    int rc = slot_alloc(c, &s, req);
+    if (MP_UNLIKELY(rc))
+        return rc;
+    slot_proc_null(s, is_recv);
     return 0;
+}
+
+/* Makes a claimed slot the operation MPI posted as r (ACTIVE), holding up to two owner objects. */
+static inline void slot_activate(slot_t *s, MPI_Request r, void *obj0, void *obj1, int is_recv)
+{
+    s->is_recv = is_recv;
+    s->mpi = r;
+    s->obj[0] = obj0;
+    s->obj[1] = obj1;
+    MP_HAPPENS_BEFORE(s);
+    atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
 }
 
 /* A request slot claimed before an operation outside the point-to-point path (collectives,

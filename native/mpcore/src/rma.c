@@ -685,9 +685,9 @@ static int check_op(int32_t win, win_t *w, int target, int64_t disp, int64_t cou
 
 /* rc, MPI's answer to an operation: one it accepted after a Fence opens that fence's epoch.
  * Threads may post operations at once (MPI_THREAD_MULTIPLE). */
-static inline int op_posted(win_t *w, int rc)
+static inline int op_posted(win_t *w, int target, int rc)
 {
-    if (rc == 0 && w->fence)
+    if (rc == 0 && w->fence && target != MPI_PROC_NULL) /* an operation with ProcNull opens none */
         atomic_store_explicit(&w->fence_busy, 1, memory_order_relaxed);
     return rc;
 }
@@ -727,7 +727,7 @@ static MP_INLINE int transfer(int32_t win, int put, void *origin, int64_t count,
     else
         rc = rp ? MP_MPI_CHECK(pal_mpi.Rget(origin, n, dt, t, (MPI_Aint)disp, n, dt, w->mpi, rp), "MPI_Rget")
                 : MP_MPI_CHECK(pal_mpi.Get(origin, n, dt, t, (MPI_Aint)disp, n, dt, w->mpi), "MPI_Get");
-    return op_posted(w, req ? mp_claim_posted(&k, rc, r, obj, NULL, 0, req) : rc);
+    return op_posted(w, t, req ? mp_claim_posted(&k, rc, r, obj, NULL, 0, req) : rc);
 }
 
 int mp_win_put(int32_t win, const void *origin, int64_t count, int dtype, int elem_size, int target, int64_t disp,
@@ -765,10 +765,10 @@ int mp_win_accumulate_held(int32_t win, const void *origin, void *result, int64_
         (rc = hold(w, t, origin_obj, result ? result_obj : NULL)))
         return rc;
     if (!result)
-        return op_posted(w, MP_MPI_CHECK(pal_mpi.Accumulate(origin, (int)count, dt, t, (MPI_Aint)disp, (int)count, dt,
+        return op_posted(w, t, MP_MPI_CHECK(pal_mpi.Accumulate(origin, (int)count, dt, t, (MPI_Aint)disp, (int)count, dt,
                                                             mop, w->mpi),
                                          "MPI_Accumulate"));
-    return op_posted(w, MP_MPI_CHECK(pal_mpi.Get_accumulate(origin, (int)count, dt, result, (int)count, dt, t,
+    return op_posted(w, t, MP_MPI_CHECK(pal_mpi.Get_accumulate(origin, (int)count, dt, result, (int)count, dt, t,
                                                             (MPI_Aint)disp, (int)count, dt, mop, w->mpi),
                                      "MPI_Get_accumulate"));
 }
@@ -792,7 +792,7 @@ int mp_win_fetch(int32_t win, const void *origin, const void *compare, void *res
                                 "MPI_Compare_and_swap")
                  : MP_MPI_CHECK(pal_mpi.Fetch_and_op(origin, result, dt, t, (MPI_Aint)disp, mop, w->mpi),
                                 "MPI_Fetch_and_op");
-    op_posted(w, rc);
+    op_posted(w, t, rc);
     if (!rc && t != MPI_PROC_NULL)
         rc = MP_MPI_CHECK(pal_mpi.Win_flush_local(t, w->mpi), "MPI_Win_flush_local");
     mp_blocking_leave();

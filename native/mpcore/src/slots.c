@@ -146,11 +146,13 @@ MP_COLD int mp_cache_refill(slot_cache_t *c)
     }
     if (c->n == 0) {
         int first = atomic_load_explicit(&mp_g_nslots, memory_order_relaxed), count = SLOT_BATCH;
-        if (first + count > SLOT_CHUNK * SLOT_MAX_CHUNKS)
-            count = SLOT_CHUNK * SLOT_MAX_CHUNKS - first;
+        if (first + count > MP_SLOT_LIMIT)
+            count = MP_SLOT_LIMIT - first;
         /* A batch never crosses a chunk: SLOT_CHUNK is a multiple of SLOT_BATCH. */
         if (count <= 0) {
-            rc = mp_fail(MP_ENOMEM, "too many pending requests (at most %d)", SLOT_CHUNK * SLOT_MAX_CHUNKS);
+            rc = mp_fail(MP_ENOMEM, "too many pending requests (at most %d%s)", MP_SLOT_LIMIT,
+                         PAL_MPI_BUILD_ABI == PAL_ABI_MPICH
+                             ? ": MPICH's request pool holds 262144 and aborts the process past it" : "");
         } else if (!mp_g_chunks[first >> SLOT_CHUNK_BITS] &&
                    !(mp_g_chunks[first >> SLOT_CHUNK_BITS] = calloc(SLOT_CHUNK, sizeof(slot_t)))) {
             rc = mp_fail(MP_ENOMEM, "out of memory for the request table");

@@ -28,14 +28,6 @@ int mp_cart_create(mp_comm_t comm, int ndims, const int32_t *dims, const int32_t
         return rc;
     if (ndims < 0 || (ndims > 0 && (!dims || !periods)))
         return mp_fail(MP_EINVAL, "dimension count %d is negative or dims/periods are NULL", ndims);
-    /* MPICH's MPI_Cart_shift and its Cartesian neighbourhood code copy a grid's position into
-     * an array of MAX_CART_DIM (16) ints on the stack: with more dimensions they overwrite the
-     * stack (in plain C, MPICH 4.0.2: "stack smashing detected" from 19 dimensions on, SIGSEGV
-     * from 10,000).  Open MPI has no such bound. */
-    if (PAL_MPI_BUILD_ABI == 1 /* PAL_ABI_MPICH */ && ndims > MP_MPICH_MAX_CART_DIMS)
-        return mp_fail(MP_ENOTSUP, "a Cartesian grid of %d dimensions: MPICH-family libraries hold at most %d "
-                       "(MAX_CART_DIM; beyond it their MPI_Cart_shift and neighbourhood collectives overwrite "
-                       "the stack)", ndims, MP_MPICH_MAX_CART_DIMS);
     for (int i = 0; i < ndims; i++) {
         if (dims[i] <= 0)
             return mp_fail(MP_EINVAL, "dimension %d has extent %d; extents must be positive", i, dims[i]);
@@ -43,6 +35,14 @@ int mp_cart_create(mp_comm_t comm, int ndims, const int32_t *dims, const int32_t
         if (cells > ce->size)
             return mp_fail(MP_EINVAL, "the grid has more cells than the %d ranks of the communicator", ce->size);
     }
+    /* MPICH's MPI_Cart_shift and its Cartesian neighbourhood code copy a grid's position into
+     * an array of MAX_CART_DIM (16) ints on the stack: with more dimensions they overwrite the
+     * stack (in plain C, MPICH 4.0.2: "stack smashing detected" from 19 dimensions on, SIGSEGV
+     * from 10,000).  Open MPI has no such bound. */
+    if (PAL_MPI_BUILD_ABI == PAL_ABI_MPICH && ndims > MP_MPICH_MAX_CART_DIMS)
+        return mp_fail(MP_ENOTSUP, "a Cartesian grid of %d dimensions: MPICH-family libraries hold at most %d "
+                       "(MAX_CART_DIM; beyond it their MPI_Cart_shift and neighbourhood collectives overwrite "
+                       "the stack)", ndims, MP_MPICH_MAX_CART_DIMS);
     mp_blocking_enter();
     rc = pal_mpi.Cart_create(ce->mpi, ndims, dims, periods, reorder ? 1 : 0, &out);
     mp_blocking_leave();
@@ -132,9 +132,18 @@ int mp_dims_create(int nnodes, int ndims, int32_t *dims)
         return mp_fail_state();
     if (nnodes <= 0 || ndims < 0 || (ndims > 0 && !dims))
         return mp_fail(MP_EINVAL, "node count %d must be positive and dims non-NULL", nnodes);
+    long long kept = 1;
     for (int i = 0; i < ndims; i++)
         if (dims[i] < 0)
             return mp_fail(MP_EINVAL, "dims[%d] = %d is negative", i, dims[i]);
+    /* The kept extents (non-zero) must divide the node count (MPI-4.0 8.5.2); multiplied only
+     * while at most nnodes, so the product cannot wrap (MPICH's own product wraps to 0 and
+     * divides by it: SIGFPE). */
+    for (int i = 0; i < ndims; i++)
+        if (dims[i] > 0 && (kept *= dims[i]) > nnodes)
+            return mp_fail(MP_EINVAL, "the kept extents multiply past the %d nodes by dims[%d]", nnodes, i);
+    if (nnodes % kept != 0)
+        return mp_fail(MP_EINVAL, "the kept extents multiply to %lld, which does not divide the %d nodes", kept, nnodes);
     return MP_MPI_CHECK(pal_mpi.Dims_create(nnodes, ndims, dims), "MPI_Dims_create");
 }
 
