@@ -564,6 +564,10 @@ static void test_full_table(void)
         int32_t around[2] = { 0 }, got[4] = { 0 };
         mp_coll_t nb = { .kind = MP_NEIGHBOR_ALLGATHER, .dtype = MP_DT_INT32, .elem_size = 4, .count = 1,
                          .sendbuf = out, .recvbuf = around };
+        mp_coll_t bad = c;
+        bad.dtype = 999; /* a bad argument is named before the table's refusal */
+        CHECK(mp_coll_post(MP_COMM_SELF, &bad, NULL, fake_object, &none) == MP_EINVAL);
+        CHECK(mp_imrecv(in, -1, msg, fake_object, &none) == MP_ECOUNT);
         CHECK(mp_coll_post(MP_COMM_SELF, &c, NULL, fake_object, &none) == MP_ENOMEM);
         CHECK(mp_imrecv(in, 16, msg, fake_object, &none) == MP_ENOMEM);
         CHECK(mp_neighbor_post(ring, &nb, NULL, NULL, NULL, NULL, fake_object, &none) == MP_ENOMEM);

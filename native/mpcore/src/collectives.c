@@ -441,6 +441,7 @@ int mp_coll_post(mp_comm_t comm, const mp_coll_t *c, void *send_obj, void *recv_
     const comm_entry_t *ce;
     MPI_Request r = MPI_REQUEST_NULL;
     mp_claim_t k;
+    coll_args_t a;
     int rc;
     if ((rc = mp_comm_lookup(comm, &ce)))
         return rc;
@@ -449,9 +450,11 @@ int mp_coll_post(mp_comm_t comm, const mp_coll_t *c, void *send_obj, void *recv_
     if (c->op >= MP_OP_USER && is_reduction(c->kind))
         return mp_fail(MP_EINVAL, "nonblocking collectives cannot use user-defined operations: MPI "
                        "may run them during any later call; use the blocking form");
-    if ((rc = mp_claim(&k)))
+    /* The arguments first (a bad one is named even when the table is full), then the slot,
+     * then MPI. */
+    if ((rc = coll_check(ce, c, &a)) || (rc = mp_claim(&k)))
         return rc;
-    rc = run(ce, c, &r, 0); /* before r is read */
+    rc = issue(ce, c, &a, &r, 0); /* before r is read */
     return mp_claim_posted(&k, rc, r, send_obj, recv_obj, 0, req);
 }
 

@@ -534,18 +534,23 @@ int mp_imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)
     MPI_Message m = (MPI_Message)msg;
     MPI_Request r = MPI_REQUEST_NULL;
     mp_claim_t k;
-    int rc;
+    int rc, proc_null;
     if (!req)
         return mp_fail_null_output("request");
-    if ((rc = mp_claim(&k))) /* before MPI takes the message: a full table leaves it the caller's */
+    /* The arguments first (named even when the table is full), then the slot before MPI takes
+     * the message: a full table leaves it the caller's. */
+    if ((proc_null = mrecv_args(buf, bytes, m, NULL)) < 0)
+        return proc_null;
+    if ((rc = mp_claim(&k)))
         return rc;
-    if ((rc = post_mrecv(buf, bytes, &m, &r, NULL)) < 0)
-        return mp_claim_posted(&k, rc, r, NULL, NULL, 1, req);
-    count_p2p(counts_of(k.cache), bytes);
-    if (rc > 0) { /* the message of MP_PROC_NULL: complete */
+    if (proc_null) { /* the message of MP_PROC_NULL: complete */
+        count_p2p(counts_of(k.cache), bytes);
         slot_proc_null(k.slot, 1);
         *req = k.handle;
         return 0;
     }
+    if ((rc = post_mrecv(buf, bytes, &m, &r, NULL)) < 0)
+        return mp_claim_posted(&k, rc, r, NULL, NULL, 1, req);
+    count_p2p(counts_of(k.cache), bytes);
     return mp_claim_posted(&k, 0, r, bytes > 0 ? obj : NULL, NULL, 1, req);
 }
