@@ -52,6 +52,12 @@ MP_COLD int mp_mpi_fail(int rc, const char *call);
 /* The code mp_mpi_fail returns for MPI's rc, recording nothing: the later failures of a set whose
  * first one mp_mpi_fail recorded (the call returns that one, and its text is the last error). */
 MP_COLD int mp_mpi_code(int rc);
+/* One of a set's failures: recorded (mp_mpi_fail) if it is the first (recorded == 0), else only
+ * translated (mp_mpi_code), so that the call's text is its first failure's, counted once. */
+static inline int mp_mpi_fail_set(int recorded, int rc, const char *call)
+{
+    return recorded ? mp_mpi_code(rc) : mp_mpi_fail(rc, call);
+}
 /* A function, not a macro over its argument: callers pass the MPI call itself
  * as rc, which must run exactly once (a macro naming rc twice ran every
  * failing MPI call a second time). */

@@ -346,9 +346,9 @@ static MP_COLD int list_failed(mp_list_t l, int n, int mrc, const char *call, mp
         if (l->kind[i] & ENTRY_PROC_NULL) /* completed at its post: MPI has no status of it */
             r = 0;
         else if (mrc != MPI_ERR_IN_STATUS) /* one failed call: recorded once, by the first entry */
-            r = rc ? mp_mpi_code(mrc) : mp_mpi_fail(mrc, call);
+            r = mp_mpi_fail_set(rc, mrc, call);
         else if (l->ms[i].MPI_ERROR != MPI_SUCCESS) /* the first recorded: the one returned */
-            r = rc ? mp_mpi_code(l->ms[i].MPI_ERROR) : mp_mpi_fail(l->ms[i].MPI_ERROR, call);
+            r = mp_mpi_fail_set(rc, l->ms[i].MPI_ERROR, call);
         list_status(l->kind[i], &l->ms[i], out);
         out->error = r;
         __atomic_store_n(&l->obj[i], NULL, __ATOMIC_RELEASE);

@@ -331,16 +331,20 @@ static int mrecv_args(const void *buf, int64_t bytes, MPI_Message m, mp_status_t
     return 1;
 }
 
-static int post_mrecv(void *buf, int64_t bytes, MPI_Message *m, MPI_Request *r, mp_status_t *status)
+/* MPI_Imrecv (or its large-count form) of arguments mrecv_args accepted. */
+static int issue_mrecv(void *buf, int64_t bytes, MPI_Message *m, MPI_Request *r)
 {
-    int rc = mrecv_args(buf, bytes, *m, status);
-    if (rc)
-        return rc;
     if (bytes <= INT_MAX)
         return MP_MPI_CHECK(pal_mpi.Imrecv(buf, (int)bytes, MPI_BYTE, m, r), "MPI_Imrecv");
     if (pal_mpi.Imrecv_c)
         return MP_MPI_CHECK(pal_mpi.Imrecv_c(buf, (MPI_Count)bytes, MPI_BYTE, m, r), "MPI_Imrecv_c");
     return mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions", (long long)bytes);
+}
+
+static int post_mrecv(void *buf, int64_t bytes, MPI_Message *m, MPI_Request *r, mp_status_t *status)
+{
+    int rc = mrecv_args(buf, bytes, *m, status);
+    return rc ? rc : issue_mrecv(buf, bytes, m, r);
 }
 
 /* ---- blocking operations in one call ---- */
@@ -549,7 +553,7 @@ int mp_imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)
         *req = k.handle;
         return 0;
     }
-    if ((rc = post_mrecv(buf, bytes, &m, &r, NULL)) < 0)
+    if ((rc = issue_mrecv(buf, bytes, &m, &r)))
         return mp_claim_posted(&k, rc, r, NULL, NULL, 1, req);
     count_p2p(counts_of(k.cache), bytes);
     return mp_claim_posted(&k, 0, r, bytes > 0 ? obj : NULL, NULL, 1, req);

@@ -407,9 +407,8 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
                 if ((uint32_t)(h >> HANDLE_GEN_SHIFT) != atomic_load_explicit(&s->gen, memory_order_relaxed))
                     state = SLOT_FREE;
             }
-            if (MP_UNLIKELY(state == SLOT_FREE))
-                rc = mp_fail_req(h);
-            else if (MP_UNLIKELY((flags = atomic_load_explicit(&s->flags, memory_order_relaxed)) & SLOT_ORPHANED))
+            if (MP_UNLIKELY(state == SLOT_FREE ||
+                            ((flags = atomic_load_explicit(&s->flags, memory_order_relaxed)) & SLOT_ORPHANED)))
                 rc = mp_fail_req(h);
             else if (MP_UNLIKELY(flags & SLOT_IN_BATCH))
                 rc = fail_repeated(reqs, i);
@@ -465,7 +464,7 @@ static MP_INLINE int batch_finish_as(batch_t *b, int mrc, const char *call, mp_s
             r = 0;
             if (MP_UNLIKELY(mrc != MPI_SUCCESS)) {
                 if (mrc != MPI_ERR_IN_STATUS) { /* one failed call: recorded once */
-                    r = rc ? mp_mpi_code(mrc) : mp_mpi_fail(mrc, call);
+                    r = mp_mpi_fail_set(rc, mrc, call);
                 } else if (b->ms[j].MPI_ERROR == MPI_ERR_PENDING) {
                     /* Neither failed nor completed (MPI-4.0 3.7.5): it stays
                      * active, out of the set, and its status is not MPI's to read;
@@ -478,7 +477,7 @@ static MP_INLINE int batch_finish_as(batch_t *b, int mrc, const char *call, mp_s
                     j++;
                     continue;
                 } else if (b->ms[j].MPI_ERROR != MPI_SUCCESS) { /* the first recorded: the one returned */
-                    r = rc ? mp_mpi_code(b->ms[j].MPI_ERROR) : mp_mpi_fail(b->ms[j].MPI_ERROR, call);
+                    r = mp_mpi_fail_set(rc, b->ms[j].MPI_ERROR, call);
                 }
             }
             status_of(s->is_recv, r, &b->ms[j], out);

@@ -22,7 +22,8 @@
  * aborts the process ("Assertion failed ... req != NULL" from MPI_Irecv; plain C), so the MPICH
  * core stops 2^14 short of it (room for MPICH's own requests, request lists and tokens) and
  * refuses with MP_ENOMEM instead; Open MPI took 1.1 M receives. */
-#define MP_SLOT_LIMIT (PAL_MPI_BUILD_ABI == 1 /* PAL_ABI_MPICH */ ? (1 << 18) - (1 << 14) : SLOT_CHUNK * SLOT_MAX_CHUNKS)
+#define MP_MPICH_REQUEST_POOL (1 << 18)
+#define MP_SLOT_LIMIT (PAL_MPI_BUILD_ABI == PAL_ABI_MPICH ? MP_MPICH_REQUEST_POOL - (1 << 14) : SLOT_CHUNK * SLOT_MAX_CHUNKS)
 #define HANDLE_INDEX_MASK 0xFFFFF
 #define HANDLE_GEN_SHIFT 20
 #define HANDLE_GEN_MASK 0x7FF

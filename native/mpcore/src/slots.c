@@ -150,9 +150,10 @@ MP_COLD int mp_cache_refill(slot_cache_t *c)
             count = MP_SLOT_LIMIT - first;
         /* A batch never crosses a chunk: SLOT_CHUNK is a multiple of SLOT_BATCH. */
         if (count <= 0) {
-            rc = mp_fail(MP_ENOMEM, "too many pending requests (at most %d%s)", MP_SLOT_LIMIT,
-                         PAL_MPI_BUILD_ABI == PAL_ABI_MPICH
-                             ? ": MPICH's request pool holds 262144 and aborts the process past it" : "");
+            rc = PAL_MPI_BUILD_ABI == PAL_ABI_MPICH
+               ? mp_fail(MP_ENOMEM, "too many pending requests (at most %d: MPICH's request pool holds %d and "
+                         "aborts the process past it)", MP_SLOT_LIMIT, MP_MPICH_REQUEST_POOL)
+               : mp_fail(MP_ENOMEM, "too many pending requests (at most %d)", MP_SLOT_LIMIT);
         } else if (!mp_g_chunks[first >> SLOT_CHUNK_BITS] &&
                    !(mp_g_chunks[first >> SLOT_CHUNK_BITS] = calloc(SLOT_CHUNK, sizeof(slot_t)))) {
             rc = mp_fail(MP_ENOMEM, "out of memory for the request table");
