@@ -446,6 +446,7 @@ public unsafe partial class Communicator
     /// <param name="requests">The list the operation joins; complete it with <see cref="RequestList.WaitAll()"/>.</param>
     /// <returns>The operation's index in the list (its entry in the statuses of a WaitAll).</returns>
     /// <exception cref="InvalidOperationException">The list is full (nothing is sent).</exception>
+    /// <exception cref="InsufficientMemoryException">The process's pending requests fill the MPI library's pool (see <see cref="RequestList"/>; nothing is sent).</exception>
     /// <exception cref="ObjectDisposedException">The list or the communicator was disposed.</exception>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public int ISend<T>(T[] buffer, int dest, int tag, RequestList requests) where T : unmanaged =>
@@ -460,6 +461,7 @@ public unsafe partial class Communicator
     /// <param name="requests">The list the operation joins.</param>
     /// <returns>The operation's index in the list.</returns>
     /// <exception cref="InvalidOperationException">The list is full (nothing is sent).</exception>
+    /// <exception cref="InsufficientMemoryException">The process's pending requests fill the MPI library's pool (see <see cref="RequestList"/>; nothing is sent).</exception>
     /// <exception cref="ObjectDisposedException">The list or the communicator was disposed.</exception>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public int ISend<T>(T[] buffer, int offset, int count, int dest, int tag, RequestList requests) where T : unmanaged =>
@@ -472,6 +474,7 @@ public unsafe partial class Communicator
     /// <param name="requests">The list the operation joins.</param>
     /// <returns>The operation's index in the list.</returns>
     /// <exception cref="InvalidOperationException">The list is full (nothing is sent).</exception>
+    /// <exception cref="InsufficientMemoryException">The process's pending requests fill the MPI library's pool (see <see cref="RequestList"/>; nothing is sent).</exception>
     /// <exception cref="ObjectDisposedException">The list or the communicator was disposed.</exception>
     public int ISsend<T>(T[] buffer, int dest, int tag, RequestList requests) where T : unmanaged =>
         ISsend(buffer, 0, WholeLength(buffer), dest, tag, requests);
@@ -485,6 +488,7 @@ public unsafe partial class Communicator
     /// <param name="requests">The list the operation joins.</param>
     /// <returns>The operation's index in the list.</returns>
     /// <exception cref="InvalidOperationException">The list is full (nothing is sent).</exception>
+    /// <exception cref="InsufficientMemoryException">The process's pending requests fill the MPI library's pool (see <see cref="RequestList"/>; nothing is sent).</exception>
     /// <exception cref="ObjectDisposedException">The list or the communicator was disposed.</exception>
     public int ISsend<T>(T[] buffer, int offset, int count, int dest, int tag, RequestList requests) where T : unmanaged =>
         PostSend(buffer, offset, count, dest, tag, requests, CoreConst.SendSync);
@@ -510,6 +514,7 @@ public unsafe partial class Communicator
     /// <param name="requests">The list the operation joins.</param>
     /// <returns>The operation's index in the list (its entry in the statuses of a WaitAll).</returns>
     /// <exception cref="InvalidOperationException">The list is full (nothing is posted).</exception>
+    /// <exception cref="InsufficientMemoryException">The process's pending requests fill the MPI library's pool (see <see cref="RequestList"/>; nothing is posted).</exception>
     /// <exception cref="ObjectDisposedException">The list or the communicator was disposed.</exception>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public int IRecv<T>(T[] buffer, int source, int tag, RequestList requests) where T : unmanaged =>
@@ -524,6 +529,7 @@ public unsafe partial class Communicator
     /// <param name="requests">The list the operation joins.</param>
     /// <returns>The operation's index in the list.</returns>
     /// <exception cref="InvalidOperationException">The list is full (nothing is posted).</exception>
+    /// <exception cref="InsufficientMemoryException">The process's pending requests fill the MPI library's pool (see <see cref="RequestList"/>; nothing is posted).</exception>
     /// <exception cref="ObjectDisposedException">The list or the communicator was disposed.</exception>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public int IRecv<T>(T[] buffer, int offset, int count, int source, int tag, RequestList requests) where T : unmanaged

@@ -29,6 +29,14 @@ namespace System.MP;
 /// released when they do.  A list is not thread-safe: post into it and complete it
 /// from one thread at a time.
 /// </para>
+/// <para>
+/// A list's operations count against the MPI library's pool of pending requests together
+/// with every <see cref="Request"/>.  MPICH's pool holds 2^18 and aborts the process past
+/// it, so under MPICH the process's pending requests and list entries stay within
+/// 2^18 - 2^14: a post past that throws <see cref="InsufficientMemoryException"/> and
+/// posts nothing, and the list stays usable.  A list reserves entries as it fills and
+/// keeps them until it is disposed, so dispose lists that are no longer used.
+/// </para>
 /// </remarks>
 public sealed unsafe class RequestList : IDisposable
 {
@@ -36,7 +44,7 @@ public sealed unsafe class RequestList : IDisposable
     public const int MaxCapacity = CoreConst.ListMaxCapacity;
 
     private nint _list; // the core's request list (mp_list_t); 0 once disposed
-    private int _room; // the capacity while usable, 0 once disposed: the capacity check of a post also refuses a disposed list
+    private int _room; // entries the core counted against the request pool (mp_list_reserve, at most the capacity), 0 once disposed: one check per post for all three
     private BufferHold?[]? _pins; // each entry's pin (library mode, movable arrays): allocated with the list's first pin
     private int _count; // the core list's count, mirrored: posts and completions keep them equal
     private readonly int _capacity;
@@ -59,7 +67,7 @@ public sealed unsafe class RequestList : IDisposable
         if (rc < 0)
             ThrowHelper.ThrowCore(rc);
         _list = list;
-        _capacity = _room = capacity;
+        _capacity = capacity; // _room 0: the first post asks the core for its entries
     }
 
     /// <summary>How many operations the list holds between two completions.</summary>
@@ -214,14 +222,31 @@ public sealed unsafe class RequestList : IDisposable
     private static bool HoldByPolicy<T>(T[] buffer, int count, out BufferHold? pin) =>
         Request.Hold(buffer, count, RequestGroup.CurrentPoster, out pin);
 
-    /// <summary>The index the next post takes; a full or disposed list refuses it before anything is posted.</summary>
+    /// <summary>The index the next post takes; a full or disposed list, or one whose next entry the
+    /// request pool has no room for, refuses it before anything is posted.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private int NextEntry()
     {
         int i = _count;
         if ((uint)i >= (uint)_room)
-            ThrowFull();
+            Reserve(i);
         return i;
+    }
+
+    /// <summary>
+    /// The post of entry <paramref name="i"/> passes what the core counted for the list: it counts
+    /// more (under MPICH, in steps, against the pool of pending requests it shares with every
+    /// request; otherwise the whole capacity at once), or the post is refused.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void Reserve(int i)
+    {
+        if (_list == 0 || i >= _capacity)
+            ThrowFull();
+        int rc = Core.ListReserve(_list, i);
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        _room = rc;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

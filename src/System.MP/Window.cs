@@ -162,14 +162,14 @@ public abstract unsafe class Window : IDisposable
     public void Post(Group group, WindowAssert assert = WindowAssert.None)
     {
         ArgumentNullException.ThrowIfNull(group);
-        Sync(CoreWin.Post, group.Handle, assert, int.MinValue);
+        Sync(CoreWin.Post, group.Handle, assert, int.MinValue, rangeParam: nameof(group));
     }
 
     /// <summary>Starts an access epoch towards the ranks of <paramref name="group"/>, which must Post (MPI_Win_start).</summary>
     public void Start(Group group, WindowAssert assert = WindowAssert.None)
     {
         ArgumentNullException.ThrowIfNull(group);
-        Sync(CoreWin.Start, group.Handle, assert, int.MinValue);
+        Sync(CoreWin.Start, group.Handle, assert, int.MinValue, rangeParam: nameof(group));
     }
 
     /// <summary>Ends the access epoch of <see cref="Start"/> (MPI_Win_complete).</summary>
@@ -237,13 +237,17 @@ public abstract unsafe class Window : IDisposable
     /// Under motor the core lets go of what it holds itself; this is library mode's part.
     /// <paramref name="keep"/>: the arrays completed stay pinned until the next synchronization.
     /// </remarks>
-    private void Sync(int kind, int arg, WindowAssert assert, int completes, bool keep = false)
+    private void Sync(int kind, int arg, WindowAssert assert, int completes, bool keep = false, string? rangeParam = null)
     {
         // Operations racing the call may not be complete after it: only the earlier ones are released.
         long before = Volatile.Read(ref _holdSeq);
         int rc = Core.WinSync(Handle, kind, arg, (int)assert);
         if (rc < 0)
+        {
+            if (rangeParam is not null)
+                ThrowHelper.ThrowCore(rc, rangeParam); // Post, Start: a rank of the group outside the window's
             ThrowHelper.ThrowCore(rc);
+        }
         if (completes != int.MinValue && Volatile.Read(ref _heldCount) != 0)
             Release(completes, before, keep);
     }

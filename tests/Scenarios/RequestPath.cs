@@ -24,11 +24,17 @@ internal static class RequestPath
     // whole.  Rank 0 fills the table with receives of a tag nobody sends, then cancels them.
     private static void FullTable(Communicator c)
     {
-        const int Tag = 95, Never = 96;
+        const int Tag = 95, Never = 96, Listed = 97;
         if (c.Rank != 0)
         {
             if (c.Rank == 1)
+            {
                 c.Send(new[] { 7, 8, 9 }, 0, Tag);
+                var posted = new int[1];
+                c.Recv(posted, 0, Tag);
+                for (int i = 0; i < posted[0]; i++)
+                    c.Send(Array.Empty<int>(), 0, Listed);
+            }
             c.Barrier();
             return;
         }
@@ -61,7 +67,69 @@ internal static class RequestPath
             q.Cancel();
         Request.WaitAll(System.Runtime.InteropServices.CollectionsMarshal.AsSpan(pending));
         Check.Equal(0L, Mpi.GetStatistics().ActiveRequests, "every request finished");
+        ListsShareThePool(c, pending.Count, mpich, Tag, Never, Listed);
         c.Barrier();
+    }
+
+    // A RequestList's MPI requests hold no slot, but under MPICH they count against the same
+    // pool: a list larger than the pool is refused (InsufficientMemoryException) at the post that
+    // would pass it, nothing posted, instead of MPICH aborting the process (before: "Assertion
+    // failed ... req != NULL" past 2^18), and while it holds its receives the table takes no more
+    // than the slots a thread had cached.  The list stays usable: rank 1 sends what it holds.
+    private static void ListsShareThePool(Communicator c, int limit, bool mpich, int tag, int never, int listed)
+    {
+        const int Cached = 4096; // at most the slots threads keep cached (256 each), counted as held
+        int capacity = (1 << 18) + (1 << 14), posted = 0, extra = 0;
+        var nothing = Array.Empty<int>();
+        InsufficientMemoryException? listFull = null, tableFull = null;
+        var more = new List<Request>();
+        using (var list = new RequestList(capacity))
+        {
+            try
+            {
+                while (posted < capacity)
+                {
+                    c.IRecv(nothing, 1, listed, list);
+                    posted++;
+                }
+            }
+            catch (InsufficientMemoryException e)
+            {
+                listFull = e;
+            }
+            Check.Equal(posted, list.Count, "the refused receive is not in the list");
+            if (mpich)
+            {
+                Check.True(listFull is not null && listFull.Message.Contains("reserved by request lists", StringComparison.Ordinal) &&
+                           posted <= limit && posted >= limit - Cached,
+                           $"a list of {capacity} took {posted} receives against a pool of {limit}: {listFull?.Message}");
+                try
+                {
+                    while (extra <= limit)
+                    {
+                        more.Add(c.IRecv(nothing, 1, never));
+                        extra++;
+                    }
+                }
+                catch (InsufficientMemoryException e)
+                {
+                    tableFull = e;
+                }
+                Check.True(tableFull is not null && extra <= Cached,
+                           $"the table took {extra} requests beside the list's {posted}: {tableFull?.Message}");
+                foreach (Request q in more)
+                    q.Cancel();
+                Request.WaitAll(System.Runtime.InteropServices.CollectionsMarshal.AsSpan(more));
+            }
+            else
+            {
+                Check.True(listFull is null && posted == capacity, $"Open MPI: a list of {capacity} took {posted}: {listFull?.Message}");
+            }
+            c.Send(new[] { posted }, 1, tag);
+            list.WaitAll();
+            Check.Equal(0, list.Count, "the list completed every receive it held");
+        }
+        Check.Equal(0L, Mpi.GetStatistics().ActiveRequests, "every request finished after the list");
     }
 
     // Windows of nonblocking sends and receives on ordinary (movable) arrays, nonblocking

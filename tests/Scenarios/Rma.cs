@@ -404,6 +404,18 @@ internal static class Rma
             pwin.UnlockAll();
         }
         Check.Throws<ArgumentException>(() => Window<int>.Create(c, new int[4]), "Create over a movable array");
+        // Post and Start towards a group with a rank outside the window's group: named, no epoch opened.
+        using (var selfWin = Window<long>.Allocate(Communicator.Self, 1))
+        using (Group all = c.Group)
+        {
+            if (n > 1)
+            {
+                Check.ThrowsNaming<ArgumentOutOfRangeException>("group", () => selfWin.Post(all), "Post to a rank outside the window's group");
+                Check.ThrowsNaming<ArgumentOutOfRangeException>("group", () => selfWin.Start(all), "Start towards a rank outside the window's group");
+                Check.Throws<InvalidOperationException>(() => selfWin.Wait(), "no exposure epoch left open by the refused Post");
+                Check.Throws<InvalidOperationException>(() => selfWin.Complete(), "no access epoch left open by the refused Start");
+            }
+        }
         // Errors MPI itself raises come back with MPI's error class: Lock takes only NoCheck.
         var mpi = Check.Throws<MpiException>(() => win.Lock(right, LockType.Shared, WindowAssert.NoPut), "Lock with an assertion MPI refuses");
         Check.True(mpi is { ErrorClass: > 0 }, $"MPI's own error for a bad assertion: {mpi?.Message}");

@@ -403,6 +403,11 @@ static void test_request_lists(void)
     CHECK(mp_list_isend(l, out + 4, 16, 0, 9, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 2);
     CHECK(mp_list_isend(l, out, 16, 0, 7, MP_COMM_SELF, MP_SEND_SYNC, NULL) == 3);
     CHECK(mp_list_count(l) == 4);
+    /* What the list counted against the request pool: its four entries (less than a step of
+     * MPICH's budget; the capacity where there is none); no index outside the capacity. */
+    CHECK(mp_list_reserve(l, 3) == 4 && mp_list_reserve(l, 0) == 4);
+    CHECK(mp_list_reserve(l, 4) == MP_EINVAL && mp_list_reserve(l, -1) == MP_EINVAL);
+    CHECK(mp_list_reserve(NULL, 0) == MP_EHANDLE);
     /* Full: refused before anything is posted. */
     CHECK(mp_list_isend(l, out, 4, 0, 7, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_EINVAL);
     CHECK(last_error_mentions("full"));
@@ -519,11 +524,14 @@ static void test_request_lists(void)
  * the list (list_pending 1, its object still reported, the list not freed, MP_REQ_NULL as
  * its handle), what it can is handed over; once slots are free again the rest follows.
  * The table is filled with adopted null requests (a slot each, nothing posted). */
+static void full_table_list_kept(mp_list_t l, mp_req_t *fill, int *count, mp_req_t pend[2]);
+static void list_budget_across_lists(void);
+
 static void test_full_table(void)
 {
     static char fake_object[64];
     enum { MAX = MP_SLOT_LIMIT, BATCH = 4096 };
-    mp_req_t *fill = malloc(sizeof(mp_req_t) * (MAX + 1)), pend[2], later[2];
+    mp_req_t *fill = malloc(sizeof(mp_req_t) * (MAX + 1)), pend[2];
     int32_t out[4] = { 1, 2, 3, 4 }, in[8] = { 0 };
     mp_status_t st[2];
     mp_list_t l = NULL;
@@ -586,6 +594,40 @@ static void test_full_table(void)
         CHECK(mp_comm_free(ring) == 0);
         in[0] = in[3] = 0;
     }
+    if (MP_REQUEST_BUDGET) {
+        /* MPICH: the list's two receives count against the request pool with the table, which
+         * therefore took two fewer; another list's post is refused, nothing posted; and freeing
+         * the list hands both over, since their budget goes with them. */
+        mp_list_t other = NULL;
+        CHECK(n == MAX - 2);
+        CHECK(mp_list_create(4, &other) == 0);
+        CHECK(mp_list_irecv(other, in, 16, 0, 34, MP_COMM_SELF, fake_object) == MP_ENOMEM &&
+              last_error_mentions("reserved by request lists"));
+        CHECK(mp_list_irecv(other, in, -1, 0, 34, MP_COMM_SELF, fake_object) == MP_ECOUNT); /* named first */
+        CHECK(mp_list_count(other) == 0 && mp_list_free(other, NULL) == 0);
+        pend[0] = pend[1] = 12345;
+        CHECK(mp_list_free(l, pend) == 0 && pend[0] != MP_REQ_NULL && pend[1] != MP_REQ_NULL);
+        CHECK(mp_req_active() == n + 2);
+        for (int i = 0; i < n; i += BATCH)
+            CHECK(mp_req_waitall(n - i < BATCH ? n - i : BATCH, fill + i, NULL) == 0);
+        n = 0;
+        list_budget_across_lists();
+    } else {
+        full_table_list_kept(l, fill, &n, pend);
+    }
+    CHECK(mp_send_start(out, 16, 0, 31, MP_COMM_SELF, MP_SEND_STANDARD, &(mp_token_t){ 0 }) >= 0);
+    CHECK(mp_send_start(out, 16, 0, 32, MP_COMM_SELF, MP_SEND_STANDARD, &(mp_token_t){ 0 }) >= 0);
+    CHECK(mp_req_waitall(2, pend, st) == 0 && st[0].tag == 31 && st[1].tag == 32 && in[3] == 4 && in[7] == 4);
+    CHECK(mp_req_active() == 0);
+    free(fill);
+}
+
+/* Open MPI (no pool budget): a list whose operations find no slot when it is freed keeps them. */
+static void full_table_list_kept(mp_list_t l, mp_req_t *fill, int *count, mp_req_t pend[2])
+{
+    enum { BATCH = 4096 };
+    mp_req_t later[2];
+    int n = *count;
     /* Nothing can be handed over: the list keeps both, and stays usable. */
     pend[0] = pend[1] = 12345;
     CHECK(mp_list_free(l, pend) == MP_ENOMEM && pend[0] == MP_REQ_NULL && pend[1] == MP_REQ_NULL);
@@ -603,11 +645,40 @@ static void test_full_table(void)
     CHECK(mp_list_free(l, later) == 0 && later[0] == MP_REQ_NULL && later[1] != MP_REQ_NULL);
     CHECK(mp_list_count(l) == MP_EHANDLE);
     pend[1] = later[1];
-    CHECK(mp_send_start(out, 16, 0, 31, MP_COMM_SELF, MP_SEND_STANDARD, &(mp_token_t){ 0 }) >= 0);
-    CHECK(mp_send_start(out, 16, 0, 32, MP_COMM_SELF, MP_SEND_STANDARD, &(mp_token_t){ 0 }) >= 0);
-    CHECK(mp_req_waitall(2, pend, st) == 0 && st[0].tag == 31 && st[1].tag == 32 && in[3] == 4 && in[7] == 4);
-    CHECK(mp_req_active() == 0);
-    free(fill);
+    *count = n;
+}
+
+/* MPICH: a list larger than the request pool is refused at the post that would pass the
+ * budget (nothing posted, instead of MPICH aborting the process), another list then gets no
+ * entry, and freeing the list hands its receives over as requests, which are cancelled. */
+static void list_budget_across_lists(void)
+{
+    enum { MAX = MP_SLOT_LIMIT, CACHED = SLOT_CACHE + 2 }; /* this thread's cache, and the two requests held over */
+    mp_list_t big = NULL, other = NULL;
+    mp_req_t *pend = malloc(sizeof(mp_req_t) * (MAX + 16));
+    int n = 0, rc = 0;
+    CHECK(pend != NULL);
+    if (!pend)
+        return;
+    CHECK(mp_list_create(MAX + 16, &big) == 0);
+    CHECK(mp_list_reserve(big, 0) == 1024); /* one step */
+    while (n < MAX + 16 && (rc = mp_list_irecv(big, NULL, 0, 0, 35, MP_COMM_SELF, NULL)) == n)
+        n++;
+    /* What the thread cached (counted as held) is all the list could not have. */
+    CHECK(rc == MP_ENOMEM && last_error_mentions("reserved by request lists"));
+    CHECK(n <= MAX && n >= MAX - CACHED && mp_list_count(big) == n);
+    /* The reservation a checked caller asks for is refused alike, and nothing changed. */
+    CHECK(mp_list_reserve(big, n) == MP_ENOMEM && mp_list_reserve(big, n - 1) == n);
+    CHECK(mp_list_create(1, &other) == 0);
+    CHECK(mp_list_irecv(other, NULL, 0, 0, 35, MP_COMM_SELF, NULL) == MP_ENOMEM && mp_list_count(other) == 0);
+    CHECK(mp_list_free(other, NULL) == 0);
+    CHECK(mp_list_free(big, pend) == 0);
+    for (int i = 0; i < n; i++)
+        CHECK(mp_req_cancel(pend[i]) == 0);
+    for (int i = 0; i < n; i += 4096)
+        CHECK(mp_req_waitall(n - i < 4096 ? n - i : 4096, pend + i, NULL) == 0);
+    CHECK(mp_req_active() == 2); /* the two held over */
+    free(pend);
 }
 
 static int g_reported;

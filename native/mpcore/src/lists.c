@@ -33,6 +33,7 @@ struct mp_list {
     void **obj;               /* room entries: owner objects (GC roots while in flight) or NULL */
     unsigned char *kind;      /* room entries: ENTRY_* */
     int done;                 /* some entry is ENTRY_DONE */
+    int reserved;             /* entries counted against the request pool budget (MP_REQUEST_BUDGET) */
     MPI_Status *ms;           /* room entries: MPI's statuses of the last completion */
     struct mp_list *next, *prev; /* the live lists, or the pool (next only) */
 };
@@ -51,6 +52,32 @@ static MP_COLD int fail_full(mp_list_t l)
 {
     return mp_fail(MP_EINVAL, "request list is full: it holds %d operations; complete it "
                    "(list_waitall, list_testall) before posting more", l->cap);
+}
+
+/* The request pool budget (MP_REQUEST_BUDGET, requests.h): a list reserves its entries in
+ * steps of LIST_RESERVE as it fills, so that its MPI requests and the slot table's stay within
+ * MPICH's pool together; a freed list gives its reservation back.  The posting path only
+ * compares the entry's index with the reservation. */
+#define LIST_RESERVE 1024
+
+/* The list's reservation changed to n entries (caller holds mp_g_slot_lock). */
+static void list_set_reserved(mp_list_t l, int n)
+{
+    mp_g_list_reserved += n - l->reserved;
+    l->reserved = n;
+}
+
+static MP_COLD int list_reserve(mp_list_t l, int i)
+{
+    int step = (l->cap - i < LIST_RESERVE ? l->cap : i + LIST_RESERVE) - l->reserved, need = i + 1 - l->reserved, rc = 0;
+    mp_spin_lock(&mp_g_slot_lock);
+    int room = MP_SLOT_LIMIT - mp_budget_slots_held() - mp_g_list_reserved;
+    if (room < need)
+        rc = mp_fail_budget(need);
+    else
+        list_set_reserved(l, l->reserved + (step < room ? step : room));
+    mp_spin_unlock(&mp_g_slot_lock);
+    return rc;
 }
 
 static inline int list_live(mp_list_t l)
@@ -89,6 +116,7 @@ int mp_list_create(int capacity, mp_list_t *list)
     }
     l->cap = capacity;
     l->done = 0;
+    l->reserved = MP_REQUEST_BUDGET ? 0 : capacity; /* see list_reserve */
     l->bytes = l->registered = 0;
     l->n = 0;
     mp_spin_lock(&mp_g_slot_lock);
@@ -120,7 +148,13 @@ int mp_list_free(mp_list_t l, mp_req_t *pending)
         return fail_list(l);
     n = l->n;
     /* Operations in flight become ordinary requests (a slot each, holding
-     * the MPI request and the object), and the list is then empty. */
+     * the MPI request and the object), and the list is then empty.  Their
+     * budget goes with them: the list's reservation is given back first. */
+    if (MP_REQUEST_BUDGET) {
+        mp_spin_lock(&mp_g_slot_lock);
+        list_set_reserved(l, 0);
+        mp_spin_unlock(&mp_g_slot_lock);
+    }
     for (int i = 0; i < n; i++) {
         mp_req_t h = MP_REQ_NULL;
         if (l->mr[i] != MPI_REQUEST_NULL) {
@@ -142,8 +176,15 @@ int mp_list_free(mp_list_t l, mp_req_t *pending)
         if (pending)
             pending[i] = h;
     }
-    if (rc)
+    if (rc) {
+        /* What the list keeps is counted again, whatever the budget says: MPI holds it. */
+        if (MP_REQUEST_BUDGET) {
+            mp_spin_lock(&mp_g_slot_lock);
+            list_set_reserved(l, n);
+            mp_spin_unlock(&mp_g_slot_lock);
+        }
         return rc;
+    }
     list_fold(l, n);
     mp_spin_lock(&mp_g_slot_lock);
     l->n = 0;
@@ -155,6 +196,20 @@ int mp_list_free(mp_list_t l, mp_req_t *pending)
     g_pool = l;
     mp_spin_unlock(&mp_g_slot_lock);
     return 0;
+}
+
+int mp_list_reserve(mp_list_t l, int index)
+{
+    int rc;
+    if (!list_live(l))
+        return fail_list(l);
+    if (index < 0 || index >= l->cap)
+        return mp_fail(MP_EINVAL, "index %d is not in the list's capacity (%d)", index, l->cap);
+    if (!MP_REQUEST_BUDGET)
+        return l->cap;
+    if (index >= l->reserved && (rc = list_reserve(l, index)))
+        return rc;
+    return l->reserved;
 }
 
 int mp_list_count(mp_list_t l)
@@ -213,12 +268,14 @@ static MP_COLD int list_proc_null(mp_list_t l, int i, int64_t bytes, int kind)
     return i;
 }
 
-/* A C caller's list: live, with room for one more operation; 0 or the error. */
-static MP_INLINE int list_room(mp_list_t l)
+/* A C caller's post reached the entries the list counted (l->reserved, the
+ * capacity where there is no budget): a full list, or one whose next entry the
+ * budget has no room for, refuses it; else more entries are counted. */
+static MP_COLD int list_grow(mp_list_t l, int i)
 {
-    if (MP_UNLIKELY(!list_live(l)))
-        return fail_list(l);
-    return MP_UNLIKELY(l->n >= l->cap) ? fail_full(l) : 0;
+    if (i >= l->cap)
+        return fail_full(l);
+    return MP_REQUEST_BUDGET ? list_reserve(l, i) : 0;
 }
 
 static MP_INLINE int list_send_as(mp_list_t l, const void *buf, int64_t bytes, int dest, int tag,
@@ -226,10 +283,13 @@ static MP_INLINE int list_send_as(mp_list_t l, const void *buf, int64_t bytes, i
 {
     const comm_entry_t *ce;
     int d = 0, i, rc;
-    if (!checked && (rc = list_room(l)))
-        return rc;
+    if (!checked && MP_UNLIKELY(!list_live(l)))
+        return fail_list(l);
     i = l->n;
     if ((rc = send_args_as(checked, buf, bytes, dest, tag, comm, mode, &ce, &d)))
+        return rc;
+    /* For a C caller: a bad argument is named before a full list or budget. */
+    if (!checked && MP_UNLIKELY(i >= l->reserved) && (rc = list_grow(l, i)))
         return rc;
     if (MP_UNLIKELY(d == MPI_PROC_NULL))
         return list_proc_null(l, i, bytes, ENTRY_PROC_NULL);
@@ -242,10 +302,13 @@ static MP_INLINE int list_recv_as(mp_list_t l, void *buf, int64_t bytes, int sou
 {
     const comm_entry_t *ce;
     int s = 0, t = 0, i, rc;
-    if (!checked && (rc = list_room(l)))
-        return rc;
+    if (!checked && MP_UNLIKELY(!list_live(l)))
+        return fail_list(l);
     i = l->n;
     if ((rc = recv_args_as(checked, buf, bytes, source, tag, comm, &ce, &s, &t)))
+        return rc;
+    /* For a C caller: a bad argument is named before a full list or budget. */
+    if (!checked && MP_UNLIKELY(i >= l->reserved) && (rc = list_grow(l, i)))
         return rc;
     if (MP_UNLIKELY(s == MPI_PROC_NULL))
         return list_proc_null(l, i, bytes, ENTRY_PROC_NULL | ENTRY_RECV);

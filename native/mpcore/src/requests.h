@@ -24,6 +24,11 @@
  * refuses with MP_ENOMEM instead; Open MPI took 1.1 M receives. */
 #define MP_MPICH_REQUEST_POOL (1 << 18)
 #define MP_SLOT_LIMIT (PAL_MPI_BUILD_ABI == PAL_ABI_MPICH ? MP_MPICH_REQUEST_POOL - (1 << 14) : SLOT_CHUNK * SLOT_MAX_CHUNKS)
+/* Whether the core keeps the MPI requests it holds within MP_SLOT_LIMIT (the request pool
+ * budget): the slots outside the global free list (in use, or cached by a thread) and the
+ * entries request lists have reserved (lists.c) together.  Only the MPICH core: Open MPI's
+ * requests are bounded by memory alone. */
+#define MP_REQUEST_BUDGET (PAL_MPI_BUILD_ABI == PAL_ABI_MPICH)
 #define HANDLE_INDEX_MASK 0xFFFFF
 #define HANDLE_GEN_SHIFT 20
 #define HANDLE_GEN_MASK 0x7FF
@@ -92,6 +97,11 @@ enum { UNLISTED, LISTED, RETIRED /* the thread is exiting: counted in g_retired 
 extern slot_t *mp_g_chunks[SLOT_MAX_CHUNKS];
 extern _Atomic int mp_g_nslots;      /* high-water mark of slots ever handed out */
 extern mp_spin_t mp_g_slot_lock;     /* the global free list and the counters' list */
+/* The request pool budget (MP_REQUEST_BUDGET), under mp_g_slot_lock: what the slot table
+ * holds outside its global free list, and what request lists have reserved. */
+int mp_budget_slots_held(void);
+extern int mp_g_list_reserved;
+MP_COLD int mp_fail_budget(int asked);
 extern _Thread_local slot_cache_t mp_t_cache;
 
 /* The cold ends of the inline helpers below. */

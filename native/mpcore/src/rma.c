@@ -480,8 +480,10 @@ static int to_mpi_mode(int mode, int *out)
     return 0;
 }
 
-/* The ranks of group g in the window's group, as flags in w->access. */
-static int mark_group(win_t *w, MPI_Group g)
+/* The ranks of group g in the window's group, as flags in w->access when
+ * mark (Start), or only checked (Post): every one must be there (MPI-4.0
+ * 12.5.2; MPICH and Open MPI accept any group at the post). */
+static int mark_group(win_t *w, MPI_Group g, int mark)
 {
     MPI_Group wg = MPI_GROUP_NULL;
     int n = 0, rc;
@@ -500,9 +502,11 @@ static int mark_group(win_t *w, MPI_Group g)
     for (int i = 0; !rc && i < n; i++)
         if (out[i] == MPI_UNDEFINED)
             rc = mp_fail(MP_ERANK, "rank %d of the group is not in the window's group", i);
-    memset(w->access, 0, (size_t)w->size);
-    for (int i = 0; !rc && i < n; i++)
-        w->access[out[i]] = 1;
+    if (mark) {
+        memset(w->access, 0, (size_t)w->size);
+        for (int i = 0; !rc && i < n; i++)
+            w->access[out[i]] = 1;
+    }
     pal_mpi.Group_free(&wg);
     free(in);
     free(out);
@@ -627,7 +631,7 @@ int mp_win_sync(int32_t win, int kind, int arg, int mode)
     held = completes != -2 ? holds_before(w) : 0;
     if ((kind == MP_WIN_POST || kind == MP_WIN_START) && (rc = mp_group_lookup(arg, &g)))
         return rc;
-    if (kind == MP_WIN_START && (rc = mark_group(w, g)))
+    if ((kind == MP_WIN_POST || kind == MP_WIN_START) && (rc = mark_group(w, g, kind == MP_WIN_START)))
         return rc;
     mp_blocking_enter();
     mp_sweep_orphans();

@@ -20,6 +20,8 @@
 slot_t *mp_g_chunks[SLOT_MAX_CHUNKS];
 _Atomic int mp_g_nslots;       /* high-water mark of slots ever handed out */
 static int g_free_head = -1;     /* global free list, under mp_g_slot_lock */
+static int g_free_count;         /* its length, under mp_g_slot_lock */
+int mp_g_list_reserved;          /* entries request lists reserved (lists.c), under mp_g_slot_lock */
 _Atomic int mp_g_orphans;        /* ACTIVE slots whose owner is gone */
 mp_spin_t mp_g_slot_lock = MP_SPIN_INIT;
 _Thread_local slot_cache_t mp_t_cache;
@@ -40,6 +42,23 @@ static inline void global_push(int idx)
 {
     slot_at(idx)->next_free = g_free_head;
     g_free_head = idx;
+    g_free_count++;
+}
+
+int mp_budget_slots_held(void)
+{
+    return atomic_load_explicit(&mp_g_nslots, memory_order_relaxed) - g_free_count;
+}
+
+/* The refusal of a request the budget has no room for (caller holds mp_g_slot_lock, which
+ * keeps the figures of the message consistent). */
+MP_COLD int mp_fail_budget(int asked)
+{
+    if (!MP_REQUEST_BUDGET)
+        return mp_fail(MP_ENOMEM, "too many pending requests (at most %d)", MP_SLOT_LIMIT);
+    return mp_fail(MP_ENOMEM, "too many pending requests: %d more would pass %d (%d held by requests, %d "
+                   "reserved by request lists; MPICH's request pool holds %d and aborts the process past it)",
+                   asked, MP_SLOT_LIMIT, mp_budget_slots_held(), mp_g_list_reserved, MP_MPICH_REQUEST_POOL);
 }
 
 void mp_slot_push_global(int idx)
@@ -140,20 +159,23 @@ MP_COLD int mp_cache_refill(slot_cache_t *c)
     if (!c->registered)
         mp_cache_register(c);
     mp_spin_lock(&mp_g_slot_lock);
-    while (c->n < SLOT_BATCH && g_free_head >= 0) {
+    /* Slots leaving the global list count against the request pool budget (under MPICH):
+     * the table and the request lists together stay within MP_SLOT_LIMIT. */
+    int room = MP_REQUEST_BUDGET ? MP_SLOT_LIMIT - mp_budget_slots_held() - mp_g_list_reserved : SLOT_BATCH;
+    while (c->n < SLOT_BATCH && c->n < room && g_free_head >= 0) {
         c->idx[c->n++] = g_free_head;
         g_free_head = slot_at(g_free_head)->next_free;
+        g_free_count--;
     }
     if (c->n == 0) {
         int first = atomic_load_explicit(&mp_g_nslots, memory_order_relaxed), count = SLOT_BATCH;
         if (first + count > MP_SLOT_LIMIT)
             count = MP_SLOT_LIMIT - first;
+        if (count > room)
+            count = room;
         /* A batch never crosses a chunk: SLOT_CHUNK is a multiple of SLOT_BATCH. */
         if (count <= 0) {
-            rc = PAL_MPI_BUILD_ABI == PAL_ABI_MPICH
-               ? mp_fail(MP_ENOMEM, "too many pending requests (at most %d: MPICH's request pool holds %d and "
-                         "aborts the process past it)", MP_SLOT_LIMIT, MP_MPICH_REQUEST_POOL)
-               : mp_fail(MP_ENOMEM, "too many pending requests (at most %d)", MP_SLOT_LIMIT);
+            rc = mp_fail_budget(1);
         } else if (!mp_g_chunks[first >> SLOT_CHUNK_BITS] &&
                    !(mp_g_chunks[first >> SLOT_CHUNK_BITS] = calloc(SLOT_CHUNK, sizeof(slot_t)))) {
             rc = mp_fail(MP_ENOMEM, "out of memory for the request table");

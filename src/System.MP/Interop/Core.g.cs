@@ -219,6 +219,7 @@ internal struct CoreTable
     internal nint ListCreate;
     internal nint ListFree;
     internal nint ListCount;
+    internal nint ListReserve;
     internal nint ListIsend;
     internal nint ListIrecv;
     internal nint ListIsendChecked;
@@ -309,7 +310,7 @@ internal struct CoreTable
     internal nint WinDetach;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 23;
+    internal const uint ExpectedAbiVersion = 24;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -395,6 +396,7 @@ internal struct CoreTable
         "FAST int list_create(int capacity, mp_list_t *list)\n" +
         "ANY int list_free(mp_list_t list, mp_req_t *pending)\n" +
         "FAST int list_count(mp_list_t list)\n" +
+        "FAST int list_reserve(mp_list_t list, int index)\n" +
         "FAST int list_isend(mp_list_t list, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj)\n" +
         "FAST int list_irecv(mp_list_t list, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)\n" +
         "FAST int list_isend_checked(mp_list_t list, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj)\n" +
@@ -657,6 +659,8 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int*, int> ListFree;
     /// <summary>FAST: int mp_list_count(mp_list_t list)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int> ListCount;
+    /// <summary>FAST: int mp_list_reserve(mp_list_t list, int index)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int, int> ListReserve;
     /// <summary>FAST: int mp_list_isend(mp_list_t list, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, int, void*, int> ListIsend;
     /// <summary>FAST: int mp_list_irecv(mp_list_t list, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)</summary>
@@ -917,6 +921,7 @@ internal static unsafe partial class Core
         ListCreate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, nint*, int>)t->ListCreate;
         ListFree = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int*, int>)t->ListFree;
         ListCount = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int>)t->ListCount;
+        ListReserve = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int, int>)t->ListReserve;
         ListIsend = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, int, void*, int>)t->ListIsend;
         ListIrecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, void*, int>)t->ListIrecv;
         ListIsendChecked = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, int, void*, int>)t->ListIsendChecked;
