@@ -182,6 +182,9 @@ internal static class Files
         {
             f.Preallocate(4096);
             Check.True(f.GetSize() >= 4096, $"Preallocate(4096) grows the file ({f.GetSize()})");
+            // Collective calls need not synchronize (Open MPI's SetSize does not): without the
+            // barrier one rank's SetSize(100) could come before the other's GetSize above.
+            c.Barrier();
             f.SetSize(100);
             Check.Equal(100L, f.GetSize(), "SetSize truncates");
             c.Barrier();

@@ -98,6 +98,8 @@ static struct {
     atomic_int disarmed;
 } g_watchdog;
 
+#define WATCHDOG_GRACE_NS 500000000L /* 0.5 s between the message and the end */
+
 static void *watchdog_main(void *arg)
 {
     struct timespec ts = { (time_t)g_watchdog.seconds,
@@ -114,6 +116,14 @@ static void *watchdog_main(void *arg)
     if (n > 0 && write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) < 0) {
         /* stderr is gone too: end anyway */
     }
+    /* The other ranks' watchdogs, armed after the same barrier, fire within moments of this
+     * one: a short grace lets each of them say so before the launcher, seeing this process
+     * end without MPI_Finalize, tears the job down (Hydra did, before a slower rank's message,
+     * in a full test run on a loaded machine). */
+    ts.tv_sec = 0;
+    ts.tv_nsec = WATCHDOG_GRACE_NS;
+    while (nanosleep(&ts, &ts) != 0)
+        ;
     _exit(g_watchdog.code);
     return NULL;
 }
