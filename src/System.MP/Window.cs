@@ -243,11 +243,7 @@ public abstract unsafe class Window : IDisposable
         long before = Volatile.Read(ref _holdSeq);
         int rc = Core.WinSync(Handle, kind, arg, (int)assert);
         if (rc < 0)
-        {
-            if (rangeParam is not null)
-                ThrowHelper.ThrowCore(rc, rangeParam); // Post, Start: a rank of the group outside the window's
-            ThrowHelper.ThrowCore(rc);
-        }
+            throw ThrowHelper.CoreException(rc, rangeParam); // rangeParam: Post's and Start's group, whose ranks only the core checks
         if (completes != int.MinValue && Volatile.Read(ref _heldCount) != 0)
             Release(completes, before, keep);
     }

@@ -63,12 +63,18 @@ internal static class RequestPath
         }
         msg.IRecv(into).Wait();
         Check.Sequence<int>([7, 8, 9], into, "the same Message received once slots were free");
-        foreach (Request q in pending)
-            q.Cancel();
-        Request.WaitAll(System.Runtime.InteropServices.CollectionsMarshal.AsSpan(pending));
+        CancelAll(pending);
         Check.Equal(0L, Mpi.GetStatistics().ActiveRequests, "every request finished");
         ListsShareThePool(c, pending.Count, mpich, Tag, Never, Listed);
         c.Barrier();
+    }
+
+    // Receives of a tag nobody sends: cancelled and completed.
+    private static void CancelAll(List<Request> pending)
+    {
+        foreach (Request q in pending)
+            q.Cancel();
+        Request.WaitAll(System.Runtime.InteropServices.CollectionsMarshal.AsSpan(pending));
     }
 
     // A RequestList's MPI requests hold no slot, but under MPICH they count against the same
@@ -117,9 +123,7 @@ internal static class RequestPath
                 }
                 Check.True(tableFull is not null && extra <= Cached,
                            $"the table took {extra} requests beside the list's {posted}: {tableFull?.Message}");
-                foreach (Request q in more)
-                    q.Cancel();
-                Request.WaitAll(System.Runtime.InteropServices.CollectionsMarshal.AsSpan(more));
+                CancelAll(more);
             }
             else
             {

@@ -524,13 +524,20 @@ static void test_request_lists(void)
  * the list (list_pending 1, its object still reported, the list not freed, MP_REQ_NULL as
  * its handle), what it can is handed over; once slots are free again the rest follows.
  * The table is filled with adopted null requests (a slot each, nothing posted). */
+/* Completes n requests without a status, in sets of at most 4096. */
+static void waitall_in_sets(mp_req_t *reqs, int n)
+{
+    for (int i = 0; i < n; i += 4096)
+        CHECK(mp_req_waitall(n - i < 4096 ? n - i : 4096, reqs + i, NULL) == 0);
+}
+
 static void full_table_list_kept(mp_list_t l, mp_req_t *fill, int *count, mp_req_t pend[2]);
 static void list_budget_across_lists(void);
 
 static void test_full_table(void)
 {
     static char fake_object[64];
-    enum { MAX = MP_SLOT_LIMIT, BATCH = 4096 };
+    enum { MAX = MP_SLOT_LIMIT };
     mp_req_t *fill = malloc(sizeof(mp_req_t) * (MAX + 1)), pend[2];
     int32_t out[4] = { 1, 2, 3, 4 }, in[8] = { 0 };
     mp_status_t st[2];
@@ -608,8 +615,7 @@ static void test_full_table(void)
         pend[0] = pend[1] = 12345;
         CHECK(mp_list_free(l, pend) == 0 && pend[0] != MP_REQ_NULL && pend[1] != MP_REQ_NULL);
         CHECK(mp_req_active() == n + 2);
-        for (int i = 0; i < n; i += BATCH)
-            CHECK(mp_req_waitall(n - i < BATCH ? n - i : BATCH, fill + i, NULL) == 0);
+        waitall_in_sets(fill, n);
         n = 0;
         list_budget_across_lists();
     } else {
@@ -625,7 +631,6 @@ static void test_full_table(void)
 /* Open MPI (no pool budget): a list whose operations find no slot when it is freed keeps them. */
 static void full_table_list_kept(mp_list_t l, mp_req_t *fill, int *count, mp_req_t pend[2])
 {
-    enum { BATCH = 4096 };
     mp_req_t later[2];
     int n = *count;
     /* Nothing can be handed over: the list keeps both, and stays usable. */
@@ -639,8 +644,7 @@ static void full_table_list_kept(mp_list_t l, mp_req_t *fill, int *count, mp_req
     CHECK(mp_list_free(l, pend) == MP_ENOMEM && pend[0] != MP_REQ_NULL && pend[1] == MP_REQ_NULL);
     CHECK(mp_list_pending(l, 0) == 0 && mp_list_pending(l, 1) == 1 && mp_req_live(pend[0]));
     /* Every slot free again: the second follows, the list is freed. */
-    for (int i = 0; i < n; i += BATCH)
-        CHECK(mp_req_waitall(n - i < BATCH ? n - i : BATCH, fill + i, NULL) == 0);
+    waitall_in_sets(fill, n);
     n = 0;
     CHECK(mp_list_free(l, later) == 0 && later[0] == MP_REQ_NULL && later[1] != MP_REQ_NULL);
     CHECK(mp_list_count(l) == MP_EHANDLE);
@@ -675,8 +679,7 @@ static void list_budget_across_lists(void)
     CHECK(mp_list_free(big, pend) == 0);
     for (int i = 0; i < n; i++)
         CHECK(mp_req_cancel(pend[i]) == 0);
-    for (int i = 0; i < n; i += 4096)
-        CHECK(mp_req_waitall(n - i < 4096 ? n - i : 4096, pend + i, NULL) == 0);
+    waitall_in_sets(pend, n);
     CHECK(mp_req_active() == 2); /* the two held over */
     free(pend);
 }

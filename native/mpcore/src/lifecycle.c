@@ -116,10 +116,10 @@ static void *watchdog_main(void *arg)
     if (n > 0 && write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) < 0) {
         /* stderr is gone too: end anyway */
     }
-    /* The other ranks' watchdogs, armed after the same barrier, fire within moments of this
-     * one: a short grace lets each of them say so before the launcher, seeing this process
-     * end without MPI_Finalize, tears the job down (Hydra did, before a slower rank's message,
-     * in a full test run on a loaded machine). */
+    /* Other ranks' watchdogs (armed after the same finalize barrier, or by the same abort)
+     * fire within moments of this one: a short grace, for either end, lets each of them say
+     * so before the launcher, seeing this process end without MPI_Finalize, tears the job
+     * down (Hydra did, before a slower rank's message, in a full test run on a loaded machine). */
     ts.tv_sec = 0;
     ts.tv_nsec = WATCHDOG_GRACE_NS;
     while (nanosleep(&ts, &ts) != 0)

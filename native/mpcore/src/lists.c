@@ -69,7 +69,8 @@ static void list_set_reserved(mp_list_t l, int n)
 
 static MP_COLD int list_reserve(mp_list_t l, int i)
 {
-    int step = (l->cap - i < LIST_RESERVE ? l->cap : i + LIST_RESERVE) - l->reserved, need = i + 1 - l->reserved, rc = 0;
+    int upto = l->cap - i < LIST_RESERVE ? l->cap : i + LIST_RESERVE; /* a step, within the capacity */
+    int step = upto - l->reserved, need = i + 1 - l->reserved, rc = 0;
     mp_spin_lock(&mp_g_slot_lock);
     int room = MP_SLOT_LIMIT - mp_budget_slots_held() - mp_g_list_reserved;
     if (room < need)
@@ -205,8 +206,7 @@ int mp_list_reserve(mp_list_t l, int index)
         return fail_list(l);
     if (index < 0 || index >= l->cap)
         return mp_fail(MP_EINVAL, "index %d is not in the list's capacity (%d)", index, l->cap);
-    if (!MP_REQUEST_BUDGET)
-        return l->cap;
+    /* Without a budget every entry is counted from the start (mp_list_create). */
     if (index >= l->reserved && (rc = list_reserve(l, index)))
         return rc;
     return l->reserved;
