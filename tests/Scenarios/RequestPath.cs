@@ -30,6 +30,8 @@ internal static class RequestPath
             if (c.Rank == 1)
             {
                 c.Send(new[] { 7, 8, 9 }, 0, Tag);
+                if (TwoStepBlocking)
+                    BlockingBesideAFullTable(c);
                 var posted = new int[1];
                 c.Recv(posted, 0, Tag);
                 for (int i = 0; i < posted[0]; i++)
@@ -55,6 +57,15 @@ internal static class RequestPath
         var into = new int[3];
         Check.Throws<InsufficientMemoryException>(() => msg.IRecv(into), "IRecv of a matched message with the table full");
         Check.Sequence<int>([0, 0, 0], into, "nothing received into the array");
+        var blocking = new int[3];
+        if (TwoStepBlocking)
+        {
+            // The pending part of a blocking call holds an entry too (before, an MPI request the
+            // table did not count): refused before MPI sees the operation.
+            Check.Throws<InsufficientMemoryException>(() => c.Recv(blocking, 1, Blocking), "Recv with the table full");
+            Check.Throws<InsufficientMemoryException>(() => c.Send(new[] { -1, -1, -1 }, 1, Blocking), "Send with the table full");
+            Check.Sequence<int>([0, 0, 0], blocking, "nothing received by the refused Recv");
+        }
         for (int i = 0; i < 16; i++)
         {
             pending[^1].Cancel();
@@ -63,10 +74,35 @@ internal static class RequestPath
         }
         msg.IRecv(into).Wait();
         Check.Sequence<int>([7, 8, 9], into, "the same Message received once slots were free");
+        if (TwoStepBlocking)
+        {
+            c.Recv(blocking, 1, Blocking);
+            Check.Sequence<int>([4, 5, 6], blocking, "the message the refused Recv left, received once slots were free");
+            c.Send(new[] { 10, 11, 12 }, 1, Blocking);
+        }
         CancelAll(pending);
         Check.Equal(0L, Mpi.GetStatistics().ActiveRequests, "every request finished");
         ListsShareThePool(c, pending.Count, mpich, Tag, Never, Listed);
         c.Barrier();
+    }
+
+    private const int Blocking = 98;
+
+    // Whether blocking sends and receives take the core's two steps (a post that holds a request
+    // while it is pending, then a wait): with the hang report on (motor --hang-report, MOTOR_HANG_REPORT).
+    private static bool TwoStepBlocking =>
+        !string.IsNullOrWhiteSpace(AppContext.GetData("Motor.HangReport") as string ?? Environment.GetEnvironmentVariable("MOTOR_HANG_REPORT"));
+
+    // Rank 1's side of the blocking calls rank 0 makes beside its full table: the message its
+    // refused Recv leaves, then the one Send it makes once the table has room; the refused Send
+    // sent nothing.
+    private static void BlockingBesideAFullTable(Communicator c)
+    {
+        c.Send(new[] { 4, 5, 6 }, 0, Blocking);
+        var got = new int[3];
+        c.Recv(got, 0, Blocking);
+        Check.Sequence<int>([10, 11, 12], got, "the one message of rank 0's Sends: the refused one sent nothing");
+        Check.True(!c.IProbe(0, Blocking, out _), "no other message from rank 0's Sends");
     }
 
     // Receives of a tag nobody sends: cancelled and completed.

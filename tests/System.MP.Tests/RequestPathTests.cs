@@ -43,6 +43,22 @@ public class RequestPathTests
                         launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
     }
 
+    /// <summary>
+    /// The full table with the hang report on, so that blocking sends and receives take the core's
+    /// two steps (a post whose pending part holds an entry of the table, then a wait): a blocking
+    /// Recv and Send beside the full table are refused with InsufficientMemoryException before MPI
+    /// sees them (before, their MPI requests were outside the table's count, and under MPICH could
+    /// reach the pool's abort), the message stays for a later Recv, the refused Send sent nothing.
+    /// </summary>
+    [Theory]
+    [InlineData(true, false)]
+    [InlineData(false, true)]
+    public void FullTableRefusesBlockingCallsInTwoSteps(bool hosted, bool openMpi) =>
+        Job.RunScenario(Scenario.RequestPathFullTable, 2, hosted: hosted,
+                        env: hosted ? null : new Dictionary<string, string> { ["MOTOR_HANG_REPORT"] = "600" },
+                        motorOptions: hosted ? "--hang-report 600" : "",
+                        launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+
     [Fact]
     public void LibraryModeCountsTheHandlesItAllocates()
     {

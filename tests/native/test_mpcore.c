@@ -180,6 +180,53 @@ static void test_self_messages(void)
     CHECK(mp_req_active() == 0);
 }
 
+/* The pending part of a blocking operation (a token) holds an entry of the request table
+ * until it completes; a token used again, or one never given, is refused before MPI sees it
+ * (MPI would free a request that is no longer the caller's, or another's), and tokens and
+ * request handles are not mistaken for each other. */
+static void test_tokens(void)
+{
+    int32_t out[4] = { 1, 2, 3, 4 }, in[4] = { 0 }, got[4] = { 0 };
+    mp_token_t t = 0, t2 = 0;
+    mp_status_t st;
+    mp_req_t r;
+    int rc;
+    /* A receive with no message yet is pending: a token, one entry of the table. */
+    CHECK(mp_recv_start(in, 16, 0, 50, MP_COMM_SELF, &st, &t) == 0 && t != 0);
+    CHECK(mp_req_active() == 1);
+    CHECK(mp_token_test(t, &st) == 0);
+    /* Not tokens: nothing MPI sees, the pending one untouched. */
+    CHECK(mp_token_test(0, &st) == MP_EHANDLE && last_error_mentions("not a pending operation"));
+    CHECK(mp_token_wait(-1, &st) == MP_EHANDLE);
+    CHECK(mp_token_wait(t + 1, &st) == MP_EHANDLE);
+    CHECK(mp_token_test(t & 0xFFFFFFFF, &st) == MP_EHANDLE); /* its low half alone */
+    CHECK(mp_req_test((mp_req_t)t, &st) == MP_EHANDLE);       /* nor is it a request handle */
+    CHECK(mp_isend(out, 16, 0, 51, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    CHECK(mp_token_wait((mp_token_t)r, &st) == MP_EHANDLE);   /* and a request handle no token */
+    CHECK(mp_req_active() == 2 && in[0] == 0);
+    /* A receive whose message is there completes at its post, with no token and no entry. */
+    CHECK(mp_recv_start(got, 16, 0, 51, MP_COMM_SELF, &st, &t2) == 1 && st.tag == 51 && got[3] == 4);
+    CHECK(mp_req_wait(r, NULL) == 0);
+    /* The message arrives: the token completes with its status, once. */
+    rc = mp_send_start(out, 16, 0, 50, MP_COMM_SELF, MP_SEND_STANDARD, &t2);
+    CHECK(rc == 1 || (rc == 0 && mp_token_wait(t2, NULL) == 0));
+    CHECK(mp_token_wait(t, &st) == 0 && st.tag == 50 && st.bytes == 16 && in[3] == 4);
+    CHECK(mp_req_active() == 0);
+    CHECK(mp_token_wait(t, &st) == MP_EHANDLE && last_error_mentions("completed already"));
+    CHECK(mp_token_test(t, &st) == MP_EHANDLE);
+    /* Completed by a test: used up as well. */
+    CHECK(mp_recv_start(in, 16, 0, 52, MP_COMM_SELF, &st, &t) == 0);
+    CHECK(mp_isend(out, 16, 0, 52, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    while ((rc = mp_token_test(t, &st)) == 0)
+        ;
+    CHECK(rc == 1 && st.tag == 52 && mp_req_wait(r, NULL) == 0);
+    CHECK(mp_token_wait(t, &st) == MP_EHANDLE && mp_req_active() == 0);
+    /* The slot a token had, taken again by a request: the old token names nothing. */
+    CHECK(mp_irecv(in, 16, 0, 53, MP_COMM_SELF, NULL, &r) == 0);
+    CHECK(mp_token_test(t, &st) == MP_EHANDLE && mp_req_cancel(r) == 0 && mp_req_wait(r, &st) == 0);
+    CHECK(mp_req_active() == 0);
+}
+
 /* Testing one operation (mp_mpi_test): which libraries' MPI_Test polls the network
  * before it looks at the request, and that on this core's path operations that are
  * complete at once or only later, and ones that fail inside MPI, end as MPI_Test
@@ -547,7 +594,7 @@ static void test_full_table(void)
     mp_comm_t ring = MP_COMM_NULL;
     int32_t win = -1;
     static int32_t exposed[4];
-    int n = 0, rc = 0, have_win;
+    int n = 0, rc = 0, have_win, held;
     CHECK(fill != NULL);
     if (!fill)
         return;
@@ -563,10 +610,27 @@ static void test_full_table(void)
     have_win = mp_win_create(MP_COMM_SELF, exposed, sizeof exposed, 4, MP_INFO_NULL, &win) == 0;
     CHECK(have_win || PAL_MPI_BUILD_ABI == PAL_ABI_OPENMPI);
     CHECK(!have_win || mp_win_sync(win, MP_WIN_LOCK_EXCLUSIVE, 0, 0) == 0);
+    /* A send to itself pending (MPICH matches it only when received) holds an entry as a token. */
+    held = sent != 0;
+    CHECK(mp_req_active() == held);
     while (n <= MAX && (rc = mp_adopt_request(MPI_REQUEST_NULL, NULL, 0, &fill[n])) == 0)
         n++;
     CHECK(rc == MP_ENOMEM && last_error_mentions("too many pending requests"));
-    CHECK(n > 0 && n <= MAX && mp_req_active() == n);
+    CHECK(n > 0 && n <= MAX && mp_req_active() == n + held);
+    /* The blocking operations in two steps are refused alike, nothing posted: a bad argument
+     * first, then the table (the matched message stays the caller's, received below). */
+    {
+        mp_token_t none = 5;
+        CHECK(mp_send_start(out, -1, 0, 36, MP_COMM_SELF, MP_SEND_STANDARD, &none) == MP_ECOUNT);
+        CHECK(mp_send_start(out, 16, 0, 36, MP_COMM_SELF, MP_SEND_STANDARD, &none) == MP_ENOMEM &&
+              last_error_mentions("too many pending requests"));
+        CHECK(mp_recv_start(in, 16, 0, 36, MP_COMM_SELF, st, &none) == MP_ENOMEM);
+        CHECK(mp_mrecv_start(in, 16, msg, st, &none) == MP_ENOMEM);
+        CHECK(none == 5 && in[0] == 0 && mp_req_active() == n + held);
+        /* ProcNull's complete at once and take no entry. */
+        CHECK(mp_send_start(out, 16, MP_PROC_NULL, 36, MP_COMM_SELF, MP_SEND_STANDARD, &none) == 1);
+        CHECK(mp_iprobe(0, 36, MP_COMM_SELF, st) == 0); /* nothing was sent */
+    }
     /* Requests made outside the point-to-point path (collectives, neighbourhood collectives,
      * matched receives, RMA) are refused before MPI sees them: nothing left in flight that no
      * slot holds (the buffers stay untouched through later progress and a flush, and the
@@ -594,9 +658,10 @@ static void test_full_table(void)
         CHECK(around[0] == 0 && around[1] == 0 && exposed[0] == 0 && exposed[3] == 0 && got[0] == 0 && got[3] == 0);
         CHECK(none == 77); /* no request handed out by any refusal */
         CHECK(mp_list_testall(l, st) == 0); /* MPI makes progress; the list's two still wait */
-        CHECK(sum[0] == 0 && sum[3] == 0 && in[0] == 0 && in[3] == 0 && mp_req_active() == n);
+        CHECK(sum[0] == 0 && sum[3] == 0 && in[0] == 0 && in[3] == 0 && mp_req_active() == n + held);
         CHECK(mp_mrecv(in, 16, msg, st) == 0 && st[0].tag == 33 && in[3] == 4);
         CHECK(sent == 0 || mp_token_wait(sent, NULL) == 0);
+        CHECK(mp_req_active() == n); /* the token's entry given back */
         CHECK(!have_win || (mp_win_sync(win, MP_WIN_UNLOCK, 0, 0) == 0 && mp_win_free(win) == 0));
         CHECK(mp_comm_free(ring) == 0);
         in[0] = in[3] = 0;
@@ -606,7 +671,7 @@ static void test_full_table(void)
          * therefore took two fewer; another list's post is refused, nothing posted; and freeing
          * the list hands both over, since their budget goes with them. */
         mp_list_t other = NULL;
-        CHECK(n == MAX - 2);
+        CHECK(n == MAX - 2 - held);
         CHECK(mp_list_create(4, &other) == 0);
         CHECK(mp_list_irecv(other, in, 16, 0, 34, MP_COMM_SELF, fake_object) == MP_ENOMEM &&
               last_error_mentions("reserved by request lists"));
@@ -1525,6 +1590,7 @@ static const struct group {
     { "environment", test_environment, 1 },
     { "arguments", test_arguments, 1 },
     { "self_messages", test_self_messages, 1 },
+    { "tokens", test_tokens, 1 },
     { "single_tests", test_single_tests, 1 },
     { "blocking_calls", test_blocking_calls, 1 },
     { "checked_entries", test_checked_entries, 1 },

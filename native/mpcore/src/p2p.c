@@ -4,76 +4,34 @@
  * this path is measured against C calling MPI directly. */
 #include "p2p.h"
 
-/* Posts a send or receive after checking its arguments: < 0 an error, 0
- * posted, 1 ProcNull (nothing posted).  Callers count what was accepted
- * (count_p2p). */
-static inline int post_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm,
-                            int mode, MPI_Request *r)
+/* ---- blocking operations in two steps ----
+ * The pending part of a blocking operation is a token: a slot of the request
+ * table in state SLOT_TOKEN that holds the MPI request, named by the slot's
+ * handle with TOKEN_MARK set (so no request handle is a token, and a token cast
+ * to a request handle is negative, which no request call accepts).  The slot is
+ * taken after the arguments are checked and before MPI sees the operation: a
+ * full table, or under MPICH the request pool's budget (requests.h), refuses
+ * the operation with nothing posted, as it refuses every other request.  A
+ * token that completed already, is in use by another thread, or was never
+ * given is refused before MPI sees it (MPI's request would be freed, or
+ * another's).  An operation complete at its first test gives its slot back at
+ * once and hands out no token. */
+
+#define TOKEN_MARK (((mp_token_t)1 << 32) | 0x80000000)
+
+static MP_COLD int fail_token(mp_token_t token)
 {
-    const comm_entry_t *ce;
-    int d = 0, rc;
-    if ((rc = send_args(buf, bytes, dest, tag, comm, mode, &ce, &d)))
-        return rc;
-    if (MP_UNLIKELY(d == MPI_PROC_NULL))
-        return 1;
-    return issue_send(buf, bytes, d, tag, ce, mode, r);
+    return mp_fail(MP_EHANDLE, "token %lld is not a pending operation's (completed already, being tested or waited "
+                   "for by another thread, or never given by send_start, recv_start or mrecv_start)",
+                   (long long)token);
 }
 
-static inline int post_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
-                            MPI_Request *r)
+/* An accepted blocking operation (ProcNull's too) is counted. */
+static MP_INLINE void count_blocking(slot_cache_t *c, int64_t bytes)
 {
-    const comm_entry_t *ce;
-    int s = 0, t = 0, rc;
-    if ((rc = recv_args(buf, bytes, source, tag, comm, &ce, &s, &t)))
-        return rc;
-    if (MP_UNLIKELY(s == MPI_PROC_NULL))
-        return 1;
-    return issue_recv(buf, bytes, s, t, ce, r);
-}
-
-/* ---- blocking operations in two steps ---- */
-
-static int token_first_test(mp_token_t token, mp_status_t *status);
-
-int mp_send_start(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
-                  mp_token_t *token)
-{
-    MPI_Request r;
-    int rc;
-    mp_counts_t *k = mp_my_counts();
-    if (!token)
-        return mp_fail_null_output("token");
-    rc = post_send(buf, bytes, dest, tag, comm, mode, &r);
-    if (rc >= 0) { /* counted once accepted (ProcNull's too) */
-        mp_count(&k->blocking_ops, 1);
-        count_p2p(k, bytes);
-    }
-    if (rc)
-        return rc; /* an error, or 1 for ProcNull */
-    *token = (mp_token_t)r;
-    return token_first_test(*token, NULL);
-}
-
-int mp_recv_start(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
-                  mp_status_t *status, mp_token_t *token)
-{
-    MPI_Request r;
-    int rc;
-    mp_counts_t *k = mp_my_counts();
-    if (!token)
-        return mp_fail_null_output("token");
-    rc = post_recv(buf, bytes, source, tag, comm, &r);
-    if (rc >= 0) {
-        mp_count(&k->blocking_ops, 1);
-        count_p2p(k, bytes);
-    }
-    if (MP_UNLIKELY(rc)) {
-        if (rc == 1 && status)
-            mp_status_proc_null(status);
-        return rc;
-    }
-    *token = (mp_token_t)r;
-    return token_first_test(*token, status);
+    mp_counts_t *k = counts_of(c);
+    mp_count(&k->blocking_ops, 1);
+    count_p2p(k, bytes);
 }
 
 /* The outcome of a blocking operation's test (MPI's rc and flag): 0 pending, 1 done, or an error. */
@@ -86,36 +44,140 @@ static MP_INLINE int token_outcome(int rc, int flag, const MPI_Status *st, mp_st
     return rc == MPI_SUCCESS ? 1 : mp_mpi_fail(rc, "MPI_Test");
 }
 
-/* The test right after the post: often complete already (mp_mpi_test_done_first). */
-static int token_first_test(mp_token_t token, mp_status_t *status)
+/* After the post into slot s (rc from MPI: 0 posted, else refused): the test right after
+ * it, often complete already (mp_mpi_test_done_first).  Still pending, the slot becomes the
+ * caller's token; otherwise it is given back and the outcome returned. */
+static int token_started(slot_cache_t *c, slot_t *s, mp_req_t h, int rc, mp_status_t *status, mp_token_t *token)
 {
-    MPI_Request r = (MPI_Request)token;
     MPI_Status st;
-    int flag = 0, rc = mp_mpi_test_done_first(&r, &flag, &st);
-    return token_outcome(rc, flag, &st, status);
+    int flag = 0;
+    if (MP_LIKELY(rc == 0)) {
+        rc = mp_mpi_test_done_first(&s->mpi, &flag, &st);
+        if (MP_LIKELY(rc == MPI_SUCCESS) && !flag) {
+            atomic_store_explicit(&s->state, SLOT_TOKEN, memory_order_release);
+            *token = TOKEN_MARK | (mp_token_t)(uint32_t)h;
+            return 0;
+        }
+        rc = token_outcome(rc, flag, &st, status);
+    }
+    slot_free(c, s, h & HANDLE_INDEX_MASK);
+    return rc;
 }
 
-/* The later tests (System.MP's polls of a pending operation). */
-int mp_token_test(mp_token_t token, mp_status_t *status)
+/* The slot of a pending token, claimed for one test or wait (SLOT_IN_BATCH in its
+ * flags: a second claimant is refused); NULL when the token names none. */
+static slot_t *token_claim(mp_token_t token, int *idx)
 {
-    MPI_Request r = (MPI_Request)token;
-    MPI_Status st;
-    int flag = 0, rc = pal_mpi.Test(&r, &flag, &st);
-    return token_outcome(rc, flag, &st, status);
+    mp_req_t h = (mp_req_t)(token & 0x7FFFFFFF);
+    int i = h & HANDLE_INDEX_MASK;
+    uint32_t unclaimed = 0, gen = (uint32_t)h >> HANDLE_GEN_SHIFT;
+    slot_t *s;
+    if ((token & ~(mp_token_t)0x7FFFFFFF) != TOKEN_MARK || i >= atomic_load_explicit(&mp_g_nslots, memory_order_acquire))
+        return NULL;
+    s = slot_at(i);
+    if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_TOKEN ||
+        atomic_load_explicit(&s->gen, memory_order_relaxed) != gen ||
+        !atomic_compare_exchange_strong(&s->flags, &unclaimed, SLOT_IN_BATCH))
+        return NULL;
+    /* Claimed; but between the look and the claim another thread may have completed the token
+     * and the slot become another's: the claim holds only for the slot the token named. */
+    if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_TOKEN ||
+        atomic_load_explicit(&s->gen, memory_order_relaxed) != gen) {
+        atomic_store_explicit(&s->flags, 0, memory_order_release);
+        return NULL;
+    }
+    *idx = i;
+    return s;
 }
 
-int mp_token_wait(mp_token_t token, mp_status_t *status)
+/* MPI_Wait on a request the core holds, in the blocking bracket; status may be NULL. */
+static int wait_request(MPI_Request *r, mp_status_t *status)
 {
-    MPI_Request r = (MPI_Request)token;
     MPI_Status st;
     int rc;
     mp_blocking_enter();
-    rc = pal_mpi.Wait(&r, &st);
+    rc = pal_mpi.Wait(r, &st);
     mp_sweep_orphans();
     mp_blocking_leave();
     if (status)
         mp_status_from_mpi(&st, status);
     return MP_MPI_CHECK(rc, "MPI_Wait");
+}
+
+int mp_send_start(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
+                  mp_token_t *token)
+{
+    slot_cache_t *c = my_cache();
+    const comm_entry_t *ce;
+    slot_t *s;
+    mp_req_t h;
+    int d = 0, rc;
+    if (!token)
+        return mp_fail_null_output("token");
+    if ((rc = send_args(buf, bytes, dest, tag, comm, mode, &ce, &d)))
+        return rc;
+    if (MP_UNLIKELY(d == MPI_PROC_NULL)) {
+        count_blocking(c, bytes);
+        return 1;
+    }
+    if ((rc = slot_alloc(c, &s, &h)))
+        return rc;
+    if ((rc = issue_send(buf, bytes, d, tag, ce, mode, &s->mpi)) == 0)
+        count_blocking(c, bytes);
+    return token_started(c, s, h, rc, NULL, token);
+}
+
+int mp_recv_start(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
+                  mp_status_t *status, mp_token_t *token)
+{
+    slot_cache_t *c = my_cache();
+    const comm_entry_t *ce;
+    slot_t *s;
+    mp_req_t h;
+    int src = 0, t = 0, rc;
+    if (!token)
+        return mp_fail_null_output("token");
+    if ((rc = recv_args(buf, bytes, source, tag, comm, &ce, &src, &t)))
+        return rc;
+    if (MP_UNLIKELY(src == MPI_PROC_NULL)) {
+        count_blocking(c, bytes);
+        if (status)
+            mp_status_proc_null(status);
+        return 1;
+    }
+    if ((rc = slot_alloc(c, &s, &h)))
+        return rc;
+    if ((rc = issue_recv(buf, bytes, src, t, ce, &s->mpi)) == 0)
+        count_blocking(c, bytes);
+    return token_started(c, s, h, rc, status, token);
+}
+
+/* The later tests (System.MP's polls of a pending operation). */
+int mp_token_test(mp_token_t token, mp_status_t *status)
+{
+    MPI_Status st;
+    int idx, flag = 0, rc;
+    slot_t *s = token_claim(token, &idx);
+    if (!s)
+        return fail_token(token);
+    rc = pal_mpi.Test(&s->mpi, &flag, &st);
+    if (MP_LIKELY(rc == MPI_SUCCESS) && !flag) {
+        atomic_store_explicit(&s->flags, 0, memory_order_release); /* still the caller's */
+        return 0;
+    }
+    slot_free(my_cache(), s, idx);
+    return token_outcome(rc, flag, &st, status);
+}
+
+int mp_token_wait(mp_token_t token, mp_status_t *status)
+{
+    int idx, rc;
+    slot_t *s = token_claim(token, &idx);
+    if (!s)
+        return fail_token(token);
+    rc = wait_request(&s->mpi, status);
+    slot_free(my_cache(), s, idx);
+    return rc;
 }
 
 /* ---- nonblocking ---- */
@@ -341,12 +403,6 @@ static int issue_mrecv(void *buf, int64_t bytes, MPI_Message *m, MPI_Request *r)
     return mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions", (long long)bytes);
 }
 
-static int post_mrecv(void *buf, int64_t bytes, MPI_Message *m, MPI_Request *r, mp_status_t *status)
-{
-    int rc = mrecv_args(buf, bytes, *m, status);
-    return rc ? rc : issue_mrecv(buf, bytes, m, r);
-}
-
 /* ---- blocking operations in one call ---- */
 
 /* The end of one: leaves the blocking bracket (orphans swept first); 0 with the receive's
@@ -380,7 +436,7 @@ static MP_INLINE int send_as(int checked, const void *buf, int64_t bytes, int de
         MPI_Request r;
         if ((rc = issue_send(buf, bytes, d, tag, ce, mode, &r)))
             return rc;
-        return mp_token_wait((mp_token_t)r, NULL);
+        return wait_request(&r, NULL);
     }
     mp_blocking_enter();
     rc = mode == MP_SEND_SYNC ? pal_mpi.Ssend(buf, (int)bytes, MPI_BYTE, d, tag, ce->mpi)
@@ -420,7 +476,7 @@ static MP_INLINE int recv_as(int checked, void *buf, int64_t bytes, int source, 
         MPI_Request r;
         if ((rc = issue_recv(buf, bytes, s, t, ce, &r)))
             return rc;
-        return mp_token_wait((mp_token_t)r, status);
+        return wait_request(&r, status);
     }
     mp_blocking_enter();
     rc = pal_mpi.Recv(buf, (int)bytes, MPI_BYTE, s, t, ce->mpi, &st);
@@ -455,18 +511,18 @@ static int sendrecv_by_requests(const void *sendbuf, int64_t sendbytes, int d, i
         src = issue_send(sendbuf, sendbytes, d, sendtag, ce, MP_SEND_STANDARD, &q);
     if (to_self && rrc < 0) { /* the message to itself would wait for a receive that was refused */
         (void)pal_mpi.Cancel(&q);
-        (void)mp_token_wait((mp_token_t)q, NULL);
+        (void)wait_request(&q, NULL);
         return rrc;
     }
     if (!to_self && src < 0 && rrc == 0) { /* MPI refused the send: the receive is taken back, not left waiting */
         (void)pal_mpi.Cancel(&r);
-        (void)mp_token_wait((mp_token_t)r, NULL);
+        (void)wait_request(&r, NULL);
         return src;
     }
     if (src == 0)
-        src = mp_token_wait((mp_token_t)q, NULL);
+        src = wait_request(&q, NULL);
     if (rrc == 0)
-        rrc = mp_token_wait((mp_token_t)r, status);
+        rrc = wait_request(&r, status);
     else if (rrc == 1 && status)
         mp_status_proc_null(status);
     return src < 0 ? src : rrc < 0 ? rrc : 0;
@@ -504,15 +560,18 @@ int mp_sendrecv(const void *sendbuf, int64_t sendbytes, int dest, int sendtag, v
 
 int mp_mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status, mp_token_t *token)
 {
+    slot_cache_t *c = my_cache();
     MPI_Message m = (MPI_Message)msg;
-    MPI_Request r;
+    slot_t *s;
+    mp_req_t h;
     int rc;
     if (!token)
         return mp_fail_null_output("token");
-    if ((rc = post_mrecv(buf, bytes, &m, &r, status)))
+    if ((rc = mrecv_args(buf, bytes, m, status)))
         return rc; /* an error, or 1: ProcNull's message, complete */
-    *token = (mp_token_t)r;
-    return token_first_test(*token, status);
+    if ((rc = slot_alloc(c, &s, &h)))
+        return rc; /* the message stays the caller's */
+    return token_started(c, s, h, issue_mrecv(buf, bytes, &m, &s->mpi), status, token);
 }
 
 int mp_mrecv(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status)
@@ -524,9 +583,9 @@ int mp_mrecv(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status)
         return rc < 0 ? rc : 0;
     if (MP_UNLIKELY(bytes > INT_MAX)) { /* MPI-4's large-count form, posted and waited for */
         MPI_Request r;
-        if ((rc = post_mrecv(buf, bytes, &m, &r, NULL)) < 0)
+        if ((rc = issue_mrecv(buf, bytes, &m, &r)))
             return rc;
-        return mp_token_wait((mp_token_t)r, status);
+        return wait_request(&r, status);
     }
     mp_blocking_enter();
     rc = pal_mpi.Mrecv(buf, (int)bytes, MPI_BYTE, &m, &st);

@@ -671,7 +671,7 @@ void mp_slot_census(uint64_t *used, uint64_t *open)
     for (int i = 0; i < n; i++) {
         uint32_t state = atomic_load_explicit(&slot_at(i)->state, memory_order_acquire);
         *used += state != SLOT_FREE && state != SLOT_HELD; /* holds are no requests */
-        *open += state == SLOT_ACTIVE;
+        *open += state == SLOT_ACTIVE || state == SLOT_TOKEN;
     }
 }
 

@@ -36,8 +36,11 @@
 /* INACTIVE: a persistent request between instances (persistent.c).  HELD: a
  * window's hold on the arrays of its operations (rma.c): no MPI request and
  * no handle given out; the GC reports its objects, while set, without
- * testing anything (the window's synchronization calls clear them). */
-enum slot_state { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_DONE = 2, SLOT_INACTIVE = 3, SLOT_HELD = 4 };
+ * testing anything (the window's synchronization calls clear them).  TOKEN: the
+ * pending part of a blocking operation in two steps (p2p.c): its MPI request,
+ * no objects, named by a token instead of a request handle; SLOT_IN_BATCH in
+ * its flags while one test or wait has it. */
+enum slot_state { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_DONE = 2, SLOT_INACTIVE = 3, SLOT_HELD = 4, SLOT_TOKEN = 5 };
 /* Written only by the request's owner (a Request is completed from one thread,
  * and its finalizer runs only once nothing else can reach it): no RMW needed. */
 enum slot_flags {
