@@ -182,11 +182,12 @@ public sealed unsafe class RequestList : IDisposable
     internal int PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, int comm, int mode) where T : unmanaged
     {
         int i = NextEntry(), rc;
-        bool register = Hold(buffer, count, out BufferHold? pin);
+        if (!Registers)
+            return PostSendByPolicy(i, buffer, offset, count, dest, tag, comm, mode);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as Request.PostSend
             rc = Core.ListIsendChecked(_list, p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
-                                       register ? Request.ObjectAddress(ref buffer) : null);
-        return Added(i, rc, pin);
+                                       count > 0 ? Request.ObjectAddress(ref buffer) : null);
+        return Added(i, rc);
     }
 
     /// <summary>Posts a receive the caller has checked into the next entry.</summary>
@@ -194,33 +195,50 @@ public sealed unsafe class RequestList : IDisposable
     internal int PostRecv<T>(T[] buffer, int offset, int count, int source, int tag, int comm) where T : unmanaged
     {
         int i = NextEntry(), rc;
-        bool register = Hold(buffer, count, out BufferHold? pin);
+        if (!Registers)
+            return PostRecvByPolicy(i, buffer, offset, count, source, tag, comm);
+        fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
+            rc = Core.ListIrecvChecked(_list, p + offset, (long)count * sizeof(T), source, tag, comm,
+                                       count > 0 ? Request.ObjectAddress(ref buffer) : null);
+        return Added(i, rc);
+    }
+
+    /// <summary>
+    /// Request.Hold's answer without the posting thread's state, where it needs none: under
+    /// motor with the GC extension, while no pinned-heap array exists, every array with
+    /// elements is registered with the core (its object in the entry), and none is held.
+    /// </summary>
+    private bool Registers
+    {
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get => _registerBuffers && !PinnedBuffers.AnyAllocated;
+    }
+
+    /// <summary>A send posted as Request.Hold decides (a GCHandle, a pinned-heap array, or registered); out of the posting loop, so the loop keeps its values in registers.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private int PostSendByPolicy<T>(int i, T[] buffer, int offset, int count, int dest, int tag, int comm, int mode)
+        where T : unmanaged
+    {
+        bool register = Request.Hold(buffer, count, RequestGroup.CurrentPoster, out BufferHold? pin);
+        int rc;
+        fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
+            rc = Core.ListIsendChecked(_list, p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
+                                       register ? Request.ObjectAddress(ref buffer) : null);
+        return Added(i, rc, pin);
+    }
+
+    /// <summary>A receive posted as Request.Hold decides; out of the posting loop.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private int PostRecvByPolicy<T>(int i, T[] buffer, int offset, int count, int source, int tag, int comm)
+        where T : unmanaged
+    {
+        bool register = Request.Hold(buffer, count, RequestGroup.CurrentPoster, out BufferHold? pin);
+        int rc;
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
             rc = Core.ListIrecvChecked(_list, p + offset, (long)count * sizeof(T), source, tag, comm,
                                        register ? Request.ObjectAddress(ref buffer) : null);
         return Added(i, rc, pin);
     }
-
-    /// <summary>
-    /// Request.Hold without the posting thread's state where it is not needed: under motor
-    /// with the GC extension, while no pinned-heap array exists, every array with elements
-    /// is registered with the core.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private bool Hold<T>(T[] buffer, int count, out BufferHold? pin)
-    {
-        if (_registerBuffers && !PinnedBuffers.AnyAllocated)
-        {
-            pin = null;
-            return count > 0;
-        }
-        return HoldByPolicy(buffer, count, out pin);
-    }
-
-    /// <summary>Request.Hold, out of the posting loop: the loop keeps its values in registers.</summary>
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private static bool HoldByPolicy<T>(T[] buffer, int count, out BufferHold? pin) =>
-        Request.Hold(buffer, count, RequestGroup.CurrentPoster, out pin);
 
     /// <summary>The index the next post takes; a full or disposed list, or one whose next entry the
     /// request pool has no room for, refuses it before anything is posted.</summary>
@@ -249,7 +267,16 @@ public sealed unsafe class RequestList : IDisposable
         _room = rc;
     }
 
+    /// <summary>A registered post's end: refused (nothing posted), or the entry counted.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private int Added(int i, int rc)
+    {
+        if (rc < 0)
+            Request.ThrowPostFailed(rc, null);
+        _count = i + 1;
+        return i;
+    }
+
     private int Added(int i, int rc, BufferHold? pin)
     {
         if (rc < 0)

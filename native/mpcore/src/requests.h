@@ -21,7 +21,8 @@
 /* Slots the table hands out.  MPICH 4.0's request pool holds 2^18 requests and past that
  * aborts the process ("Assertion failed ... req != NULL" from MPI_Irecv; plain C), so the MPICH
  * core stops 2^14 short of it (room for MPICH's own requests, request lists and tokens) and
- * refuses with MP_ENOMEM instead; Open MPI took 1.1 M receives. */
+ * refuses with MP_ENOMEM instead; Open MPI took 1.1 M receives.  MPICH's pool is REQUEST_NUM_BLOCKS
+ * (256) x REQUEST_NUM_INDICES (1024) in its src/include/mpir_request.h, unchanged up to 4.3. */
 #define MP_MPICH_REQUEST_POOL (1 << 18)
 #define MP_SLOT_LIMIT (PAL_MPI_BUILD_ABI == PAL_ABI_MPICH ? MP_MPICH_REQUEST_POOL - (1 << 14) : SLOT_CHUNK * SLOT_MAX_CHUNKS)
 /* Whether the core keeps the MPI requests it holds within MP_SLOT_LIMIT (the request pool
