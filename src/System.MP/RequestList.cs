@@ -182,12 +182,18 @@ public sealed unsafe class RequestList : IDisposable
     internal int PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, int comm, int mode) where T : unmanaged
     {
         int i = NextEntry(), rc;
-        if (!Registers)
-            return PostSendByPolicy(i, buffer, offset, count, dest, tag, comm, mode);
-        fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as Request.PostSend
+        if (Registers)
+        {
+            fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as Request.PostSend
+                rc = Core.ListIsendChecked(_list, p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
+                                           count > 0 ? Request.ObjectAddress(ref buffer) : null);
+            return Added(i, rc);
+        }
+        bool register = HoldByPolicy(buffer, count, out BufferHold? pin);
+        fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
             rc = Core.ListIsendChecked(_list, p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
-                                       count > 0 ? Request.ObjectAddress(ref buffer) : null);
-        return Added(i, rc);
+                                       register ? Request.ObjectAddress(ref buffer) : null);
+        return Added(i, rc, pin);
     }
 
     /// <summary>Posts a receive the caller has checked into the next entry.</summary>
@@ -195,12 +201,18 @@ public sealed unsafe class RequestList : IDisposable
     internal int PostRecv<T>(T[] buffer, int offset, int count, int source, int tag, int comm) where T : unmanaged
     {
         int i = NextEntry(), rc;
-        if (!Registers)
-            return PostRecvByPolicy(i, buffer, offset, count, source, tag, comm);
+        if (Registers)
+        {
+            fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
+                rc = Core.ListIrecvChecked(_list, p + offset, (long)count * sizeof(T), source, tag, comm,
+                                           count > 0 ? Request.ObjectAddress(ref buffer) : null);
+            return Added(i, rc);
+        }
+        bool register = HoldByPolicy(buffer, count, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
             rc = Core.ListIrecvChecked(_list, p + offset, (long)count * sizeof(T), source, tag, comm,
-                                       count > 0 ? Request.ObjectAddress(ref buffer) : null);
-        return Added(i, rc);
+                                       register ? Request.ObjectAddress(ref buffer) : null);
+        return Added(i, rc, pin);
     }
 
     /// <summary>
@@ -214,31 +226,10 @@ public sealed unsafe class RequestList : IDisposable
         get => _registerBuffers && !PinnedBuffers.AnyAllocated;
     }
 
-    /// <summary>A send posted as Request.Hold decides (a GCHandle, a pinned-heap array, or registered); out of the posting loop, so the loop keeps its values in registers.</summary>
+    /// <summary>Request.Hold, out of the posting loop: the loop keeps its values in registers.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private int PostSendByPolicy<T>(int i, T[] buffer, int offset, int count, int dest, int tag, int comm, int mode)
-        where T : unmanaged
-    {
-        bool register = Request.Hold(buffer, count, RequestGroup.CurrentPoster, out BufferHold? pin);
-        int rc;
-        fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
-            rc = Core.ListIsendChecked(_list, p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
-                                       register ? Request.ObjectAddress(ref buffer) : null);
-        return Added(i, rc, pin);
-    }
-
-    /// <summary>A receive posted as Request.Hold decides; out of the posting loop.</summary>
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private int PostRecvByPolicy<T>(int i, T[] buffer, int offset, int count, int source, int tag, int comm)
-        where T : unmanaged
-    {
-        bool register = Request.Hold(buffer, count, RequestGroup.CurrentPoster, out BufferHold? pin);
-        int rc;
-        fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
-            rc = Core.ListIrecvChecked(_list, p + offset, (long)count * sizeof(T), source, tag, comm,
-                                       register ? Request.ObjectAddress(ref buffer) : null);
-        return Added(i, rc, pin);
-    }
+    private static bool HoldByPolicy<T>(T[] buffer, int count, out BufferHold? pin) =>
+        Request.Hold(buffer, count, RequestGroup.CurrentPoster, out pin);
 
     /// <summary>The index the next post takes; a full or disposed list, or one whose next entry the
     /// request pool has no room for, refuses it before anything is posted.</summary>
@@ -277,6 +268,7 @@ public sealed unsafe class RequestList : IDisposable
         return i;
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private int Added(int i, int rc, BufferHold? pin)
     {
         if (rc < 0)
