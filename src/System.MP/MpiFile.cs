@@ -324,7 +324,13 @@ public sealed unsafe class MpiFile : IDisposable
     /// <param name="count">Elements to read.</param>
     public Request IReadAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Post(CoreConst.IoReadAt, offset, buffer, bufferOffset, count);
 
-    /// <summary>Starts writing <paramref name="buffer"/> at <paramref name="offset"/> (MPI_File_iwrite_at); the array is kept in place until the request completes.</summary>
+    /// <summary>
+    /// Writes <paramref name="buffer"/> at <paramref name="offset"/> as a nonblocking operation
+    /// (MPI_File_iwrite_at's semantics) whose request is complete when this returns: the write
+    /// is made inside the call, since a nonblocking write that fails in the file system (a full
+    /// device) never completes in MPICH 4.0 and crashes Open MPI 4.1's wait.  A failed write
+    /// throws <see cref="MpiException"/> (class MPI_ERR_IO) here, and no request is made.
+    /// </summary>
     /// <param name="offset">Where to write, in elements of the view.</param>
     /// <param name="buffer">The data; do not modify it before the request completes.</param>
     /// <returns>The request; its status gives the elements written.</returns>

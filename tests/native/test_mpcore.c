@@ -1101,6 +1101,28 @@ static void test_error_paths(void)
     }
     pal_mpi.Error_string = g_real_error_string;
     CHECK(g_error_string_calls == 4 && g_error_string_dirty_tails == 0);
+
+    /* Every error class is named in the message, with the class recorded, whether MPI's own
+     * string names it or not (MPICH's do not: "Invalid MPI_Win"); so is a failure the library
+     * did not report, counted as MPI's. */
+    {
+        static const struct { int cls; const char *name; } k_classes[] = {
+            { MPI_ERR_WIN, "MPI_ERR_WIN" }, { MPI_ERR_RMA_SYNC, "MPI_ERR_RMA_SYNC" },
+            { MPI_ERR_RMA_SHARED, "MPI_ERR_RMA_SHARED" }, { MPI_ERR_NAME, "MPI_ERR_NAME" },
+            { MPI_ERR_PORT, "MPI_ERR_PORT" }, { MPI_ERR_SPAWN, "MPI_ERR_SPAWN" }, { MPI_ERR_GROUP, "MPI_ERR_GROUP" },
+            { MPI_ERR_NO_MEM, "MPI_ERR_NO_MEM" }, { MPI_ERR_KEYVAL, "MPI_ERR_KEYVAL" }, { MPI_ERR_IO, "MPI_ERR_IO" },
+        };
+        int cls = 0;
+        for (size_t i = 0; i < sizeof k_classes / sizeof *k_classes; i++) {
+            CHECK(MP_MPI_CHECK(k_classes[i].cls, "MPI_Fake") == MP_EMPI && last_error_mentions(k_classes[i].name));
+            CHECK(mp_last_error(&cls, NULL, 0) > 0 && cls == k_classes[i].cls);
+        }
+        mp_stats(&k0);
+        CHECK(mp_mpi_fail_unreported(MPI_ERR_IO, "MPI_Fake: MPI_ERR_IO: wrote %d of %d bytes", 0, 8) == MP_EMPI);
+        CHECK(last_error_mentions("wrote 0 of 8 bytes") && mp_last_error(&cls, NULL, 0) > 0 && cls == MPI_ERR_IO);
+        mp_stats(&k1);
+        CHECK(k1.mpi_errors == k0.mpi_errors + 1);
+    }
 }
 
 /* Files on MPI_COMM_SELF: the amodes MPI itself refuses come back as MP_EMPI

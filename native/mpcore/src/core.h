@@ -49,6 +49,9 @@ MP_COLD int mp_fail_null_output(const char *what);
 /* Translates an MPI return code: MPI_SUCCESS -> 0, truncation -> MP_ETRUNCATE,
  * anything else -> MP_EMPI, recording the class and MPI's own string. */
 MP_COLD int mp_mpi_fail(int rc, const char *call);
+/* An MPI failure the library did not report (it returned MPI_SUCCESS): MP_EMPI of class cls
+ * with the core's own message, counted as mp_mpi_fail counts. */
+MP_COLD int mp_mpi_fail_unreported(int cls, const char *fmt, ...) MP_FMT(2, 3);
 /* The code mp_mpi_fail returns for MPI's rc, recording nothing: the later failures of a set whose
  * first one mp_mpi_fail recorded (the call returns that one, and its text is the last error). */
 MP_COLD int mp_mpi_code(int rc);

@@ -71,7 +71,25 @@ static const char *class_name(int cls)
     MP_CLASS(MPI_ERR_BAD_FILE) MP_CLASS(MPI_ERR_READ_ONLY) MP_CLASS(MPI_ERR_NO_SPACE)
     MP_CLASS(MPI_ERR_QUOTA) MP_CLASS(MPI_ERR_IO) MP_CLASS(MPI_ERR_DUP_DATAREP)
     MP_CLASS(MPI_ERR_UNSUPPORTED_DATAREP) MP_CLASS(MPI_ERR_UNSUPPORTED_OPERATION)
-    MP_CLASS(MPI_ERR_CONVERSION) MP_CLASS(MPI_ERR_NOT_SAME)
+    MP_CLASS(MPI_ERR_CONVERSION) MP_CLASS(MPI_ERR_NOT_SAME) MP_CLASS(MPI_ERR_GROUP) MP_CLASS(MPI_ERR_TOPOLOGY)
+    MP_CLASS(MPI_ERR_DIMS) MP_CLASS(MPI_ERR_UNKNOWN) MP_CLASS(MPI_ERR_IN_STATUS) MP_CLASS(MPI_ERR_PENDING)
+    MP_CLASS(MPI_ERR_KEYVAL) MP_CLASS(MPI_ERR_NO_MEM) MP_CLASS(MPI_ERR_BASE) MP_CLASS(MPI_ERR_SPAWN)
+    MP_CLASS(MPI_ERR_PORT) MP_CLASS(MPI_ERR_SERVICE) MP_CLASS(MPI_ERR_NAME) MP_CLASS(MPI_ERR_WIN)
+    MP_CLASS(MPI_ERR_SIZE) MP_CLASS(MPI_ERR_DISP) MP_CLASS(MPI_ERR_LOCKTYPE) MP_CLASS(MPI_ERR_ASSERT)
+    MP_CLASS(MPI_ERR_RMA_CONFLICT) MP_CLASS(MPI_ERR_RMA_SYNC) MP_CLASS(MPI_ERR_RMA_RANGE)
+    MP_CLASS(MPI_ERR_RMA_ATTACH) MP_CLASS(MPI_ERR_RMA_SHARED) MP_CLASS(MPI_ERR_RMA_FLAVOR)
+#ifdef MPI_ERR_SESSION /* MPI-4 classes: MPICH 4, not Open MPI 4.1 */
+    MP_CLASS(MPI_ERR_SESSION)
+#endif
+#ifdef MPI_ERR_PROC_ABORTED
+    MP_CLASS(MPI_ERR_PROC_ABORTED)
+#endif
+#ifdef MPI_ERR_VALUE_TOO_LARGE
+    MP_CLASS(MPI_ERR_VALUE_TOO_LARGE)
+#endif
+#ifdef MPI_ERR_ERRHANDLER
+    MP_CLASS(MPI_ERR_ERRHANDLER)
+#endif
 #undef MP_CLASS
     return NULL;
 }
@@ -112,6 +130,17 @@ int mp_mpi_fail(int rc, const char *call)
     t_mpi_class = cls;
     atomic_fetch_add_explicit(&mp_g_mpi_errors, 1, memory_order_relaxed); /* cold path */
     return cls == MPI_ERR_TRUNCATE ? MP_ETRUNCATE : MP_EMPI;
+}
+
+int mp_mpi_fail_unreported(int cls, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t_message, sizeof t_message, fmt, ap);
+    va_end(ap);
+    t_mpi_class = cls;
+    atomic_fetch_add_explicit(&mp_g_mpi_errors, 1, memory_order_relaxed); /* cold path */
+    return MP_EMPI;
 }
 
 int mp_fail_state(void)

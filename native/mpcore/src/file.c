@@ -259,6 +259,52 @@ static int check_op(int op, int64_t offset)
     return 0;
 }
 
+/* Open MPI 4.1's MPI_File_write_all returns MPI_SUCCESS with every byte counted from a write
+ * that failed (ENOSPC), where its MPI_File_write_at_all counts what was written: the same
+ * access made as MPI_File_write_at_all at the individual pointer, which then moves past what
+ * was written (MPI-4.0 14.4.3: the pointer advances by the etypes accessed). */
+static int write_all_at_pointer(const file_entry_t *e, void *buf, int count, MPI_Status *st)
+{
+    MPI_Offset at = 0;
+    int rc = MP_MPI_CHECK(pal_mpi.File_get_position(e->mpi, &at), "MPI_File_get_position");
+    if (!rc)
+        rc = MP_MPI_CHECK(pal_mpi.File_write_at_all(e->mpi, at, buf, count, e->etype, st), "MPI_File_write_all");
+    if (!rc)
+        rc = MP_MPI_CHECK(pal_mpi.File_seek(e->mpi, at + (MPI_Offset)(pal_status_bytes(st) / e->esize), MPI_SEEK_SET),
+                          "MPI_File_seek");
+    return rc;
+}
+
+/* A blocking access of op (MPI's status in *st); a write that MPI reports done is checked for
+ * every byte: Open MPI 4.1 returns MPI_SUCCESS with a count of 0 from a write that failed
+ * (ENOSPC: the device full), and the data would be lost without a word.  Reads may move fewer
+ * bytes than asked: the end of the file. */
+static int access_file(const file_entry_t *e, int op, int64_t offset, void *buf, int count, int64_t bytes,
+                       MPI_Status *st)
+{
+    int64_t moved;
+    int rc;
+    memset(st, 0, sizeof *st);
+    mp_blocking_enter();
+    if (PAL_MPI_BUILD_ABI == PAL_ABI_OPENMPI && op == MP_IO_WRITE_ALL)
+        rc = write_all_at_pointer(e, buf, count, st);
+    else
+        rc = MP_MPI_CHECK(run_io(e, op, offset, buf, count, st), k_io_names[op]);
+    mp_blocking_leave();
+    if (rc || !(op & 1) || (moved = pal_status_bytes(st)) == bytes) /* MP_IO_WRITE* are the odd ops */
+        return rc;
+    return mp_mpi_fail_unreported(MPI_ERR_IO, "%s: MPI_ERR_IO: wrote %lld of %lld bytes but returned MPI_SUCCESS: the rest "
+                                  "is lost (the MPI library did not report the failure, as Open MPI 4.1 does when "
+                                  "the device is full)", k_io_names[op], (long long)moved, (long long)bytes);
+}
+
+/* A file access's status holds only the count (MPI-4.0 14.4.1): no peer, no tag. */
+static void file_status(const MPI_Status *st, mp_status_t *out)
+{
+    status_empty(out);
+    out->bytes = pal_status_bytes(st);
+}
+
 int mp_file_io(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_status_t *status)
 {
     file_entry_t *e = NULL;
@@ -266,15 +312,9 @@ int mp_file_io(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes,
     int rc, count = 0;
     if ((rc = file_get(file, &e)) || (rc = check_op(op, offset)) || (rc = io_count(e, buf, bytes, &count)))
         return rc;
-    memset(&st, 0, sizeof st);
-    mp_blocking_enter();
-    rc = MP_MPI_CHECK(run_io(e, op, offset, buf, count, &st), k_io_names[op]);
-    mp_blocking_leave();
-    if (!rc && status) {
-        /* A file access's status holds only the count (MPI-4.0 14.4.1): no peer, no tag. */
-        status_empty(status);
-        status->bytes = pal_status_bytes(&st);
-    }
+    rc = access_file(e, op, offset, buf, count, bytes, &st);
+    if (!rc && status)
+        file_status(&st, status);
     return rc;
 }
 
@@ -292,10 +332,22 @@ int mp_file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t byt
         return mp_fail(MP_EINVAL, "nonblocking I/O is MP_IO_READ_AT or MP_IO_WRITE_AT, not %d", op);
     if ((rc = mp_claim(&k)))
         return rc;
+    if (op == MP_IO_WRITE_AT) {
+        /* Written inside the post, the request complete at once (MPI allows a nonblocking
+         * operation to complete at any time): a nonblocking write that fails never completes in
+         * MPICH 4.0 (MPI_Test says pending forever when the device is full), and Open MPI 4.1's
+         * MPI_Wait on it crashes the process (docs/architecture.md, "MPI libraries' defects"). */
+        MPI_Status st;
+        mp_status_t done;
+        if ((rc = access_file(e, op, offset, buf, count, bytes, &st)))
+            return mp_claim_posted(&k, rc, MPI_REQUEST_NULL, NULL, NULL, 1, req); /* the slot given back */
+        file_status(&st, &done);
+        slot_done_at_post(k.slot, 1, &done);
+        *req = k.handle;
+        return 0;
+    }
     mp_blocking_enter();
-    rc = op == MP_IO_READ_AT
-       ? MP_MPI_CHECK(pal_mpi.File_iread_at(e->mpi, (MPI_Offset)offset, buf, count, e->etype, &r), "MPI_File_iread_at")
-       : MP_MPI_CHECK(pal_mpi.File_iwrite_at(e->mpi, (MPI_Offset)offset, buf, count, e->etype, &r), "MPI_File_iwrite_at");
+    rc = MP_MPI_CHECK(pal_mpi.File_iread_at(e->mpi, (MPI_Offset)offset, buf, count, e->etype, &r), "MPI_File_iread_at");
     mp_blocking_leave();
     /* The status of a file access carries the bytes moved, for reads and writes. */
     return mp_claim_posted(&k, rc, r, bytes > 0 ? obj : NULL, NULL, 1, req);

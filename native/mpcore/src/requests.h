@@ -328,14 +328,23 @@ static inline void slot_unclaim(slot_cache_t *c, mp_req_t h)
 }
 
 /* Makes a claimed slot an operation with MP_PROC_NULL, complete at once (DONE, its status ProcNull's). */
-static inline void slot_proc_null(slot_t *s, int is_recv)
+/* A claimed slot whose operation completed at its post, without an MPI request: its status
+ * is st, it holds no objects. */
+static inline void slot_done_at_post(slot_t *s, int is_recv, const mp_status_t *st)
 {
     s->is_recv = is_recv;
     s->obj[0] = s->obj[1] = NULL;
-    mp_status_proc_null(&s->status);
+    s->status = *st;
     s->done_rc = 0;
     MP_HAPPENS_BEFORE(s);
     atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
+}
+
+static inline void slot_proc_null(slot_t *s, int is_recv)
+{
+    mp_status_t st;
+    mp_status_proc_null(&st);
+    slot_done_at_post(s, is_recv, &st);
 }
 
 /* Gives an operation with MP_PROC_NULL a slot of its own, complete at once. */
