@@ -308,10 +308,11 @@ public sealed unsafe class MpiFile : IDisposable
     // ---- nonblocking, explicit offsets ----
 
     /// <summary>
-    /// Starts reading into <paramref name="buffer"/> from <paramref name="offset"/>
-    /// (MPI_File_iread_at); the array is kept in place until the request completes
-    /// (registered with motor's GC extension, or pinned under plain dotnet), as for
-    /// every nonblocking operation.
+    /// Reads into <paramref name="buffer"/> from <paramref name="offset"/> as a nonblocking
+    /// operation (MPI_File_iread_at's semantics) whose request is complete when this returns: the
+    /// read is made inside the call, since a nonblocking access that fails in the file system
+    /// never completes in MPICH 4.0 and crashes Open MPI 4.1's wait.  A failed read throws
+    /// <see cref="MpiException"/> here (Open MPI 4.1 reports some failed reads as 0 elements read).
     /// </summary>
     /// <param name="offset">Where to read, in elements of the view.</param>
     /// <param name="buffer">Receives the data; do not touch it before the request completes.</param>

@@ -124,19 +124,20 @@ public sealed unsafe partial class Request
         return Posted(poster, rc, req, pin);
     }
 
-    /// <summary>Posts a nonblocking file access (MpiFile.IReadAt/IWriteAt): the array is held as for a receive.</summary>
+    /// <summary>
+    /// Posts a nonblocking file access (MpiFile.IReadAt/IWriteAt).  The core makes the access
+    /// inside the call (a failed nonblocking access never completes in MPICH 4.0 and crashes
+    /// Open MPI 4.1's wait) and returns a request complete at once: the array needs no hold
+    /// beyond the <c>fixed</c> of this blocking-kind call, during which the GC may run.
+    /// </summary>
     internal static unsafe Request PostFile<T>(T[] buffer, int offset, int count, int file, int op, long fileOffset)
         where T : unmanaged
     {
         int req = 0, rc;
         RequestGroup.Poster poster = RequestGroup.CurrentPoster;
-        bool register = Hold(buffer, count, poster, out BufferHold? pin);
-        // A blocking-kind call: the GC may run during it, so the array stays
-        // fixed until the core has recorded it in the request's slot.
         fixed (T* p = buffer)
-            rc = Core.FileIpost(file, op, fileOffset, p + offset, (long)count * sizeof(T),
-                                register ? ObjectAddress(ref buffer) : null, &req);
-        return Posted(poster, rc, req, pin);
+            rc = Core.FileIpost(file, op, fileOffset, p + offset, (long)count * sizeof(T), null, &req);
+        return Posted(poster, rc, req, null);
     }
 
     /// <summary>
