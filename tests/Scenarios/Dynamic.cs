@@ -196,6 +196,19 @@ internal static class Dynamic
     {
         // Publishing needs a name server; without one the library's own error
         // must surface as an MpiException with a message, and MPI keeps working.
+        // A name nobody published is MPI's error inside MPI_Lookup_name, with its class named
+        // (MPICH's string says only "Invalid service name"), on every library and launcher.
+        try
+        {
+            string found = Mpi.LookupName($"motor-never-published-{Environment.ProcessId}");
+            Check.True(false, $"lookup of a name nobody published: no exception (got '{found}')");
+        }
+        catch (MpiException e)
+        {
+            Check.True(e.ErrorClass != 0 && e.Message.StartsWith("MPI_Lookup_name: ", StringComparison.Ordinal) &&
+                       e.Message.Contains("MPI_ERR_NAME", StringComparison.Ordinal),
+                       $"lookup of a name nobody published: MPI_ERR_NAME from MPI_Lookup_name ({e.Message})");
+        }
         string port = "";
         if (!Supported(c, () => port = Mpi.OpenPort(), "OpenPort"))
         {
