@@ -38,8 +38,8 @@ result() { # name ok detail
 
 # Scenarios that drive the core hardest: nonblocking windows, dropped requests,
 # failures inside MPI, chunked object payloads, collectives, the soak (at a small size),
-# persistent requests.
-JOBS=("nonblocking" "dropped-request" "mpi-errors" "objects-fuzz" "coll-nonblocking" "soak" "persistent-misuse" "persistent-dropped" "persistent-collectives" "request-list-windows" "request-list-errors" "request-list-abandoned" "request-path-full-table" "bad-args" "gc-blocking-point-to-point")
+# persistent requests, file accesses that fail in the file system.
+JOBS=("nonblocking" "dropped-request" "mpi-errors" "objects-fuzz" "coll-nonblocking" "soak" "persistent-misuse" "persistent-dropped" "persistent-collectives" "request-list-windows" "request-list-errors" "request-list-abandoned" "request-path-full-table" "bad-args" "gc-blocking-point-to-point" "files-errors")
 MEMCHECK_JOBS=("nonblocking" "mpi-errors") # valgrind runs dotnet ~50x slower: fewer jobs
 HELGRIND_JOBS=("async-stress")
 [ $# -gt 1 ] && JOBS=("${@:2}") && MEMCHECK_JOBS=("${@:2}") && HELGRIND_JOBS=("${@:2}")
