@@ -262,8 +262,8 @@ public sealed unsafe class RequestList : IDisposable
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private int Added(int i, int rc)
     {
-        if (rc < 0)
-            Request.ThrowPostFailed(rc, null);
+        if (rc != 0)
+            Refused(i, rc, null);
         _count = i + 1;
         return i;
     }
@@ -271,12 +271,25 @@ public sealed unsafe class RequestList : IDisposable
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private int Added(int i, int rc, BufferHold? pin)
     {
-        if (rc < 0)
-            Request.ThrowPostFailed(rc, pin);
+        if (rc != 0)
+            Refused(i, rc, pin);
         if (pin is not null)
             (_pins ??= new BufferHold?[_capacity])[i] = pin;
         _count = i + 1;
         return i;
+    }
+
+    /// <summary>
+    /// A checked post that did not happen: the core refused it (rc &lt; 0, nothing posted), or MPI
+    /// did (rc &gt; 0, MPI's own code, which the core's tail call into MPI returned as it was: the
+    /// entry is still counted, and list_refused gives it back and records the error).  Throws.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void Refused(int i, int rc, BufferHold? pin)
+    {
+        if (rc > 0)
+            rc = Core.ListRefused(_list, i, rc);
+        Request.ThrowPostFailed(rc, pin);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]

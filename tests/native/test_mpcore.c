@@ -430,6 +430,8 @@ static void list_count_report(void **slot, void *ctx)
 /* Request lists (list_*): posting order, statuses, the specific errors before
  * anything is posted, a full and a freed list, truncation with the pending
  * entries kept, testall, and a list freed with operations in flight. */
+static void checked_posts_refused_by_mpi(mp_list_t l, int32_t *in, const int32_t *out);
+
 static void test_request_lists(void)
 {
     static char fake_object[64];
@@ -557,14 +559,62 @@ static void test_request_lists(void)
     CHECK(mp_list_free(l, NULL) == 0);
     CHECK(mp_send_start(out, 16, 0, 17, MP_COMM_SELF, MP_SEND_STANDARD, &(mp_token_t){ 0 }) >= 0);
     CHECK(mp_req_sweep() == 0 && mp_req_active() == 0);
-    /* The checked entries post the same way, without the checks. */
-    CHECK(mp_list_create(2, &l) == 0);
+    /* The checked entries post the same way, without the checks: 0 when posted (the common post
+     * by the tail call into MPI, a wildcard one by the general path). */
+    CHECK(mp_list_create(4, &l) == 0);
     CHECK(mp_list_irecv_checked(l, in, 16, MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, NULL) == 0);
-    CHECK(mp_list_isend_checked(l, out, 16, 0, 18, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 1);
+    CHECK(mp_list_isend_checked(l, out, 16, 0, 18, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 0 && mp_list_count(l) == 2);
     CHECK(mp_list_waitall(l, st) == 0 && st[0].tag == 18 && st[0].source == 0);
     CHECK(mp_list_isend_checked(l, out, 4, 0, 0, -4, MP_SEND_STANDARD, NULL) == MP_EHANDLE && mp_list_count(l) == 0);
+    checked_posts_refused_by_mpi(l, in, out);
     CHECK(mp_list_free(l, NULL) == 0);
     CHECK(mp_req_active() == 0);
+}
+
+/* Stand-ins for MPI refusing a post (MPI_ERR_OTHER), and the functions they stand in for. */
+static __typeof__(MPI_Isend) *g_real_isend, *g_real_issend;
+static __typeof__(MPI_Irecv) *g_real_irecv;
+static int refusing_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                         MPI_Request *r)
+{
+    (void)buf, (void)count, (void)type, (void)dest, (void)tag, (void)comm, (void)r;
+    return MPI_ERR_OTHER;
+}
+static int refusing_recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request *r)
+{
+    (void)buf, (void)count, (void)type, (void)source, (void)tag, (void)comm, (void)r;
+    return MPI_ERR_OTHER;
+}
+
+/* A checked post MPI refuses: its common path ends in a tail call into MPI, so MPI's own code
+ * comes back (> 0) with the entry still counted, and list_refused gives the entry back and
+ * records the error under the call's name; the list then posts into that entry again.  The
+ * general path (a wildcard) translates the refusal itself, nothing counted. */
+static void checked_posts_refused_by_mpi(mp_list_t l, int32_t *in, const int32_t *out)
+{
+    mp_status_t st[2];
+    mp_stats_t k0, k1;
+    int rc;
+    g_real_isend = pal_mpi.Isend, g_real_issend = pal_mpi.Issend, g_real_irecv = pal_mpi.Irecv;
+    pal_mpi.Isend = refusing_send, pal_mpi.Issend = refusing_send, pal_mpi.Irecv = refusing_recv;
+    mp_stats(&k0);
+    rc = mp_list_irecv_checked(l, in, 16, 0, 19, MP_COMM_SELF, NULL);
+    CHECK(rc > 0 && mp_list_count(l) == 1);
+    CHECK(mp_list_refused(l, 1, rc) == MP_EINVAL && mp_list_refused(l, 0, 0) == MP_EINVAL && mp_list_count(l) == 1);
+    CHECK(mp_list_refused(l, 0, rc) == MP_EMPI && last_error_mentions("MPI_Irecv") && mp_list_count(l) == 0);
+    rc = mp_list_isend_checked(l, out, 16, 0, 19, MP_COMM_SELF, MP_SEND_STANDARD, NULL);
+    CHECK(rc > 0 && mp_list_refused(l, 0, rc) == MP_EMPI && last_error_mentions("MPI_Isend") && mp_list_count(l) == 0);
+    rc = mp_list_isend_checked(l, out, 16, 0, 19, MP_COMM_SELF, MP_SEND_SYNC, NULL);
+    CHECK(rc > 0 && mp_list_refused(l, 0, rc) == MP_EMPI && last_error_mentions("MPI_Issend") && mp_list_count(l) == 0);
+    CHECK(mp_list_irecv_checked(l, in, 16, MP_ANY_SOURCE, 19, MP_COMM_SELF, NULL) == MP_EMPI &&
+          last_error_mentions("MPI_Irecv") && mp_list_count(l) == 0);
+    mp_stats(&k1);
+    CHECK(k1.mpi_errors == k0.mpi_errors + 4);
+    pal_mpi.Isend = g_real_isend, pal_mpi.Issend = g_real_issend, pal_mpi.Irecv = g_real_irecv;
+    /* The entry given back is posted again, and completes. */
+    CHECK(mp_list_irecv_checked(l, in, 16, 0, 19, MP_COMM_SELF, NULL) == 0);
+    CHECK(mp_list_isend_checked(l, out, 16, 0, 19, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 0);
+    CHECK(mp_list_waitall(l, st) == 0 && st[0].tag == 19 && in[3] == out[3] && mp_list_count(l) == 0);
 }
 
 /* A list freed while the request table is full: what the core cannot hand over stays in

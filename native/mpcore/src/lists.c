@@ -22,6 +22,7 @@
 #define ENTRY_RECV 1
 #define ENTRY_DONE 2     /* completed by an earlier call that failed */
 #define ENTRY_PROC_NULL 4 /* with ProcNull: never given to MPI (its request is null; list_proc_null) */
+#define ENTRY_SYNC 8      /* a send by MPI_Issend (a send's status is the same; the name for list_refused) */
 
 struct mp_list {
     _Atomic uint32_t magic;   /* LIST_LIVE, or LIST_FREED in the pool */
@@ -29,6 +30,7 @@ struct mp_list {
     int cap;                  /* the capacity asked for */
     int room;                 /* the capacity the memory has (a pooled list may have more) */
     uint64_t bytes, registered; /* posted since the last fold into the thread's counters */
+    int64_t last_bytes;       /* the last checked post's bytes: list_refused takes them back */
     MPI_Request *mr;          /* room entries: MPI's requests, MPI_REQUEST_NULL once complete */
     void **obj;               /* room entries: owner objects (GC roots while in flight) or NULL */
     unsigned char *kind;      /* room entries: ENTRY_* */
@@ -321,20 +323,83 @@ int mp_list_isend(mp_list_t l, const void *buf, int64_t bytes, int dest, int tag
     return list_send_as(l, buf, bytes, dest, tag, comm, mode, obj, 0);
 }
 
-int mp_list_isend_checked(mp_list_t l, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
-                          void *obj)
-{
-    return list_send_as(l, buf, bytes, dest, tag, comm, mode, obj, 1);
-}
-
 int mp_list_irecv(mp_list_t l, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)
 {
     return list_recv_as(l, buf, bytes, source, tag, comm, obj, 0);
 }
 
+/* ---- the checked entries (System.MP's posts) ----
+ * The common post (a rank and a tag that are not wildcards or ProcNull, a communicator of the
+ * table, at most INT_MAX bytes, MPI ready) counts its entry and then leaves by a tail call into
+ * MPI_Isend, MPI_Issend or MPI_Irecv, whose result is the entry's: this function needs no frame
+ * and nothing runs after MPI (perf/README.md, "The list post's registered path").  So MPI's own
+ * error code (> 0) comes back as it is, the entry still counted: the caller gives it back with
+ * list_refused, which records the error.  Every other post takes the general path, which
+ * returns 0 or a negative MP_E* with nothing posted. */
+
+static MP_COLD int list_isend_checked_slow(mp_list_t l, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm,
+                                           int mode, void *obj)
+{
+    int rc = list_send_as(l, buf, bytes, dest, tag, comm, mode, obj, 1);
+    return rc < 0 ? rc : 0;
+}
+
+static MP_COLD int list_irecv_checked_slow(mp_list_t l, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
+                                           void *obj)
+{
+    int rc = list_recv_as(l, buf, bytes, source, tag, comm, obj, 1);
+    return rc < 0 ? rc : 0;
+}
+
+/* The entry of the common post, counted before MPI is called (the GC reads only the objects
+ * of the first n entries; the owner reads the requests only after the post returns). */
+static MP_INLINE MPI_Request *list_counted(mp_list_t l, int64_t bytes, void *obj, int kind)
+{
+    int i = l->n;
+    list_entry(l, i, obj, kind);
+    l->bytes += (uint64_t)bytes;
+    l->last_bytes = bytes; /* for list_refused */
+    __atomic_store_n(&l->n, i + 1, __ATOMIC_RELEASE);
+    return &l->mr[i];
+}
+
+/* Whether a checked post is the common one (see above). */
+static MP_INLINE int list_common(int64_t bytes, int peer, int tag, mp_comm_t comm)
+{
+    return MP_LIKELY((unsigned)comm < MP_MAX_COMMS && (peer | tag) >= 0 && (uint64_t)bytes <= INT_MAX && mp_ready());
+}
+
+int mp_list_isend_checked(mp_list_t l, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
+                          void *obj)
+{
+    int sync = mode == MP_SEND_SYNC;
+    if (!list_common(bytes, dest, tag, comm))
+        return list_isend_checked_slow(l, buf, bytes, dest, tag, comm, mode, obj);
+    return (sync ? pal_mpi.Issend : pal_mpi.Isend)(buf, (int)bytes, MPI_BYTE, dest, tag, mp_g_comms[comm].mpi,
+                                                   list_counted(l, bytes, obj, sync ? ENTRY_SYNC : 0));
+}
+
 int mp_list_irecv_checked(mp_list_t l, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)
 {
-    return list_recv_as(l, buf, bytes, source, tag, comm, obj, 1);
+    if (!list_common(bytes, source, tag, comm))
+        return list_irecv_checked_slow(l, buf, bytes, source, tag, comm, obj);
+    return pal_mpi.Irecv(buf, (int)bytes, MPI_BYTE, source, tag, mp_g_comms[comm].mpi,
+                         list_counted(l, bytes, obj, ENTRY_RECV));
+}
+
+int mp_list_refused(mp_list_t l, int index, int mpi_error)
+{
+    unsigned char kind;
+    if (!list_live(l))
+        return fail_list(l);
+    if (index < 0 || index != l->n - 1 || mpi_error <= 0)
+        return mp_fail(MP_EINVAL, "list_refused takes the last entry (%d) and MPI's error code (> 0) that its "
+                       "checked post returned, not entry %d and code %d", l->n - 1, index, mpi_error);
+    kind = l->kind[index];
+    l->bytes -= (uint64_t)l->last_bytes;
+    __atomic_store_n(&l->n, index, __ATOMIC_RELEASE);
+    (void)list_refused(l, index, 0);
+    return mp_mpi_fail(mpi_error, kind & ENTRY_RECV ? "MPI_Irecv" : kind & ENTRY_SYNC ? "MPI_Issend" : "MPI_Isend");
 }
 
 /* ---- completion ---- */

@@ -224,6 +224,7 @@ internal struct CoreTable
     internal nint ListIrecv;
     internal nint ListIsendChecked;
     internal nint ListIrecvChecked;
+    internal nint ListRefused;
     internal nint ListPending;
     internal nint ListWaitall;
     internal nint ListTestall;
@@ -310,7 +311,7 @@ internal struct CoreTable
     internal nint WinDetach;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 24;
+    internal const uint ExpectedAbiVersion = 25;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -401,6 +402,7 @@ internal struct CoreTable
         "FAST int list_irecv(mp_list_t list, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)\n" +
         "FAST int list_isend_checked(mp_list_t list, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj)\n" +
         "FAST int list_irecv_checked(mp_list_t list, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)\n" +
+        "FAST int list_refused(mp_list_t list, int index, int mpi_error)\n" +
         "FAST int list_pending(mp_list_t list, int index)\n" +
         "BLOCKING int list_waitall(mp_list_t list, mp_status_t *statuses)\n" +
         "FAST int list_testall(mp_list_t list, mp_status_t *statuses)\n" +
@@ -669,6 +671,8 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, int, void*, int> ListIsendChecked;
     /// <summary>FAST: int mp_list_irecv_checked(mp_list_t list, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, void*, int> ListIrecvChecked;
+    /// <summary>FAST: int mp_list_refused(mp_list_t list, int index, int mpi_error)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int, int, int> ListRefused;
     /// <summary>FAST: int mp_list_pending(mp_list_t list, int index)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int, int> ListPending;
     /// <summary>BLOCKING: int mp_list_waitall(mp_list_t list, mp_status_t *statuses)</summary>
@@ -926,6 +930,7 @@ internal static unsafe partial class Core
         ListIrecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, void*, int>)t->ListIrecv;
         ListIsendChecked = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, int, void*, int>)t->ListIsendChecked;
         ListIrecvChecked = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, void*, int>)t->ListIrecvChecked;
+        ListRefused = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int, int, int>)t->ListRefused;
         ListPending = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int, int>)t->ListPending;
         ListWaitall = (delegate* unmanaged[Cdecl]<nint, Status*, int>)t->ListWaitall;
         ListTestall = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, Status*, int>)t->ListTestall;
