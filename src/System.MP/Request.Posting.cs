@@ -136,7 +136,7 @@ public sealed unsafe partial class Request
         int req = 0, rc;
         RequestGroup.Poster poster = RequestGroup.CurrentPoster;
         fixed (T* p = buffer)
-            rc = Core.FileIpost(file, op, fileOffset, p + offset, (long)count * sizeof(T), null, &req);
+            rc = Core.FileIpost(file, op, fileOffset, p + offset, (long)count * sizeof(T), &req);
         return Posted(poster, rc, req, null);
     }
 

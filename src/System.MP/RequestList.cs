@@ -187,7 +187,7 @@ public sealed unsafe class RequestList : IDisposable
             fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as Request.PostSend
                 rc = Core.ListIsendChecked(_list, p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
                                            count > 0 ? Request.ObjectAddress(ref buffer) : null);
-            return Added(i, rc);
+            return Added(i, rc, null);
         }
         bool register = HoldByPolicy(buffer, count, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
@@ -206,7 +206,7 @@ public sealed unsafe class RequestList : IDisposable
             fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
                 rc = Core.ListIrecvChecked(_list, p + offset, (long)count * sizeof(T), source, tag, comm,
                                            count > 0 ? Request.ObjectAddress(ref buffer) : null);
-            return Added(i, rc);
+            return Added(i, rc, null);
         }
         bool register = HoldByPolicy(buffer, count, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
@@ -258,16 +258,8 @@ public sealed unsafe class RequestList : IDisposable
         _room = rc;
     }
 
-    /// <summary>A registered post's end: refused (nothing posted), or the entry counted.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private int Added(int i, int rc)
-    {
-        if (rc != 0)
-            Refused(i, rc, null);
-        _count = i + 1;
-        return i;
-    }
-
+    /// <summary>A post's end: refused (nothing posted, <paramref name="pin"/> released), or the entry
+    /// counted with its pin (a registered post has none: null, which the inlined check folds away).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private int Added(int i, int rc, BufferHold? pin)
     {

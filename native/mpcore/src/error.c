@@ -42,13 +42,19 @@ int mp_last_error(int *mpi_error_class, char *buf, int cap)
     return len;
 }
 
+/* Records a message and its MPI error class (0: none) for mp_last_error. */
+static void record(int cls, const char *fmt, va_list ap)
+{
+    vsnprintf(t_message, sizeof t_message, fmt, ap);
+    t_mpi_class = cls;
+}
+
 int mp_fail(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(t_message, sizeof t_message, fmt, ap);
+    record(0, fmt, ap);
     va_end(ap);
-    t_mpi_class = 0;
     return code;
 }
 
@@ -136,9 +142,8 @@ int mp_mpi_fail_unreported(int cls, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(t_message, sizeof t_message, fmt, ap);
+    record(cls, fmt, ap);
     va_end(ap);
-    t_mpi_class = cls;
     atomic_fetch_add_explicit(&mp_g_mpi_errors, 1, memory_order_relaxed); /* cold path */
     return MP_EMPI;
 }

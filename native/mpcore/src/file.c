@@ -318,14 +318,13 @@ int mp_file_io(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes,
     return rc;
 }
 
-int mp_file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, void *obj, mp_req_t *req)
+int mp_file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_req_t *req)
 {
     file_entry_t *e = NULL;
     MPI_Status st;
     mp_status_t done;
     mp_claim_t k;
     int rc, count = 0;
-    (void)obj; /* complete before the call returns: nothing for the GC to keep in place */
     if ((rc = file_get(file, &e)) || (rc = check_op(op, offset)) || (rc = io_count(e, buf, bytes, &count)))
         return rc;
     if (!req)

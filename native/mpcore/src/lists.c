@@ -22,7 +22,8 @@
 #define ENTRY_RECV 1
 #define ENTRY_DONE 2     /* completed by an earlier call that failed */
 #define ENTRY_PROC_NULL 4 /* with ProcNull: never given to MPI (its request is null; list_proc_null) */
-#define ENTRY_SYNC 8      /* a send by MPI_Issend (a send's status is the same; the name for list_refused) */
+#define ENTRY_SYNC 8      /* a send by MPI_Issend from a checked entry's common post: the call list_refused
+                          * names (the general path leaves it 0; a send's status is the same either way) */
 
 struct mp_list {
     _Atomic uint32_t magic;   /* LIST_LIVE, or LIST_FREED in the pool */

@@ -27,9 +27,8 @@ static MP_COLD int fail_token(mp_token_t token)
 }
 
 /* An accepted blocking operation (ProcNull's too) is counted. */
-static MP_INLINE void count_blocking(slot_cache_t *c, int64_t bytes)
+static MP_INLINE void count_blocking(mp_counts_t *k, int64_t bytes)
 {
-    mp_counts_t *k = counts_of(c);
     mp_count(&k->blocking_ops, 1);
     count_p2p(k, bytes);
 }
@@ -117,13 +116,13 @@ int mp_send_start(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t c
     if ((rc = send_args(buf, bytes, dest, tag, comm, mode, &ce, &d)))
         return rc;
     if (MP_UNLIKELY(d == MPI_PROC_NULL)) {
-        count_blocking(c, bytes);
+        count_blocking(counts_of(c), bytes);
         return 1;
     }
     if ((rc = slot_alloc(c, &s, &h)))
         return rc;
     if ((rc = issue_send(buf, bytes, d, tag, ce, mode, &s->mpi)) == 0)
-        count_blocking(c, bytes);
+        count_blocking(counts_of(c), bytes);
     return token_started(c, s, h, rc, NULL, token);
 }
 
@@ -140,7 +139,7 @@ int mp_recv_start(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
     if ((rc = recv_args(buf, bytes, source, tag, comm, &ce, &src, &t)))
         return rc;
     if (MP_UNLIKELY(src == MPI_PROC_NULL)) {
-        count_blocking(c, bytes);
+        count_blocking(counts_of(c), bytes);
         if (status)
             mp_status_proc_null(status);
         return 1;
@@ -148,7 +147,7 @@ int mp_recv_start(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
     if ((rc = slot_alloc(c, &s, &h)))
         return rc;
     if ((rc = issue_recv(buf, bytes, src, t, ce, &s->mpi)) == 0)
-        count_blocking(c, bytes);
+        count_blocking(counts_of(c), bytes);
     return token_started(c, s, h, rc, status, token);
 }
 
@@ -428,8 +427,7 @@ static MP_INLINE int send_as(int checked, const void *buf, int64_t bytes, int de
     if ((rc = send_args_as(checked, buf, bytes, dest, tag, comm, mode, &ce, &d)) ||
         (d != MPI_PROC_NULL && (rc = check_send_count(bytes, mode))))
         return rc;
-    mp_count(&k->blocking_ops, 1); /* counted once accepted */
-    count_p2p(k, bytes);
+    count_blocking(k, bytes); /* counted once accepted */
     if (MP_UNLIKELY(d == MPI_PROC_NULL))
         return 0;
     if (MP_UNLIKELY(bytes > INT_MAX)) { /* MPI-4's large-count form, posted and waited for */
@@ -465,8 +463,7 @@ static MP_INLINE int recv_as(int checked, void *buf, int64_t bytes, int source, 
     if ((rc = recv_args_as(checked, buf, bytes, source, tag, comm, &ce, &s, &t)) ||
         (s != MPI_PROC_NULL && (rc = check_recv_count(bytes))))
         return rc;
-    mp_count(&k->blocking_ops, 1); /* counted once accepted */
-    count_p2p(k, bytes);
+    count_blocking(k, bytes); /* counted once accepted */
     if (MP_UNLIKELY(s == MPI_PROC_NULL)) {
         if (status)
             mp_status_proc_null(status);

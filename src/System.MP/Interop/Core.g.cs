@@ -311,7 +311,7 @@ internal struct CoreTable
     internal nint WinDetach;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 25;
+    internal const uint ExpectedAbiVersion = 26;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -444,7 +444,7 @@ internal struct CoreTable
         "BLOCKING int file_delete(const char *path, mp_info_t info)\n" +
         "BLOCKING int file_set_view(mp_file_t file, int64_t disp, int esize, int64_t block, int64_t stride, mp_info_t info)\n" +
         "BLOCKING int file_io(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_status_t *status)\n" +
-        "BLOCKING int file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, void *obj, mp_req_t *req)\n" +
+        "BLOCKING int file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_req_t *req)\n" +
         "BLOCKING int file_seek(mp_file_t file, int64_t offset, int whence, int shared)\n" +
         "BLOCKING int file_position(mp_file_t file, int shared, int64_t *offset)\n" +
         "BLOCKING int file_sync(mp_file_t file)\n" +
@@ -751,8 +751,8 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<int, long, int, long, long, int, int> FileSetView;
     /// <summary>BLOCKING: int mp_file_io(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_status_t *status)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, int, long, void*, long, Status*, int> FileIo;
-    /// <summary>BLOCKING: int mp_file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, void *obj, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, long, void*, long, void*, int*, int> FileIpost;
+    /// <summary>BLOCKING: int mp_file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, long, void*, long, int*, int> FileIpost;
     /// <summary>BLOCKING: int mp_file_seek(mp_file_t file, int64_t offset, int whence, int shared)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, long, int, int, int> FileSeek;
     /// <summary>BLOCKING: int mp_file_position(mp_file_t file, int shared, int64_t *offset)</summary>
@@ -970,7 +970,7 @@ internal static unsafe partial class Core
         FileDelete = (delegate* unmanaged[Cdecl]<byte*, int, int>)t->FileDelete;
         FileSetView = (delegate* unmanaged[Cdecl]<int, long, int, long, long, int, int>)t->FileSetView;
         FileIo = (delegate* unmanaged[Cdecl]<int, int, long, void*, long, Status*, int>)t->FileIo;
-        FileIpost = (delegate* unmanaged[Cdecl]<int, int, long, void*, long, void*, int*, int>)t->FileIpost;
+        FileIpost = (delegate* unmanaged[Cdecl]<int, int, long, void*, long, int*, int>)t->FileIpost;
         FileSeek = (delegate* unmanaged[Cdecl]<int, long, int, int, int>)t->FileSeek;
         FilePosition = (delegate* unmanaged[Cdecl]<int, int, long*, int>)t->FilePosition;
         FileSync = (delegate* unmanaged[Cdecl]<int, int>)t->FileSync;
