@@ -38,11 +38,15 @@ result() { # name ok detail
 
 # Scenarios that drive the core hardest: nonblocking windows, dropped requests,
 # failures inside MPI, chunked object payloads, collectives, the soak (at a small size),
-# persistent requests, file accesses that fail in the file system.
-JOBS=("nonblocking" "dropped-request" "mpi-errors" "objects-fuzz" "coll-nonblocking" "soak" "persistent-misuse" "persistent-dropped" "persistent-collectives" "request-list-windows" "request-list-errors" "request-list-abandoned" "request-path-full-table" "bad-args" "gc-blocking-point-to-point" "files-errors")
+# persistent requests, file accesses that fail in the file system, failures armed inside MPI
+# (mpi-faults, on tests/native/mpi_faults.c's library).
+JOBS=("nonblocking" "dropped-request" "mpi-errors" "mpi-faults" "objects-fuzz" "coll-nonblocking" "soak" "persistent-misuse" "persistent-dropped" "persistent-collectives" "request-list-windows" "request-list-errors" "request-list-abandoned" "request-path-full-table" "bad-args" "gc-blocking-point-to-point" "files-errors")
 MEMCHECK_JOBS=("nonblocking" "mpi-errors") # valgrind runs dotnet ~50x slower: fewer jobs
 HELGRIND_JOBS=("async-stress")
 [ $# -gt 1 ] && JOBS=("${@:2}") && MEMCHECK_JOBS=("${@:2}") && HELGRIND_JOBS=("${@:2}")
+
+# The MPI library a job runs on: mpi-faults needs the one with armed failures; "" is the default.
+faults_library() { [ "$1" = mpi-faults ] && echo "$ROOT/build/native/tests/libmpi-faults.so"; }
 
 run_asan() {
   local san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
@@ -67,7 +71,7 @@ run_asan() {
   libasan="$(gcc -print-file-name=libasan.so)"
   for job in "${JOBS[@]}"; do
     log="$OUT/asan-job-$job.log"
-    env MOTOR_CORE_LIBRARY="$ASAN_BUILD/bin/libmpcore.so" LD_PRELOAD="$libasan" \
+    env MOTOR_CORE_LIBRARY="$ASAN_BUILD/bin/libmpcore.so" LD_PRELOAD="$libasan" MOTOR_MPI_LIBRARY="$(faults_library "$job")" \
         ASAN_OPTIONS=detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:detect_stack_use_after_return=0:verbosity=0:quarantine_size_mb=16 \
         UBSAN_OPTIONS=print_stacktrace=1 MOTOR_OBJECT_CHUNK_BYTES=256 MOTOR_FUZZ_CASES=100 \
         MOTOR_SOAK_OPS=100000 MOTOR_SOAK_OBJECTS=1000 MOTOR_SOAK_COMMS=50 MOTOR_SOAK_RSS_ALLOCATOR_KIB=16384 \
@@ -89,7 +93,7 @@ run_memcheck() {
   for job in "${MEMCHECK_JOBS[@]}"; do
     log="$OUT/memcheck-job-$job"
     rm -f "$log".*
-    env DOTNET_TieredCompilation=0 DOTNET_EnableWriteXorExecute=0 DOTNET_JitEnableOptionalRelocs=0 \
+    env DOTNET_TieredCompilation=0 DOTNET_EnableWriteXorExecute=0 DOTNET_JitEnableOptionalRelocs=0 MOTOR_MPI_LIBRARY="$(faults_library "$job")" \
         timeout 900 "$MPIEXEC" -n 2 valgrind --tool=memcheck --smc-check=all-non-file --num-callers=30 \
         --log-file="$log.%p" dotnet "$SCENARIOS" "$job" >"$log.out" 2>&1
     local rc=$?

@@ -67,10 +67,11 @@ public enum Scenario
     UnhandledBeforeMpi,
     MeterOnDemand,
 
-    // Errors inside MPI (MpiErrors.cs)
+    // Errors inside MPI (MpiErrors.cs; MpiFaults.cs, on the library with armed failures)
     MpiErrors,
     MpiErrorsInter,
     MpiErrorsFreed,
+    MpiFaults,
 
     // Object operations (Objects.cs, ObjectFuzz.cs)
     ObjectsP2p,

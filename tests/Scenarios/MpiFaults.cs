@@ -1,0 +1,418 @@
+using System.MP;
+using System.Runtime.InteropServices;
+
+namespace Scenarios;
+
+/// <summary>
+/// Failures raised inside MPI at the calls no real library can be made to fail on demand: the
+/// posts of point-to-point, list, persistent, partitioned and collective operations, matched
+/// probes, communicator and window creation, one-sided calls.  The job runs on the MPI library
+/// with failures a test arms (tests/native/mpi_faults.c, MOTOR_MPI_LIBRARY; MpiFaultTests), and
+/// each rank arms the call just before the operation under test.  Every failure must surface as
+/// an <see cref="MpiException"/> with the class MPI returned and the call's name, the call having
+/// run once (the core's MpiErrors and the library's own count), with nothing left behind (no
+/// request, MPI request, GCHandle or communicator), nothing sent, and the same operation working
+/// afterwards, its data delivered once.  Two ranks.
+/// </summary>
+internal static unsafe class MpiFaults
+{
+    internal static void Register(Dictionary<Scenario, Action<Communicator>> s) => s[Scenario.MpiFaults] = Run;
+
+    private static void Run(Communicator c)
+    {
+        Check.True(c.Size == 2, $"mpi-faults runs on 2 ranks, not {c.Size}");
+        PointToPoint(c);
+        Lists(c);
+        Blocking(c);
+        MatchedProbe(c);
+        Persistent(c);
+        Partitioned(c);
+        Collectives(c);
+        Communicators(c);
+        OneSided(c);
+        Completions(c);
+        Check.Equal(0L, Mpi.GetStatistics().ActiveRequests, "no request left at the end");
+        c.Barrier();
+    }
+
+    // ---- the armed library's exports ----
+
+    private static readonly nint s_library = NativeLibrary.Load(
+        Environment.GetEnvironmentVariable("MOTOR_MPI_LIBRARY") is { Length: > 0 } path
+            ? path : throw new InvalidOperationException("mpi-faults needs MOTOR_MPI_LIBRARY: the library of tests/native/mpi_faults.c"));
+
+    private static readonly delegate* unmanaged<byte*, long, long, byte*, int> s_arm =
+        (delegate* unmanaged<byte*, long, long, byte*, int>)NativeLibrary.GetExport(s_library, "mpi_faults_arm");
+
+    private static readonly delegate* unmanaged<byte*, long> s_failed =
+        (delegate* unmanaged<byte*, long>)NativeLibrary.GetExport(s_library, "mpi_faults_failed");
+
+    private static readonly delegate* unmanaged<void> s_clear =
+        (delegate* unmanaged<void>)NativeLibrary.GetExport(s_library, "mpi_faults_clear");
+
+    /// <summary>The next <paramref name="skip"/> calls of <paramref name="call"/> pass, the one after fails with MPI_ERR_OTHER; returns that class's value, or -1 where the library has no such call.</summary>
+    private static int Arm(string call, long skip = 0)
+    {
+        fixed (byte* name = Encoding(call), cls = Encoding("MPI_ERR_OTHER"))
+            return s_arm(name, skip, 1, cls);
+    }
+
+    private static long Failed(string call)
+    {
+        fixed (byte* name = Encoding(call))
+            return s_failed(name);
+    }
+
+    private static byte[] Encoding(string s) => System.Text.Encoding.ASCII.GetBytes(s + "\0");
+
+    private static bool Mpi4 => !Mpi.LibraryVersion.StartsWith("Open MPI", StringComparison.Ordinal);
+
+    /// <summary>
+    /// Runs <paramref name="action"/> with <paramref name="call"/> armed to fail once after
+    /// <paramref name="skip"/> calls, and checks what a failure inside MPI must leave: the
+    /// exception, one failing call, no request, MPI request, GCHandle or communicator more.
+    /// </summary>
+    private static void Refused(string call, Action action, string what, long skip = 0)
+    {
+        MpiStatistics before = Mpi.GetStatistics();
+        long failed = Failed(call);
+        int errorClass = Arm(call, skip);
+        Check.True(errorClass > 0, $"{what}: the library arms {call}");
+        MpiException? e = Check.Throws<MpiException>(action, what);
+        s_clear();
+        MpiStatistics after = Mpi.GetStatistics();
+        Check.True(e is not null && e.ErrorClass == errorClass && e.Message.StartsWith(call + ": ", StringComparison.Ordinal) &&
+                   e.Message.Contains("MPI_ERR_OTHER", StringComparison.Ordinal),
+                   $"{what}: the exception names {call} and MPI_ERR_OTHER ({errorClass}), got class {e?.ErrorClass}: {e?.Message}");
+        Check.Equal(failed + 1, Failed(call), $"{what}: {call} failed once");
+        Check.Equal(before.MpiErrors + 1, after.MpiErrors, $"{what}: MPI errors counted");
+        Check.Equal(before.ActiveRequests, after.ActiveRequests, $"{what}: requests");
+        Check.Equal(before.OpenMpiRequests, after.OpenMpiRequests, $"{what}: MPI requests");
+        Check.Equal(before.PinnedHandles, after.PinnedHandles, $"{what}: GCHandles");
+        Check.Equal(before.Communicators, after.Communicators, $"{what}: communicators");
+    }
+
+    // Whether blocking sends and receives are a post and a wait (the hang report on).
+    private static bool TwoStepBlocking =>
+        !string.IsNullOrWhiteSpace(AppContext.GetData("Motor.HangReport") as string ?? Environment.GetEnvironmentVariable("MOTOR_HANG_REPORT"));
+
+    // ---- the cases ----
+
+    // ISend and IRecv refused: nothing sent, nothing received; the next post carries the message.
+    private static void PointToPoint(Communicator c)
+    {
+        const int Tag = 60;
+        if (c.Rank == 0)
+        {
+            Refused("MPI_Isend", () => c.ISend(new[] { -1 }, 1, Tag), "ISend");
+            Refused("MPI_Issend", () => c.ISsend(new[] { -2 }, 1, Tag), "ISsend");
+            c.ISend(new[] { 11 }, 1, Tag).Wait();
+            c.ISsend(new[] { 12 }, 1, Tag).Wait();
+        }
+        else
+        {
+            var got = new int[2];
+            Refused("MPI_Irecv", () => c.IRecv(got, 0, 1, 0, Tag), "IRecv");
+            Check.Equal(0, got[0], "nothing received by the refused IRecv");
+            Request first = c.IRecv(got, 0, 1, 0, Tag), second = c.IRecv(got, 1, 1, 0, Tag);
+            Request.WaitAll([first, second]);
+            Check.Sequence<int>([11, 12], got, "the messages after the refused posts, once each");
+        }
+        c.Barrier();
+        if (c.Rank == 1)
+            Check.True(!c.IProbe(0, Tag, out _), "no message from the refused sends");
+    }
+
+    // A list post refused part way: the entry is given back (Count stays), the list goes on, and
+    // the receiver gets every message once, the refused one where it was posted again.
+    private static void Lists(Communicator c)
+    {
+        const int Tag = 61, N = 8;
+        using var list = new RequestList(N);
+        if (c.Rank == 0)
+        {
+            var values = new int[N];
+            for (int i = 0; i < N; i++)
+                values[i] = i;
+            for (int i = 0; i < 3; i++)
+                c.ISend(values, i, 1, 1, Tag, list);
+            Refused("MPI_Isend", () => c.ISend(values, 3, 1, 1, Tag, list), "RequestList ISend");
+            Check.Equal(3, list.Count, "the refused send's entry given back");
+            foreach (int i in new[] { 4, 5, 6, 7, 3 })
+                c.ISend(values, i, 1, 1, Tag, list);
+            list.WaitAll();
+        }
+        else
+        {
+            var got = new int[N];
+            Array.Fill(got, -1);
+            for (int i = 0; i < 5; i++)
+                c.IRecv(got, i, 1, 0, Tag, list);
+            Refused("MPI_Irecv", () => c.IRecv(got, 5, 1, 0, Tag, list), "RequestList IRecv");
+            Check.Equal(5, list.Count, "the refused receive's entry given back");
+            for (int i = 5; i < N; i++)
+                c.IRecv(got, i, 1, 0, Tag, list);
+            list.WaitAll();
+            Check.Sequence<int>([0, 1, 2, 4, 5, 6, 7, 3], got, "every listed message once, in posting order");
+        }
+        c.Barrier();
+        if (c.Rank == 1)
+            Check.True(!c.IProbe(0, Tag, out _), "no message from the refused list send");
+    }
+
+    // Blocking Send and Recv refused (MPI_Send and MPI_Recv, or their posts with the hang report on).
+    private static void Blocking(Communicator c)
+    {
+        const int Tag = 62;
+        if (c.Rank == 0)
+        {
+            Refused(TwoStepBlocking ? "MPI_Isend" : "MPI_Send", () => c.Send(new[] { -1 }, 1, Tag), "Send");
+            c.Send(new[] { 21 }, 1, Tag);
+        }
+        else
+        {
+            var got = new int[1];
+            Refused(TwoStepBlocking ? "MPI_Irecv" : "MPI_Recv", () => c.Recv(got, 0, Tag), "Recv");
+            Check.Equal(0, got[0], "nothing received by the refused Recv");
+            c.Recv(got, 0, Tag);
+            Check.Equal(21, got[0], "the message after the refused Send and Recv");
+        }
+        c.Barrier();
+        if (c.Rank == 1)
+            Check.True(!c.IProbe(0, Tag, out _), "no message from the refused Send");
+    }
+
+    // MProbe refused at its polls (MPI_Improbe) and at its wait (MPI_Mprobe, while no message
+    // has come): the message sent afterwards is matched and received once.
+    private static void MatchedProbe(Communicator c)
+    {
+        const int Tag = 63;
+        if (c.Rank == 1)
+        {
+            Refused("MPI_Improbe", () => c.MProbe(0, Tag), "MProbe's poll");
+            Refused("MPI_Mprobe", () => c.MProbe(0, Tag), "MProbe's wait");
+        }
+        c.Barrier();
+        if (c.Rank == 0)
+            c.Send(new[] { 31 }, 1, Tag);
+        else
+        {
+            Message m = c.MProbe(0, Tag);
+            var got = new int[1];
+            m.Recv(got);
+            Check.Equal(31, got[0], "the message sent after the refused MProbes");
+        }
+        c.Barrier();
+    }
+
+    // A persistent send and receive refused when made and when started: each Start carries one
+    // message.
+    private static void Persistent(Communicator c)
+    {
+        const int Tag = 64;
+        if (c.Rank == 0)
+        {
+            var data = new[] { 41 };
+            Refused("MPI_Send_init", () => c.SendInit(data, 1, Tag).Dispose(), "SendInit");
+            using PersistentRequest p = c.SendInit(data, 1, Tag);
+            Refused("MPI_Start", p.Start, "Start of a persistent send");
+            p.Start();
+            p.Wait();
+            data[0] = 42;
+            p.Start();
+            p.Wait();
+        }
+        else
+        {
+            var got = new int[1];
+            Refused("MPI_Recv_init", () => c.RecvInit(got, 0, Tag).Dispose(), "RecvInit");
+            using PersistentRequest p = c.RecvInit(got, 0, Tag);
+            Refused("MPI_Start", p.Start, "Start of a persistent receive");
+            p.Start();
+            p.Wait();
+            Check.Equal(41, got[0], "the first started send");
+            p.Start();
+            p.Wait();
+            Check.Equal(42, got[0], "the second started send");
+        }
+        c.Barrier();
+        if (c.Rank == 1)
+            Check.True(!c.IProbe(0, Tag, out _), "no message from the refused Start");
+    }
+
+    // Partitioned requests (MPI-4.0: MPICH) refused when made, and a Pready refused.
+    private static void Partitioned(Communicator c)
+    {
+        const int Tag = 65, Parts = 4;
+        if (!Mpi4)
+            return;
+        if (c.Rank == 0)
+        {
+            var data = new[] { 1, 2, 3, 4, 5, 6, 7, 8 };
+            Refused("MPI_Psend_init", () => c.PsendInit(data, Parts, 2, 1, Tag).Dispose(), "PsendInit");
+            using PartitionedRequest p = c.PsendInit(data, Parts, 2, 1, Tag);
+            p.Start();
+            p.Pready(0);
+            Refused("MPI_Pready", () => p.Pready(1), "Pready");
+            for (int i = 1; i < Parts; i++)
+                p.Pready(i);
+            p.Wait();
+        }
+        else
+        {
+            var got = new int[8];
+            Refused("MPI_Precv_init", () => c.PrecvInit(got, Parts, 2, 0, Tag).Dispose(), "PrecvInit");
+            using PartitionedRequest p = c.PrecvInit(got, Parts, 2, 0, Tag);
+            p.Start();
+            p.Wait();
+            Check.Sequence<int>([1, 2, 3, 4, 5, 6, 7, 8], got, "the partitioned message after the refused calls");
+        }
+        c.Barrier();
+    }
+
+    // Collectives refused on every rank (a collective fails together, or its peers would wait):
+    // blocking, nonblocking, neighbourhood; each works afterwards.
+    private static void Collectives(Communicator c)
+    {
+        int r = c.Rank;
+        Refused("MPI_Allreduce", () => c.Allreduce(new[] { r }, new int[1], Op.Sum), "Allreduce");
+        var sum = new int[1];
+        c.Allreduce(new[] { r + 1 }, sum, Op.Sum);
+        Check.Equal(3, sum[0], "Allreduce after the refused one");
+
+        var b = new[] { r == 0 ? 51 : 0 };
+        Refused("MPI_Ibcast", () => c.IBcast(b, 0), "IBcast");
+        c.IBcast(b, 0).Wait();
+        Check.Equal(51, b[0], "IBcast after the refused one");
+
+        var s = new int[1];
+        Refused("MPI_Iallreduce", () => c.IAllreduce(new[] { r }, s, Op.Max), "IAllreduce");
+        c.IAllreduce(new[] { r + 7 }, s, Op.Max).Wait();
+        Check.Equal(8, s[0], "IAllreduce after the refused one");
+
+        using CartesianCommunicator ring = c.CreateCartesian([2], [true])!;
+        var send = new[] { 10 * r, 10 * r + 1 };
+        var recv = new int[2];
+        Refused("MPI_Ineighbor_alltoall", () => ring.INeighborAlltoall(send, recv, 1), "INeighborAlltoall");
+        ring.INeighborAlltoall(send, recv, 1).Wait();
+        int other = 1 - ring.Rank;
+        Array.Sort(recv); // both neighbours are the other rank: which message lands where is the library's
+        Check.Sequence<int>([10 * other, 10 * other + 1], recv, "INeighborAlltoall after the refused one");
+        c.Barrier();
+    }
+
+    // Communicator creation refused on every rank: no communicator made, and the next one works.
+    private static void Communicators(Communicator c)
+    {
+        Refused("MPI_Comm_dup", () => c.Dup().Dispose(), "Dup");
+        using (Communicator dup = c.Dup())
+            Check.Equal(3, dup.Allreduce(c.Rank + 1, Op.Sum), "a Dup after the refused one");
+        Refused("MPI_Comm_split", () => c.Split(0, c.Rank)?.Dispose(), "Split");
+        using (Communicator split = c.Split(0, c.Rank)!)
+            Check.Equal(c.Rank, split.Rank, "a Split after the refused one");
+        Refused("MPI_Cart_create", () => c.CreateCartesian([2], [false])?.Dispose(), "CreateCartesian");
+        using (CartesianCommunicator grid = c.CreateCartesian([2], [false])!)
+            Check.Equal(2, grid.Size, "a Cartesian communicator after the refused one");
+        c.Barrier();
+    }
+
+    // Window creation refused on every rank; a Put, an Accumulate and a CompareAndSwap refused
+    // inside an epoch: the target's memory keeps what the calls that ran wrote.
+    private static void OneSided(Communicator c)
+    {
+        Refused("MPI_Win_allocate", () => Window<int>.Allocate(c, 4).Dispose(), "Window.Allocate");
+        using Window<int> win = Window<int>.Allocate(c, 4);
+        win.Span.Fill(0);
+        win.Fence();
+        if (c.Rank == 0)
+        {
+            Refused("MPI_Put", () => win.Put([-1], 1, 0), "Put");
+            win.Put([71], 1, 0);
+            Refused("MPI_Accumulate", () => win.Accumulate([-1], Op.Sum, 1, 1), "Accumulate");
+            win.Accumulate([72], Op.Sum, 1, 1);
+        }
+        win.Fence();
+        if (c.Rank == 0)
+        {
+            win.Lock(1);
+            Refused("MPI_Compare_and_swap", () => win.CompareAndSwap(-1, 0, 1, 2), "CompareAndSwap");
+            Check.Equal(0, win.CompareAndSwap(73, 0, 1, 2), "CompareAndSwap after the refused one");
+            win.Unlock(1);
+        }
+        c.Barrier();
+        win.Fence();
+        if (c.Rank == 1)
+            Check.Sequence<int>([71, 72, 73, 0], win.Span, "the target's window: only the calls that ran");
+        c.Barrier();
+    }
+
+    // A set whose second operation fails in its completion, found by the poll before the wait
+    // (MPI_Testall) or by the wait: MPICH's MPI_Waitall and MPI_Testall complete the first, fail
+    // the second and leave the rest pending (MPI_ERR_PENDING), which a second WaitAll completes;
+    // under Open MPI the core waits for each request in turn (its MPI_Waitall can hang on a
+    // failed set), and then every request completes in the failing call.  Both for Request[] and
+    // for a RequestList; every message that completed is delivered.
+    private static void Completions(Communicator c)
+    {
+        const int Tag = 66, N = 4;
+        string wait = Mpi4 ? "MPI_Waitall" : "MPI_Wait"; // the Open MPI core: one MPI_Wait per request
+        for (int round = 0; round < 2; round++)
+        {
+            bool listed = round == 1;
+            if (c.Rank == 0)
+            {
+                for (int i = 0; i < N; i++)
+                    c.Send(new[] { 100 * round + i }, 1, Tag);
+                c.Barrier();
+                continue;
+            }
+            var got = new int[N];
+            using var list = new RequestList(N);
+            var reqs = new Request[N];
+            for (int i = 0; i < N; i++)
+            {
+                if (listed)
+                    c.IRecv(got, i, 1, 0, Tag, list);
+                else
+                    reqs[i] = c.IRecv(got, i, 1, 0, Tag);
+            }
+            string what = listed ? "RequestList.WaitAll" : "Request.WaitAll";
+            MpiStatistics before = Mpi.GetStatistics();
+            long tests = Failed("MPI_Testall"), waits = Failed(wait);
+            int errorClass = Arm("MPI_Testall");
+            Check.Equal(errorClass, Arm(wait, wait == "MPI_Wait" ? 1 : 0), $"{what}: the wait armed too");
+            MpiException? e = Check.Throws<MpiException>(() =>
+            {
+                if (listed)
+                    list.WaitAll();
+                else
+                    Request.WaitAll(reqs);
+            }, $"{what} with its second operation failing");
+            s_clear();
+            bool byTest = Failed("MPI_Testall") == tests + 1;
+            Check.Equal(tests + waits + 1, Failed("MPI_Testall") + Failed(wait), $"{what}: one completion call failed");
+            string call = byTest ? "MPI_Testall" : "MPI_Waitall";
+            Check.True(e is not null && e.ErrorClass == errorClass && e.Message.StartsWith(call + ": ", StringComparison.Ordinal),
+                       $"{what}: the exception names {call} and the class MPI gave the failed operation ({errorClass}): {e?.ErrorClass} {e?.Message}");
+            Check.Equal(before.MpiErrors + 1, Mpi.GetStatistics().MpiErrors, $"{what}: MPI errors counted");
+            int pending = byTest || wait == "MPI_Waitall" ? N - 2 : 0;
+            Check.Equal(before.ActiveRequests - (listed ? 0 : N - pending), Mpi.GetStatistics().ActiveRequests,
+                        $"{what}: the completed requests' slots freed, the pending ones' kept");
+            if (listed)
+                Check.Equal(pending == 0 ? 0 : N, list.Count, $"{what}: the pending entries stay at their indices");
+            else
+                for (int i = N - pending; i < N; i++) // the pending ones complete on their own, with their message's status
+                    Check.Equal(Tag, reqs[i].Wait().Tag, $"{what}: request {i}, pending after the failure, waited for alone");
+            Check.Equal(100 * round, got[0], $"{what}: the operation before the failed one delivered");
+            if (listed)
+                list.WaitAll();
+            else
+                Request.WaitAll(reqs);
+            for (int i = 2; i < N; i++)
+                Check.Equal(100 * round + i, got[i], $"{what}: operation {i} delivered");
+            Check.Equal(before.ActiveRequests - (listed ? 0 : N), Mpi.GetStatistics().ActiveRequests, $"{what}: every request finished");
+            Check.Equal(0, list.Count, $"{what}: the list empty");
+            c.Barrier();
+        }
+    }
+}

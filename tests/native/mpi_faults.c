@@ -1,0 +1,249 @@
+/*
+ * mpi_faults.c - libmpi-faults.so (MPICH ABI) and libmpi-faults-ompi.so (Open MPI): the MPI
+ * library itself, with failures a test arms.  It needs the real library (DT_NEEDED) and defines
+ * the MPI calls below over their PMPI_ entries; everything else resolves to the real library.
+ * Loaded as MOTOR_MPI_LIBRARY, the core binds these definitions (dlsym on this library's handle
+ * finds them first), so an armed call fails inside "MPI" as a real library's failure would:
+ * the caller gets the error class as the return code (communicators use MPI_ERRORS_RETURN),
+ * nothing is done, and every handle the call would have written is set to garbage (0x5e bytes,
+ * an invalid handle under MPICH and an unmapped address under Open MPI) so that a caller who
+ * uses the output of a failed call is caught.
+ *
+ * The test program arms a call on the rank it chooses, just before the operation under test
+ * (tests/Scenarios/MpiFaults.cs, through these exports):
+ *
+ *   mpi_faults_arm("MPI_Isend", skip, times, "MPI_ERR_OTHER")  the next skip calls pass, the
+ *        times after them fail with that class; returns the class's value in this library's
+ *        ABI, or -1 for a call or class not listed here
+ *   mpi_faults_failed("MPI_Isend")                        calls failed so far
+ *
+ * MPI_Wait, MPI_Waitall and MPI_Testall fail after completing (a set: part of it, the rest left
+ * pending).
+ *   mpi_faults_clear()                                    disarms every call, counts kept
+ *
+ * Only the calls listed here can fail; MPI-4.0 calls only against a library that has them.
+ */
+#include <mpi.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#define FAULTS_API __attribute__((visibility("default")))
+
+#if MPI_VERSION >= 4
+#define FAULTS_MPI4(X)                                                                             \
+    X(Bcast_init, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c, MPI_Info i, MPI_Request *r), \
+      (b, n, t, root, c, i, r), r)                                                                  \
+    X(Psend_init, (const void *b, int parts, MPI_Count n, MPI_Datatype t, int dest, int tag,        \
+                   MPI_Comm c, MPI_Info i, MPI_Request *r), (b, parts, n, t, dest, tag, c, i, r), r) \
+    X(Precv_init, (void *b, int parts, MPI_Count n, MPI_Datatype t, int src, int tag, MPI_Comm c,   \
+                   MPI_Info i, MPI_Request *r), (b, parts, n, t, src, tag, c, i, r), r)              \
+    X(Pready, (int part, MPI_Request r), (part, r), NO_OUTPUT)
+#else
+#define FAULTS_MPI4(X)
+#endif
+
+/* name, parameters, arguments, the handle a failure poisons (NO_OUTPUT: none) */
+#define FAULTS_CALLS(X)                                                                            \
+    X(Send, (const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c),                  \
+      (b, n, t, dest, tag, c), NO_OUTPUT)                                                           \
+    X(Recv, (void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Status *s),          \
+      (b, n, t, src, tag, c, s), NO_OUTPUT)                                                         \
+    X(Isend, (const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request *r), \
+      (b, n, t, dest, tag, c, r), r)                                                                \
+    X(Issend, (const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request *r), \
+      (b, n, t, dest, tag, c, r), r)                                                                \
+    X(Irecv, (void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Request *r),        \
+      (b, n, t, src, tag, c, r), r)                                                                 \
+    X(Send_init, (const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c,              \
+                  MPI_Request *r), (b, n, t, dest, tag, c, r), r)                                   \
+    X(Recv_init, (void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Request *r),    \
+      (b, n, t, src, tag, c, r), r)                                                                 \
+    X(Start, (MPI_Request *r), (r), NO_OUTPUT)                                                     \
+    X(Startall, (int n, MPI_Request r[]), (n, r), NO_OUTPUT)                                       \
+    X(Mprobe, (int src, int tag, MPI_Comm c, MPI_Message *m, MPI_Status *s), (src, tag, c, m, s), m) \
+    X(Improbe, (int src, int tag, MPI_Comm c, int *flag, MPI_Message *m, MPI_Status *s),            \
+      (src, tag, c, flag, m, s), m)                                                                 \
+    X(Imrecv, (void *b, int n, MPI_Datatype t, MPI_Message *m, MPI_Request *r), (b, n, t, m, r), r) \
+    X(Barrier, (MPI_Comm c), (c), NO_OUTPUT)                                                       \
+    X(Bcast, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c), (b, n, t, root, c), NO_OUTPUT) \
+    X(Allreduce, (const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c),            \
+      (s, r, n, t, op, c), NO_OUTPUT)                                                               \
+    X(Ibcast, (void *b, int n, MPI_Datatype t, int root, MPI_Comm c, MPI_Request *r),               \
+      (b, n, t, root, c, r), r)                                                                     \
+    X(Iallreduce, (const void *s, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c,           \
+                   MPI_Request *r), (s, rb, n, t, op, c, r), r)                                     \
+    X(Ineighbor_alltoall, (const void *s, int sn, MPI_Datatype st, void *rb, int rn,                \
+                           MPI_Datatype rt, MPI_Comm c, MPI_Request *r),                            \
+      (s, sn, st, rb, rn, rt, c, r), r)                                                             \
+    X(Comm_dup, (MPI_Comm c, MPI_Comm *out), (c, out), out)                                         \
+    X(Comm_split, (MPI_Comm c, int color, int key, MPI_Comm *out), (c, color, key, out), out)       \
+    X(Cart_create, (MPI_Comm c, int nd, const int dims[], const int periods[], int reorder,         \
+                    MPI_Comm *out), (c, nd, dims, periods, reorder, out), out)                      \
+    X(Win_create, (void *base, MPI_Aint size, int unit, MPI_Info i, MPI_Comm c, MPI_Win *w),        \
+      (base, size, unit, i, c, w), w)                                                               \
+    X(Win_allocate, (MPI_Aint size, int unit, MPI_Info i, MPI_Comm c, void *base, MPI_Win *w),      \
+      (size, unit, i, c, base, w), w)                                                               \
+    X(Win_attach, (MPI_Win w, void *base, MPI_Aint size), (w, base, size), NO_OUTPUT)               \
+    X(Win_fence, (int a, MPI_Win w), (a, w), NO_OUTPUT)                                             \
+    X(Put, (const void *o, int on, MPI_Datatype ot, int rank, MPI_Aint disp, int tn,                \
+            MPI_Datatype tt, MPI_Win w), (o, on, ot, rank, disp, tn, tt, w), NO_OUTPUT)             \
+    X(Accumulate, (const void *o, int on, MPI_Datatype ot, int rank, MPI_Aint disp, int tn,         \
+                   MPI_Datatype tt, MPI_Op op, MPI_Win w), (o, on, ot, rank, disp, tn, tt, op, w),  \
+      NO_OUTPUT)                                                                                    \
+    X(Compare_and_swap, (const void *o, const void *cmp, void *res, MPI_Datatype t, int rank,      \
+                         MPI_Aint disp, MPI_Win w), (o, cmp, res, t, rank, disp, w), NO_OUTPUT)     \
+    FAULTS_MPI4(X)
+
+/* Completions, which fail after MPI completed the operation (below). */
+#define FAULTS_COMPLETIONS(X) X(Wait, , , ) X(Waitall, , , ) X(Testall, , , )
+
+enum {
+#define FAULTS_ID(name, params, args, out) ID_##name,
+    FAULTS_CALLS(FAULTS_ID)
+    FAULTS_COMPLETIONS(FAULTS_ID)
+#undef FAULTS_ID
+    ID_COUNT
+};
+
+static const char *const k_names[ID_COUNT] = {
+#define FAULTS_NAME(name, params, args, out) "MPI_" #name,
+    FAULTS_CALLS(FAULTS_NAME)
+    FAULTS_COMPLETIONS(FAULTS_NAME)
+#undef FAULTS_NAME
+};
+
+typedef struct {
+    _Atomic long skip;   /* calls that still pass before the failures */
+    _Atomic long times;  /* calls that fail after them */
+    _Atomic int code;    /* what they return */
+    _Atomic long failed; /* calls failed so far */
+} fault_t;
+
+static fault_t g_faults[ID_COUNT];
+
+/* 1 when this call fails (then *code), 0 when it goes to MPI. */
+static int fault_hit(int id, int *code)
+{
+    fault_t *f = &g_faults[id];
+    if (atomic_load_explicit(&f->times, memory_order_relaxed) <= 0)
+        return 0;
+    if (atomic_fetch_sub(&f->skip, 1) > 0)
+        return 0;
+    atomic_store(&f->skip, 0);
+    if (atomic_fetch_sub(&f->times, 1) <= 0) {
+        atomic_store(&f->times, 0);
+        return 0;
+    }
+    atomic_fetch_add(&f->failed, 1);
+    *code = atomic_load(&f->code);
+    return 1;
+}
+
+static char g_no_output; /* what a call with no handle to poison poisons */
+#define NO_OUTPUT (&g_no_output)
+
+#define FAULTS_DEFINE(name, params, args, out)                                                     \
+    FAULTS_API int MPI_##name params                                                               \
+    {                                                                                              \
+        int code;                                                                                  \
+        if (fault_hit(ID_##name, &code)) {                                                         \
+            memset((out), 0x5e, sizeof *(out));                                                   \
+            return code;                                                                           \
+        }                                                                                          \
+        return PMPI_##name args;                                                                   \
+    }
+FAULTS_CALLS(FAULTS_DEFINE)
+#undef FAULTS_DEFINE
+
+/* A failed completion: the operation has completed (it is freed, its data is in), and MPI
+ * reports that it failed, in the status and the return code. */
+FAULTS_API int MPI_Wait(MPI_Request *r, MPI_Status *st)
+{
+    int code, rc = PMPI_Wait(r, st);
+    if (rc != MPI_SUCCESS || !fault_hit(ID_Wait, &code))
+        return rc;
+    if (st != MPI_STATUS_IGNORE)
+        st->MPI_ERROR = code;
+    return code;
+}
+
+/* A set failed by its second operation (its only one when alone), as MPI-4.0 3.7.5 lets a
+ * library report it: the operations before it complete, it completes with the error, and those
+ * after it stay pending (MPI_ERR_PENDING), for a later completion call. */
+static int fail_set(int n, MPI_Request r[], MPI_Status st[], int code)
+{
+    int failing = n > 1 ? 1 : 0;
+    for (int i = 0; i < n; i++) {
+        if (i <= failing) {
+            int rc = PMPI_Wait(&r[i], &st[i]);
+            st[i].MPI_ERROR = i == failing ? code : rc;
+        } else {
+            st[i].MPI_ERROR = MPI_ERR_PENDING;
+        }
+    }
+    return MPI_ERR_IN_STATUS;
+}
+
+FAULTS_API int MPI_Waitall(int n, MPI_Request r[], MPI_Status st[])
+{
+    int code;
+    if (n < 1 || st == MPI_STATUSES_IGNORE || !fault_hit(ID_Waitall, &code))
+        return PMPI_Waitall(n, r, st);
+    return fail_set(n, r, st, code);
+}
+
+/* The same failure found by a test (a poll before a wait), whether or not the set had completed. */
+FAULTS_API int MPI_Testall(int n, MPI_Request r[], int *flag, MPI_Status st[])
+{
+    int code;
+    if (n < 1 || st == MPI_STATUSES_IGNORE || !fault_hit(ID_Testall, &code))
+        return PMPI_Testall(n, r, flag, st);
+    *flag = 1;
+    return fail_set(n, r, st, code);
+}
+
+static int find(const char *function)
+{
+    for (int i = 0; function && i < ID_COUNT; i++)
+        if (!strcmp(k_names[i], function))
+            return i;
+    return -1;
+}
+
+/* The classes a failure can take: named, since their values differ between the ABIs. */
+static int error_class(const char *name)
+{
+    static const struct { const char *name; int value; } classes[] = {
+        { "MPI_ERR_OTHER", MPI_ERR_OTHER }, { "MPI_ERR_INTERN", MPI_ERR_INTERN },
+        { "MPI_ERR_NO_MEM", MPI_ERR_NO_MEM }, { "MPI_ERR_TRUNCATE", MPI_ERR_TRUNCATE },
+        { "MPI_ERR_IO", MPI_ERR_IO }, { "MPI_ERR_COMM", MPI_ERR_COMM },
+    };
+    for (size_t i = 0; name && i < sizeof classes / sizeof *classes; i++)
+        if (!strcmp(classes[i].name, name))
+            return classes[i].value;
+    return -1;
+}
+
+FAULTS_API int mpi_faults_arm(const char *function, long skip, long times, const char *class_name)
+{
+    int id = find(function), error_class_value = error_class(class_name);
+    if (id < 0 || error_class_value < 0 || skip < 0 || times < 0)
+        return -1;
+    atomic_store(&g_faults[id].times, 0); /* no call fails while the rest is set */
+    atomic_store(&g_faults[id].code, error_class_value);
+    atomic_store(&g_faults[id].skip, skip);
+    atomic_store(&g_faults[id].times, times);
+    return error_class_value;
+}
+
+FAULTS_API long mpi_faults_failed(const char *function)
+{
+    int id = find(function);
+    return id < 0 ? -1 : atomic_load(&g_faults[id].failed);
+}
+
+FAULTS_API void mpi_faults_clear(void)
+{
+    for (int i = 0; i < ID_COUNT; i++)
+        atomic_store(&g_faults[i].times, 0);
+}
