@@ -47,6 +47,9 @@ internal static unsafe class MpiFaults
     private static readonly delegate* unmanaged<byte*, long> s_failed =
         (delegate* unmanaged<byte*, long>)NativeLibrary.GetExport(s_library, "mpi_faults_failed");
 
+    private static readonly delegate* unmanaged<byte*, long> s_live =
+        (delegate* unmanaged<byte*, long>)NativeLibrary.GetExport(s_library, "mpi_faults_live");
+
     private static readonly delegate* unmanaged<void> s_clear =
         (delegate* unmanaged<void>)NativeLibrary.GetExport(s_library, "mpi_faults_clear");
 
@@ -63,6 +66,13 @@ internal static unsafe class MpiFaults
             return s_failed(name);
     }
 
+    /// <summary>MPI communicators ("comm") or windows ("win") made and not freed, as the library counts them.</summary>
+    private static long Live(string kind)
+    {
+        fixed (byte* name = Encoding(kind))
+            return s_live(name);
+    }
+
     private static byte[] Encoding(string s) => System.Text.Encoding.ASCII.GetBytes(s + "\0");
 
     private static bool Mpi4 => !Mpi.LibraryVersion.StartsWith("Open MPI", StringComparison.Ordinal);
@@ -75,7 +85,7 @@ internal static unsafe class MpiFaults
     private static void Refused(string call, Action action, string what, long skip = 0)
     {
         MpiStatistics before = Mpi.GetStatistics();
-        long failed = Failed(call);
+        long failed = Failed(call), comms = Live("comm"), wins = Live("win");
         int errorClass = Arm(call, skip);
         Check.True(errorClass > 0, $"{what}: the library arms {call}");
         MpiException? e = Check.Throws<MpiException>(action, what);
@@ -90,6 +100,8 @@ internal static unsafe class MpiFaults
         Check.Equal(before.OpenMpiRequests, after.OpenMpiRequests, $"{what}: MPI requests");
         Check.Equal(before.PinnedHandles, after.PinnedHandles, $"{what}: GCHandles");
         Check.Equal(before.Communicators, after.Communicators, $"{what}: communicators");
+        Check.Equal(comms, Live("comm"), $"{what}: MPI communicators");
+        Check.Equal(wins, Live("win"), $"{what}: MPI windows");
     }
 
     // Whether blocking sends and receives are a post and a wait (the hang report on).
@@ -301,10 +313,15 @@ internal static unsafe class MpiFaults
         c.Barrier();
     }
 
-    // Communicator creation refused on every rank: no communicator made, and the next one works.
+    // Communicator creation refused on every rank, at MPI's creation or at any later step of the
+    // core's (errors returned on it, its transport channel duplicated, errors returned on that):
+    // no communicator made, none left in MPI, and the next one works.
     private static void Communicators(Communicator c)
     {
         Refused("MPI_Comm_dup", () => c.Dup().Dispose(), "Dup");
+        Refused("MPI_Comm_dup", () => c.Dup().Dispose(), "Dup, its channel's duplication", skip: 1);
+        Refused("MPI_Comm_set_errhandler", () => c.Dup().Dispose(), "Dup, errors returned on it");
+        Refused("MPI_Comm_set_errhandler", () => c.Dup().Dispose(), "Dup, errors returned on its channel", skip: 1);
         using (Communicator dup = c.Dup())
             Check.Equal(3, dup.Allreduce(c.Rank + 1, Op.Sum), "a Dup after the refused one");
         Refused("MPI_Comm_split", () => c.Split(0, c.Rank)?.Dispose(), "Split");
@@ -316,11 +333,15 @@ internal static unsafe class MpiFaults
         c.Barrier();
     }
 
-    // Window creation refused on every rank; a Put, an Accumulate and a CompareAndSwap refused
+    // Window creation refused on every rank, at MPI's creation or a later step of the core's; a Put, an Accumulate and a CompareAndSwap refused
     // inside an epoch: the target's memory keeps what the calls that ran wrote.
     private static void OneSided(Communicator c)
     {
         Refused("MPI_Win_allocate", () => Window<int>.Allocate(c, 4).Dispose(), "Window.Allocate");
+        Refused("MPI_Win_set_errhandler", () => Window<int>.Allocate(c, 4).Dispose(), "Window.Allocate, errors returned on it");
+        Refused("MPI_Allgather", () => Window<int>.Allocate(c, 4).Dispose(), "Window.Allocate, the ranks' sizes gathered");
+        int[] exposed = Mpi.AllocatePinned<int>(4);
+        Refused("MPI_Win_create", () => Window<int>.Create(c, exposed).Dispose(), "Window.Create");
         using Window<int> win = Window<int>.Allocate(c, 4);
         win.Span.Fill(0);
         win.Fence();

@@ -16,6 +16,8 @@
  *        times after them fail with that class; returns the class's value in this library's
  *        ABI, or -1 for a call or class not listed here
  *   mpi_faults_failed("MPI_Isend")                        calls failed so far
+ *   mpi_faults_live("comm"), mpi_faults_live("win")       communicators and windows made
+ *                                                         by these calls and not freed
  *
  * MPI_Wait, MPI_Waitall and MPI_Testall fail after completing (a set: part of it, the rest left
  * pending).
@@ -75,6 +77,10 @@
     X(Ineighbor_alltoall, (const void *s, int sn, MPI_Datatype st, void *rb, int rn,                \
                            MPI_Datatype rt, MPI_Comm c, MPI_Request *r),                            \
       (s, sn, st, rb, rn, rt, c, r), r)                                                             \
+    X(Allgather, (const void *s, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt,        \
+                  MPI_Comm c), (s, sn, st, rb, rn, rt, c), NO_OUTPUT)                               \
+    X(Comm_set_errhandler, (MPI_Comm c, MPI_Errhandler h), (c, h), NO_OUTPUT)                       \
+    X(Win_set_errhandler, (MPI_Win w, MPI_Errhandler h), (w, h), NO_OUTPUT)                         \
     X(Comm_dup, (MPI_Comm c, MPI_Comm *out), (c, out), out)                                         \
     X(Comm_split, (MPI_Comm c, int color, int key, MPI_Comm *out), (c, color, key, out), out)       \
     X(Cart_create, (MPI_Comm c, int nd, const int dims[], const int periods[], int reorder,         \
@@ -142,18 +148,50 @@ static int fault_hit(int id, int *code)
 static char g_no_output; /* what a call with no handle to poison poisons */
 #define NO_OUTPUT (&g_no_output)
 
+/* Communicators and windows that exist, made by the calls here and freed by MPI_Comm_free and
+ * MPI_Win_free: a creation that fails part way must leave these where they were. */
+static _Atomic long g_comms, g_wins;
+
+static void made(int id, int rc, const void *out)
+{
+    if (rc != MPI_SUCCESS)
+        return;
+    if ((id == ID_Comm_dup || id == ID_Comm_split || id == ID_Cart_create) && *(const MPI_Comm *)out != MPI_COMM_NULL)
+        atomic_fetch_add(&g_comms, 1);
+    else if ((id == ID_Win_create || id == ID_Win_allocate) && *(const MPI_Win *)out != MPI_WIN_NULL)
+        atomic_fetch_add(&g_wins, 1);
+}
+
 #define FAULTS_DEFINE(name, params, args, out)                                                     \
     FAULTS_API int MPI_##name params                                                               \
     {                                                                                              \
-        int code;                                                                                  \
+        int code, rc;                                                                              \
         if (fault_hit(ID_##name, &code)) {                                                         \
             memset((out), 0x5e, sizeof *(out));                                                   \
             return code;                                                                           \
         }                                                                                          \
-        return PMPI_##name args;                                                                   \
+        rc = PMPI_##name args;                                                                     \
+        made(ID_##name, rc, (out));                                                                \
+        return rc;                                                                                 \
     }
 FAULTS_CALLS(FAULTS_DEFINE)
 #undef FAULTS_DEFINE
+
+FAULTS_API int MPI_Comm_free(MPI_Comm *c)
+{
+    int rc = PMPI_Comm_free(c);
+    if (rc == MPI_SUCCESS)
+        atomic_fetch_sub(&g_comms, 1);
+    return rc;
+}
+
+FAULTS_API int MPI_Win_free(MPI_Win *w)
+{
+    int rc = PMPI_Win_free(w);
+    if (rc == MPI_SUCCESS)
+        atomic_fetch_sub(&g_wins, 1);
+    return rc;
+}
 
 /* A failed completion: the operation has completed (it is freed, its data is in), and MPI
  * reports that it failed, in the status and the return code. */
@@ -240,6 +278,12 @@ FAULTS_API long mpi_faults_failed(const char *function)
 {
     int id = find(function);
     return id < 0 ? -1 : atomic_load(&g_faults[id].failed);
+}
+
+/* Communicators ("comm") or windows ("win") made and not freed since MPI started. */
+FAULTS_API long mpi_faults_live(const char *kind)
+{
+    return kind && !strcmp(kind, "comm") ? atomic_load(&g_comms) : kind && !strcmp(kind, "win") ? atomic_load(&g_wins) : -1;
 }
 
 FAULTS_API void mpi_faults_clear(void)

@@ -35,9 +35,12 @@ int mp_comm_register(MPI_Comm mpi, mp_comm_t *out)
     mp_blocking_enter();
     rc = pal_mpi.Comm_dup(mpi, &channel.mpi);
     mp_blocking_leave();
-    if ((rc = MP_MPI_CHECK(rc, "MPI_Comm_dup")) ||
-        (rc = MP_MPI_CHECK(pal_mpi.Comm_set_errhandler(channel.mpi, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler")))
+    if ((rc = MP_MPI_CHECK(rc, "MPI_Comm_dup")))
         return rc;
+    if ((rc = MP_MPI_CHECK(pal_mpi.Comm_set_errhandler(channel.mpi, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler"))) {
+        pal_mpi.Comm_free(&channel.mpi); /* the caller frees only the communicator it passed */
+        return rc;
+    }
     mp_spin_lock(&g_comm_lock);
     /* Handles 0 and 1 stay world's and self's, also when a session made communicators first. */
     for (int i = mpi == MPI_COMM_WORLD ? 0 : mpi == MPI_COMM_SELF ? 1 : 2; i < MP_MAX_COMMS; i++) {
