@@ -30,6 +30,9 @@ internal static unsafe class MpiFaults
         Collectives(c);
         Communicators(c);
         OneSided(c);
+        DynamicWindow(c);
+        Files(c);
+        Objects(c);
         Completions(c);
         Check.Equal(0L, Mpi.GetStatistics().ActiveRequests, "no request left at the end");
         c.Barrier();
@@ -85,7 +88,7 @@ internal static unsafe class MpiFaults
     private static void Refused(string call, Action action, string what, long skip = 0)
     {
         MpiStatistics before = Mpi.GetStatistics();
-        long failed = Failed(call), comms = Live("comm"), wins = Live("win");
+        long failed = Failed(call), comms = Live("comm"), wins = Live("win"), files = Live("file");
         int errorClass = Arm(call, skip);
         Check.True(errorClass > 0, $"{what}: the library arms {call}");
         MpiException? e = Check.Throws<MpiException>(action, what);
@@ -102,6 +105,7 @@ internal static unsafe class MpiFaults
         Check.Equal(before.Communicators, after.Communicators, $"{what}: communicators");
         Check.Equal(comms, Live("comm"), $"{what}: MPI communicators");
         Check.Equal(wins, Live("win"), $"{what}: MPI windows");
+        Check.Equal(files, Live("file"), $"{what}: MPI files");
     }
 
     // Whether blocking sends and receives are a post and a wait (the hang report on).
@@ -288,6 +292,15 @@ internal static unsafe class MpiFaults
     {
         int r = c.Rank;
         Refused("MPI_Allreduce", () => c.Allreduce(new[] { r }, new int[1], Op.Sum), "Allreduce");
+        if (Mpi4)
+        {
+            var p = new[] { r == 0 ? 52 : 0 };
+            Refused("MPI_Bcast_init", () => c.BcastInit(p, 0).Dispose(), "BcastInit");
+            using PersistentRequest bcast = c.BcastInit(p, 0);
+            bcast.Start();
+            bcast.Wait();
+            Check.Equal(52, p[0], "a persistent Bcast after the refused one");
+        }
         var sum = new int[1];
         c.Allreduce(new[] { r + 1 }, sum, Op.Sum);
         Check.Equal(3, sum[0], "Allreduce after the refused one");
@@ -327,6 +340,19 @@ internal static unsafe class MpiFaults
         Refused("MPI_Comm_split", () => c.Split(0, c.Rank)?.Dispose(), "Split");
         using (Communicator split = c.Split(0, c.Rank)!)
             Check.Equal(c.Rank, split.Rank, "a Split after the refused one");
+        Refused("MPI_Comm_split_type", () => c.SplitShared().Dispose(), "SplitShared");
+        using (Group all = c.Group)
+        {
+            Refused("MPI_Comm_create", () => c.Create(all)?.Dispose(), "Create from a group");
+            using Communicator? made = c.Create(all);
+            Check.Equal(c.Size, made?.Size ?? 0, "a communicator from a group after the refused one");
+        }
+        using (Communicator alone = c.Split(c.Rank, 0)!)
+        {
+            Refused("MPI_Intercomm_create", () => Intercommunicator.Create(alone, 0, c, 1 - c.Rank, 67).Dispose(), "Intercommunicator.Create");
+            using Intercommunicator inter = Intercommunicator.Create(alone, 0, c, 1 - c.Rank, 67);
+            Check.Equal(1, inter.RemoteSize, "an intercommunicator after the refused one");
+        }
         Refused("MPI_Cart_create", () => c.CreateCartesian([2], [false])?.Dispose(), "CreateCartesian");
         using (CartesianCommunicator grid = c.CreateCartesian([2], [false])!)
             Check.Equal(2, grid.Size, "a Cartesian communicator after the refused one");
@@ -435,5 +461,68 @@ internal static unsafe class MpiFaults
             Check.Equal(0, list.Count, $"{what}: the list empty");
             c.Barrier();
         }
+    }
+
+    // A dynamic window refused when made, and an attachment refused: the array is not attached
+    // (attaching it again works), and the window still carries a Put.
+    private static void DynamicWindow(Communicator c)
+    {
+        Refused("MPI_Win_create_dynamic", () => Window<long>.CreateDynamic(c).Dispose(), "Window.CreateDynamic");
+        using Window<long> win = Window<long>.CreateDynamic(c);
+        long[] memory = Mpi.AllocatePinned<long>(2);
+        Refused("MPI_Win_attach", () => win.Attach(memory), "Attach");
+        long address = win.Attach(memory);
+        long[] addresses = c.Allgather(address);
+        win.Fence();
+        if (c.Rank == 0)
+            win.Put([81L], 1, addresses[1]);
+        win.Fence();
+        if (c.Rank == 1)
+            Check.Equal(81L, memory[0], "a Put into the array attached after the refused attachment");
+        win.Detach(memory);
+        c.Barrier();
+    }
+
+    // MpiFile.Open refused by MPI_File_open, and after it opened by the errors-return setting on
+    // the file: no file left open in MPI, and the next Open writes.
+    private static void Files(Communicator c)
+    {
+        string path = Path.Combine(Path.GetTempPath(), $"mpi-faults-{c.Bcast(Environment.ProcessId, 0)}.bin");
+        const MpiFileMode Mode = MpiFileMode.ReadWrite | MpiFileMode.Create;
+        Refused("MPI_File_open", () => MpiFile.Open(c, path, Mode).Dispose(), "MpiFile.Open");
+        // The first MPI_File_set_errhandler of an Open is on MPI_FILE_NULL (the default for opens),
+        // the second on the file just opened.
+        Refused("MPI_File_set_errhandler", () => MpiFile.Open(c, path, Mode).Dispose(), "MpiFile.Open, errors returned on the file", skip: 1);
+        using (MpiFile file = MpiFile.Open(c, path, Mode))
+            file.WriteAt(c.Rank * sizeof(int), new[] { 90 + c.Rank });
+        c.Barrier();
+        if (c.Rank == 0)
+        {
+            Check.Sequence<byte>([90, 0, 0, 0, 91, 0, 0, 0], File.ReadAllBytes(path), "the file written after the refused opens");
+            File.Delete(path);
+        }
+        c.Barrier();
+    }
+
+    // Objects: a send refused at its first message (nothing sent), and a posted one refused; the
+    // object sent afterwards arrives once, whole.
+    private static void Objects(Communicator c)
+    {
+        const int Tag = 68;
+        if (c.Rank == 0)
+        {
+            Refused(TwoStepBlocking ? "MPI_Isend" : "MPI_Send", () => c.OSend("refused", 1, Tag), "OSend");
+            c.OSend("sent", 1, Tag);
+            Refused("MPI_Isend", () => c.OISend(new[] { -1L }, 1, Tag), "OISend");
+            c.OISend(new[] { 1L, 2L }, 1, Tag).Wait();
+        }
+        else
+        {
+            Check.Equal("sent", c.ORecv<string>(0, Tag), "the object sent after the refused OSend");
+            Check.Sequence<long>([1L, 2L], c.ORecv<long[]>(0, Tag), "the object posted after the refused OISend");
+        }
+        c.Barrier();
+        if (c.Rank == 1)
+            Check.True(!c.IProbe(0, Tag, out _), "no message from the refused object sends");
     }
 }

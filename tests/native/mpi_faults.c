@@ -16,8 +16,8 @@
  *        times after them fail with that class; returns the class's value in this library's
  *        ABI, or -1 for a call or class not listed here
  *   mpi_faults_failed("MPI_Isend")                        calls failed so far
- *   mpi_faults_live("comm"), mpi_faults_live("win")       communicators and windows made
- *                                                         by these calls and not freed
+ *   mpi_faults_live("comm"), ("win"), ("file")          communicators, windows and files
+ *                                                         made by these calls and not freed
  *
  * MPI_Wait, MPI_Waitall and MPI_Testall fail after completing (a set: part of it, the rest left
  * pending).
@@ -83,13 +83,22 @@
     X(Win_set_errhandler, (MPI_Win w, MPI_Errhandler h), (w, h), NO_OUTPUT)                         \
     X(Comm_dup, (MPI_Comm c, MPI_Comm *out), (c, out), out)                                         \
     X(Comm_split, (MPI_Comm c, int color, int key, MPI_Comm *out), (c, color, key, out), out)       \
+    X(Comm_split_type, (MPI_Comm c, int type, int key, MPI_Info i, MPI_Comm *out),                  \
+      (c, type, key, i, out), out)                                                                  \
+    X(Comm_create, (MPI_Comm c, MPI_Group g, MPI_Comm *out), (c, g, out), out)                      \
+    X(Intercomm_create, (MPI_Comm local, int ll, MPI_Comm peer, int rl, int tag, MPI_Comm *out),    \
+      (local, ll, peer, rl, tag, out), out)                                                         \
     X(Cart_create, (MPI_Comm c, int nd, const int dims[], const int periods[], int reorder,         \
                     MPI_Comm *out), (c, nd, dims, periods, reorder, out), out)                      \
     X(Win_create, (void *base, MPI_Aint size, int unit, MPI_Info i, MPI_Comm c, MPI_Win *w),        \
       (base, size, unit, i, c, w), w)                                                               \
     X(Win_allocate, (MPI_Aint size, int unit, MPI_Info i, MPI_Comm c, void *base, MPI_Win *w),      \
       (size, unit, i, c, base, w), w)                                                               \
+    X(Win_create_dynamic, (MPI_Info i, MPI_Comm c, MPI_Win *w), (i, c, w), w)                       \
     X(Win_attach, (MPI_Win w, void *base, MPI_Aint size), (w, base, size), NO_OUTPUT)               \
+    X(File_open, (MPI_Comm c, const char *path, int mode, MPI_Info i, MPI_File *f),                 \
+      (c, path, mode, i, f), f)                                                                     \
+    X(File_set_errhandler, (MPI_File f, MPI_Errhandler h), (f, h), NO_OUTPUT)                       \
     X(Win_fence, (int a, MPI_Win w), (a, w), NO_OUTPUT)                                             \
     X(Put, (const void *o, int on, MPI_Datatype ot, int rank, MPI_Aint disp, int tn,                \
             MPI_Datatype tt, MPI_Win w), (o, on, ot, rank, disp, tn, tt, w), NO_OUTPUT)             \
@@ -148,18 +157,21 @@ static int fault_hit(int id, int *code)
 static char g_no_output; /* what a call with no handle to poison poisons */
 #define NO_OUTPUT (&g_no_output)
 
-/* Communicators and windows that exist, made by the calls here and freed by MPI_Comm_free and
- * MPI_Win_free: a creation that fails part way must leave these where they were. */
-static _Atomic long g_comms, g_wins;
+/* Communicators, windows and files that exist, made by the calls here and freed by MPI_Comm_free,
+ * MPI_Win_free and MPI_File_close: a creation that fails part way must leave these where they were. */
+static _Atomic long g_comms, g_wins, g_files;
 
 static void made(int id, int rc, const void *out)
 {
     if (rc != MPI_SUCCESS)
         return;
-    if ((id == ID_Comm_dup || id == ID_Comm_split || id == ID_Cart_create) && *(const MPI_Comm *)out != MPI_COMM_NULL)
+    if ((id == ID_Comm_dup || id == ID_Comm_split || id == ID_Comm_split_type || id == ID_Comm_create ||
+         id == ID_Intercomm_create || id == ID_Cart_create) && *(const MPI_Comm *)out != MPI_COMM_NULL)
         atomic_fetch_add(&g_comms, 1);
-    else if ((id == ID_Win_create || id == ID_Win_allocate) && *(const MPI_Win *)out != MPI_WIN_NULL)
+    else if ((id == ID_Win_create || id == ID_Win_allocate || id == ID_Win_create_dynamic) && *(const MPI_Win *)out != MPI_WIN_NULL)
         atomic_fetch_add(&g_wins, 1);
+    else if (id == ID_File_open && *(const MPI_File *)out != MPI_FILE_NULL)
+        atomic_fetch_add(&g_files, 1);
 }
 
 #define FAULTS_DEFINE(name, params, args, out)                                                     \
@@ -190,6 +202,14 @@ FAULTS_API int MPI_Win_free(MPI_Win *w)
     int rc = PMPI_Win_free(w);
     if (rc == MPI_SUCCESS)
         atomic_fetch_sub(&g_wins, 1);
+    return rc;
+}
+
+FAULTS_API int MPI_File_close(MPI_File *f)
+{
+    int rc = PMPI_File_close(f);
+    if (rc == MPI_SUCCESS)
+        atomic_fetch_sub(&g_files, 1);
     return rc;
 }
 
@@ -280,10 +300,13 @@ FAULTS_API long mpi_faults_failed(const char *function)
     return id < 0 ? -1 : atomic_load(&g_faults[id].failed);
 }
 
-/* Communicators ("comm") or windows ("win") made and not freed since MPI started. */
+/* Communicators ("comm"), windows ("win") or files ("file") made and not freed since MPI started. */
 FAULTS_API long mpi_faults_live(const char *kind)
 {
-    return kind && !strcmp(kind, "comm") ? atomic_load(&g_comms) : kind && !strcmp(kind, "win") ? atomic_load(&g_wins) : -1;
+    if (!kind)
+        return -1;
+    return !strcmp(kind, "comm") ? atomic_load(&g_comms) : !strcmp(kind, "win") ? atomic_load(&g_wins)
+         : !strcmp(kind, "file") ? atomic_load(&g_files) : -1;
 }
 
 FAULTS_API void mpi_faults_clear(void)
