@@ -34,6 +34,7 @@ internal static unsafe class MpiFaults
         Files(c);
         Objects(c);
         Completions(c);
+        FailedSets(c);
         Check.Equal(0L, Mpi.GetStatistics().ActiveRequests, "no request left at the end");
         c.Barrier();
     }
@@ -524,5 +525,67 @@ internal static unsafe class MpiFaults
         c.Barrier();
         if (c.Rank == 1)
             Check.True(!c.IProbe(0, Tag, out _), "no message from the refused object sends");
+    }
+
+    // A completion call that fails as a whole (its class returned, not MPI_ERR_IN_STATUS), having
+    // completed nothing: every operation stays pending, its buffer held, and the next WaitAll
+    // completes them all.  (Before, a Request[] set took every operation for complete and freed
+    // its slot: the MPI requests were abandoned while MPI could still write the buffers.)
+    private static void FailedSets(Communicator c)
+    {
+        const int Tag = 69, N = 4;
+        for (int round = 0; round < 2; round++)
+        {
+            bool listed = round == 1;
+            if (c.Rank == 1)
+            {
+                var got = new int[N];
+                using var list = new RequestList(N);
+                var reqs = new Request[N];
+                for (int i = 0; i < N; i++)
+                {
+                    if (listed)
+                        c.IRecv(got, i, 1, 0, Tag, list);
+                    else
+                        reqs[i] = c.IRecv(got, i, 1, 0, Tag);
+                }
+                string what = (listed ? "RequestList" : "Request") + ".WaitAll failing as a whole";
+                MpiStatistics before = Mpi.GetStatistics();
+                long failed = Failed("MPI_Testall_plain");
+                int errorClass = Arm("MPI_Testall_plain"); // the poll before the wait: every WaitAll makes one
+                MpiException? e = Check.Throws<MpiException>(() =>
+                {
+                    if (listed)
+                        list.WaitAll();
+                    else
+                        Request.WaitAll(reqs);
+                }, what);
+                s_clear();
+                Check.Equal(failed + 1, Failed("MPI_Testall_plain"), $"{what}: the poll failed once");
+                Check.True(e is not null && e.ErrorClass == errorClass && e.Message.StartsWith("MPI_Testall: ", StringComparison.Ordinal),
+                           $"{what}: the exception names MPI_Testall and its class ({errorClass}): {e?.ErrorClass} {e?.Message}");
+                MpiStatistics after = Mpi.GetStatistics();
+                Check.Equal(before.MpiErrors + 1, after.MpiErrors, $"{what}: MPI errors counted");
+                Check.Equal(before.ActiveRequests, after.ActiveRequests, $"{what}: every request still pending");
+                Check.Equal(before.OpenMpiRequests, after.OpenMpiRequests, $"{what}: every MPI request still open");
+                if (listed)
+                    Check.Equal(N, list.Count, $"{what}: every entry still in the list");
+                c.Barrier(); // the messages come only now: nothing was received before
+                if (listed)
+                    list.WaitAll();
+                else
+                    Request.WaitAll(reqs);
+                Check.Sequence<int>([200 + 10 * round, 201 + 10 * round, 202 + 10 * round, 203 + 10 * round], got,
+                                    $"{what}: every message received by the next WaitAll");
+                Check.Equal(before.ActiveRequests - (listed ? 0 : N), Mpi.GetStatistics().ActiveRequests, $"{what}: every request finished");
+            }
+            else
+            {
+                c.Barrier();
+                for (int i = 0; i < N; i++)
+                    c.Send(new[] { 200 + 10 * round + i }, 1, Tag);
+            }
+            c.Barrier();
+        }
     }
 }

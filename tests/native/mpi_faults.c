@@ -20,7 +20,8 @@
  *                                                         made by these calls and not freed
  *
  * MPI_Wait, MPI_Waitall and MPI_Testall fail after completing (a set: part of it, the rest left
- * pending).
+ * pending).  "MPI_Waitall_plain" and "MPI_Testall_plain" arm the other way a set can fail: the
+ * call returns the class itself, not MPI_ERR_IN_STATUS, having completed nothing.
  *   mpi_faults_clear()                                    disarms every call, counts kept
  *
  * Only the calls listed here can fail; MPI-4.0 calls only against a library that has them.
@@ -110,7 +111,7 @@
     FAULTS_MPI4(X)
 
 /* Completions, which fail after MPI completed the operation (below). */
-#define FAULTS_COMPLETIONS(X) X(Wait, , , ) X(Waitall, , , ) X(Testall, , , )
+#define FAULTS_COMPLETIONS(X) X(Wait, , , ) X(Waitall, , , ) X(Testall, , , ) X(Waitall_plain, , , ) X(Testall_plain, , , )
 
 enum {
 #define FAULTS_ID(name, params, args, out) ID_##name,
@@ -245,6 +246,8 @@ static int fail_set(int n, MPI_Request r[], MPI_Status st[], int code)
 FAULTS_API int MPI_Waitall(int n, MPI_Request r[], MPI_Status st[])
 {
     int code;
+    if (fault_hit(ID_Waitall_plain, &code))
+        return code;
     if (n < 1 || st == MPI_STATUSES_IGNORE || !fault_hit(ID_Waitall, &code))
         return PMPI_Waitall(n, r, st);
     return fail_set(n, r, st, code);
@@ -254,6 +257,8 @@ FAULTS_API int MPI_Waitall(int n, MPI_Request r[], MPI_Status st[])
 FAULTS_API int MPI_Testall(int n, MPI_Request r[], int *flag, MPI_Status st[])
 {
     int code;
+    if (fault_hit(ID_Testall_plain, &code))
+        return code;
     if (n < 1 || st == MPI_STATUSES_IGNORE || !fault_hit(ID_Testall, &code))
         return PMPI_Testall(n, r, flag, st);
     *flag = 1;

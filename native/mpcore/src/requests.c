@@ -463,12 +463,16 @@ static MP_INLINE int batch_finish_as(batch_t *b, int mrc, const char *call, mp_s
         if (j < k && which[j] == i) {
             r = 0;
             if (MP_UNLIKELY(mrc != MPI_SUCCESS)) {
-                if (mrc != MPI_ERR_IN_STATUS) { /* one failed call: recorded once */
-                    r = mp_mpi_fail_set(rc, mrc, call);
-                } else if (b->ms[j].MPI_ERROR == MPI_ERR_PENDING) {
-                    /* Neither failed nor completed (MPI-4.0 3.7.5): it stays
-                     * active, out of the set, and its status is not MPI's to read;
-                     * MP_EPENDING says so to the caller (as list_failed does). */
+                /* Left pending by the failed call (MPI-4.0 3.7.5): marked so in its status
+                 * (MPI_ERR_IN_STATUS), or, when the call failed as a whole, not freed by MPI
+                 * (a persistent request's handle stays either way: then it is kept too, and
+                 * a later completion finds it active or done). */
+                int pending = mrc == MPI_ERR_IN_STATUS ? b->ms[j].MPI_ERROR == MPI_ERR_PENDING
+                                                       : b->mr[j] != MPI_REQUEST_NULL;
+                if (pending) {
+                    /* Neither failed nor completed: it stays active, out of the set, and
+                     * its status is not MPI's to read; MP_EPENDING says so to the caller
+                     * (as list_failed does). */
                     s->mpi = b->mr[j];
                     atomic_store_explicit(&s->flags, atomic_load_explicit(&s->flags, memory_order_relaxed) & ~(uint32_t)SLOT_IN_BATCH,
                                           memory_order_relaxed);
@@ -476,6 +480,10 @@ static MP_INLINE int batch_finish_as(batch_t *b, int mrc, const char *call, mp_s
                     out->error = MP_EPENDING;
                     j++;
                     continue;
+                }
+                if (mrc != MPI_ERR_IN_STATUS) { /* one failed call: recorded once; no status */
+                    r = mp_mpi_fail_set(rc, mrc, call);
+                    memset(&b->ms[j], 0, sizeof b->ms[j]);
                 } else if (b->ms[j].MPI_ERROR != MPI_SUCCESS) { /* the first recorded: the one returned */
                     r = mp_mpi_fail_set(rc, b->ms[j].MPI_ERROR, call);
                 }
@@ -495,7 +503,8 @@ static MP_INLINE int batch_finish_as(batch_t *b, int mrc, const char *call, mp_s
             rc = r;
     }
     batch_release(b);
-    return rc;
+    /* A call that failed as a whole with every operation left pending is still an error. */
+    return rc || mrc == MPI_SUCCESS ? rc : mp_mpi_fail(mrc, call);
 }
 
 /* The loop compiled twice: while no persistent request exists (its handle
