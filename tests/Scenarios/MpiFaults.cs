@@ -416,14 +416,7 @@ internal static unsafe class MpiFaults
             }
             var got = new int[N];
             using var list = new RequestList(N);
-            var reqs = new Request[N];
-            for (int i = 0; i < N; i++)
-            {
-                if (listed)
-                    c.IRecv(got, i, 1, 0, Tag, list);
-                else
-                    reqs[i] = c.IRecv(got, i, 1, 0, Tag);
-            }
+            Request[] reqs = PostReceives(c, got, Tag, listed ? list : null);
             string what = listed ? "RequestList.WaitAll" : "Request.WaitAll";
             MpiStatistics before = Mpi.GetStatistics();
             long tests = Failed("MPI_Testall"), waits = Failed(wait);
@@ -527,6 +520,20 @@ internal static unsafe class MpiFaults
             Check.True(!c.IProbe(0, Tag, out _), "no message from the refused object sends");
     }
 
+    // One int from rank 0 into each element of got, posted into the list or (list null) as the requests returned.
+    private static Request[] PostReceives(Communicator c, int[] got, int tag, RequestList? list)
+    {
+        var reqs = new Request[list is null ? got.Length : 0];
+        for (int i = 0; i < got.Length; i++)
+        {
+            if (list is null)
+                reqs[i] = c.IRecv(got, i, 1, 0, tag);
+            else
+                c.IRecv(got, i, 1, 0, tag, list);
+        }
+        return reqs;
+    }
+
     // A completion call that fails as a whole (its class returned, not MPI_ERR_IN_STATUS), having
     // completed nothing: every operation stays pending, its buffer held, and the next WaitAll
     // completes them all.  (Before, a Request[] set took every operation for complete and freed
@@ -541,14 +548,7 @@ internal static unsafe class MpiFaults
             {
                 var got = new int[N];
                 using var list = new RequestList(N);
-                var reqs = new Request[N];
-                for (int i = 0; i < N; i++)
-                {
-                    if (listed)
-                        c.IRecv(got, i, 1, 0, Tag, list);
-                    else
-                        reqs[i] = c.IRecv(got, i, 1, 0, Tag);
-                }
+                Request[] reqs = PostReceives(c, got, Tag, listed ? list : null);
                 string what = (listed ? "RequestList" : "Request") + ".WaitAll failing as a whole";
                 MpiStatistics before = Mpi.GetStatistics();
                 long failed = Failed("MPI_Testall_plain");
