@@ -89,7 +89,7 @@ internal static unsafe class MpiFaults
     private static void Refused(string call, Action action, string what, long skip = 0)
     {
         MpiStatistics before = Mpi.GetStatistics();
-        long failed = Failed(call), comms = Live("comm"), wins = Live("win"), files = Live("file");
+        long failed = Failed(call), comms = Live("comm"), wins = Live("win"), files = Live("file"), types = Live("type");
         int errorClass = Arm(call, skip);
         Check.True(errorClass > 0, $"{what}: the library arms {call}");
         MpiException? e = Check.Throws<MpiException>(action, what);
@@ -107,11 +107,18 @@ internal static unsafe class MpiFaults
         Check.Equal(comms, Live("comm"), $"{what}: MPI communicators");
         Check.Equal(wins, Live("win"), $"{what}: MPI windows");
         Check.Equal(files, Live("file"), $"{what}: MPI files");
+        Check.Equal(types, Live("type"), $"{what}: MPI datatypes");
     }
 
     // Whether blocking sends and receives are a post and a wait (the hang report on).
     private static bool TwoStepBlocking =>
         !string.IsNullOrWhiteSpace(AppContext.GetData("Motor.HangReport") as string ?? Environment.GetEnvironmentVariable("MOTOR_HANG_REPORT"));
+
+    [StructLayout(LayoutKind.Sequential, Size = 13)]
+    private struct Thirteen
+    {
+        public byte First;
+    }
 
     // ---- the cases ----
 
@@ -305,6 +312,14 @@ internal static unsafe class MpiFaults
         var sum = new int[1];
         c.Allreduce(new[] { r + 1 }, sum, Op.Sum);
         Check.Equal(3, sum[0], "Allreduce after the refused one");
+
+        // A struct's first collective makes its MPI datatype (contiguous bytes, committed, cached).
+        var odd = new Thirteen[2];
+        if (r == 0)
+            odd[1].First = 53;
+        Refused("MPI_Type_commit", () => c.Bcast(odd, 0), "Bcast of a struct, its datatype's commit");
+        c.Bcast(odd, 0);
+        Check.Equal((byte)53, odd[1].First, "a Bcast of the struct after the refused one");
 
         var b = new[] { r == 0 ? 51 : 0 };
         Refused("MPI_Ibcast", () => c.IBcast(b, 0), "IBcast");

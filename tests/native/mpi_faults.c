@@ -16,8 +16,8 @@
  *        times after them fail with that class; returns the class's value in this library's
  *        ABI, or -1 for a call or class not listed here
  *   mpi_faults_failed("MPI_Isend")                        calls failed so far
- *   mpi_faults_live("comm"), ("win"), ("file")          communicators, windows and files
- *                                                         made by these calls and not freed
+ *   mpi_faults_live("comm"), ("win"), ("file"), ("type") communicators, windows, files and
+ *                                                         datatypes made here and not freed
  *
  * MPI_Wait, MPI_Waitall and MPI_Testall fail after completing (a set: part of it, the rest left
  * pending).  "MPI_Waitall_plain" and "MPI_Testall_plain" arm the other way a set can fail: the
@@ -81,6 +81,10 @@
     X(Allgather, (const void *s, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt,        \
                   MPI_Comm c), (s, sn, st, rb, rn, rt, c), NO_OUTPUT)                               \
     X(Comm_set_errhandler, (MPI_Comm c, MPI_Errhandler h), (c, h), NO_OUTPUT)                       \
+    X(Type_contiguous, (int n, MPI_Datatype old, MPI_Datatype *t), (n, old, t), t)                  \
+    X(Type_create_resized, (MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *t),       \
+      (old, lb, extent, t), t)                                                                      \
+    X(Type_commit, (MPI_Datatype *t), (t), NO_OUTPUT)                                               \
     X(Win_set_errhandler, (MPI_Win w, MPI_Errhandler h), (w, h), NO_OUTPUT)                         \
     X(Comm_dup, (MPI_Comm c, MPI_Comm *out), (c, out), out)                                         \
     X(Comm_split, (MPI_Comm c, int color, int key, MPI_Comm *out), (c, color, key, out), out)       \
@@ -158,9 +162,10 @@ static int fault_hit(int id, int *code)
 static char g_no_output; /* what a call with no handle to poison poisons */
 #define NO_OUTPUT (&g_no_output)
 
-/* Communicators, windows and files that exist, made by the calls here and freed by MPI_Comm_free,
- * MPI_Win_free and MPI_File_close: a creation that fails part way must leave these where they were. */
-static _Atomic long g_comms, g_wins, g_files;
+/* Communicators, windows, files and datatypes that exist, made by the calls here and freed by
+ * MPI_Comm_free, MPI_Win_free, MPI_File_close and MPI_Type_free: a creation that fails part way
+ * must leave these where they were. */
+static _Atomic long g_comms, g_wins, g_files, g_types;
 
 static void made(int id, int rc, const void *out)
 {
@@ -173,6 +178,8 @@ static void made(int id, int rc, const void *out)
         atomic_fetch_add(&g_wins, 1);
     else if (id == ID_File_open && *(const MPI_File *)out != MPI_FILE_NULL)
         atomic_fetch_add(&g_files, 1);
+    else if (id == ID_Type_contiguous || id == ID_Type_create_resized)
+        atomic_fetch_add(&g_types, 1);
 }
 
 #define FAULTS_DEFINE(name, params, args, out)                                                     \
@@ -203,6 +210,14 @@ FAULTS_API int MPI_Win_free(MPI_Win *w)
     int rc = PMPI_Win_free(w);
     if (rc == MPI_SUCCESS)
         atomic_fetch_sub(&g_wins, 1);
+    return rc;
+}
+
+FAULTS_API int MPI_Type_free(MPI_Datatype *t)
+{
+    int rc = PMPI_Type_free(t);
+    if (rc == MPI_SUCCESS)
+        atomic_fetch_sub(&g_types, 1);
     return rc;
 }
 
@@ -305,13 +320,13 @@ FAULTS_API long mpi_faults_failed(const char *function)
     return id < 0 ? -1 : atomic_load(&g_faults[id].failed);
 }
 
-/* Communicators ("comm"), windows ("win") or files ("file") made and not freed since MPI started. */
+/* Communicators ("comm"), windows ("win"), files ("file") or datatypes ("type") made and not freed since MPI started. */
 FAULTS_API long mpi_faults_live(const char *kind)
 {
     if (!kind)
         return -1;
     return !strcmp(kind, "comm") ? atomic_load(&g_comms) : !strcmp(kind, "win") ? atomic_load(&g_wins)
-         : !strcmp(kind, "file") ? atomic_load(&g_files) : -1;
+         : !strcmp(kind, "file") ? atomic_load(&g_files) : !strcmp(kind, "type") ? atomic_load(&g_types) : -1;
 }
 
 FAULTS_API void mpi_faults_clear(void)

@@ -73,7 +73,9 @@ static int opaque_type(int size, MPI_Datatype *out)
     } else {
         MPI_Datatype t;
         rc = MP_MPI_CHECK(pal_mpi.Type_contiguous(size, MPI_BYTE, &t), "MPI_Type_contiguous");
-        if (!rc && !(rc = MP_MPI_CHECK(pal_mpi.Type_commit(&t), "MPI_Type_commit"))) {
+        if (!rc && (rc = MP_MPI_CHECK(pal_mpi.Type_commit(&t), "MPI_Type_commit")))
+            pal_mpi.Type_free(&t); /* made, not cached: the next call of this size makes another */
+        if (!rc) {
             g_opaque[g_nopaque].size = size;
             g_opaque[g_nopaque].type = t;
             g_nopaque++;
