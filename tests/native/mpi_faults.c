@@ -28,6 +28,8 @@
  */
 #include <mpi.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define FAULTS_API __attribute__((visibility("default")))
@@ -61,8 +63,6 @@
                   MPI_Request *r), (b, n, t, dest, tag, c, r), r)                                   \
     X(Recv_init, (void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Request *r),    \
       (b, n, t, src, tag, c, r), r)                                                                 \
-    X(Start, (MPI_Request *r), (r), NO_OUTPUT)                                                     \
-    X(Startall, (int n, MPI_Request r[]), (n, r), NO_OUTPUT)                                       \
     X(Mprobe, (int src, int tag, MPI_Comm c, MPI_Message *m, MPI_Status *s), (src, tag, c, m, s), m) \
     X(Improbe, (int src, int tag, MPI_Comm c, int *flag, MPI_Message *m, MPI_Status *s),            \
       (src, tag, c, flag, m, s), m)                                                                 \
@@ -75,6 +75,8 @@
       (b, n, t, root, c, r), r)                                                                     \
     X(Iallreduce, (const void *s, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c,           \
                    MPI_Request *r), (s, rb, n, t, op, c, r), r)                                     \
+    X(Iallgather, (const void *s, int sn, MPI_Datatype st, void *rb, int rn, MPI_Datatype rt,       \
+                   MPI_Comm c, MPI_Request *r), (s, sn, st, rb, rn, rt, c, r), r)                   \
     X(Ineighbor_alltoall, (const void *s, int sn, MPI_Datatype st, void *rb, int rn,                \
                            MPI_Datatype rt, MPI_Comm c, MPI_Request *r),                            \
       (s, sn, st, rb, rn, rt, c, r), r)                                                             \
@@ -114,8 +116,9 @@
                          MPI_Aint disp, MPI_Win w), (o, cmp, res, t, rank, disp, w), NO_OUTPUT)     \
     FAULTS_MPI4(X)
 
-/* Completions, which fail after MPI completed the operation (below). */
-#define FAULTS_COMPLETIONS(X) X(Wait, , , ) X(Waitall, , , ) X(Testall, , , ) X(Waitall_plain, , , ) X(Testall_plain, , , )
+/* Starts and completions, defined below: they refuse a poisoned request; completions fail
+ * after MPI completed the operation. */
+#define FAULTS_COMPLETIONS(X) X(Start, , , ) X(Startall, , , ) X(Wait, , , ) X(Waitall, , , ) X(Testall, , , ) X(Waitall_plain, , , ) X(Testall_plain, , , )
 
 enum {
 #define FAULTS_ID(name, params, args, out) ID_##name,
@@ -161,6 +164,32 @@ static int fault_hit(int id, int *code)
 
 static char g_no_output; /* what a call with no handle to poison poisons */
 #define NO_OUTPUT (&g_no_output)
+
+/* A handle a failed call left poisoned, passed back to MPI: the caller used the output of a
+ * failed call.  The job is stopped here, naming the call, rather than left to what the
+ * library does with garbage (MPICH returns an error the caller may ignore). */
+static int poisoned(const void *handle, size_t size)
+{
+    const unsigned char *b = handle;
+    for (size_t i = 0; i < size; i++)
+        if (b[i] != 0x5e)
+            return 0;
+    return 1;
+}
+
+static void refuse_poisoned(const char *call)
+{
+    fprintf(stderr, "mpi_faults: %s was given a handle that a failed MPI call left undefined\n", call);
+    fflush(stderr);
+    abort();
+}
+
+#define CHECK_REQUESTS(call, n, r)                                                                  \
+    do {                                                                                           \
+        for (int i_ = 0; i_ < (n); i_++)                                                           \
+            if (poisoned(&(r)[i_], sizeof *(r)))                                                   \
+                refuse_poisoned(call);                                                             \
+    } while (0)
 
 /* Communicators, windows, files and datatypes that exist, made by the calls here and freed by
  * MPI_Comm_free, MPI_Win_free, MPI_File_close and MPI_Type_free: a creation that fails part way
@@ -213,6 +242,45 @@ FAULTS_API int MPI_Win_free(MPI_Win *w)
     return rc;
 }
 
+FAULTS_API int MPI_Start(MPI_Request *r)
+{
+    int code;
+    CHECK_REQUESTS("MPI_Start", 1, r);
+    return fault_hit(ID_Start, &code) ? code : PMPI_Start(r);
+}
+
+FAULTS_API int MPI_Startall(int n, MPI_Request r[])
+{
+    int code;
+    CHECK_REQUESTS("MPI_Startall", n, r);
+    return fault_hit(ID_Startall, &code) ? code : PMPI_Startall(n, r);
+}
+
+/* The other calls that take a request a failed post may have left. */
+FAULTS_API int MPI_Test(MPI_Request *r, int *flag, MPI_Status *st)
+{
+    CHECK_REQUESTS("MPI_Test", 1, r);
+    return PMPI_Test(r, flag, st);
+}
+
+FAULTS_API int MPI_Request_free(MPI_Request *r)
+{
+    CHECK_REQUESTS("MPI_Request_free", 1, r);
+    return PMPI_Request_free(r);
+}
+
+FAULTS_API int MPI_Request_get_status(MPI_Request r, int *flag, MPI_Status *st)
+{
+    CHECK_REQUESTS("MPI_Request_get_status", 1, &r);
+    return PMPI_Request_get_status(r, flag, st);
+}
+
+FAULTS_API int MPI_Cancel(MPI_Request *r)
+{
+    CHECK_REQUESTS("MPI_Cancel", 1, r);
+    return PMPI_Cancel(r);
+}
+
 FAULTS_API int MPI_Type_free(MPI_Datatype *t)
 {
     int rc = PMPI_Type_free(t);
@@ -233,7 +301,9 @@ FAULTS_API int MPI_File_close(MPI_File *f)
  * reports that it failed, in the status and the return code. */
 FAULTS_API int MPI_Wait(MPI_Request *r, MPI_Status *st)
 {
-    int code, rc = PMPI_Wait(r, st);
+    int code, rc;
+    CHECK_REQUESTS("MPI_Wait", 1, r);
+    rc = PMPI_Wait(r, st);
     if (rc != MPI_SUCCESS || !fault_hit(ID_Wait, &code))
         return rc;
     if (st != MPI_STATUS_IGNORE)
@@ -261,6 +331,7 @@ static int fail_set(int n, MPI_Request r[], MPI_Status st[], int code)
 FAULTS_API int MPI_Waitall(int n, MPI_Request r[], MPI_Status st[])
 {
     int code;
+    CHECK_REQUESTS("MPI_Waitall", n, r);
     if (fault_hit(ID_Waitall_plain, &code))
         return code;
     if (n < 1 || st == MPI_STATUSES_IGNORE || !fault_hit(ID_Waitall, &code))
@@ -272,6 +343,7 @@ FAULTS_API int MPI_Waitall(int n, MPI_Request r[], MPI_Status st[])
 FAULTS_API int MPI_Testall(int n, MPI_Request r[], int *flag, MPI_Status st[])
 {
     int code;
+    CHECK_REQUESTS("MPI_Testall", n, r);
     if (fault_hit(ID_Testall_plain, &code))
         return code;
     if (n < 1 || st == MPI_STATUSES_IGNORE || !fault_hit(ID_Testall, &code))

@@ -517,10 +517,12 @@ static int persistent_form_broken(int kind)
 static int restart_nonblocking(persist_t *p, MPI_Request *r)
 {
     const comm_entry_t *ce;
+    MPI_Request posted = MPI_REQUEST_NULL;
     int rc;
-    if ((rc = mp_comm_lookup(p->comm, &ce)))
-        return rc;
-    return run(ce, &p->coll, r, 0);
+    if ((rc = mp_comm_lookup(p->comm, &ce)) || (rc = run(ce, &p->coll, &posted, 0)))
+        return rc; /* *r keeps what it held: a failed post's output is undefined */
+    *r = posted;
+    return 0;
 }
 
 /* Copies n entries of from (if any) to *at, advancing it; the copy, or NULL. */
