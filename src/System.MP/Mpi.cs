@@ -318,7 +318,14 @@ public static unsafe class Mpi
     public static string OpenPort()
     {
         RequireInitialized();
-        return CoreString(static (buf, cap) => Core.OpenPort(buf, cap));
+        // Not CoreString, which asks again with a larger buffer: the core closes a port whose
+        // name does not fit, and this buffer holds MPI_MAX_PORT_NAME (1024 in MPICH and Open MPI).
+        const int Room = 4096;
+        byte* name = stackalloc byte[Room];
+        int n = Core.OpenPort(name, Room);
+        if (n < 0)
+            ThrowHelper.ThrowCore(n);
+        return Encoding.UTF8.GetString(name, n);
     }
 
     /// <summary>Closes a port from <see cref="OpenPort"/> (MPI_Close_port).</summary>

@@ -978,6 +978,16 @@ static __attribute__((noinline)) void dirty_stack_below(void)
 /* MPI_Error_string as the core calls it, checking what the core promises the library: a
  * buffer of 2 * MPI_MAX_ERROR_STRING bytes whose part past MPI's bound holds only NULs, so
  * a library that reads past the bound (MPICH 4.0) finds a string end there. */
+/* MPI_Close_port, counted. */
+static __typeof__(MPI_Close_port) *g_real_close_port;
+static int g_ports_closed;
+
+static int counting_close_port(const char *port)
+{
+    g_ports_closed++;
+    return g_real_close_port(port);
+}
+
 static __typeof__(MPI_Error_string) *g_real_error_string;
 static int g_error_string_calls, g_error_string_dirty_tails;
 static int error_string_checking_tail(int code, char *text, int *len)
@@ -1151,6 +1161,25 @@ static void test_error_paths(void)
     }
     pal_mpi.Error_string = g_real_error_string;
     CHECK(g_error_string_calls == 4 && g_error_string_dirty_tails == 0);
+
+    /* A port whose name does not fit the caller's buffer is closed again (before, it stayed
+     * open with its name lost, and System.MP asked again, opening a second one). */
+    {
+        char small[4], name[MPI_MAX_PORT_NAME + 1];
+        int n;
+        g_real_close_port = pal_mpi.Close_port;
+        pal_mpi.Close_port = counting_close_port;
+        n = mp_open_port(name, (int)sizeof name);
+        if (n == MP_EMPI) { /* MPICH over UCX has no ports ("not supported with ucx netmod") */
+            CHECK(g_ports_closed == 0);
+        } else {
+            CHECK(n > 0 && (size_t)n == strlen(name) && g_ports_closed == 0);
+            CHECK(mp_close_port(name) == 0 && g_ports_closed == 1);
+            CHECK(mp_open_port(small, (int)sizeof small) == MP_EINVAL && g_ports_closed == 2);
+            CHECK(mp_open_port(NULL, 0) == MP_EINVAL && g_ports_closed == 3);
+        }
+        pal_mpi.Close_port = g_real_close_port;
+    }
 
     /* Every error class is named in the message, with the class recorded, whether MPI's own
      * string names it or not (MPICH's do not: "Invalid MPI_Win"); so is a failure the library

@@ -545,7 +545,7 @@ int mp_coll_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes,
     coll_args_t a;
     size_t head;
     int32_t *at;
-    void *send_stage;
+    void *send_stage, *recv_stage;
     int rc, n, uses;
     if ((rc = mp_comm_lookup(comm, &ce)))
         return rc;
@@ -592,24 +592,26 @@ int mp_coll_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes,
         d.sendbuf = send_stage;
     if (p->stage[1])
         d.recvbuf = p->stage[1];
+    recv_stage = p->stage[1];
     if (persistent_form_broken(c->kind)) {
         p->coll = d;
         p->restart = restart_nonblocking;
-        stages[0] = send_stage;
-        stages[1] = p->stage[1];
-        return mp_persist_track(p, MPI_REQUEST_NULL, req);
+    } else {
+        mp_blocking_enter();
+        rc = issue(ce, &d, &a, &r, 1);
+        mp_sweep_orphans();
+        mp_blocking_leave();
+        if (rc) {
+            mp_persist_discard(p);
+            return rc;
+        }
     }
-    mp_blocking_enter();
-    rc = issue(ce, &d, &a, &r, 1);
-    mp_sweep_orphans();
-    mp_blocking_leave();
-    if (rc) {
-        mp_persist_discard(p);
+    /* The stages are given out only once the request exists (p is freed otherwise). */
+    if ((rc = mp_persist_track(p, r, req)))
         return rc;
-    }
     stages[0] = send_stage;
-    stages[1] = p->stage[1];
-    return mp_persist_track(p, r, req);
+    stages[1] = recv_stage;
+    return 0;
 }
 
 

@@ -143,15 +143,21 @@ int mp_comm_get_parent(mp_comm_t *parent)
 int mp_open_port(char *buf, int cap)
 {
     char port[MPI_MAX_PORT_NAME + 1];
-    int rc;
+    int rc, len;
     if (!mp_ready())
         return mp_fail_state();
     if ((rc = MP_MPI_CHECK(pal_mpi.Open_port(MPI_INFO_NULL, port), "MPI_Open_port")))
         return rc;
     port[MPI_MAX_PORT_NAME] = '\0';
-    if (buf && cap > 0)
-        snprintf(buf, (size_t)cap, "%s", port);
-    return (int)strlen(port);
+    len = (int)strlen(port);
+    if (!buf || cap <= len) {
+        /* A port whose name the caller never gets could never be closed: close it now. */
+        pal_mpi.Close_port(port);
+        return mp_fail(MP_EINVAL, "a buffer of %d bytes cannot hold the port name (%d bytes and its NUL): "
+                       "the port was closed again", buf ? cap : 0, len);
+    }
+    memcpy(buf, port, (size_t)len + 1);
+    return len;
 }
 
 int mp_close_port(const char *port)

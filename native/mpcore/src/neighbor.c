@@ -186,6 +186,7 @@ int mp_neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_by
     persist_t *p = NULL;
     int32_t *at;
     mp_coll_t d;
+    void *send_stage, *recv_stage;
     int rc, in = 0, out = 0;
     if ((rc = mp_comm_lookup(comm, &ce)))
         return rc;
@@ -221,12 +222,12 @@ int mp_neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_by
         d.recvcounts = keep(&at, c->recvcounts, in);
         d.rdispls = keep(&at, c->rdispls, in);
     }
-    stages[0] = sb > 0 ? (char *)p->stage[0] + head : NULL;
-    stages[1] = p->stage[1];
-    if (stages[0])
-        d.sendbuf = stages[0];
-    if (stages[1])
-        d.recvbuf = stages[1];
+    send_stage = sb > 0 ? (char *)p->stage[0] + head : NULL;
+    recv_stage = p->stage[1];
+    if (send_stage)
+        d.sendbuf = send_stage;
+    if (recv_stage)
+        d.recvbuf = recv_stage;
     p->coll = d;
     mp_blocking_enter();
     rc = run(ce->mpi, &d, t, in, out, NULL, NULL, NULL, &r, 1);
@@ -236,5 +237,10 @@ int mp_neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_by
         mp_persist_discard(p);
         return rc;
     }
-    return mp_persist_track(p, r, req);
+    /* The stages are given out only once the request exists (p is freed otherwise). */
+    if ((rc = mp_persist_track(p, r, req)))
+        return rc;
+    stages[0] = send_stage;
+    stages[1] = recv_stage;
+    return 0;
 }

@@ -24,6 +24,7 @@ static int partitioned_init(int kind, void *buf, int partitions, int64_t part_by
     const comm_entry_t *ce;
     MPI_Request r = MPI_REQUEST_NULL;
     persist_t *p = NULL;
+    void *staged;
     int rc, mpi_peer = 0;
     if ((rc = mp_comm_lookup(comm, &ce)))
         return rc;
@@ -63,9 +64,12 @@ static int partitioned_init(int kind, void *buf, int partitions, int64_t part_by
         mp_persist_discard(p);
         return rc;
     }
+    staged = p->stage[0]; /* given out only once the request exists (p is freed otherwise) */
+    if ((rc = mp_persist_track(p, r, req)))
+        return rc;
     if (stage)
-        *stage = p->stage[0];
-    return mp_persist_track(p, r, req);
+        *stage = staged;
+    return 0;
 }
 
 int mp_psend_init(const void *buf, int partitions, int64_t part_bytes, int dest, int tag, mp_comm_t comm,

@@ -69,7 +69,8 @@ int mp_persist_track(persist_t *p, MPI_Request r, mp_req_t *req)
     slot_t *s = NULL;
     int rc = slot_alloc(my_cache(), &s, req);
     if (MP_UNLIKELY(rc)) {
-        pal_mpi.Request_free(&r);
+        if (r != MPI_REQUEST_NULL) /* none yet for a form posted at each start */
+            pal_mpi.Request_free(&r);
         mp_persist_discard(p);
         return rc;
     }
