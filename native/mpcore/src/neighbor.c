@@ -233,14 +233,5 @@ int mp_neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_by
     rc = run(ce->mpi, &d, t, in, out, NULL, NULL, NULL, &r, 1);
     mp_sweep_orphans();
     mp_blocking_leave();
-    if (rc) {
-        mp_persist_discard(p);
-        return rc;
-    }
-    /* The stages are given out only once the request exists (p is freed otherwise). */
-    if ((rc = mp_persist_track(p, r, req)))
-        return rc;
-    stages[0] = send_stage;
-    stages[1] = recv_stage;
-    return 0;
+    return mp_persist_made(p, rc, r, req, send_stage, recv_stage, stages);
 }

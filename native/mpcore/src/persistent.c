@@ -64,6 +64,20 @@ int mp_persist_new(int kind, int peer, int tag, mp_comm_t comm, persist_t **out)
     return 0;
 }
 
+int mp_persist_made(persist_t *p, int rc, MPI_Request r, mp_req_t *req, void *send_stage, void *recv_stage,
+                    void **stages)
+{
+    if (rc) {
+        mp_persist_discard(p);
+        return rc;
+    }
+    if ((rc = mp_persist_track(p, r, req))) /* p freed */
+        return rc;
+    stages[0] = send_stage;
+    stages[1] = recv_stage;
+    return 0;
+}
+
 int mp_persist_track(persist_t *p, MPI_Request r, mp_req_t *req)
 {
     slot_t *s = NULL;

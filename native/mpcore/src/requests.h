@@ -297,6 +297,10 @@ int mp_persist_new(int kind, int peer, int tag, mp_comm_t comm, persist_t **out)
 
 /* Gives a persistent request made on r its slot, inactive (takes p and r). */
 int mp_persist_track(persist_t *p, MPI_Request r, mp_req_t *req);
+/* The end of a persistent collective's init: rc its MPI error (p discarded) or 0 (p tracked,
+ * with r); the staging buffers are given out only once the request exists. */
+int mp_persist_made(persist_t *p, int rc, MPI_Request r, mp_req_t *req, void *send_stage, void *recv_stage,
+                    void **stages);
 
 /* ---- completion (requests.c) ---- */
 /* Tests an ACTIVE slot once and records its completion: 1 if done. */
