@@ -73,6 +73,42 @@ static void test_mpi_check_evaluates_once(void)
     CHECK(MP_MPI_CHECK(fake_mpi_call(MPI_ERR_OTHER), "MPI_Fake") == MP_EMPI && g_fake_calls == 1);
 }
 
+/* MPI_Comm_dup failing at its g_dup_fail_at-th call (0: never), and MPI_Comm_free counted. */
+static __typeof__(MPI_Comm_dup) *g_real_comm_dup;
+static __typeof__(MPI_Comm_free) *g_real_comm_free;
+static int g_dups, g_dup_fail_at, g_comm_frees;
+
+static int failing_comm_dup(MPI_Comm c, MPI_Comm *out)
+{
+    return ++g_dups == g_dup_fail_at ? MPI_ERR_OTHER : g_real_comm_dup(c, out);
+}
+
+static int counting_comm_free(MPI_Comm *c)
+{
+    g_comm_frees++;
+    return g_real_comm_free(c);
+}
+
+/* An init that fails part way (self's transport channel not made, after world's was): what it
+ * registered leaves the table and world's channel is freed (before, both stayed, and every
+ * later init refused with "communicator table was not empty"); the next init succeeds. */
+static void test_init_fails(void)
+{
+    char err[1024], b[4] = { 1, 2, 3, 4 }, got[4] = { 0 };
+    int provided = -1;
+    CHECK(pal_mpi_load(err, (int)sizeof err) == 0);
+    g_real_comm_dup = pal_mpi.Comm_dup, g_real_comm_free = pal_mpi.Comm_free;
+    pal_mpi.Comm_dup = failing_comm_dup, pal_mpi.Comm_free = counting_comm_free;
+    g_dup_fail_at = 2;
+    CHECK(mp_init(MP_THREAD_FUNNELED, &provided) == MP_EMPI && last_error_mentions("MPI_Comm_dup"));
+    CHECK(mp_state() != MP_STATE_READY && mp_comm_count() == 0 && g_comm_frees == 1);
+    g_dup_fail_at = 0;
+    CHECK(mp_init(MP_THREAD_FUNNELED, &provided) == 0 && mp_comm_count() == 2);
+    CHECK(mp_sendrecv(b, 4, 0, 5, got, 4, 0, 5, MP_COMM_SELF, NULL) == 0 && memcmp(b, got, 4) == 0);
+    pal_mpi.Comm_dup = g_real_comm_dup, pal_mpi.Comm_free = g_real_comm_free;
+    CHECK(mp_finalize(0) == 0);
+}
+
 static void test_before_init(void)
 {
     int v;
@@ -1675,11 +1711,12 @@ static void test_two_ranks(void)
 static const struct group {
     const char *name;
     void (*run)(void);
-    int needs_mpi; /* 1: runs inside MPI; 2: also, only when named (it needs two ranks) */
+    int needs_mpi; /* 1: runs inside MPI; 2: also, only when named (it needs two ranks); 3: only when named, outside */
 } k_groups[] = {
     { "error_table", test_error_table, 0 },
     { "table", test_table, 0 },
     { "before_init", test_before_init, 0 },
+    { "init_fails", test_init_fails, 3 }, /* only when named: it makes its own init */
     { "mpi_check", test_mpi_check_evaluates_once, 0 },
     { "environment", test_environment, 1 },
     { "arguments", test_arguments, 1 },
@@ -1711,9 +1748,9 @@ int main(int argc, char **argv)
     int provided = -1, ran = 0, initialized = 0;
     const int n = (int)(sizeof k_groups / sizeof *k_groups);
     for (int i = 0; i < n; i++) {
-        if (argc > 1 ? strcmp(argv[1], k_groups[i].name) != 0 : k_groups[i].needs_mpi == 2)
+        if (argc > 1 ? strcmp(argv[1], k_groups[i].name) != 0 : k_groups[i].needs_mpi >= 2)
             continue;
-        if (k_groups[i].needs_mpi && !initialized) {
+        if ((k_groups[i].needs_mpi == 1 || k_groups[i].needs_mpi == 2) && !initialized) {
             CHECK(mp_init(MP_THREAD_FUNNELED, &provided) == 0);
             CHECK(provided >= MP_THREAD_FUNNELED);
             initialized = 1;

@@ -58,6 +58,10 @@ static inline int mp_compare_result(int r)
 int mp_comm_count(void);
 /* Takes comm out of the table; *mpi and *channel get what to free or disconnect. */
 void mp_comm_unregister(mp_comm_t comm, MPI_Comm *mpi, MPI_Comm *channel);
+/* After an init that failed part way: every entry it registered leaves the table, and their
+ * channels are freed (the communicators are MPI's: world, self, the parent), so that the
+ * next init starts from an empty table. */
+void mp_comms_undo_init(void);
 /* Frees (MPI_Comm_free) or disconnects (MPI_Comm_disconnect) a communicator
  * and its transport channel. */
 int mp_comm_release(mp_comm_t comm, int (*release)(MPI_Comm *), const char *call);

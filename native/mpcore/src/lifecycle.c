@@ -59,15 +59,20 @@ int mp_init(int required, int *provided)
     if (got == MPI_THREAD_SINGLE)
         pal_mpi.waitall_hangs_on_failed = 0;
     if ((rc = mp_comm_register(MPI_COMM_WORLD, &h)) || h != MP_COMM_WORLD ||
-        (rc = mp_comm_register(MPI_COMM_SELF, &h)) || h != MP_COMM_SELF)
-        return rc ? rc : mp_fail(MP_ESTATE, "communicator table was not empty at init");
+        (rc = mp_comm_register(MPI_COMM_SELF, &h)) || h != MP_COMM_SELF) {
+        rc = rc ? rc : mp_fail(MP_ESTATE, "communicator table was not empty at init");
+        mp_comms_undo_init(); /* what was registered goes: another init may succeed */
+        return rc;
+    }
     /* A spawned job's parent: registered now, whether or not the program asks
      * for it, so its channel is duplicated together with the parent's side. */
     {
         MPI_Comm parent = MPI_COMM_NULL;
         if ((rc = MP_MPI_CHECK(pal_mpi.Comm_get_parent(&parent), "MPI_Comm_get_parent")) ||
-            (parent != MPI_COMM_NULL && (rc = mp_comm_register(parent, &mp_g_parent))))
+            (parent != MPI_COMM_NULL && (rc = mp_comm_register(parent, &mp_g_parent)))) {
+            mp_comms_undo_init();
             return rc;
+        }
     }
     mp_g_sessions_only = 0; /* the world model is up beside any sessions (MPI-4.0 11.4.1) */
     atomic_store(&mp_g_state, MP_STATE_READY);
