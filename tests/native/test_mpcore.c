@@ -410,6 +410,67 @@ static void test_blocking_calls(void)
 /* The entries for callers that checked their arguments (System.MP): the same
  * messages as isend/irecv, the special ranks and tags translated, a handle
  * outside the communicator table still refused. */
+#if defined(__x86_64__)
+#include <cpuid.h>
+/* Whether XGETBV with ECX=1 (XINUSE) can say if the AVX registers' upper halves are in use. */
+static int xinuse_supported(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
+        return 0;
+    return __get_cpuid_count(0xd, 1, &a, &b, &c, &d) && (a & (1u << 2));
+}
+
+static int upper_in_use(void)
+{
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(1));
+    return (lo >> 2) & 1; /* state component 2: the upper halves of ymm0-15 */
+}
+
+/* A 256-bit instruction, as code the JIT compiled may leave behind (in asm: a function the
+ * compiler knew to use AVX would end in its own VZEROUPPER). */
+static void dirty_upper(void)
+{
+    __asm__ volatile("vpcmpeqd %%ymm1, %%ymm1, %%ymm1" ::: "xmm1");
+}
+#endif
+
+/* The core clears the upper halves of the AVX registers before MPI's progress runs (legacy-SSE
+ * code in MPI is slow while they are dirty: core.h, mp_clean_upper): each test, probe and
+ * blocking call leaves them clean, whatever its caller left. */
+static void test_vector_state(void)
+{
+#if defined(__x86_64__)
+    char b[4] = { 0 }, out[4] = { 1, 2, 3, 4 }, c[4] = { 0 };
+    mp_req_t r = MP_REQ_NULL;
+    mp_list_t l = NULL;
+    mp_status_t st;
+    if (!xinuse_supported()) {
+        printf("vector_state: this processor cannot report its AVX state (XGETBV 1): skipped\n");
+        return;
+    }
+    dirty_upper();
+    CHECK(upper_in_use());
+    CHECK(mp_irecv(b, 4, 0, 71, MP_COMM_SELF, NULL, &r) == 0);
+    dirty_upper();
+    CHECK(mp_req_test(r, &st) == 0 && !upper_in_use());
+    dirty_upper();
+    CHECK(mp_iprobe(0, 72, MP_COMM_SELF, &st) == 0 && !upper_in_use());
+    CHECK(mp_list_create(1, &l) == 0 && mp_list_irecv(l, c, 4, 0, 73, MP_COMM_SELF, NULL) == 0);
+    dirty_upper();
+    CHECK(mp_list_testall(l, NULL) == 0 && !upper_in_use());
+    dirty_upper();
+    CHECK(mp_send(out, 4, 0, 71, MP_COMM_SELF, MP_SEND_STANDARD) == 0 && !upper_in_use());
+    dirty_upper();
+    CHECK(mp_req_wait(r, &st) == 0 && !upper_in_use() && memcmp(b, out, 4) == 0);
+    CHECK(mp_send(out, 4, 0, 73, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    dirty_upper();
+    CHECK(mp_list_waitall(l, NULL) == 0 && !upper_in_use() && memcmp(c, out, 4) == 0);
+    CHECK(mp_list_free(l, NULL) == 0);
+#endif
+}
+
 static void test_checked_entries(void)
 {
     int32_t out[4] = { 5, 6, 7, 8 }, in[4] = { 0 };
@@ -1725,6 +1786,7 @@ static const struct group {
     { "single_tests", test_single_tests, 1 },
     { "blocking_calls", test_blocking_calls, 1 },
     { "checked_entries", test_checked_entries, 1 },
+    { "vector_state", test_vector_state, 1 },
     { "request_lists", test_request_lists, 1 },
     { "full_table", test_full_table, 1 },
     { "inflight_table", test_inflight_table, 1 },

@@ -11,6 +11,7 @@ static _Atomic int g_gc_probe;
 
 void mp_blocking_enter(void)
 {
+    mp_clean_upper();
     for (;;) {
         atomic_fetch_add(&g_in_blocking, 1);
         if (MP_LIKELY(!atomic_load(&g_gc_probe)))

@@ -82,6 +82,26 @@ static inline int mp_ready(void)
     return MP_LIKELY(atomic_load_explicit(&mp_g_state, memory_order_relaxed) == MP_STATE_READY);
 }
 
+/* ---- the vector registers' upper halves ----
+ * Code the .NET JIT compiled can come back to native code with the upper halves of the AVX
+ * registers dirty (seen with .NET 10 on an AVX-512 Xeon: System.MP's first collective of an
+ * element type, through its Tier-0 type classification, and then for the rest of the process,
+ * since nothing in the message path clears them).  Legacy-SSE instructions, which MPICH and UCX
+ * (built for baseline x86-64) use for small copies and status fields, then run with a false
+ * dependency on those halves: a managed receiver's 16-31 byte messages arrived at half the
+ * rate of 8 or 32 byte ones (perf/README.md, "The 16 B list anomaly").  The core clears them
+ * (VZEROUPPER, on processors that have AVX) where it enters MPI's progress: the blocking
+ * bracket and every test or probe. */
+extern int mp_g_avx;
+
+static MP_INLINE void mp_clean_upper(void)
+{
+#if defined(__x86_64__)
+    if (MP_LIKELY(mp_g_avx))
+        __asm__ volatile("vzeroupper"); /* the core itself keeps nothing above 128 bits */
+#endif
+}
+
 /* ---- testing one request ---- */
 /* MPI_Test of one request where it is likely complete already: the test right
  * after a blocking send or receive is posted (an eager send, a receive whose
@@ -97,6 +117,7 @@ static inline int mp_ready(void)
 static MP_INLINE int mp_mpi_test_done_first(MPI_Request *r, int *flag, MPI_Status *st)
 {
     int rc;
+    mp_clean_upper();
     if (!pal_mpi.test_polls_when_done)
         return pal_mpi.Test(r, flag, st);
     *flag = 0;
@@ -131,6 +152,7 @@ static MP_INLINE int mp_mpi_testall(int n, MPI_Request *reqs, int *flag, MPI_Sta
     int rc;
     for (int i = 0; i < n; i++)
         sts[i].MPI_ERROR = MPI_SUCCESS;
+    mp_clean_upper();
     rc = pal_mpi.Testall(n, reqs, flag, sts);
     if (rc == MPI_SUCCESS && *flag)
         for (int i = 0; i < n; i++)

@@ -9,6 +9,15 @@ _Atomic int mp_g_state = MP_STATE_UNINIT;
 
 int mp_g_tag_ub = 32767; /* the MPI standard's guaranteed minimum until queried */
 int mp_g_thread_level = MP_THREAD_SINGLE;
+int mp_g_avx; /* 1 where the processor has AVX (mp_clean_upper, core.h) */
+
+#if defined(__x86_64__)
+__attribute__((constructor)) static void find_avx(void)
+{
+    __builtin_cpu_init(); /* before __builtin_cpu_supports, in a constructor */
+    mp_g_avx = __builtin_cpu_supports("avx");
+}
+#endif
 
 int mp_state(void)
 {

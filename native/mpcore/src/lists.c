@@ -526,6 +526,7 @@ int mp_list_testall(mp_list_t l, mp_status_t *statuses)
     int n, mrc, flag = 0;
     if ((n = list_operations(l)) <= 0)
         return n < 0 ? n : 1; /* an empty list tests complete */
+    mp_clean_upper();
     mrc = pal_mpi.Testall(n, l->mr, &flag, l->ms);
     if (MP_UNLIKELY(mrc != MPI_SUCCESS))
         return list_failed(l, n, mrc, "MPI_Testall", statuses);

@@ -159,6 +159,7 @@ int mp_token_test(mp_token_t token, mp_status_t *status)
     slot_t *s = token_claim(token, &idx);
     if (!s)
         return fail_token(token);
+    mp_clean_upper();
     rc = pal_mpi.Test(&s->mpi, &flag, &st);
     if (MP_LIKELY(rc == MPI_SUCCESS) && !flag) {
         atomic_store_explicit(&s->flags, 0, memory_order_release); /* still the caller's */
@@ -304,6 +305,7 @@ int mp_iprobe(int source, int tag, mp_comm_t comm, mp_status_t *status)
     int s = 0, t = 0, flag = 0, rc;
     if ((rc = probe_args(source, tag, comm, &ce, &s, &t)))
         return rc;
+    mp_clean_upper();
     if ((rc = MP_MPI_CHECK(pal_mpi.Iprobe(s, t, ce->mpi, &flag, &st), "MPI_Iprobe")))
         return rc;
     if (flag && status)
@@ -342,6 +344,7 @@ int mp_improbe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *
             mp_status_proc_null(status);
         return 1;
     }
+    mp_clean_upper();
     if ((rc = MP_MPI_CHECK(pal_mpi.Improbe(s, t, ce->mpi, &flag, &m, &st), "MPI_Improbe")))
         return rc;
     if (!flag)

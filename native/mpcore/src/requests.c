@@ -106,7 +106,9 @@ int mp_slot_poll(slot_t *s)
 {
     MPI_Status st;
     int flag = 0;
-    int rc = s->is_recv ? pal_mpi.Test(&s->mpi, &flag, &st) : mp_mpi_test_done_first(&s->mpi, &flag, &st);
+    int rc;
+    mp_clean_upper();
+    rc = s->is_recv ? pal_mpi.Test(&s->mpi, &flag, &st) : mp_mpi_test_done_first(&s->mpi, &flag, &st);
     if (rc != MPI_SUCCESS)
         rc = mp_mpi_fail(rc, "MPI_Test");
     else if (!flag)
@@ -543,6 +545,7 @@ int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
     int rc, mrc = MPI_SUCCESS;
     if (MP_LIKELY(batch_begin_plain(&b, n, reqs))) {
         int flag = 0;
+        mp_clean_upper();
         mrc = pal_mpi.Testall(n, b.mr, &flag, b.ms);
         if (MP_LIKELY(mrc == MPI_SUCCESS)) {
             if (flag)
@@ -726,6 +729,7 @@ int mp_req_testsome(int n, const mp_req_t *reqs, int *indices, mp_status_t *stat
         b.which[k++] = b.which[j];
     }
     if (k) {
+        mp_clean_upper();
         mrc = pal_mpi.Testsome(k, b.mr, &outcount, done, b.ms);
         if (mrc != MPI_SUCCESS && mrc != MPI_ERR_IN_STATUS) {
             batch_unmark(&b);
