@@ -83,10 +83,10 @@ static inline int mp_ready(void)
 }
 
 /* ---- the vector registers' upper halves ----
- * Code the .NET JIT compiled can come back to native code with the upper halves of the AVX
- * registers dirty (seen with .NET 10 on an AVX-512 Xeon: System.MP's first collective of an
- * element type, through its Tier-0 type classification, and then for the rest of the process,
- * since nothing in the message path clears them).  Legacy-SSE instructions, which MPICH and UCX
+ * A thread can come back from managed code with the upper halves of the AVX registers dirty
+ * (seen with .NET 10 on an AVX-512 Xeon: after System.MP's first collective of an element type,
+ * whose compiled code has no 256-bit instruction, so the runtime's own work for it; and then for
+ * the rest of the process, since nothing in the message path clears them).  Legacy-SSE instructions, which MPICH and UCX
  * (built for baseline x86-64) use for small copies and status fields, then run with a false
  * dependency on those halves: a managed receiver's 16-31 byte messages arrived at half the
  * rate of 8 or 32 byte ones (perf/README.md, "The 16 B list anomaly").  The core clears them
