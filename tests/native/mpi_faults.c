@@ -18,11 +18,12 @@
  *   mpi_faults_failed("MPI_Isend")                        calls failed so far
  *   mpi_faults_live("comm"), ("win"), ("file"), ("type") communicators, windows, files and
  *                                                         datatypes made here and not freed
+ *   mpi_faults_clear()                                    disarms every call, counts kept
  *
  * MPI_Wait, MPI_Waitall and MPI_Testall fail after completing (a set: part of it, the rest left
  * pending).  "MPI_Waitall_plain" and "MPI_Testall_plain" arm the other way a set can fail: the
- * call returns the class itself, not MPI_ERR_IN_STATUS, having completed nothing.
- *   mpi_faults_clear()                                    disarms every call, counts kept
+ * call returns the class itself, not MPI_ERR_IN_STATUS, having completed nothing.  A request a
+ * failed call poisoned, passed back to MPI (a start, test, wait or free), stops the job.
  *
  * Only the calls listed here can fail; MPI-4.0 calls only against a library that has them.
  */
