@@ -29,6 +29,7 @@ internal static unsafe class MpiFaults
         Partitioned(c);
         Collectives(c);
         Communicators(c);
+        DynamicProcesses(c);
         OneSided(c);
         DynamicWindow(c);
         Files(c);
@@ -385,6 +386,18 @@ internal static unsafe class MpiFaults
         using (CartesianCommunicator grid = c.CreateCartesian([2], [false])!)
             Check.Equal(2, grid.Size, "a Cartesian communicator after the refused one");
         c.Barrier();
+    }
+
+    // Dynamic processes refused on every rank (collective over c): Spawn, Accept and Connect
+    // fail at once, nothing is made, nobody waits, and the communicator goes on.  The library
+    // refuses before MPI sees the call, so this runs where MPI has no spawn or ports too (MPICH
+    // over UCX).
+    private static void DynamicProcesses(Communicator c)
+    {
+        Refused("MPI_Comm_spawn", () => c.Spawn("/bin/true", [], 1).Dispose(), "Spawn");
+        Refused("MPI_Comm_accept", () => c.Accept("mpi-faults-port", 0).Dispose(), "Accept");
+        Refused("MPI_Comm_connect", () => c.Connect("mpi-faults-port", 0).Dispose(), "Connect");
+        Check.Equal(3, c.Allreduce(c.Rank + 1, Op.Sum), "the communicator after the refused dynamic calls");
     }
 
     // Window creation refused on every rank, at MPI's creation or a later step of the core's; a Put, an Accumulate and a CompareAndSwap refused

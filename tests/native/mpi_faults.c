@@ -96,6 +96,12 @@
     X(Comm_create, (MPI_Comm c, MPI_Group g, MPI_Comm *out), (c, g, out), out)                      \
     X(Intercomm_create, (MPI_Comm local, int ll, MPI_Comm peer, int rl, int tag, MPI_Comm *out),    \
       (local, ll, peer, rl, tag, out), out)                                                         \
+    X(Comm_spawn, (const char *cmd, char *argv[], int n, MPI_Info i, int root, MPI_Comm c,          \
+                   MPI_Comm *out, int errs[]), (cmd, argv, n, i, root, c, out, errs), out)          \
+    X(Comm_accept, (const char *port, MPI_Info i, int root, MPI_Comm c, MPI_Comm *out),             \
+      (port, i, root, c, out), out)                                                                 \
+    X(Comm_connect, (const char *port, MPI_Info i, int root, MPI_Comm c, MPI_Comm *out),            \
+      (port, i, root, c, out), out)                                                                 \
     X(Cart_create, (MPI_Comm c, int nd, const int dims[], const int periods[], int reorder,         \
                     MPI_Comm *out), (c, nd, dims, periods, reorder, out), out)                      \
     X(Win_create, (void *base, MPI_Aint size, int unit, MPI_Info i, MPI_Comm c, MPI_Win *w),        \
@@ -202,7 +208,8 @@ static void made(int id, int rc, const void *out)
     if (rc != MPI_SUCCESS)
         return;
     if ((id == ID_Comm_dup || id == ID_Comm_split || id == ID_Comm_split_type || id == ID_Comm_create ||
-         id == ID_Intercomm_create || id == ID_Cart_create) && *(const MPI_Comm *)out != MPI_COMM_NULL)
+         id == ID_Intercomm_create || id == ID_Cart_create || id == ID_Comm_spawn || id == ID_Comm_accept ||
+         id == ID_Comm_connect) && *(const MPI_Comm *)out != MPI_COMM_NULL)
         atomic_fetch_add(&g_comms, 1);
     else if ((id == ID_Win_create || id == ID_Win_allocate || id == ID_Win_create_dynamic) && *(const MPI_Win *)out != MPI_WIN_NULL)
         atomic_fetch_add(&g_wins, 1);
