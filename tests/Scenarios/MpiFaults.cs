@@ -87,8 +87,9 @@ internal static unsafe class MpiFaults
     /// <paramref name="skip"/> calls, and checks what a failure inside MPI must leave: the
     /// exception, one failing call, no request, MPI request, GCHandle or communicator more.
     /// </summary>
-    private static void Refused(string call, Action action, string what, long skip = 0)
+    private static void Refused(string call, Action action, string what, long skip = 0, bool heldToSync = false)
     {
+        long pinned = PinnedAtAMark();
         MpiStatistics before = Mpi.GetStatistics();
         long failed = Failed(call), comms = Live("comm"), wins = Live("win"), files = Live("file"), types = Live("type");
         int errorClass = Arm(call, skip);
@@ -109,6 +110,18 @@ internal static unsafe class MpiFaults
         Check.Equal(wins, Live("win"), $"{what}: MPI windows");
         Check.Equal(files, Live("file"), $"{what}: MPI files");
         Check.Equal(types, Live("type"), $"{what}: MPI datatypes");
+        if (!heldToSync) // a one-sided origin stays held until its epoch's synchronization, refused or not
+            Check.Equal(pinned, PinnedAtAMark(), $"{what}: buffers the GC extension pins");
+    }
+
+    // Under motor with the GC extension: the buffers it pins at a full GC's mark (those of
+    // operations in flight); elsewhere 0.  A refused post must leave none of its own behind.
+    private static long PinnedAtAMark()
+    {
+        if (!Mpi.GetStatistics().GcExtensionActive)
+            return 0;
+        GC.Collect();
+        return Mpi.GetStatistics().PinnedAtLastMark;
     }
 
     // Whether blocking sends and receives are a post and a wait (the hang report on).
@@ -414,12 +427,13 @@ internal static unsafe class MpiFaults
         win.Fence();
         if (c.Rank == 0)
         {
-            Refused("MPI_Put", () => win.Put([-1], 1, 0), "Put");
+            Refused("MPI_Put", () => win.Put([-1], 1, 0), "Put", heldToSync: true);
             win.Put([71], 1, 0);
-            Refused("MPI_Accumulate", () => win.Accumulate([-1], Op.Sum, 1, 1), "Accumulate");
+            Refused("MPI_Accumulate", () => win.Accumulate([-1], Op.Sum, 1, 1), "Accumulate", heldToSync: true);
             win.Accumulate([72], Op.Sum, 1, 1);
         }
         win.Fence();
+        Check.Equal(0L, PinnedAtAMark(), "the refused Put's and Accumulate's origins let go at the fence");
         if (c.Rank == 0)
         {
             win.Lock(1);
