@@ -424,6 +424,7 @@ internal static unsafe class MpiFaults
         Refused("MPI_Win_create", () => Window<int>.Create(c, exposed).Dispose(), "Window.Create");
         using Window<int> win = Window<int>.Allocate(c, 4);
         win.Span.Fill(0);
+        Refused("MPI_Win_fence", () => win.Fence(), "Fence"); // on every rank: it is collective
         win.Fence();
         if (c.Rank == 0)
         {
@@ -436,10 +437,18 @@ internal static unsafe class MpiFaults
         Check.Equal(0L, PinnedAtAMark(), "the refused Put's and Accumulate's origins let go at the fence");
         if (c.Rank == 0)
         {
+            // A refused lock opens no epoch (the next Lock is not "already open"), a refused
+            // flush or unlock closes nothing (the epoch goes on, and its unlock works).
+            Refused("MPI_Win_lock", () => win.Lock(1), "Lock");
             win.Lock(1);
             Refused("MPI_Compare_and_swap", () => win.CompareAndSwap(-1, 0, 1, 2), "CompareAndSwap");
             Check.Equal(0, win.CompareAndSwap(73, 0, 1, 2), "CompareAndSwap after the refused one");
+            Refused("MPI_Win_flush", () => win.Flush(1), "Flush");
+            Refused("MPI_Win_unlock", () => win.Unlock(1), "Unlock");
             win.Unlock(1);
+            Refused("MPI_Win_lock_all", () => win.LockAll(), "LockAll");
+            win.LockAll();
+            win.UnlockAll();
         }
         c.Barrier();
         win.Fence();

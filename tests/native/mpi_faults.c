@@ -114,6 +114,10 @@
       (c, path, mode, i, f), f)                                                                     \
     X(File_set_errhandler, (MPI_File f, MPI_Errhandler h), (f, h), NO_OUTPUT)                       \
     X(Win_fence, (int a, MPI_Win w), (a, w), NO_OUTPUT)                                             \
+    X(Win_lock, (int type, int rank, int a, MPI_Win w), (type, rank, a, w), NO_OUTPUT)              \
+    X(Win_unlock, (int rank, MPI_Win w), (rank, w), NO_OUTPUT)                                      \
+    X(Win_lock_all, (int a, MPI_Win w), (a, w), NO_OUTPUT)                                          \
+    X(Win_flush, (int rank, MPI_Win w), (rank, w), NO_OUTPUT)                                       \
     X(Put, (const void *o, int on, MPI_Datatype ot, int rank, MPI_Aint disp, int tn,                \
             MPI_Datatype tt, MPI_Win w), (o, on, ot, rank, disp, tn, tt, w), NO_OUTPUT)             \
     X(Accumulate, (const void *o, int on, MPI_Datatype ot, int rank, MPI_Aint disp, int tn,         \
