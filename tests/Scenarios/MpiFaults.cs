@@ -551,7 +551,14 @@ internal static unsafe class MpiFaults
         // the second on the file just opened.
         Refused("MPI_File_set_errhandler", () => MpiFile.Open(c, path, Mode).Dispose(), "MpiFile.Open, errors returned on the file", skip: 1);
         using (MpiFile file = MpiFile.Open(c, path, Mode))
+        {
+            // A strided view refused at each step that makes its types (the element's commit,
+            // the file type's commit) and at MPI_File_set_view: no datatype left, the old view kept.
+            Refused("MPI_Type_commit", () => file.SetView<long>(0, 1, 2), "SetView, the element type's commit");
+            Refused("MPI_Type_commit", () => file.SetView<long>(0, 1, 2), "SetView, the file type's commit", skip: 1);
+            Refused("MPI_File_set_view", () => file.SetView<long>(0, 1, 2), "SetView");
             file.WriteAt(c.Rank * sizeof(int), new[] { 90 + c.Rank });
+        }
         c.Barrier();
         if (c.Rank == 0)
         {

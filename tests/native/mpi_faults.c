@@ -113,6 +113,8 @@
     X(File_open, (MPI_Comm c, const char *path, int mode, MPI_Info i, MPI_File *f),                 \
       (c, path, mode, i, f), f)                                                                     \
     X(File_set_errhandler, (MPI_File f, MPI_Errhandler h), (f, h), NO_OUTPUT)                       \
+    X(File_set_view, (MPI_File f, MPI_Offset disp, MPI_Datatype et, MPI_Datatype ft, const char *rep, \
+                      MPI_Info i), (f, disp, et, ft, rep, i), NO_OUTPUT)                            \
     X(Win_fence, (int a, MPI_Win w), (a, w), NO_OUTPUT)                                             \
     X(Win_lock, (int type, int rank, int a, MPI_Win w), (type, rank, a, w), NO_OUTPUT)              \
     X(Win_unlock, (int rank, MPI_Win w), (rank, w), NO_OUTPUT)                                      \
