@@ -6,13 +6,16 @@ namespace Scenarios;
 /// <summary>
 /// Failures raised inside MPI at the calls no real library can be made to fail on demand: the
 /// posts of point-to-point, list, persistent, partitioned and collective operations, matched
-/// probes, communicator and window creation, one-sided calls.  The job runs on the MPI library
-/// with failures a test arms (tests/native/mpi_faults.c, MOTOR_MPI_LIBRARY; MpiFaultTests), and
-/// each rank arms the call just before the operation under test.  Every failure must surface as
-/// an <see cref="MpiException"/> with the class MPI returned and the call's name, the call having
-/// run once (the core's MpiErrors and the library's own count), with nothing left behind (no
-/// request, MPI request, GCHandle or communicator), nothing sent, and the same operation working
-/// afterwards, its data delivered once.  Two ranks.
+/// probes, communicator, window and file creation (at MPI's call and at every later step of the
+/// core's), dynamic processes, one-sided calls and their synchronization, file views, object
+/// sends, and completions that fail part of a set or all of it.  The job runs on the MPI
+/// library with failures a test arms (tests/native/mpi_faults.c, MOTOR_MPI_LIBRARY;
+/// MpiFaultTests), and each rank arms the call just before the operation under test.  Every
+/// failure must surface as an <see cref="MpiException"/> with the class MPI returned and the
+/// call's name, the call having run once (the core's MpiErrors and the library's own count), with
+/// nothing left behind (requests, MPI requests, GCHandles, communicators; the communicators,
+/// windows, files and datatypes MPI holds; under motor, buffers the GC extension pins), nothing
+/// sent, and the same operation working afterwards, its data delivered once.  Two ranks.
 /// </summary>
 internal static unsafe class MpiFaults
 {
