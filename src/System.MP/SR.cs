@@ -100,6 +100,7 @@ internal static class SR
     internal const string PayloadReferenceId = "reference {0} is outside the payload's {1} objects.";
     internal const string PayloadReferenceType = "reference {0} is a {1} where a {2} is required.";
     internal const string PayloadChunk = "a continuation message has {0} bytes where {1} were due (of {2} announced).";
+    internal const string PayloadAbandoned = "The sender could not send the rest of this object ({0} of its {1} bytes came): its MPI call failed, and the object is not received.";
     internal const string PayloadUnknownType = "The object payload names type '{0}' in assembly '{1}', which is not loaded in this process; only loaded types marked [Transportable], enums, primitives, strings and arrays of those are instantiated.";
     internal const string PayloadIneligibleType = "The object payload names type {0}, which is not marked [Transportable]; it is not instantiated.";
     internal const string PayloadNotInstantiable = "The object payload asks for an instance of {0}, which cannot be instantiated.";

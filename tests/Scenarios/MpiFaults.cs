@@ -591,6 +591,53 @@ internal static unsafe class MpiFaults
         c.Barrier();
         if (c.Rank == 1)
             Check.True(!c.IProbe(0, Tag, out _), "no message from the refused object sends");
+        ChunkedObjects(c);
+    }
+
+    // A chunked object (more than its first message's 64 KiB) whose second piece MPI refuses,
+    // after the first went: the receiver, which has the first, is told (TransportException) by
+    // the empty message the sender sends in its place, instead of waiting for the rest forever;
+    // the object sent again arrives whole.  Blocking OSend and posted OISend.
+    private static void ChunkedObjects(Communicator c)
+    {
+        const int Blocking = 71, Posted = 72;
+        var big = new long[100_000];
+        for (int i = 0; i < big.Length; i++)
+            big[i] = i * 3L;
+        if (c.Rank == 0)
+        {
+            Refused(TwoStepBlocking ? "MPI_Isend" : "MPI_Send", () => c.OSend(big, 1, Blocking),
+                    "OSend of a chunked object, its second piece", skip: 1);
+            c.OSend(big, 1, Blocking);
+            long active = Mpi.GetStatistics().ActiveRequests;
+            int errorClass = Arm("MPI_Isend", 1);
+            MpiException? e = Check.Throws<MpiException>(() => c.OISend(big, 1, Posted), "OISend of a chunked object, its second piece");
+            s_clear();
+            Check.True(e?.ErrorClass == errorClass, $"OISend of a chunked object: MPI's class ({errorClass}): {e?.Message}");
+            c.OISend(big, 1, Posted).Wait();
+            c.Barrier(); // rank 1 has taken the first piece of the refused OISend: its orphaned request can complete
+            c.Barrier(); // the core's sweep at a blocking call frees the orphan once MPI completed it
+            Check.Equal(active, Mpi.GetStatistics().ActiveRequests, "OISend of a chunked object: its posted first piece finished");
+        }
+        else
+        {
+            foreach (int tag in new[] { Blocking, Posted })
+            {
+                string what = tag == Blocking ? "OSend" : "OISend";
+                TransportException? e = Check.Throws<TransportException>(() => c.ORecv<long[]>(0, tag),
+                                                                          $"receiving the chunked object whose {what} failed part way");
+                Check.True(e?.Message.Contains("could not send the rest", StringComparison.Ordinal) == true,
+                           $"the receiver is told the sender gave up ({what}): {e?.Message}");
+                long[]? whole = c.ORecv<long[]>(0, tag);
+                Check.True(whole is not null && whole.AsSpan().SequenceEqual(big), $"the chunked object sent again by {what}, whole");
+                if (tag == Posted)
+                {
+                    c.Barrier();
+                    c.Barrier();
+                }
+            }
+        }
+        c.Barrier();
     }
 
     // One int from rank 0 into each element of got, posted into the list or (list null) as the requests returned.

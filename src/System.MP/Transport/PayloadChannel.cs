@@ -58,7 +58,37 @@ internal static unsafe class PayloadChannel
         for (int i = 0; i < n; i++)
         {
             var (off, bytes, c, t) = Piece(i, payload.Length, comm, tag, continuationTag);
-            Communicator.SendCore(payload.Pointer + off, bytes, dest, t, c, CoreConst.SendStandard);
+            try
+            {
+                Communicator.SendCore(payload.Pointer + off, bytes, dest, t, c, CoreConst.SendStandard);
+            }
+            catch (Exception) when (i > 0) // the first message went: the receiver is waiting for the rest
+            {
+                Abandon(dest, c, t);
+                throw;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Tells the receiver of a chunked payload whose first message went that the rest will not
+    /// come (MPI failed a later piece): an empty message on the continuation tag, which no piece
+    /// is (every piece has bytes), so that its receive throws instead of waiting forever.  Best
+    /// effort: MPI has just failed, and if this send fails too the receiver waits as it would
+    /// have.  <paramref name="channel"/> and <paramref name="continuationTag"/> are a piece's.
+    /// </summary>
+    private static void Abandon(int dest, int channel, int continuationTag)
+    {
+        byte none = 0;
+        try
+        {
+            Communicator.SendCore(&none, 0, dest, continuationTag, channel, CoreConst.SendStandard);
+        }
+        catch (MpiException)
+        {
+        }
+        catch (InsufficientMemoryException)
+        {
         }
     }
 
@@ -93,6 +123,8 @@ internal static unsafe class PayloadChannel
                     hold.Release(); // never posted
                 for (int k = 0; k < i; k++)
                     requests[k].Dispose();
+                if (i > 0)
+                    Abandon(dest, c, t);
                 throw;
             }
         }
@@ -223,6 +255,8 @@ internal static unsafe class PayloadChannel
             // Received in full either way: the channel carries this payload's pieces only.
             buffer.EnsureCapacity(received + next.ByteCount);
             Message.Receive(buffer.Pointer + received, next.ByteCount, msg);
+            if (next.ByteCount == 0) // no piece is empty: the sender's Abandon
+                throw TransportErrors.Abandoned(received, announced);
             if (next.ByteCount != expected)
                 throw TransportErrors.Malformed(SR.Format(SR.PayloadChunk, next.ByteCount, expected, announced));
             received += expected;

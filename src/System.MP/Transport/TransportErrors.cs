@@ -7,6 +7,10 @@ internal static class TransportErrors
 {
     internal static TransportException Malformed(string detail) => new(SR.Format(SR.PayloadMalformed, detail));
 
+    /// <summary>A chunked payload its sender gave up after the first message (PayloadChannel.Abandon).</summary>
+    internal static TransportException Abandoned(long received, long announced) =>
+        new(SR.Format(SR.PayloadAbandoned, received, announced));
+
     /// <summary>A readable type name for messages (C#-like, with generic arguments).</summary>
     internal static string Name(Type t)
     {
