@@ -78,7 +78,7 @@ public unsafe partial class Communicator
     /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
     /// <returns>A copy of the sent graph's root (null from <see cref="Mpi.ProcNull"/>).</returns>
-    /// <exception cref="TransportException">The payload is malformed or names a type that may not travel; the message is consumed.</exception>
+    /// <exception cref="TransportException">The payload is malformed or names a type that may not travel, or its sender gave it up part way (an MPI failure after its first message); the message is consumed.</exception>
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public object? ORecv(int source, int tag) => ORecv(source, tag, out _);
 
@@ -87,7 +87,7 @@ public unsafe partial class Communicator
     /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
     /// <param name="status">Sender, tag and payload size in bytes.</param>
     /// <returns>A copy of the sent graph's root (null from <see cref="Mpi.ProcNull"/>).</returns>
-    /// <exception cref="TransportException">The payload is malformed or names a type that may not travel; the message is consumed.</exception>
+    /// <exception cref="TransportException">The payload is malformed or names a type that may not travel, or its sender gave it up part way (an MPI failure after its first message); the message is consumed.</exception>
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public object? ORecv(int source, int tag, out Status status)
     {
@@ -100,7 +100,7 @@ public unsafe partial class Communicator
     /// <summary>Receives an object graph whose root must be a <typeparamref name="T"/> (or null).</summary>
     /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
-    /// <exception cref="TransportException">The payload is malformed, or its root is not a <typeparamref name="T"/>.</exception>
+    /// <exception cref="TransportException">The payload is malformed, its sender gave it up part way, or its root is not a <typeparamref name="T"/>.</exception>
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T? ORecv<T>(int source, int tag) => Expect<T>(ORecv(source, tag, out _));
 
@@ -108,7 +108,7 @@ public unsafe partial class Communicator
     /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
     /// <param name="status">Sender, tag and payload size in bytes.</param>
-    /// <exception cref="TransportException">The payload is malformed, or its root is not a <typeparamref name="T"/>.</exception>
+    /// <exception cref="TransportException">The payload is malformed, its sender gave it up part way, or its root is not a <typeparamref name="T"/>.</exception>
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T? ORecv<T>(int source, int tag, out Status status) => Expect<T>(ORecv(source, tag, out status));
 

@@ -37,7 +37,7 @@ public abstract class ObjectRequest : MpiRequest
 
     /// <summary>Waits for the operation to complete.</summary>
     /// <returns>For a receive: sender, tag and payload size; for a send: empty.</returns>
-    /// <exception cref="TransportException">A received payload was malformed or named a type that may not travel.</exception>
+    /// <exception cref="TransportException">A received payload was malformed, named a type that may not travel, or was given up by its sender part way.</exception>
     public override Status Wait()
     {
         if (!_completed)
@@ -47,7 +47,7 @@ public abstract class ObjectRequest : MpiRequest
 
     /// <summary>Tests whether the operation completed, without waiting for it.</summary>
     /// <param name="status">The status when the result is true.</param>
-    /// <exception cref="TransportException">A received payload was malformed or named a type that may not travel.</exception>
+    /// <exception cref="TransportException">A received payload was malformed, named a type that may not travel, or was given up by its sender part way.</exception>
     public override bool Test(out Status status)
     {
         if (!_completed && !Complete(block: false))
@@ -209,7 +209,7 @@ public sealed class ObjectRequest<T> : ObjectRequest
     }
 
     /// <summary>The received object; waits for it when the request has not completed.</summary>
-    /// <exception cref="TransportException">The payload was malformed, named a type that may not travel, or its root is not a <typeparamref name="T"/>.</exception>
+    /// <exception cref="TransportException">The payload was malformed, named a type that may not travel, was given up by its sender part way, or its root is not a <typeparamref name="T"/>.</exception>
     public T? Result
     {
         get
