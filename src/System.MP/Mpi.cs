@@ -318,14 +318,9 @@ public static unsafe class Mpi
     public static string OpenPort()
     {
         RequireInitialized();
-        // Not CoreString, which asks again with a larger buffer: the core closes a port whose
-        // name does not fit, and this buffer holds MPI_MAX_PORT_NAME (1024 in MPICH and Open MPI).
-        const int Room = 4096;
-        byte* name = stackalloc byte[Room];
-        int n = Core.OpenPort(name, Room);
-        if (n < 0)
-            ThrowHelper.ThrowCore(n);
-        return Encoding.UTF8.GetString(name, n);
+        // Room for MPI_MAX_PORT_NAME (1024 in MPICH and Open MPI) from the start: the core closes
+        // a port whose name does not fit and refuses, so asking again would open another.
+        return CoreString(static (buf, cap) => Core.OpenPort(buf, cap), stackBytes: 4096);
     }
 
     /// <summary>Closes a port from <see cref="OpenPort"/> (MPI_Close_port).</summary>
@@ -385,14 +380,13 @@ public static unsafe class Mpi
     /// The whole string a core query returns: a second call with a buffer of the full
     /// length when the first did not hold it (nothing is ever cut short).
     /// </summary>
-    private static unsafe string CoreString(StringQuery query)
+    private static unsafe string CoreString(StringQuery query, int stackBytes = 512)
     {
-        const int StackBytes = 512;
-        byte* stack = stackalloc byte[StackBytes];
-        int n = query(stack, StackBytes);
+        byte* stack = stackalloc byte[stackBytes];
+        int n = query(stack, stackBytes);
         if (n < 0)
             ThrowHelper.ThrowCore(n);
-        if (n < StackBytes)
+        if (n < stackBytes)
             return Encoding.UTF8.GetString(stack, n);
         var heap = new byte[n + 1];
         fixed (byte* p = heap)

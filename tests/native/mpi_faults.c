@@ -240,21 +240,20 @@ static void made(int id, int rc, const void *out)
 FAULTS_CALLS(FAULTS_DEFINE)
 #undef FAULTS_DEFINE
 
-FAULTS_API int MPI_Comm_free(MPI_Comm *c)
-{
-    int rc = PMPI_Comm_free(c);
-    if (rc == MPI_SUCCESS)
-        atomic_fetch_sub(&g_comms, 1);
-    return rc;
-}
-
-FAULTS_API int MPI_Win_free(MPI_Win *w)
-{
-    int rc = PMPI_Win_free(w);
-    if (rc == MPI_SUCCESS)
-        atomic_fetch_sub(&g_wins, 1);
-    return rc;
-}
+/* The frees of what mpi_faults_live counts. */
+#define FAULTS_FREE(name, type, count)                                                             \
+    FAULTS_API int MPI_##name(type *h)                                                             \
+    {                                                                                              \
+        int rc = PMPI_##name(h);                                                                   \
+        if (rc == MPI_SUCCESS)                                                                     \
+            atomic_fetch_sub(&(count), 1);                                                         \
+        return rc;                                                                                 \
+    }
+FAULTS_FREE(Comm_free, MPI_Comm, g_comms)
+FAULTS_FREE(Win_free, MPI_Win, g_wins)
+FAULTS_FREE(File_close, MPI_File, g_files)
+FAULTS_FREE(Type_free, MPI_Datatype, g_types)
+#undef FAULTS_FREE
 
 FAULTS_API int MPI_Start(MPI_Request *r)
 {
@@ -293,22 +292,6 @@ FAULTS_API int MPI_Cancel(MPI_Request *r)
 {
     CHECK_REQUESTS("MPI_Cancel", 1, r);
     return PMPI_Cancel(r);
-}
-
-FAULTS_API int MPI_Type_free(MPI_Datatype *t)
-{
-    int rc = PMPI_Type_free(t);
-    if (rc == MPI_SUCCESS)
-        atomic_fetch_sub(&g_types, 1);
-    return rc;
-}
-
-FAULTS_API int MPI_File_close(MPI_File *f)
-{
-    int rc = PMPI_File_close(f);
-    if (rc == MPI_SUCCESS)
-        atomic_fetch_sub(&g_files, 1);
-    return rc;
 }
 
 /* A failed completion: the operation has completed (it is freed, its data is in), and MPI

@@ -85,17 +85,14 @@ void mp_comm_unregister(mp_comm_t comm, MPI_Comm *mpi, MPI_Comm *channel)
     mp_spin_unlock(&g_comm_lock);
 }
 
-void mp_comms_undo_init(void)
+void mp_comm_forget(mp_comm_t c)
 {
-    for (mp_comm_t c = 0; c < MP_MAX_COMMS; c++) {
-        MPI_Comm mpi, channel;
-        if (!atomic_load_explicit(&mp_g_comm_used[c], memory_order_acquire))
-            continue;
-        mp_comm_unregister(c, &mpi, &channel);
-        if (channel != MPI_COMM_NULL)
-            pal_mpi.Comm_free(&channel);
-    }
-    mp_g_parent = MP_COMM_NULL;
+    MPI_Comm mpi, channel;
+    if (c == MP_COMM_NULL)
+        return;
+    mp_comm_unregister(c, &mpi, &channel);
+    if (channel != MPI_COMM_NULL)
+        pal_mpi.Comm_free(&channel);
 }
 
 int mp_comm_adopt(int rc, MPI_Comm c, const char *call, mp_comm_t *out)

@@ -58,10 +58,10 @@ static inline int mp_compare_result(int r)
 int mp_comm_count(void);
 /* Takes comm out of the table; *mpi and *channel get what to free or disconnect. */
 void mp_comm_unregister(mp_comm_t comm, MPI_Comm *mpi, MPI_Comm *channel);
-/* After an init that failed part way: every entry it registered leaves the table, and their
- * channels are freed (the communicators are MPI's: world, self, the parent), so that the
- * next init starts from an empty table. */
-void mp_comms_undo_init(void);
+/* Takes an entry out of the table and frees its channel, not the communicator (MPI's own:
+ * what an init that failed part way had registered of world, self and the parent, so that
+ * another init can succeed).  MP_COMM_NULL: nothing. */
+void mp_comm_forget(mp_comm_t comm);
 /* Frees (MPI_Comm_free) or disconnects (MPI_Comm_disconnect) a communicator
  * and its transport channel. */
 int mp_comm_release(mp_comm_t comm, int (*release)(MPI_Comm *), const char *call);

@@ -86,9 +86,9 @@ static inline int mp_ready(void)
  * A thread can come back from managed code with the upper halves of the AVX registers dirty
  * (seen with .NET 10 on an AVX-512 Xeon: after System.MP's first collective of an element type,
  * whose compiled code has no 256-bit instruction, so the runtime's own work for it; and then for
- * the rest of the process, since nothing in the message path clears them).  Legacy-SSE instructions, which MPICH and UCX
- * (built for baseline x86-64) use for small copies and status fields, then run with a false
- * dependency on those halves: a managed receiver's 16-31 byte messages arrived at half the
+ * the rest of the process, since nothing in the message path clears them).  Legacy-SSE
+ * instructions, which MPICH and UCX (built for baseline x86-64) use for small copies and status
+ * fields, then run with a false dependency on those halves: a managed receiver's 16-31 byte messages arrived at half the
  * rate of 8 or 32 byte ones (perf/README.md, "The 16 B list anomaly").  The core clears them
  * (VZEROUPPER, on processors that have AVX) where it enters MPI's progress: the blocking
  * bracket and every test or probe. */
@@ -103,6 +103,13 @@ static MP_INLINE void mp_clean_upper(void)
 }
 
 /* ---- testing one request ---- */
+/* MPI_Test, with the registers' upper halves clean for MPI's progress. */
+static MP_INLINE int mp_mpi_test(MPI_Request *r, int *flag, MPI_Status *st)
+{
+    mp_clean_upper();
+    return pal_mpi.Test(r, flag, st);
+}
+
 /* MPI_Test of one request where it is likely complete already: the test right
  * after a blocking send or receive is posted (an eager send, a receive whose
  * message had arrived) and the tests of nonblocking sends.  Where the library's
@@ -117,9 +124,9 @@ static MP_INLINE void mp_clean_upper(void)
 static MP_INLINE int mp_mpi_test_done_first(MPI_Request *r, int *flag, MPI_Status *st)
 {
     int rc;
-    mp_clean_upper();
     if (!pal_mpi.test_polls_when_done)
-        return pal_mpi.Test(r, flag, st);
+        return mp_mpi_test(r, flag, st);
+    mp_clean_upper();
     *flag = 0;
     rc = pal_mpi.Request_get_status(*r, flag, st);
     return *flag ? pal_mpi.Wait(r, st) : rc;

@@ -25,7 +25,7 @@ int mp_init(int required, int *provided)
 {
     char err[2048];
     int flag = 0, rc, got = 0, *ub = NULL;
-    mp_comm_t h;
+    mp_comm_t world = MP_COMM_NULL, self = MP_COMM_NULL;
     if (required < MP_THREAD_SINGLE || required > MP_THREAD_MULTIPLE)
         return mp_fail(MP_EINVAL, "thread level %d is not one of 0..3", required);
     if (atomic_load(&mp_g_state) == MP_STATE_READY && !mp_g_sessions_only) {
@@ -58,10 +58,13 @@ int mp_init(int required, int *provided)
      * the set is waited for in one call again (31 instructions per operation less, in C). */
     if (got == MPI_THREAD_SINGLE)
         pal_mpi.waitall_hangs_on_failed = 0;
-    if ((rc = mp_comm_register(MPI_COMM_WORLD, &h)) || h != MP_COMM_WORLD ||
-        (rc = mp_comm_register(MPI_COMM_SELF, &h)) || h != MP_COMM_SELF) {
+    /* What this init registers goes again if a later step fails (a session's communicators
+     * stay), so that another init can succeed. */
+    if ((rc = mp_comm_register(MPI_COMM_WORLD, &world)) || world != MP_COMM_WORLD ||
+        (rc = mp_comm_register(MPI_COMM_SELF, &self)) || self != MP_COMM_SELF) {
         rc = rc ? rc : mp_fail(MP_ESTATE, "communicator table was not empty at init");
-        mp_comms_undo_init(); /* what was registered goes: another init may succeed */
+        mp_comm_forget(world);
+        mp_comm_forget(self);
         return rc;
     }
     /* A spawned job's parent: registered now, whether or not the program asks
@@ -70,7 +73,8 @@ int mp_init(int required, int *provided)
         MPI_Comm parent = MPI_COMM_NULL;
         if ((rc = MP_MPI_CHECK(pal_mpi.Comm_get_parent(&parent), "MPI_Comm_get_parent")) ||
             (parent != MPI_COMM_NULL && (rc = mp_comm_register(parent, &mp_g_parent)))) {
-            mp_comms_undo_init();
+            mp_comm_forget(world);
+            mp_comm_forget(self);
             return rc;
         }
     }

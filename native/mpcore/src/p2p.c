@@ -159,8 +159,7 @@ int mp_token_test(mp_token_t token, mp_status_t *status)
     slot_t *s = token_claim(token, &idx);
     if (!s)
         return fail_token(token);
-    mp_clean_upper();
-    rc = pal_mpi.Test(&s->mpi, &flag, &st);
+    rc = mp_mpi_test(&s->mpi, &flag, &st);
     if (MP_LIKELY(rc == MPI_SUCCESS) && !flag) {
         atomic_store_explicit(&s->flags, 0, memory_order_release); /* still the caller's */
         return 0;

@@ -24,7 +24,7 @@ static int partitioned_init(int kind, void *buf, int partitions, int64_t part_by
     const comm_entry_t *ce;
     MPI_Request r = MPI_REQUEST_NULL;
     persist_t *p = NULL;
-    void *staged;
+    void *staged[2];
     int rc, mpi_peer = 0;
     if ((rc = mp_comm_lookup(comm, &ce)))
         return rc;
@@ -60,16 +60,9 @@ static int partitioned_init(int kind, void *buf, int partitions, int64_t part_by
                                                ce->mpi, MPI_INFO_NULL, &r), "MPI_Psend_init")
              : MP_MPI_CHECK(pal_mpi.Precv_init(buf, partitions, (MPI_Count)part_bytes, MPI_BYTE, mpi_peer, tag,
                                                ce->mpi, MPI_INFO_NULL, &r), "MPI_Precv_init");
-    if (rc) {
-        mp_persist_discard(p);
-        return rc;
-    }
-    staged = p->stage[0]; /* given out only once the request exists (p is freed otherwise) */
-    if ((rc = mp_persist_track(p, r, req)))
-        return rc;
-    if (stage)
-        *stage = staged;
-    return 0;
+    if ((rc = mp_persist_made(p, rc, r, req, p->stage[0], NULL, staged)) == 0 && stage)
+        *stage = staged[0];
+    return rc;
 }
 
 int mp_psend_init(const void *buf, int partitions, int64_t part_bytes, int dest, int tag, mp_comm_t comm,

@@ -106,9 +106,7 @@ int mp_slot_poll(slot_t *s)
 {
     MPI_Status st;
     int flag = 0;
-    int rc;
-    mp_clean_upper();
-    rc = s->is_recv ? pal_mpi.Test(&s->mpi, &flag, &st) : mp_mpi_test_done_first(&s->mpi, &flag, &st);
+    int rc = s->is_recv ? mp_mpi_test(&s->mpi, &flag, &st) : mp_mpi_test_done_first(&s->mpi, &flag, &st);
     if (rc != MPI_SUCCESS)
         rc = mp_mpi_fail(rc, "MPI_Test");
     else if (!flag)

@@ -297,8 +297,9 @@ int mp_persist_new(int kind, int peer, int tag, mp_comm_t comm, persist_t **out)
 
 /* Gives a persistent request made on r its slot, inactive (takes p and r). */
 int mp_persist_track(persist_t *p, MPI_Request r, mp_req_t *req);
-/* The end of a persistent collective's init: rc its MPI error (p discarded) or 0 (p tracked,
- * with r); the staging buffers are given out only once the request exists. */
+/* The end of a persistent init that may stage (collective, neighbourhood, partitioned): rc its
+ * error (p discarded) or 0 (p tracked, with r); the staging buffers are given out (stages[0],
+ * stages[1]) only once the request exists. */
 int mp_persist_made(persist_t *p, int rc, MPI_Request r, mp_req_t *req, void *send_stage, void *recv_stage,
                     void **stages);
 
@@ -331,7 +332,6 @@ static inline void slot_unclaim(slot_cache_t *c, mp_req_t h)
     c->idx[c->n++] = h & HANDLE_INDEX_MASK;
 }
 
-/* Makes a claimed slot an operation with MP_PROC_NULL, complete at once (DONE, its status ProcNull's). */
 /* A claimed slot whose operation completed at its post, without an MPI request: its status
  * is st, it holds no objects. */
 static inline void slot_done_at_post(slot_t *s, int is_recv, const mp_status_t *st)
@@ -344,6 +344,7 @@ static inline void slot_done_at_post(slot_t *s, int is_recv, const mp_status_t *
     atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
 }
 
+/* Makes a claimed slot an operation with MP_PROC_NULL, complete at once (DONE, its status ProcNull's). */
 static inline void slot_proc_null(slot_t *s, int is_recv)
 {
     mp_status_t st;
