@@ -340,7 +340,8 @@ internal static unsafe class MpiFaults
             // MPICH 4.0 each start posts MPI_Iallgather, whose persistent form is broken there.)
             var all = new int[2];
             PersistentRequest refused = c.AllgatherInit(new[] { r + 1 }, all);
-            Refused(Mpi.LibraryVersion.Contains("4.0.", StringComparison.Ordinal) ? "MPI_Iallgather" : "MPI_Start",
+            bool mpich40 = System.Text.RegularExpressions.Regex.IsMatch(Mpi.LibraryVersion, @"^MPICH Version:\s+4\.0\b");
+            Refused(mpich40 ? "MPI_Iallgather" : "MPI_Start",
                     refused.Start, "Start of a persistent Allgather");
             refused.Dispose();
             using PersistentRequest gather = c.AllgatherInit(new[] { r + 5 }, all);
@@ -433,6 +434,15 @@ internal static unsafe class MpiFaults
         Refused("MPI_Win_allocate", () => Window<int>.Allocate(c, 4).Dispose(), "Window.Allocate");
         Refused("MPI_Win_set_errhandler", () => Window<int>.Allocate(c, 4).Dispose(), "Window.Allocate, errors returned on it");
         Refused("MPI_Allgather", () => Window<int>.Allocate(c, 4).Dispose(), "Window.Allocate, the ranks' sizes gathered");
+        Refused("MPI_Win_allocate_shared", () => Window<int>.AllocateShared(c, 4).Dispose(), "Window.AllocateShared");
+        using (Window<int> shared = Window<int>.AllocateShared(c, 4))
+        {
+            shared.Span.Fill(c.Rank + 80);
+            shared.Fence(); // the stores visible to the other rank
+            Refused("MPI_Win_shared_query", () => shared.SharedMemory(1 - c.Rank), "SharedMemory");
+            Check.Equal(1 - c.Rank + 80, shared.SharedMemory(1 - c.Rank).Span[3], "the other rank's part after the refused query");
+            c.Barrier();
+        }
         int[] exposed = Mpi.AllocatePinned<int>(4);
         Refused("MPI_Win_create", () => Window<int>.Create(c, exposed).Dispose(), "Window.Create");
         using Window<int> win = Window<int>.Allocate(c, 4);

@@ -109,6 +109,10 @@
     X(Win_allocate, (MPI_Aint size, int unit, MPI_Info i, MPI_Comm c, void *base, MPI_Win *w),      \
       (size, unit, i, c, base, w), w)                                                               \
     X(Win_create_dynamic, (MPI_Info i, MPI_Comm c, MPI_Win *w), (i, c, w), w)                       \
+    X(Win_allocate_shared, (MPI_Aint size, int unit, MPI_Info i, MPI_Comm c, void *base, MPI_Win *w), \
+      (size, unit, i, c, base, w), w)                                                               \
+    X(Win_shared_query, (MPI_Win w, int rank, MPI_Aint *size, int *unit, void *base),               \
+      (w, rank, size, unit, base), size)                                                            \
     X(Win_attach, (MPI_Win w, void *base, MPI_Aint size), (w, base, size), NO_OUTPUT)               \
     X(File_open, (MPI_Comm c, const char *path, int mode, MPI_Info i, MPI_File *f),                 \
       (c, path, mode, i, f), f)                                                                     \
@@ -217,7 +221,8 @@ static void made(int id, int rc, const void *out)
          id == ID_Intercomm_create || id == ID_Cart_create || id == ID_Comm_spawn || id == ID_Comm_accept ||
          id == ID_Comm_connect) && *(const MPI_Comm *)out != MPI_COMM_NULL)
         atomic_fetch_add(&g_comms, 1);
-    else if ((id == ID_Win_create || id == ID_Win_allocate || id == ID_Win_create_dynamic) && *(const MPI_Win *)out != MPI_WIN_NULL)
+    else if ((id == ID_Win_create || id == ID_Win_allocate || id == ID_Win_create_dynamic ||
+              id == ID_Win_allocate_shared) && *(const MPI_Win *)out != MPI_WIN_NULL)
         atomic_fetch_add(&g_wins, 1);
     else if (id == ID_File_open && *(const MPI_File *)out != MPI_FILE_NULL)
         atomic_fetch_add(&g_files, 1);

@@ -1304,6 +1304,166 @@ static void test_error_paths(void)
 /* Files on MPI_COMM_SELF: the amodes MPI itself refuses come back as MP_EMPI
  * with MPI_ERR_AMODE (System.MP refuses them before the core), argument
  * checks, a view of 8-byte etypes and a nonblocking write tracked as a request. */
+/* Stand-ins for MPI calls that do the real work, then report MPI_ERR_OTHER with every output
+ * overwritten (0x5e bytes, as the fault library does): what the core gives its caller after a
+ * failure must not come from them. */
+static __typeof__(MPI_Wait) *g_real_wait;
+static __typeof__(MPI_Test) *g_real_test;
+static __typeof__(MPI_Win_shared_query) *g_real_shared_query;
+static __typeof__(MPI_Dist_graph_neighbors_count) *g_real_dg_count;
+static __typeof__(MPI_File_get_position) *g_real_get_position;
+
+static int wait_then_fail(MPI_Request *r, MPI_Status *st)
+{
+    (void)g_real_wait(r, st);
+    memset(st, 0x5e, sizeof *st);
+    return MPI_ERR_OTHER;
+}
+
+static int test_then_fail(MPI_Request *r, int *flag, MPI_Status *st)
+{
+    int rc = g_real_test(r, flag, st);
+    if (rc == MPI_SUCCESS && !*flag)
+        return rc; /* pending: fails once it completes */
+    memset(st, 0x5e, sizeof *st);
+    return MPI_ERR_OTHER;
+}
+
+static __typeof__(MPI_Waitall) *g_real_waitall;
+static int waitall_then_fail(int n, MPI_Request *r, MPI_Status *sts)
+{
+    (void)g_real_waitall(n, r, sts);
+    memset(sts, 0x5e, (size_t)n * sizeof *sts);
+    return MPI_ERR_OTHER; /* the call as a whole: no status is MPI's */
+}
+
+static int shared_query_then_fail(MPI_Win w, int rank, MPI_Aint *size, int *unit, void *base)
+{
+    (void)g_real_shared_query(w, rank, size, unit, base);
+    memset(size, 0x5e, sizeof *size), memset(unit, 0x5e, sizeof *unit), memset(base, 0x5e, sizeof(void *));
+    return MPI_ERR_OTHER;
+}
+
+static int dg_count_then_fail(MPI_Comm c, int *in, int *out, int *weighted)
+{
+    (void)g_real_dg_count(c, in, out, weighted);
+    memset(in, 0x5e, sizeof *in), memset(out, 0x5e, sizeof *out), memset(weighted, 0x5e, sizeof *weighted);
+    return MPI_ERR_OTHER;
+}
+
+static int get_position_then_fail(MPI_File f, MPI_Offset *o)
+{
+    (void)g_real_get_position(f, o);
+    memset(o, 0x5e, sizeof *o);
+    return MPI_ERR_OTHER;
+}
+
+/* A call MPI failed leaves its caller's outputs as they were: a token's status (its wait and
+ * its test, as a failed blocking call's status), a shared window's size, unit and base, a
+ * distributed graph's degrees, a file's position.  Each failure is reported under its call. */
+static void test_failed_outputs(void)
+{
+    const mp_status_t mark = { .source = -77, .tag = -77, .error = -77, .cancelled = -77, .bytes = -77 };
+    int32_t out[4] = { 1, 2, 3, 4 }, in[4] = { 0 }, self = 0, unit = -7, indeg = -7, outdeg = -7, weighted = -7;
+    int64_t bytes = -7, offset = -7;
+    char path[] = "/tmp/motor-test-outputs-XXXXXX";
+    void *base = &unit, *mem = NULL;
+    int32_t win = -1;
+    mp_comm_t g = -1;
+    mp_file_t f = -1;
+    mp_status_t st;
+    mp_token_t t = 0;
+    mp_req_t r;
+    int rc, active = mp_req_active(), fd;
+    g_real_wait = pal_mpi.Wait, g_real_test = pal_mpi.Test;
+
+    /* A token's wait: the receive completes, MPI reports a failure; its slot is given back. */
+    CHECK(mp_recv_start(in, 16, 0, 70, MP_COMM_SELF, &st, &t) == 0);
+    CHECK(mp_isend(out, 16, 0, 70, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    st = mark;
+    pal_mpi.Wait = wait_then_fail;
+    rc = mp_token_wait(t, &st);
+    pal_mpi.Wait = g_real_wait;
+    CHECK(rc == MP_EMPI && last_error_mentions("MPI_Wait") && memcmp(&st, &mark, sizeof st) == 0);
+    CHECK(mp_req_wait(r, NULL) == 0 && mp_req_active() == active);
+
+    /* A token's test. */
+    CHECK(mp_recv_start(in, 16, 0, 71, MP_COMM_SELF, &st, &t) == 0);
+    CHECK(mp_isend(out, 16, 0, 71, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    st = mark;
+    pal_mpi.Test = test_then_fail;
+    while ((rc = mp_token_test(t, &st)) == 0)
+        ;
+    pal_mpi.Test = g_real_test;
+    CHECK(rc == MP_EMPI && last_error_mentions("MPI_Test") && memcmp(&st, &mark, sizeof st) == 0);
+    CHECK(mp_req_wait(r, NULL) == 0 && mp_req_active() == active);
+
+    /* A set MPI completed and then failed as a whole (not MPI_ERR_IN_STATUS): every entry has the
+     * call's error, source and tag unknown, and nothing is left; as a request set and as a list.
+     * (Where the core waits for a set one request at a time, Open MPI, Waitall is not called.) */
+    if (!pal_mpi.waitall_hangs_on_failed) {
+        const mp_status_t unknown = { .source = MP_ANY_SOURCE, .tag = MP_ANY_TAG, .error = MP_EMPI };
+        mp_status_t sts[2] = { mark, mark };
+        mp_req_t rs[2];
+        mp_list_t l = NULL;
+        g_real_waitall = pal_mpi.Waitall;
+        CHECK(mp_irecv(in, 16, 0, 72, MP_COMM_SELF, NULL, &rs[0]) == 0 &&
+              mp_irecv(in, 16, 0, 73, MP_COMM_SELF, NULL, &rs[1]) == 0);
+        CHECK(mp_send(out, 16, 0, 72, MP_COMM_SELF, MP_SEND_STANDARD) == 0 &&
+              mp_send(out, 16, 0, 73, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+        pal_mpi.Waitall = waitall_then_fail;
+        rc = mp_req_waitall(2, rs, sts);
+        pal_mpi.Waitall = g_real_waitall;
+        CHECK(rc == MP_EMPI && last_error_mentions("MPI_Waitall"));
+        CHECK(memcmp(&sts[0], &unknown, sizeof unknown) == 0 && memcmp(&sts[1], &unknown, sizeof unknown) == 0);
+        CHECK(mp_req_active() == active && mp_req_live(rs[0]) == 0 && mp_req_live(rs[1]) == 0);
+
+        sts[0] = sts[1] = mark;
+        CHECK(mp_list_create(2, &l) == 0);
+        CHECK(mp_list_irecv(l, in, 16, 0, 74, MP_COMM_SELF, NULL) == 0 &&
+              mp_list_irecv(l, in, 16, 0, 75, MP_COMM_SELF, NULL) == 1);
+        CHECK(mp_send(out, 16, 0, 74, MP_COMM_SELF, MP_SEND_STANDARD) == 0 &&
+              mp_send(out, 16, 0, 75, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+        pal_mpi.Waitall = waitall_then_fail;
+        rc = mp_list_waitall(l, sts);
+        pal_mpi.Waitall = g_real_waitall;
+        CHECK(rc == MP_EMPI && last_error_mentions("MPI_Waitall"));
+        CHECK(memcmp(&sts[0], &unknown, sizeof unknown) == 0 && memcmp(&sts[1], &unknown, sizeof unknown) == 0);
+        CHECK(mp_list_count(l) == 0 && mp_list_free(l, NULL) == 0);
+    }
+
+    /* A shared window's query. */
+    CHECK(mp_win_allocate(MP_COMM_SELF, 64, 8, MP_WIN_ALLOCATE_SHARED, MP_INFO_NULL, &mem, &win) == 0 && mem);
+    g_real_shared_query = pal_mpi.Win_shared_query, pal_mpi.Win_shared_query = shared_query_then_fail;
+    rc = mp_win_shared_query(win, 0, &bytes, &unit, &base);
+    pal_mpi.Win_shared_query = g_real_shared_query;
+    CHECK(rc == MP_EMPI && last_error_mentions("MPI_Win_shared_query") && bytes == -7 && unit == -7 && base == &unit);
+    CHECK(mp_win_shared_query(win, 0, &bytes, &unit, &base) == 0 && bytes == 64 && unit == 8 && base == mem);
+    CHECK(mp_win_free(win) == 0);
+
+    /* A distributed graph's degrees. */
+    CHECK(mp_comm_rank(MP_COMM_SELF, &self) == 0);
+    CHECK(mp_dist_graph_create_adjacent(MP_COMM_SELF, 1, &self, NULL, 1, &self, NULL, 0, 0, &g) == 0);
+    g_real_dg_count = pal_mpi.Dist_graph_neighbors_count, pal_mpi.Dist_graph_neighbors_count = dg_count_then_fail;
+    rc = mp_topo_degrees(g, &indeg, &outdeg, &weighted);
+    pal_mpi.Dist_graph_neighbors_count = g_real_dg_count;
+    CHECK(rc == MP_EMPI && last_error_mentions("MPI_Dist_graph_neighbors_count") && indeg == -7 && outdeg == -7 &&
+          weighted == -7);
+    CHECK(mp_topo_degrees(g, &indeg, &outdeg, &weighted) == 0 && indeg == 1 && outdeg == 1 && weighted == 0);
+    CHECK(mp_comm_free(g) == 0);
+
+    /* A file's position. */
+    CHECK((fd = mkstemp(path)) >= 0);
+    close(fd);
+    CHECK(mp_file_open(MP_COMM_SELF, path, MP_MODE_RDWR, MP_INFO_NULL, &f) == 0);
+    g_real_get_position = pal_mpi.File_get_position, pal_mpi.File_get_position = get_position_then_fail;
+    rc = mp_file_position(f, 0, &offset);
+    pal_mpi.File_get_position = g_real_get_position;
+    CHECK(rc == MP_EMPI && last_error_mentions("MPI_File_get_position") && offset == -7);
+    CHECK(mp_file_position(f, 0, &offset) == 0 && offset == 0);
+    CHECK(mp_file_close(f) == 0 && mp_file_delete(path, MP_INFO_NULL) == 0);
+}
+
 static void test_files(void)
 {
     char path[] = "/tmp/motor-test-files-XXXXXX";
@@ -1799,6 +1959,7 @@ static const struct group {
     { "topologies", test_topologies, 1 },
     { "files", test_files, 1 },
     { "error_paths", test_error_paths, 1 },
+    { "failed_outputs", test_failed_outputs, 1 },
 #if PAL_MPI_BUILD_ABI == 2 /* Open MPI */
     { "two_ranks", test_two_ranks, 2 }, /* only when named: it needs two ranks */
 #endif

@@ -5,7 +5,8 @@
  * negative MP_E* code on failure.  Handles are small integers, constants are
  * Motor's own (translated to the MPI library's values inside the core), and the
  * status has one fixed layout, so callers never depend on which MPI library or
- * ABI is underneath.
+ * ABI is underneath.  A blocking call that fails writes no status; a request
+ * completed with an error has it in its status's error field.
  *
  * The functions are listed once, with their kind (fast, blocking, any thread)
  * and documentation, in mpcore_calls.def; this header turns that list into the

@@ -149,6 +149,13 @@ static MP_INLINE int mp_mpi_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
     return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 
+/* MPI_Testall, with the registers' upper halves clean for MPI's progress (as mp_mpi_test). */
+static MP_INLINE int mp_mpi_testall_plain(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
+{
+    mp_clean_upper();
+    return pal_mpi.Testall(n, reqs, flag, sts);
+}
+
 /* MPI_Testall for a set that may hold persistent requests: Open MPI 4.1.4 returns
  * MPI_SUCCESS for a set whose persistent receive was truncated, with MPI_ERR_TRUNCATE only in
  * that status's MPI_ERROR (its MPI_Wait and MPI_Waitall report it).  Each MPI_ERROR is set to
@@ -159,8 +166,7 @@ static MP_INLINE int mp_mpi_testall(int n, MPI_Request *reqs, int *flag, MPI_Sta
     int rc;
     for (int i = 0; i < n; i++)
         sts[i].MPI_ERROR = MPI_SUCCESS;
-    mp_clean_upper();
-    rc = pal_mpi.Testall(n, reqs, flag, sts);
+    rc = mp_mpi_testall_plain(n, reqs, flag, sts);
     if (rc == MPI_SUCCESS && *flag)
         for (int i = 0; i < n; i++)
             if (sts[i].MPI_ERROR != MPI_SUCCESS)

@@ -375,7 +375,8 @@ int mp_file_position(mp_file_t file, int shared, int64_t *offset)
     rc = shared ? MP_MPI_CHECK(pal_mpi.File_get_position_shared(e->mpi, &o), "MPI_File_get_position_shared")
                 : MP_MPI_CHECK(pal_mpi.File_get_position(e->mpi, &o), "MPI_File_get_position");
     mp_blocking_leave();
-    *offset = (int64_t)o;
+    if (!rc)
+        *offset = (int64_t)o;
     return rc;
 }
 

@@ -472,13 +472,18 @@ static MP_COLD int list_failed(mp_list_t l, int n, int mrc, const char *call, mp
             memset(out, 0, sizeof *out);
             continue;
         }
-        if (l->kind[i] & ENTRY_PROC_NULL) /* completed at its post: MPI has no status of it */
-            r = 0;
-        else if (mrc != MPI_ERR_IN_STATUS) /* one failed call: recorded once, by the first entry */
+        if (l->kind[i] & ENTRY_PROC_NULL) { /* completed at its post: MPI has no status of it */
+            list_status(l->kind[i], &l->ms[i], out);
+        } else if (mrc != MPI_ERR_IN_STATUS) {
+            /* One failed call, recorded once, by the first entry.  MPI wrote no status: source
+             * and tag unknown (AnySource, AnyTag, as an empty status), the error the call's. */
             r = mp_mpi_fail_set(rc, mrc, call);
-        else if (l->ms[i].MPI_ERROR != MPI_SUCCESS) /* the first recorded: the one returned */
-            r = mp_mpi_fail_set(rc, l->ms[i].MPI_ERROR, call);
-        list_status(l->kind[i], &l->ms[i], out);
+            status_empty(out);
+        } else {
+            if (l->ms[i].MPI_ERROR != MPI_SUCCESS) /* the first recorded: the one returned */
+                r = mp_mpi_fail_set(rc, l->ms[i].MPI_ERROR, call);
+            list_status(l->kind[i], &l->ms[i], out);
+        }
         out->error = r;
         __atomic_store_n(&l->obj[i], NULL, __ATOMIC_RELEASE);
         l->kind[i] |= ENTRY_DONE;
@@ -526,8 +531,7 @@ int mp_list_testall(mp_list_t l, mp_status_t *statuses)
     int n, mrc, flag = 0;
     if ((n = list_operations(l)) <= 0)
         return n < 0 ? n : 1; /* an empty list tests complete */
-    mp_clean_upper();
-    mrc = pal_mpi.Testall(n, l->mr, &flag, l->ms);
+    mrc = mp_mpi_testall_plain(n, l->mr, &flag, l->ms);
     if (MP_UNLIKELY(mrc != MPI_SUCCESS))
         return list_failed(l, n, mrc, "MPI_Testall", statuses);
     if (!flag)

@@ -33,14 +33,18 @@ static MP_INLINE void count_blocking(mp_counts_t *k, int64_t bytes)
     count_p2p(k, bytes);
 }
 
-/* The outcome of a blocking operation's test (MPI's rc and flag): 0 pending, 1 done, or an error. */
+/* The outcome of a blocking operation's test (MPI's rc and flag): 0 pending, 1 done, or an
+ * error.  A failed operation's status is not written, as a failed blocking call's is not
+ * (blocking_done): what MPI left in st is not read. */
 static MP_INLINE int token_outcome(int rc, int flag, const MPI_Status *st, mp_status_t *status)
 {
     if (MP_LIKELY(rc == MPI_SUCCESS) && !flag)
         return 0;
+    if (rc != MPI_SUCCESS)
+        return mp_mpi_fail(rc, "MPI_Test");
     if (status)
         mp_status_from_mpi(st, status);
-    return rc == MPI_SUCCESS ? 1 : mp_mpi_fail(rc, "MPI_Test");
+    return 1;
 }
 
 /* After the post into slot s (rc from MPI: 0 posted, else refused): the test right after
@@ -89,18 +93,26 @@ static slot_t *token_claim(mp_token_t token, int *idx)
     return s;
 }
 
-/* MPI_Wait on a request the core holds, in the blocking bracket; status may be NULL. */
+/* The end of a blocking call: leaves the blocking bracket (orphans swept first); 0 with the
+ * receive's status translated (when st and status are given), or MPI's error for call. */
+static int blocking_done(int rc, const char *call, const MPI_Status *st, mp_status_t *status)
+{
+    mp_sweep_orphans();
+    mp_blocking_leave();
+    if (MP_UNLIKELY(rc != MPI_SUCCESS))
+        return mp_mpi_fail(rc, call);
+    if (st && status)
+        mp_status_from_mpi(st, status);
+    return 0;
+}
+
+/* MPI_Wait on a request the core holds, in the blocking bracket; status may be NULL, and is
+ * written only when the operation succeeded. */
 static int wait_request(MPI_Request *r, mp_status_t *status)
 {
     MPI_Status st;
-    int rc;
     mp_blocking_enter();
-    rc = pal_mpi.Wait(r, &st);
-    mp_sweep_orphans();
-    mp_blocking_leave();
-    if (status)
-        mp_status_from_mpi(&st, status);
-    return MP_MPI_CHECK(rc, "MPI_Wait");
+    return blocking_done(pal_mpi.Wait(r, &st), "MPI_Wait", &st, status);
 }
 
 int mp_send_start(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
@@ -405,19 +417,6 @@ static int issue_mrecv(void *buf, int64_t bytes, MPI_Message *m, MPI_Request *r)
 }
 
 /* ---- blocking operations in one call ---- */
-
-/* The end of one: leaves the blocking bracket (orphans swept first); 0 with the receive's
- * status translated (when st and status are given), or MPI's error for call. */
-static int blocking_done(int rc, const char *call, const MPI_Status *st, mp_status_t *status)
-{
-    mp_sweep_orphans();
-    mp_blocking_leave();
-    if (MP_UNLIKELY(rc != MPI_SUCCESS))
-        return mp_mpi_fail(rc, call);
-    if (st && status)
-        mp_status_from_mpi(st, status);
-    return 0;
-}
 
 /* A blocking send (mp_send, mp_send_checked): every check, or for a caller that made them only
  * send_args_as's; then MPI_Send or MPI_Ssend in the blocking bracket. */

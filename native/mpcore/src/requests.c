@@ -481,14 +481,18 @@ static MP_INLINE int batch_finish_as(batch_t *b, int mrc, const char *call, mp_s
                     j++;
                     continue;
                 }
-                if (mrc != MPI_ERR_IN_STATUS) { /* one failed call: recorded once; no status */
+                if (mrc != MPI_ERR_IN_STATUS) {
+                    /* One failed call, recorded once.  MPI wrote no status: source and tag
+                     * unknown (AnySource, AnyTag, as an empty status), the error the call's. */
                     r = mp_mpi_fail_set(rc, mrc, call);
-                    memset(&b->ms[j], 0, sizeof b->ms[j]);
+                    status_empty(out);
+                    out->error = r;
                 } else if (b->ms[j].MPI_ERROR != MPI_SUCCESS) { /* the first recorded: the one returned */
                     r = mp_mpi_fail_set(rc, b->ms[j].MPI_ERROR, call);
                 }
             }
-            status_of(s->is_recv, r, &b->ms[j], out);
+            if (mrc == MPI_SUCCESS || mrc == MPI_ERR_IN_STATUS)
+                status_of(s->is_recv, r, &b->ms[j], out);
             if (persistent && s->persist) {
                 s->mpi = b->mr[j]; /* a persistent request keeps its handle */
                 persist_deactivate(s);
@@ -543,8 +547,7 @@ int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
     int rc, mrc = MPI_SUCCESS;
     if (MP_LIKELY(batch_begin_plain(&b, n, reqs))) {
         int flag = 0;
-        mp_clean_upper();
-        mrc = pal_mpi.Testall(n, b.mr, &flag, b.ms);
+        mrc = mp_mpi_testall_plain(n, b.mr, &flag, b.ms);
         if (MP_LIKELY(mrc == MPI_SUCCESS)) {
             if (flag)
                 batch_finish_plain(&b, reqs, statuses);

@@ -341,11 +341,14 @@ int mp_win_shared_query(int32_t win, int rank, int64_t *bytes, int *disp_unit, v
 {
     win_t *w;
     MPI_Aint size = 0;
-    int rc;
+    void *mem = NULL;
+    int rc, unit = 0;
     if ((rc = win_get(win, &w)) || (rc = check_rank(w, rank)) ||
-        (rc = MP_MPI_CHECK(pal_mpi.Win_shared_query(w->mpi, rank, &size, disp_unit, base), "MPI_Win_shared_query")))
-        return rc;
+        (rc = MP_MPI_CHECK(pal_mpi.Win_shared_query(w->mpi, rank, &size, &unit, &mem), "MPI_Win_shared_query")))
+        return rc; /* the outputs untouched */
     *bytes = w->bytes[rank] < (int64_t)size ? w->bytes[rank] : (int64_t)size; /* not the rounding */
+    *disp_unit = unit;
+    *base = mem;
     return 0;
 }
 

@@ -341,25 +341,30 @@ int mp_dist_graph_create(mp_comm_t comm, int n, const int32_t *sources, const in
 int mp_topo_degrees(mp_comm_t comm, int *indegree, int *outdegree, int *weighted)
 {
     const comm_entry_t *ce;
-    int rc, topo = MP_TOPO_NONE, n = 0;
+    int rc, topo = MP_TOPO_NONE, n = 0, in = 0, out = 0, w = 0;
     if ((rc = mp_comm_lookup(comm, &ce)) || (rc = topo_of(ce, &topo)))
         return rc;
-    *weighted = 0;
     switch (topo) {
     case MP_TOPO_CART:
         rc = MP_MPI_CHECK(pal_mpi.Cartdim_get(ce->mpi, &n), "MPI_Cartdim_get");
-        *indegree = *outdegree = 2 * n;
-        return rc;
+        in = out = 2 * n;
+        break;
     case MP_TOPO_GRAPH:
         rc = MP_MPI_CHECK(pal_mpi.Graph_neighbors_count(ce->mpi, ce->rank, &n), "MPI_Graph_neighbors_count");
-        *indegree = *outdegree = n;
-        return rc;
+        in = out = n;
+        break;
     case MP_TOPO_DIST_GRAPH:
-        return MP_MPI_CHECK(pal_mpi.Dist_graph_neighbors_count(ce->mpi, indegree, outdegree, weighted),
-                            "MPI_Dist_graph_neighbors_count");
+        rc = MP_MPI_CHECK(pal_mpi.Dist_graph_neighbors_count(ce->mpi, &in, &out, &w),
+                          "MPI_Dist_graph_neighbors_count");
+        break;
+    default:
+        return mp_fail(MP_EINVAL, "communicator %d has no topology: neighbourhoods need a Cartesian, graph or "
+                       "distributed-graph communicator", comm);
     }
-    return mp_fail(MP_EINVAL, "communicator %d has no topology: neighbourhoods need a Cartesian, graph or "
-                   "distributed-graph communicator", comm);
+    if (rc)
+        return rc; /* the outputs untouched */
+    *indegree = in, *outdegree = out, *weighted = w;
+    return 0;
 }
 
 int mp_dist_graph_neighbors(mp_comm_t comm, int maxin, int32_t *sources, int32_t *sourceweights, int maxout,
