@@ -221,11 +221,25 @@ public unsafe partial class Communicator
     /// <summary>Waits at <paramref name="root"/> for a job to connect to <paramref name="port"/> (MPI_Comm_accept). Collective.</summary>
     /// <param name="port">A port from <see cref="Mpi.OpenPort"/> (used at the root).</param>
     /// <param name="root">Rank that owns the port.</param>
+    /// <remarks>
+    /// Under Open MPI 4.1 a failure of the root's part before it reaches the other ranks (a port
+    /// name that is malformed or from another job when the launcher has no name server,
+    /// <c>--ompi-server</c>) is an <see cref="MpiException"/> at the root only: the other ranks wait
+    /// inside MPI for ever (Open MPI's defect; MPICH fails every rank).  docs/architecture.md,
+    /// "Defects not worked around".
+    /// </remarks>
     public Intercommunicator Accept(string port, int root = 0) => AcceptOrConnect(false, port, root);
 
     /// <summary>Connects to a job waiting in <see cref="Accept"/> on <paramref name="port"/> (MPI_Comm_connect). Collective.</summary>
     /// <param name="port">The accepting job's port (used at the root).</param>
     /// <param name="root">Rank that names the port.</param>
+    /// <remarks>
+    /// Under Open MPI 4.1 a failure of the root's part before it reaches the other ranks (a port
+    /// name that is malformed or from another job when the launcher has no name server,
+    /// <c>--ompi-server</c>) is an <see cref="MpiException"/> at the root only: the other ranks wait
+    /// inside MPI for ever (Open MPI's defect; MPICH fails every rank).  docs/architecture.md,
+    /// "Defects not worked around".
+    /// </remarks>
     public Intercommunicator Connect(string port, int root = 0) => AcceptOrConnect(true, port, root);
 
     private Intercommunicator AcceptOrConnect(bool connect, string port, int root)
