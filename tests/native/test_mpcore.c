@@ -1329,6 +1329,45 @@ static int test_then_fail(MPI_Request *r, int *flag, MPI_Status *st)
     return MPI_ERR_OTHER;
 }
 
+/* Stand-ins that fail the next g_fail_untouched calls without doing anything: the request
+ * stays MPI's, its operation pending (what a library that did not end a failed operation would
+ * leave), then pass to the library. */
+static int g_fail_untouched;
+
+static int wait_fails_untouched(MPI_Request *r, MPI_Status *st)
+{
+    if (g_fail_untouched > 0 && g_fail_untouched--)
+        return MPI_ERR_OTHER;
+    return g_real_wait(r, st);
+}
+
+static int test_fails_untouched(MPI_Request *r, int *flag, MPI_Status *st)
+{
+    if (g_fail_untouched > 0 && g_fail_untouched--) {
+        *flag = 0;
+        return MPI_ERR_OTHER;
+    }
+    return g_real_test(r, flag, st);
+}
+
+/* After a failed completion, no receive of tag is left posted in MPI: a message sent on it
+ * now waits unmatched (a stale receive would have taken it into its old buffer). */
+static int no_receive_left(int32_t *out, int tag)
+{
+    mp_status_t st;
+    mp_req_t r;
+    int32_t got[4] = { 0 };
+    int unmatched;
+    if (mp_isend(out, 16, 0, tag, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) != 0)
+        return 0;
+    unmatched = mp_iprobe(0, tag, MP_COMM_SELF, &st) == 1;
+    if (unmatched && (mp_recv(got, 16, 0, tag, MP_COMM_SELF, &st) != 0 || got[3] != out[3]))
+        unmatched = 0;
+    if (!unmatched) /* a stale receive took it, or will: take the send back */
+        (void)mp_req_cancel(r);
+    return mp_req_wait(r, NULL) == 0 && unmatched;
+}
+
 static __typeof__(MPI_Waitall) *g_real_waitall;
 static int waitall_then_fail(int n, MPI_Request *r, MPI_Status *sts)
 {
@@ -1397,6 +1436,30 @@ static void test_failed_outputs(void)
     pal_mpi.Test = g_real_test;
     CHECK(rc == MP_EMPI && last_error_mentions("MPI_Test") && memcmp(&st, &mark, sizeof st) == 0);
     CHECK(mp_req_wait(r, NULL) == 0 && mp_req_active() == active);
+
+    /* A completion that fails without ending its operation (the request still MPI's): the
+     * operation is cancelled and waited for before the failure is reported, so no buffer the
+     * caller gets back is still MPI's.  A token's wait and test, a request's wait and test. */
+    CHECK(mp_recv_start(in, 16, 0, 76, MP_COMM_SELF, &st, &t) == 0);
+    pal_mpi.Wait = wait_fails_untouched, g_fail_untouched = 1;
+    rc = mp_token_wait(t, &st);
+    pal_mpi.Wait = g_real_wait;
+    CHECK(rc == MP_EMPI && last_error_mentions("MPI_Wait") && mp_req_active() == active && no_receive_left(out, 76));
+    CHECK(mp_recv_start(in, 16, 0, 77, MP_COMM_SELF, &st, &t) == 0);
+    pal_mpi.Test = test_fails_untouched, g_fail_untouched = 1;
+    rc = mp_token_test(t, &st);
+    pal_mpi.Test = g_real_test;
+    CHECK(rc == MP_EMPI && last_error_mentions("MPI_Test") && mp_req_active() == active && no_receive_left(out, 77));
+    CHECK(mp_irecv(in, 16, 0, 78, MP_COMM_SELF, NULL, &r) == 0);
+    pal_mpi.Wait = wait_fails_untouched, g_fail_untouched = 1;
+    rc = mp_req_wait(r, &st);
+    pal_mpi.Wait = g_real_wait;
+    CHECK(rc == MP_EMPI && last_error_mentions("MPI_Wait") && mp_req_active() == active && no_receive_left(out, 78));
+    CHECK(mp_irecv(in, 16, 0, 79, MP_COMM_SELF, NULL, &r) == 0);
+    pal_mpi.Test = test_fails_untouched, g_fail_untouched = 1;
+    rc = mp_req_test(r, &st);
+    pal_mpi.Test = g_real_test;
+    CHECK(rc == MP_EMPI && last_error_mentions("MPI_Test") && mp_req_active() == active && no_receive_left(out, 79));
 
     /* A set MPI completed and then failed as a whole (not MPI_ERR_IN_STATUS): every entry has the
      * call's error, source and tag unknown, and nothing is left; as a request set and as a list.

@@ -149,6 +149,12 @@ static MP_INLINE int mp_mpi_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
     return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 
+/* After a completion call (MPI_Wait, MPI_Test) failed on *r: a library that ended the operation
+ * freed its request (MPI-4.0 3.7.3), as both libraries measured do.  One that did not would still
+ * hold the buffer the core is about to report finished, and its pin let go: the operation is
+ * cancelled and waited for first.  Not for a persistent request, whose handle stays. */
+MP_COLD void mp_mpi_abandon(MPI_Request *r); /* requests.c */
+
 /* MPI_Testall, with the registers' upper halves clean for MPI's progress (as mp_mpi_test). */
 static MP_INLINE int mp_mpi_testall_plain(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
 {

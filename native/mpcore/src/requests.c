@@ -99,6 +99,14 @@ int mp_orphan_free(slot_t *s, int idx)
     return 1;
 }
 
+MP_COLD void mp_mpi_abandon(MPI_Request *r)
+{
+    if (*r == MPI_REQUEST_NULL)
+        return;
+    (void)pal_mpi.Cancel(r);
+    (void)pal_mpi.Wait(r, MPI_STATUS_IGNORE);
+}
+
 /* Tests an ACTIVE slot once; records completion. Returns 1 if done.  A send is
  * usually complete when first tested (mp_mpi_test_done_first); a receive is
  * tested with MPI_Test, whose poll of the network is what completes it. */
@@ -107,10 +115,13 @@ int mp_slot_poll(slot_t *s)
     MPI_Status st;
     int flag = 0;
     int rc = s->is_recv ? mp_mpi_test(&s->mpi, &flag, &st) : mp_mpi_test_done_first(&s->mpi, &flag, &st);
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS) {
         rc = mp_mpi_fail(rc, "MPI_Test");
-    else if (!flag)
+        if (!s->persist)
+            mp_mpi_abandon(&s->mpi);
+    } else if (!flag) {
         return 0;
+    }
     slot_complete(s, rc, &st);
     return 1;
 }
@@ -141,8 +152,10 @@ int mp_req_wait(mp_req_t req, mp_status_t *status)
     mp_blocking_enter();
     if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE) {
         MPI_Status st;
-        rc = pal_mpi.Wait(&s->mpi, &st);
-        slot_complete(s, MP_MPI_CHECK(rc, "MPI_Wait"), &st);
+        rc = MP_MPI_CHECK(pal_mpi.Wait(&s->mpi, &st), "MPI_Wait");
+        if (MP_UNLIKELY(rc) && !s->persist)
+            mp_mpi_abandon(&s->mpi);
+        slot_complete(s, rc, &st);
     }
     mp_sweep_orphans();
     mp_blocking_leave();
