@@ -233,13 +233,7 @@ public unsafe partial class Communicator
     /// <summary>Connects to a job waiting in <see cref="Accept"/> on <paramref name="port"/> (MPI_Comm_connect). Collective.</summary>
     /// <param name="port">The accepting job's port (used at the root).</param>
     /// <param name="root">Rank that names the port.</param>
-    /// <remarks>
-    /// Under Open MPI 4.1 a failure of the root's part before it reaches the other ranks (a port
-    /// name that is malformed or from another job when the launcher has no name server,
-    /// <c>--ompi-server</c>) is an <see cref="MpiException"/> at the root only: the other ranks wait
-    /// inside MPI for ever (Open MPI's defect; MPICH fails every rank).  docs/architecture.md,
-    /// "Defects not worked around".
-    /// </remarks>
+    /// <inheritdoc cref="Accept(string, int)" path="/remarks"/>
     public Intercommunicator Connect(string port, int root = 0) => AcceptOrConnect(true, port, root);
 
     private Intercommunicator AcceptOrConnect(bool connect, string port, int root)

@@ -155,6 +155,15 @@ static MP_INLINE int mp_mpi_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
  * cancelled and waited for first.  Not for a persistent request, whose handle stays. */
 MP_COLD void mp_mpi_abandon(MPI_Request *r); /* requests.c */
 
+/* rc, from a completion call on *r; on failure the operation is ended first (mp_mpi_abandon).
+ * r NULL for a persistent request. */
+static MP_INLINE int mp_mpi_ended(int rc, MPI_Request *r)
+{
+    if (MP_UNLIKELY(rc != MPI_SUCCESS) && r)
+        mp_mpi_abandon(r);
+    return rc;
+}
+
 /* MPI_Testall, with the registers' upper halves clean for MPI's progress (as mp_mpi_test). */
 static MP_INLINE int mp_mpi_testall_plain(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
 {

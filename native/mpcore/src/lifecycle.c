@@ -63,26 +63,25 @@ int mp_init(int required, int *provided)
     if ((rc = mp_comm_register(MPI_COMM_WORLD, &world)) || world != MP_COMM_WORLD ||
         (rc = mp_comm_register(MPI_COMM_SELF, &self)) || self != MP_COMM_SELF) {
         rc = rc ? rc : mp_fail(MP_ESTATE, "communicator table was not empty at init");
-        mp_comm_forget(world);
-        mp_comm_forget(self);
-        return rc;
+        goto undo;
     }
     /* A spawned job's parent: registered now, whether or not the program asks
      * for it, so its channel is duplicated together with the parent's side. */
     {
         MPI_Comm parent = MPI_COMM_NULL;
         if ((rc = MP_MPI_CHECK(pal_mpi.Comm_get_parent(&parent), "MPI_Comm_get_parent")) ||
-            (parent != MPI_COMM_NULL && (rc = mp_comm_register(parent, &mp_g_parent)))) {
-            mp_comm_forget(world);
-            mp_comm_forget(self);
-            return rc;
-        }
+            (parent != MPI_COMM_NULL && (rc = mp_comm_register(parent, &mp_g_parent))))
+            goto undo;
     }
     mp_g_sessions_only = 0; /* the world model is up beside any sessions (MPI-4.0 11.4.1) */
     atomic_store(&mp_g_state, MP_STATE_READY);
     if (provided)
         *provided = mp_g_thread_level;
     return 0;
+undo:
+    mp_comm_forget(world);
+    mp_comm_forget(self);
+    return rc;
 }
 
 /* A timeout in seconds from the environment: unset or not a number >= 0 gives the default. */

@@ -474,11 +474,9 @@ static MP_COLD int list_failed(mp_list_t l, int n, int mrc, const char *call, mp
         }
         if (l->kind[i] & ENTRY_PROC_NULL) { /* completed at its post: MPI has no status of it */
             list_status(l->kind[i], &l->ms[i], out);
-        } else if (mrc != MPI_ERR_IN_STATUS) {
-            /* One failed call, recorded once, by the first entry.  MPI wrote no status: source
-             * and tag unknown (AnySource, AnyTag, as an empty status), the error the call's. */
+        } else if (mrc != MPI_ERR_IN_STATUS) { /* one failed call: recorded once, by the first entry */
             r = mp_mpi_fail_set(rc, mrc, call);
-            status_empty(out);
+            status_set_failed(out, r);
         } else {
             if (l->ms[i].MPI_ERROR != MPI_SUCCESS) /* the first recorded: the one returned */
                 r = mp_mpi_fail_set(rc, l->ms[i].MPI_ERROR, call);

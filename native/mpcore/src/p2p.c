@@ -61,9 +61,7 @@ static int token_started(slot_cache_t *c, slot_t *s, mp_req_t h, int rc, mp_stat
             *token = TOKEN_MARK | (mp_token_t)(uint32_t)h;
             return 0;
         }
-        if (MP_UNLIKELY(rc != MPI_SUCCESS))
-            mp_mpi_abandon(&s->mpi);
-        rc = token_outcome(rc, flag, &st, status);
+        rc = token_outcome(mp_mpi_ended(rc, &s->mpi), flag, &st, status);
     }
     slot_free(c, s, h & HANDLE_INDEX_MASK);
     return rc;
@@ -113,11 +111,8 @@ static int blocking_done(int rc, const char *call, const MPI_Status *st, mp_stat
 static int wait_request(MPI_Request *r, mp_status_t *status)
 {
     MPI_Status st;
-    int rc;
     mp_blocking_enter();
-    if (MP_UNLIKELY((rc = pal_mpi.Wait(r, &st)) != MPI_SUCCESS))
-        mp_mpi_abandon(r); /* the caller's buffer is let go on return */
-    return blocking_done(rc, "MPI_Wait", &st, status);
+    return blocking_done(mp_mpi_ended(pal_mpi.Wait(r, &st), r), "MPI_Wait", &st, status);
 }
 
 int mp_send_start(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
@@ -181,8 +176,7 @@ int mp_token_test(mp_token_t token, mp_status_t *status)
         atomic_store_explicit(&s->flags, 0, memory_order_release); /* still the caller's */
         return 0;
     }
-    if (MP_UNLIKELY(rc != MPI_SUCCESS))
-        mp_mpi_abandon(&s->mpi);
+    rc = mp_mpi_ended(rc, &s->mpi);
     slot_free(my_cache(), s, idx);
     return token_outcome(rc, flag, &st, status);
 }

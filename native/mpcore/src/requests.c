@@ -115,13 +115,10 @@ int mp_slot_poll(slot_t *s)
     MPI_Status st;
     int flag = 0;
     int rc = s->is_recv ? mp_mpi_test(&s->mpi, &flag, &st) : mp_mpi_test_done_first(&s->mpi, &flag, &st);
-    if (rc != MPI_SUCCESS) {
+    if (mp_mpi_ended(rc, s->persist ? NULL : &s->mpi) != MPI_SUCCESS)
         rc = mp_mpi_fail(rc, "MPI_Test");
-        if (!s->persist)
-            mp_mpi_abandon(&s->mpi);
-    } else if (!flag) {
+    else if (!flag)
         return 0;
-    }
     slot_complete(s, rc, &st);
     return 1;
 }
@@ -152,10 +149,8 @@ int mp_req_wait(mp_req_t req, mp_status_t *status)
     mp_blocking_enter();
     if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE) {
         MPI_Status st;
-        rc = MP_MPI_CHECK(pal_mpi.Wait(&s->mpi, &st), "MPI_Wait");
-        if (MP_UNLIKELY(rc) && !s->persist)
-            mp_mpi_abandon(&s->mpi);
-        slot_complete(s, rc, &st);
+        rc = mp_mpi_ended(pal_mpi.Wait(&s->mpi, &st), s->persist ? NULL : &s->mpi);
+        slot_complete(s, MP_MPI_CHECK(rc, "MPI_Wait"), &st);
     }
     mp_sweep_orphans();
     mp_blocking_leave();
@@ -494,12 +489,9 @@ static MP_INLINE int batch_finish_as(batch_t *b, int mrc, const char *call, mp_s
                     j++;
                     continue;
                 }
-                if (mrc != MPI_ERR_IN_STATUS) {
-                    /* One failed call, recorded once.  MPI wrote no status: source and tag
-                     * unknown (AnySource, AnyTag, as an empty status), the error the call's. */
+                if (mrc != MPI_ERR_IN_STATUS) { /* one failed call: recorded once */
                     r = mp_mpi_fail_set(rc, mrc, call);
-                    status_empty(out);
-                    out->error = r;
+                    status_set_failed(out, r);
                 } else if (b->ms[j].MPI_ERROR != MPI_SUCCESS) { /* the first recorded: the one returned */
                     r = mp_mpi_fail_set(rc, b->ms[j].MPI_ERROR, call);
                 }

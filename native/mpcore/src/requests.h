@@ -257,6 +257,15 @@ static inline void status_empty(mp_status_t *st)
     st->tag = MP_ANY_TAG;
 }
 
+/* The status of an operation a set's call completed and then failed as a whole (not
+ * MPI_ERR_IN_STATUS): MPI wrote none, so source and tag are unknown (AnySource, AnyTag, as an
+ * empty status), the error the call's. */
+static inline void status_set_failed(mp_status_t *out, int rc)
+{
+    status_empty(out);
+    out->error = rc;
+}
+
 /* An instance of a persistent request is over: its objects are forgotten
  * (the array may move again) and it waits, inactive, for the next start. */
 static inline void persist_deactivate(slot_t *s)

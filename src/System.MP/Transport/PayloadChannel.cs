@@ -84,10 +84,7 @@ internal static unsafe class PayloadChannel
         {
             Communicator.SendCore(&none, 0, dest, continuationTag, channel, CoreConst.SendStandard);
         }
-        catch (MpiException)
-        {
-        }
-        catch (InsufficientMemoryException)
+        catch (Exception e) when (e is MpiException or InsufficientMemoryException)
         {
         }
     }
