@@ -85,6 +85,13 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
     [
         new("latency", "Point-to-point latency", "µs", false, true,
             "osu_latency methodology: blocking ping-pong between 2 ranks, half round trip; 100 warm-up + 10000 timed iterations up to 8 KiB, 10 + 1000 above (times SCALE). " + Placement),
+        new("latency-paired", "Point-to-point latency, paired blocks in one process", "µs", false, true,
+            "perf/PairedLatency under motor: per size, pairs of neighbouring blocks of the osu_latency loop, one through System.MP's blocking " +
+            "Send/Recv (motor), one calling the same MPI library's MPI_Send/MPI_Recv directly from the same process (direct, the reference), on the " +
+            "same buffers, alternating which goes first (1000 round trips per block up to 8 KiB, 200 up to 64 KiB, 50 up to 512 KiB, 10 above, times " +
+            "SCALE; PAIRED_PAIRS pairs, default 31). Each value is a round's median block; the pairs ran milliseconds apart on the same cores and " +
+            "pages, so the ratio is what Motor adds per message, free of the run-to-run spread of the latency group. The program itself also prints " +
+            "the median and quartiles of the per-pair quotients (raw/latency-paired/table.*.log).", "direct"),
         new("bandwidth", "Point-to-point bandwidth", "MB/s", true, true,
             "osu_bw methodology: windows of 64 nonblocking sends/receives and a 4-byte acknowledgement (bench.sh times 10× osu_bw's window counts by default, BW_SCALE). " +
             "motor-list posts each window into a RequestList instead of Request objects (nothing allocated per message). " + Placement),

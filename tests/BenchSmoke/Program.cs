@@ -21,6 +21,7 @@ try
     string[] objects = ["raw", "objects", "json", "mempack", "mprobe"];
     string[] sizes = [.. Enumerable.Range(0, 31).Select(i => 1L << i).TakeWhile(s => s <= maxBytes).Select(s => s.ToString(CultureInfo.InvariantCulture))];
     bench.CheckTable("latency", "us", "C", p2p, ["0", .. sizes]);
+    bench.CheckTable("latency-paired", "us", "direct", ["direct", "motor"], ["0", .. sizes]);
     string[] bandwidth = [.. p2p, "motor-list"];
     bench.CheckTable("bandwidth", "MBps", "C", bandwidth, sizes);
     bench.CheckTable("collectives", "us", "C", ["C", "motor", "dotnet"], ["allreduce 8", "bcast 1048576", "alltoall 4096"]);
@@ -40,6 +41,7 @@ try
     bench.CheckInstructions("instructions", ["C", "core", "core-list"]);   // build.sh runs these three: valgrind starts a managed series slowly
     bench.CheckInstructions("instructions-blocking", ["C", "motor"]);
     bench.CheckPlot("latency", p2p);
+    bench.CheckPlot("latency-paired", ["direct", "motor"]);
     bench.CheckPlot("bandwidth", bandwidth);
     bench.CheckPlot("objects", objects);
     bench.CheckPlot("first-loop", ["C", "motor", "motor-qjfl", "motor-before", "dotnet"]);
@@ -144,7 +146,7 @@ internal sealed class BenchOutput(string dir, int rounds)
     internal void CheckSummary()
     {
         string summary = File.ReadAllText(Path.Combine(dir, "summary.md"));
-        foreach (string section in new[] { "## Point-to-point latency", "## Point-to-point bandwidth", "## Collectives",
+        foreach (string section in new[] { "## Point-to-point latency", "## Point-to-point latency, paired blocks in one process", "## Point-to-point bandwidth", "## Collectives",
                                            "## Object transport (Motor Figure 11)", "## Micro-benchmarks (BenchmarkDotNet)",
                                            "## Instructions per operation (callgrind)", "## MPI bandwidth beside a gRPC service (issue 17)",
                                            "## gRPC calls/s of samples/Service (issue 17)", "## A user's loop from its first iteration",
