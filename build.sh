@@ -231,7 +231,7 @@ run_bench_smoke() {
     echo "bench-smoke: mpiexec on the test PATH is $found, not Open MPI's $ompi"
     rc=1
   fi
-  [ "$rc" != 0 ] || PATH="$hostile" ROUNDS=$BENCH_SMOKE_ROUNDS SCALE=0.01 BW_SCALE=0.01 MAX_BYTES=$BENCH_SMOKE_MAX_BYTES PAIRED_PAIRS=3 \
+  [ "$rc" != 0 ] || PATH="$hostile" ROUNDS=$BENCH_SMOKE_ROUNDS SCALE=0.01 BW_SCALE=0.01 MAX_BYTES=$BENCH_SMOKE_MAX_BYTES PAIRED_SETS=3 \
     OBJECT_ARGS="64 1 2" STEADY_ITERATIONS=2000 SERVICE_SECONDS=0.3 MICRO_JOB=dry CALLGRIND_ARGS="8 20 60" CALLGRIND_SERIES="C core core list" \
     CALLGRIND_BLOCKING_ARGS="8 200 1000" CALLGRIND_BLOCKING_SERIES="C motor" \
     "$ROOT/perf/bench.sh" "$tmp/bench" 2>&1 | tail -n 15 || rc=1

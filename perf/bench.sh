@@ -21,10 +21,11 @@
 # (issue 17, perf/ServiceLoad): MPI bandwidth at SERVICE_SIZES (default 8 KiB, 64 KiB, 1 MiB, those
 # up to MAX_BYTES) alone and while samples/Service answers 8 gRPC clients, in one job, beside C's
 # bandwidth-c; gRPC calls/s with 1 and 8 clients for SERVICE_SECONDS (default 2) each.
-# latency-paired (issue 18 target 2, latency): perf/PairedLatency under motor, one job: per size,
-# PAIRED_PAIRS (31) pairs of neighbouring blocks, System.MP's Send/Recv (motor) and the same MPI
-# library's MPI_Send/MPI_Recv called directly from the same process (direct, the reference), on
-# the same buffers: what Motor adds, without what moves separate runs apart.
+# latency-paired and bandwidth-paired (issue 18 target 2): perf/Paired under motor, one job each:
+# per size, PAIRED_SETS (31) sets of neighbouring blocks of the benchmark's loop through System.MP
+# (latency: motor, Send/Recv; bandwidth: motor, Request objects, and motor-list, a RequestList) and
+# calling the same MPI library's functions directly from the same process (direct, the reference),
+# on the same buffers: what Motor adds, without what moves separate runs apart.
 # first-loop (issue 18 target 7): perf/UserLoop, a ping-pong as a new user writes it (no
 # warm-up beyond osu_latency's 100 iterations), against C; its first size (0 B) is the
 # number: under motor's defaults (motor), with .NET's tiering default (motor-qjfl:
@@ -51,12 +52,15 @@ ROUNDS="${ROUNDS:-5}" SCALE="${SCALE:-1}"
 # shorter than this shared VM's slow phases: bandwidth runs 10 times as many
 # windows by default (osu_bw -i), so one round is not one noisy instant.
 BW_SCALE="${BW_SCALE:-10}"
-ONLY="${ONLY:-latency latency-paired bandwidth collectives objects objects-steady service first-loop latency-ompi bandwidth-ompi objects-ompi micro instructions}"
+ONLY="${ONLY:-latency latency-paired bandwidth bandwidth-paired collectives objects objects-steady service first-loop latency-ompi bandwidth-ompi objects-ompi micro instructions}"
 MAX="${MAX_BYTES:-4194304}"              # largest message of the latency/bandwidth sweeps
 RMA_MAX="${RMA_MAX_BYTES:-$MAX}"          # largest Put/Get of the rma-put/rma-get sweeps
 OBJECT_ARGS="${OBJECT_ARGS:-4096 1 40}"   # Figure 11: largest N, rounds, ms budget per point
 STEADY="${STEADY_ITERATIONS:-200000}"     # objects-steady: round trips timed (as many untimed before)
-PAIRS="${PAIRED_PAIRS:-31}"               # latency-paired: block pairs per size
+PAIRS="${PAIRED_SETS:-31}"                # latency-paired, bandwidth-paired: sets of neighbouring blocks per size
+# bandwidth-paired's blocks are osu_bw's window counts (100 up to 8 KiB, 20 above) times BW_SCALE / 10:
+# many short blocks, not a few long ones, so that neighbours stay close in time.
+BW_PAIRED_SCALE="$(awk -v s="$BW_SCALE" 'BEGIN { print s / 10 }')"
 FIRST_MAX="${FIRST_LOOP_MAX_BYTES:-1024}"  # largest message of the first-loop sweep (at most MAX_BYTES)
 [ "$FIRST_MAX" -le "$MAX" ] || FIRST_MAX="$MAX"
 PY="${MPI4PY_PYTHON:-/usr/bin/python3}"   # the Python that has Debian's python3-mpi4py and python3-numpy
@@ -102,7 +106,7 @@ latency|dotnet|$MPIEXEC -n 2 dotnet $(app PingPong) $MAX $SCALE
 latency|wrapper|$MPIEXEC -n 2 dotnet $(app Wrapper) latency $MAX $SCALE
 latency|C-net|env BENCH_BUFFER_OFFSETS=$LAT_NET $MPIEXEC -n 2 $BIN/pingpong-c $MAX $SCALE
 latency|motor-pinned|env BENCH_BUFFER=pinned $MPIEXEC -n 2 $MOTOR $(app PingPong) $MAX $SCALE
-latency-paired|table:2=motor,3=direct|$MPIEXEC -n 2 $MOTOR $(app PairedLatency) $MAX $PAIRS $SCALE
+latency-paired|table:2=motor,3=direct|$MPIEXEC -n 2 $MOTOR $(app Paired) latency $MAX $PAIRS $SCALE
 bandwidth|C|$MPIEXEC -n 2 $BIN/bandwidth-c $MAX $BW_SCALE
 bandwidth|motor|$MPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
 bandwidth|dotnet|$MPIEXEC -n 2 dotnet $(app Bandwidth) $MAX $BW_SCALE
@@ -110,6 +114,7 @@ bandwidth|wrapper|$MPIEXEC -n 2 dotnet $(app Wrapper) bandwidth $MAX $BW_SCALE
 bandwidth|C-net|env BENCH_BUFFER_OFFSETS=$BW_NET $MPIEXEC -n 2 $BIN/bandwidth-c $MAX $BW_SCALE
 bandwidth|motor-pinned|env BENCH_BUFFER=pinned $MPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
 bandwidth|motor-list|env BENCH_REQUESTS=list $MPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
+bandwidth-paired|table:2=motor,3=motor-list,4=direct|$MPIEXEC -n 2 $MOTOR $(app Paired) bandwidth $MAX $PAIRS $BW_PAIRED_SCALE
 collectives|C|$MPIEXEC -n 2 $BIN/collectives-c
 collectives|motor|$MPIEXEC -n 2 $MOTOR $(app Collectives)
 collectives|dotnet|$MPIEXEC -n 2 dotnet $(app Collectives)

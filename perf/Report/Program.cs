@@ -86,15 +86,21 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
         new("latency", "Point-to-point latency", "µs", false, true,
             "osu_latency methodology: blocking ping-pong between 2 ranks, half round trip; 100 warm-up + 10000 timed iterations up to 8 KiB, 10 + 1000 above (times SCALE). " + Placement),
         new("latency-paired", "Point-to-point latency, paired blocks in one process", "µs", false, true,
-            "perf/PairedLatency under motor: per size, pairs of neighbouring blocks of the osu_latency loop, one through System.MP's blocking " +
+            "perf/Paired latency under motor: per size, pairs of neighbouring blocks of the osu_latency loop, one through System.MP's blocking " +
             "Send/Recv (motor), one calling the same MPI library's MPI_Send/MPI_Recv directly from the same process (direct, the reference), on the " +
             "same buffers, alternating which goes first (1000 round trips per block up to 8 KiB, 200 up to 64 KiB, 50 up to 512 KiB, 10 above, times " +
-            "SCALE; PAIRED_PAIRS pairs, default 31). Each value is a round's median block; the pairs ran milliseconds apart on the same cores and " +
+            "SCALE; PAIRED_SETS pairs, default 31). Each value is a round's median block; the pairs ran milliseconds apart on the same cores and " +
             "pages, so the ratio is what Motor adds per message, free of the run-to-run spread of the latency group. The program itself also prints " +
             "the median and quartiles of the per-pair quotients (raw/latency-paired/table.*.log).", "direct"),
         new("bandwidth", "Point-to-point bandwidth", "MB/s", true, true,
             "osu_bw methodology: windows of 64 nonblocking sends/receives and a 4-byte acknowledgement (bench.sh times 10× osu_bw's window counts by default, BW_SCALE). " +
             "motor-list posts each window into a RequestList instead of Request objects (nothing allocated per message). " + Placement),
+        new("bandwidth-paired", "Point-to-point bandwidth, paired blocks in one process", "MB/s", true, true,
+            "perf/Paired bandwidth under motor: per size, sets of three neighbouring blocks of osu_bw windows (64 nonblocking sends and a 4-byte " +
+            "acknowledgement; 100 windows per block up to 8 KiB, 20 above, times BW_SCALE / 10; PAIRED_SETS sets, default 31), through System.MP " +
+            "with Request objects (motor) and with a RequestList (motor-list), and calling the same MPI library's MPI_Isend/MPI_Irecv/MPI_Waitall " +
+            "directly from the same process (direct, the reference), on the same buffers, each path first, middle and last in turn. Each value is a " +
+            "round's median block; the program also prints the median and quartiles of the per-set quotients (raw/bandwidth-paired/table.*.log).", "direct"),
         new("rma-put", "One-sided Put latency", "µs", false, true,
             "osu_put_latency methodology: rank 0 locks rank 1's window (Window.Allocate / MPI_Win_allocate) and times Put + Flush; " +
             "100 warm-up + 10000 timed iterations up to 8 KiB, 10 + 1000 above (times SCALE)."),

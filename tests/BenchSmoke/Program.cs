@@ -24,6 +24,7 @@ try
     bench.CheckTable("latency-paired", "us", "direct", ["direct", "motor"], ["0", .. sizes]);
     string[] bandwidth = [.. p2p, "motor-list"];
     bench.CheckTable("bandwidth", "MBps", "C", bandwidth, sizes);
+    bench.CheckTable("bandwidth-paired", "MBps", "direct", ["direct", "motor", "motor-list"], sizes);
     bench.CheckTable("collectives", "us", "C", ["C", "motor", "dotnet"], ["allreduce 8", "bcast 1048576", "alltoall 4096"]);
     bench.CheckTable("objects", "us", "raw", objects, ["1", "2", "4", "8", "16", "32", "64"]);
     bench.CheckTable("objects-steady", "us", "raw", ["raw", "motor", "motor-netgen0", "dotnet"], ["1-node list"]);
@@ -43,6 +44,7 @@ try
     bench.CheckPlot("latency", p2p);
     bench.CheckPlot("latency-paired", ["direct", "motor"]);
     bench.CheckPlot("bandwidth", bandwidth);
+    bench.CheckPlot("bandwidth-paired", ["direct", "motor", "motor-list"]);
     bench.CheckPlot("objects", objects);
     bench.CheckPlot("first-loop", ["C", "motor", "motor-qjfl", "motor-before", "dotnet"]);
     bench.CheckPlot("objects-ompi", ["mpi4py", "motor", "mpi4py-raw", "motor-raw"]);
@@ -146,7 +148,7 @@ internal sealed class BenchOutput(string dir, int rounds)
     internal void CheckSummary()
     {
         string summary = File.ReadAllText(Path.Combine(dir, "summary.md"));
-        foreach (string section in new[] { "## Point-to-point latency", "## Point-to-point latency, paired blocks in one process", "## Point-to-point bandwidth", "## Collectives",
+        foreach (string section in new[] { "## Point-to-point latency", "## Point-to-point latency, paired blocks in one process", "## Point-to-point bandwidth", "## Point-to-point bandwidth, paired blocks in one process", "## Collectives",
                                            "## Object transport (Motor Figure 11)", "## Micro-benchmarks (BenchmarkDotNet)",
                                            "## Instructions per operation (callgrind)", "## MPI bandwidth beside a gRPC service (issue 17)",
                                            "## gRPC calls/s of samples/Service (issue 17)", "## A user's loop from its first iteration",
