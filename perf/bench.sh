@@ -25,7 +25,8 @@
 # per size, PAIRED_SETS (31) sets of neighbouring blocks of the benchmark's loop through System.MP
 # (latency: motor, Send/Recv; bandwidth: motor, Request objects, and motor-list, a RequestList) and
 # calling the same MPI library's functions directly from the same process (direct, the reference),
-# on the same buffers: what Motor adds, without what moves separate runs apart.
+# on the same buffers: what Motor adds, without what moves separate runs apart.  The same under
+# mpirun.openmpi, Motor on its Open MPI core: latency-paired-ompi and bandwidth-paired-ompi.
 # first-loop (issue 18 target 7): perf/UserLoop, a ping-pong as a new user writes it (no
 # warm-up beyond osu_latency's 100 iterations), against C; its first size (0 B) is the
 # number: under motor's defaults (motor), with .NET's tiering default (motor-qjfl:
@@ -52,7 +53,7 @@ ROUNDS="${ROUNDS:-5}" SCALE="${SCALE:-1}"
 # shorter than this shared VM's slow phases: bandwidth runs 10 times as many
 # windows by default (osu_bw -i), so one round is not one noisy instant.
 BW_SCALE="${BW_SCALE:-10}"
-ONLY="${ONLY:-latency latency-paired bandwidth bandwidth-paired collectives objects objects-steady service first-loop latency-ompi bandwidth-ompi objects-ompi micro instructions}"
+ONLY="${ONLY:-latency latency-paired bandwidth bandwidth-paired collectives objects objects-steady service first-loop latency-ompi bandwidth-ompi objects-ompi latency-paired-ompi bandwidth-paired-ompi micro instructions}"
 MAX="${MAX_BYTES:-4194304}"              # largest message of the latency/bandwidth sweeps
 RMA_MAX="${RMA_MAX_BYTES:-$MAX}"          # largest Put/Get of the rma-put/rma-get sweeps
 OBJECT_ARGS="${OBJECT_ARGS:-4096 1 40}"   # Figure 11: largest N, rounds, ms budget per point
@@ -148,6 +149,8 @@ latency-ompi|mpi4py|$OMPIEXEC -n 2 $PY $ROOT/perf/mpi4py/latency.py $MAX $SCALE
 bandwidth-ompi|C|$OMPIEXEC -n 2 $BIN/bandwidth-c-ompi $MAX $BW_SCALE
 bandwidth-ompi|motor|$OMPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
 bandwidth-ompi|mpi4py|$OMPIEXEC -n 2 $PY $ROOT/perf/mpi4py/bandwidth.py $MAX $BW_SCALE
+latency-paired-ompi|table:2=motor,3=direct|$OMPIEXEC -n 2 $MOTOR $(app Paired) latency $MAX $PAIRS $SCALE
+bandwidth-paired-ompi|table:2=motor,3=motor-list,4=direct|$OMPIEXEC -n 2 $MOTOR $(app Paired) bandwidth $MAX $PAIRS $BW_PAIRED_SCALE
 LIST
 )
 # ServiceLoad prints its phases in one run (issue 17: bandwidth alone and beside the service, the

@@ -154,6 +154,10 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
             "Figure 11 under mpirun.openmpi: the linked list of 4096 data bytes over N nodes, round trip, sent with OSend/ORecv under motor " +
             "(motor) and with mpi4py's pickle-based comm.send/comm.recv (mpi4py, the reference: perf/mpi4py/objects.py, NumPy int32 arrays " +
             "in the nodes); motor-raw and mpi4py-raw are the 4096 bytes as one array with Send/Recv in each.", "mpi4py"),
+        new("latency-paired-ompi", "Point-to-point latency over Open MPI, paired blocks in one process", "µs", false, true,
+            "As latency-paired, under mpirun.openmpi: Motor on its Open MPI core against Open MPI's MPI_Send/MPI_Recv called directly.", "direct"),
+        new("bandwidth-paired-ompi", "Point-to-point bandwidth over Open MPI, paired blocks in one process", "MB/s", true, true,
+            "As bandwidth-paired, under mpirun.openmpi: Motor on its Open MPI core against Open MPI's MPI_Isend/MPI_Irecv/MPI_Waitall called directly.", "direct"),
         new("instructions", "Instructions per operation (callgrind)", "instructions", false, false,
             "perf/callgrind.sh: instructions per nonblocking operation (post plus its share of WaitAll) at the message size in the key column, " +
             "counted by valgrind's callgrind in one run (deterministic, unlike time): C calling MPI, mpcore from C (core, core+obj; core list: through its request lists), " +

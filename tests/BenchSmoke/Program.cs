@@ -38,6 +38,8 @@ try
     bench.CheckTable("first-loop", "us", "C", ["C", "motor", "motor-qjfl", "motor-before", "dotnet"], firstSizes);
     bench.CheckTable("latency-ompi", "us", "C", ["C", "motor", "mpi4py"], ["0", .. sizes]);
     bench.CheckTable("bandwidth-ompi", "MBps", "C", ["C", "motor", "mpi4py"], sizes);
+    bench.CheckTable("latency-paired-ompi", "us", "direct", ["direct", "motor"], ["0", .. sizes]);
+    bench.CheckTable("bandwidth-paired-ompi", "MBps", "direct", ["direct", "motor", "motor-list"], sizes);
     bench.CheckTable("objects-ompi", "us", "mpi4py", ["mpi4py", "motor", "mpi4py-raw", "motor-raw"], ["1", "2", "4", "8", "16", "32", "64"]);
     bench.CheckInstructions("instructions", ["C", "core", "core-list"]);   // build.sh runs these three: valgrind starts a managed series slowly
     bench.CheckInstructions("instructions-blocking", ["C", "motor"]);
@@ -153,6 +155,8 @@ internal sealed class BenchOutput(string dir, int rounds)
                                            "## Instructions per operation (callgrind)", "## MPI bandwidth beside a gRPC service (issue 17)",
                                            "## gRPC calls/s of samples/Service (issue 17)", "## A user's loop from its first iteration",
                                            "## Point-to-point latency over Open MPI, with mpi4py", "## Point-to-point bandwidth over Open MPI, with mpi4py",
+                                           "## Point-to-point latency over Open MPI, paired blocks in one process",
+                                           "## Point-to-point bandwidth over Open MPI, paired blocks in one process",
                                            "## Object transport over Open MPI, against mpi4py (Figure 11)" })
             Expect(summary.Contains(section, StringComparison.Ordinal), $"summary.md: no section '{section}'");
         Expect(summary.Contains($"{rounds} interleaved rounds per series", StringComparison.Ordinal), "summary.md: the number of rounds");
