@@ -39,6 +39,7 @@ internal static unsafe class MpiFaults
         Objects(c);
         Completions(c);
         FailedSets(c);
+        FailedAtAMark(c);
         Check.Equal(0L, Mpi.GetStatistics().ActiveRequests, "no request left at the end");
         c.Barrier();
     }
@@ -541,6 +542,52 @@ internal static unsafe class MpiFaults
             Check.Equal(0, list.Count, $"{what}: the list empty");
             c.Barrier();
         }
+    }
+
+    // A test that fails inside MPI and leaves its request pending, met by the GC extension's test
+    // at a full collection's mark (under motor): the mark neither cancels nor waits (it holds every
+    // managed thread), the array stays pinned and is not tested again at the next mark, and the
+    // owner's Wait ends the operation with the failure, named MPI_Test.  No receive is left in MPI:
+    // the next message on the tag arrives where it is received next, not in the old array.
+    private static void FailedAtAMark(Communicator c)
+    {
+        const int Tag = 67;
+        if (!Mpi.GetStatistics().GcExtensionActive)
+            return; // library mode: the GC does not call MPI
+        if (c.Rank == 1)
+        {
+            var old = new int[4];
+            MpiStatistics before = Mpi.GetStatistics();
+            long failed = Failed("MPI_Test_untouched");
+            Request r = c.IRecv(old, 0, Tag);
+            int errorClass = Arm("MPI_Test_untouched");
+            Check.True(errorClass > 0, "the library arms a test that leaves its request");
+            GC.Collect();
+            Check.Equal(failed + 1, Failed("MPI_Test_untouched"), "the mark's test of the receive failed");
+            Check.True(Mpi.GetStatistics().PinnedAtLastMark >= 1, "the receive's array pinned at the mark of its failed test");
+            GC.Collect(); // armed still: a second test would fail again
+            s_clear();
+            Check.Equal(failed + 1, Failed("MPI_Test_untouched"), "the next mark does not test it again");
+            Check.True(Mpi.GetStatistics().PinnedAtLastMark >= 1, "the array still pinned at the next mark");
+            Check.Equal(before.ActiveRequests + 1, Mpi.GetStatistics().ActiveRequests, "the receive still pending after the marks");
+            MpiException? e = Check.Throws<MpiException>(() => r.Wait(), "Wait of a receive whose test failed at a mark");
+            Check.True(e is not null && e.ErrorClass == errorClass && e.Message.StartsWith("MPI_Test: ", StringComparison.Ordinal) &&
+                       e.Message.Contains("MPI_ERR_OTHER", StringComparison.Ordinal),
+                       $"the failure reported by the owner's Wait, named MPI_Test ({errorClass}): {e?.ErrorClass} {e?.Message}");
+            Check.Equal(before.MpiErrors + 1, Mpi.GetStatistics().MpiErrors, "the failure counted once");
+            Check.Equal(before.ActiveRequests, Mpi.GetStatistics().ActiveRequests, "the receive finished");
+            c.Barrier();
+            var next = new int[4];
+            Status st = c.Recv(next, 0, Tag);
+            Check.True(st.GetCount<int>() == 4 && next[3] == Marker && old[3] == 0,
+                       $"the next message on the tag arrives in the next receive ({next[3]}), not in the old array ({old[3]})");
+        }
+        else
+        {
+            c.Barrier();
+            c.Send(new[] { 1, 2, 3, Marker }, 1, Tag);
+        }
+        c.Barrier();
     }
 
     // A dynamic window refused when made, and an attachment refused: the array is not attached

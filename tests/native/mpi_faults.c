@@ -22,7 +22,9 @@
  *
  * MPI_Wait, MPI_Waitall and MPI_Testall fail after completing (a set: part of it, the rest left
  * pending).  "MPI_Waitall_plain" and "MPI_Testall_plain" arm the other way a set can fail: the
- * call returns the class itself, not MPI_ERR_IN_STATUS, having completed nothing.  A request a
+ * call returns the class itself, not MPI_ERR_IN_STATUS, having completed nothing.
+ * "MPI_Test_untouched" arms a test that fails and leaves its request as it was, the operation
+ * still pending (what a library that does not end a failed operation leaves).  A request a
  * failed call poisoned, passed back to MPI (a start, test, wait or free), stops the job.
  *
  * Only the calls listed here can fail; MPI-4.0 calls only against a library that has them.
@@ -135,7 +137,7 @@
 
 /* Starts and completions, defined below: they refuse a poisoned request; completions fail
  * after MPI completed the operation. */
-#define FAULTS_COMPLETIONS(X) X(Start, , , ) X(Startall, , , ) X(Wait, , , ) X(Waitall, , , ) X(Testall, , , ) X(Waitall_plain, , , ) X(Testall_plain, , , )
+#define FAULTS_COMPLETIONS(X) X(Start, , , ) X(Startall, , , ) X(Wait, , , ) X(Waitall, , , ) X(Testall, , , ) X(Waitall_plain, , , ) X(Testall_plain, , , ) X(Test_untouched, , , )
 
 enum {
 #define FAULTS_ID(name, params, args, out) ID_##name,
@@ -277,7 +279,12 @@ FAULTS_API int MPI_Startall(int n, MPI_Request r[])
 /* The other calls that take a request a failed post may have left. */
 FAULTS_API int MPI_Test(MPI_Request *r, int *flag, MPI_Status *st)
 {
+    int code;
     CHECK_REQUESTS("MPI_Test", 1, r);
+    if (fault_hit(ID_Test_untouched, &code)) {
+        *flag = 0;
+        return code;
+    }
     return PMPI_Test(r, flag, st);
 }
 

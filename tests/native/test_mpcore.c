@@ -1350,6 +1350,22 @@ static int test_fails_untouched(MPI_Request *r, int *flag, MPI_Status *st)
     return g_real_test(r, flag, st);
 }
 
+/* Stand-ins that count the calls a GC mark must not make, then pass to the library. */
+static __typeof__(MPI_Cancel) *g_real_cancel;
+static int g_cancels, g_waits;
+
+static int cancel_counted(MPI_Request *r)
+{
+    g_cancels++;
+    return g_real_cancel(r);
+}
+
+static int wait_counted(MPI_Request *r, MPI_Status *st)
+{
+    g_waits++;
+    return g_real_wait(r, st);
+}
+
 /* After a failed completion, no receive of tag is left posted in MPI: a message sent on it
  * now waits unmatched (a stale receive would have taken it into its old buffer). */
 static int no_receive_left(int32_t *out, int tag)
@@ -1460,6 +1476,54 @@ static void test_failed_outputs(void)
     rc = mp_req_test(r, &st);
     pal_mpi.Test = g_real_test;
     CHECK(rc == MP_EMPI && last_error_mentions("MPI_Test") && mp_req_active() == active && no_receive_left(out, 79));
+
+    /* The same failure met by a GC mark's test: the mark neither cancels nor waits (every
+     * managed thread is stopped, and an operation MPI can no longer cancel could be waiting for
+     * one of them); the request stays in flight, its buffer's object reported, and is not tested
+     * again at the next mark.  The owner's next completion ends it with the failure: a test, a
+     * wait, a set's wait (with a second receive that completes normally). */
+    for (int how = 0; how < 3; how++) {
+        static char mark_object[64];
+        int32_t in2[4] = { 0 };
+        mp_status_t sts[2] = { mark, mark };
+        mp_req_t rs[2];
+        int tag = 90 + how;
+        g_real_cancel = pal_mpi.Cancel;
+        CHECK(mp_irecv(in, 16, 0, tag, MP_COMM_SELF, mark_object, &r) == 0);
+        pal_mpi.Test = test_fails_untouched, g_fail_untouched = 1;
+        pal_mpi.Cancel = cancel_counted, pal_mpi.Wait = wait_counted, g_cancels = g_waits = 0;
+        g_reported = 0;
+        CHECK(mp_gc_scan(MP_GC_MARK, count_report, NULL) == 1 && g_reported == 1 && g_last_slot &&
+              *g_last_slot == mark_object);
+        CHECK(g_cancels == 0 && g_waits == 0 && g_fail_untouched == 0 && mp_req_live(r));
+        pal_mpi.Test = test_fails_untouched, g_fail_untouched = 1; /* a second test would fail again: none comes */
+        g_reported = 0;
+        CHECK(mp_gc_scan(MP_GC_MARK, count_report, NULL) == 1 && g_reported == 1 && g_fail_untouched == 1);
+        g_fail_untouched = 0;
+        pal_mpi.Test = g_real_test;
+        if (how == 0) {
+            st = mark;
+            rc = mp_req_test(r, &st);
+            CHECK(rc == MP_EMPI && st.error == MP_EMPI && st.source == MP_ANY_SOURCE);
+        } else if (how == 1) {
+            rc = mp_req_wait(r, &st);
+            CHECK(rc == MP_EMPI && st.error == MP_EMPI);
+        } else {
+            rs[0] = r;
+            CHECK(mp_irecv(in2, 16, 0, 95, MP_COMM_SELF, NULL, &rs[1]) == 0 &&
+                  mp_send(out, 16, 0, 95, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+            rc = mp_req_waitall(2, rs, sts);
+            CHECK(rc == MP_EMPI && sts[0].error == MP_EMPI && sts[1].error == 0 && sts[1].bytes == 16 && in2[3] == 4);
+        }
+        /* one cancel and one wait: the failed receive's, on its owner's thread (plus, where the
+         * core waits for a set one request at a time, Open MPI, the second receive's wait) */
+        CHECK(last_error_mentions("MPI_Test") && g_cancels == 1 &&
+              g_waits == 1 + (how == 2 && pal_mpi.waitall_hangs_on_failed));
+        pal_mpi.Cancel = g_real_cancel, pal_mpi.Wait = g_real_wait;
+        g_reported = 0;
+        CHECK(mp_gc_scan(MP_GC_MARK, count_report, NULL) == 0 && g_reported == 0);
+        CHECK(mp_req_active() == active && no_receive_left(out, tag));
+    }
 
     /* A set MPI completed and then failed as a whole (not MPI_ERR_IN_STATUS): every entry has the
      * call's error, source and tag unknown, and nothing is left; as a request set and as a list.

@@ -44,7 +44,7 @@ static int gc_mark(int pass, mp_gc_report_fn report, void *ctx)
         state = atomic_load_explicit(&s->state, memory_order_acquire);
         /* can_test: no thread is inside a blocking call, so none is waiting
          * on this slot (waits read the state only inside the bracket). */
-        if (state == SLOT_ACTIVE && can_test && mp_slot_poll(s))
+        if (state == SLOT_ACTIVE && can_test && mp_slot_poll_at_mark(s))
             state = SLOT_DONE;
         if (state != SLOT_ACTIVE && state != SLOT_HELD) {
             /* Complete: MPI no longer touches the buffers.  Forget them (their

@@ -109,18 +109,59 @@ MP_COLD void mp_mpi_abandon(MPI_Request *r)
 
 /* Tests an ACTIVE slot once; records completion. Returns 1 if done.  A send is
  * usually complete when first tested (mp_mpi_test_done_first); a receive is
- * tested with MPI_Test, whose poll of the network is what completes it. */
-int mp_slot_poll(slot_t *s)
+ * tested with MPI_Test, whose poll of the network is what completes it.  A test
+ * that fails ends the operation (mp_mpi_ended: a request MPI left is cancelled
+ * and waited for), except at a GC mark (at_mark), which records the failure
+ * for the owner instead (SLOT_FAILED) and leaves the slot ACTIVE. */
+static MP_INLINE int slot_test(slot_t *s, int at_mark)
 {
     MPI_Status st;
     int flag = 0;
     int rc = s->is_recv ? mp_mpi_test(&s->mpi, &flag, &st) : mp_mpi_test_done_first(&s->mpi, &flag, &st);
-    if (mp_mpi_ended(rc, s->persist ? NULL : &s->mpi) != MPI_SUCCESS)
+    if (MP_UNLIKELY(rc != MPI_SUCCESS)) {
+        if (at_mark && !s->persist && s->mpi != MPI_REQUEST_NULL) {
+            s->done_rc = rc;
+            atomic_store_explicit(&s->flags, atomic_load_explicit(&s->flags, memory_order_relaxed) | SLOT_FAILED,
+                                  memory_order_relaxed);
+            return 0;
+        }
+        (void)mp_mpi_ended(rc, s->persist ? NULL : &s->mpi);
         rc = mp_mpi_fail(rc, "MPI_Test");
-    else if (!flag)
+    } else if (!flag) {
         return 0;
+    }
     slot_complete(s, rc, &st);
     return 1;
+}
+
+/* Ends on its owner's thread a slot whose test at a GC mark failed and left its request
+ * with MPI (SLOT_FAILED): the operation is cancelled and waited for (mp_mpi_abandon), then
+ * the slot completes with the failure the mark saw, reported under MPI_Test. */
+static MP_COLD void slot_settle(slot_t *s)
+{
+    int mrc = s->done_rc;
+    mp_mpi_abandon(&s->mpi);
+    atomic_store_explicit(&s->flags, atomic_load_explicit(&s->flags, memory_order_relaxed) & ~(uint32_t)SLOT_FAILED,
+                          memory_order_relaxed);
+    s->done_rc = mp_mpi_fail(mrc, "MPI_Test");
+    status_set_failed(&s->status, s->done_rc);
+    atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
+}
+
+int mp_slot_poll(slot_t *s)
+{
+    if (MP_UNLIKELY(atomic_load_explicit(&s->flags, memory_order_relaxed) & SLOT_FAILED)) {
+        slot_settle(s);
+        return 1;
+    }
+    return slot_test(s, 0);
+}
+
+int mp_slot_poll_at_mark(slot_t *s)
+{
+    if (MP_UNLIKELY(atomic_load_explicit(&s->flags, memory_order_relaxed) & SLOT_FAILED))
+        return 0; /* the owner ends it */
+    return slot_test(s, 1);
 }
 
 int mp_req_test(mp_req_t req, mp_status_t *status)
@@ -147,6 +188,8 @@ int mp_req_wait(mp_req_t req, mp_status_t *status)
     if (MP_UNLIKELY(!s))
         return mp_fail_req(req);
     mp_blocking_enter();
+    if (MP_UNLIKELY(atomic_load_explicit(&s->flags, memory_order_relaxed) & SLOT_FAILED))
+        slot_settle(s);
     if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE) {
         MPI_Status st;
         rc = mp_mpi_ended(pal_mpi.Wait(&s->mpi, &st), s->persist ? NULL : &s->mpi);
@@ -322,7 +365,7 @@ static MP_INLINE int batch_begin_plain(batch_t *b, int n, const mp_req_t *reqs)
             break;
         MP_HAPPENS_AFTER(s);
         flags = atomic_load_explicit(&s->flags, memory_order_relaxed);
-        if (MP_UNLIKELY(flags & (SLOT_IN_BATCH | SLOT_ORPHANED))) /* the general path says which */
+        if (MP_UNLIKELY(flags & (SLOT_IN_BATCH | SLOT_ORPHANED | SLOT_FAILED))) /* the general path says which, or settles */
             break;
         atomic_store_explicit(&s->flags, flags | SLOT_IN_BATCH, memory_order_relaxed);
         mr[i] = s->mpi;
@@ -428,7 +471,7 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
             }
             atomic_store_explicit(&s->flags, flags | SLOT_IN_BATCH, memory_order_relaxed);
             idx[i] = x;
-            if (state == SLOT_ACTIVE) {
+            if (state == SLOT_ACTIVE && !(flags & SLOT_FAILED)) {
                 mr[k] = s->mpi;
                 which[k++] = i;
             }
@@ -436,6 +479,11 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
         slot[i] = s;
     }
     b->k = k;
+    /* Every handle checked: a request whose test failed at a GC mark is ended now, and the set
+     * finishes it as completed earlier, with that failure. */
+    for (int i = 0; i < n; i++)
+        if (slot[i] && MP_UNLIKELY(atomic_load_explicit(&slot[i]->flags, memory_order_relaxed) & SLOT_FAILED))
+            slot_settle(slot[i]);
     return 0;
 }
 

@@ -47,8 +47,11 @@ enum slot_state { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_DONE = 2, SLOT_INACTIVE =
 enum slot_flags {
     SLOT_ORPHANED = 1,
     SLOT_IN_BATCH = 2, /* in the set a testall/waitall is completing: a repeat is refused */
-    SLOT_TEST_ALONE = 4 /* tested alone, never in a set: MPICH 4.0's MPI_Testall misreports persistent
+    SLOT_TEST_ALONE = 4, /* tested alone, never in a set: MPICH 4.0's MPI_Testall misreports persistent
                           * collectives that MPI runs (not restarted ones) and partitioned requests */
+    SLOT_FAILED = 8 /* a GC mark's test failed and left the request with MPI (done_rc: MPI's code):
+                     * the owner's next completion call ends it (requests.c, slot_settle).  The one
+                     * flag another thread writes: the mark's, while the owner is suspended */
 };
 
 /* What a persistent request needs to make its MPI request again, and what
@@ -313,8 +316,14 @@ int mp_persist_made(persist_t *p, int rc, MPI_Request r, mp_req_t *req, void *se
                     void **stages);
 
 /* ---- completion (requests.c) ---- */
-/* Tests an ACTIVE slot once and records its completion: 1 if done. */
+/* Tests an ACTIVE slot once and records its completion: 1 if done.  On the owner's side (a test,
+ * a wait's polls, an orphan sweep): may wait to end an operation whose test failed. */
 int mp_slot_poll(slot_t *s);
+/* The same at a GC mark: never waits (mark time stops every managed thread of the process, and
+ * an operation MPI can no longer cancel could be waiting for one of them): a failed test that
+ * leaves the request with MPI is recorded (SLOT_FAILED) and the slot stays ACTIVE, its buffers
+ * pinned. */
+int mp_slot_poll_at_mark(slot_t *s);
 /* Frees a completed orphan's slot unless another thread did: 1 if this call did. */
 int mp_orphan_free(slot_t *s, int idx);
 /* MP_EHANDLE for a handle slot_get refused: given up (mp_req_orphan), or freed or never made. */
