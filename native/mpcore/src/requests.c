@@ -134,6 +134,12 @@ static MP_INLINE int slot_test(slot_t *s, int at_mark)
     return 1;
 }
 
+/* 1 when a GC mark's test of the slot failed and left its request with MPI (SLOT_FAILED). */
+static MP_INLINE int slot_failed_at_mark(const slot_t *s)
+{
+    return MP_UNLIKELY((atomic_load_explicit(&s->flags, memory_order_relaxed) & SLOT_FAILED) != 0);
+}
+
 /* Ends on its owner's thread a slot whose test at a GC mark failed and left its request
  * with MPI (SLOT_FAILED): the operation is cancelled and waited for (mp_mpi_abandon), then
  * the slot completes with the failure the mark saw, reported under MPI_Test. */
@@ -150,7 +156,7 @@ static MP_COLD void slot_settle(slot_t *s)
 
 int mp_slot_poll(slot_t *s)
 {
-    if (MP_UNLIKELY(atomic_load_explicit(&s->flags, memory_order_relaxed) & SLOT_FAILED)) {
+    if (slot_failed_at_mark(s)) {
         slot_settle(s);
         return 1;
     }
@@ -159,7 +165,7 @@ int mp_slot_poll(slot_t *s)
 
 int mp_slot_poll_at_mark(slot_t *s)
 {
-    if (MP_UNLIKELY(atomic_load_explicit(&s->flags, memory_order_relaxed) & SLOT_FAILED))
+    if (slot_failed_at_mark(s))
         return 0; /* the owner ends it */
     return slot_test(s, 1);
 }
@@ -188,7 +194,7 @@ int mp_req_wait(mp_req_t req, mp_status_t *status)
     if (MP_UNLIKELY(!s))
         return mp_fail_req(req);
     mp_blocking_enter();
-    if (MP_UNLIKELY(atomic_load_explicit(&s->flags, memory_order_relaxed) & SLOT_FAILED))
+    if (slot_failed_at_mark(s))
         slot_settle(s);
     if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE) {
         MPI_Status st;
@@ -482,7 +488,7 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
     /* Every handle checked: a request whose test failed at a GC mark is ended now, and the set
      * finishes it as completed earlier, with that failure. */
     for (int i = 0; i < n; i++)
-        if (slot[i] && MP_UNLIKELY(atomic_load_explicit(&slot[i]->flags, memory_order_relaxed) & SLOT_FAILED))
+        if (slot[i] && slot_failed_at_mark(slot[i]))
             slot_settle(slot[i]);
     return 0;
 }
