@@ -58,7 +58,7 @@ MAX="${MAX_BYTES:-4194304}"              # largest message of the latency/bandwi
 RMA_MAX="${RMA_MAX_BYTES:-$MAX}"          # largest Put/Get of the rma-put/rma-get sweeps
 OBJECT_ARGS="${OBJECT_ARGS:-4096 1 40}"   # Figure 11: largest N, rounds, ms budget per point
 STEADY="${STEADY_ITERATIONS:-200000}"     # objects-steady: round trips timed (as many untimed before)
-PAIRS="${PAIRED_SETS:-31}"                # latency-paired, bandwidth-paired: sets of neighbouring blocks per size
+SETS="${PAIRED_SETS:-31}"                #  latency-paired, bandwidth-paired: sets of neighbouring blocks per size
 # bandwidth-paired's blocks are osu_bw's window counts (100 up to 8 KiB, 20 above) times BW_SCALE / 10:
 # many short blocks, not a few long ones, so that neighbours stay close in time.
 BW_PAIRED_SCALE="$(awk -v s="$BW_SCALE" 'BEGIN { print s / 10 }')"
@@ -107,7 +107,7 @@ latency|dotnet|$MPIEXEC -n 2 dotnet $(app PingPong) $MAX $SCALE
 latency|wrapper|$MPIEXEC -n 2 dotnet $(app Wrapper) latency $MAX $SCALE
 latency|C-net|env BENCH_BUFFER_OFFSETS=$LAT_NET $MPIEXEC -n 2 $BIN/pingpong-c $MAX $SCALE
 latency|motor-pinned|env BENCH_BUFFER=pinned $MPIEXEC -n 2 $MOTOR $(app PingPong) $MAX $SCALE
-latency-paired|table:2=motor,3=direct|$MPIEXEC -n 2 $MOTOR $(app Paired) latency $MAX $PAIRS $SCALE
+latency-paired|table:2=motor,3=direct|$MPIEXEC -n 2 $MOTOR $(app Paired) latency $MAX $SETS $SCALE
 bandwidth|C|$MPIEXEC -n 2 $BIN/bandwidth-c $MAX $BW_SCALE
 bandwidth|motor|$MPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
 bandwidth|dotnet|$MPIEXEC -n 2 dotnet $(app Bandwidth) $MAX $BW_SCALE
@@ -115,7 +115,7 @@ bandwidth|wrapper|$MPIEXEC -n 2 dotnet $(app Wrapper) bandwidth $MAX $BW_SCALE
 bandwidth|C-net|env BENCH_BUFFER_OFFSETS=$BW_NET $MPIEXEC -n 2 $BIN/bandwidth-c $MAX $BW_SCALE
 bandwidth|motor-pinned|env BENCH_BUFFER=pinned $MPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
 bandwidth|motor-list|env BENCH_REQUESTS=list $MPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
-bandwidth-paired|table:2=motor,3=motor-list,4=direct|$MPIEXEC -n 2 $MOTOR $(app Paired) bandwidth $MAX $PAIRS $BW_PAIRED_SCALE
+bandwidth-paired|table:2=motor,3=motor-list,4=direct|$MPIEXEC -n 2 $MOTOR $(app Paired) bandwidth $MAX $SETS $BW_PAIRED_SCALE
 collectives|C|$MPIEXEC -n 2 $BIN/collectives-c
 collectives|motor|$MPIEXEC -n 2 $MOTOR $(app Collectives)
 collectives|dotnet|$MPIEXEC -n 2 dotnet $(app Collectives)
@@ -149,8 +149,8 @@ latency-ompi|mpi4py|$OMPIEXEC -n 2 $PY $ROOT/perf/mpi4py/latency.py $MAX $SCALE
 bandwidth-ompi|C|$OMPIEXEC -n 2 $BIN/bandwidth-c-ompi $MAX $BW_SCALE
 bandwidth-ompi|motor|$OMPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
 bandwidth-ompi|mpi4py|$OMPIEXEC -n 2 $PY $ROOT/perf/mpi4py/bandwidth.py $MAX $BW_SCALE
-latency-paired-ompi|table:2=motor,3=direct|$OMPIEXEC -n 2 $MOTOR $(app Paired) latency $MAX $PAIRS $SCALE
-bandwidth-paired-ompi|table:2=motor,3=motor-list,4=direct|$OMPIEXEC -n 2 $MOTOR $(app Paired) bandwidth $MAX $PAIRS $BW_PAIRED_SCALE
+latency-paired-ompi|table:2=motor,3=direct|$OMPIEXEC -n 2 $MOTOR $(app Paired) latency $MAX $SETS $SCALE
+bandwidth-paired-ompi|table:2=motor,3=motor-list,4=direct|$OMPIEXEC -n 2 $MOTOR $(app Paired) bandwidth $MAX $SETS $BW_PAIRED_SCALE
 LIST
 )
 # ServiceLoad prints its phases in one run (issue 17: bandwidth alone and beside the service, the

@@ -289,9 +289,5 @@ internal static class Bench
     private static double MedianQuotient(List<double> a, List<double> b) =>
         Median(Enumerable.Range(0, Math.Min(a.Count, b.Count)).Select(i => a[i] / b[i]).ToList());
 
-    private static double Median(List<double> xs)
-    {
-        var s = xs.Order().ToArray();
-        return s.Length % 2 == 1 ? s[s.Length / 2] : (s[s.Length / 2 - 1] + s[s.Length / 2]) / 2;
-    }
+    private static double Median(List<double> xs) => Stats.Median(xs);
 }

@@ -35,6 +35,11 @@ long max = args.Length > 1 ? long.Parse(args[1], CultureInfo.InvariantCulture) :
 int sets = args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 31;
 double scale = args.Length > 3 ? double.Parse(args[3], CultureInfo.InvariantCulture) : 1.0;
 long min = args.Length > 4 ? long.Parse(args[4], CultureInfo.InvariantCulture) : latency ? 0 : 1;
+if (sets < 1)
+{
+    Console.Error.WriteLine($"Paired: at least 1 set of blocks per size, not {sets}");
+    return 2;
+}
 var world = Communicator.World;
 if (world.Size != 2)
 {
@@ -96,11 +101,11 @@ for (long n = min; n <= max; n = n == 0 ? 1 : n * 2)
     {
         var row = new System.Text.StringBuilder(string.Create(CultureInfo.InvariantCulture, $"{n,-12}"));
         foreach (double[] v in values)
-            row.Append(CultureInfo.InvariantCulture, $" {Median(v),10:G6}");
+            row.Append(CultureInfo.InvariantCulture, $" {Stats.Median(v),10:G6}");
         foreach (double[] r in ratios)
         {
             Array.Sort(r);
-            row.Append(CultureInfo.InvariantCulture, $" {Median(r),14:F4} {r[sets / 4],7:F4} {r[sets - 1 - sets / 4],7:F4}");
+            row.Append(CultureInfo.InvariantCulture, $" {Stats.Median(r),14:F4} {r[sets / 4],7:F4} {r[sets - 1 - sets / 4],7:F4}");
         }
         Console.WriteLine(row);
     }
@@ -146,12 +151,6 @@ double Block(int p, int count, int iters)
     }
     double seconds = Mpi.Wtime() - t0;
     return latency ? seconds * 1e6 / (2.0 * iters) : (double)count * Window * iters / seconds / 1e6;
-}
-
-static double Median(double[] values)
-{
-    double[] sorted = [.. values.Order()];
-    return sorted.Length % 2 == 1 ? sorted[sorted.Length / 2] : (sorted[sorted.Length / 2 - 1] + sorted[sorted.Length / 2]) / 2;
 }
 
 /// <summary>The MPI library System.MP runs on, called as C calls it (the MPICH ABI or Open MPI's).</summary>

@@ -218,11 +218,7 @@ internal sealed class Table
         return (name[..dot], int.Parse(name[(dot + 1)..], CultureInfo.InvariantCulture));
     }
 
-    private static double Median(IEnumerable<double> values)
-    {
-        var s = values.Order().ToArray();
-        return s.Length % 2 == 1 ? s[s.Length / 2] : (s[s.Length / 2 - 1] + s[s.Length / 2]) / 2;
-    }
+    private static double Median(IEnumerable<double> values) => Stats.Median(values);
 
     internal bool TryGet(string key, string series, out double median, out double spread)
     {

@@ -430,7 +430,7 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
 {
     slot_t **slot;
     MPI_Request *mr;
-    int *idx, *which, k = 0, nslots;
+    int *idx, *which, k = 0, nslots, failed = 0;
     batch_on_stack(b, n);
     if (n < 0 || (n > 0 && !reqs))
         return mp_fail(MP_EINVAL, "request array is NULL or its length %d is negative", n);
@@ -477,7 +477,9 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
             }
             atomic_store_explicit(&s->flags, flags | SLOT_IN_BATCH, memory_order_relaxed);
             idx[i] = x;
-            if (state == SLOT_ACTIVE && !(flags & SLOT_FAILED)) {
+            if (MP_UNLIKELY(flags & SLOT_FAILED))
+                failed++;
+            else if (state == SLOT_ACTIVE) {
                 mr[k] = s->mpi;
                 which[k++] = i;
             }
@@ -487,9 +489,12 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
     b->k = k;
     /* Every handle checked: a request whose test failed at a GC mark is ended now, and the set
      * finishes it as completed earlier, with that failure. */
-    for (int i = 0; i < n; i++)
-        if (slot[i] && slot_failed_at_mark(slot[i]))
+    for (int i = 0; failed && i < n; i++) {
+        if (slot[i] && slot_failed_at_mark(slot[i])) {
             slot_settle(slot[i]);
+            failed--;
+        }
+    }
     return 0;
 }
 
