@@ -60,7 +60,14 @@ public sealed unsafe partial class Request : MpiRequest
 
     /// <summary>Tests whether the operation completed, without waiting (MPI_Test).</summary>
     /// <param name="status">The status when the result is true.</param>
+    /// <returns>True once the operation has completed.</returns>
+    /// <remarks>
+    /// A test never waits.  When MPI's test fails and MPI keeps the operation, it is cancelled;
+    /// while MPI still holds it (an operation under way that it can no longer cancel) the result
+    /// is false and the array stays held, and the test after MPI has let go throws the failure.
+    /// </remarks>
     /// <exception cref="MessageTruncatedException">A receive got a message longer than its buffer.</exception>
+    /// <exception cref="MpiException">MPI failed the operation or its test (named MPI_Test).</exception>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public override unsafe bool Test(out Status status)
     {

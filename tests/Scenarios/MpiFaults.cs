@@ -40,6 +40,7 @@ internal static unsafe class MpiFaults
         Completions(c);
         FailedSets(c);
         FailedAtAMark(c);
+        FailedTestNeverWaits(c);
         Check.Equal(0L, Mpi.GetStatistics().ActiveRequests, "no request left at the end");
         c.Barrier();
     }
@@ -586,6 +587,73 @@ internal static unsafe class MpiFaults
         {
             c.Barrier();
             c.Send(new[] { 1, 2, 3, Marker }, 1, Tag);
+        }
+        c.Barrier();
+    }
+
+    // A test that fails inside MPI and leaves its request pending, for an operation MPI can no
+    // longer cancel (the armed library's cancel does nothing): the user's Test asks MPI once to
+    // cancel it and returns at once, not complete, as do TestAll and later tests; the array stays
+    // held (pinned at a mark under motor).  Rank 0 sends the message the receive waits for only
+    // after those tests returned (a test that waited would wait for good).  Once MPI has let go
+    // of the operation, the next Test throws the failure, named MPI_Test; no receive is left in MPI.
+    private static void FailedTestNeverWaits(Communicator c)
+    {
+        const int Tag = 68, Go = 69;
+        if (c.Rank == 1)
+        {
+            var old = new int[4];
+            MpiStatistics before = Mpi.GetStatistics();
+            long failed = Failed("MPI_Test_untouched"), ignored = Failed("MPI_Cancel_ignored");
+            Request r = c.IRecv(old, 0, Tag);
+            int errorClass = Arm("MPI_Test_untouched");
+            Check.True(errorClass > 0 && Arm("MPI_Cancel_ignored") > 0, "the library arms a failed test and a cancel that does nothing");
+            for (int i = 0; i < 3; i++)
+            {
+                Check.True(!r.Test(out _), $"test {i} of a receive whose test failed, MPI unable to cancel it: not complete, returned");
+                Check.True(!Request.TestAll([r]), $"TestAll {i} of it: not complete, returned");
+            }
+            Check.Equal(failed + 1, Failed("MPI_Test_untouched"), "the receive's test failed once");
+            Check.Equal(ignored + 1, Failed("MPI_Cancel_ignored"), "MPI asked once to cancel it");
+            Check.Equal(before.ActiveRequests + 1, Mpi.GetStatistics().ActiveRequests, "the receive still in flight");
+            if (Mpi.GetStatistics().GcExtensionActive)
+            {
+                GC.Collect();
+                Check.True(Mpi.GetStatistics().PinnedAtLastMark >= 1, "the receive's array pinned at a mark while MPI holds it");
+            }
+            s_clear();
+            c.Send(1, 0, Go);
+            MpiException? e = null;
+            bool completedClean = false;
+            while (e is null && !completedClean)
+            {
+                try
+                {
+                    completedClean = r.Test(out _);
+                }
+                catch (MpiException x)
+                {
+                    e = x;
+                }
+            }
+            Check.True(e is not null && e.ErrorClass == errorClass && e.Message.StartsWith("MPI_Test: ", StringComparison.Ordinal) &&
+                       e.Message.Contains("MPI_ERR_OTHER", StringComparison.Ordinal),
+                       $"the failure reported by the Test after MPI let go, named MPI_Test ({errorClass}): {e?.ErrorClass} {e?.Message}");
+            Check.Equal(Marker, old[3], "MPI finished the operation it could not cancel: the message is in the array it held");
+            Check.Equal(before.MpiErrors + 1, Mpi.GetStatistics().MpiErrors, "the failure counted once");
+            Check.Equal(before.ActiveRequests, Mpi.GetStatistics().ActiveRequests, "the receive finished");
+            c.Barrier();
+            var next = new int[4];
+            Status st = c.Recv(next, 0, Tag);
+            Check.True(st.GetCount<int>() == 4 && next[3] == Marker + 1 && old[3] == Marker,
+                       $"the next message on the tag arrives in the next receive ({next[3]}), not in the old array ({old[3]})");
+        }
+        else
+        {
+            c.Recv<int>(1, Go);
+            c.Send(new[] { 1, 2, 3, Marker }, 1, Tag);
+            c.Barrier();
+            c.Send(new[] { 1, 2, 3, Marker + 1 }, 1, Tag);
         }
         c.Barrier();
     }

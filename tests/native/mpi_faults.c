@@ -24,7 +24,8 @@
  * pending).  "MPI_Waitall_plain" and "MPI_Testall_plain" arm the other way a set can fail: the
  * call returns the class itself, not MPI_ERR_IN_STATUS, having completed nothing.
  * "MPI_Test_untouched" arms a test that fails and leaves its request as it was, the operation
- * still pending (what a library that does not end a failed operation leaves).  A request a
+ * still pending (what a library that does not end a failed operation leaves);
+ * "MPI_Cancel_ignored" a cancel that succeeds without cancelling anything.  A request a
  * failed call poisoned, passed back to MPI (a start, test, wait or free), stops the job.
  *
  * Only the calls listed here can fail; MPI-4.0 calls only against a library that has them.
@@ -135,9 +136,9 @@
                          MPI_Aint disp, MPI_Win w), (o, cmp, res, t, rank, disp, w), NO_OUTPUT)     \
     FAULTS_MPI4(X)
 
-/* Starts and completions, defined below: they refuse a poisoned request; completions fail
- * after MPI completed the operation. */
-#define FAULTS_COMPLETIONS(X) X(Start, , , ) X(Startall, , , ) X(Wait, , , ) X(Waitall, , , ) X(Testall, , , ) X(Waitall_plain, , , ) X(Testall_plain, , , ) X(Test_untouched, , , )
+/* Starts, completions and the cancel, defined below: they refuse a poisoned request;
+ * completions fail after MPI completed the operation. */
+#define FAULTS_COMPLETIONS(X) X(Start, , , ) X(Startall, , , ) X(Wait, , , ) X(Waitall, , , ) X(Testall, , , ) X(Waitall_plain, , , ) X(Testall_plain, , , ) X(Test_untouched, , , ) X(Cancel_ignored, , , )
 
 enum {
 #define FAULTS_ID(name, params, args, out) ID_##name,
@@ -300,9 +301,14 @@ FAULTS_API int MPI_Request_get_status(MPI_Request r, int *flag, MPI_Status *st)
     return PMPI_Request_get_status(r, flag, st);
 }
 
+/* "MPI_Cancel_ignored": the cancel succeeds and does nothing, the operation left as it was (as
+ * for a send under way that MPI can no longer cancel). */
 FAULTS_API int MPI_Cancel(MPI_Request *r)
 {
+    int code;
     CHECK_REQUESTS("MPI_Cancel", 1, r);
+    if (fault_hit(ID_Cancel_ignored, &code))
+        return MPI_SUCCESS;
     return PMPI_Cancel(r);
 }
 

@@ -1366,6 +1366,22 @@ static int wait_counted(MPI_Request *r, MPI_Status *st)
     return g_real_wait(r, st);
 }
 
+/* An operation MPI can no longer cancel: the cancel is counted and does nothing. */
+static int cancel_ignored(MPI_Request *r)
+{
+    (void)r;
+    g_cancels++;
+    return MPI_SUCCESS;
+}
+
+/* A wait where none may come: counted, and failing at once instead of waiting for good. */
+static int wait_refused(MPI_Request *r, MPI_Status *st)
+{
+    (void)r, (void)st;
+    g_waits++;
+    return MPI_ERR_OTHER;
+}
+
 /* After a failed completion, no receive of tag is left posted in MPI: a message sent on it
  * now waits unmatched (a stale receive would have taken it into its old buffer). */
 static int no_receive_left(int32_t *out, int tag)
@@ -1515,10 +1531,58 @@ static void test_failed_outputs(void)
             rc = mp_req_waitall(2, rs, sts);
             CHECK(rc == MP_EMPI && sts[0].error == MP_EMPI && sts[1].error == 0 && sts[1].bytes == 16 && in2[3] == 4);
         }
-        /* one cancel and one wait: the failed receive's, on its owner's thread (plus, where the
-         * core waits for a set one request at a time, Open MPI, the second receive's wait) */
+        /* one cancel, on its owner's thread, and a wait only where the owner waits (plus, where
+         * the core waits for a set one request at a time, Open MPI, the second receive's wait):
+         * the test ends the cancelled receive by testing it */
         CHECK(last_error_mentions("MPI_Test") && g_cancels == 1 &&
-              g_waits == 1 + (how == 2 && pal_mpi.waitall_hangs_on_failed));
+              g_waits == (how != 0) + (how == 2 && pal_mpi.waitall_hangs_on_failed));
+        pal_mpi.Cancel = g_real_cancel, pal_mpi.Wait = g_real_wait;
+        g_reported = 0;
+        CHECK(mp_gc_scan(MP_GC_MARK, count_report, NULL) == 0 && g_reported == 0);
+        CHECK(mp_req_active() == active && no_receive_left(out, tag));
+    }
+
+    /* A test that fails and leaves its operation with MPI, which can no longer cancel it (a
+     * stand-in MPI_Cancel that does nothing): the test cancels it once and never waits; the
+     * request stays in flight, its object reported at a GC mark, and tests (alone, a set, the
+     * progress engine's testsome) find it incomplete until MPI lets go of it (here: a message
+     * arrives); then it completes with the failure first seen.  Or a wait ends it (how 3). */
+    for (int how = 0; how < 4; how++) {
+        static char held_object[64];
+        mp_status_t sts[1] = { mark };
+        int tag = 100 + how, indices[1] = { -1 }, rounds;
+        g_real_cancel = pal_mpi.Cancel;
+        CHECK(mp_irecv(in, 16, 0, tag, MP_COMM_SELF, held_object, &r) == 0);
+        pal_mpi.Test = test_fails_untouched, g_fail_untouched = 1;
+        pal_mpi.Cancel = cancel_ignored, pal_mpi.Wait = wait_refused, g_cancels = g_waits = 0;
+        st = mark;
+        for (rounds = 0; rounds < 3; rounds++) {
+            CHECK(mp_req_test(r, &st) == 0 && memcmp(&st, &mark, sizeof st) == 0);
+            CHECK(mp_req_testall(1, &r, sts) == 0 && memcmp(&sts[0], &mark, sizeof st) == 0);
+            CHECK(mp_req_testsome(1, &r, indices, sts) == 0 && indices[0] == -1);
+        }
+        CHECK(g_cancels == 1 && g_waits == 0 && g_fail_untouched == 0 && mp_req_live(r));
+        pal_mpi.Test = test_fails_untouched, g_fail_untouched = 1; /* a mark does not test it again */
+        g_reported = 0;
+        CHECK(mp_gc_scan(MP_GC_MARK, count_report, NULL) == 1 && g_reported == 1 && g_last_slot &&
+              *g_last_slot == held_object && g_fail_untouched == 1);
+        g_fail_untouched = 0;
+        pal_mpi.Test = g_real_test, pal_mpi.Wait = wait_counted;
+        in[3] = 0;
+        CHECK(mp_send(out, 16, 0, tag, MP_COMM_SELF, MP_SEND_STANDARD) == 0); /* MPI lets go */
+        if (how == 0) {
+            rc = mp_req_test(r, &st);
+            CHECK(rc == MP_EMPI && st.error == MP_EMPI);
+        } else if (how == 1) {
+            rc = mp_req_testall(1, &r, sts);
+            CHECK(rc == MP_EMPI && sts[0].error == MP_EMPI);
+        } else if (how == 2) {
+            CHECK(mp_req_testsome(1, &r, indices, sts) == 1 && indices[0] == 0 && sts[0].error == MP_EMPI);
+        } else {
+            rc = mp_req_wait(r, &st);
+            CHECK(rc == MP_EMPI && st.error == MP_EMPI);
+        }
+        CHECK(last_error_mentions("MPI_Test") && g_cancels == 1 && g_waits == (how == 3) && in[3] == 4);
         pal_mpi.Cancel = g_real_cancel, pal_mpi.Wait = g_real_wait;
         g_reported = 0;
         CHECK(mp_gc_scan(MP_GC_MARK, count_report, NULL) == 0 && g_reported == 0);

@@ -149,10 +149,11 @@ static MP_INLINE int mp_mpi_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
     return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 
-/* After a completion call (MPI_Wait, MPI_Test) failed on *r: a library that ended the operation
- * freed its request (MPI-4.0 3.7.3), as both libraries measured do.  One that did not would still
- * hold the buffer the core is about to report finished, and its pin let go: the operation is
- * cancelled and waited for first.  Not for a persistent request, whose handle stays. */
+/* After a completion call (MPI_Wait, or a blocking operation's MPI_Test) failed on *r: a library
+ * that ended the operation freed its request (MPI-4.0 3.7.3), as both libraries measured do.  One
+ * that did not would still hold the buffer the core is about to report finished, and its pin let
+ * go: the operation is cancelled and waited for first.  Not for a persistent request, whose
+ * handle stays, nor for a request's test, which never waits (requests.c, slot_settle). */
 MP_COLD void mp_mpi_abandon(MPI_Request *r); /* requests.c */
 
 /* rc, from a completion call on *r; on failure the operation is ended first (mp_mpi_abandon).

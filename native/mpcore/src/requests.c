@@ -107,25 +107,62 @@ MP_COLD void mp_mpi_abandon(MPI_Request *r)
     (void)pal_mpi.Wait(r, MPI_STATUS_IGNORE);
 }
 
+/* 1 when a test of the slot failed and left its request with MPI (SLOT_FAILED). */
+static MP_INLINE int slot_failed(const slot_t *s)
+{
+    return MP_UNLIKELY((atomic_load_explicit(&s->flags, memory_order_relaxed) & SLOT_FAILED) != 0);
+}
+
+/* Ends, on its owner's thread, a slot whose test failed and left its request with MPI
+ * (SLOT_FAILED): MPI is asked once to cancel the operation (SLOT_CANCEL_ASKED); then a wait
+ * (wait) waits for MPI to let go of it, and a test tests once and leaves it for a later call
+ * while MPI still holds it (an operation under way that MPI can no longer cancel), its
+ * buffers held meanwhile.  Once ended, the slot completes with the failure first seen,
+ * reported under MPI_Test.  Returns 1 when ended. */
+static MP_COLD int slot_settle(slot_t *s, int wait)
+{
+    uint32_t flags = atomic_load_explicit(&s->flags, memory_order_relaxed);
+    int mrc = s->done_rc;
+    if (!(flags & SLOT_CANCEL_ASKED)) {
+        (void)pal_mpi.Cancel(&s->mpi);
+        flags |= SLOT_CANCEL_ASKED;
+        atomic_store_explicit(&s->flags, flags, memory_order_relaxed);
+    }
+    if (wait) {
+        (void)pal_mpi.Wait(&s->mpi, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Status st;
+        int flag = 0;
+        if (mp_mpi_test(&s->mpi, &flag, &st) == MPI_SUCCESS ? !flag : s->mpi != MPI_REQUEST_NULL)
+            return 0; /* still MPI's: a later test or a wait ends it */
+    }
+    atomic_store_explicit(&s->flags, flags & ~(uint32_t)(SLOT_FAILED | SLOT_CANCEL_ASKED), memory_order_relaxed);
+    s->done_rc = mp_mpi_fail(mrc, "MPI_Test");
+    status_set_failed(&s->status, s->done_rc);
+    atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
+    return 1;
+}
+
 /* Tests an ACTIVE slot once; records completion. Returns 1 if done.  A send is
  * usually complete when first tested (mp_mpi_test_done_first); a receive is
  * tested with MPI_Test, whose poll of the network is what completes it.  A test
- * that fails ends the operation (mp_mpi_ended: a request MPI left is cancelled
- * and waited for), except at a GC mark (at_mark), which records the failure
- * for the owner instead (SLOT_FAILED) and leaves the slot ACTIVE. */
+ * that fails and leaves the request with MPI records the failure (SLOT_FAILED,
+ * MPI's code in done_rc) and keeps the slot ACTIVE, its buffers held: at a GC
+ * mark (at_mark) nothing more, the owner ends it; on the owner's thread the
+ * operation is cancelled and ended once MPI lets go of it (slot_settle), so a
+ * test never waits.  Any other failure ends the operation at once. */
 static MP_INLINE int slot_test(slot_t *s, int at_mark)
 {
     MPI_Status st;
     int flag = 0;
     int rc = s->is_recv ? mp_mpi_test(&s->mpi, &flag, &st) : mp_mpi_test_done_first(&s->mpi, &flag, &st);
     if (MP_UNLIKELY(rc != MPI_SUCCESS)) {
-        if (at_mark && !s->persist && s->mpi != MPI_REQUEST_NULL) {
+        if (!s->persist && s->mpi != MPI_REQUEST_NULL) {
             s->done_rc = rc;
             atomic_store_explicit(&s->flags, atomic_load_explicit(&s->flags, memory_order_relaxed) | SLOT_FAILED,
                                   memory_order_relaxed);
-            return 0;
+            return at_mark ? 0 : slot_settle(s, 0);
         }
-        (void)mp_mpi_ended(rc, s->persist ? NULL : &s->mpi);
         rc = mp_mpi_fail(rc, "MPI_Test");
     } else if (!flag) {
         return 0;
@@ -134,38 +171,16 @@ static MP_INLINE int slot_test(slot_t *s, int at_mark)
     return 1;
 }
 
-/* 1 when a GC mark's test of the slot failed and left its request with MPI (SLOT_FAILED). */
-static MP_INLINE int slot_failed_at_mark(const slot_t *s)
-{
-    return MP_UNLIKELY((atomic_load_explicit(&s->flags, memory_order_relaxed) & SLOT_FAILED) != 0);
-}
-
-/* Ends on its owner's thread a slot whose test at a GC mark failed and left its request
- * with MPI (SLOT_FAILED): the operation is cancelled and waited for (mp_mpi_abandon), then
- * the slot completes with the failure the mark saw, reported under MPI_Test. */
-static MP_COLD void slot_settle(slot_t *s)
-{
-    int mrc = s->done_rc;
-    mp_mpi_abandon(&s->mpi);
-    atomic_store_explicit(&s->flags, atomic_load_explicit(&s->flags, memory_order_relaxed) & ~(uint32_t)SLOT_FAILED,
-                          memory_order_relaxed);
-    s->done_rc = mp_mpi_fail(mrc, "MPI_Test");
-    status_set_failed(&s->status, s->done_rc);
-    atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
-}
-
 int mp_slot_poll(slot_t *s)
 {
-    if (slot_failed_at_mark(s)) {
-        slot_settle(s);
-        return 1;
-    }
+    if (slot_failed(s))
+        return slot_settle(s, 0);
     return slot_test(s, 0);
 }
 
 int mp_slot_poll_at_mark(slot_t *s)
 {
-    if (slot_failed_at_mark(s))
+    if (slot_failed(s))
         return 0; /* the owner ends it */
     return slot_test(s, 1);
 }
@@ -194,8 +209,8 @@ int mp_req_wait(mp_req_t req, mp_status_t *status)
     if (MP_UNLIKELY(!s))
         return mp_fail_req(req);
     mp_blocking_enter();
-    if (slot_failed_at_mark(s))
-        slot_settle(s);
+    if (slot_failed(s))
+        (void)slot_settle(s, 1);
     if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE) {
         MPI_Status st;
         rc = mp_mpi_ended(pal_mpi.Wait(&s->mpi, &st), s->persist ? NULL : &s->mpi);
@@ -425,12 +440,14 @@ static MP_INLINE void batch_finish_plain(const batch_t *b, const mp_req_t *reqs,
  * collects the MPI requests of the slots still ACTIVE.  Blocking callers are
  * inside the blocking bracket already, so the GC cannot complete a slot
  * meanwhile.  Each slot of the set is marked SLOT_IN_BATCH until it is freed
- * (batch_finish) or the set given back (batch_unmark). */
-static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
+ * (batch_finish) or the set given back (batch_unmark).  Returns 0, an error,
+ * or for a test (wait 0) the number of requests whose failed test MPI still
+ * holds (SLOT_FAILED, slot_settle): the set is not complete while there are some. */
+static int batch_begin(batch_t *b, int n, const mp_req_t *reqs, int wait)
 {
     slot_t **slot;
     MPI_Request *mr;
-    int *idx, *which, k = 0, nslots, failed = 0;
+    int *idx, *which, k = 0, nslots, failed = 0, left = 0;
     batch_on_stack(b, n);
     if (n < 0 || (n > 0 && !reqs))
         return mp_fail(MP_EINVAL, "request array is NULL or its length %d is negative", n);
@@ -487,15 +504,16 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs)
         slot[i] = s;
     }
     b->k = k;
-    /* Every handle checked: a request whose test failed at a GC mark is ended now, and the set
-     * finishes it as completed earlier, with that failure. */
+    /* Every handle checked: a request whose test failed (at a GC mark, or a test that left it
+     * with MPI) is ended now if it can be, and the set finishes it as completed earlier, with
+     * that failure; a test leaves the others for a later call. */
     for (int i = 0; failed && i < n; i++) {
-        if (slot[i] && slot_failed_at_mark(slot[i])) {
-            slot_settle(slot[i]);
+        if (slot[i] && slot_failed(slot[i])) {
+            left += !slot_settle(slot[i], wait);
             failed--;
         }
     }
-    return 0;
+    return left;
 }
 
 /* Finishes every request after Testall/Waitall (mrc: its result) completed
@@ -623,10 +641,10 @@ int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
         rc = batch_finish(&b, mrc, "MPI_Testall", statuses);
         return rc ? rc : 1;
     }
-    if ((rc = batch_begin(&b, n, reqs)))
+    if ((rc = batch_begin(&b, n, reqs, 0)) < 0)
         return rc;
-    if (MP_UNLIKELY(atomic_load_explicit(&mp_g_persist_open, memory_order_acquire) != 0) &&
-        !testall_one_by_one(&b)) {
+    if (rc > 0 || /* a failed test MPI still holds: not complete */
+        (MP_UNLIKELY(atomic_load_explicit(&mp_g_persist_open, memory_order_acquire) != 0) && !testall_one_by_one(&b))) {
         batch_unmark(&b);
         batch_release(&b);
         return 0;
@@ -658,7 +676,7 @@ int mp_req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)
             batch_as_general(&b, reqs);
             rc = batch_finish(&b, mrc, "MPI_Waitall", statuses);
         }
-    } else if ((rc = batch_begin(&b, n, reqs))) {
+    } else if ((rc = batch_begin(&b, n, reqs, 1))) {
         mp_blocking_leave();
         return rc;
     } else {
@@ -769,10 +787,10 @@ int mp_req_testsome(int n, const mp_req_t *reqs, int *indices, mp_status_t *stat
 {
     batch_t b;
     slot_cache_t *c;
-    int rc = batch_begin(&b, n, reqs), mrc = MPI_SUCCESS, outcount = 0, out = 0, k = 0;
+    int rc = batch_begin(&b, n, reqs, 0), mrc = MPI_SUCCESS, outcount = 0, out = 0, k = 0;
     int done_stack[BATCH_STACK], *done = done_stack;
-    if (rc)
-        return rc;
+    if (rc < 0)
+        return rc; /* (failed tests MPI still holds stay ACTIVE, out of the MPI set: not reported) */
     if (!indices || !statuses) {
         batch_unmark(&b);
         batch_release(&b);

@@ -49,9 +49,11 @@ enum slot_flags {
     SLOT_IN_BATCH = 2, /* in the set a testall/waitall is completing: a repeat is refused */
     SLOT_TEST_ALONE = 4, /* tested alone, never in a set: MPICH 4.0's MPI_Testall misreports persistent
                           * collectives that MPI runs (not restarted ones) and partitioned requests */
-    SLOT_FAILED = 8 /* a GC mark's test failed and left the request with MPI (done_rc: MPI's code):
-                     * the owner's next completion call ends it (requests.c, slot_settle).  The one
-                     * flag another thread writes: the mark's, while the owner is suspended */
+    SLOT_FAILED = 8, /* a test failed and left the request with MPI (done_rc: MPI's code): the
+                      * owner's completion calls end it once MPI lets go of it (requests.c,
+                      * slot_settle).  The one flag another thread writes: a GC mark's test, while
+                      * the owner is suspended */
+    SLOT_CANCEL_ASKED = 16 /* with SLOT_FAILED: MPI_Cancel was called on it (once) */
 };
 
 /* What a persistent request needs to make its MPI request again, and what
@@ -317,12 +319,13 @@ int mp_persist_made(persist_t *p, int rc, MPI_Request r, mp_req_t *req, void *se
 
 /* ---- completion (requests.c) ---- */
 /* Tests an ACTIVE slot once and records its completion: 1 if done.  On the owner's side (a test,
- * a wait's polls, an orphan sweep): may wait to end an operation whose test failed. */
+ * a wait's polls, an orphan sweep); never waits: a test that fails and leaves the request with
+ * MPI cancels the operation, which completes with the failure once MPI lets go of it (at once
+ * when the cancel succeeds), its buffers held until then. */
 int mp_slot_poll(slot_t *s);
-/* The same at a GC mark: never waits (mark time stops every managed thread of the process, and
- * an operation MPI can no longer cancel could be waiting for one of them): a failed test that
- * leaves the request with MPI is recorded (SLOT_FAILED) and the slot stays ACTIVE, its buffers
- * pinned. */
+/* The same at a GC mark, without the cancel (mark time stops every managed thread of the
+ * process): a failed test that leaves the request with MPI is recorded (SLOT_FAILED) and the
+ * slot stays ACTIVE, its buffers pinned, for the owner's next completion call to end. */
 int mp_slot_poll_at_mark(slot_t *s);
 /* Frees a completed orphan's slot unless another thread did: 1 if this call did. */
 int mp_orphan_free(slot_t *s, int idx);
