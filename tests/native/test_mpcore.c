@@ -2024,6 +2024,83 @@ static void test_table_threads(void)
     }
 }
 
+/* Sweeps look at the orphans alone (their registry), not at the whole table, which keeps its
+ * largest size: after a burst of requests, every completion call would otherwise scan it while
+ * any orphan is left.  The fallback after a registration that found no memory scans the table
+ * and still frees every orphan; orphans registered by another thread while a sweep runs are
+ * kept and freed too. */
+enum { ORPHAN_BURST = 20000, ORPHAN_FEW = 3, ORPHAN_MANY = 2000 };
+static mp_req_t g_orphan_many[ORPHAN_MANY];
+static atomic_int g_orphaning_done;
+
+static int orphan_worker(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < ORPHAN_MANY; i++)
+        if (mp_req_orphan(g_orphan_many[i]) != 0)
+            atomic_fetch_add(&g_table_errors, 1);
+    atomic_store(&g_orphaning_done, 1);
+    return 0;
+}
+
+static void test_orphan_registry(void)
+{
+    static int32_t in[ORPHAN_MANY][4];
+    const int32_t out[4] = { 1, 2, 3, 4 };
+    mp_req_t *burst = malloc(ORPHAN_BURST * sizeof *burst), few[ORPHAN_FEW];
+    int active = mp_req_active(), left = -1;
+    mp_stats_t st;
+    uint64_t v0;
+    thrd_t t;
+    CHECK(burst != NULL);
+    for (int i = 0; i < ORPHAN_BURST; i++)
+        CHECK(mp_irecv(in[0], 16, 0, 500, MP_COMM_SELF, NULL, &burst[i]) == 0);
+    for (int i = 0; i < ORPHAN_BURST; i++)
+        CHECK(mp_req_cancel(burst[i]) == 0);
+    CHECK(mp_req_waitall(ORPHAN_BURST, burst, NULL) == 0);
+    free(burst);
+    CHECK(mp_req_active() == active && atomic_load(&mp_g_nslots) >= ORPHAN_BURST);
+
+    for (int i = 0; i < ORPHAN_FEW; i++)
+        CHECK(mp_irecv(in[i], 16, 0, 510 + i, MP_COMM_SELF, NULL, &few[i]) == 0 && mp_req_orphan(few[i]) == 0);
+    v0 = atomic_load(&mp_g_sweep_visits);
+    for (int k = 0; k < 100; k++)
+        CHECK(mp_req_sweep() == ORPHAN_FEW);
+    CHECK(atomic_load(&mp_g_sweep_visits) - v0 == 100 * ORPHAN_FEW);
+    CHECK(mp_send(out, 16, 0, 510, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    CHECK(mp_req_sweep() == ORPHAN_FEW - 1 && !mp_req_live(few[0]) && mp_req_live(few[1]) && in[0][3] == 4);
+
+    /* The fallback: the whole table, every orphan still freed once its message came. */
+    atomic_store(&mp_g_orphan_lost, 1);
+    v0 = atomic_load(&mp_g_sweep_visits);
+    CHECK(mp_send(out, 16, 0, 511, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    CHECK(mp_req_sweep() == 1 && !mp_req_live(few[1]) && in[1][3] == 4);
+    CHECK(atomic_load(&mp_g_sweep_visits) - v0 >= ORPHAN_BURST);
+    CHECK(mp_send(out, 16, 0, 512, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    CHECK(mp_req_sweep() == 0 && !mp_req_live(few[2]) && in[2][3] == 4);
+    mp_stats(&st);
+    CHECK(st.orphans == 0 && mp_req_active() == active);
+    atomic_store(&mp_g_orphan_lost, 0);
+
+    /* Registered by another thread while this one sweeps. */
+    for (int i = 0; i < ORPHAN_MANY; i++)
+        CHECK(mp_irecv(in[i], 16, 0, 520, MP_COMM_SELF, NULL, &g_orphan_many[i]) == 0);
+    atomic_store(&g_orphaning_done, 0);
+    CHECK(thrd_create(&t, orphan_worker, NULL) == thrd_success);
+    while (!atomic_load(&g_orphaning_done))
+        (void)mp_req_sweep();
+    CHECK(thrd_join(t, NULL) == thrd_success && atomic_load(&g_table_errors) == 0);
+    CHECK(mp_req_sweep() == ORPHAN_MANY);
+    for (int i = 0; i < ORPHAN_MANY; i++)
+        CHECK(mp_send(out, 16, 0, 520, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    v0 = atomic_load(&mp_g_sweep_visits);
+    for (int k = 0; k < 10 && left != 0; k++)
+        left = mp_req_sweep();
+    CHECK(left == 0 && atomic_load(&mp_g_sweep_visits) - v0 <= 10 * ORPHAN_MANY);
+    mp_stats(&st);
+    CHECK(st.orphans == 0 && mp_req_active() == active && in[ORPHAN_MANY - 1][3] == 4);
+}
+
 static void test_table(void)
 {
     const mp_table_t *tab = mp_core_table();
@@ -2144,6 +2221,7 @@ static const struct group {
     { "waitall_batches", test_waitall_batches, 1 },
     { "set_handles", test_set_handles, 1 },
     { "table_threads", test_table_threads, 1 },
+    { "orphan_registry", test_orphan_registry, 1 },
     { "comms", test_comms, 1 },
     { "spawn_multiple", test_spawn_multiple_checks, 1 },
     { "persistent", test_persistent, 1 },

@@ -279,6 +279,15 @@ static inline void mp_spin_lock(mp_spin_t *l)
         pal_cpu_relax();
     MP_HAPPENS_AFTER(l);
 }
+/* 1 when the lock was free and is now taken, 0 when another thread holds it. */
+static inline int mp_spin_trylock(mp_spin_t *l)
+{
+    MP_ATOMIC_WORD(&l->f);
+    if (atomic_flag_test_and_set_explicit(&l->f, memory_order_acquire))
+        return 0;
+    MP_HAPPENS_AFTER(l);
+    return 1;
+}
 static inline void mp_spin_unlock(mp_spin_t *l)
 {
     MP_HAPPENS_BEFORE(l);

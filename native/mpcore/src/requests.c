@@ -232,6 +232,44 @@ int mp_req_cancel(mp_req_t req)
     return MP_MPI_CHECK(pal_mpi.Cancel(&s->mpi), "MPI_Cancel");
 }
 
+/* ---- orphans ----
+ * The registry of orphans: the handles given up (mp_req_orphan) whose slots the core has not
+ * freed yet, so that a sweep looks at them alone, not at the whole table (which keeps its
+ * largest size: tens of thousands of slots after a burst of dropped requests in library
+ * mode, where every completion call sweeps while any is left).  Any thread registers, the
+ * finalizer's too (no MPI: g_orphan_lock guards the array alone); one thread at a time
+ * sweeps (g_sweep_lock, taken or skipped), so no orphan is tested by two at once. */
+static mp_spin_t g_orphan_lock = MP_SPIN_INIT, g_sweep_lock = MP_SPIN_INIT;
+static mp_req_t *g_orphan_list;
+static int g_orphan_n, g_orphan_cap;
+_Atomic int mp_g_orphan_lost;         /* a registration found no memory: sweeps scan the table */
+_Atomic uint64_t mp_g_sweep_visits;   /* slots the sweeps have looked at */
+
+/* Appends n handles to the registry; 0, or -1 without memory (nothing appended). */
+static int orphans_append(const mp_req_t *h, int n)
+{
+    int rc = 0;
+    mp_spin_lock(&g_orphan_lock);
+    if (g_orphan_n > g_orphan_cap - n) {
+        int cap = g_orphan_cap ? g_orphan_cap : 64;
+        mp_req_t *p;
+        while (cap < g_orphan_n + n)
+            cap *= 2;
+        if ((p = realloc(g_orphan_list, (size_t)cap * sizeof *p))) {
+            g_orphan_list = p;
+            g_orphan_cap = cap;
+        } else {
+            rc = -1;
+        }
+    }
+    if (rc == 0) {
+        memcpy(g_orphan_list + g_orphan_n, h, (size_t)n * sizeof *h);
+        g_orphan_n += n;
+    }
+    mp_spin_unlock(&g_orphan_lock);
+    return rc;
+}
+
 int mp_req_orphan(mp_req_t req)
 {
     int idx = 0;
@@ -248,8 +286,11 @@ int mp_req_orphan(mp_req_t req)
      * which counts it down once it frees it.  So is every persistent one:
      * freeing its MPI request calls MPI, which this thread may not. */
     if (s->persist || atomic_load_explicit(&s->state, memory_order_seq_cst) != SLOT_DONE ||
-        !mp_orphan_free(s, idx))
+        !mp_orphan_free(s, idx)) {
+        if (orphans_append(&req, 1))
+            atomic_store(&mp_g_orphan_lost, 1);
         atomic_fetch_add(&mp_g_orphans, 1);
+    }
     return 0;
 }
 
@@ -270,26 +311,75 @@ int mp_req_live(mp_req_t req)
     return slot_lookup(req, &idx) != NULL; /* an orphan too, until the core frees it */
 }
 
+/* Sweeps the orphan in slot s (index idx): completes and frees it when MPI has finished it.
+ * Returns 1 while it is still pending. */
+static int sweep_one(slot_t *s, int idx)
+{
+    uint32_t state = atomic_load(&s->state);
+    /* Other requests that are no longer active were freed by whoever saw
+     * them complete; persistent ones wait here for MPI_Request_free. */
+    if (state == SLOT_ACTIVE ? !mp_slot_poll(s) : state == SLOT_FREE || !s->persist)
+        return state == SLOT_ACTIVE;
+    if (mp_orphan_free(s, idx))
+        atomic_fetch_sub(&mp_g_orphans, 1);
+    return 0;
+}
+
+/* The registry's orphans, taken out of it for one sweep; those still pending go back. */
+static int sweep_registered(void)
+{
+    mp_req_t *list;
+    int n, cap, left = 0;
+    mp_spin_lock(&g_orphan_lock);
+    list = g_orphan_list, n = g_orphan_n, cap = g_orphan_cap;
+    g_orphan_list = NULL, g_orphan_n = g_orphan_cap = 0;
+    mp_spin_unlock(&g_orphan_lock);
+    atomic_fetch_add_explicit(&mp_g_sweep_visits, (uint64_t)n, memory_order_relaxed);
+    for (int i = 0; i < n; i++) {
+        int idx;
+        slot_t *s = slot_lookup(list[i], &idx); /* NULL: freed meanwhile (at a mark) */
+        if (s && (atomic_load(&s->flags) & SLOT_ORPHANED) && sweep_one(s, idx))
+            list[left++] = list[i];
+    }
+    mp_spin_lock(&g_orphan_lock);
+    if (!g_orphan_list) { /* none registered meanwhile: the array goes back as it is */
+        g_orphan_list = list, g_orphan_n = left, g_orphan_cap = cap;
+        list = NULL;
+    }
+    mp_spin_unlock(&g_orphan_lock);
+    if (list) { /* behind those registered meanwhile */
+        if (left && orphans_append(list, left))
+            atomic_store(&mp_g_orphan_lost, 1);
+        free(list);
+    }
+    return left;
+}
+
 int mp_req_sweep(void)
 {
-    int n = atomic_load_explicit(&mp_g_nslots, memory_order_acquire), left = 0;
+    int left = 0;
     if (!atomic_load(&mp_g_orphans) || !mp_ready())
         return atomic_load(&mp_g_orphans);
-    for (int i = 0; i < n; i++) {
-        slot_t *s = slot_at(i);
-        uint32_t state;
-        if (!(atomic_load(&s->flags) & SLOT_ORPHANED))
-            continue;
-        state = atomic_load(&s->state);
-        /* Other requests that are no longer active were freed by whoever saw
-         * them complete; persistent ones wait here for MPI_Request_free. */
-        if (state == SLOT_ACTIVE ? !mp_slot_poll(s) : state == SLOT_FREE || !s->persist) {
-            left += state == SLOT_ACTIVE;
-            continue;
+    if (!mp_spin_trylock(&g_sweep_lock))
+        return atomic_load(&mp_g_orphans); /* another thread is sweeping */
+    if (MP_UNLIKELY(atomic_load(&mp_g_orphan_lost))) { /* the registry is incomplete: the whole table */
+        int n = atomic_load_explicit(&mp_g_nslots, memory_order_acquire);
+        mp_req_t *list;
+        mp_spin_lock(&g_orphan_lock);
+        list = g_orphan_list;
+        g_orphan_list = NULL, g_orphan_n = g_orphan_cap = 0;
+        mp_spin_unlock(&g_orphan_lock);
+        free(list);
+        atomic_fetch_add_explicit(&mp_g_sweep_visits, (uint64_t)n, memory_order_relaxed);
+        for (int i = 0; i < n; i++) {
+            slot_t *s = slot_at(i);
+            if (atomic_load(&s->flags) & SLOT_ORPHANED)
+                left += sweep_one(s, i);
         }
-        if (mp_orphan_free(s, i))
-            atomic_fetch_sub(&mp_g_orphans, 1);
+    } else {
+        left = sweep_registered();
     }
+    mp_spin_unlock(&g_sweep_lock);
     return left;
 }
 

@@ -338,6 +338,10 @@ void mp_slot_census(uint64_t *used, uint64_t *open);
  * Blocking calls run it inside the blocking bracket, so a program that only
  * makes blocking calls still releases requests it dropped. */
 extern _Atomic int mp_g_orphans;
+/* The orphans' registry (requests.c): set when a registration found no memory, after which the
+ * sweeps scan the whole table; and the slots the sweeps have looked at (native tests). */
+extern _Atomic int mp_g_orphan_lost;
+extern _Atomic uint64_t mp_g_sweep_visits;
 static inline void mp_sweep_orphans(void)
 {
     if (MP_UNLIKELY(atomic_load_explicit(&mp_g_orphans, memory_order_relaxed)))
