@@ -17,10 +17,14 @@ public sealed unsafe partial class Request
     private static class Orphans
     {
         internal static int Count;
+        internal static long Checks;
     }
 
     /// <summary>Dropped operations whose buffers are still held (tests; completions sweep while it is not 0).</summary>
     internal static int OrphanedHolds => Volatile.Read(ref Orphans.Count);
+
+    /// <summary>How many times a sweep has asked the core whether a dropped operation is still in flight (tests).</summary>
+    internal static long OrphanChecks => Interlocked.Read(ref Orphans.Checks);
 
     /// <summary>Gives up an operation nobody will complete (disposed, or its request dropped).</summary>
     internal static void Abandon(RequestGroup group, int index)
@@ -65,29 +69,40 @@ public sealed unsafe partial class Request
     }
 
     /// <summary>
+    /// Dropped requests still in flight after which one completion call stops looking (the next
+    /// goes on from there), as the core's sweep does: requests that never complete cost each
+    /// later call a bounded amount, while a burst of finished ones is released at once.
+    /// </summary>
+    private const int SweepBudget = 64;
+
+    /// <summary>
     /// On a user thread: lets the core complete dropped requests (MPI_Test),
     /// then releases the pins of those it freed.
     /// </summary>
     internal static void SweepOrphans()
     {
         Core.ReqSweep();
-        ReleaseCompletedOrphans();
+        ReleaseCompletedOrphans(SweepBudget);
     }
 
-    /// <summary>Frees the pins of dropped requests the core has finished with; calls no MPI (any thread).</summary>
-    private static void ReleaseCompletedOrphans()
+    /// <summary>Frees the pins of dropped requests the core has finished with, until <paramref name="budget"/> of those looked at are still in flight; calls no MPI (any thread).</summary>
+    private static void ReleaseCompletedOrphans(int budget)
     {
-        for (int n = s_orphans.Count; n > 0 && s_orphans.TryDequeue(out var o); n--)
+        int live = 0, looked = 0;
+        for (int n = s_orphans.Count; n > 0 && live < budget && s_orphans.TryDequeue(out var o); n--)
         {
+            looked++;
             if (Core.ReqLive(o.Handle) != 0)
             {
                 s_orphans.Enqueue(o);
+                live++;
                 continue;
             }
             o.Pin?.Release();
             o.Pin2?.Release();
             Interlocked.Decrement(ref Orphans.Count);
         }
+        Interlocked.Add(ref Orphans.Checks, looked);
     }
 
     /// <summary>
@@ -108,7 +123,7 @@ public sealed unsafe partial class Request
 
         ~GcSweep()
         {
-            ReleaseCompletedOrphans();
+            ReleaseCompletedOrphans(int.MaxValue);
             if (Volatile.Read(ref Orphans.Count) != 0 && !Environment.HasShutdownStarted)
             {
                 GC.ReRegisterForFinalize(this);

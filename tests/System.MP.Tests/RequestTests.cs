@@ -244,6 +244,41 @@ public class RequestTests
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
+    /// <summary>
+    /// Requests given up while their operations stay in flight (receives whose message does not
+    /// come) cost each later completion call a bounded amount: a sweep stops after 64 still in
+    /// flight, here and in the core, and the next goes on from there.  Once the messages come,
+    /// one completion call releases them all.
+    /// </summary>
+    [Fact]
+    public void RequestsGivenUpAndStillInFlightCostEachCallABoundedAmount()
+    {
+        const int Tag = 4243, Dropped = 300, Calls = 10;
+        _ = Self.Size; // initializes MPI when this test runs alone
+        Collect();
+        long before = Mpi.GetStatistics().ActiveRequests;
+        int holds = Request.OrphanedHolds;
+        var buffers = new int[Dropped][];
+        for (int i = 0; i < Dropped; i++)
+        {
+            buffers[i] = new int[4];
+            Self.IRecv(buffers[i], 0, Tag).Dispose();
+        }
+        Assert.Equal(Dropped, Mpi.GetStatistics().ActiveRequests - before);
+        long checks = Request.OrphanChecks;
+        for (int i = 0; i < Calls; i++)
+            Self.IRecv(new byte[1], Mpi.ProcNull, 0).Wait(); // a post and a completion: two sweeps
+        long looked = Request.OrphanChecks - checks;
+        Assert.InRange(looked, Calls, Calls * 2 * 64L); // not Calls * 2 * Dropped
+        Assert.Equal(Dropped, Mpi.GetStatistics().ActiveRequests - before);
+        for (int i = 0; i < Dropped; i++)
+            Self.Send(new[] { 1, 2, 3, i }, 0, Tag);
+        Self.IRecv(new byte[1], Mpi.ProcNull, 0).Wait();
+        Assert.Equal(before, Mpi.GetStatistics().ActiveRequests);
+        Assert.Equal(holds, Request.OrphanedHolds);
+        Assert.All(buffers, b => Assert.Equal(3, b[2]));
+    }
+
     private static void PostObjectAndDrop() => Self.OISend(Enumerable.Range(0, 1 << 18).ToArray(), 0, 77);
 
     [MethodImpl(MethodImplOptions.NoInlining)]

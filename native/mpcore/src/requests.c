@@ -325,22 +325,33 @@ static int sweep_one(slot_t *s, int idx)
     return 0;
 }
 
-/* The registry's orphans, taken out of it for one sweep; those still pending go back. */
+/* The registry's orphans, taken out of it for one sweep.  The sweep stops once SWEEP_BUDGET of
+ * those it tested are still pending: each test polls MPI's progress, and orphans that never
+ * complete (receives whose message never comes) would otherwise cost every completion call a
+ * test each, while a burst of finished ones is still freed in one sweep.  Those not reached go
+ * back first, then those still pending, so the next sweep goes on where this one stopped.
+ * Returns how many are left in the registry. */
+enum { SWEEP_BUDGET = 64 };
 static int sweep_registered(void)
 {
-    mp_req_t *list;
-    int n, cap, left = 0;
+    mp_req_t *list, kept[SWEEP_BUDGET];
+    int n, cap, m = 0, left = 0;
     mp_spin_lock(&g_orphan_lock);
     list = g_orphan_list, n = g_orphan_n, cap = g_orphan_cap;
     g_orphan_list = NULL, g_orphan_n = g_orphan_cap = 0;
     mp_spin_unlock(&g_orphan_lock);
-    atomic_fetch_add_explicit(&mp_g_sweep_visits, (uint64_t)n, memory_order_relaxed);
-    for (int i = 0; i < n; i++) {
+    for (; m < n && left < SWEEP_BUDGET; m++) {
         int idx;
-        slot_t *s = slot_lookup(list[i], &idx); /* NULL: freed meanwhile (at a mark) */
+        slot_t *s = slot_lookup(list[m], &idx); /* NULL: freed meanwhile (at a mark) */
         if (s && (atomic_load(&s->flags) & SLOT_ORPHANED) && sweep_one(s, idx))
-            list[left++] = list[i];
+            kept[left++] = list[m];
     }
+    atomic_fetch_add_explicit(&mp_g_sweep_visits, (uint64_t)m, memory_order_relaxed);
+    if (m < n) /* those not reached first */
+        memmove(list, list + m, (size_t)(n - m) * sizeof *list);
+    if (left)
+        memcpy(list + (n - m), kept, (size_t)left * sizeof *list);
+    left += n - m;
     mp_spin_lock(&g_orphan_lock);
     if (!g_orphan_list) { /* none registered meanwhile: the array goes back as it is */
         g_orphan_list = list, g_orphan_n = left, g_orphan_cap = cap;
