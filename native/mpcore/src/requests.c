@@ -311,6 +311,17 @@ int mp_req_live(mp_req_t req)
     return slot_lookup(req, &idx) != NULL; /* an orphan too, until the core frees it */
 }
 
+/* Takes the whole registry out (for one sweep): its array (the caller frees it or gives it back), its count and capacity. */
+static mp_req_t *orphans_take(int *n, int *cap)
+{
+    mp_req_t *list;
+    mp_spin_lock(&g_orphan_lock);
+    list = g_orphan_list, *n = g_orphan_n, *cap = g_orphan_cap;
+    g_orphan_list = NULL, g_orphan_n = g_orphan_cap = 0;
+    mp_spin_unlock(&g_orphan_lock);
+    return list;
+}
+
 /* Sweeps the orphan in slot s (index idx): completes and frees it when MPI has finished it.
  * Returns 1 while it is still pending. */
 static int sweep_one(slot_t *s, int idx)
@@ -334,12 +345,9 @@ static int sweep_one(slot_t *s, int idx)
 enum { SWEEP_BUDGET = 64 };
 static int sweep_registered(void)
 {
-    mp_req_t *list, kept[SWEEP_BUDGET];
+    mp_req_t kept[SWEEP_BUDGET];
     int n, cap, m = 0, left = 0;
-    mp_spin_lock(&g_orphan_lock);
-    list = g_orphan_list, n = g_orphan_n, cap = g_orphan_cap;
-    g_orphan_list = NULL, g_orphan_n = g_orphan_cap = 0;
-    mp_spin_unlock(&g_orphan_lock);
+    mp_req_t *list = orphans_take(&n, &cap);
     for (; m < n && left < SWEEP_BUDGET; m++) {
         int idx;
         slot_t *s = slot_lookup(list[m], &idx); /* NULL: freed meanwhile (at a mark) */
@@ -374,13 +382,9 @@ int mp_req_sweep(void)
     if (!mp_spin_trylock(&g_sweep_lock))
         return atomic_load(&mp_g_orphans); /* another thread is sweeping */
     if (MP_UNLIKELY(atomic_load(&mp_g_orphan_lost))) { /* the registry is incomplete: the whole table */
-        int n = atomic_load_explicit(&mp_g_nslots, memory_order_acquire);
-        mp_req_t *list;
-        mp_spin_lock(&g_orphan_lock);
-        list = g_orphan_list;
-        g_orphan_list = NULL, g_orphan_n = g_orphan_cap = 0;
-        mp_spin_unlock(&g_orphan_lock);
-        free(list);
+        int n, cap;
+        free(orphans_take(&n, &cap)); /* stale: the table is read instead */
+        n = atomic_load_explicit(&mp_g_nslots, memory_order_acquire);
         atomic_fetch_add_explicit(&mp_g_sweep_visits, (uint64_t)n, memory_order_relaxed);
         for (int i = 0; i < n; i++) {
             slot_t *s = slot_at(i);
