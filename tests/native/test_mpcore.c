@@ -2116,6 +2116,89 @@ static void test_orphan_registry(void)
     CHECK(st.orphans == 0 && mp_req_active() == active && in[ORPHAN_MANY - 1][3] == 4);
 }
 
+/* One thread sweeps at a time (the core's sweep lock, taken or skipped): two threads that sweep
+ * in a loop, inside mp_req_sweep together, never test orphans at once, so no orphan is tested by
+ * two threads at once, in the table scan after a lost registration as over the registry.  A
+ * stand-in MPI_Test counts the tests under way (each lasts 20 us, long enough for the other
+ * thread to come in) and passes the call to the library one at a time (the test initializes
+ * MPI at FUNNELED). */
+enum { SWEEPERS_ORPHANS = 4 };
+static atomic_int g_tests_inside, g_tests_most, g_sweeps_inside, g_sweeps_most, g_sweepers_stop;
+static mtx_t g_test_mutex;
+
+static void note_most(atomic_int *most, int n)
+{
+    int m = atomic_load(most);
+    while (n > m && !atomic_compare_exchange_weak(most, &m, n))
+        ;
+}
+
+static int test_one_at_a_time(MPI_Request *r, int *flag, MPI_Status *st)
+{
+    int rc;
+    double until = mp_wtime() + 20e-6;
+    note_most(&g_tests_most, atomic_fetch_add(&g_tests_inside, 1) + 1);
+    while (mp_wtime() < until)
+        ;
+    mtx_lock(&g_test_mutex);
+    rc = g_real_test(r, flag, st);
+    mtx_unlock(&g_test_mutex);
+    atomic_fetch_sub(&g_tests_inside, 1);
+    return rc;
+}
+
+static int sweeper(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&g_sweepers_stop)) {
+        note_most(&g_sweeps_most, atomic_fetch_add(&g_sweeps_inside, 1) + 1);
+        if (mp_req_sweep() != SWEEPERS_ORPHANS)
+            atomic_fetch_add(&g_table_errors, 1);
+        atomic_fetch_sub(&g_sweeps_inside, 1);
+    }
+    return 0;
+}
+
+static void test_sweep_threads(void)
+{
+    static int32_t in[SWEEPERS_ORPHANS][4];
+    const int32_t out[4] = { 1, 2, 3, 4 };
+    mp_req_t r[SWEEPERS_ORPHANS];
+    int active = mp_req_active();
+    mp_stats_t st;
+    CHECK(mtx_init(&g_test_mutex, mtx_plain) == thrd_success);
+    for (int i = 0; i < SWEEPERS_ORPHANS; i++)
+        CHECK(mp_irecv(in[i], 16, 0, 530, MP_COMM_SELF, NULL, &r[i]) == 0 && mp_req_orphan(r[i]) == 0);
+    g_real_test = pal_mpi.Test;
+    pal_mpi.Test = test_one_at_a_time;
+    for (int lost = 0; lost <= 1; lost++) { /* the registry, then the table scan (a lost registration is for good) */
+        thrd_t t[2];
+        double until = mp_wtime() + 0.3;
+        atomic_store(&mp_g_orphan_lost, lost);
+        atomic_store(&g_tests_most, 0), atomic_store(&g_sweeps_most, 0), atomic_store(&g_sweepers_stop, 0);
+        for (int i = 0; i < 2; i++)
+            CHECK(thrd_create(&t[i], sweeper, NULL) == thrd_success);
+        while (mp_wtime() < until && atomic_load(&g_sweeps_most) < 2)
+            thrd_yield();
+        while (mp_wtime() < until)
+            thrd_yield();
+        atomic_store(&g_sweepers_stop, 1);
+        for (int i = 0; i < 2; i++)
+            CHECK(thrd_join(t[i], NULL) == thrd_success);
+        CHECK(atomic_load(&g_table_errors) == 0);
+        CHECK(atomic_load(&g_sweeps_most) == 2); /* both threads were inside a sweep together */
+        CHECK(atomic_load(&g_tests_most) == 1);  /* and never tested at once */
+    }
+    pal_mpi.Test = g_real_test;
+    mtx_destroy(&g_test_mutex);
+    for (int i = 0; i < SWEEPERS_ORPHANS; i++)
+        CHECK(mp_send(out, 16, 0, 530, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    CHECK(mp_req_sweep() == 0);
+    atomic_store(&mp_g_orphan_lost, 0);
+    mp_stats(&st);
+    CHECK(st.orphans == 0 && mp_req_active() == active && in[SWEEPERS_ORPHANS - 1][3] == 4);
+}
+
 static void test_table(void)
 {
     const mp_table_t *tab = mp_core_table();
@@ -2237,6 +2320,7 @@ static const struct group {
     { "set_handles", test_set_handles, 1 },
     { "table_threads", test_table_threads, 1 },
     { "orphan_registry", test_orphan_registry, 1 },
+    { "sweep_threads", test_sweep_threads, 1 },
     { "comms", test_comms, 1 },
     { "spawn_multiple", test_spawn_multiple_checks, 1 },
     { "persistent", test_persistent, 1 },
