@@ -2116,6 +2116,58 @@ static void test_orphan_registry(void)
     CHECK(st.orphans == 0 && mp_req_active() == active && in[ORPHAN_MANY - 1][3] == 4);
 }
 
+/* realloc, wrapped for the test programs (-Wl,--wrap=realloc, tests/native/CMakeLists.txt): while
+ * g_realloc_refusals is above 0, each call fails as without memory and counts it down. */
+void *__real_realloc(void *p, size_t n);
+void *__wrap_realloc(void *p, size_t n);
+static atomic_int g_realloc_refusals;
+
+void *__wrap_realloc(void *p, size_t n)
+{
+    int k = atomic_load(&g_realloc_refusals);
+    while (k > 0)
+        if (atomic_compare_exchange_weak(&g_realloc_refusals, &k, k - 1))
+            return NULL;
+    return __real_realloc(p, n);
+}
+
+/* A registration that finds no memory to grow the registry: the request is still given up (no
+ * error for its owner), later sweeps scan the table, and every orphan is freed once its message
+ * comes, those registered before the failure and after it alike. */
+static void test_orphan_registry_no_memory(void)
+{
+    enum { MOST = 10000 };
+    const int32_t out[4] = { 1, 2, 3, 4 };
+    int32_t(*in)[4] = calloc(MOST + 3, sizeof *in);
+    mp_req_t *r = malloc((MOST + 3) * sizeof *r);
+    int active = mp_req_active(), n = 0;
+    mp_stats_t st;
+    CHECK(in != NULL && r != NULL && !atomic_load(&mp_g_orphan_lost));
+    for (; n < 5; n++) /* before */
+        CHECK(mp_irecv(in[n], 16, 0, 540, MP_COMM_SELF, NULL, &r[n]) == 0 && mp_req_orphan(r[n]) == 0);
+    atomic_store(&g_realloc_refusals, 1);
+    /* Until the registry has to grow: that growth fails. */
+    while (n < MOST && !atomic_load(&mp_g_orphan_lost)) {
+        CHECK(mp_irecv(in[n], 16, 0, 540, MP_COMM_SELF, NULL, &r[n]) == 0 && mp_req_orphan(r[n]) == 0);
+        n++;
+    }
+    CHECK(atomic_load(&mp_g_orphan_lost) == 1 && atomic_load(&g_realloc_refusals) == 0 && n < MOST);
+    for (int i = 0; i < 3; i++, n++) /* after the failure */
+        CHECK(mp_irecv(in[n], 16, 0, 540, MP_COMM_SELF, NULL, &r[n]) == 0 && mp_req_orphan(r[n]) == 0);
+    mp_stats(&st);
+    CHECK(st.orphans == (uint64_t)n && mp_req_sweep() == n);
+    for (int i = 0; i < n; i++)
+        CHECK(mp_send(out, 16, 0, 540, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    CHECK(mp_req_sweep() == 0);
+    mp_stats(&st);
+    CHECK(st.orphans == 0 && mp_req_active() == active && in[0][3] == 4 && in[n - 1][3] == 4);
+    for (int i = 0; i < n; i++)
+        CHECK(!mp_req_live(r[i]));
+    atomic_store(&mp_g_orphan_lost, 0);
+    free(in);
+    free(r);
+}
+
 /* One thread sweeps at a time (the core's sweep lock, taken or skipped): two threads that sweep
  * in a loop, inside mp_req_sweep together, never test orphans at once, so no orphan is tested by
  * two threads at once, in the table scan after a lost registration as over the registry.  A
@@ -2320,6 +2372,7 @@ static const struct group {
     { "set_handles", test_set_handles, 1 },
     { "table_threads", test_table_threads, 1 },
     { "orphan_registry", test_orphan_registry, 1 },
+    { "orphan_no_memory", test_orphan_registry_no_memory, 1 },
     { "sweep_threads", test_sweep_threads, 1 },
     { "comms", test_comms, 1 },
     { "spawn_multiple", test_spawn_multiple_checks, 1 },
