@@ -19,7 +19,11 @@ namespace Scenarios;
 /// </summary>
 internal static unsafe class MpiFaults
 {
-    internal static void Register(Dictionary<Scenario, Action<Communicator>> s) => s[Scenario.MpiFaults] = Run;
+    internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
+    {
+        s[Scenario.MpiFaults] = Run;
+        s[Scenario.MpiFaultsAsync] = c => MpiFaultsAsync.Run(c).GetAwaiter().GetResult();
+    }
 
     private static void Run(Communicator c)
     {
@@ -63,14 +67,14 @@ internal static unsafe class MpiFaults
     private static readonly delegate* unmanaged<void> s_clear =
         (delegate* unmanaged<void>)NativeLibrary.GetExport(s_library, "mpi_faults_clear");
 
-    /// <summary>The next <paramref name="skip"/> calls of <paramref name="call"/> pass, the one after fails with MPI_ERR_OTHER; returns that class's value, or -1 where the library has no such call.</summary>
-    private static int Arm(string call, long skip = 0)
+    /// <summary>The next <paramref name="skip"/> calls of <paramref name="call"/> pass, the <paramref name="times"/> after fail with MPI_ERR_OTHER; returns that class's value, or -1 where the library has no such call.</summary>
+    internal static int Arm(string call, long skip = 0, long times = 1)
     {
         fixed (byte* name = Encoding(call), cls = Encoding("MPI_ERR_OTHER"))
-            return s_arm(name, skip, 1, cls);
+            return s_arm(name, skip, times, cls);
     }
 
-    private static long Failed(string call)
+    internal static long Failed(string call)
     {
         fixed (byte* name = Encoding(call))
             return s_failed(name);
@@ -82,6 +86,9 @@ internal static unsafe class MpiFaults
         fixed (byte* name = Encoding(kind))
             return s_live(name);
     }
+
+    /// <summary>Disarms every call (the counts kept).</summary>
+    internal static void Clear() => s_clear();
 
     private static byte[] Encoding(string s) => System.Text.Encoding.ASCII.GetBytes(s + "\0");
 
@@ -840,5 +847,57 @@ internal static unsafe class MpiFaults
             }
             c.Barrier();
         }
+    }
+}
+
+/// <summary>Scenario mpi-faults-async: failures inside MPI under the progress engine (thread level Multiple), on the library of tests/native/mpi_faults.c.</summary>
+internal static class MpiFaultsAsync
+{
+    /// <summary>
+    /// The progress engine's MPI_Testsome failing inside MPI, once and then for good: the engine
+    /// tests that round's requests one by one instead, so every awaited operation still completes
+    /// with its data, alone and in a set; the failure is counted, and nothing is left.  Each
+    /// round waits until the library has refused a Testsome while the receives were pending
+    /// (the peer sends only after it too saw its failure), so no timing is assumed.
+    /// </summary>
+    internal static async Task Run(Communicator c)
+    {
+        Check.True(c.Size == 2, $"mpi-faults-async runs on 2 ranks, not {c.Size}");
+        Check.Equal(ThreadLevel.Multiple, Mpi.ThreadLevel, "running at Multiple");
+        int peer = 1 - c.Rank;
+        const int Data = 71, Set = 72, Seen = 73;
+        foreach (long times in new long[] { 1, long.MaxValue / 2 })
+        {
+            string what = times == 1 ? "Testsome failing once" : "Testsome failing for good";
+            MpiStatistics before = Mpi.GetStatistics();
+            long failed = MpiFaults.Failed("MPI_Testsome");
+            var one = new long[3];
+            var two = new int[2];
+            Check.True(MpiFaults.Arm("MPI_Testsome", 0, times) > 0, $"{what}: the library arms MPI_Testsome");
+            Task<Status> alone = c.IRecv(one, peer, Data).WaitAsync();
+            Task<Status[]> set = Request.WhenAll(c.IRecv(two, peer, Set));
+            var until = DateTime.UtcNow.AddSeconds(30);
+            while (MpiFaults.Failed("MPI_Testsome") == failed && DateTime.UtcNow < until)
+                Thread.Sleep(1);
+            Check.True(MpiFaults.Failed("MPI_Testsome") > failed, $"{what}: the engine's MPI_Testsome failed while the receives were pending");
+            c.Send(new[] { 1 }, peer, Seen); // each side's failure happened before either sends
+            c.Recv(new int[1], peer, Seen);
+            c.Send(new long[] { times, c.Rank, 7 }, peer, Data);
+            Status st = await alone;
+            Check.True(st.Source == peer && st.Tag == Data && one[0] == times && one[1] == peer && one[2] == 7,
+                       $"{what}: the awaited receive completed with its data (source {st.Source}, tag {st.Tag})");
+            await c.ISend(new[] { 40 + c.Rank, 50 }, peer, Set);
+            Status[] got = await set;
+            Check.True(got.Length == 1 && got[0].Source == peer && two[0] == 40 + peer && two[1] == 50,
+                       $"{what}: the receive awaited in a set completed with its data");
+            MpiFaults.Clear();
+            MpiStatistics after = Mpi.GetStatistics();
+            long failures = MpiFaults.Failed("MPI_Testsome") - failed;
+            Check.True(times == 1 ? failures == 1 : failures >= 1, $"{what}: MPI_Testsome failed {failures} times");
+            Check.True(after.MpiErrors - before.MpiErrors == failures, $"{what}: each failure counted once ({after.MpiErrors - before.MpiErrors} for {failures})");
+            Check.Equal(before.ActiveRequests, after.ActiveRequests, $"{what}: no request left");
+            c.Barrier();
+        }
+        Check.Equal(0, AsyncProgress.Pending, "nothing left awaited");
     }
 }

@@ -72,6 +72,7 @@ public enum Scenario
     MpiErrorsInter,
     MpiErrorsFreed,
     MpiFaults,
+    MpiFaultsAsync,
 
     // Object operations (Objects.cs, ObjectFuzz.cs)
     ObjectsP2p,

@@ -10,7 +10,8 @@ namespace System.MP.Tests;
 /// libmpi-faults-ompi.so, given as MOTOR_MPI_LIBRARY).  Point-to-point, list, blocking, matched,
 /// persistent, partitioned and collective posts, communicator and window creation, one-sided
 /// calls, and completions that fail part of a set: on both cores, in library mode and under
-/// motor, and with the hang report on (blocking calls in two steps).
+/// motor, and with the hang report on (blocking calls in two steps); and the progress engine's
+/// MPI_Testsome (scenario mpi-faults-async).
 /// </summary>
 public class MpiFaultTests
 {
@@ -33,5 +34,23 @@ public class MpiFaultTests
         if (hangReport)
             env["MOTOR_HANG_REPORT"] = "600";
         Job.RunScenario(Scenario.MpiFaults, 2, hosted: hosted, env: env, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+    }
+
+    /// <summary>
+    /// The progress engine's MPI_Testsome failing inside MPI, once and for good (scenario
+    /// mpi-faults-async, thread level Multiple): awaited receives, alone and in a set, still
+    /// complete with their data, each failure counted once, nothing left.
+    /// </summary>
+    [Theory]
+    [MemberData(nameof(AsyncTests.CoresAndModes), MemberType = typeof(AsyncTests))]
+    public void FailedTestsomeInTheProgressEngineLeavesNoAwaitBehind(bool hosted, bool openMpi)
+    {
+        string library = Path.Combine(Job.Root, "build", "native", "tests", openMpi ? "libmpi-faults-ompi.so" : "libmpi-faults.so");
+        Assert.True(File.Exists(library), $"{library} is missing: build native first (./build.sh build)");
+        var env = new Dictionary<string, string> { ["MOTOR_MPI_LIBRARY"] = library };
+        if (!hosted)
+            env["SCENARIOS_THREAD_LEVEL"] = "Multiple";
+        Job.RunScenario(Scenario.MpiFaultsAsync, 2, hosted: hosted, env: env, motorOptions: hosted ? "--thread-level multiple" : "",
+                        launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
     }
 }

@@ -25,7 +25,8 @@
  * call returns the class itself, not MPI_ERR_IN_STATUS, having completed nothing.
  * "MPI_Test_untouched" arms a test that fails and leaves its request as it was, the operation
  * still pending (what a library that does not end a failed operation leaves);
- * "MPI_Cancel_ignored" a cancel that succeeds without cancelling anything.  A request a
+ * "MPI_Cancel_ignored" a cancel that succeeds without cancelling anything; "MPI_Testsome" a test
+ * of a set (the progress engine's) that fails having done nothing, its count and indices garbage.  A request a
  * failed call poisoned, passed back to MPI (a start, test, wait or free), stops the job.
  *
  * Only the calls listed here can fail; MPI-4.0 calls only against a library that has them.
@@ -138,7 +139,7 @@
 
 /* Starts, completions and the cancel, defined below: they refuse a poisoned request;
  * completions fail after MPI completed the operation. */
-#define FAULTS_COMPLETIONS(X) X(Start, , , ) X(Startall, , , ) X(Wait, , , ) X(Waitall, , , ) X(Testall, , , ) X(Waitall_plain, , , ) X(Testall_plain, , , ) X(Test_untouched, , , ) X(Cancel_ignored, , , )
+#define FAULTS_COMPLETIONS(X) X(Start, , , ) X(Startall, , , ) X(Wait, , , ) X(Waitall, , , ) X(Testall, , , ) X(Waitall_plain, , , ) X(Testall_plain, , , ) X(Test_untouched, , , ) X(Cancel_ignored, , , ) X(Testsome, , , )
 
 enum {
 #define FAULTS_ID(name, params, args, out) ID_##name,
@@ -299,6 +300,21 @@ FAULTS_API int MPI_Request_get_status(MPI_Request r, int *flag, MPI_Status *st)
 {
     CHECK_REQUESTS("MPI_Request_get_status", 1, &r);
     return PMPI_Request_get_status(r, flag, st);
+}
+
+/* "MPI_Testsome": the set's test fails having done nothing, every request as it was, the count
+ * and the indices it would have written garbage. */
+FAULTS_API int MPI_Testsome(int n, MPI_Request *r, int *outcount, int *indices, MPI_Status *st)
+{
+    int code;
+    CHECK_REQUESTS("MPI_Testsome", n, r);
+    if (fault_hit(ID_Testsome, &code)) {
+        memset(outcount, 0x5e, sizeof *outcount);
+        if (n > 0)
+            memset(indices, 0x5e, (size_t)n * sizeof *indices);
+        return code;
+    }
+    return PMPI_Testsome(n, r, outcount, indices, st);
 }
 
 /* "MPI_Cancel_ignored": the cancel succeeds and does nothing, the operation left as it was (as
