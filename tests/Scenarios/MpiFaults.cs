@@ -31,6 +31,7 @@ internal static unsafe class MpiFaults
         PointToPoint(c);
         Lists(c);
         Blocking(c);
+        SendRecvByRequests(c);
         MatchedProbe(c);
         Persistent(c);
         Partitioned(c);
@@ -242,6 +243,31 @@ internal static unsafe class MpiFaults
             Check.Equal(21, got[0], "the message after the refused Send and Recv");
         }
         NothingMore(c, Tag, "the refused Send");
+    }
+
+    // SendRecv where the core posts it as two requests (Open MPI; under MPICH one MPI_Sendrecv
+    // below 2 GiB): to the peer, the send refused after the receive was posted, the receive taken
+    // back, so the peer's next message lands in the next receive.
+    private static void SendRecvByRequests(Communicator c)
+    {
+        const int Tag = 66;
+        if (Mpi4)
+            return;
+        var got = new int[1];
+        c.Barrier();
+        if (c.Rank == 1)
+        {
+            Refused("MPI_Isend", () => c.SendRecv(new[] { -3 }, 0, Tag, got, 0, Tag), "SendRecv to the peer, its send");
+            c.Send(new[] { 1 }, 0, Tag + 1); // only now does rank 0 send on Tag
+            c.Recv(got, 0, Tag);
+            Check.Equal(31, got[0], "SendRecv to the peer: the next receive gets the next message");
+        }
+        else
+        {
+            c.Recv(got, 1, Tag + 1);
+            c.Send(new[] { 31 }, 1, Tag);
+        }
+        c.Barrier();
     }
 
     // MProbe refused at its polls (MPI_Improbe) and at its wait (MPI_Mprobe, while no message
