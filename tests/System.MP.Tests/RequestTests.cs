@@ -243,7 +243,6 @@ public class RequestTests
         Assert.Equal(before, Mpi.GetStatistics().ActiveRequests);
     }
 
-    [MethodImpl(MethodImplOptions.NoInlining)]
     /// <summary>
     /// Requests given up while their operations stay in flight (receives whose message does not
     /// come) cost each later completion call a bounded amount: a sweep stops after 64 still in
@@ -279,6 +278,7 @@ public class RequestTests
         Assert.All(buffers, b => Assert.Equal(3, b[2]));
     }
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private static void PostObjectAndDrop() => Self.OISend(Enumerable.Range(0, 1 << 18).ToArray(), 0, 77);
 
     [MethodImpl(MethodImplOptions.NoInlining)]
