@@ -125,7 +125,7 @@ static int win_adopt(MPI_Win mw, const comm_entry_t *ce, int64_t bytes, int disp
             w->bytes[i] = all[2 * i];
             w->disp_unit[i] = (int)all[2 * i + 1];
         }
-        rc = mp_fail(MP_ENOMEM, "too many windows at once (at most %d)", MAX_WINS - 1);
+        rc = MP_ENOMEM; /* until a free entry is found; recorded only if none is */
         mp_spin_lock(&g_win_lock);
         for (int i = 1; i < MAX_WINS; i++) {
             if (!g_wins[i]) {
@@ -136,6 +136,8 @@ static int win_adopt(MPI_Win mw, const comm_entry_t *ce, int64_t bytes, int disp
             }
         }
         mp_spin_unlock(&g_win_lock);
+        if (rc)
+            rc = mp_fail(MP_ENOMEM, "too many windows at once (at most %d)", MAX_WINS - 1);
     }
     free(all);
     if (rc) {
