@@ -30,6 +30,11 @@ int pal_module_text(const void *addr, uintptr_t *lo, uintptr_t *hi);
 /* Absolute path of the running executable. */
 int pal_exe_path(char *buf, int cap);
 
+/* Files.  Why the file at path cannot be opened as the OS sees it (create: the open may make
+ * it; write: it is opened for writing): a sentence in buf, such as 'the directory "/a/b" does
+ * not exist', or "" when the OS sees nothing wrong.  Returns the sentence's length. */
+int pal_path_problem(const char *path, int create, int write, char *buf, int cap);
+
 /* Monotonic clock in nanoseconds. */
 uint64_t pal_clock_ns(void);
 

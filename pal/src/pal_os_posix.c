@@ -3,6 +3,7 @@
 #include "pal.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -45,6 +46,45 @@ int pal_addr_path(const void *addr, char *buf, int cap)
 int pal_dl_path(void *lib, const char *any_symbol, char *buf, int cap)
 {
     return pal_addr_path(dlsym(lib, any_symbol), buf, cap);
+}
+
+int pal_path_problem(const char *path, int create, int write, char *buf, int cap)
+{
+    char dir[4096];
+    struct stat st;
+    const char *slash = strrchr(path, '/');
+    int n = 0;
+    if (cap <= 0)
+        return 0;
+    buf[0] = '\0';
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    if (stat(dir, &st) != 0) {
+        int e = errno;
+        if (e == ENOENT)
+            n = snprintf(buf, (size_t)cap, "the directory \"%s\" does not exist", dir);
+        else if (e == ENOTDIR)
+            n = snprintf(buf, (size_t)cap, "a part of \"%s\" is not a directory", dir);
+        else
+            n = snprintf(buf, (size_t)cap, "the directory \"%s\" cannot be reached: %s", dir, strerror(e));
+    } else if (!S_ISDIR(st.st_mode)) {
+        n = snprintf(buf, (size_t)cap, "\"%s\" is not a directory", dir);
+    } else if (stat(path, &st) != 0) {
+        int e = errno;
+        if (e != ENOENT)
+            n = snprintf(buf, (size_t)cap, "the file cannot be reached: %s", strerror(e));
+        else if (!create)
+            n = snprintf(buf, (size_t)cap, "the file does not exist, and the mode has no Create");
+        else if (access(dir, W_OK | X_OK) != 0)
+            n = snprintf(buf, (size_t)cap, "no permission to create a file in \"%s\"", dir);
+    } else if (S_ISDIR(st.st_mode)) {
+        n = snprintf(buf, (size_t)cap, "it is a directory");
+    } else if (access(path, write ? W_OK : R_OK) != 0) {
+        n = snprintf(buf, (size_t)cap, "no permission to %s it", write ? "write" : "read");
+    }
+    return n < 0 ? 0 : n >= cap ? cap - 1 : n;
 }
 
 uint64_t pal_clock_ns(void)

@@ -59,7 +59,7 @@ public sealed unsafe class MpiFile : IDisposable
     /// <param name="mode">The access mode (see <see cref="MpiFileMode"/> for the combinations MPI allows).</param>
     /// <param name="info">Hints for the MPI library (e.g. <c>cb_nodes</c>, <c>striping_unit</c>), or null.</param>
     /// <exception cref="ArgumentException">The mode is not a combination MPI allows, or the path is empty.</exception>
-    /// <exception cref="MpiException">The MPI library could not open the file (e.g. MPI_ERR_NO_SUCH_FILE without Create, MPI_ERR_FILE_EXISTS with Exclusive).</exception>
+    /// <exception cref="MpiException">The MPI library could not open the file (e.g. MPI_ERR_NO_SUCH_FILE without Create, MPI_ERR_FILE_EXISTS with Exclusive); the message names the path and, where the OS can tell, why (a directory that does not exist, a file without Create, no permission), then MPI's own words.</exception>
     public static MpiFile Open(Communicator communicator, string path, MpiFileMode mode, Info? info = null)
     {
         ArgumentNullException.ThrowIfNull(communicator);

@@ -79,7 +79,7 @@ public sealed unsafe class Session : IDisposable
     /// <summary>The info of a process set (MPI_Session_get_pset_info), such as <c>mpi_size</c>; dispose it when done.</summary>
     /// <param name="processSet">A name from <see cref="ProcessSets"/>.</param>
     /// <exception cref="ArgumentException">The name is empty or contains NUL.</exception>
-    /// <exception cref="MpiException">The library does not know the process set.</exception>
+    /// <exception cref="MpiException">The session does not list the process set (class MPI_ERR_ARG, the message naming the sets it lists); looked up before MPI sees the name, which MPICH 4.0 would take as a fatal error while only sessions exist.</exception>
     /// <exception cref="ObjectDisposedException">The session was disposed.</exception>
     public Info GetProcessSetInfo(string processSet)
     {
@@ -93,7 +93,7 @@ public sealed unsafe class Session : IDisposable
     /// <summary>The group of a process set (MPI_Group_from_session_pset), e.g. <c>"mpi://WORLD"</c>; dispose it when done.</summary>
     /// <param name="processSet">A name from <see cref="ProcessSets"/>.</param>
     /// <exception cref="ArgumentException">The name is empty or contains NUL.</exception>
-    /// <exception cref="MpiException">The library does not know the process set.</exception>
+    /// <exception cref="MpiException">The session does not list the process set (class MPI_ERR_ARG, the message naming the sets it lists); looked up before MPI sees the name, which MPICH 4.0 would take as a fatal error while only sessions exist.</exception>
     /// <exception cref="ObjectDisposedException">The session was disposed.</exception>
     public Group GroupFromProcessSet(string processSet)
     {

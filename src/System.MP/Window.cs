@@ -48,7 +48,9 @@ public enum WindowAssert
 /// <remarks>
 /// <para>The epochs this process opened are tracked: an operation towards a rank
 /// no open epoch covers, or a synchronization call that contradicts them, throws
-/// <see cref="InvalidOperationException"/> before anything reaches MPI.  Errors MPI
+/// <see cref="InvalidOperationException"/> before anything reaches MPI; an operation whose
+/// target range is also wrong throws <see cref="ArgumentOutOfRangeException"/> for the range
+/// first, in an epoch or not.  Errors MPI
 /// reports (the window's error handler returns them) surface as <see cref="MpiException"/>
 /// with MPI's error class.</para>
 /// <para>Until the synchronization call that completes an operation, MPI may read or

@@ -389,9 +389,24 @@ internal static class Files
         Check.Equal(mpiErrors, Mpi.GetStatistics().MpiErrors, "none of the above reached MPI");
 
         // Raised inside MPI: the error class by name, MPI's string, the call.
-        ExpectMpi(() => MpiFile.Open(c, missing, MpiFileMode.ReadOnly), "MPI_File_open", "MPI_ERR_NO_SUCH_FILE", "open of a missing file without Create");
+        // A failed open names the path and, where the OS tells, why (MPI's own text says neither).
+        MpiException? e = ExpectMpi(() => MpiFile.Open(c, missing, MpiFileMode.ReadOnly), "MPI_File_open", "MPI_ERR_NO_SUCH_FILE", "open of a missing file without Create");
+        Check.True(e?.Message.StartsWith($"MPI_File_open: \"{missing}\": the file does not exist, and the mode has no Create; ", StringComparison.Ordinal) == true,
+                   $"open of a missing file: the path and why first: {e?.Message}");
         ExpectMpi(() => MpiFile.Open(c, path, MpiFileMode.WriteOnly | MpiFileMode.Create | MpiFileMode.Exclusive), "MPI_File_open", "MPI_ERR_FILE_EXISTS", "Exclusive create of an existing file");
-        ExpectMpi(() => MpiFile.Open(c, Path.Combine(dir, "no-dir", "x.bin"), MpiFileMode.WriteOnly | MpiFileMode.Create), "MPI_File_open", "", "create in a missing directory");
+        string noDir = Path.Combine(dir, "no-dir"), inNoDir = Path.Combine(noDir, "x.bin");
+        foreach (MpiFileMode mode in new[] { MpiFileMode.WriteOnly | MpiFileMode.Create, MpiFileMode.ReadWrite | MpiFileMode.Create, MpiFileMode.ReadOnly })
+        {
+            e = ExpectMpi(() => MpiFile.Open(c, inNoDir, mode), "MPI_File_open", "", $"{mode} in a missing directory");
+            Check.True(e?.Message.StartsWith($"MPI_File_open: \"{inNoDir}\": the directory \"{noDir}\" does not exist; ", StringComparison.Ordinal) == true,
+                       $"{mode} in a missing directory: the path and the missing directory first: {e?.Message}");
+        }
+        e = ExpectMpi(() => MpiFile.Open(c, "ufs:" + inNoDir, MpiFileMode.WriteOnly | MpiFileMode.Create), "MPI_File_open", "", "create in a missing directory, with ROMIO's prefix");
+        Check.True(e?.Message.Contains($"the directory \"{noDir}\" does not exist", StringComparison.Ordinal) == true,
+                   $"create in a missing directory, with ROMIO's prefix: the directory named: {e?.Message}");
+        e = ExpectMpi(() => MpiFile.Open(c, Path.Combine(path, "x.bin"), MpiFileMode.WriteOnly | MpiFileMode.Create), "MPI_File_open", "", "create below a file");
+        Check.True(e?.Message.Contains($"\"{path}\" is not a directory", StringComparison.Ordinal) == true,
+                   $"create below a file: the file named as no directory: {e?.Message}");
         c.Barrier();
         if (r == 0)
             ExpectMpi(() => MpiFile.Delete(missing), "MPI_File_delete", "MPI_ERR_NO_SUCH_FILE", "delete of a missing file");
@@ -445,7 +460,7 @@ internal static class Files
         Check.Equal(2 * c.Size, c.Allreduce(2, Op.Sum), "the ranks go on after the failed writes and read");
     }
 
-    private static void ExpectMpi(Action action, string call, string errorClass, string what)
+    private static MpiException? ExpectMpi(Action action, string call, string errorClass, string what)
     {
         try
         {
@@ -457,10 +472,12 @@ internal static class Files
             Check.True(e.ErrorClass != 0, $"{what}: carries MPI's error class ({e.ErrorClass}: {e.Message})");
             Check.True(e.Message.StartsWith(call, StringComparison.Ordinal), $"{what}: names {call} ({e.Message})");
             Check.True(errorClass.Length == 0 || e.Message.Contains(errorClass, StringComparison.Ordinal), $"{what}: names {errorClass} ({e.Message})");
+            return e;
         }
         catch (Exception e)
         {
             Check.True(false, $"{what}: {e.GetType().Name} ({e.Message}), expected MpiException");
         }
+        return null;
     }
 }

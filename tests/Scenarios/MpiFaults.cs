@@ -100,7 +100,7 @@ internal static unsafe class MpiFaults
     /// <paramref name="skip"/> calls, and checks what a failure inside MPI must leave: the
     /// exception, one failing call, no request, MPI request, GCHandle or communicator more.
     /// </summary>
-    private static void Refused(string call, Action action, string what, long skip = 0, bool heldToSync = false)
+    private static MpiException? Refused(string call, Action action, string what, long skip = 0, bool heldToSync = false)
     {
         long pinned = PinnedAtAMark();
         MpiStatistics before = Mpi.GetStatistics();
@@ -125,6 +125,7 @@ internal static unsafe class MpiFaults
         Check.Equal(types, Live("type"), $"{what}: MPI datatypes");
         if (!heldToSync) // a one-sided origin stays held until its epoch's synchronization, refused or not
             Check.Equal(pinned, PinnedAtAMark(), $"{what}: buffers the GC extension pins");
+        return e;
     }
 
     // Under motor with the GC extension: the buffers it pins at a full GC's mark (those of
@@ -247,13 +248,44 @@ internal static unsafe class MpiFaults
 
     // SendRecv where the core posts it as two requests (Open MPI; under MPICH one MPI_Sendrecv
     // below 2 GiB): to the peer, the send refused after the receive was posted, the receive taken
-    // back, so the peer's next message lands in the next receive.
+    // back, so the peer's next message lands in the next receive.  To itself, the receive refused
+    // after the message to itself was posted (Open MPI cancels no send): the message is taken
+    // back, small (delivered at once) or large (waiting for its receive), and none is left; with
+    // a message to itself pending already, the receive goes first and the refusal posts no send.
     private static void SendRecvByRequests(Communicator c)
     {
         const int Tag = 66;
         if (Mpi4)
             return;
         var got = new int[1];
+        Refused("MPI_Irecv", () => c.SendRecv(new[] { -2 }, c.Rank, Tag, got, c.Rank, Tag), "SendRecv to itself, its receive");
+        Check.True(!c.IProbe(c.Rank, Tag, out _), "SendRecv to itself, its receive refused: no message to itself left");
+        var large = new int[1 << 16]; // 256 KiB: past Open MPI's eager limit, the send waits for a receive
+        Refused("MPI_Irecv", () => c.SendRecv(large, c.Rank, Tag, new int[large.Length], c.Rank, Tag), "SendRecv of 256 KiB to itself, its receive");
+        Check.True(!c.IProbe(c.Rank, Tag, out _), "SendRecv of 256 KiB to itself, its receive refused: no message to itself left");
+        using (Request earlier = c.ISend(new[] { 5 }, c.Rank, Tag))
+        {
+            Refused("MPI_Irecv", () => c.SendRecv(new[] { -2 }, c.Rank, Tag, got, c.Rank, Tag), "SendRecv to itself behind a pending message, its receive");
+            c.Recv(got, c.Rank, Tag);
+            Check.Equal(5, got[0], "the message pending before the refused SendRecv to itself");
+            earlier.Wait();
+        }
+        Check.True(!c.IProbe(c.Rank, Tag, out _), "SendRecv to itself behind a pending message, its receive refused: no message of its own left");
+        // The message cannot be taken back (MPI refuses the matched probe that finds it): the
+        // exception says that it stays, and it does.
+        Check.True(Arm("MPI_Improbe") > 0, "the library arms MPI_Improbe");
+        MpiException? stays = Refused("MPI_Irecv", () => c.SendRecv(new[] { -4 }, c.Rank, Tag, got, c.Rank, Tag), "SendRecv to itself, its receive and take-back");
+        Check.True(stays?.Message.Contains($"sent itself on tag {Tag} could not be taken back and stays pending", StringComparison.Ordinal) == true,
+                   $"the exception says a message to itself stays pending: {stays?.Message}");
+        c.Recv(got, c.Rank, Tag);
+        Check.Equal(-4, got[0], "the message to itself that stayed");
+        // A large one's send holds the buffer until its message is received: looked for again.
+        Check.True(Arm("MPI_Improbe") > 0, "the library arms MPI_Improbe");
+        MpiException? back = Refused("MPI_Irecv", () => c.SendRecv(large, c.Rank, Tag, new int[large.Length], c.Rank, Tag), "SendRecv of 256 KiB to itself, its receive and first take-back");
+        Check.True(back?.Message.Contains("stays pending", StringComparison.Ordinal) == false, $"the large message taken back at the second look: {back?.Message}");
+        Check.True(!c.IProbe(c.Rank, Tag, out _), "SendRecv of 256 KiB to itself, its take-back refused once: no message to itself left");
+        c.SendRecv(new[] { 9 }, c.Rank, Tag, got, c.Rank, Tag);
+        Check.Equal(9, got[0], "SendRecv to itself after the refusals");
         c.Barrier();
         if (c.Rank == 1)
         {

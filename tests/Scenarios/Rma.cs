@@ -339,6 +339,12 @@ internal static class Rma
         Check.Throws<InvalidOperationException>(() => win.FlushAll(), "FlushAll outside a passive epoch");
         Check.Throws<InvalidOperationException>(() => win.Complete(), "Complete without Start");
         Check.Throws<InvalidOperationException>(() => win.Wait(), "Wait without Post");
+        // Outside any epoch and out of range as well: the range is named, not the epoch.
+        var outside = Check.ThrowsNaming<ArgumentOutOfRangeException>("targetIndex", () => win.Put(new long[3], right, 8), "Put past the end, outside any epoch");
+        Check.True(outside?.Message.Contains("80 bytes", StringComparison.Ordinal) == true, $"the range error outside an epoch names the window size: {outside?.Message}");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("targetIndex", () => win.Get(one, right, 10), "Get at the end, outside any epoch");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("targetIndex", () => win.Accumulate(one, Op.Sum, right, long.MaxValue / 4), "Accumulate at a huge index, outside any epoch");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("targetIndex", () => win.FetchAndOp(1, Op.Sum, right, 10), "FetchAndOp at the end, outside any epoch");
         // Fence epoch: passive-only operations refused.
         win.Fence();
         Check.Throws<InvalidOperationException>(() => win.FetchAndOp(1, Op.Sum, right, 0), "FetchAndOp in a fence epoch");
@@ -518,6 +524,7 @@ internal static class Rma
         Check.Throws<ArgumentOutOfRangeException>(() => win.Get(movable, 2, -1, right, at2), "negative origin count");
         Check.Throws<ArgumentOutOfRangeException>(() => win.Accumulate(movable, 5, 0, Op.Sum, right, at2), "origin offset past the array");
         Check.Throws<InvalidOperationException>(() => win.Put(movable, right, at2), "Put outside any epoch");
+        Check.ThrowsNaming<ArgumentOutOfRangeException>("targetIndex", () => win.Put(movable, right, 0), "Put at address 0, outside any epoch");
         // No attached array starts at or below address 0: refused before MPI on every library.
         win.Lock(right);
         Check.ThrowsNaming<ArgumentOutOfRangeException>("targetIndex", () => win.Put(movable, right, 0), "Put at address 0");

@@ -226,7 +226,15 @@ internal static class Job
         Xunit.Assert.DoesNotContain("FAIL", r.Output);
     }
 
-    internal static Result Run(string file, string args, int timeoutSeconds = 120, IDictionary<string, string>? env = null)
+    /// <summary>
+    /// Runs a program, its output captured.  A program still running after
+    /// <paramref name="timeoutSeconds"/> is killed with its process tree; one whose output stays
+    /// open <paramref name="outputGraceSeconds"/> after it ended (a process it started, reparented
+    /// once its parent ended: a daemon on another host that lost its link) is reported as timed
+    /// out.  Either way every process the run started is then ended, wherever it went (<see cref="EndJob"/>).
+    /// </summary>
+    internal static Result Run(string file, string args, int timeoutSeconds = 120, IDictionary<string, string>? env = null,
+                               int outputGraceSeconds = OutputGraceSeconds)
     {
         var psi = new ProcessStartInfo(file, args)
         {
@@ -239,6 +247,8 @@ internal static class Job
         if (env is not null)
             foreach (var (k, v) in env)
                 psi.Environment[k] = v;
+        string tag = Guid.NewGuid().ToString("N");
+        psi.Environment[JobTagVariable] = tag;
         var output = new StringBuilder();
         using var p = new Process { StartInfo = psi };
         p.OutputDataReceived += (_, e) => { if (e.Data is not null) lock (output) output.AppendLine(e.Data); };
@@ -260,17 +270,59 @@ internal static class Job
         // The output ends when every process holding it has ended, which may be a process outside
         // the launcher's tree (a daemon on another host that lost its link): bounded, so that such
         // a leftover fails the test instead of stalling the suite.
-        bool drained = OutputClosed(p, TimeSpan.FromSeconds(OutputGraceSeconds));
+        bool drained = OutputClosed(p, TimeSpan.FromSeconds(outputGraceSeconds));
+        string ended = exited && drained ? "" : EndJob(tag);
         lock (output)
         {
             if (!drained)
-                output.AppendLine($"(the output was still open {OutputGraceSeconds} s after the program ended: a process outside its tree holds it)");
+                output.AppendLine($"(the output was still open {outputGraceSeconds} s after the program ended: a process outside its tree holds it)");
+            if (ended.Length > 0)
+                output.AppendLine($"(ended what the run left behind: {ended})");
             return new Result(exited ? p.ExitCode : -1, output.ToString(), !exited || !drained);
         }
     }
 
     /// <summary>How long a program's output may stay open after it ended.</summary>
     private const int OutputGraceSeconds = 30;
+
+    /// <summary>
+    /// The variable that marks every process of one <see cref="Run"/>: inherited through the
+    /// launchers, their agents and daemons into the ranks, whatever their parent becomes (a process
+    /// whose parent ended is reparented, out of the launcher's tree) and whatever network namespace
+    /// they entered.
+    /// </summary>
+    internal const string JobTagVariable = "MOTOR_TEST_JOB";
+
+    /// <summary>
+    /// Kills every process (but this one) whose environment carries <paramref name="tag"/> as
+    /// <see cref="JobTagVariable"/>; returns "pid (command)" of each, comma-separated, or "".
+    /// </summary>
+    internal static string EndJob(string tag)
+    {
+        byte[] mark = Encoding.ASCII.GetBytes($"{JobTagVariable}={tag}\0");
+        var ended = new List<string>();
+        foreach (string dir in Directory.EnumerateDirectories("/proc"))
+        {
+            if (!int.TryParse(Path.GetFileName(dir), out int pid) || pid == Environment.ProcessId)
+                continue;
+            try
+            {
+                byte[] environ = File.ReadAllBytes(Path.Combine(dir, "environ"));
+                if (environ.AsSpan().IndexOf(mark) < 0 && !environ.AsSpan().EndsWith(mark.AsSpan(0, mark.Length - 1)))
+                    continue;
+                string command = File.ReadAllText(Path.Combine(dir, "cmdline")).Replace('\0', ' ').Trim();
+                using var leftover = Process.GetProcessById(pid);
+                leftover.Kill();
+                ended.Add($"{pid} ({(command.Length > 80 ? command[..80] + "..." : command)})");
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentException or InvalidOperationException or
+                                           System.ComponentModel.Win32Exception)
+            {
+                // gone meanwhile, or not ours to read
+            }
+        }
+        return string.Join(", ", ended);
+    }
 
     /// <summary>Waits for the process to end and its redirected output to close, at most <paramref name="within"/>.</summary>
     private static bool OutputClosed(Process p, TimeSpan within)

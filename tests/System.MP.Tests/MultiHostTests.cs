@@ -14,8 +14,19 @@ namespace System.MP.Tests;
 /// and the Coupling sample spawning onto another host, under motor and dotnet, on both cores.
 /// Each job runs a whole group of scenarios, so the class stays at a few minutes.
 /// </summary>
-public class MultiHostTests(ITestOutputHelper log) : IClassFixture<NamespaceHosts>
+public class MultiHostTests(ITestOutputHelper log) : IClassFixture<NamespaceHosts>, IDisposable
 {
+    /// <summary>
+    /// After each test, passed or failed: whatever its jobs left on the hosts is ended (a test that
+    /// passed has asserted there was nothing), so that no daemon outlives the test that started it.
+    /// </summary>
+    public void Dispose()
+    {
+        string left = NamespaceHosts.EndAll();
+        if (left.Length > 0)
+            log.WriteLine($"ended after the test: processes left on {left}");
+    }
+
     private Job.Result Across(int ranks, string program, string args, Job.Launcher launcher, bool hosted = false,
                               int hosts = 2, IDictionary<string, string>? extraEnv = null, string extraOptions = "",
                               int timeoutSeconds = 60)
@@ -254,8 +265,12 @@ public class MultiHostTests(ITestOutputHelper log) : IClassFixture<NamespaceHost
         }
         finally
         {
+            // The job ends within its 90 s and the output's grace, link or not.  What it left on the
+            // hosts (Open MPI's daemon on the cut-off host, outside the launcher's tree) is ended
+            // before the link comes back, pass or fail.
+            await Task.WhenAny(job);
+            NamespaceHosts.EndAll();
             NamespaceHosts.SetLink(2, up: true);
-            await job;
             File.Delete(flag);
         }
     }

@@ -35,22 +35,39 @@ public sealed class NamespaceHosts : IDisposable
         var clock = System.Diagnostics.Stopwatch.StartNew();
         while (true)
         {
-            var left = Enumerable.Range(1, Count)
-                .Select(h => (Host: Name(h), Pids: Job.Run("ip", $"netns pids {Name(h)}", 30).Output.Trim()))
-                .Where(h => h.Pids.Length > 0).ToArray();
+            var left = Left();
             if (left.Length == 0)
                 return;
             if (clock.Elapsed > TimeSpan.FromSeconds(10))
             {
-                // Ended here, so that the tests after this one start on empty hosts.
-                foreach (var h in left)
-                    Job.Run("kill", "-9 " + h.Pids.ReplaceLineEndings(" "), 30);
-                Assert.Fail($"processes left on {string.Join(", ", left.Select(h => $"{h.Host} (pids {h.Pids.ReplaceLineEndings(" ")})"))} " +
-                            $"10 s after the job ended (now killed):\n{context}");
+                EndAll(); // so that the tests after this one start on empty hosts
+                Assert.Fail($"processes left on {Describe(left)} 10 s after the job ended (now killed):\n{context}");
             }
             Thread.Sleep(100);
         }
     }
+
+    /// <summary>
+    /// Kills every process on every host (`ip netns pids`), whoever started it: what a job left
+    /// there, such as Open MPI's daemon on a host whose link went down (outside the launcher's
+    /// tree, and spinning once cut off).  Returns what it found, described, or "".
+    /// </summary>
+    internal static string EndAll()
+    {
+        var left = Left();
+        foreach (var h in left)
+            Job.Run("kill", "-9 " + h.Pids.ReplaceLineEndings(" "), 30);
+        return Describe(left);
+    }
+
+    /// <summary>The hosts with processes in their namespace, and those processes' pids (one a line).</summary>
+    private static (string Host, string Pids)[] Left() =>
+        Enumerable.Range(1, Count)
+            .Select(h => (Host: Name(h), Pids: Job.Run("ip", $"netns pids {Name(h)}", 30).Output.Trim()))
+            .Where(h => h.Pids.Length > 0).ToArray();
+
+    private static string Describe((string Host, string Pids)[] left) =>
+        string.Join(", ", left.Select(h => $"{h.Host} (pids {h.Pids.ReplaceLineEndings(" ")})"));
 
     /// <summary>Takes a host's network link down or up again (its interface, inside its namespace).</summary>
     internal static void SetLink(int host, bool up)

@@ -2116,19 +2116,32 @@ static void test_orphan_registry(void)
     CHECK(st.orphans == 0 && mp_req_active() == active && in[ORPHAN_MANY - 1][3] == 4);
 }
 
+/* The last error after a call that succeeded: the text of the failure before it, untouched. */
+static int last_error_is(const char *text)
+{
+    char m[512];
+    mp_last_error(NULL, m, (int)sizeof m);
+    return strcmp(m, text) == 0;
+}
+
 /* mp_win_accumulate, the C callers' accumulate (System.MP calls win_accumulate_held): Accumulate,
  * GetAccumulate and NoOp's atomic read on a window of 4 ints over MP_COMM_SELF, and the refusals
- * before MPI, the window untouched by them.  Open MPI 4.1 makes no window in a singleton. */
+ * before MPI, the window untouched by them.  A window made leaves the last error as it was.  Open
+ * MPI 4.1 makes no window in a singleton. */
 static void test_win_accumulate(void)
 {
     static int32_t exposed[4] = { 1, 2, 3, 4 };
     const int32_t add[4] = { 10, 20, 30, 40 };
     int32_t result[4] = { 0 };
     int32_t win = -1;
+    char before[512];
+    CHECK(mp_win_free(-7) < 0);
+    mp_last_error(NULL, before, (int)sizeof before);
     if (mp_win_create(MP_COMM_SELF, exposed, sizeof exposed, 4, MP_INFO_NULL, &win) != 0) {
         CHECK(PAL_MPI_BUILD_ABI == PAL_ABI_OPENMPI);
         return;
     }
+    CHECK(before[0] != '\0' && last_error_is(before));
     CHECK(mp_win_sync(win, MP_WIN_LOCK_EXCLUSIVE, 0, 0) == 0);
     CHECK(mp_win_accumulate(win, add, NULL, 4, MP_DT_INT32, 4, MP_OP_SUM, 0, 0) == 0);
     CHECK(mp_win_sync(win, MP_WIN_FLUSH, 0, 0) == 0);

@@ -44,6 +44,10 @@ void mp_gc_stats(mp_gc_stats_t *out);
 /* ---- errors (error.c): the one translation point ---- */
 /* Records a message for mp_last_error and returns code. */
 MP_COLD int mp_fail(int code, const char *fmt, ...) MP_FMT(2, 3);
+/* As mp_fail, with the MPI error class the library would have given (not counted as an MPI
+ * error: MPI never saw the call).  For calls refused before an MPI library that treats the
+ * error as fatal whatever the error handler says. */
+MP_COLD int mp_fail_class(int code, int cls, const char *fmt, ...) MP_FMT(3, 4);
 /* MP_EINVAL for a NULL output pointer: "<what> output is NULL". */
 MP_COLD int mp_fail_null_output(const char *what);
 /* Translates an MPI return code: MPI_SUCCESS -> 0, truncation -> MP_ETRUNCATE,

@@ -58,6 +58,15 @@ int mp_fail(int code, const char *fmt, ...)
     return code;
 }
 
+int mp_fail_class(int code, int cls, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    record(cls, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
 int mp_fail_null_output(const char *what)
 {
     return mp_fail(MP_EINVAL, "%s output is NULL", what);

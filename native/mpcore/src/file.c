@@ -56,6 +56,34 @@ static int mpi_amode(int amode)
     return m;
 }
 
+/* The OS path in a file name given to MPI: without ROMIO's file-system prefix ("ufs:", "nfs:",
+ * "lustre:"), which names how to reach the file, not where it is. */
+static const char *os_path(const char *path)
+{
+    const char *colon = strchr(path, ':');
+    if (!colon || colon - path < 2)
+        return path;
+    for (const char *p = path; p < colon; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
+            return path;
+    return colon + 1;
+}
+
+/* MPI_File_open's failure with the path and, where the OS can tell, why, first: MPI's own text
+ * names neither (MPICH: "File does not exist, error stack: ... Invalid file name", even for a
+ * file to be created in a directory that does not exist).  MPI's words and class follow. */
+static MP_COLD int open_failed(int rc, const char *path, int amode)
+{
+    static const char k_call[] = "MPI_File_open: ";
+    char mpi_text[2048], why[512];
+    int cls = 0;
+    mp_last_error(&cls, mpi_text, (int)sizeof mpi_text);
+    pal_path_problem(os_path(path), (amode & MP_MODE_CREATE) != 0, (amode & (MP_MODE_WRONLY | MP_MODE_RDWR)) != 0,
+                     why, (int)sizeof why);
+    return mp_fail_class(rc, cls, "%s\"%s\"%s%s; %s", k_call, path, why[0] ? ": " : "", why,
+                         strncmp(mpi_text, k_call, sizeof k_call - 1) == 0 ? mpi_text + sizeof k_call - 1 : mpi_text);
+}
+
 int mp_file_open(mp_comm_t comm, const char *path, int amode, mp_info_t info, mp_file_t *file)
 {
     const comm_entry_t *ce;
@@ -71,9 +99,9 @@ int mp_file_open(mp_comm_t comm, const char *path, int amode, mp_info_t info, mp
     mp_blocking_enter();
     /* Errors of open are reported to MPI_FILE_NULL's handler (14.7). */
     rc = MP_MPI_CHECK(pal_mpi.File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN), "MPI_File_set_errhandler");
-    if (!rc)
-        rc = MP_MPI_CHECK(pal_mpi.File_open(ce->mpi, path, mpi_amode(amode), mi, &fh), "MPI_File_open");
-    if (!rc && (rc = MP_MPI_CHECK(pal_mpi.File_set_errhandler(fh, MPI_ERRORS_RETURN), "MPI_File_set_errhandler")))
+    if (!rc && (rc = MP_MPI_CHECK(pal_mpi.File_open(ce->mpi, path, mpi_amode(amode), mi, &fh), "MPI_File_open")))
+        rc = open_failed(rc, path, amode);
+    else if (!rc && (rc = MP_MPI_CHECK(pal_mpi.File_set_errhandler(fh, MPI_ERRORS_RETURN), "MPI_File_set_errhandler")))
         pal_mpi.File_close(&fh);
     mp_blocking_leave();
     if (rc)

@@ -492,28 +492,91 @@ int mp_recv_checked(void *buf, int64_t bytes, int source, int tag, mp_comm_t com
     return recv_as(1, buf, bytes, source, tag, comm, status);
 }
 
+/* Takes back a message this rank posted to itself (request q, to d = its own rank, on tag) whose
+ * receive MPI then refused, when no earlier message from itself on that tag was pending: by
+ * MPI's non-overtaking rule the first such message is this one.  MPICH cancels the send; Open MPI
+ * 4.1 cancels no send: a small message is delivered into its own unexpected queue, the send
+ * complete, and a large one waits for a receive, its send never complete.  Either is received here
+ * by a matched receive into scratch memory (no other thread receives from itself on that tag,
+ * below MPI_THREAD_MULTIPLE).  Nothing is recorded: the refused receive's error stays the call's.
+ * 0 when nothing stays pending; 1 when the message could not be taken back (no memory, or MPI
+ * refused a call here).  A send still waiting for its receive holds the caller's buffer: it is
+ * not given up on, its message looked for until found. */
+static MP_COLD int take_back_self_send(MPI_Request *q, int64_t bytes, int d, int tag, const comm_entry_t *ce)
+{
+    MPI_Status st;
+    MPI_Message m = MPI_MESSAGE_NULL;
+    MPI_Request r = MPI_REQUEST_NULL;
+    void *scratch;
+    int done = 0, found = 0, cancelled = 0, left = 0;
+    (void)pal_mpi.Cancel(q);
+    mp_blocking_enter();
+    for (;;) { /* until the cancel is known, or the message found */
+        if (mp_mpi_ended(pal_mpi.Test(q, &done, &st), q) != MPI_SUCCESS) {
+            mp_blocking_leave();
+            return 1;
+        }
+        if (done && (pal_mpi.Test_cancelled(&st, &cancelled) != MPI_SUCCESS || cancelled)) {
+            mp_blocking_leave();
+            return 0; /* cancelled: nothing was delivered */
+        }
+        if (pal_mpi.Improbe(d, tag, ce->mpi, &found, &m, &st) != MPI_SUCCESS) {
+            found = 0; /* what a failed call wrote is not read */
+            if (done) { /* delivered, and not found: it stays */
+                left = 1;
+                break;
+            } /* else the send still holds the caller's buffer: asked again */
+        }
+        if (found || done) /* done, not cancelled, and not found: another receive took it */
+            break;
+        pal_yield();
+    }
+    mp_blocking_leave();
+    if (found) {
+        scratch = malloc(bytes > 0 ? (size_t)bytes : 1);
+        left = !scratch || issue_mrecv(scratch, bytes, &m, &r) != 0 || wait_request(&r, NULL) != 0;
+        free(scratch); /* a failed receive is complete (wait_request), or was never posted */
+    }
+    if (!done)
+        (void)wait_request(q, NULL); /* the send completes once its message is received */
+    return left;
+}
+
 /* Sendrecv as two requests, each waited for; the send completes even when the receive
  * failed.  For messages above INT_MAX bytes (MPI-4's large-count forms), and under Open MPI:
  * Open MPI 4.1 reports no truncation of a message a rank sends to itself when the receive was
  * posted before it (its MPI_Sendrecv posts the receive first), so a message to the calling
- * rank itself is posted before its receive; otherwise the receive goes first. */
+ * rank itself is posted before its receive; otherwise the receive goes first.  A receive refused
+ * after a message to itself takes that message back (take_back_self_send), which needs it to be
+ * the only message from itself pending on its tag: with an earlier one pending, the receive goes
+ * first (it matches a message pending already, never the one posted after it, so the truncation
+ * is reported). */
 static int sendrecv_by_requests(const void *sendbuf, int64_t sendbytes, int d, int sendtag, void *recvbuf,
                                 int64_t recvbytes, int s, int t, const comm_entry_t *ce, mp_status_t *status)
 {
     MPI_Request r = MPI_REQUEST_NULL, q = MPI_REQUEST_NULL;
-    int to_self = !ce->is_inter && d == ce->rank, rrc = 1, src = 1;
-    if (to_self && (src = issue_send(sendbuf, sendbytes, d, sendtag, ce, MP_SEND_STANDARD, &q)) < 0)
+    MPI_Status pst;
+    int to_self = !ce->is_inter && d == ce->rank, send_first = to_self, rrc = 1, src = 1, pending = 0, cls = 0;
+    char text[2048];
+    if (to_self) {
+        if ((src = MP_MPI_CHECK(pal_mpi.Iprobe(d, sendtag, ce->mpi, &pending, &pst), "MPI_Iprobe")))
+            return src; /* nothing posted */
+        send_first = !pending;
+    }
+    if (send_first && (src = issue_send(sendbuf, sendbytes, d, sendtag, ce, MP_SEND_STANDARD, &q)) < 0)
         return src; /* nothing posted: no receive left waiting for a message that will not come */
     if (s != MPI_PROC_NULL)
         rrc = issue_recv(recvbuf, recvbytes, s, t, ce, &r);
-    if (!to_self && d != MPI_PROC_NULL)
+    if (!send_first && d != MPI_PROC_NULL && !(to_self && rrc < 0)) /* a peer waits for it even so */
         src = issue_send(sendbuf, sendbytes, d, sendtag, ce, MP_SEND_STANDARD, &q);
     if (to_self && rrc < 0) { /* the message to itself would wait for a receive that was refused */
-        (void)pal_mpi.Cancel(&q);
-        (void)wait_request(&q, NULL);
-        return rrc;
+        if (!send_first || !take_back_self_send(&q, sendbytes, d, sendtag, ce))
+            return rrc;
+        mp_last_error(&cls, text, (int)sizeof text);
+        return mp_fail_class(rrc, cls, "%s; the message this rank sent itself on tag %d could not be taken back "
+                             "and stays pending", text, sendtag);
     }
-    if (!to_self && src < 0 && rrc == 0) { /* MPI refused the send: the receive is taken back, not left waiting */
+    if (!send_first && src < 0 && rrc == 0) { /* MPI refused the send: the receive is taken back, not left waiting */
         (void)pal_mpi.Cancel(&r);
         (void)wait_request(&r, NULL);
         return src;

@@ -125,7 +125,7 @@ static int win_adopt(MPI_Win mw, const comm_entry_t *ce, int64_t bytes, int disp
             w->bytes[i] = all[2 * i];
             w->disp_unit[i] = (int)all[2 * i + 1];
         }
-        rc = mp_fail(MP_ENOMEM, "too many windows at once (at most %d)", MAX_WINS - 1);
+        rc = MP_ENOMEM; /* until a free entry is found; recorded only if none is */
         mp_spin_lock(&g_win_lock);
         for (int i = 1; i < MAX_WINS; i++) {
             if (!g_wins[i]) {
@@ -136,6 +136,8 @@ static int win_adopt(MPI_Win mw, const comm_entry_t *ce, int64_t bytes, int disp
             }
         }
         mp_spin_unlock(&g_win_lock);
+        if (rc)
+            rc = mp_fail(MP_ENOMEM, "too many windows at once (at most %d)", MAX_WINS - 1);
     }
     free(all);
     if (rc) {
@@ -653,9 +655,10 @@ int mp_win_sync(int32_t win, int kind, int arg, int mode)
 
 /* ---- operations ---- */
 
-/* The checks every operation makes before MPI sees it: a rank of the window
- * (or MP_PROC_NULL) under an open access epoch (passive: Lock or LockAll
- * only), and a target range inside that rank's window. */
+/* The checks every operation makes before MPI sees it: a rank of the window (or MP_PROC_NULL),
+ * a target range inside that rank's window, and an open access epoch covering the rank (passive:
+ * Lock or LockAll only).  The range comes before the epoch: a call wrong in both ways is told of
+ * its arguments, which the epoch it lacks would not mend. */
 static int check_op(int32_t win, win_t *w, int target, int64_t disp, int64_t count, int elem_size, int passive,
                     int *mpi_target)
 {
@@ -667,11 +670,6 @@ static int check_op(int32_t win, win_t *w, int target, int64_t disp, int64_t cou
     }
     if ((unsigned)target >= (unsigned)w->size)
         return mp_fail(MP_ERANK, "target rank %d is outside [0, %d) of the window's group", target, w->size);
-    covered = w->lock_all || w->locked[target] || (!passive && (w->fence || (w->started && w->access[target])));
-    if (!covered)
-        return mp_fail(MP_ESTATE, "window %d: no %saccess epoch towards rank %d is open (%s first)", win,
-                       passive ? "passive-target " : "", target,
-                       passive ? "Lock or LockAll" : "Fence, Lock, LockAll or Start");
     if (count < 0 || count > INT_MAX)
         return mp_fail(MP_ECOUNT, "count %lld is outside [0, %d]", (long long)count, INT_MAX);
     /* A dynamic window's disp is an address at the target: only the target knows what is attached
@@ -686,6 +684,11 @@ static int check_op(int32_t win, win_t *w, int target, int64_t disp, int64_t cou
                        "of %lld bytes",
                        (long long)count, elem_size, (long long)disp, w->disp_unit[target], target,
                        (long long)w->bytes[target]);
+    covered = w->lock_all || w->locked[target] || (!passive && (w->fence || (w->started && w->access[target])));
+    if (!covered)
+        return mp_fail(MP_ESTATE, "window %d: no %saccess epoch towards rank %d is open (%s first)", win,
+                       passive ? "passive-target " : "", target,
+                       passive ? "Lock or LockAll" : "Fence, Lock, LockAll or Start");
     *mpi_target = target;
     return 0;
 }

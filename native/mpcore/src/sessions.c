@@ -15,7 +15,9 @@
 #include "comms.h"
 #include "info.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #ifndef MPI_MAX_PSET_NAME_LEN /* MPI-3 headers (Open MPI 4.1): their values in MPICH 4 */
 #define MPI_MAX_PSET_NAME_LEN 256
@@ -128,11 +130,19 @@ int mp_session_num_psets(int32_t session, int *count)
     return MP_MPI_CHECK(pal_mpi.Session_get_num_psets(s, MPI_INFO_NULL, count), "MPI_Session_get_num_psets");
 }
 
+/* The name of the session's process set n (MPI_Session_get_nth_pset), NUL-terminated in name. */
+static int nth_pset_name(pal_session_t s, int n, char name[MPI_MAX_PSET_NAME_LEN + 1])
+{
+    int len = MPI_MAX_PSET_NAME_LEN;
+    memset(name, 0, MPI_MAX_PSET_NAME_LEN + 1);
+    return MP_MPI_CHECK(pal_mpi.Session_get_nth_pset(s, MPI_INFO_NULL, n, &len, name), "MPI_Session_get_nth_pset");
+}
+
 int mp_session_nth_pset(int32_t session, int n, char *buf, int cap)
 {
     char name[MPI_MAX_PSET_NAME_LEN + 1];
     pal_session_t s = PAL_SESSION_NULL;
-    int rc, count = 0, len = MPI_MAX_PSET_NAME_LEN;
+    int rc, count = 0, len;
     if ((rc = session_get(session, &s)) ||
         (rc = MP_MPI_CHECK(pal_mpi.Session_get_num_psets(s, MPI_INFO_NULL, &count), "MPI_Session_get_num_psets")))
         return rc;
@@ -140,9 +150,7 @@ int mp_session_nth_pset(int32_t session, int n, char *buf, int cap)
         return mp_fail(MP_ECOUNT, "process set %d is outside [0, %d)", n, count);
     if (!buf || cap <= 0)
         return mp_fail(MP_EINVAL, "name buffer is NULL or empty");
-    memset(name, 0, sizeof name);
-    if ((rc = MP_MPI_CHECK(pal_mpi.Session_get_nth_pset(s, MPI_INFO_NULL, n, &len, name),
-                           "MPI_Session_get_nth_pset")))
+    if ((rc = nth_pset_name(s, n, name)))
         return rc;
     len = (int)strnlen(name, MPI_MAX_PSET_NAME_LEN);
     memcpy(buf, name, (size_t)(len < cap ? len : cap - 1));
@@ -150,15 +158,34 @@ int mp_session_nth_pset(int32_t session, int n, char *buf, int cap)
     return len;
 }
 
-/* A process set's name: not empty, within MPI's bound. */
-static int check_pset(const char *pset)
+/* A process set's name: not empty, within MPI's bound, and one of the session's process sets.
+ * MPICH 4.0 stops the process on an unknown name while MPI runs through sessions alone,
+ * whatever the session's error handler says; looked up here first, the name is refused as
+ * MPI refuses it beside the world (MPI_ERR_ARG), on every path.  MPICH matches names without
+ * regard to case ("mpi://world" is its world set), and so does the look-up. */
+static int check_pset(pal_session_t s, const char *pset, const char *call)
 {
-    size_t n = pset ? strnlen(pset, MPI_MAX_PSET_NAME_LEN + 1) : 0;
+    char name[MPI_MAX_PSET_NAME_LEN + 1], known[512] = "";
+    size_t n = pset ? strnlen(pset, MPI_MAX_PSET_NAME_LEN + 1) : 0, used = 0;
+    int rc, count = 0;
     if (n == 0)
         return mp_fail(MP_EINVAL, "process set name is empty");
     if (n > MPI_MAX_PSET_NAME_LEN)
         return mp_fail(MP_EINVAL, "process set name is longer than %d bytes", MPI_MAX_PSET_NAME_LEN);
-    return 0;
+    if ((rc = MP_MPI_CHECK(pal_mpi.Session_get_num_psets(s, MPI_INFO_NULL, &count), "MPI_Session_get_num_psets")))
+        return rc;
+    for (int i = 0; i < count; i++) {
+        if ((rc = nth_pset_name(s, i, name)))
+            return rc;
+        if (strcasecmp(name, pset) == 0)
+            return 0;
+        if (used < sizeof known) {
+            int w = snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", name);
+            used += w > 0 ? (size_t)w : 0;
+        }
+    }
+    return mp_fail_class(MP_EMPI, MPI_ERR_ARG, "%s: MPI_ERR_ARG: process set \"%s\" is not one of the %d this session "
+                         "knows (%s)", call, pset, count, known);
 }
 
 int mp_session_pset_info(int32_t session, const char *pset, mp_info_t *info)
@@ -166,7 +193,7 @@ int mp_session_pset_info(int32_t session, const char *pset, mp_info_t *info)
     pal_session_t s = PAL_SESSION_NULL;
     MPI_Info mi = MPI_INFO_NULL;
     int rc;
-    if ((rc = session_get(session, &s)) || (rc = check_pset(pset)))
+    if ((rc = session_get(session, &s)) || (rc = check_pset(s, pset, "MPI_Session_get_pset_info")))
         return rc;
     if (!info)
         return mp_fail_null_output("info");
@@ -180,7 +207,7 @@ int mp_group_from_pset(int32_t session, const char *pset, mp_group_t *group)
     pal_session_t s = PAL_SESSION_NULL;
     MPI_Group g = MPI_GROUP_NULL;
     int rc;
-    if ((rc = session_get(session, &s)) || (rc = check_pset(pset)))
+    if ((rc = session_get(session, &s)) || (rc = check_pset(s, pset, "MPI_Group_from_session_pset")))
         return rc;
     if (!group)
         return mp_fail_null_output("group");
