@@ -124,12 +124,18 @@ public class ServiceTests
         Assert.Equal(0, (await solver.StatusAsync(new StatusRequest())).Calls);
         Assert.Equal(SerialPi(1000), (await solver.PiAsync(new PiRequest { Intervals = 1000 })).Pi, 1e-12);
 
-        // A call of the largest Pi (minutes of work) whose deadline passes, then one whose caller
-        // cancels it once it runs: each stops on every rank, counted as stopped, and the job serves on.
+        // A call of the largest Pi and one of the largest Heat (minutes of work or more) whose deadlines
+        // pass, then a Pi whose caller cancels it once it runs: each stops on every rank, counted as
+        // stopped, and the job serves on.
         var late = await Assert.ThrowsAsync<RpcException>(() => solver.PiAsync(
             new PiRequest { Intervals = Limits.MaxIntervals }, deadline: DateTime.UtcNow.AddSeconds(2)).ResponseAsync);
         Assert.Equal(StatusCode.DeadlineExceeded, late.StatusCode);
         await Eventually(solver, s => s.Running.Count == 0 && s.Stopped == 1);
+        HeatRequest longest = Plates(1, Limits.MaxSteps);
+        longest.Plates[0].Width = longest.Plates[0].Height = 1000; // 10^6 cells × 10^6 steps: the limit
+        late = await Assert.ThrowsAsync<RpcException>(() => solver.HeatAsync(longest, deadline: DateTime.UtcNow.AddSeconds(2)).ResponseAsync);
+        Assert.Equal(StatusCode.DeadlineExceeded, late.StatusCode);
+        await Eventually(solver, s => s.Running.Count == 0 && s.Stopped == 2);
         using (var cancel = new CancellationTokenSource())
         {
             Task<PiReply> cancelled = solver.PiAsync(new PiRequest { Intervals = Limits.MaxIntervals }, cancellationToken: cancel.Token).ResponseAsync;
@@ -137,7 +143,7 @@ public class ServiceTests
             await cancel.CancelAsync();
             Assert.Equal(StatusCode.Cancelled, (await Assert.ThrowsAsync<RpcException>(() => cancelled)).StatusCode);
         }
-        await Eventually(solver, s => s.Running.Count == 0 && s.Stopped == 2);
+        await Eventually(solver, s => s.Running.Count == 0 && s.Stopped == 3);
         Assert.Equal(SerialPi(300_000), (await solver.PiAsync(new PiRequest { Intervals = 300_000 })).Pi, 1e-12);
         HeatRequest heat = Plates(5, 40);
         AssertRelaxed(heat, (await solver.HeatAsync(heat)).Plates.Select(p => (p.Id, p.Mean, p.Change, p.Rank)).ToArray(), ranks);
