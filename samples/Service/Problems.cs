@@ -16,6 +16,9 @@ public enum ProblemKind
 
     /// <summary>Jacobi relaxation of a block of plates.</summary>
     Heat,
+
+    /// <summary>Stop the block of call <see cref="Work.Call"/> where it is (its caller's deadline passed, it cancelled, or the job stops).</summary>
+    Stop,
 }
 
 /// <summary>A plate as it travels: interior size, fixed edge temperatures.</summary>
@@ -74,14 +77,22 @@ public static class Arrivals
         }
     }
 
-    /// <summary>Waits until <paramref name="later"/> blocks arrived after block number <paramref name="mine"/>.</summary>
-    public static void AwaitLater(long mine, int later)
+    /// <summary>Waits until <paramref name="later"/> blocks arrived after block number <paramref name="mine"/>, or <paramref name="stop"/>.</summary>
+    public static void AwaitLater(long mine, int later, CancellationToken stop)
     {
         var deadline = DateTime.UtcNow + Limit;
+        using CancellationTokenRegistration wake = stop.Register(() =>
+        {
+            lock (s_lock)
+                Monitor.PulseAll(s_lock);
+        });
         lock (s_lock)
             while (s_count < mine + later)
+            {
+                stop.ThrowIfCancellationRequested();
                 if (deadline <= DateTime.UtcNow || !Monitor.Wait(s_lock, deadline - DateTime.UtcNow))
                     throw new TimeoutException($"no {later} later calls reached this rank in {Limit.TotalSeconds} s");
+            }
     }
 }
 
@@ -103,21 +114,22 @@ public sealed class Outcome
     public string? ErrorMessage;
 
     /// <summary>
-    /// Runs a rank's part (<paramref name="arrival"/>: its number from <see cref="Arrivals.Record"/>),
-    /// turning an exception into a failed outcome (the job keeps serving).
+    /// Runs a rank's part (<paramref name="arrival"/>: its number from <see cref="Arrivals.Record"/>)
+    /// until it is done or <paramref name="stop"/> fires, turning an exception into a failed outcome
+    /// (the job keeps serving; a stopped part fails with <see cref="OperationCanceledException"/>).
     /// </summary>
-    public static Outcome Of(Work work, int rank, long arrival)
+    public static Outcome Of(Work work, int rank, long arrival, CancellationToken stop)
     {
         try
         {
             if (work.HoldForLaterCalls > 0)
-                Arrivals.AwaitLater(arrival, work.HoldForLaterCalls);
+                Arrivals.AwaitLater(arrival, work.HoldForLaterCalls, stop);
             if (work.FaultRank == rank)
                 throw new InvalidOperationException($"fault injected into call {work.Call}");
             return work.Kind switch
             {
-                ProblemKind.Pi => new Outcome { Rank = rank, PartialSum = Solvers.PiPart(work.Intervals, work.First, work.End) },
-                ProblemKind.Heat => new Outcome { Rank = rank, Plates = Solvers.Relax(work.Plates ?? [], work.Steps, rank) },
+                ProblemKind.Pi => new Outcome { Rank = rank, PartialSum = Solvers.PiPart(work.Intervals, work.First, work.End, stop) },
+                ProblemKind.Heat => new Outcome { Rank = rank, Plates = Solvers.Relax(work.Plates ?? [], work.Steps, rank, stop) },
                 _ => throw new ArgumentException($"problem kind {work.Kind} is not a computation"),
             };
         }
@@ -128,37 +140,48 @@ public sealed class Outcome
     }
 }
 
-/// <summary>The serial computations (the same code runs on each rank's part and in the tests).</summary>
+/// <summary>
+/// The serial computations (the same code runs on each rank's part and in the tests).  Each looks at
+/// its stop token between bounded pieces of work (a chunk of intervals, a sweep of a plate), so a
+/// stopped part ends within one piece, whatever the size of the request.
+/// </summary>
 public static class Solvers
 {
+    /// <summary>Intervals summed between two looks at the stop token (about a millisecond).</summary>
+    private const long PiChunk = 1 << 20;
+
     /// <summary>Midpoint-rule terms i in [first, end) of π ≈ h·Σ 4/(1+x_i²), x_i = (i+½)h, h = 1/intervals.</summary>
-    public static double PiPart(long intervals, long first, long end)
+    public static double PiPart(long intervals, long first, long end, CancellationToken stop = default)
     {
         if (intervals < 1)
             throw new ArgumentOutOfRangeException(nameof(intervals), intervals, "at least one interval");
         if (first >= end)
             throw new ArgumentException($"no intervals for this rank ({intervals} intervals are too few for the job)");
         double h = 1.0 / intervals, sum = 0;
-        for (long i = first; i < end; i++)
+        for (long chunk = first; chunk < end; chunk += PiChunk)
         {
-            double x = (i + 0.5) * h;
-            sum += 4.0 / (1.0 + x * x);
+            stop.ThrowIfCancellationRequested();
+            for (long i = chunk, last = Math.Min(end, chunk + PiChunk); i < last; i++)
+            {
+                double x = (i + 0.5) * h;
+                sum += 4.0 / (1.0 + x * x);
+            }
         }
         return sum * h;
     }
 
     /// <summary>Relaxes each plate for <paramref name="steps"/> Jacobi sweeps (the 5-point stencil of Heat2D).</summary>
-    public static PlateOutcome[] Relax(PlateSpec[] plates, int steps, int rank)
+    public static PlateOutcome[] Relax(PlateSpec[] plates, int steps, int rank, CancellationToken stop = default)
     {
         if (steps < 1)
             throw new ArgumentOutOfRangeException(nameof(steps), steps, "at least one sweep");
         var outcomes = new PlateOutcome[plates.Length];
         for (int k = 0; k < plates.Length; k++)
-            outcomes[k] = Relax(plates[k], steps, rank);
+            outcomes[k] = Relax(plates[k], steps, rank, stop);
         return outcomes;
     }
 
-    private static PlateOutcome Relax(PlateSpec p, int steps, int rank)
+    private static PlateOutcome Relax(PlateSpec p, int steps, int rank, CancellationToken stop)
     {
         if (p.Width < 1 || p.Height < 1)
             throw new ArgumentException($"plate {p.Id} is {p.Width}x{p.Height}: a plate needs at least one interior cell");
@@ -178,6 +201,7 @@ public static class Solvers
         double change = 0;
         for (int s = 0; s < steps; s++)
         {
+            stop.ThrowIfCancellationRequested();
             change = 0;
             for (int y = 1; y < h - 1; y++)
                 for (int x = 1; x < w - 1; x++)

@@ -9,7 +9,7 @@ namespace MotorService;
 /// <summary>Rank 0's ASP.NET Core host for the Solver service.</summary>
 public static class ServiceHost
 {
-    /// <summary>A host serving gRPC (HTTP/2 without TLS) on 127.0.0.1:<paramref name="port"/>; stopping it (SIGTERM, Ctrl-C) shuts the job down.</summary>
+    /// <summary>A host serving gRPC (HTTP/2 without TLS) on 127.0.0.1:<paramref name="port"/>; stopping it (SIGTERM, Ctrl-C) shuts the job down, abandoning the calls still running.</summary>
     public static WebApplication Build(JobEngine engine, int port)
     {
         WebApplicationBuilder builder = WebApplication.CreateSlimBuilder();
@@ -19,7 +19,7 @@ public static class ServiceHost
         builder.Services.AddSingleton(engine);
         WebApplication app = builder.Build();
         app.MapGrpcService<SolverService>();
-        app.Lifetime.ApplicationStopping.Register(engine.RequestShutdown);
+        app.Lifetime.ApplicationStopping.Register(() => engine.RequestShutdown());
         return app;
     }
 

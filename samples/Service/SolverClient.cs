@@ -48,12 +48,16 @@ public static class SolverClient
                     Console.WriteLine(FormattableString.Invariant($"{calls} calls in {elapsed:F2} s with {concurrent} concurrent clients: {calls / elapsed:F0} calls/s"));
                     return 0;
                 }
+                case ["status"]:
+                    StatusReply status = await solver.StatusAsync(new StatusRequest());
+                    Console.WriteLine($"{status.Ranks} ranks; {status.Calls} calls taken, {status.Answered} ended, {status.Stopped} stopped by their callers; running: {Calls(status.Running)}");
+                    return 0;
                 case ["shutdown"]:
                     ShutdownReply done = await solver.ShutdownAsync(new ShutdownRequest());
-                    Console.WriteLine($"the job answered {done.Calls} calls and is shutting down");
+                    Console.WriteLine($"the job took {done.Calls} calls and is shutting down; abandoned: {Calls(done.Abandoned)}");
                     return 0;
                 default:
-                    Console.Error.WriteLine("usage: Service.dll client PORT pi|heat|fault|load|shutdown ...");
+                    Console.Error.WriteLine("usage: Service.dll client PORT pi|heat|fault|load|status|shutdown ...");
                     return 2;
             }
         }
@@ -63,6 +67,8 @@ public static class SolverClient
             return 3;
         }
     }
+
+    private static string Calls(IEnumerable<long> calls) => calls.Any() ? string.Join(", ", calls) : "none";
 
     /// <summary>
     /// <paramref name="count"/> plates of different sizes and edge temperatures (the Python client

@@ -2,6 +2,13 @@
 // each on the thread pool, and sends each answer back under the tag its block came
 // with.  Every MPI wait is an await (the progress engine completes it), so several
 // calls' blocks are computed at once while the next block is already awaited.
+//
+// A Stop message from rank 0 names a call whose block must stop: the block's token is
+// cancelled, its computation ends within one bounded piece (Solvers), and the block is
+// answered as any other, so rank 0 hears from every rank about every block it sent.
+// Rank 0 sends a call's Stop only after its blocks, and messages from one sender that
+// match the same receive arrive in the order they were sent (MPI-4.1 §3.5, non-overtaking):
+// a Stop that finds no block running names a call this rank has already answered.
 using System.MP;
 
 namespace MotorService;
@@ -16,6 +23,7 @@ public static class Worker
     {
         int rank = comm.Rank;
         var answering = new List<Task>();
+        var running = new Dictionary<long, CancellationTokenSource>(); // call → its block's stop, while computed
         while (true)
         {
             using ObjectRequest<Work> next = comm.OIRecv<Work>(0, Mpi.AnyTag);
@@ -23,11 +31,25 @@ public static class Worker
             if (status.Tag == JobEngine.ShutdownTag)
                 break;
             Work work = next.Result!;
+            if (work.Kind == ProblemKind.Stop)
+            {
+                lock (running)
+                    if (running.TryGetValue(work.Call, out CancellationTokenSource? block))
+                        block.Cancel();
+                continue;
+            }
             long arrival = Arrivals.Record();
+            var stop = new CancellationTokenSource();
+            lock (running)
+                running.Add(work.Call, stop);
             answering.RemoveAll(t => t.IsCompleted);
             answering.Add(Task.Run(async () =>
             {
-                using ObjectRequest send = comm.OISend(Outcome.Of(work, rank, arrival), 0, status.Tag);
+                Outcome outcome = Outcome.Of(work, rank, arrival, stop.Token);
+                lock (running)
+                    running.Remove(work.Call);
+                stop.Dispose();
+                using ObjectRequest send = comm.OISend(outcome, 0, status.Tag);
                 await send.WaitAsync().ConfigureAwait(false);
             }));
         }
