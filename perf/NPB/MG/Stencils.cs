@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics;
+using Npb.Common;
 
 namespace Npb.MG;
 
@@ -16,9 +17,11 @@ namespace Npb.MG;
 internal sealed class Stencils
 {
     private readonly double[] _ring, _diag;
+    private readonly Timers _timers;
 
-    public Stencils(int maxRow)
+    public Stencils(int maxRow, Timers timers)
     {
+        _timers = timers;
         _ring = new double[maxRow];
         _diag = new double[maxRow];
     }
@@ -68,6 +71,7 @@ internal sealed class Stencils
     /// </summary>
     public void Residual(double[] u, double[] v, double[] r, Grid g, double a0, double a2, double a3)
     {
+        _timers.Start((int)MgTimer.Residual);
         int m1 = g.M1, m2 = g.M2, m3 = g.M3;
         CheckRow(v.Length, u.Length);
         CheckRow(r.Length, u.Length);
@@ -100,6 +104,7 @@ internal sealed class Stencils
                 }
             }
         }
+        _timers.Stop((int)MgTimer.Residual);
     }
 
     /// <summary>
@@ -108,6 +113,7 @@ internal sealed class Stencils
     /// </summary>
     public void Smooth(double[] r, double[] u, Grid g, double c0, double c1, double c2)
     {
+        _timers.Start((int)MgTimer.Smooth);
         int m1 = g.M1, m2 = g.M2, m3 = g.M3;
         CheckRow(u.Length, r.Length);
         ref double u0 = ref MemoryMarshal.GetArrayDataReference(u);
@@ -139,6 +145,7 @@ internal sealed class Stencils
                 }
             }
         }
+        _timers.Stop((int)MgTimer.Smooth);
     }
 
     /// <summary>
@@ -148,6 +155,7 @@ internal sealed class Stencils
     /// </summary>
     public void Restrict(double[] fine, Grid gf, double[] coarse, Grid gc)
     {
+        _timers.Start((int)MgTimer.Restrict);
         int m1 = gf.M1, m2 = gf.M2;
         int c1 = gc.M1, c2 = gc.M2, c3 = gc.M3;
         CheckRow(fine.Length, m1 * m2 * (2 * (c3 - 2) + 2));
@@ -173,6 +181,7 @@ internal sealed class Stencils
                 }
             }
         }
+        _timers.Stop((int)MgTimer.Restrict);
     }
 
     /// <summary>
@@ -182,6 +191,7 @@ internal sealed class Stencils
     /// </summary>
     public void Interpolate(double[] z, Grid gc, double[] u, Grid gf)
     {
+        _timers.Start((int)MgTimer.Interpolate);
         int mm1 = gc.M1, mm2 = gc.M2, mm3 = gc.M3;
         int m1 = gf.M1, m2 = gf.M2;
         CheckRow(u.Length, m1 * m2 * (2 * (mm3 - 2) + 2));
@@ -223,6 +233,7 @@ internal sealed class Stencils
                 }
             }
         }
+        _timers.Stop((int)MgTimer.Interpolate);
     }
 
     private double[]? _yz;
