@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics;
+using System.Runtime.Intrinsics.X86;
 using Npb.Common;
 
 namespace Npb.MG;
@@ -151,33 +152,47 @@ internal sealed class Stencils
     /// <summary>
     /// Restriction to the next coarser level (trilinear projection): coarse point j sits on
     /// fine point 2j, and takes 1/2 of it, 1/4 of its faces, 1/8 of its edges and 1/16 of its
-    /// corners.
+    /// corners. The weights halve with each step in x, so per fine row the column sums
+    /// P[i] = f[i]/2 + ring[i]/4 + diag[i]/8 are formed with vectors and s[j] = P[2j] + (P[2j-1] + P[2j+1])/2.
     /// </summary>
     public void Restrict(double[] fine, Grid gf, double[] coarse, Grid gc)
     {
         _timers.Start((int)MgTimer.Restrict);
-        int m1 = gf.M1, m2 = gf.M2;
+        int m1 = gf.M1, m2 = gf.M2, plane = m1 * m2;
         int c1 = gc.M1, c2 = gc.M2, c3 = gc.M3;
         CheckRow(fine.Length, m1 * m2 * (2 * (c3 - 2) + 2));
+        CheckRow(m1, 2 * (c1 - 2) + 2);
         ref double f0 = ref MemoryMarshal.GetArrayDataReference(fine);
-        ref double ring = ref MemoryMarshal.GetArrayDataReference(_ring);
-        ref double diag = ref MemoryMarshal.GetArrayDataReference(_diag);
+        ref double sums = ref MemoryMarshal.GetArrayDataReference(_ring);
+        Vector256<double> half = Vector256.Create(0.5), quarter = Vector256.Create(0.25), eighth = Vector256.Create(0.125);
         Span<double> s = coarse;
         for (int j3 = 1; j3 < c3 - 1; j3++)
         {
             for (int j2 = 1; j2 < c2 - 1; j2++)
             {
-                RingSums(fine, m1, m2, 2 * j2, 2 * j3);
-                nuint row = (nuint)(m1 * (2 * j2 + m2 * 2 * j3));
-                int crow = c1 * (j2 + c2 * j3);
-                for (int j1 = 1; j1 < c1 - 1; j1++)
+                nuint c = (nuint)(m1 * (2 * j2 + m2 * 2 * j3));
+                nuint sr = c - (nuint)m1, nr = c + (nuint)m1, b = c - (nuint)plane, t = c + (nuint)plane;
+                nuint sb = sr - (nuint)plane, st = sr + (nuint)plane, nb = nr - (nuint)plane, nt = nr + (nuint)plane;
+                nuint i = 0, end = (nuint)m1;
+                for (; i + 4 <= end; i += 4)
                 {
-                    nuint i = (nuint)(2 * j1);
-                    double centre = Unsafe.Add(ref f0, row + i);
-                    double faces = Unsafe.Add(ref f0, row + i - 1) + Unsafe.Add(ref f0, row + i + 1) + Unsafe.Add(ref ring, i);
-                    double edges = Unsafe.Add(ref ring, i - 1) + Unsafe.Add(ref ring, i + 1) + Unsafe.Add(ref diag, i);
-                    double corners = Unsafe.Add(ref diag, i - 1) + Unsafe.Add(ref diag, i + 1);
-                    s[crow + j1] = 0.5 * centre + 0.25 * faces + 0.125 * edges + 0.0625 * corners;
+                    Vector256<double> ring = Vector256.LoadUnsafe(ref f0, sr + i) + Vector256.LoadUnsafe(ref f0, nr + i)
+                        + Vector256.LoadUnsafe(ref f0, b + i) + Vector256.LoadUnsafe(ref f0, t + i);
+                    Vector256<double> diag = Vector256.LoadUnsafe(ref f0, sb + i) + Vector256.LoadUnsafe(ref f0, nb + i)
+                        + Vector256.LoadUnsafe(ref f0, st + i) + Vector256.LoadUnsafe(ref f0, nt + i);
+                    (half * Vector256.LoadUnsafe(ref f0, c + i) + quarter * ring + eighth * diag).StoreUnsafe(ref sums, i);
+                }
+                for (; i < end; i++)
+                {
+                    double ring = Unsafe.Add(ref f0, sr + i) + Unsafe.Add(ref f0, nr + i) + Unsafe.Add(ref f0, b + i) + Unsafe.Add(ref f0, t + i);
+                    double diag = Unsafe.Add(ref f0, sb + i) + Unsafe.Add(ref f0, nb + i) + Unsafe.Add(ref f0, st + i) + Unsafe.Add(ref f0, nt + i);
+                    Unsafe.Add(ref sums, i) = 0.5 * Unsafe.Add(ref f0, c + i) + 0.25 * ring + 0.125 * diag;
+                }
+                Span<double> row = s.Slice(c1 * (j2 + c2 * j3), c1);
+                for (int j1 = 1; j1 < row.Length - 1; j1++)
+                {
+                    nuint at = (nuint)(2 * j1);
+                    row[j1] = Unsafe.Add(ref sums, at) + 0.5 * (Unsafe.Add(ref sums, at - 1) + Unsafe.Add(ref sums, at + 1));
                 }
             }
         }
@@ -208,7 +223,17 @@ internal sealed class Stencils
             {
                 nuint c = (nuint)(mm1 * (j2 + mm2 * j3));
                 nuint cy = c + (nuint)mm1, cz = c + (nuint)(mm1 * mm2), cyz = cz + (nuint)mm1;
-                for (nuint j = 0; j < (nuint)mm1; j++)
+                nuint j = 0;
+                for (; j + 4 <= (nuint)mm1; j += 4)
+                {
+                    Vector256<double> here = Vector256.LoadUnsafe(ref z0, c + j);
+                    Vector256<double> y = here + Vector256.LoadUnsafe(ref z0, cy + j);
+                    Vector256<double> up = Vector256.LoadUnsafe(ref z0, cz + j);
+                    y.StoreUnsafe(ref zy, j);
+                    (here + up).StoreUnsafe(ref zz, j);
+                    (y + up + Vector256.LoadUnsafe(ref z0, cyz + j)).StoreUnsafe(ref zyz, j);
+                }
+                for (; j < (nuint)mm1; j++)
                 {
                     double here = Unsafe.Add(ref z0, c + j);
                     double y = here + Unsafe.Add(ref z0, cy + j);
@@ -218,25 +243,45 @@ internal sealed class Stencils
                 }
                 nuint f00 = (nuint)(m1 * (2 * j2 + m2 * 2 * j3));
                 nuint f10 = f00 + (nuint)m1, f01 = f00 + (nuint)(m1 * m2), f11 = f01 + (nuint)m1;
-                for (nuint j = 0; j < (nuint)(mm1 - 1); j++)
-                {
-                    nuint even = 2 * j, odd = even + 1;
-                    double here = Unsafe.Add(ref z0, c + j);
-                    Unsafe.Add(ref u0, f00 + even) += here;
-                    Unsafe.Add(ref u0, f00 + odd) += 0.5 * (Unsafe.Add(ref z0, c + j + 1) + here);
-                    Unsafe.Add(ref u0, f10 + even) += 0.5 * Unsafe.Add(ref zy, j);
-                    Unsafe.Add(ref u0, f10 + odd) += 0.25 * (Unsafe.Add(ref zy, j) + Unsafe.Add(ref zy, j + 1));
-                    Unsafe.Add(ref u0, f01 + even) += 0.5 * Unsafe.Add(ref zz, j);
-                    Unsafe.Add(ref u0, f01 + odd) += 0.25 * (Unsafe.Add(ref zz, j) + Unsafe.Add(ref zz, j + 1));
-                    Unsafe.Add(ref u0, f11 + even) += 0.25 * Unsafe.Add(ref zyz, j);
-                    Unsafe.Add(ref u0, f11 + odd) += 0.125 * (Unsafe.Add(ref zyz, j) + Unsafe.Add(ref zyz, j + 1));
-                }
+                nuint count = (nuint)(mm1 - 1);
+                Spread(ref Unsafe.Add(ref u0, f00), ref Unsafe.Add(ref z0, c), 1.0, 0.5, count);
+                Spread(ref Unsafe.Add(ref u0, f10), ref zy, 0.5, 0.25, count);
+                Spread(ref Unsafe.Add(ref u0, f01), ref zz, 0.5, 0.25, count);
+                Spread(ref Unsafe.Add(ref u0, f11), ref zyz, 0.25, 0.125, count);
             }
         }
         _timers.Stop((int)MgTimer.Interpolate);
     }
 
     private double[]? _yz;
+
+    /// <summary>
+    /// One fine row of the prolongation: u[2j] += even·a[j], u[2j+1] += odd·(a[j] + a[j+1])
+    /// for j &lt; count (a has count + 1 entries). With AVX the even and odd results of four j
+    /// are interleaved in registers and added to eight consecutive points.
+    /// </summary>
+    private static void Spread(ref double u, ref double a, double even, double odd, nuint count)
+    {
+        nuint j = 0;
+        if (Avx.IsSupported)
+        {
+            Vector256<double> we = Vector256.Create(even), wo = Vector256.Create(odd);
+            for (; j + 4 <= count; j += 4)
+            {
+                Vector256<double> here = Vector256.LoadUnsafe(ref a, j);
+                Vector256<double> e = we * here, o = wo * (here + Vector256.LoadUnsafe(ref a, j + 1));
+                Vector256<double> low = Avx.UnpackLow(e, o), high = Avx.UnpackHigh(e, o);   // e0 o0 e2 o2 | e1 o1 e3 o3
+                (Vector256.LoadUnsafe(ref u, 2 * j) + Avx.Permute2x128(low, high, 0x20)).StoreUnsafe(ref u, 2 * j);
+                (Vector256.LoadUnsafe(ref u, 2 * j + 4) + Avx.Permute2x128(low, high, 0x31)).StoreUnsafe(ref u, 2 * j + 4);
+            }
+        }
+        for (; j < count; j++)
+        {
+            double here = Unsafe.Add(ref a, j);
+            Unsafe.Add(ref u, 2 * j) += even * here;
+            Unsafe.Add(ref u, 2 * j + 1) += odd * (here + Unsafe.Add(ref a, j + 1));
+        }
+    }
 
     /// <summary>This rank's share of the L2 norm: the sum of squares over the interior.</summary>
     public static double SumOfSquares(double[] r, Grid g)
