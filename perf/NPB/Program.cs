@@ -22,6 +22,8 @@ try
     return args[0].ToUpperInvariant() switch
     {
         "EP" => Npb.EP.Ep.Run(world, problemClass),
+        "IS" => Npb.IS.Is.Run(world, problemClass),
+        "CG" => Npb.CG.Cg.Run(world, problemClass),
         "MG" => Npb.MG.Mg.Run(world, problemClass),
         "FT" => Npb.FT.Ft.Run(world, problemClass),
         _ => throw new RefusalException($"benchmark '{args[0]}' is not implemented here (NPB's MPI benchmarks: EP, IS, CG, MG, FT, LU, BT, SP)."),
