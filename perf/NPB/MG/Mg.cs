@@ -41,7 +41,10 @@ public static class Mg
     {
         Parameters p = Classes[problemClass];
         int size = world.Size, rank = world.Rank;
-        RefusalException.RequirePowerOfTwo("MG", size, 8);
+        RefusalException.RequirePowerOfTwo("MG", size);
+        if (size > 8)
+            throw new RefusalException(FormattableString.Invariant(
+                $"MG: {size} processes: this implementation splits each axis at most in two (at most 8 processes), so that every rank keeps a point of the coarsest 2x2x2 grid."));
         bool smootherA = problemClass is 'S' or 'W' or 'A';
         (double c0, double c1, double c2) = smootherA
             ? (-3.0 / 8.0, 1.0 / 32.0, -1.0 / 64.0)
