@@ -9,7 +9,7 @@ namespace Npb.FT;
 /// lines of a block are gathered out of the 3-D array into split real and imaginary scratch
 /// arrays, element t of line j at t·Lines + j, so each butterfly works on whole vectors of
 /// lines with one twiddle factor. The transform is Stockham's self-sorting radix-2 form
-/// (RNR-94-007 §2.5 names Swarztrauber's variant): pass l maps element i·lk + k and its
+/// (NPB's FT uses Swarztrauber's variant): pass l maps element i·lk + k and its
 /// partner n/2 later to i·2lk + k and i·2lk + k + lk, lk = 2^(l-1), with no bit reversal.
 /// Direction +1 uses exp(+2πi jk/n) as NPB's forward transform does; neither direction scales.
 /// Complex data in the 3-D arrays is interleaved (re, im) in doubles.

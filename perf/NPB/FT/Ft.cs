@@ -4,7 +4,7 @@ using Npb.Common;
 namespace Npb.FT;
 
 /// <summary>
-/// FT, the 3-D FFT PDE kernel (RNR-94-007 §2.5; NPB 3.4 report): a complex field of
+/// FT, the 3-D FFT PDE kernel (NAS report RNR-94-007, kernel FT): a complex field of
 /// pseudo-random numbers is transformed forward once, then each iteration multiplies the
 /// spectrum by exp(-4απ²|k̄|² ) (α = 10^-6, k̄ the frequency folded to -n/2..n/2-1),
 /// transforms it back, and sums 1024 fixed elements (divided by the grid size): the checksums

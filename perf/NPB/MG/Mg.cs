@@ -7,7 +7,7 @@ namespace Npb.MG;
 internal enum MgTimer { Total, Residual, Smooth, Restrict, Interpolate, Communication }
 
 /// <summary>
-/// MG, the multigrid kernel (RNR-94-007 §2.4): approximate the solution of the discrete
+/// MG, the multigrid kernel (NAS report RNR-94-007, kernel MG): approximate the solution of the discrete
 /// Poisson problem ∇²u = v on an n³ periodic grid, v zero except +1 at the ten points where the
 /// NPB generator's numbers are largest and -1 at the ten smallest, by iterations of
 /// u ← u + M·(v - A·u), M a V-cycle over the levels n, n/2, ..., 2. The L2 norm of the final

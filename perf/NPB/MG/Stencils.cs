@@ -7,7 +7,7 @@ using Npb.Common;
 namespace Npb.MG;
 
 /// <summary>
-/// The four 27-point operators of MG (RNR-94-007 §2.4) on one rank's block, interior points
+/// The four 27-point operators of MG (NAS report RNR-94-007, kernel MG) on one rank's block, interior points
 /// only (the ghosts are the caller's business). Each weighs a point's neighbours by their
 /// distance class: the centre, the 6 face, 12 edge and 8 corner neighbours. The sums over the
 /// y-z ring of a row are formed once per row into scratch rows (faces: the 4 points one step
