@@ -13,7 +13,7 @@ if (args.Length != 2)
 {
     if (world.Rank == 0)
         Console.Error.WriteLine("usage: mpiexec -n <processes> motor Npb.dll <benchmark> <class>   (benchmarks: ep is cg mg ft lu; classes: S W A B C D E)");
-    return RefusalException.ExitCode;
+    return Refuse();
 }
 
 try
@@ -33,5 +33,13 @@ catch (RefusalException refusal)
 {
     if (world.Rank == 0)
         Console.Error.WriteLine(refusal.Message);
+    return Refuse();
+}
+
+// Every rank refuses together, so MPI ends in order and the exit code is the refusal's
+// alone (a rank leaving with a failure while MPI is in use would abort the job).
+static int Refuse()
+{
+    Mpi.Shutdown();
     return RefusalException.ExitCode;
 }
