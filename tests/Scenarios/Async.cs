@@ -38,7 +38,7 @@ internal static class Async
         Check.Equal(0, AsyncProgress.Pending, "nothing left awaited");
     }
 
-    // 200 round trips with await on both sides, 8 B and 64 KiB, every message checked.
+    // 200 round trips with await on both sides, 8 B and 64 KiB, every element of every message checked.
     private static async Task PingPong(Communicator c, int peer)
     {
         foreach (int n in new[] { 2, 16384 })
@@ -48,8 +48,8 @@ internal static class Async
             int bad = 0;
             for (int round = 0; round < 100; round++)
             {
-                send[0] = round;
-                send[n - 1] = c.Rank * 1000 + round;
+                for (int i = 0; i < n; i++)
+                    send[i] = Element(c.Rank, round, i);
                 Request r = c.IRecv(recv, peer, 1);
                 if (c.Rank == 0)
                 {
@@ -62,11 +62,13 @@ internal static class Async
                     await r;
                     await c.ISend(send, peer, 1);
                 }
-                bad += recv[0] == round && recv[n - 1] == peer * 1000 + round ? 0 : 1;
+                bad += Enumerable.Range(0, n).All(i => recv[i] == Element(peer, round, i)) ? 0 : 1;
             }
             Check.Equal(0, bad, $"100 awaited round trips of {n * 4} bytes");
         }
     }
+
+    private static int Element(int rank, int round, int i) => (rank << 24) ^ (round << 16) ^ i;
 
     // WhenAll over every kind (buffer, object, persistent, nonblocking collective), WhenAny.
     private static async Task MixedSets(Communicator c, int peer)
@@ -219,7 +221,7 @@ internal static class Async
         await c.ISend(data, peer, 10);
         Status st = await t;
         Check.Equal(n, st.GetCount<int>(), "awaited receive into a movable array");
-        Check.True(recv[0] == peer && recv[n - 1] == (n - 1) * 3 + peer, "the data is in the array the receive was posted on");
+        Check.Sequence<int>([.. Enumerable.Range(0, n).Select(i => i * 3 + peer)], recv, "the data is in the array the receive was posted on");
     }
 
     // Where continuations run: await request on the thread pool; ConfigureAwait(true) on the

@@ -98,6 +98,22 @@ internal static class Persistent
         c.Barrier();
     }
 
+    /// <summary>
+    /// Ends a no-GC region; 1 when a collection ran since <paramref name="collections"/> (the gen-0
+    /// count taken at its start) anyway: one another thread forced, which ends the region early.
+    /// </summary>
+    private static int EndNoGcRegion(int collections)
+    {
+        try
+        {
+            GC.EndNoGCRegion();
+        }
+        catch (InvalidOperationException) // the region was over already: a collection ended it
+        {
+        }
+        return GC.CollectionCount(0) != collections ? 1 : 0;
+    }
+
     // Small young arrays between garbage, so compacting GCs move them.  Between instances
     // nothing pins them: after a GC moved one, the next Start must make its MPI request again on
     // the new address (counted exactly), and the data must still be right.  During an instance
@@ -113,10 +129,11 @@ internal static class Persistent
         (object?[] spacers, int[] send, int[] recv) = ArraysAfterSpacers(n, rounds);
         // No GC between taking an address and the core taking it (allocations could start one).
         Check.True(GC.TryStartNoGCRegion(NoGcBytes), "no-GC region for the init");
+        int collections = GC.CollectionCount(0);
         using PersistentRequest rr = c.RecvInit(recv, peer, 7);
         using PersistentRequest sr = c.SendInit(send, peer, 7);
         nint sendAt = Address(send), recvAt = Address(recv);
-        GC.EndNoGCRegion();
+        int uncertain = EndNoGcRegion(collections);
         long expected = 0, moved = 0;
         long recreatedBefore = Mpi.GetStatistics().PersistentRecreated;
         int bad = 0;
@@ -128,22 +145,24 @@ internal static class Persistent
                 partial[k] = (c.Rank + 1) * (round + k);
             // No GC from taking the addresses to the starts: they are the ones Start sees.
             Check.True(GC.TryStartNoGCRegion(NoGcBytes), "no-GC region for the receive's start");
+            collections = GC.CollectionCount(0);
             nint r = Address(recv);
             expected += r != recvAt ? 1 : 0;
             moved += r != recvAt ? 1 : 0;
             recvAt = r;
             rr.Start();
             ar?.Start();
-            GC.EndNoGCRegion();
+            uncertain += EndNoGcRegion(collections);
             CompactAll(); // during the instance (the peer sends after the barrier): MPI's buffer stays put
             Check.Equal(recvAt, Address(recv), $"round {round}: the active receive buffer did not move");
             c.Barrier();
             Check.True(GC.TryStartNoGCRegion(NoGcBytes), "no-GC region for the send's start");
+            collections = GC.CollectionCount(0);
             nint s = Address(send);
             expected += s != sendAt ? 1 : 0;
             sendAt = s;
             sr.Start();
-            GC.EndNoGCRegion();
+            uncertain += EndNoGcRegion(collections);
             sr.Wait();
             Status st = rr.Wait();
             ar?.Wait();
@@ -172,7 +191,12 @@ internal static class Persistent
         // rather than compacts a region of survivors, so later rounds may leave it in place.
         Check.True(moved >= 2, $"the GC moved the receive array between instances in {moved} of {rounds} rounds");
         Console.WriteLine($"rank {c.Rank}: the receive array moved between instances in {moved} of {rounds} rounds; {recreated} MPI requests made again");
-        Check.Equal(expected, recreated, "MPI requests made again exactly when an array had moved");
+        // A window another thread's collection broke may have seen an address the core did not,
+        // for its own Start and the next one: without such a thread (MOTOR_GC_STRESS) none does.
+        if (Environment.GetEnvironmentVariable(GcStress.Variable) is null or "" or "0")
+            Check.Equal(0, uncertain, "no collection inside a no-GC region");
+        Check.True(Math.Abs(recreated - expected) <= 2 * uncertain,
+                   $"MPI requests made again exactly when an array had moved: {recreated}, expected {expected} ({uncertain} windows broken by a collection)");
         c.Barrier();
     }
 

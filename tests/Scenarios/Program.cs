@@ -35,6 +35,22 @@ if (names.Count == 0)
     Console.Error.WriteLine($"usage: Scenarios <name> [<name>...]; names: {string.Join(", ", all.Keys.Select(s => s.Name()).Order(StringComparer.Ordinal))}");
     return 2;
 }
+// MOTOR_GC_STRESS=1: a thread on each rank forces compacting collections all the time;
+// MOTOR_GC_STRESS_MIN=N: each scenario runs again until every rank saw N of them (GcStress.cs).
+GcStress? stress;
+long stressMinimum;
+try
+{
+    stressMinimum = GcStress.MinimumFromEnvironment();
+    if (stressMinimum > 0 && Environment.GetEnvironmentVariable(GcStress.Variable) != "1")
+        throw new ArgumentException($"{GcStress.MinimumVariable} counts the collections {GcStress.Variable}=1 forces: set both");
+    stress = GcStress.FromEnvironment();
+}
+catch (ArgumentException e)
+{
+    Console.Error.WriteLine($"Scenarios: {e.Message}");
+    return 2;
+}
 // A failure before the program touches MPI: under motor System.MP's start (HostEntry.Start)
 // has already armed the handler that aborts the whole job.
 if (names[0] == Scenario.UnhandledBeforeMpi && Environment.GetEnvironmentVariable("PMI_RANK") == "1")
@@ -54,14 +70,24 @@ foreach (Scenario name in names)
     int failuresBefore = Check.Failures, passedBefore = Check.Passed;
     if (name != names[0] && Mpi.IsInitialized)
         world.Barrier();
-    try
+    GcStress.Counts stressBefore = stress is null ? default : GcStress.Counts.Now(stress);
+    int rounds = 0;
+    do
     {
-        all[name](world);
+        rounds++;
+        try
+        {
+            all[name](world);
+        }
+        catch (Exception e) when (name != Scenario.FaultThrow) // its exception leaves Main, as a program's own would
+        {
+            Check.True(false, $"scenario threw {e}");
+        }
     }
-    catch (Exception e) when (name != Scenario.FaultThrow) // its exception leaves Main, as a program's own would
-    {
-        Check.True(false, $"scenario threw {e}");
-    }
+    while (stress is not null && stressMinimum > 0 && rounds < GcStress.MaxRounds && Mpi.IsInitialized &&
+           !StressedEnough(world, Check.Failures > failuresBefore, stress.Forced - stressBefore.Forced, stressMinimum));
+    if (stress is not null)
+        GcStress.Print(GcStress.Report(name.Name(), Check.Rank, rounds, stressBefore, GcStress.Counts.Now(stress)));
     int failures = Check.Failures - failuresBefore, passed = Check.Passed - passedBefore;
     if (failures == 0)
     {
@@ -73,4 +99,15 @@ foreach (Scenario name in names)
 }
 if (Mpi.IsInitialized)
     Mpi.Shutdown();
+stress?.Dispose();
 return failedScenarios == 0 ? 0 : 1;
+
+// Whether the ranks are done with a scenario under MOTOR_GC_STRESS_MIN, decided together: a rank
+// failed, or every rank saw the minimum of forced collections.
+static bool StressedEnough(Communicator world, bool failed, long forced, long minimum)
+{
+    var mine = new[] { failed ? 1L : 0L, -forced };
+    var all = new long[2];
+    world.Allreduce(mine, all, Op.Max);
+    return all[0] != 0 || -all[1] >= minimum;
+}

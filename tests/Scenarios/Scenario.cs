@@ -60,6 +60,7 @@ public enum Scenario
     PinnedHeapBuffers,
     GcLargeArrays,
     GcGen0Budget,
+    GcMarkCompletesAnError,
 
     // The motor VM (Hosting.cs)
     HostedBinding,

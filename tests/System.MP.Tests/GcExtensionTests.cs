@@ -52,6 +52,17 @@ public class GcExtensionTests
     public void AnInFlightBufferKeepsItsAddressAndIsReportedAtMark(bool hosted, string motorOptions) =>
         Job.RunScenario(Scenario.GcPinsInFlight, 2, hosted: hosted, motorOptions: motorOptions);
 
+    /// <summary>
+    /// A receive a GC mark finds truncated (under motor, tested on the collecting thread) throws
+    /// on its owner's thread with MPI's error class and message, plain and persistent.
+    /// </summary>
+    public static TheoryData<Scenario, bool, bool> MarkErrorJobs() => Job.EveryCoreAndMode(Scenario.GcMarkCompletesAnError);
+
+    [Theory]
+    [MemberData(nameof(MarkErrorJobs))]
+    public void AnErrorAGcMarkFindsReachesTheOwnerWithMpisClass(Scenario scenario, bool hosted, bool openMpi) =>
+        Job.RunTwoRanks(scenario, hosted, openMpi);
+
     [Theory]
     [InlineData(false)]
     [InlineData(true)]

@@ -42,6 +42,19 @@ int mp_claim_posted(mp_claim_t *k, int rc, MPI_Request r, void *obj0, void *obj1
     return 0;
 }
 
+/* The result of a completed slot for its owner.  An error a GC mark's test met on the
+ * collecting thread (SLOT_MARK_ERROR) is recorded now, on the owner's thread, where its
+ * mp_last_error reads MPI's class and message. */
+static inline int owner_result(slot_t *s)
+{
+    uint32_t flags = atomic_load_explicit(&s->flags, memory_order_relaxed);
+    if (MP_UNLIKELY(flags & SLOT_MARK_ERROR)) {
+        atomic_store_explicit(&s->flags, flags & ~(uint32_t)SLOT_MARK_ERROR, memory_order_relaxed);
+        s->done_rc = mp_mpi_fail(s->done_rc, "MPI_Test");
+    }
+    return s->done_rc;
+}
+
 /* Finishes an instance of a persistent request for its owner: inactive, not
  * free; an inactive one completes at once with an empty status. */
 static MP_COLD int persist_finish(slot_t *s, mp_status_t *status)
@@ -52,10 +65,11 @@ static MP_COLD int persist_finish(slot_t *s, mp_status_t *status)
         persist_deactivate(s); /* takes a set's mark off */
         return 0;
     }
+    int rc = owner_result(s);
     if (status)
         *status = s->status;
     persist_deactivate(s);
-    return s->done_rc;
+    return rc;
 }
 
 /* Finishes a request that is not persistent for its owner: copies out the
@@ -63,7 +77,7 @@ static MP_COLD int persist_finish(slot_t *s, mp_status_t *status)
  * operation's result. */
 static inline int finish_plain(slot_cache_t *c, slot_t *s, int idx, mp_status_t *status)
 {
-    int rc = s->done_rc;
+    int rc = owner_result(s);
     if (status)
         *status = s->status;
     slot_free(c, s, idx);
@@ -162,6 +176,14 @@ static MP_INLINE int slot_test(slot_t *s, int at_mark)
             atomic_store_explicit(&s->flags, atomic_load_explicit(&s->flags, memory_order_relaxed) | SLOT_FAILED,
                                   memory_order_relaxed);
             return at_mark ? 0 : slot_settle(s, 0);
+        }
+        if (at_mark) { /* the collecting thread's last error is no one's: the owner records it */
+            status_of(s->is_recv, mp_mpi_code(rc), &st, &s->status);
+            s->done_rc = rc;
+            atomic_store_explicit(&s->flags, atomic_load_explicit(&s->flags, memory_order_relaxed) | SLOT_MARK_ERROR,
+                                  memory_order_relaxed);
+            atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
+            return 1;
         }
         rc = mp_mpi_fail(rc, "MPI_Test");
     } else if (!flag) {

@@ -51,9 +51,12 @@ enum slot_flags {
                           * collectives that MPI runs (not restarted ones) and partitioned requests */
     SLOT_FAILED = 8, /* a test failed and left the request with MPI (done_rc: MPI's code): the
                       * owner's completion calls end it once MPI lets go of it (requests.c,
-                      * slot_settle).  The one flag another thread writes: a GC mark's test, while
+                      * slot_settle).  Written by another thread too: a GC mark's test, while
                       * the owner is suspended */
-    SLOT_CANCEL_ASKED = 16 /* with SLOT_FAILED: MPI_Cancel was called on it (once) */
+    SLOT_CANCEL_ASKED = 16, /* with SLOT_FAILED: MPI_Cancel was called on it (once) */
+    SLOT_MARK_ERROR = 32 /* DONE by a GC mark's test that failed (done_rc: MPI's code): the owner's
+                          * completion records the error on its own thread, where mp_last_error
+                          * reads it (requests.c, owner_result).  Written by a GC mark, like SLOT_FAILED */
 };
 
 /* What a persistent request needs to make its MPI request again, and what
