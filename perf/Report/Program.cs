@@ -35,7 +35,12 @@ foreach (Group g in Group.Known)
         continue;
     File.WriteAllText(Path.Combine(dir, g.Name + ".csv"), table.Csv(g));
     md.AppendLine(inv, $"## {g.Title}").AppendLine().AppendLine(g.Description).AppendLine();
-    if (g.Sweep)
+    if (g.Bars)
+    {
+        File.WriteAllText(Path.Combine(dir, g.Name + ".svg"), Plot.Bars(g, table));
+        md.AppendLine(inv, $"![{g.Title}]({g.Name}.svg)").AppendLine();
+    }
+    else if (g.Sweep)
     {
         File.WriteAllText(Path.Combine(dir, g.Name + ".svg"), Plot.Svg(g, table));
         md.AppendLine(inv, $"![{g.Title}]({g.Name}.svg)").AppendLine();
@@ -74,7 +79,7 @@ static string CpuModel()
 
 /// <summary>A benchmark group: how to read and show its numbers.</summary>
 internal sealed record Group(string Name, string Title, string Unit, bool HigherIsBetter, bool Sweep, string Description, string Reference = "C",
-                             (string Mine, string Theirs)? Versus = null, bool FirstKey = false)
+                             (string Mine, string Theirs)? Versus = null, bool FirstKey = false, bool Bars = false)
 {
     private const string Placement =
         "The placement experiment (perf/README.md): C-net is the C floor with its buffers at the offsets within their pages where the C# " +
@@ -158,6 +163,14 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
             "As latency-paired, under mpirun.openmpi: Motor on its Open MPI core against Open MPI's MPI_Send/MPI_Recv called directly.", "direct"),
         new("bandwidth-paired-ompi", "Point-to-point bandwidth over Open MPI, paired blocks in one process", "MB/s", true, true,
             "As bandwidth-paired, under mpirun.openmpi: Motor on its Open MPI core against Open MPI's MPI_Isend/MPI_Irecv/MPI_Waitall called directly.", "direct"),
+        new("npb-time", "NAS Parallel Benchmarks: time", "s", false, false,
+            "perf/compare-npb.sh: NPB 3.4's MPI benchmarks written in C# over System.MP (perf/NPB) under motor and dotnet, against NPB's own " +
+            "implementation (ref: Fortran, IS in C; gfortran/gcc -O3 over MPICH); NPB's \"Time in seconds\" of the timed region, key " +
+            "benchmark.class.ranks; each run verified. The bars are C#/reference time, the median of the per-round quotients.", "ref", Bars: true),
+        new("npb-mops", "NAS Parallel Benchmarks: Mop/s", "Mop/s", true, false,
+            "The same runs: NPB's \"Mop/s total\" (its operation count for the class over the timed region).", "ref"),
+        new("npb-memory", "NAS Parallel Benchmarks: peak memory per rank", "MiB", false, false,
+            "The same runs: the largest peak resident set of a rank (ru_maxrss from /usr/bin/time: VmHWM).", "ref"),
         new("instructions", "Instructions per operation (callgrind)", "instructions", false, false,
             "perf/callgrind.sh: instructions per nonblocking operation (post plus its share of WaitAll) at the message size in the key column, " +
             "counted by valgrind's callgrind in one run (deterministic, unlike time): C calling MPI, mpcore from C (core, core+obj; core list: through its request lists), " +
@@ -378,6 +391,52 @@ internal static class Plot
             sb.AppendLine(inv, $"<line x1=\"{W - R + 15}\" y1=\"{ly}\" x2=\"{W - R + 40}\" y2=\"{ly}\" stroke=\"{color}\" stroke-width=\"2\"/>");
             sb.AppendLine(inv, $"<text x=\"{W - R + 46}\" y=\"{ly + 4}\">{s}</text>");
             i++;
+        }
+        sb.AppendLine("</svg>");
+        return sb.ToString();
+    }
+
+    /// <summary>Grouped bars, one group per key, one bar per series: its time relative to the reference's (1 = as fast).</summary>
+    internal static string Bars(Group g, Table t)
+    {
+        const double W = 720, H = 400, L = 60, R = 130, T = 40, B = 60;
+        var inv = CultureInfo.InvariantCulture;
+        var ratios = new List<(string Key, string Series, double Ratio)>();
+        foreach (string key in t.Keys)
+            foreach (string s in t.Series)
+                if ((s == t.Reference ? 1.0 : t.Ratio(key, s)) is double r && t.Count(key, s) > 0)
+                    ratios.Add((key, s, r));
+        double top = Math.Max(1.2, Math.Ceiling(ratios.Select(r => r.Ratio).DefaultIfEmpty(1).Max() * 5) / 5);
+        double Py(double y) => H - B - y / top * (H - T - B);
+        double groupWidth = (W - L - R) / Math.Max(1, t.Keys.Count), barWidth = groupWidth * 0.8 / Math.Max(1, t.Series.Count);
+        var sb = new StringBuilder();
+        sb.AppendLine(inv, $"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" font-family=\"sans-serif\" font-size=\"12\">");
+        sb.AppendLine(inv, $"<rect width=\"{W}\" height=\"{H}\" fill=\"white\"/>");
+        sb.AppendLine(inv, $"<text x=\"{L}\" y=\"18\" font-size=\"14\">{g.Title}: time relative to {t.Reference} (lower is better)</text>");
+        for (double y = 0; y <= top + 1e-9; y += 0.2)
+        {
+            sb.AppendLine(inv, $"<line x1=\"{L}\" y1=\"{Py(y):F1}\" x2=\"{W - R}\" y2=\"{Py(y):F1}\" stroke=\"{(Math.Abs(y - 1) < 1e-9 ? "#888" : "#ddd")}\"/>");
+            sb.AppendLine(inv, $"<text x=\"{L - 6}\" y=\"{Py(y) + 4:F1}\" text-anchor=\"end\">{y:F1}</text>");
+        }
+        for (int k = 0; k < t.Keys.Count; k++)
+        {
+            double x0 = L + k * groupWidth + groupWidth * 0.1;
+            sb.AppendLine(inv, $"<text x=\"{x0 + groupWidth * 0.4:F1}\" y=\"{H - B + 16}\" text-anchor=\"middle\">{t.Keys[k]}</text>");
+            for (int i = 0; i < t.Series.Count; i++)
+            {
+                var hit = ratios.FirstOrDefault(r => r.Key == t.Keys[k] && r.Series == t.Series[i]);
+                if (hit.Series is null)
+                    continue;
+                double x = x0 + i * barWidth;
+                sb.AppendLine(inv, $"<rect x=\"{x:F1}\" y=\"{Py(hit.Ratio):F1}\" width=\"{barWidth * 0.9:F1}\" height=\"{Py(0) - Py(hit.Ratio):F1}\" fill=\"{Colors[i % Colors.Length]}\"/>");
+                sb.AppendLine(inv, $"<text x=\"{x + barWidth * 0.45:F1}\" y=\"{Py(hit.Ratio) - 3:F1}\" text-anchor=\"middle\" font-size=\"10\">{hit.Ratio:F2}</text>");
+            }
+        }
+        for (int i = 0; i < t.Series.Count; i++)
+        {
+            double ly = T + 20 + i * 20;
+            sb.AppendLine(inv, $"<rect x=\"{W - R + 15}\" y=\"{ly - 8}\" width=\"20\" height=\"12\" fill=\"{Colors[i % Colors.Length]}\"/>");
+            sb.AppendLine(inv, $"<text x=\"{W - R + 40}\" y=\"{ly + 3}\">{t.Series[i]}</text>");
         }
         sb.AppendLine("</svg>");
         return sb.ToString();

@@ -1,0 +1,24 @@
+namespace Npb.Common;
+
+/// <summary>
+/// A run NPB does not define: a class the benchmark has no parameters for, or a process
+/// count its decomposition cannot use. Raised before any data is distributed; every rank
+/// reaches the same decision from the same arguments, so no rank is left waiting, and the
+/// program prints the message on rank 0 and exits with <see cref="ExitCode"/>.
+/// </summary>
+public sealed class RefusalException(string message) : Exception(message)
+{
+    /// <summary>The exit code of a refused run (verification failures exit with 1).</summary>
+    public const int ExitCode = 2;
+
+    /// <summary>Refuses unless <paramref name="processes"/> is a power of two no larger than <paramref name="max"/>.</summary>
+    public static void RequirePowerOfTwo(string benchmark, int processes, int max = int.MaxValue)
+    {
+        if (processes < 1 || (processes & (processes - 1)) != 0)
+            throw new RefusalException(FormattableString.Invariant(
+                $"{benchmark}: the number of processes ({processes}) must be a power of two."));
+        if (processes > max)
+            throw new RefusalException(FormattableString.Invariant(
+                $"{benchmark}: the number of processes ({processes}) exceeds the maximum of {max} for this class."));
+    }
+}

@@ -1,0 +1,35 @@
+// The NAS Parallel Benchmarks (NPB 3.4, MPI version) over System.MP, one program for all:
+//
+//   mpiexec -n 2 motor  Npb.dll cg A
+//   mpiexec -n 4 dotnet Npb.dll ep S
+//
+// Each benchmark prints NPB's standard report and exits 0 only when it verified (1 when
+// verification failed, 2 when NPB does not define the class or process count asked for).
+using System.MP;
+using Npb.Common;
+
+var world = Communicator.World;
+if (args.Length != 2)
+{
+    if (world.Rank == 0)
+        Console.Error.WriteLine("usage: mpiexec -n <processes> motor Npb.dll <benchmark> <class>   (benchmarks: ep is cg mg ft lu; classes: S W A B C D E)");
+    return RefusalException.ExitCode;
+}
+
+try
+{
+    char problemClass = ProblemClass.Parse(args[1]);
+    return args[0].ToUpperInvariant() switch
+    {
+        "EP" => Npb.EP.Ep.Run(world, problemClass),
+        "IS" => Npb.IS.Is.Run(world, problemClass),
+        "CG" => Npb.CG.Cg.Run(world, problemClass),
+        _ => throw new RefusalException($"benchmark '{args[0]}' is not implemented here (NPB's MPI benchmarks: EP, IS, CG, MG, FT, LU, BT, SP)."),
+    };
+}
+catch (RefusalException refusal)
+{
+    if (world.Rank == 0)
+        Console.Error.WriteLine(refusal.Message);
+    return RefusalException.ExitCode;
+}
