@@ -24,6 +24,7 @@ try
         "EP" => Npb.EP.Ep.Run(world, problemClass),
         "IS" => Npb.IS.Is.Run(world, problemClass),
         "CG" => Npb.CG.Cg.Run(world, problemClass),
+        "LU" => Npb.LU.Lu.Run(world, problemClass),
         _ => throw new RefusalException($"benchmark '{args[0]}' is not implemented here (NPB's MPI benchmarks: EP, IS, CG, MG, FT, LU, BT, SP)."),
     };
 }

@@ -1,4 +1,3 @@
-using System;
 namespace Npb.LU;
 
 /// <summary>

@@ -1,4 +1,3 @@
-using System;
 using Npb.Common;
 
 namespace Npb.LU;

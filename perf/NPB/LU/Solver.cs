@@ -1,4 +1,3 @@
-using System;
 using System.MP;
 using Npb.Common;
 using static Npb.LU.Flow;
