@@ -220,12 +220,15 @@ internal sealed class Solver : IDisposable
         return (norms, _comm.Allreduce(seconds, Op.Max));
     }
 
+    /// <summary>The interior points of row j of plane k, as one span of a field (i = Ist..Iend).</summary>
+    private Span<double> InteriorRow(double[] field, int j, int k) =>
+        field.AsSpan(_g.Index(_g.Ist, j, k), Grid.Vars * (_g.Iend - _g.Ist + 1));
+
     private void Scale(int k, double factor)
     {
-        Grid g = _g;
-        for (int j = g.Jst; j <= g.Jend; j++)
+        for (int j = _g.Jst; j <= _g.Jend; j++)
         {
-            Span<double> r = _rsd.AsSpan(g.Index(g.Ist, j, k), Grid.Vars * (g.Iend - g.Ist + 1));
+            Span<double> r = InteriorRow(_rsd, j, k);
             for (int t = 0; t < r.Length; t++)
                 r[t] *= factor;
         }
@@ -233,12 +236,10 @@ internal sealed class Solver : IDisposable
 
     private void Update(int k, double relax)
     {
-        Grid g = _g;
-        for (int j = g.Jst; j <= g.Jend; j++)
+        for (int j = _g.Jst; j <= _g.Jend; j++)
         {
-            int o = g.Index(g.Ist, j, k), n = Grid.Vars * (g.Iend - g.Ist + 1);
-            ReadOnlySpan<double> r = _rsd.AsSpan(o, n);
-            Span<double> u = _u.AsSpan(o, r.Length);
+            ReadOnlySpan<double> r = InteriorRow(_rsd, j, k);
+            Span<double> u = InteriorRow(_u, j, k);
             for (int t = 0; t < r.Length; t++)
                 u[t] += relax * r[t];
         }
