@@ -1,0 +1,65 @@
+using System.Text.RegularExpressions;
+using Xunit;
+
+namespace System.MP.Tests;
+
+/// <summary>
+/// The NAS Parallel Benchmarks of perf/NPB, run as users run them (<c>mpiexec -n 2 motor
+/// Npb.dll cg S</c>): each must print NPB's report with <c>Verification = SUCCESSFUL</c>
+/// and exit 0; a run NPB does not define must be refused with a message and exit 2.
+/// </summary>
+public class NpbTests
+{
+    private static string Program => Job.ManagedProgram("Npb");
+
+    private const int Timeout = 600;   // class S is seconds of work, but the test machine is shared
+
+    private static void AssertVerified(Job.Result r, string benchmark, int ranks)
+    {
+        Assert.True(r.ExitCode == 0, r.ToString());
+        Assert.Matches($@"(?m)^ {benchmark.ToUpperInvariant()} Benchmark Completed\.$", r.Output);
+        Assert.Matches(@"(?m)^ Class\s+=\s+S$", r.Output);
+        Assert.Matches($@"(?m)^ Total processes =\s+{ranks}$", r.Output);
+        Assert.Matches(@"(?m)^ Verification\s+=\s+SUCCESSFUL$", r.Output);
+        Assert.Matches(@"(?m)^ Mop/s total\s+=\s+[0-9]+\.[0-9]{2}$", r.Output);
+    }
+
+    /// <summary>Class S on 2 ranks over MPICH, in library mode and under motor.</summary>
+    [Theory]
+    [InlineData("ep")]
+    [InlineData("is")]
+    [InlineData("cg")]
+    public void ClassSVerifiesOnTwoRanks(string benchmark)
+    {
+        AssertVerified(Job.Mpi(2, Program, $"{benchmark} S", Timeout), benchmark, 2);
+        AssertVerified(Job.Mpi(2, Program, $"{benchmark} S", Timeout, hosted: true), benchmark, 2);
+    }
+
+    /// <summary>CG on a 2 x 2 process grid: the row reductions and the transpose between different ranks.</summary>
+    [Fact]
+    public void CgVerifiesOnFourRanks() =>
+        AssertVerified(Job.Mpi(4, Program, "cg S", Timeout, hosted: true), "cg", 4);
+
+    /// <summary>IS's Alltoallv and EP's reductions through the Open MPI core.</summary>
+    [Theory]
+    [InlineData("is")]
+    [InlineData("ep")]
+    public void VerifiesOnOpenMpi(string benchmark) =>
+        AssertVerified(Job.Mpi(2, Program, $"{benchmark} S", Timeout, hosted: true, launcher: Job.Launcher.OpenMpi), benchmark, 2);
+
+    /// <summary>Runs NPB does not define end with NPB's kind of refusal, exit code 2, and no report.</summary>
+    [Theory]
+    [InlineData(3, "is S", "IS: the number of processes (3) must be a power of two.")]
+    [InlineData(3, "cg S", "CG: the number of processes (3) must be a power of two.")]
+    [InlineData(2, "is D", "IS: class D is not defined; classes: S W A B C.")]
+    [InlineData(2, "ep Q", "unknown class 'Q': NPB classes are S, W, A, B, C, D, E and F.")]
+    [InlineData(2, "bt S", "benchmark 'bt' is not implemented here")]
+    public void UndefinedRunsAreRefused(int ranks, string args, string message)
+    {
+        Job.Result r = Job.Mpi(ranks, Program, args, Timeout);
+        Assert.True(r.ExitCode == 2, r.ToString());
+        Assert.Contains(message, r.Output);
+        Assert.Single(Regex.Matches(r.Output, Regex.Escape(message)));   // rank 0 alone says it
+        Assert.DoesNotContain("Verification", r.Output);
+    }
+}
