@@ -29,6 +29,7 @@ public class NpbTests
     [InlineData("ep")]
     [InlineData("is")]
     [InlineData("cg")]
+    [InlineData("lu")]
     public void ClassSVerifiesOnTwoRanks(string benchmark)
     {
         AssertVerified(Job.Mpi(2, Program, $"{benchmark} S", Timeout), benchmark, 2);
@@ -40,10 +41,11 @@ public class NpbTests
     public void CgVerifiesOnFourRanks() =>
         AssertVerified(Job.Mpi(4, Program, "cg S", Timeout, hosted: true), "cg", 4);
 
-    /// <summary>IS's Alltoallv and EP's reductions through the Open MPI core.</summary>
+    /// <summary>IS's Alltoallv, EP's reductions and LU's persistent wavefront and halo requests through the Open MPI core.</summary>
     [Theory]
     [InlineData("is")]
     [InlineData("ep")]
+    [InlineData("lu")]
     public void VerifiesOnOpenMpi(string benchmark) =>
         AssertVerified(Job.Mpi(2, Program, $"{benchmark} S", Timeout, hosted: true, launcher: Job.Launcher.OpenMpi), benchmark, 2);
 
@@ -52,6 +54,7 @@ public class NpbTests
     [InlineData(3, "is S", "IS: the number of processes (3) must be a power of two.")]
     [InlineData(3, "cg S", "CG: the number of processes (3) must be a power of two.")]
     [InlineData(2, "is D", "IS: class D is not defined; classes: S W A B C.")]
+    [InlineData(3, "lu S", "LU: no process grid for 3 processes; expecting nx*ny processes with nx/2 <= ny <= nx (such as 2).")]
     [InlineData(2, "ep Q", "unknown class 'Q': NPB classes are S, W, A, B, C, D, E and F.")]
     [InlineData(2, "bt S", "benchmark 'bt' is not implemented here")]
     public void UndefinedRunsAreRefused(int ranks, string args, string message)

@@ -27,7 +27,7 @@ internal sealed class Residual
 
     private readonly Grid _g;
     private readonly Axis _x, _y, _z;
-    private readonly double[] _flux, _viscous;
+    private readonly double[] _flux, _viscous, _velocity;
 
     public Residual(Grid g)
     {
@@ -38,6 +38,7 @@ internal sealed class Residual
         int positions = Math.Max(Math.Max(g.Nx, g.Ny), g.Nz) + 4;
         _flux = new double[Grid.Vars * positions * g.Nx];
         _viscous = new double[Grid.Vars * positions * g.Nx];
+        _velocity = new double[Grid.Vars * positions * g.Nx];
     }
 
     /// <summary>
@@ -74,26 +75,34 @@ internal sealed class Residual
     {
         ref double f = ref MemoryMarshal.GetArrayDataReference(_flux);
         ref double gv = ref MemoryMarshal.GetArrayDataReference(_viscous);
+        ref double vel = ref MemoryMarshal.GetArrayDataReference(_velocity);
         double t1 = a.T1, t2 = a.T2, t3 = a.T3, d = a.Dissipation;
         int width = Grid.Vars * count; // doubles of one position of all lines, in the buffers
 
-        // Inviscid flux along the axis at lo-1..hi+1.
+        // Inviscid flux along the axis at lo-1..hi+1, and the velocities and specific energy
+        // there (u_m/ρ, kept for the viscous flux).
         for (int p = lo - 1; p <= hi + 1; p++)
         {
             int o = origin + p * stride;
             ref double fp = ref Unsafe.Add(ref f, width * p);
+            ref double vp = ref Unsafe.Add(ref vel, width * p);
             for (int q = 0; q < width; q += Grid.Vars)
             {
                 double u0 = At(ref u, o + q), u1 = At(ref u, o + q + 1), u2 = At(ref u, o + q + 2), u3 = At(ref u, o + q + 3), u4 = At(ref u, o + q + 4);
+                double inv = 1.0 / u0;
                 double un = n == 1 ? u1 : n == 2 ? u2 : u3;
-                double vn = un / u0;
-                double qq = 0.5 * (u1 * u1 + u2 * u2 + u3 * u3) / u0;
+                double vn = un * inv;
+                double qq = 0.5 * (u1 * u1 + u2 * u2 + u3 * u3) * inv;
                 double pressure = C2 * (u4 - qq);
                 At(ref fp, q) = un;
                 At(ref fp, q + 1) = u1 * vn + (n == 1 ? pressure : 0.0);
                 At(ref fp, q + 2) = u2 * vn + (n == 2 ? pressure : 0.0);
                 At(ref fp, q + 3) = u3 * vn + (n == 3 ? pressure : 0.0);
                 At(ref fp, q + 4) = (C1 * u4 - C2 * qq) * vn;
+                At(ref vp, q + 1) = u1 * inv;
+                At(ref vp, q + 2) = u2 * inv;
+                At(ref vp, q + 3) = u3 * inv;
+                At(ref vp, q + 4) = u4 * inv;
             }
         }
         for (int p = lo; p <= hi; p++)
@@ -108,14 +117,13 @@ internal sealed class Residual
         // Viscous flux between p-1 and p at lo..hi+1.
         for (int p = lo; p <= hi + 1; p++)
         {
-            int o = origin + p * stride, om = o - stride;
             ref double gp = ref Unsafe.Add(ref gv, width * p);
+            ref double vp = ref Unsafe.Add(ref vel, width * p);
+            ref double wp = ref Unsafe.Add(ref vel, width * (p - 1));
             for (int q = 0; q < width; q += Grid.Vars)
             {
-                double tmp = 1.0 / At(ref u, o + q);
-                double v1 = tmp * At(ref u, o + q + 1), v2 = tmp * At(ref u, o + q + 2), v3 = tmp * At(ref u, o + q + 3), v4 = tmp * At(ref u, o + q + 4);
-                tmp = 1.0 / At(ref u, om + q);
-                double w1 = tmp * At(ref u, om + q + 1), w2 = tmp * At(ref u, om + q + 2), w3 = tmp * At(ref u, om + q + 3), w4 = tmp * At(ref u, om + q + 4);
+                double v1 = At(ref vp, q + 1), v2 = At(ref vp, q + 2), v3 = At(ref vp, q + 3), v4 = At(ref vp, q + 4);
+                double w1 = At(ref wp, q + 1), w2 = At(ref wp, q + 2), w3 = At(ref wp, q + 3), w4 = At(ref wp, q + 4);
                 double vn = n == 1 ? v1 : n == 2 ? v2 : v3, wn = n == 1 ? w1 : n == 2 ? w2 : w3;
                 At(ref gp, q + 1) = (n == 1 ? R43 : 1.0) * t3 * (v1 - w1);
                 At(ref gp, q + 2) = (n == 2 ? R43 : 1.0) * t3 * (v2 - w2);
