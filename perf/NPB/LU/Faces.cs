@@ -168,21 +168,21 @@ internal sealed class Wavefront : IDisposable
 
     /// <summary>The links of the lower sweep (in from low i and low j, out to high i and high j).</summary>
     public static Wavefront Lower(Communicator comm, Grid g) => new(
-        [.. Links(comm, g, g.ILow, new FaceLine(g, true, 0, g.Jst, g.Jend), Tags.LowerI, receive: true),
-         .. Links(comm, g, g.JLow, new FaceLine(g, false, 0, g.Ist, g.Iend), Tags.LowerJ, receive: true)],
-        [.. Links(comm, g, g.IHigh, new FaceLine(g, true, g.Nx, g.Jst, g.Jend), Tags.LowerI, receive: false),
-         .. Links(comm, g, g.JHigh, new FaceLine(g, false, g.Ny, g.Ist, g.Iend), Tags.LowerJ, receive: false)],
+        [.. Links(comm, g.ILow, new FaceLine(g, true, 0, g.Jst, g.Jend), Tags.LowerI, receive: true),
+         .. Links(comm, g.JLow, new FaceLine(g, false, 0, g.Ist, g.Iend), Tags.LowerJ, receive: true)],
+        [.. Links(comm, g.IHigh, new FaceLine(g, true, g.Nx, g.Jst, g.Jend), Tags.LowerI, receive: false),
+         .. Links(comm, g.JHigh, new FaceLine(g, false, g.Ny, g.Ist, g.Iend), Tags.LowerJ, receive: false)],
         g.Nz - 2);
 
     /// <summary>The links of the upper sweep (in from high i and high j, out to low i and low j).</summary>
     public static Wavefront Upper(Communicator comm, Grid g) => new(
-        [.. Links(comm, g, g.IHigh, new FaceLine(g, true, g.Nx + 1, g.Jst, g.Jend), Tags.UpperI, receive: true),
-         .. Links(comm, g, g.JHigh, new FaceLine(g, false, g.Ny + 1, g.Ist, g.Iend), Tags.UpperJ, receive: true)],
-        [.. Links(comm, g, g.ILow, new FaceLine(g, true, 1, g.Jst, g.Jend), Tags.UpperI, receive: false),
-         .. Links(comm, g, g.JLow, new FaceLine(g, false, 1, g.Ist, g.Iend), Tags.UpperJ, receive: false)],
+        [.. Links(comm, g.IHigh, new FaceLine(g, true, g.Nx + 1, g.Jst, g.Jend), Tags.UpperI, receive: true),
+         .. Links(comm, g.JHigh, new FaceLine(g, false, g.Ny + 1, g.Ist, g.Iend), Tags.UpperJ, receive: true)],
+        [.. Links(comm, g.ILow, new FaceLine(g, true, 1, g.Jst, g.Jend), Tags.UpperI, receive: false),
+         .. Links(comm, g.JLow, new FaceLine(g, false, 1, g.Ist, g.Iend), Tags.UpperJ, receive: false)],
         g.Nz - 2);
 
-    private static Link[] Links(Communicator comm, Grid g, int peer, FaceLine line, int tag, bool receive)
+    private static Link[] Links(Communicator comm, int peer, FaceLine line, int tag, bool receive)
     {
         if (peer < 0)
             return [];
@@ -193,7 +193,6 @@ internal sealed class Wavefront : IDisposable
             buffers[s] = Mpi.AllocatePinned<double>(line.Count);
             requests[s] = receive ? comm.RecvInit(buffers[s], peer, tag) : comm.SendInit(buffers[s], peer, tag);
         }
-        _ = g;
         return [new Link(line, buffers, requests)];
     }
 

@@ -41,7 +41,7 @@ internal sealed class Grid
 
     private readonly int _origin;
 
-    private Grid(int n, int processes, int rank, int xdim, int ydim)
+    private Grid(int n, int rank, int xdim, int ydim)
     {
         Nx0 = Ny0 = Nz0 = n;
         XDim = xdim;
@@ -66,7 +66,6 @@ internal sealed class Grid
                 $"LU: a {Nx}x{Ny}x{Nz} subdomain does not fit in one array; use more processes."));
         Length = (int)length;
         _origin = Vars + StrideJ - StrideK; // i = -1, j = -1, k = 1 is element 0
-        _ = processes;
     }
 
     /// <summary>
@@ -83,7 +82,7 @@ internal sealed class Grid
         if (n / xdim < 3 || n / ydim < 3)
             throw new RefusalException(FormattableString.Invariant(
                 $"LU: a {n}^3 grid over {xdim}x{ydim} processes leaves a subdomain smaller than 3 points; use fewer processes or a larger class."));
-        return new Grid(n, processes, rank, xdim, ydim);
+        return new Grid(n, rank, xdim, ydim);
     }
 
     /// <summary>xdim × ydim = p with ydim ≤ xdim ≤ 2·ydim and xdim as small as possible; (-1, -1) when none.</summary>

@@ -57,10 +57,14 @@ public static class Lu
     {
         Parameters p = s_classes[problemClass];
         Grid grid = Grid.Create(p.N, world.Size, world.Rank);
-        Report.Banner(world, "LU Benchmark",
+        var banner = new List<string>
+        {
             FormattableString.Invariant($" Size: {p.N,4}x{p.N,4}x{p.N,4}  (class {problemClass})"),
             FormattableString.Invariant($" Iterations: {p.Iterations,4}"),
-            grid.XDim * grid.YDim == 1 ? "" : FormattableString.Invariant($" Proc_grid: {grid.XDim} x {grid.YDim}"));
+        };
+        if (world.Size > 1)
+            banner.Add(FormattableString.Invariant($" Proc_grid: {grid.XDim} x {grid.YDim}"));
+        Report.Banner(world, "LU Benchmark", [.. banner]);
 
         using var solver = new Solver(world, grid, p.Dt);
         solver.SetBoundary();
