@@ -486,14 +486,23 @@ public static class Cg
             fixed (double* pv = v, w = _w, a = _value)
             fixed (int* rowStart = _rowStart, col = _column)
             {
-                int k = rowStart[0];
+                // Two partial sums per row (even and odd entries) halve the chain of dependent adds.
+                nint k = rowStart[0];
                 for (int j = 0; j < _nrows; j++)
                 {
-                    int end = rowStart[j + 1];
-                    double sum = 0;
-                    for (; k < end; k++)
-                        sum += a[k] * pv[col[k]];
-                    w[j] = sum;
+                    nint end = rowStart[j + 1];
+                    double even = 0, odd = 0;
+                    for (; k + 1 < end; k += 2)
+                    {
+                        even += a[k] * pv[col[k]];
+                        odd += a[k + 1] * pv[col[k + 1]];
+                    }
+                    if (k < end)
+                    {
+                        even += a[k] * pv[col[k]];
+                        k++;
+                    }
+                    w[j] = even + odd;
                 }
             }
 

@@ -127,9 +127,9 @@ public static class Ep
         for (int i = 0; i < PairsPerBatch; i++)
         {
             state = state * a & Random46.Mask;
-            double x1 = 2.0 * (state * Random46.R46) - 1.0;
+            double x1 = 2.0 * ((long)state * Random46.R46) - 1.0;
             state = state * a & Random46.Mask;
-            double x2 = 2.0 * (state * Random46.R46) - 1.0;
+            double x2 = 2.0 * ((long)state * Random46.R46) - 1.0;
             double t = x1 * x1 + x2 * x2;
             if (t <= 1.0)
             {

@@ -141,13 +141,13 @@ public static class Is
             for (int i = 0; i < keys.Length; i++)
             {
                 state = state * a & Random46.Mask;
-                double x = state * Random46.R46;
+                double x = (long)state * Random46.R46;
                 state = state * a & Random46.Mask;
-                x += state * Random46.R46;
+                x += (long)state * Random46.R46;
                 state = state * a & Random46.Mask;
-                x += state * Random46.R46;
+                x += (long)state * Random46.R46;
                 state = state * a & Random46.Mask;
-                x += state * Random46.R46;
+                x += (long)state * Random46.R46;
                 keys[i] = (int)(scale * x);
             }
         }
