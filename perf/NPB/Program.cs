@@ -26,6 +26,7 @@ try
         "CG" => Npb.CG.Cg.Run(world, problemClass),
         "MG" => Npb.MG.Mg.Run(world, problemClass),
         "FT" => Npb.FT.Ft.Run(world, problemClass),
+        "LU" => Npb.LU.Lu.Run(world, problemClass),
         _ => throw new RefusalException($"benchmark '{args[0]}' is not implemented here (NPB's MPI benchmarks: EP, IS, CG, MG, FT, LU, BT, SP)."),
     };
 }

@@ -31,6 +31,7 @@ public class NpbTests
     [InlineData("cg")]
     [InlineData("mg")]
     [InlineData("ft")]
+    [InlineData("lu")]
     public void ClassSVerifiesOnTwoRanks(string benchmark)
     {
         AssertVerified(Job.Mpi(2, Program, $"{benchmark} S", Timeout), benchmark, 2);
@@ -42,12 +43,13 @@ public class NpbTests
     public void CgVerifiesOnFourRanks() =>
         AssertVerified(Job.Mpi(4, Program, "cg S", Timeout, hosted: true), "cg", 4);
 
-    /// <summary>IS's Alltoallv, EP's reductions, MG's persistent requests and FT's Alltoall through the Open MPI core.</summary>
+    /// <summary>IS's Alltoallv, EP's reductions, MG's persistent requests, FT's Alltoall and LU's persistent wavefront and halo requests through the Open MPI core.</summary>
     [Theory]
     [InlineData("is")]
     [InlineData("ep")]
     [InlineData("mg")]
     [InlineData("ft")]
+    [InlineData("lu")]
     public void VerifiesOnOpenMpi(string benchmark) =>
         AssertVerified(Job.Mpi(2, Program, $"{benchmark} S", Timeout, hosted: true, launcher: Job.Launcher.OpenMpi), benchmark, 2);
 
@@ -62,6 +64,7 @@ public class NpbTests
     [InlineData(3, "mg S", "MG: the number of processes (3) must be a power of two.")]
     [InlineData(3, "ft S", "FT: the number of processes (3) must be a power of two.")]
     [InlineData(2, "ft D", "FT: class D is not defined; classes: S W A B C.")]
+    [InlineData(3, "lu S", "LU: no process grid for 3 processes; expecting nx*ny processes with nx/2 <= ny <= nx (such as 2).")]
     [InlineData(2, "ep Q", "unknown class 'Q': NPB classes are S, W, A, B, C, D, E and F.")]
     [InlineData(2, "bt S", "benchmark 'bt' is not implemented here")]
     public void UndefinedRunsAreRefused(int ranks, string args, string message)

@@ -1,0 +1,50 @@
+namespace Npb.LU;
+
+/// <summary>
+/// The model problem of LU (RNR-94-007 §3, NPB 2 report): the three-dimensional compressible
+/// Navier–Stokes equations in conservative form with the constants of the benchmark, and the
+/// prescribed exact solution from which the forcing term and the boundary values come.
+/// </summary>
+internal static class Flow
+{
+    /// <summary>γ; γ − 1; the viscous scale; the conductivity scale; γ (c1..c5 of the specification).</summary>
+    public const double C1 = 1.4, C2 = 0.4, C3 = 0.1, C4 = 1.0, C5 = 1.4;
+
+    /// <summary>Second-difference dissipation along i, j and k (dx, dy, dz), equal for the five equations.</summary>
+    public const double DissI = 0.75, DissJ = 0.75, DissK = 1.0;
+
+    /// <summary>Fourth-difference dissipation: max(dx, dy, dz) / 4.</summary>
+    public const double Dssp = 0.25;
+
+    /// <summary>SSOR over-relaxation factor.</summary>
+    public const double Omega = 1.2;
+
+    // The exact solution of equation m is a polynomial in ξ, η, ζ ∈ [0, 1]:
+    // e0 + e1 ξ + e2 η + e3 ζ + e4 ξ² + e5 η² + e6 ζ² + e7 ξ³ + e8 η³ + e9 ζ³ + e10 ξ⁴ + e11 η⁴ + e12 ζ⁴.
+    private static readonly double[] s_coefficients =
+    [
+        2.0, 0.0, 0.0, 4.0, 5.0, 3.0, 0.5, 0.02, 0.01, 0.03, 0.5, 0.4, 0.3,
+        1.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 0.01, 0.03, 0.02, 0.4, 0.3, 0.5,
+        2.0, 2.0, 0.0, 0.0, 0.0, 2.0, 3.0, 0.04, 0.03, 0.05, 0.3, 0.5, 0.4,
+        2.0, 2.0, 0.0, 0.0, 0.0, 2.0, 3.0, 0.03, 0.05, 0.04, 0.2, 0.1, 0.3,
+        5.0, 4.0, 3.0, 2.0, 0.1, 0.4, 0.3, 0.05, 0.04, 0.03, 0.1, 0.3, 0.2,
+    ];
+
+    /// <summary>The exact solution at the global point (i, j, k) of an n0³ grid, 1-based.</summary>
+    public static void Exact(int i, int j, int k, int nx0, int ny0, int nz0, Span<double> u)
+    {
+        double xi = (double)(i - 1) / (nx0 - 1);
+        double eta = (double)(j - 1) / (ny0 - 1);
+        double zeta = (double)(k - 1) / (nz0 - 1);
+        ReadOnlySpan<double> e = s_coefficients;
+        for (int m = 0; m < Grid.Vars; m++)
+        {
+            ReadOnlySpan<double> c = e.Slice(13 * m, 13);
+            u[m] = c[0]
+                + c[1] * xi + c[2] * eta + c[3] * zeta
+                + c[4] * xi * xi + c[5] * eta * eta + c[6] * zeta * zeta
+                + c[7] * xi * xi * xi + c[8] * eta * eta * eta + c[9] * zeta * zeta * zeta
+                + c[10] * xi * xi * xi * xi + c[11] * eta * eta * eta * eta + c[12] * zeta * zeta * zeta * zeta;
+        }
+    }
+}
