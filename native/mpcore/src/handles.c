@@ -8,6 +8,18 @@
 
 #include <stdint.h>
 
+/* Fortran handles: under MPICH's ABI the C handle itself (its mpi.h converts by a cast), under
+ * Open MPI's the library's functions. */
+#if PAL_MPI_BUILD_ABI == 1
+#define COMM_C2F(c) ((MPI_Fint)(c))
+#define COMM_F2C(f) ((MPI_Comm)(f))
+#define GROUP_C2F(g) ((MPI_Fint)(g))
+#else
+#define COMM_C2F(c) pal_mpi.Comm_c2f(c)
+#define COMM_F2C(f) pal_mpi.Comm_f2c(f)
+#define GROUP_C2F(g) pal_mpi.Group_c2f(g)
+#endif
+
 
 static int put_handles(int64_t c, MPI_Fint f, int64_t *c_handle, int32_t *f_handle)
 {
@@ -26,7 +38,7 @@ int mp_comm_handle(mp_comm_t comm, int64_t *c_handle, int32_t *f_handle)
         return rc;
     if (!c_handle && !f_handle)
         return mp_fail_null_output("handle");
-    return put_handles((int64_t)(intptr_t)ce->mpi, f_handle ? pal_mpi.Comm_c2f(ce->mpi) : 0, c_handle, f_handle);
+    return put_handles((int64_t)(intptr_t)ce->mpi, f_handle ? COMM_C2F(ce->mpi) : 0, c_handle, f_handle);
 }
 
 int mp_group_handle(mp_group_t group, int64_t *c_handle, int32_t *f_handle)
@@ -37,7 +49,7 @@ int mp_group_handle(mp_group_t group, int64_t *c_handle, int32_t *f_handle)
         return rc;
     if (!c_handle && !f_handle)
         return mp_fail_null_output("handle");
-    return put_handles((int64_t)(intptr_t)g, f_handle ? pal_mpi.Group_c2f(g) : 0, c_handle, f_handle);
+    return put_handles((int64_t)(intptr_t)g, f_handle ? GROUP_C2F(g) : 0, c_handle, f_handle);
 }
 
 /* The MPI communicator a handle names, refused when it cannot be one of this ABI's. */
@@ -48,7 +60,7 @@ static int comm_of_handle(int64_t handle, int fortran, MPI_Comm *c)
             return mp_fail(MP_EINVAL, "%s handle %lld does not fit in 32 bits", fortran ? "a Fortran" : "an MPICH",
                            (long long)handle);
     }
-    *c = fortran ? pal_mpi.Comm_f2c((MPI_Fint)handle) : (MPI_Comm)(intptr_t)handle;
+    *c = fortran ? COMM_F2C((MPI_Fint)handle) : (MPI_Comm)(intptr_t)handle;
     return 0;
 }
 
