@@ -63,6 +63,8 @@ deps() {
   command -v munged >/dev/null || missing+=(munge)
   { command -v gcc >/dev/null && command -v make >/dev/null; } || missing+=(build-essential)
   command -v valgrind >/dev/null || missing+=(valgrind)   # perf/callgrind.sh, tests/checkers.sh
+  # The Fortran rank of the mixed-language MPMD tests (MixedJobTests; mpif90.mpich drives it).
+  command -v gfortran >/dev/null || missing+=(gfortran)
   # The Service sample's Python client (ServiceTests): Debian's gRPC and its protoc module.
   /usr/bin/python3 -c 'import grpc' 2>/dev/null || missing+=(python3-grpcio)
   /usr/bin/python3 -c 'import grpc_tools.protoc' 2>/dev/null || missing+=(python3-grpc-tools)

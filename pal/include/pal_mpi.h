@@ -115,7 +115,7 @@ extern "C" {
     X(Session_get_nth_pset) X(Session_get_pset_info)                         \
     X(Group_from_session_pset) X(Comm_create_from_group)                     \
     X(Psend_init) X(Precv_init) X(Pready) X(Pready_range) X(Pready_list)     \
-    X(Parrived)
+    X(Parrived) X(Comm_c2f) X(Comm_f2c) X(Group_c2f)
 
 /* MPI-4 sessions (MPI-4.0 11.3): Open MPI 4.1's headers have no MPI_Session. */
 #ifdef MPI_SESSION_NULL
@@ -184,6 +184,11 @@ typedef struct pal_mpi {
     int (*Pready_range)(int, int, MPI_Request);
     int (*Pready_list)(int, const int *, MPI_Request);
     int (*Parrived)(MPI_Request, int, int *);
+    /* Handle conversion to and from Fortran (MPI-4.0 19.3.4): macros in MPICH's mpi.h,
+     * functions in both libraries. */
+    MPI_Fint (*Comm_c2f)(MPI_Comm);
+    MPI_Comm (*Comm_f2c)(MPI_Fint);
+    MPI_Fint (*Group_c2f)(MPI_Group);
     /* The library's MPI_UNWEIGHTED (MPI-4.0 8.5.4): a constant under Open MPI,
      * the value of a variable inside libmpi under MPICH. */
     int *unweighted;

@@ -10,7 +10,8 @@ namespace System.MP;
 // message has at most WireFormat.FirstChunkBytes, so ORecv takes it with one
 // posted receive into a pooled buffer of that size (matching exactly what a
 // receive with that source, tag and communicator matches); the rest of a
-// larger payload follows on the communicator's transport channel.  OIRecv
+// larger payload follows on the same communicator under a tag above
+// Mpi.TagUpperBound, one of those kept for the object transport.  OIRecv
 // matches by matched probe (MPI-4.0 §3.8.2) when tested or waited for.
 // Object collectives use split representations: one independently decodable
 // payload per rank, counts first, then Scatterv/Gatherv/Allgatherv of bytes.

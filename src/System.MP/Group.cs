@@ -35,6 +35,16 @@ public sealed unsafe class Group : IDisposable
         }
     }
 
+    /// <summary>
+    /// The MPI group in C form, for a native library that takes an <c>MPI_Group</c> (MPICH's
+    /// <c>int</c>, sign-extended, or Open MPI's pointer; see <see cref="Communicator.MpiHandle"/>).
+    /// Valid while this Group is not disposed; the native code never frees it.
+    /// </summary>
+    public nint MpiHandle => (nint)Communicator.MpiHandleOf(Core.GroupHandle, Handle, fortran: false);
+
+    /// <summary>The MPI group in Fortran form (MPI_Group_c2f); valid while this Group is not disposed.</summary>
+    public int FortranHandle => (int)Communicator.MpiHandleOf(Core.GroupHandle, Handle, fortran: true);
+
     /// <summary>Number of members.</summary>
     public int Size
     {

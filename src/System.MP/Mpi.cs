@@ -43,14 +43,28 @@ public static unsafe class Mpi
     private static Communicator? s_world, s_self;
 
     // MPI_TAG_UB once initialized; before, the standard's guaranteed minimum (the core's too).
-    private static int s_tagUpperBound = 32767;
+    private static int s_mpiTagUpperBound = 32767, s_tagUpperBound = 32767 / 2;
 
-    /// <summary>Largest tag this MPI library accepts (MPI_TAG_UB, at least 32767); tags run from 0 to it.</summary>
+    /// <summary>
+    /// Largest tag a program may use: half of the MPI library's MPI_TAG_UB (at least 16383; 134,217,727
+    /// under MPICH, 1,073,741,823 under Open MPI); tags run from 0 to it.
+    /// </summary>
+    /// <remarks>
+    /// The tags above it carry the continuation messages of large object payloads on the
+    /// communicator itself, so that no communicator needs a private duplicate: making one is a
+    /// collective call that the ranks of other programs in an MPMD job (C, Fortran, Python) never
+    /// make.  A receive with <see cref="AnyTag"/> therefore must not run on another thread while an
+    /// object payload larger than the first message arrives from the same source on the same
+    /// communicator: it could take one of its pieces.
+    /// </remarks>
     public static int TagUpperBound
     {
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         get => s_tagUpperBound;
     }
+
+    /// <summary>The MPI library's MPI_TAG_UB: the tags above <see cref="TagUpperBound"/> up to it are the object transport's.</summary>
+    internal static int MpiTagUpperBound => s_mpiTagUpperBound;
 
     /// <summary>True when <see cref="Wtime"/> is synchronized across all ranks of the job (MPI_WTIME_IS_GLOBAL).</summary>
     public static bool WtimeIsGlobal => WorldAttribute(1) == 1;
@@ -157,7 +171,7 @@ public static unsafe class Mpi
             if (rc < 0)
                 ThrowHelper.ThrowCore(rc);
             if (Core.TagUb(&ub) == 0)
-                s_tagUpperBound = ub;
+                (s_mpiTagUpperBound, s_tagUpperBound) = (ub, ub / 2);
             s_threadLevel = (ThreadLevel)provided;
             RequestGroup.UseSharedPoster(s_threadLevel < ThreadLevel.Multiple);
             // motor sets this property to the level it asks MPI for before MPI says what it

@@ -90,7 +90,8 @@ internal static class SR
     internal const string PayloadAnnouncedTotal = "the root announced {0} bytes but the payload's header says {1}.";
     internal const string PayloadFirstChunk = "the first message of a chunked payload has {0} bytes of the {1} it announces; it must have exactly the first-chunk size, {2} bytes (MOTOR_OBJECT_CHUNK_BYTES must be the same on every rank), and announce more.";
     internal const string PayloadFirstMessageTooLong = "the first message of a payload has more than {0} bytes, the most an object payload's first message may have (the sender's split makes every first message at most that size; was it sent with a typed send, or with another MOTOR_OBJECT_CHUNK_BYTES?); the message was taken off the wire.";
-    internal const string PayloadContinuationTag = "its continuation tag {0} is outside [0, {1}].";
+    internal const string HandleOwnershipUnknown = "ownership must be HandleOwnership.Borrowed or HandleOwnership.Owned.";
+    internal const string PayloadContinuationTag = "its continuation tag {0} is outside [{1}, {2}].";
     internal const string PayloadEntry = "type entry {0} is outside [0, {1}).";
     internal const string PayloadEntryKind = "unknown type-entry kind {0}.";
     internal const string PayloadBuiltin = "unknown built-in type code {0}.";

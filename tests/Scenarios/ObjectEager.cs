@@ -4,8 +4,8 @@ namespace Scenarios;
 
 /// <summary>
 /// ORecv's first message in one posted receive (PayloadChannel.Receive, branch objeager): payloads
-/// one byte below, at and above the first-message size, large payloads that continue on the
-/// transport channel, a typed message too long for an object receive (refused, consumed, the next
+/// one byte below, at and above the first-message size, large payloads that continue under
+/// continuation tags, a typed message too long for an object receive (refused, consumed, the next
 /// payload fine), object and typed messages on other tags and communicators left alone, and
 /// several threads receiving objects at once (thread level Multiple).
 /// </summary>

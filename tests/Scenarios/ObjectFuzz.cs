@@ -475,7 +475,7 @@ internal static class ObjectFuzz
     private static bool LooksLikeRealChunkedStart(byte[] b) =>
         b.Length == FirstChunkBytes && b.Length >= 24 && BitConverter.ToUInt32(b, 0) == 0x52544F4D &&
         BitConverter.ToUInt32(b, 4) == ((2u << 8) | 1u) && BitConverter.ToInt64(b, 8) > b.Length &&
-        BitConverter.ToInt32(b, 20) >= 0 && BitConverter.ToInt32(b, 20) <= Mpi.TagUpperBound;
+        BitConverter.ToInt32(b, 20) > Mpi.TagUpperBound && (long)BitConverter.ToInt32(b, 20) <= 2L * Mpi.TagUpperBound + 1;
 
     /// <summary>Fails the job (instead of letting it time out) when a receive takes too long.</summary>
     private static IDisposable Watchdog(string what) =>

@@ -166,6 +166,12 @@ public enum Scenario
     // ORecv's first message in one posted receive (ObjectEager.cs; branch objeager)
     ObjectsEagerBoundary,
     ObjectsEagerThreads,
+
+    // Motor ranks beside C, Fortran and Python ranks in MPMD jobs (MixedJobs.cs)
+    MixedWorld,
+
+    // Communicators across the native boundary: MPI handles in C and Fortran form (NativeComms.cs)
+    NativeComm,
 }
 
 /// <summary>A scenario's command-line name: <c>AnySourceTag</c> is <c>any-source-tag</c>.</summary>

@@ -7,7 +7,7 @@ namespace System.MP.Tests;
 /// <summary>
 /// The object receive path (src/System.MP/Transport/PayloadChannel.cs): a first message's header
 /// is checked before anything more is waited for, continuation messages travel on the
-/// communicator's transport channel, and random and mutated payloads sent through MPI to every
+/// same communicator under the object transport's tags (above Mpi.TagUpperBound), and random and mutated payloads sent through MPI to every
 /// kind of object receiver (ORecv, ORecv&lt;T&gt;, OIRecv, AnySource, OBcast, OScatter: a forging
 /// root sends OScatter's sizes and rounds with forged blocks, negative sizes among them) give
 /// TransportException or a value, never a hang, while legitimate messages in between arrive

@@ -212,7 +212,7 @@ public class RequestTests
         PostObjectAndDrop(); // 1 MiB to self: pending (rendezvous) until received
         Collect(); // the request is unreachable: orphaned, its payload still held
         // Its messages (wire format 2: the first at most FirstChunkBytes, the rest in pieces of
-        // ChunkBytes on the transport channel; the header's few bytes on top) are still in flight.
+        // ChunkBytes under a continuation tag; the header's few bytes on top) are still in flight.
         int messages = 1 + (int)Math.Ceiling((double)((1 << 20) + 4096 - Transport.WireFormat.FirstChunkBytes) / Transport.WireFormat.ChunkBytes);
         long pending = Mpi.GetStatistics().ActiveRequests - before;
         Assert.InRange(pending, 1, messages);

@@ -151,4 +151,19 @@ public class SampleTests
         Assert.NotEqual(0, r.ExitCode);
         Assert.Contains("needs at least 2 ranks", r.Output);
     }
+
+    [Theory]
+    [InlineData(2, false)]
+    [InlineData(1, true)]
+    public void MixedCouplingOfACAndACSharpProgramMatchesTheSerialModel(int csharpRanks, bool hosted)
+    {
+        // An MPMD job: the C half (artifacts/bin/coupling-solid) first, then the C# half.
+        string csharp = $"{(hosted ? Job.Motor : "dotnet")} {Job.ManagedProgram("MixedCoupling")} 60";
+        Job.Result r = Job.Run(Job.MpichLauncher, $"-n 1 {Job.NativeProgram("coupling-solid")} 60 : -n {csharpRanks} {csharp}", 90);
+        Assert.False(r.TimedOut, r.ToString());
+        Assert.True(r.ExitCode == 0, r.ToString());
+        Assert.Contains("solid (C, 1 ranks): 60 steps, mean wall temperature", r.Output);
+        Assert.Contains($"fluid (C#, {csharpRanks} ranks): 60 steps", r.Output);
+        Assert.Contains("(OK)", r.Output);
+    }
 }

@@ -73,14 +73,22 @@ static void test_mpi_check_evaluates_once(void)
     CHECK(MP_MPI_CHECK(fake_mpi_call(MPI_ERR_OTHER), "MPI_Fake") == MP_EMPI && g_fake_calls == 1);
 }
 
-/* MPI_Comm_dup failing at its g_dup_fail_at-th call (0: never), and MPI_Comm_free counted. */
+/* MPI_Comm_set_errhandler failing at its g_errh_fail_at-th call (0: never); MPI_Comm_dup and
+ * MPI_Comm_free counted. */
+static __typeof__(MPI_Comm_set_errhandler) *g_real_set_errhandler;
 static __typeof__(MPI_Comm_dup) *g_real_comm_dup;
 static __typeof__(MPI_Comm_free) *g_real_comm_free;
-static int g_dups, g_dup_fail_at, g_comm_frees;
+static int g_errhs, g_errh_fail_at, g_dups, g_comm_frees;
 
-static int failing_comm_dup(MPI_Comm c, MPI_Comm *out)
+static int failing_set_errhandler(MPI_Comm c, MPI_Errhandler e)
 {
-    return ++g_dups == g_dup_fail_at ? MPI_ERR_OTHER : g_real_comm_dup(c, out);
+    return ++g_errhs == g_errh_fail_at ? MPI_ERR_OTHER : g_real_set_errhandler(c, e);
+}
+
+static int counting_comm_dup(MPI_Comm c, MPI_Comm *out)
+{
+    g_dups++;
+    return g_real_comm_dup(c, out);
 }
 
 static int counting_comm_free(MPI_Comm *c)
@@ -89,22 +97,26 @@ static int counting_comm_free(MPI_Comm *c)
     return g_real_comm_free(c);
 }
 
-/* An init that fails part way (self's transport channel not made, after world's was): what it
- * registered leaves the table and world's channel is freed (before, both stayed, and every
- * later init refused with "communicator table was not empty"); the next init succeeds. */
+/* An init that fails part way (self's registration refused, after world's succeeded): what it
+ * registered leaves the table, and the next init succeeds.  Neither makes a communicator
+ * (MPI_Comm_dup, a collective the other programs of an MPMD job never call) nor frees one. */
 static void test_init_fails(void)
 {
     char err[1024], b[4] = { 1, 2, 3, 4 }, got[4] = { 0 };
     int provided = -1;
     CHECK(pal_mpi_load(err, (int)sizeof err) == 0);
+    g_real_set_errhandler = pal_mpi.Comm_set_errhandler;
     g_real_comm_dup = pal_mpi.Comm_dup, g_real_comm_free = pal_mpi.Comm_free;
-    pal_mpi.Comm_dup = failing_comm_dup, pal_mpi.Comm_free = counting_comm_free;
-    g_dup_fail_at = 2;
-    CHECK(mp_init(MP_THREAD_FUNNELED, &provided) == MP_EMPI && last_error_mentions("MPI_Comm_dup"));
-    CHECK(mp_state() != MP_STATE_READY && mp_comm_count() == 0 && g_comm_frees == 1);
-    g_dup_fail_at = 0;
+    pal_mpi.Comm_set_errhandler = failing_set_errhandler;
+    pal_mpi.Comm_dup = counting_comm_dup, pal_mpi.Comm_free = counting_comm_free;
+    g_errh_fail_at = 4; /* world's and self's in MPI, then world's and self's registration */
+    CHECK(mp_init(MP_THREAD_FUNNELED, &provided) == MP_EMPI && last_error_mentions("MPI_Comm_set_errhandler"));
+    CHECK(mp_state() != MP_STATE_READY && mp_comm_count() == 0);
+    g_errh_fail_at = 0;
     CHECK(mp_init(MP_THREAD_FUNNELED, &provided) == 0 && mp_comm_count() == 2);
+    CHECK(g_dups == 0 && g_comm_frees == 0);
     CHECK(mp_sendrecv(b, 4, 0, 5, got, 4, 0, 5, MP_COMM_SELF, NULL) == 0 && memcmp(b, got, 4) == 0);
+    pal_mpi.Comm_set_errhandler = g_real_set_errhandler;
     pal_mpi.Comm_dup = g_real_comm_dup, pal_mpi.Comm_free = g_real_comm_free;
     CHECK(mp_finalize(0) == 0);
 }

@@ -67,13 +67,6 @@ enum mp_error {
 #define MP_COMM_WORLD  0
 #define MP_COMM_SELF   1
 #define MP_COMM_NULL   (-1)
-/* The transport channel of communicator c: a private duplicate the core makes
- * with every communicator (collectively, when c is created).  System.MP sends
- * the continuation messages of a chunked object payload there, so they never
- * match the user's receives on c, nor a user message theirs.  Accepted by the
- * point-to-point and probe calls. */
-#define MP_COMM_CHANNEL_BIT 0x40000000
-#define MP_COMM_CHANNEL(c) ((c) | MP_COMM_CHANNEL_BIT)
 #define MP_REQ_NULL    (-1)
 
 enum mp_thread_level { MP_THREAD_SINGLE = 0, MP_THREAD_FUNNELED = 1,

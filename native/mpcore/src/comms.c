@@ -7,7 +7,6 @@
 #include <string.h>
 
 comm_entry_t mp_g_comms[MP_MAX_COMMS];
-comm_entry_t mp_g_channels[MP_MAX_COMMS];
 
 _Atomic int mp_g_comm_used[MP_MAX_COMMS];
 
@@ -15,9 +14,15 @@ static mp_spin_t g_comm_lock = MP_SPIN_INIT;
 
 int mp_comm_register(MPI_Comm mpi, mp_comm_t *out)
 {
-    comm_entry_t e, channel;
+    return mp_comm_register_as(mpi, 0, out);
+}
+
+int mp_comm_register_as(MPI_Comm mpi, int borrowed, mp_comm_t *out)
+{
+    comm_entry_t e;
     int rc;
     e.mpi = mpi;
+    e.borrowed = borrowed;
     if ((rc = MP_MPI_CHECK(pal_mpi.Comm_size(mpi, &e.size), "MPI_Comm_size")) ||
         (rc = MP_MPI_CHECK(pal_mpi.Comm_rank(mpi, &e.rank), "MPI_Comm_rank")) ||
         (rc = MP_MPI_CHECK(pal_mpi.Comm_test_inter(mpi, &e.is_inter), "MPI_Comm_test_inter")))
@@ -29,24 +34,14 @@ int mp_comm_register(MPI_Comm mpi, mp_comm_t *out)
     e.peer_size = e.size;
     if (e.is_inter && (rc = MP_MPI_CHECK(pal_mpi.Comm_remote_size(mpi, &e.peer_size), "MPI_Comm_remote_size")))
         return rc;
-    /* The transport channel: duplicated now, while every member of the new
-     * communicator is making this same call (creation is collective). */
-    channel = e;
-    mp_blocking_enter();
-    rc = pal_mpi.Comm_dup(mpi, &channel.mpi);
-    mp_blocking_leave();
-    if ((rc = MP_MPI_CHECK(rc, "MPI_Comm_dup")))
-        return rc;
-    if ((rc = MP_MPI_CHECK(pal_mpi.Comm_set_errhandler(channel.mpi, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler"))) {
-        pal_mpi.Comm_free(&channel.mpi); /* the caller frees only the communicator it passed */
-        return rc;
-    }
+    /* Local calls only: the other members may be programs in any language (an MPMD job, a
+     * communicator a native library made), which make no call beyond the one that created
+     * the communicator.  So nothing here is collective. */
     mp_spin_lock(&g_comm_lock);
     /* Handles 0 and 1 stay world's and self's, also when a session made communicators first. */
     for (int i = mpi == MPI_COMM_WORLD ? 0 : mpi == MPI_COMM_SELF ? 1 : 2; i < MP_MAX_COMMS; i++) {
         if (!atomic_load_explicit(&mp_g_comm_used[i], memory_order_relaxed)) {
             mp_g_comms[i] = e;
-            mp_g_channels[i] = channel;
             atomic_store_explicit(&mp_g_comm_used[i], 1, memory_order_release);
             mp_spin_unlock(&g_comm_lock);
             *out = i;
@@ -54,17 +49,7 @@ int mp_comm_register(MPI_Comm mpi, mp_comm_t *out)
         }
     }
     mp_spin_unlock(&g_comm_lock);
-    pal_mpi.Comm_free(&channel.mpi);
     return mp_fail(MP_ENOMEM, "too many communicators (at most %d at once)", MP_MAX_COMMS);
-}
-
-const comm_entry_t *mp_comm_get_channel(mp_comm_t c)
-{
-    unsigned i = (unsigned)c & ~(unsigned)MP_COMM_CHANNEL_BIT;
-    if ((c & MP_COMM_CHANNEL_BIT) && c > 0 && i < MP_MAX_COMMS &&
-        atomic_load_explicit(&mp_g_comm_used[i], memory_order_acquire))
-        return &mp_g_channels[i];
-    return 0;
 }
 
 int mp_comm_count(void)
@@ -75,24 +60,20 @@ int mp_comm_count(void)
     return n;
 }
 
-/* Takes comm out of the table; *mpi and *channel get what to free or disconnect. */
-void mp_comm_unregister(mp_comm_t comm, MPI_Comm *mpi, MPI_Comm *channel)
+/* Takes comm out of the table; *mpi gets what to free or disconnect. */
+void mp_comm_unregister(mp_comm_t comm, MPI_Comm *mpi)
 {
     mp_spin_lock(&g_comm_lock);
     *mpi = mp_g_comms[comm].mpi;
-    *channel = mp_g_channels[comm].mpi;
     atomic_store_explicit(&mp_g_comm_used[comm], 0, memory_order_release);
     mp_spin_unlock(&g_comm_lock);
 }
 
 void mp_comm_forget(mp_comm_t c)
 {
-    MPI_Comm mpi, channel;
-    if (c == MP_COMM_NULL)
-        return;
-    mp_comm_unregister(c, &mpi, &channel);
-    if (channel != MPI_COMM_NULL)
-        pal_mpi.Comm_free(&channel);
+    MPI_Comm mpi;
+    if (c != MP_COMM_NULL)
+        mp_comm_unregister(c, &mpi);
 }
 
 int mp_comm_adopt(int rc, MPI_Comm c, const char *call, mp_comm_t *out)
@@ -201,20 +182,21 @@ int mp_comm_split_type(mp_comm_t comm, int split_type, int key, mp_comm_t *newco
 int mp_comm_release(mp_comm_t comm, int (*release)(MPI_Comm *), const char *call)
 {
     const comm_entry_t *ce;
-    MPI_Comm c, channel;
-    int rc, crc;
+    MPI_Comm c;
+    int rc;
     if ((rc = mp_comm_lookup(comm, &ce)))
         return rc;
-    if ((unsigned)comm >= MP_MAX_COMMS)
-        return mp_fail(MP_EHANDLE, "a transport channel goes with its communicator (%s)", call);
     if (comm == MP_COMM_WORLD || comm == MP_COMM_SELF)
         return mp_fail(MP_EHANDLE, "the world and self communicators cannot be released (%s)", call);
-    mp_comm_unregister(comm, &c, &channel);
+    if (ce->borrowed) { /* the native code that lent it frees it */
+        mp_comm_unregister(comm, &c);
+        return 0;
+    }
+    mp_comm_unregister(comm, &c);
     mp_blocking_enter();
-    crc = release(&channel);
     rc = release(&c);
     mp_blocking_leave();
-    return (rc = MP_MPI_CHECK(rc, call)) ? rc : MP_MPI_CHECK(crc, call);
+    return MP_MPI_CHECK(rc, call);
 }
 
 int mp_comm_free(mp_comm_t comm)

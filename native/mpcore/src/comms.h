@@ -16,22 +16,17 @@ typedef struct comm_entry {
     int peer_size; /* ranks a peer argument refers to: the remote group of an
                       intercommunicator, else the local group */
     int is_inter;
+    int borrowed;  /* adopted from native code that keeps it: released, never freed (handles.c) */
 } comm_entry_t;
 extern comm_entry_t mp_g_comms[MP_MAX_COMMS];
-extern comm_entry_t mp_g_channels[MP_MAX_COMMS]; /* each one's transport channel (MP_COMM_CHANNEL) */
 extern _Atomic int mp_g_comm_used[MP_MAX_COMMS];
 
-/* The transport channel named by an MP_COMM_CHANNEL handle, or NULL. */
-MP_COLD const comm_entry_t *mp_comm_get_channel(mp_comm_t c);
-
-/* A live communicator (or channel), or NULL (nothing recorded: mp_abort
- * accepts any).  Plain handles take the first branch: a channel costs the
- * posting path nothing. */
+/* A live communicator, or NULL (nothing recorded: mp_abort accepts any). */
 static inline const comm_entry_t *mp_comm_get(mp_comm_t c)
 {
     if (MP_LIKELY((unsigned)c < MP_MAX_COMMS && atomic_load_explicit(&mp_g_comm_used[c], memory_order_acquire)))
         return &mp_g_comms[c];
-    return mp_comm_get_channel(c);
+    return 0;
 }
 /* Records why c cannot be used (not initialized, finalized, or not a live handle). */
 MP_COLD int mp_fail_comm(mp_comm_t c);
@@ -56,18 +51,19 @@ static inline int mp_compare_result(int r)
 
 /* Communicators in the table (a scan, for statistics). */
 int mp_comm_count(void);
-/* Takes comm out of the table; *mpi and *channel get what to free or disconnect. */
-void mp_comm_unregister(mp_comm_t comm, MPI_Comm *mpi, MPI_Comm *channel);
-/* Takes an entry out of the table and frees its channel, not the communicator (MPI's own:
+/* Takes comm out of the table; *mpi gets what to free or disconnect. */
+void mp_comm_unregister(mp_comm_t comm, MPI_Comm *mpi);
+/* Takes an entry out of the table without freeing the communicator (MPI's own:
  * what an init that failed part way had registered of world, self and the parent, so that
  * another init can succeed).  MP_COMM_NULL: nothing. */
 void mp_comm_forget(mp_comm_t comm);
-/* Frees (MPI_Comm_free) or disconnects (MPI_Comm_disconnect) a communicator
- * and its transport channel. */
+/* Frees (MPI_Comm_free) or disconnects (MPI_Comm_disconnect) a communicator. */
 int mp_comm_release(mp_comm_t comm, int (*release)(MPI_Comm *), const char *call);
-/* Adds a new MPI communicator to the table (comms.c), with its transport
- * channel: a collective call over mpi, like the call that created it. */
+/* Adds an MPI communicator to the table (comms.c): local calls only, never a
+ * collective, so that members running other programs need make no call of their own. */
 int mp_comm_register(MPI_Comm mpi, mp_comm_t *out);
+/* The same for a communicator native code keeps (borrowed = 1): releasing it leaves it to them. */
+int mp_comm_register_as(MPI_Comm mpi, int borrowed, mp_comm_t *out);
 /* Registers a communicator just created by a collective call, or frees it
  * when it could not be registered; MPI_COMM_NULL gives MP_COMM_NULL. */
 int mp_comm_adopt(int rc, MPI_Comm c, const char *call, mp_comm_t *out);

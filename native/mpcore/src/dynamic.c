@@ -127,9 +127,7 @@ int mp_comm_spawn_multiple(int count, const char *const *commands, const char *c
     return mp_comm_adopt(rc, out, "MPI_Comm_spawn_multiple", intercomm);
 }
 
-/* The parent intercommunicator, registered by mp_init (its transport channel
- * is duplicated there, matching the parent's, which duplicates its own side
- * when MPI_Comm_spawn returns). */
+/* The parent intercommunicator, registered by mp_init. */
 mp_comm_t mp_g_parent = MP_COMM_NULL;
 
 int mp_comm_get_parent(mp_comm_t *parent)

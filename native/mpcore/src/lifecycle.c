@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,8 +66,7 @@ int mp_init(int required, int *provided)
         rc = rc ? rc : mp_fail(MP_ESTATE, "communicator table was not empty at init");
         goto undo;
     }
-    /* A spawned job's parent: registered now, whether or not the program asks
-     * for it, so its channel is duplicated together with the parent's side. */
+    /* A spawned job's parent: registered now (local calls only), whether or not the program asks for it. */
     {
         MPI_Comm parent = MPI_COMM_NULL;
         if ((rc = MP_MPI_CHECK(pal_mpi.Comm_get_parent(&parent), "MPI_Comm_get_parent")) ||
@@ -136,6 +136,23 @@ static void *watchdog_main(void *arg)
     return NULL;
 }
 
+/* The barrier before MPI_Finalize is over MPI_COMM_WORLD, which in an MPMD job may hold programs
+ * in other languages that never call it: it is left out where the job is known to run several
+ * programs (this one's MPI_APPNUM above 0, or Open MPI's count of application contexts above 1),
+ * and MOTOR_FINALIZE_BARRIER=0 or 1 decides when set (0 for a Motor program started first
+ * before programs of other languages under MPICH, whose launcher says nothing of the others). */
+static int finalize_barrier_wanted(void)
+{
+    const char *set = getenv("MOTOR_FINALIZE_BARRIER"), *contexts = getenv("OMPI_NUM_APP_CTX");
+    int *appnum = NULL, flag = 0;
+    if (set && *set)
+        return strcmp(set, "0") != 0;
+    if (contexts && atoi(contexts) > 1)
+        return 0;
+    return !(pal_mpi.Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag) == MPI_SUCCESS && flag && appnum &&
+             *appnum > 0);
+}
+
 static void watchdog_arm(double seconds, int code, const char *why)
 {
     pthread_t thread;
@@ -166,8 +183,6 @@ int mp_finalize(int stuck_exit_code)
         return 0;
     }
     mp_session_cleanup();
-    for (mp_comm_t c = MP_COMM_WORLD; c <= MP_COMM_SELF; c++)
-        pal_mpi.Comm_free(&mp_g_channels[c].mpi); /* the predefined ones' channels */
     mp_blocking_enter();
     rc = pal_mpi.Finalized(&flag);
     /* Every rank enters MPI_Finalize together (it is collective anyway, MPI 4.0 §11.2.2):
@@ -180,7 +195,8 @@ int mp_finalize(int stuck_exit_code)
      * every rank has done its work, so a finalize that does not return is ended by the
      * watchdog, with the code the caller says the process would have ended with. */
     if (rc == MPI_SUCCESS && !flag) {
-        pal_mpi.Barrier(MPI_COMM_WORLD);
+        if (finalize_barrier_wanted())
+            pal_mpi.Barrier(MPI_COMM_WORLD);
         watchdog_arm(env_seconds("MOTOR_FINALIZE_TIMEOUT", 30), stuck_exit_code & 0xff,
                      "MPI_Finalize has not returned although every rank entered it: the MPI library waits "
                      "for peers that already left (MPICH over UCX's TCP transport; MOTOR_FINALIZE_TIMEOUT)");

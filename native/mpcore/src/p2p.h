@@ -112,11 +112,10 @@ static MP_INLINE int issue_recv(void *buf, int64_t bytes, int s, int t, const co
 }
 
 /* The communicator of a caller that checked its handle (isend_checked,
- * irecv_checked): no liveness check, only the table bounds (a channel handle
- * lies above them) and MPI's state. */
+ * irecv_checked): no liveness check, only the table bounds and MPI's state. */
 static MP_INLINE int comm_of_checked(mp_comm_t comm, const comm_entry_t **ce)
 {
-    *ce = MP_LIKELY((unsigned)comm < MP_MAX_COMMS) ? &mp_g_comms[comm] : mp_comm_get_channel(comm);
+    *ce = MP_LIKELY((unsigned)comm < MP_MAX_COMMS) ? &mp_g_comms[comm] : 0;
     return MP_LIKELY(*ce && mp_ready()) ? 0 : mp_fail_comm(comm);
 }
 

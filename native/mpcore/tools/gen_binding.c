@@ -191,7 +191,7 @@ static void generate(FILE *f)
             { "StateUninit", MP_STATE_UNINIT },   { "StateReady", MP_STATE_READY },
             { "StateFinalized", MP_STATE_FINALIZED },
             { "CommWorld", MP_COMM_WORLD },       { "CommSelf", MP_COMM_SELF },
-            { "CommNull", MP_COMM_NULL },         { "CommChannelBit", MP_COMM_CHANNEL_BIT },
+            { "CommNull", MP_COMM_NULL },
             { "ReqNull", MP_REQ_NULL },         { "ListMaxCapacity", MP_LIST_MAX_CAPACITY },
             { "InfoNull", MP_INFO_NULL },
             { "ModeRdonly", MP_MODE_RDONLY }, { "ModeWronly", MP_MODE_WRONLY }, { "ModeRdwr", MP_MODE_RDWR },

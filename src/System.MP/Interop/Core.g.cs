@@ -55,7 +55,6 @@ internal static class CoreConst
     internal const int CommWorld = 0;
     internal const int CommSelf = 1;
     internal const int CommNull = -1;
-    internal const int CommChannelBit = 1073741824;
     internal const int ReqNull = -1;
     internal const int ListMaxCapacity = 16777216;
     internal const int InfoNull = 0;
@@ -309,6 +308,9 @@ internal struct CoreTable
     internal nint WinCreateDynamic;
     internal nint WinAttach;
     internal nint WinDetach;
+    internal nint CommHandle;
+    internal nint GroupHandle;
+    internal nint CommFromHandle;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
     internal const uint ExpectedAbiVersion = 26;
@@ -487,6 +489,9 @@ internal struct CoreTable
         "BLOCKING int win_create_dynamic(mp_comm_t comm, mp_info_t info, int32_t *win)\n" +
         "BLOCKING int win_attach(int32_t win, void *base, int64_t bytes, int64_t *address)\n" +
         "BLOCKING int win_detach(int32_t win, void *base)\n" +
+        "FAST int comm_handle(mp_comm_t comm, int64_t *c_handle, int32_t *f_handle)\n" +
+        "FAST int group_handle(mp_group_t group, int64_t *c_handle, int32_t *f_handle)\n" +
+        "FAST int comm_from_handle(int64_t handle, int fortran, int owned, mp_comm_t *comm)\n" +
         "";
 }
 
@@ -837,6 +842,12 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<int, void*, long, long*, int> WinAttach;
     /// <summary>BLOCKING: int mp_win_detach(int32_t win, void *base)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, void*, int> WinDetach;
+    /// <summary>FAST: int mp_comm_handle(mp_comm_t comm, int64_t *c_handle, int32_t *f_handle)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int*, int> CommHandle;
+    /// <summary>FAST: int mp_group_handle(mp_group_t group, int64_t *c_handle, int32_t *f_handle)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int*, int> GroupHandle;
+    /// <summary>FAST: int mp_comm_from_handle(int64_t handle, int fortran, int owned, mp_comm_t *comm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<long, int, int, int*, int> CommFromHandle;
 
 #pragma warning disable CA1810 // the table must be validated before any field is read
     static Core()
@@ -1013,5 +1024,8 @@ internal static unsafe partial class Core
         WinCreateDynamic = (delegate* unmanaged[Cdecl]<int, int, int*, int>)t->WinCreateDynamic;
         WinAttach = (delegate* unmanaged[Cdecl]<int, void*, long, long*, int>)t->WinAttach;
         WinDetach = (delegate* unmanaged[Cdecl]<int, void*, int>)t->WinDetach;
+        CommHandle = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int*, int>)t->CommHandle;
+        GroupHandle = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int*, int>)t->GroupHandle;
+        CommFromHandle = (delegate* unmanaged[Cdecl, SuppressGCTransition]<long, int, int, int*, int>)t->CommFromHandle;
     }
 }

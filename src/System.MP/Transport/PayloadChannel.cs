@@ -12,10 +12,12 @@ namespace System.MP.Transport;
 /// A payload up to <see cref="WireFormat.FirstChunkBytes"/> travels as one message on the
 /// user's communicator and tag.  A larger one travels as a first message of exactly
 /// <see cref="WireFormat.FirstChunkBytes"/> there, marked chunked, whose header names a
-/// continuation tag; the rest follows, in pieces of <see cref="WireFormat.ChunkBytes"/>, on the communicator's transport channel (a
-/// private duplicate the core makes with every communicator, MP_COMM_CHANNEL) under
-/// that tag.  So continuation messages match nothing of the user's, nor the user's
-/// messages them, and two chunked payloads in flight from one rank never mix.
+/// continuation tag; the rest follows, in pieces of <see cref="WireFormat.ChunkBytes"/>, on the same
+/// communicator under that tag, one of the tags above <see cref="Mpi.TagUpperBound"/> that user
+/// messages never carry.  So continuation messages match no receive of the user's with a tag,
+/// nor the user's messages them, and two chunked payloads in flight from one rank never mix;
+/// no communicator needs a private duplicate, whose making would be a collective call that
+/// ranks of other programs in an MPMD job never make.
 /// The receiver checks the first message's header (signature, version, flags, the
 /// first-chunk size, the continuation tag) before it waits for anything more: a
 /// malformed or foreign first message fails at once with <see cref="TransportException"/>,
@@ -35,7 +37,8 @@ internal static unsafe class PayloadChannel
             continuationTag = 0;
             return 1;
         }
-        continuationTag = (int)((uint)Interlocked.Increment(ref s_lastContinuationTag) % ((uint)Mpi.TagUpperBound + 1));
+        uint span = (uint)(Mpi.MpiTagUpperBound - Mpi.TagUpperBound);
+        continuationTag = Mpi.TagUpperBound + 1 + (int)((uint)Interlocked.Increment(ref s_lastContinuationTag) % span);
         byte* p = payload.Pointer;
         *(uint*)(p + WireFormat.OffsetFlags) |= WireFormat.FlagChunked;
         *(int*)(p + WireFormat.OffsetContinuationTag) = continuationTag;
@@ -48,7 +51,7 @@ internal static unsafe class PayloadChannel
         if (i == 0)
             return (0, Math.Min(WireFormat.FirstChunkBytes, length), comm, tag);
         long off = WireFormat.FirstChunkBytes + (long)(i - 1) * WireFormat.ChunkBytes;
-        return (off, Math.Min(WireFormat.ChunkBytes, length - off), comm | CoreConst.CommChannelBit, continuationTag);
+        return (off, Math.Min(WireFormat.ChunkBytes, length - off), comm, continuationTag);
     }
 
     /// <summary>Sends a payload and returns when all of it has left (OSend).</summary>
@@ -75,14 +78,14 @@ internal static unsafe class PayloadChannel
     /// come (MPI failed a later piece): an empty message on the continuation tag, which no piece
     /// is (every piece has bytes), so that its receive throws instead of waiting forever.  Best
     /// effort: MPI has just failed, and if this send fails too the receiver waits as it would
-    /// have.  <paramref name="channel"/> and <paramref name="continuationTag"/> are a piece's.
+    /// have.  <paramref name="comm"/> and <paramref name="continuationTag"/> are a piece's.
     /// </summary>
-    private static void Abandon(int dest, int channel, int continuationTag)
+    private static void Abandon(int dest, int comm, int continuationTag)
     {
         byte none = 0;
         try
         {
-            Communicator.SendCore(&none, 0, dest, continuationTag, channel, CoreConst.SendStandard);
+            Communicator.SendCore(&none, 0, dest, continuationTag, comm, CoreConst.SendStandard);
         }
         catch (Exception e) when (e is MpiException or InsufficientMemoryException)
         {
@@ -233,23 +236,22 @@ internal static unsafe class PayloadChannel
         continuationTag = *(int*)(p + WireFormat.OffsetContinuationTag);
         if (received != WireFormat.FirstChunkBytes || announced <= received)
             throw TransportErrors.Malformed(SR.Format(SR.PayloadFirstChunk, received, announced, WireFormat.FirstChunkBytes));
-        if ((uint)continuationTag > (uint)Mpi.TagUpperBound)
-            throw TransportErrors.Malformed(SR.Format(SR.PayloadContinuationTag, continuationTag, Mpi.TagUpperBound));
+        if (continuationTag <= Mpi.TagUpperBound || continuationTag > Mpi.MpiTagUpperBound)
+            throw TransportErrors.Malformed(SR.Format(SR.PayloadContinuationTag, continuationTag, Mpi.TagUpperBound + 1, Mpi.MpiTagUpperBound));
         return true;
     }
 
     /// <summary>
-    /// Receives the continuation messages on the transport channel, each exactly the size
-    /// the sender's split makes it; the buffer grows only by bytes that arrived.
+    /// Receives the continuation messages under their tag, each exactly the size the sender's
+    /// split makes it; the buffer grows only by bytes that arrived.
     /// </summary>
     private static long ReceiveContinuation(NativeBuffer buffer, long received, long announced, int source, int continuationTag, int comm)
     {
-        int channel = comm | CoreConst.CommChannelBit;
         while (received < announced)
         {
             long expected = Math.Min(WireFormat.ChunkBytes, announced - received);
-            Status next = Communicator.MProbeCore(source, continuationTag, channel, out long msg);
-            // Received in full either way: the channel carries this payload's pieces only.
+            Status next = Communicator.MProbeCore(source, continuationTag, comm, out long msg);
+            // Received in full either way: this source sends this payload's pieces only under this tag.
             buffer.EnsureCapacity(received + next.ByteCount);
             Message.Receive(buffer.Pointer + received, next.ByteCount, msg);
             if (next.ByteCount == 0) // no piece is empty: the sender's Abandon

@@ -25,7 +25,7 @@ namespace System.MP.Transport;
 internal static class WireFormat
 {
     internal const uint Magic = 0x52544F4D; // "MOTR"
-    internal const uint FlagChunked = 1;    // more messages follow on the transport channel (PayloadChannel)
+    internal const uint FlagChunked = 1;    // more messages follow under the continuation tag (PayloadChannel)
     // Wire format version 2: a chunked payload's first message has FirstChunkBytes (version 1: ChunkBytes).
     internal const uint VersionBits = 2u << 8, VersionMask = 0xFF00;
     internal const uint KnownFlags = FlagChunked | VersionMask;
