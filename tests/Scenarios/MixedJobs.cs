@@ -17,6 +17,14 @@ internal static class MixedJobs
     internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
     {
         s[Scenario.MixedWorld] = World;
+        s[Scenario.MixedApart] = Apart;
+    }
+
+    // Beside a peer that makes no call with the Motor ranks ("peer-c apart SECONDS"): MPI starts,
+    // and each rank ends when it is done, whenever the peer ends.
+    private static void Apart(Communicator world)
+    {
+        Check.True(Mpi.AppNum is int app && app >= 0, $"an application number (MPI_APPNUM) on world rank {world.Rank}");
     }
 
     private const int Doubles = 1000;

@@ -169,6 +169,8 @@ public enum Scenario
 
     // Motor ranks beside C, Fortran and Python ranks in MPMD jobs (MixedJobs.cs)
     MixedWorld,
+    // Motor ranks that make no call with the other program's ranks, so each ends on its own (MixedJobs.cs)
+    MixedApart,
 
     // Communicators across the native boundary: MPI handles in C and Fortran form (NativeComms.cs)
     NativeComm,

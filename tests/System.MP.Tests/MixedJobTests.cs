@@ -52,6 +52,49 @@ public class MixedJobTests
     }
 
     /// <summary>
+    /// A Motor rank that ends long before the other program's rank (a C rank in MPI_Finalize 6 s
+    /// after MPI_Init) waits for it in MPI_Finalize: with no barrier over the world in an MPMD job,
+    /// nothing tells a slow peer from a stuck finalize, so the finalize watchdog (here 1 s) stays
+    /// away and the job ends 0.
+    /// </summary>
+    [Theory]
+    [InlineData("motor")]
+    [InlineData("dotnet")]
+    public void AMotorRankEndingBeforeTheOtherProgramIsNotEndedByTheFinalizeWatchdog(string motorRanks)
+    {
+        var env = new Dictionary<string, string> { ["MOTOR_FINALIZE_TIMEOUT"] = "1" };
+        string program = $"{Job.ScenariosProgram} {Scenario.MixedApart.Name()}";
+        string rank = motorRanks == "motor" ? $"{Job.Motor} {program}" : $"dotnet {program}";
+        Job.Result r = Job.Run(Job.FindLauncher(Job.Launcher.Mpich), $"-n 1 {Peer("c", false)} apart 6 : -n 2 {rank}", TimeoutSeconds, env);
+        Assert.False(r.TimedOut, r.ToString());
+        Assert.True(r.ExitCode == 0, r.ToString());
+        Assert.DoesNotContain("MPI_Finalize has not returned", r.Output);
+        Assert.Contains("PASS mixed-peer c apart", r.Output);
+        Assert.Contains($"PASS {Scenario.MixedApart.Name()} rank 1 ", r.Output);
+    }
+
+    /// <summary>
+    /// A Motor program started first in an MPICH MPMD job cannot tell that another program follows
+    /// (MPICH's launcher says nothing of it), so it keeps its barrier over the world before
+    /// MPI_Finalize, which the C rank never enters: after MOTOR_FINALIZE_BARRIER_HINT seconds each
+    /// Motor rank says what to set, and with MOTOR_FINALIZE_BARRIER=0 the same job ends 0.
+    /// </summary>
+    [Fact]
+    public void AMotorProgramFirstBeforeAnotherLanguageSaysWhatToSetAndEndsWithIt()
+    {
+        string program = $"{Job.Motor} {Job.ScenariosProgram} {Scenario.MixedApart.Name()}";
+        string launcher = Job.FindLauncher(Job.Launcher.Mpich), args = $"-n 2 {program} : -n 1 {Peer("c", false)} apart 0";
+        Job.Result waits = Job.Run(launcher, args, 20, new Dictionary<string, string> { ["MOTOR_FINALIZE_BARRIER_HINT"] = "1" });
+        Assert.True(waits.TimedOut, $"the barrier before MPI_Finalize did not wait for the C rank:\n{waits}");
+        Assert.Contains("set MOTOR_FINALIZE_BARRIER=0", waits.Output);
+        Job.Result ends = Job.Run(launcher, args, TimeoutSeconds, new Dictionary<string, string> { ["MOTOR_FINALIZE_BARRIER"] = "0" });
+        Assert.False(ends.TimedOut, ends.ToString());
+        Assert.True(ends.ExitCode == 0, ends.ToString());
+        Assert.DoesNotContain("MOTOR_FINALIZE_BARRIER", ends.Output);
+        Assert.Contains("PASS mixed-peer c apart", ends.Output);
+    }
+
+    /// <summary>
     /// `launcher -n 1 peer : -n 2 dotnet|motor Scenarios.dll scenario` (or one dotnet and one motor
     /// rank, each its own application), bounded by <see cref="TimeoutSeconds"/>.
     /// </summary>

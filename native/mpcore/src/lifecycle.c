@@ -153,6 +153,38 @@ static int finalize_barrier_wanted(void)
              *appnum > 0);
 }
 
+/* The barrier itself, as an MPI_Ibarrier tested until it completes: a Motor program started first
+ * in an MPICH MPMD job cannot tell that programs of other languages follow, and their ranks never
+ * enter it, so after a minute (MOTOR_FINALIZE_BARRIER_HINT seconds) it says once what to set
+ * instead of waiting in silence. */
+static void finalize_barrier(void)
+{
+    double hint_after = env_seconds("MOTOR_FINALIZE_BARRIER_HINT", 60);
+    MPI_Request r;
+    int done = 0, polls = 0, hinted = 0;
+    struct timespec start, now, pause_ts = {0, 200000};
+    if (pal_mpi.Ibarrier(MPI_COMM_WORLD, &r) != MPI_SUCCESS) {
+        pal_mpi.Barrier(MPI_COMM_WORLD);
+        return;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    while (pal_mpi.Test(&r, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
+        if (++polls < 1000)
+            continue; /* most barriers end within microseconds */
+        nanosleep(&pause_ts, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (!hinted && hint_after > 0 &&
+            (double)(now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) * 1e-9 >= hint_after) {
+            hinted = 1;
+            fprintf(stderr,
+                    "motor: the barrier before MPI_Finalize has waited %g s for the other ranks of MPI_COMM_WORLD; "
+                    "in a job with programs that are not Motor programs (an MPMD job under MPICH with this "
+                    "program first) set MOTOR_FINALIZE_BARRIER=0\n",
+                    hint_after);
+        }
+    }
+}
+
 static void watchdog_arm(double seconds, int code, const char *why)
 {
     pthread_t thread;
@@ -195,11 +227,14 @@ int mp_finalize(int stuck_exit_code)
      * every rank has done its work, so a finalize that does not return is ended by the
      * watchdog, with the code the caller says the process would have ended with. */
     if (rc == MPI_SUCCESS && !flag) {
-        if (finalize_barrier_wanted())
-            pal_mpi.Barrier(MPI_COMM_WORLD);
-        watchdog_arm(env_seconds("MOTOR_FINALIZE_TIMEOUT", 30), stuck_exit_code & 0xff,
-                     "MPI_Finalize has not returned although every rank entered it: the MPI library waits "
-                     "for peers that already left (MPICH over UCX's TCP transport; MOTOR_FINALIZE_TIMEOUT)");
+        /* Without the barrier (an MPMD job) a rank may enter MPI_Finalize long before others
+         * end their work, so no watchdog can tell a stuck finalize from a slow peer. */
+        if (finalize_barrier_wanted()) {
+            finalize_barrier();
+            watchdog_arm(env_seconds("MOTOR_FINALIZE_TIMEOUT", 30), stuck_exit_code & 0xff,
+                         "MPI_Finalize has not returned although every rank entered it: the MPI library waits "
+                         "for peers that already left (MPICH over UCX's TCP transport; MOTOR_FINALIZE_TIMEOUT)");
+        }
         /* Test-only (FaultTests): a finalize that never returns, without needing the
          * TCP hang above, so the watchdog's ending is tested every run. */
         if (getenv("MOTOR_TEST_FINALIZE_NEVER_RETURNS"))

@@ -5,6 +5,8 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
+#include <string.h>
 
 #define N 1000
 
@@ -22,6 +24,13 @@ int main(int argc, char **argv)
 {
     int me, n, appnum = -1, flag = 0, *attr = NULL;
     MPI_Init(&argc, &argv);
+    if (argc == 3 && strcmp(argv[1], "apart") == 0) {
+        /* "apart SECONDS": no call with the others; MPI_Finalize SECONDS after MPI_Init. */
+        sleep((unsigned)atoi(argv[2]));
+        MPI_Finalize();
+        printf("PASS mixed-peer c apart\n");
+        return 0;
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &attr, &flag);
