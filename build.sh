@@ -215,7 +215,7 @@ run_dotnet_tests() {
 }
 
 # The benchmark suite in a quick pass (perf/bench.sh), with Open MPI's launcher first on PATH
-# as mpiexec and mpirun, as on a Debian machine where Open MPI is the default (issue 12): the
+# as mpiexec and mpirun, as on a Debian machine where Open MPI is the default: the
 # pass only succeeds if bench.sh names MPICH's launcher itself.  tests/BenchSmoke then checks
 # every table, plot and the summary it wrote.  One test: "bench-smoke".
 BENCH_SMOKE_ROUNDS=2 BENCH_SMOKE_MAX_BYTES=4096

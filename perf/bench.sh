@@ -17,30 +17,30 @@
 # receive of an arrived message with a send's post and completion, as group
 # instructions-blocking: CALLGRIND_BLOCKING_ARGS and CALLGRIND_BLOCKING_SERIES), and on request only (not in the
 # default ONLY) io: a collective MPI-IO write and read of one file of IO_BYTES (default
-# 64 MiB; ONLY=io IO_BYTES=1073741824 for the 1 GiB of issue 16) in IO_DIR (/tmp).  service
-# (issue 17, perf/ServiceLoad): MPI bandwidth at SERVICE_SIZES (default 8 KiB, 64 KiB, 1 MiB, those
+# 64 MiB; ONLY=io IO_BYTES=1073741824 for 1 GiB) in IO_DIR (/tmp).  service
+# (perf/ServiceLoad): MPI bandwidth at SERVICE_SIZES (default 8 KiB, 64 KiB, 1 MiB, those
 # up to MAX_BYTES) alone and while samples/Service answers 8 gRPC clients, in one job, beside C's
 # bandwidth-c; gRPC calls/s with 1 and 8 clients for SERVICE_SECONDS (default 2) each.
-# latency-paired and bandwidth-paired (issue 18 target 2): perf/Paired under motor, one job each:
+# latency-paired and bandwidth-paired: perf/Paired under motor, one job each:
 # per size, PAIRED_SETS (31) sets of neighbouring blocks of the benchmark's loop through System.MP
 # (latency: motor, Send/Recv; bandwidth: motor, Request objects, and motor-list, a RequestList) and
 # calling the same MPI library's functions directly from the same process (direct, the reference),
 # on the same buffers: what Motor adds, without what moves separate runs apart.  The same under
 # mpirun.openmpi, Motor on its Open MPI core: latency-paired-ompi and bandwidth-paired-ompi.
-# first-loop (issue 18 target 7): perf/UserLoop, a ping-pong as a new user writes it (no
+# first-loop: perf/UserLoop, a ping-pong as a new user writes it (no
 # warm-up beyond osu_latency's 100 iterations), against C; its first size (0 B) is the
 # number: under motor's defaults (motor), with .NET's tiering default (motor-qjfl:
-# QuickJitForLoops=true) and as before issue 18 (motor-before: that and System.MP as plain
+# QuickJitForLoops=true) and with motor's former defaults (motor-before: that and System.MP as plain
 # IL); sizes up to FIRST_LOOP_MAX_BYTES (1024, at most MAX_BYTES).  Under Open MPI
 # (mpirun.openmpi: the C floor over Open MPI, Motor on its Open MPI core, Debian's mpi4py with
 # NumPy buffers run by MPI4PY_PYTHON, /usr/bin/python3): latency-ompi, bandwidth-ompi and
 # objects-ompi (Figure 11: OSend/ORecv against mpi4py's pickle-based send/recv of the same
-# list, each with its raw floor; ratios to mpi4py).  objects-steady (issue 18 target 5): an
+# list, each with its raw floor; ratios to mpi4py).  objects-steady: an
 # application's message loop, STEADY_ITERATIONS (default 200000) round trips of Figure 11's
 # 1-node list after as many untimed, no collection in between (ObjectPingPong steady): motor,
 # motor with .NET's gen0 budget (motor-netgen0: MOTOR_GC_GEN0=0), dotnet, and raw (the 4096
 # bytes as one int[] under motor, the reference).  On request
-# only: async (issue 17: round trip of await IRecv, IRecv+Wait and blocking Recv at 8 B and 64 KiB against
+# only: async (round trip of await IRecv, IRecv+Wait and blocking Recv at 8 B and 64 KiB against
 # C, perf/Async) and async-idle (processor time of a rank whose awaited receives wait,
 # IDLE_PENDING of them, default 64, for IDLE_SECONDS, default 2; motor-1: one pending):
 # ONLY="async async-idle".
@@ -81,17 +81,17 @@ case " $ONLY " in *" latency-ompi "* | *" bandwidth-ompi "* | *" objects-ompi "*
 esac
 rm -rf "$OUT"; mkdir -p "$OUT/raw"
 # first-loop's motor-before: UserLoop with System.MP as plain IL (the copy the build keeps before
-# ReadyToRun) and .NET's tiering default, as motor ran it before issue 18.
+# ReadyToRun) and .NET's tiering default, as motor ran it before it compiled loops optimized from their first iteration.
 USERLOOP_IL="$OUT/userloop-il"
 cp -r "$(dirname "$(app UserLoop)")" "$USERLOOP_IL"
 IL_MP="$ROOT/artifacts/dotnet/obj/System.MP/release/r2r/il/System.MP.dll"
 [ ! -f "$IL_MP" ] || cp "$IL_MP" "$USERLOOP_IL/System.MP.dll"
 
-# The placement experiment (issue 18 target 2, perf/README.md) in the latency and bandwidth groups:
+# The placement experiment (perf/README.md) in the latency and bandwidth groups:
 # C-net is the C floor with its buffers at the page offsets where the C# program's arrays of MAX
 # bytes start (asked of it once, BENCH_BUFFER_REPORT), motor-pinned is motor on Mpi.AllocatePinned
 # arrays (cache-line aligned).  motor-list (bandwidth) posts each window into a RequestList:
-# the allocation-free request path (issue 18 target 1).
+# the allocation-free request path.
 LAT_NET=0,0 BW_NET=0,0
 case " $ONLY " in *" latency "* | *" bandwidth "*)
   LAT_NET=$(net_offsets "$MAX" "$MPIEXEC" -n 2 "$MOTOR" "$(app PingPong)")
@@ -153,7 +153,7 @@ latency-paired-ompi|table:2=motor,3=direct|$OMPIEXEC -n 2 $MOTOR $(app Paired) l
 bandwidth-paired-ompi|table:2=motor,3=motor-list,4=direct|$OMPIEXEC -n 2 $MOTOR $(app Paired) bandwidth $MAX $SETS $BW_PAIRED_SCALE
 LIST
 )
-# ServiceLoad prints its phases in one run (issue 17: bandwidth alone and beside the service, the
+# ServiceLoad prints its phases in one run (bandwidth alone and beside the service, the
 # same job); they are split below into groups service-bw (with C's rows at the same sizes) and
 # service-rpc.  Its volume per size follows SCALE (1 GiB times SCALE).
 SERVICE_SIZES="$(for s in ${SERVICE_SIZES:-8192 65536 1048576}; do if [ "$s" -le "$MAX" ]; then echo "$s"; fi; done | paste -sd, -)"

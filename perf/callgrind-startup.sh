@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# callgrind-startup.sh - instructions of one rank of Hello from exec to exit (issue 18 target 4),
+# callgrind-startup.sh - instructions of one rank of Hello from exec to exit,
 # counted by valgrind's callgrind over all its threads: unlike wall time, repeatable on this
 # shared machine.
 #

@@ -18,7 +18,7 @@ case "${MPI:-mpich}" in
 esac
 LAUNCH=("$(motor_launcher "${MPI:-mpich}")") || exit 1
 
-# The placement experiment (issue 18 target 2; perf/README.md): the series that place the
+# The placement experiment (perf/README.md): the series that place the
 # message buffers differently.  c-net runs the C floor on memory laid out like a .NET
 # program's arrays (BENCH_BUFFER_OFFSETS: the page offsets at which the C# program's own
 # arrays start, asked of it once with BENCH_BUFFER_REPORT=1, see perf/shared/BenchBuffer.cs);

@@ -2,7 +2,7 @@
 # compare-startup.sh - how long a job takes from launch to exit.
 #
 # usage: perf/compare-startup.sh hello [rounds=7] [ranks=2]
-#   Hello on N ranks under MPICH's mpiexec (issue 18 target 4): the C hello (perf/native/hello.c)
+#   Hello on N ranks under MPICH's mpiexec: the C hello (perf/native/hello.c)
 #   against `motor Hello.dll`, and motor with one part of its start left out each, to show what
 #   each costs: MOTOR_START_OVERLAP=0 (motor-serial: MPI_Init, then the runtime's start, instead
 #   of both at once), --no-gc-extension (the stock GC), MOTOR_STARTUP_HOOK=0 (no System.MP start before Main),

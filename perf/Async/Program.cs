@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.MP;
 
-// The async group of perf/bench.sh (issue 17): awaited requests against blocking ones, and the
+// The async group of perf/bench.sh: awaited requests against blocking ones, and the
 // processor time of a rank whose awaited receives wait.  Runs at thread level Multiple (under
 // motor: motor --thread-level multiple); the C floor is perf/native/async.c.
 //

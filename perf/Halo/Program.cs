@@ -1,6 +1,6 @@
 // Halo: a halo exchange loop with persistent requests against the same loop with
 // nonblocking ones, and against the neighborhood collective that does the same
-// exchange, measured side by side in one run (issue 16: "persistent vs
+// exchange, measured side by side in one run ("persistent vs
 // non-persistent Send/Recv in a halo exchange loop").  Two ranks on a ring:
 // each round every rank receives its two halos from its neighbours and sends its
 // two edges to them, in four forms:

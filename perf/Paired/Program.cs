@@ -1,5 +1,5 @@
 // Paired: what Motor adds to a ping-pong or to osu_bw's windows, measured where this machine's
-// noise cannot hide it (issue 18 target 2).  One process per rank runs, for each size, blocks of
+// noise cannot hide it.  One process per rank runs, for each size, blocks of
 // the benchmark's loop through System.MP and blocks of the same loop calling the same MPI
 // library's functions directly (function pointers from Mpi.LibraryPath, no GC transition: C's
 // own call), one after another on the same buffers, the order rotating from one set of blocks to

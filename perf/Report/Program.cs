@@ -134,11 +134,11 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
             "with no collection in between, as a program's message loop runs (Figure 11 collects before each of its short cases): " +
             "OSend/ORecv under motor (motor), the same with .NET's own gen0 budget (motor-netgen0: MOTOR_GC_GEN0=0), under dotnet " +
             "(dotnet), and the 4096 bytes as one int[] under motor (raw, the floor the ratios refer to).", "raw"),
-        new("service-bw", "MPI bandwidth beside a gRPC service (issue 17)", "MB/s", true, false,
+        new("service-bw", "MPI bandwidth beside a gRPC service", "MB/s", true, false,
             "perf/ServiceLoad, 2 ranks: osu_bw windows between rank 0 and 1 (1 GiB per size times SCALE, after 1 s of warm-up windows) in the job of samples/Service, " +
             "with the service idle (alone) and while 8 in-process gRPC clients call it back to back (serving); MPI at thread level Multiple, " +
             "the service on its own communicator and thread. C: bandwidth-c at the same sizes, in the same round."),
-        new("service-rpc", "gRPC calls/s of samples/Service (issue 17)", "calls/s", true, false,
+        new("service-rpc", "gRPC calls/s of samples/Service", "calls/s", true, false,
             "perf/ServiceLoad, 2 ranks: Pi calls (10000 intervals, dealt to both ranks) answered per second by 1 or 8 clients calling back to back, " +
             "with no other MPI traffic (alone, SERVICE_SECONDS each) and during the serving bandwidth phase (serving); the key is the number of clients. " +
             "Ratios refer to motor alone.", "motor-alone"),
@@ -147,7 +147,7 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
             "(the latency group's programs ping-pong for half a second first), sizes up to FIRST_LOOP_MAX_BYTES; the first size (0 B) " +
             "runs whatever code the runtime has at the first iteration. motor: its defaults (QuickJitForLoops=false); motor-qjfl: " +
             ".NET's tiering default (-p System.Runtime.TieredCompilation.QuickJitForLoops=true); motor-before: that and System.MP as plain IL " +
-            "(no ReadyToRun), as motor ran before issue 18; dotnet: library mode.",
+            "(no ReadyToRun), motor's former defaults; dotnet: library mode.",
             Versus: ("motor", "motor-before"), FirstKey: true),
         new("latency-ompi", "Point-to-point latency over Open MPI, with mpi4py", "µs", false, true,
             "As the latency group, under mpirun.openmpi: C over Open MPI, Motor on its Open MPI core (PingPong under motor) and " +

@@ -1,4 +1,4 @@
-// ServiceLoad: MPI bandwidth beside a gRPC service in one job (issue 17; PadicoTM's claim that
+// ServiceLoad: MPI bandwidth beside a gRPC service in one job (PadicoTM's claim that
 // both keep their full speed).  On 2 ranks, in one run:
 //   bw-alone SIZE MB/s       osu_bw windows between rank 0 and 1 (1 GiB per size times SCALE), the service idle
 //   rpc-alone N calls/s      N in-process gRPC clients calling Pi back to back (N = 1, 8), no bandwidth traffic

@@ -1,4 +1,4 @@
-// UserLoop: a ping-pong as a new user writes it (issue 18 target 7): osu_latency's
+// UserLoop: a ping-pong as a new user writes it: osu_latency's
 // loop straight in Main, 100 warm-up + 10000 timed iterations up to 8 KiB (10 + 1000
 // above), no extra warm-up of its own, so its first size (0 B) runs whatever code the
 // runtime has at the first iteration.  perf/PingPong-style programs ping-pong for half a

@@ -1,4 +1,4 @@
-"""bandwidth.py - mpi4py's streaming with NumPy buffers, osu_bw methodology (issue 18 target 6).
+"""bandwidth.py - mpi4py's streaming with NumPy buffers, osu_bw methodology.
 
 Rank 0 posts a window of 64 comm.Isend, rank 1 a window of 64 comm.Irecv, both wait for
 all (MPI.Request.Waitall), then rank 1 acknowledges with a 4-byte message.  Sizes 1 B..max;

@@ -1,4 +1,4 @@
-"""latency.py - mpi4py's ping-pong with NumPy buffers, osu_latency methodology (issue 18 target 6).
+"""latency.py - mpi4py's ping-pong with NumPy buffers, osu_latency methodology.
 
 Blocking comm.Send/comm.Recv (the buffer-protocol calls, no pickling) of a NumPy uint8
 array between ranks 0 and 1; sizes 0 B..max; 100 warm-up + 10000 timed iterations up to

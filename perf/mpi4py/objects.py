@@ -1,4 +1,4 @@
-"""objects.py - Motor's Figure 11 under mpi4py (issue 18 target 6).
+"""objects.py - Motor's Figure 11 under mpi4py.
 
 A linked list whose nodes each hold a NumPy int32 array (4096 data bytes in total, spread
 evenly over N nodes, as perf/ObjectPingPong builds it) goes from rank 0 to rank 1 and

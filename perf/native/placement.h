@@ -1,5 +1,5 @@
 /*
- * placement.h - where the C floor's message buffers live (issue 18 target 2, the placement
+ * placement.h - where the C floor's message buffers live (the placement
  * experiment of perf/README.md and perf/compare-placement.sh).
  *
  * By default each buffer comes from malloc, as in osu_latency/osu_bw: glibc serves these sizes

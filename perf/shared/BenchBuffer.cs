@@ -2,8 +2,8 @@ using System.MP;
 using System.Runtime.InteropServices;
 
 /// <summary>
-/// Where a benchmark's message buffers live, for the placement experiment (issue 18 target 2,
-/// perf/compare-placement.sh): ordinary arrays by default, as a user's program has them, or
+/// Where a benchmark's message buffers live, for the placement experiment
+/// (perf/compare-placement.sh): ordinary arrays by default, as a user's program has them, or
 /// with BENCH_BUFFER=pinned arrays from <see cref="Mpi.AllocatePinned{T}"/>.  With
 /// BENCH_BUFFER_REPORT=1 each rank prints at which offset within its page each buffer's data
 /// starts, so the C floor can be run on memory laid out the same way (BENCH_BUFFER_OFFSETS).

@@ -637,13 +637,13 @@ int main(int argc, char **argv)
         }
         have_mp = have;
     }
-    /* Loops run optimized code from their first iteration (issue 18 target 7): a rank's
+    /* Loops run optimized code from their first iteration: a rank's
      * ping-pong or solver loop in Main would otherwise run tier-0 code and on-stack
      * replacement until the background JIT, starved by busy-polling ranks, catches up.
      * The app's runtimeconfig.json, -p, or DOTNET_TC_QuickJitForLoops=1 opt out. */
     if (!get_prop(&fx, h, k_quick_jit_for_loops))
         rc |= set_prop(&fx, h, k_quick_jit_for_loops, "false");
-    /* No background GC (issue 18 target 2): its thread would compete with ranks that
+    /* No background GC: its thread would compete with ranks that
      * busy-poll every core, and only without it can the GC extension start large arrays'
      * data on cache lines (gc-patches/src/mpgc.c).  Full GCs then block, as in server
      * batch jobs.  The app's runtimeconfig.json, -p System.GC.Concurrent=true or

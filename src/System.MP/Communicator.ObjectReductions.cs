@@ -3,7 +3,7 @@ using System.MP.Transport;
 
 namespace System.MP;
 
-// Object reductions (issue 16 item 7): any [Transportable] type or string, combined by a C#
+// Object reductions: any [Transportable] type or string, combined by a C#
 // function.  The algorithm is gather, combine, share: every rank's value travels to one rank
 // as its own payload (the split representation of OGather), that rank folds them from the
 // left in rank order — ((v0 ∘ v1) ∘ v2) ∘ … — and the outcome goes back by OBcast (OAllreduce)

@@ -4,7 +4,7 @@ using System.MP.Transport;
 
 namespace System.MP;
 
-// The object collectives with uneven blocks (issue 16 item 7): OScatterv and OGatherv keep
+// The object collectives with uneven blocks: OScatterv and OGatherv keep
 // each rank's block separate, OAlltoall and OAlltoallv exchange one payload per pair of
 // ranks.  All use the split representation (Motor §4.2.2): one independently decodable
 // payload per block, sizes first, then Scatterv/Gatherv/Alltoallv of bytes in rounds.

@@ -152,8 +152,8 @@ internal sealed class BenchOutput(string dir, int rounds)
         string summary = File.ReadAllText(Path.Combine(dir, "summary.md"));
         foreach (string section in new[] { "## Point-to-point latency", "## Point-to-point latency, paired blocks in one process", "## Point-to-point bandwidth", "## Point-to-point bandwidth, paired blocks in one process", "## Collectives",
                                            "## Object transport (Motor Figure 11)", "## Micro-benchmarks (BenchmarkDotNet)",
-                                           "## Instructions per operation (callgrind)", "## MPI bandwidth beside a gRPC service (issue 17)",
-                                           "## gRPC calls/s of samples/Service (issue 17)", "## A user's loop from its first iteration",
+                                           "## Instructions per operation (callgrind)", "## MPI bandwidth beside a gRPC service",
+                                           "## gRPC calls/s of samples/Service", "## A user's loop from its first iteration",
                                            "## Point-to-point latency over Open MPI, with mpi4py", "## Point-to-point bandwidth over Open MPI, with mpi4py",
                                            "## Point-to-point latency over Open MPI, paired blocks in one process",
                                            "## Point-to-point bandwidth over Open MPI, paired blocks in one process",

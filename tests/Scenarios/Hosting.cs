@@ -68,7 +68,7 @@ internal static class Hosting
     }
 
     // The System.MP meter is published once someone can listen, not on the start path: creating
-    // it creates .NET's metrics EventSource, a large part of a short job's start (issue 18).
+    // it creates .NET's metrics EventSource, a large part of a short job's start.
     private static void MeterOnDemand(Communicator c)
     {
         Check.True(!MetricsAssemblyLoaded(), "MPI started without loading the metrics assembly (no meter on the start path)");

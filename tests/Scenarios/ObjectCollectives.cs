@@ -32,7 +32,7 @@ public sealed class Untransportable
 }
 
 /// <summary>
-/// The object reductions, the object all-to-all and the object v-forms (issue 16 item 7), and
+/// The object reductions, the object all-to-all and the object v-forms, and
 /// ReduceScatter of buffers across an intercommunicator.  Every result is checked against the
 /// serial computation of what each rank's formula gives; the reduction order is checked with a
 /// non-commutative product and string concatenation; a throwing function, an object that may not

@@ -3,7 +3,7 @@ using System.MP;
 namespace Scenarios;
 
 /// <summary>
-/// ORecv's first message in one posted receive (PayloadChannel.Receive, branch objeager): payloads
+/// ORecv's first message in one posted receive (PayloadChannel.Receive): payloads
 /// one byte below, at and above the first-message size, large payloads that continue under
 /// continuation tags, a typed message too long for an object receive (refused, consumed, the next
 /// payload fine), object and typed messages on other tags and communicators left alone, and

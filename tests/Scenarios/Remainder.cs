@@ -4,7 +4,7 @@ using System.Numerics;
 namespace Scenarios;
 
 /// <summary>
-/// The rest of point-to-point and the buffer collectives (issue 16 items 5 and 7): ISsend,
+/// The rest of point-to-point and the buffer collectives: ISsend,
 /// WaitSome/TestSome, SendRecvReplace, typed receives of matched messages (blocking, one value,
 /// nonblocking), the nonblocking scans, reduce-scatters and v-collectives, ReduceScatter with
 /// uneven counts, Exscan of arrays, the scalar collectives, Sum/Product/Min/Max of user structs

@@ -3,7 +3,7 @@ using System.MP;
 namespace Scenarios;
 
 /// <summary>
-/// The per-operation request path (issue 18) and one request type to wait on (issue 16):
+/// The per-operation request path and one request type to wait on:
 /// no GCHandle per nonblocking operation under motor (counted), sets that mix buffer,
 /// object and persistent requests, ObjectRequest.Cancel, and the errors the shortened
 /// completion paths must still raise.  Two ranks or more, each sending to the next.

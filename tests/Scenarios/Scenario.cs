@@ -163,7 +163,7 @@ public enum Scenario
     ObjectCollectivesReductions,
     CommunicatorAttributes,
 
-    // ORecv's first message in one posted receive (ObjectEager.cs; branch objeager)
+    // ORecv's first message in one posted receive (ObjectEager.cs)
     ObjectsEagerBoundary,
     ObjectsEagerThreads,
 

@@ -4,7 +4,7 @@ using System.MP;
 namespace Scenarios;
 
 /// <summary>
-/// Soak (scenario soak, issue 14 item 5): ranks in pairs run N nonblocking operations
+/// Soak (scenario soak): ranks in pairs run N nonblocking operations
 /// (Isend/Irecv windows, a share of requests dropped without Wait and a share disposed while
 /// pending; a quarter as many again posted into RequestLists, on fresh arrays, with a list
 /// disposed while its receive is in flight each round), M object round trips (a share of them sent by a dropped OISend) and K

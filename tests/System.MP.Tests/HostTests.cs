@@ -164,7 +164,7 @@ public class HostTests
     }
 
     /// <summary>
-    /// Issue 18: under motor a method with a loop (Hello's Main) is compiled optimized at its
+    /// Under motor a method with a loop (Hello's Main) is compiled optimized at its
     /// first call, unless motor's -p, the environment or the app's runtimeconfig.json asks for
     /// .NET's default (tier 0, then on-stack replacement).  The JIT's own summary says which.
     /// </summary>
@@ -207,7 +207,7 @@ public class HostTests
     }
 
     /// <summary>
-    /// Issue 18: under motor background GC is off, so that the GC extension can place large
+    /// Under motor background GC is off, so that the GC extension can place large
     /// arrays on cache lines, unless motor's -p, the environment or the app's runtimeconfig.json
     /// turns it back on; the extension then says why it does not place them (MOTOR_GC_TRACE).
     /// </summary>

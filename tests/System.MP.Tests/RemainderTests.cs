@@ -4,7 +4,7 @@ using Xunit;
 namespace System.MP.Tests;
 
 /// <summary>
-/// The rest of point-to-point and the buffer collectives (issue 16 items 5 and 7): ISsend,
+/// The rest of point-to-point and the buffer collectives: ISsend,
 /// WaitSome/TestSome, SendRecvReplace, typed and nonblocking receives of matched messages, the
 /// nonblocking scans, reduce-scatters and v-collectives, ReduceScatter with uneven counts, Exscan
 /// of arrays, the scalar collectives, built-in ops on user structs through their operators, and

@@ -132,7 +132,7 @@ internal static class HangReport
     /// <summary>
     /// What only a hang report that is on uses: its static fields would otherwise be created with
     /// this class's, in System.MP's start on the main thread (a list type loaded for nothing: about
-    /// 0.3 ms there, issue 18 target 4).
+    /// 0.3 ms there).
     /// </summary>
     private static class Records
     {

@@ -144,7 +144,7 @@ public readonly struct MpiStatistics
 /// <summary>
 /// The "System.MP" meter: observable instruments over <see cref="MpiStatistics"/>, published
 /// only once someone can listen.  Creating any <see cref="Meter"/> creates .NET's metrics
-/// EventSource, which cost a 2-rank Hello 46-115 ms of its start (issue 18), so the meter waits
+/// EventSource, which cost a 2-rank Hello 46-115 ms of its start, so the meter waits
 /// for the assembly that holds both <see cref="MeterListener"/> and that EventSource
 /// (System.Diagnostics.DiagnosticSource): an in-process listener loads it to exist, and
 /// dotnet-counters' session makes the runtime load it to create the EventSource.  If it is
@@ -182,7 +182,7 @@ internal static class MpiMeter
     }
 
     // By the display name the runtime keeps: GetName() builds an AssemblyName (about 30 us each,
-    // for every assembly loaded before and after System.MP starts; issue 18 target 4).
+    // for every assembly loaded before and after System.MP starts).
     private static bool IsMetricsAssembly(Assembly a) =>
         a.FullName is { } name && name.StartsWith(MetricsAssembly, StringComparison.Ordinal) &&
         name.Length > MetricsAssembly.Length && name[MetricsAssembly.Length] == ',';
