@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # checkers.sh - the native core under memory checkers, on its own tests and on real
-# multi-rank jobs (issue "Robustness end to end", item 6).  Not part of ./build.sh test
+# multi-rank jobs.  Not part of ./build.sh test
 # (it builds the core a second time and runs under valgrind: several minutes).
 #
 #   tests/checkers.sh [asan|memcheck|helgrind|all] [SCENARIO...]   (default all; after ./build.sh build)
