@@ -77,14 +77,15 @@ public class MixedJobTests
     /// A Motor program started first in an MPICH MPMD job cannot tell that another program follows
     /// (MPICH's launcher says nothing of it), so it keeps its barrier over the world before
     /// MPI_Finalize, which the C rank never enters: after MOTOR_FINALIZE_BARRIER_HINT seconds each
-    /// Motor rank says what to set, and with MOTOR_FINALIZE_BARRIER=0 the same job ends 0.
+    /// Motor rank says what to set, and with MOTOR_FINALIZE_BARRIER=0 the same job ends 0.  The
+    /// waiting job is ended after 30 s, room for a slow start on a loaded machine.
     /// </summary>
     [Fact]
     public void AMotorProgramFirstBeforeAnotherLanguageSaysWhatToSetAndEndsWithIt()
     {
         string program = $"{Job.Motor} {Job.ScenariosProgram} {Scenario.MixedApart.Name()}";
         string launcher = Job.FindLauncher(Job.Launcher.Mpich), args = $"-n 2 {program} : -n 1 {Peer("c", false)} apart 0";
-        Job.Result waits = Job.Run(launcher, args, 20, new Dictionary<string, string> { ["MOTOR_FINALIZE_BARRIER_HINT"] = "1" });
+        Job.Result waits = Job.Run(launcher, args, 30, new Dictionary<string, string> { ["MOTOR_FINALIZE_BARRIER_HINT"] = "1" });
         Assert.True(waits.TimedOut, $"the barrier before MPI_Finalize did not wait for the C rank:\n{waits}");
         Assert.Contains("set MOTOR_FINALIZE_BARRIER=0", waits.Output);
         Job.Result ends = Job.Run(launcher, args, TimeoutSeconds, new Dictionary<string, string> { ["MOTOR_FINALIZE_BARRIER"] = "0" });
