@@ -42,16 +42,13 @@ int mp_claim_posted(mp_claim_t *k, int rc, MPI_Request r, void *obj0, void *obj1
     return 0;
 }
 
-/* The result of a completed slot for its owner.  An error a GC mark's test met on the
- * collecting thread (SLOT_MARK_ERROR) is recorded now, on the owner's thread, where its
- * mp_last_error reads MPI's class and message. */
+/* The result of a completed slot for its owner.  A GC mark's test that failed left MPI's own
+ * code (positive; every other result is 0 or a negative MP_E*) for the owner to record on its
+ * own thread, where its mp_last_error reads MPI's class and message. */
 static inline int owner_result(slot_t *s)
 {
-    uint32_t flags = atomic_load_explicit(&s->flags, memory_order_relaxed);
-    if (MP_UNLIKELY(flags & SLOT_MARK_ERROR)) {
-        atomic_store_explicit(&s->flags, flags & ~(uint32_t)SLOT_MARK_ERROR, memory_order_relaxed);
+    if (MP_UNLIKELY(s->done_rc > 0))
         s->done_rc = mp_mpi_fail(s->done_rc, "MPI_Test");
-    }
     return s->done_rc;
 }
 
@@ -179,9 +176,7 @@ static MP_INLINE int slot_test(slot_t *s, int at_mark)
         }
         if (at_mark) { /* the collecting thread's last error is no one's: the owner records it */
             status_of(s->is_recv, mp_mpi_code(rc), &st, &s->status);
-            s->done_rc = rc;
-            atomic_store_explicit(&s->flags, atomic_load_explicit(&s->flags, memory_order_relaxed) | SLOT_MARK_ERROR,
-                                  memory_order_relaxed);
+            s->done_rc = rc; /* MPI's code: owner_result records it */
             atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
             return 1;
         }

@@ -53,10 +53,7 @@ enum slot_flags {
                       * owner's completion calls end it once MPI lets go of it (requests.c,
                       * slot_settle).  Written by another thread too: a GC mark's test, while
                       * the owner is suspended */
-    SLOT_CANCEL_ASKED = 16, /* with SLOT_FAILED: MPI_Cancel was called on it (once) */
-    SLOT_MARK_ERROR = 32 /* DONE by a GC mark's test that failed (done_rc: MPI's code): the owner's
-                          * completion records the error on its own thread, where mp_last_error
-                          * reads it (requests.c, owner_result).  Written by a GC mark, like SLOT_FAILED */
+    SLOT_CANCEL_ASKED = 16 /* with SLOT_FAILED: MPI_Cancel was called on it (once) */
 };
 
 /* What a persistent request needs to make its MPI request again, and what
@@ -85,7 +82,7 @@ typedef struct slot {
     _Atomic uint32_t gen;
     int32_t next_free;
     int32_t is_recv;
-    int32_t done_rc;      /* result recorded when the core saw completion */
+    int32_t done_rc;      /* result recorded when the core saw completion: 0, a negative MP_E*, or MPI's own code (positive) while SLOT_FAILED or left by a GC mark for the owner to record */
     mp_status_t status;   /* status recorded when the core saw completion */
     persist_t *persist;   /* persistent requests only; NULL whenever the slot is free */
 } slot_t;
