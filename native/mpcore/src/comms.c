@@ -183,16 +183,15 @@ int mp_comm_release(mp_comm_t comm, int (*release)(MPI_Comm *), const char *call
 {
     const comm_entry_t *ce;
     MPI_Comm c;
-    int rc;
+    int rc, borrowed;
     if ((rc = mp_comm_lookup(comm, &ce)))
         return rc;
     if (comm == MP_COMM_WORLD || comm == MP_COMM_SELF)
         return mp_fail(MP_EHANDLE, "the world and self communicators cannot be released (%s)", call);
-    if (ce->borrowed) { /* the native code that lent it frees it */
-        mp_comm_unregister(comm, &c);
-        return 0;
-    }
+    borrowed = ce->borrowed;
     mp_comm_unregister(comm, &c);
+    if (borrowed) /* the native code that lent it frees it */
+        return 0;
     mp_blocking_enter();
     rc = release(&c);
     mp_blocking_leave();
