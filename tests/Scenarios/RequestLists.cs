@@ -3,7 +3,7 @@ using System.MP;
 namespace Scenarios;
 
 /// <summary>
-/// RequestList (src/System.MP/RequestList.cs): windows of sends and receives posted into a
+/// RequestList (src/System.MP/Requests/RequestList.cs): windows of sends and receives posted into a
 /// reusable list and completed together, end to end over MPI on two ranks or more, each
 /// sending to the next.  The data and statuses of every window, no GCHandle per operation
 /// under motor, arrays that stay in place through a compacting GC, and each error a user
