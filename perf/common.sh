@@ -42,3 +42,14 @@ net_offsets() {
   BENCH_BUFFER_REPORT=1 "$@" "$max" 0.001 2>&1 |
     sed -n 's/^# rank 0 array: send buffer at page offset \([0-9]*\), receive buffer at page offset \([0-9]*\)$/\1,\2/p' | head -1
 }
+
+# npb_program: APP (perf/NPB's Npb.dll) and MOTOR, or exits asking for a build; BENCHMARKS,
+# unless set, every benchmark perf/NPB/Program.cs dispatches (lower case).
+npb_program() {
+  APP="$ROOT/artifacts/dotnet/bin/Npb/release/Npb.dll"
+  MOTOR="$ROOT/artifacts/bin/motor"
+  [ -f "$APP" ] && [ -x "$MOTOR" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
+  if [ -z "${BENCHMARKS:-}" ]; then
+    BENCHMARKS="$(sed -n 's/^ *"\([A-Z][A-Z]\)" => .*/\1/p' "$ROOT/perf/NPB/Program.cs" | tr 'A-Z' 'a-z' | tr '\n' ' ')"
+  fi
+}

@@ -40,12 +40,7 @@ case "$REF_SRC/" in "$ROOT"/*) echo "NPB_REF_DIR must lie outside the repository
 CLASS="${CLASS:-A}"
 RANKS="${RANKS:-1 2}"
 MODES="${MODES:-motor dotnet}"
-APP="$ROOT/artifacts/dotnet/bin/Npb/release/Npb.dll"
-MOTOR="$ROOT/artifacts/bin/motor"
-[ -f "$APP" ] && [ -x "$MOTOR" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
-if [ -z "${BENCHMARKS:-}" ]; then
-  BENCHMARKS="$(sed -n 's/^ *"\([A-Z][A-Z]\)" => .*/\1/p' "$ROOT/perf/NPB/Program.cs" | tr 'A-Z' 'a-z' | tr '\n' ' ')"
-fi
+npb_program
 for tool in mpif90.mpich mpicc.mpich /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "$tool is missing (Debian: apt-get install mpich libmpich-dev gfortran time)" >&2; exit 1; }
 done
@@ -83,7 +78,8 @@ done
 OUT="$ROOT/artifacts/bench"
 RAW="$OUT/raw"
 rm -rf "$RAW/npb-time" "$RAW/npb-mops" "$RAW/npb-memory"
-mkdir -p "$RAW/npb-time" "$RAW/npb-mops" "$RAW/npb-memory" "$WORK/logs"
+mkdir -p "$RAW/npb-time" "$RAW/npb-mops" "$RAW/npb-memory" "$WORK/logs" "$WORK/timed"
+touch "$WORK/timed/timer.flag"
 
 run() { # series bench ranks: one job; prints "seconds mops peak_kib"
   local series="$1" b="$2" n="$3" log="$WORK/logs/$1.$2.$3.log" mem="$WORK/mem"
@@ -93,14 +89,22 @@ run() { # series bench ranks: one job; prints "seconds mops peak_kib"
     motor) prog=("$MOTOR" "$APP" "$b" "$CLASS") ;;
     dotnet) prog=(dotnet "$APP" "$b" "$CLASS") ;;
   esac
+  # NPB prints its time with two decimals, 8 % of IS's class A time; IS runs where a timer.flag
+  # file turns on its timers, whose total (the same region, the maximum over ranks) has four.
+  local dir="$WORK"
+  [ "$b" = is ] && dir="$WORK/timed"
   rm -f "$mem"
-  if ! (cd "$WORK" && "${LAUNCH[@]}" -n "$n" /usr/bin/time -a -o "$mem" -f %M "${prog[@]}") >"$log" 2>&1 ||
+  if ! (cd "$dir" && "${LAUNCH[@]}" -n "$n" /usr/bin/time -a -o "$mem" -f %M "${prog[@]}") >"$log" 2>&1 ||
      ! grep -Eq 'Verification += +SUCCESSFUL' "$log"; then
     echo "FAILED: $series $b.$CLASS on $n ranks (log below)" >&2
     tail -30 "$log" >&2
     return 1
   fi
-  echo "$(sed -n 's/^ *Time in seconds *= *//p' "$log") $(sed -n 's/^ *Mop\/s total *= *//p' "$log") $(sort -g "$mem" | tail -1)"
+  local secs
+  # the reference's " timer  1 (total   ):  min max mean", perf/NPB's " total  min max mean"
+  secs="$(awk '/^ *timer +1 \(total/ {print $6; exit} /^ *total +[0-9.]+ +[0-9.]+ +[0-9.]+$/ {print $3; exit}' "$log")"
+  [ -n "$secs" ] || secs="$(sed -n 's/^ *Time in seconds *= *//p' "$log")"
+  echo "$secs $(sed -n 's/^ *Mop\/s total *= *//p' "$log") $(sort -g "$mem" | tail -1)"
 }
 
 failed=0

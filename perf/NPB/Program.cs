@@ -19,7 +19,7 @@ if (args.Length != 2)
 try
 {
     char problemClass = ProblemClass.Parse(args[1]);
-    return args[0].ToUpperInvariant() switch
+    int code = args[0].ToUpperInvariant() switch
     {
         "EP" => Npb.EP.Ep.Run(world, problemClass),
         "IS" => Npb.IS.Is.Run(world, problemClass),
@@ -29,6 +29,8 @@ try
         "LU" => Npb.LU.Lu.Run(world, problemClass),
         _ => throw new RefusalException($"benchmark '{args[0]}' is not implemented here (NPB's MPI benchmarks: EP, IS, CG, MG, FT, LU, BT, SP)."),
     };
+    ActiveProcesses.Release();
+    return code;
 }
 catch (RefusalException refusal)
 {

@@ -54,6 +54,22 @@ public class NpbTests
         AssertVerified(Job.Mpi(2, Program, $"{benchmark} S", Timeout, hosted: true, launcher: Job.Launcher.OpenMpi), benchmark, 2);
 
     /// <summary>
+    /// NPB_NPROCS_STRICT=off: a count the decomposition cannot use in full runs on the largest
+    /// one it can (IS: a power of two, LU: a grid), the other ranks wait idle, and the report
+    /// says both counts; the job ends in order in both modes.
+    /// </summary>
+    [Theory]
+    [InlineData(3, "is", 2, false)]
+    [InlineData(3, "lu", 2, true)]
+    public void LenientCountsLeaveRanksIdle(int ranks, string benchmark, int active, bool hosted)
+    {
+        var env = new Dictionary<string, string> { ["NPB_NPROCS_STRICT"] = "off" };
+        Job.Result r = Job.Mpi(ranks, Program, $"{benchmark} S", Timeout, env, hosted);
+        AssertVerified(r, benchmark, ranks);
+        Assert.Matches($@"(?m)^ Active processes=\s+{active}$", r.Output);
+    }
+
+    /// <summary>
     /// Runs NPB does not define end with NPB's kind of refusal, exit code 2, and no report; every
     /// rank ends MPI in order (no rank aborts the job for leaving with MPI in use).
     /// </summary>

@@ -36,7 +36,10 @@ public static class Cg
     public static int Run(Communicator world, char problemClass)
     {
         Parameters p = Classes[problemClass];
-        RefusalException.RequirePowerOfTwo("CG", world.Size);
+        Communicator? work = ActiveProcesses.PowerOfTwo(world, "CG");
+        if (work is null)
+            return 0;
+        world = work;
         var grid = new Grid(world, p.N);
 
         Report.Banner(world, "CG Benchmark",

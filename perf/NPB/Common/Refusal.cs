@@ -10,15 +10,4 @@ public sealed class RefusalException(string message) : Exception(message)
 {
     /// <summary>The exit code of a refused run (verification failures exit with 1).</summary>
     public const int ExitCode = 2;
-
-    /// <summary>Refuses unless <paramref name="processes"/> is a power of two no larger than <paramref name="max"/>.</summary>
-    public static void RequirePowerOfTwo(string benchmark, int processes, int max = int.MaxValue)
-    {
-        if (processes < 1 || (processes & (processes - 1)) != 0)
-            throw new RefusalException(FormattableString.Invariant(
-                $"{benchmark}: the number of processes ({processes}) must be a power of two."));
-        if (processes > max)
-            throw new RefusalException(FormattableString.Invariant(
-                $"{benchmark}: the number of processes ({processes}) exceeds the maximum of {max} for this class."));
-    }
 }

@@ -39,11 +39,8 @@ public sealed class Report
     /// <summary>Whether verification succeeded (rank 0's verdict is the one reported).</summary>
     public required bool Verified { get; init; }
 
-    /// <summary>Processes in the job.</summary>
+    /// <summary>Processes that took part in the computation (fewer than the job's when NPB_NPROCS_STRICT left some idle).</summary>
     public required int Processes { get; init; }
-
-    /// <summary>Processes that took part in the computation, when fewer than <see cref="Processes"/> (0: all).</summary>
-    public int ActiveProcesses { get; init; }
 
     /// <summary>A one-number size (IS, CG): right-aligned in 12 columns.</summary>
     public static string Size1(long n) => FormattableString.Invariant($"{n,24}");
@@ -94,9 +91,9 @@ public sealed class Report
         o.WriteLine($" Size            = {Size}");
         o.WriteLine(FormattableString.Invariant($" Iterations      = {Iterations,24}"));
         o.WriteLine(FormattableString.Invariant($" Time in seconds = {Seconds,24:F2}"));
-        o.WriteLine(FormattableString.Invariant($" Total processes = {Processes,24}"));
-        if (ActiveProcesses != 0)
-            o.WriteLine(FormattableString.Invariant($" Active processes= {ActiveProcesses,24}"));
+        o.WriteLine(FormattableString.Invariant($" Total processes = {Math.Max(ActiveProcesses.JobSize, Processes),24}"));
+        if (ActiveProcesses.JobSize > Processes)
+            o.WriteLine(FormattableString.Invariant($" Active processes= {Processes,24}"));
         o.WriteLine(FormattableString.Invariant($" Mop/s total     = {Mops,24:F2}"));
         o.WriteLine(FormattableString.Invariant($" Mop/s/process   = {Mops / Processes,24:F2}"));
         o.WriteLine($" Operation type  = {OperationType,24}");

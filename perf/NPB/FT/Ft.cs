@@ -67,8 +67,11 @@ public static class Ft
     public static int Run(Communicator world, char problemClass)
     {
         Parameters p = Classes[problemClass];
+        Communicator? work = ActiveProcesses.PowerOfTwo(world, "FT");
+        if (work is null)
+            return 0;
+        world = work;
         int size = world.Size, rank = world.Rank;
-        RefusalException.RequirePowerOfTwo("FT", size);
         if (size > p.Nz || size > p.Ny)
             throw new RefusalException(FormattableString.Invariant(
                 $"FT: {size} processes exceed the {Math.Min(p.Ny, p.Nz)} slabs of class {problemClass} ({p.Nx}x{p.Ny}x{p.Nz}); this implementation decomposes into slabs only."));

@@ -41,8 +41,11 @@ public static class Is
     public static int Run(Communicator world, char problemClass)
     {
         Parameters p = Classes[problemClass];
+        Communicator? work = ActiveProcesses.PowerOfTwo(world, "IS", p.MaxProcesses);
+        if (work is null)
+            return 0;
+        world = work;
         int size = world.Size;
-        RefusalException.RequirePowerOfTwo("IS", size, p.MaxProcesses);
         var sort = new Sorter(world, p);
 
         Report.Banner(world, "IS Benchmark",

@@ -77,8 +77,7 @@ internal sealed class Grid
     {
         var (xdim, ydim) = ProcessGrid(processes);
         if (xdim < 0)
-            throw new RefusalException(FormattableString.Invariant(
-                $"LU: no process grid for {processes} processes; expecting nx*ny processes with nx/2 <= ny <= nx (such as {LargestGrid(processes)})."));
+            throw new RefusalException(NoGrid(processes));
         if (n / xdim < 3 || n / ydim < 3)
             throw new RefusalException(FormattableString.Invariant(
                 $"LU: a {n}^3 grid over {xdim}x{ydim} processes leaves a subdomain smaller than 3 points; use fewer processes or a larger class."));
@@ -96,7 +95,12 @@ internal sealed class Grid
         return (-1, -1);
     }
 
-    private static int LargestGrid(int p)
+    /// <summary>NPB's refusal of a process count that forms no grid.</summary>
+    public static string NoGrid(int processes) => FormattableString.Invariant(
+        $"LU: no process grid for {processes} processes; expecting nx*ny processes with nx/2 <= ny <= nx (such as {LargestGrid(processes)}).");
+
+    /// <summary>The largest process count not above <paramref name="p"/> that forms a grid.</summary>
+    public static int LargestGrid(int p)
     {
         for (int q = p; q > 1; q--)
         {

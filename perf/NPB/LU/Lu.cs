@@ -56,6 +56,10 @@ public static class Lu
     public static int Run(Communicator world, char problemClass)
     {
         Parameters p = s_classes[problemClass];
+        Communicator? work = ActiveProcesses.Select(world, Grid.LargestGrid(world.Size), Grid.NoGrid(world.Size));
+        if (work is null)
+            return 0;
+        world = work;
         Grid grid = Grid.Create(p.N, world.Size, world.Rank);
         var banner = new List<string>
         {

@@ -40,8 +40,11 @@ public static class Mg
     public static int Run(Communicator world, char problemClass)
     {
         Parameters p = Classes[problemClass];
+        Communicator? work = ActiveProcesses.PowerOfTwo(world, "MG");
+        if (work is null)
+            return 0;
+        world = work;
         int size = world.Size, rank = world.Rank;
-        RefusalException.RequirePowerOfTwo("MG", size);
         if (size > 8)
             throw new RefusalException(FormattableString.Invariant(
                 $"MG: {size} processes: this implementation splits each axis at most in two (at most 8 processes), so that every rank keeps a point of the coarsest 2x2x2 grid."));
