@@ -38,7 +38,7 @@ public class ScenarioTests
     {
         // Every use of a scenario in this project is a Scenario value (Job.RunScenario takes one).
         var used = new HashSet<Scenario>();
-        foreach (string file in Directory.EnumerateFiles(Path.Combine(Job.Root, "tests", "System.MP.Tests"), "*.cs"))
+        foreach (string file in Directory.EnumerateFiles(Path.Combine(Job.Root, "tests", "System.MP.Tests"), "*.cs", SearchOption.AllDirectories))
         {
             if (Path.GetFileName(file) == nameof(ScenarioTests) + ".cs")
                 continue;
