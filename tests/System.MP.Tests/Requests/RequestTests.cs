@@ -5,10 +5,10 @@ using Xunit;
 namespace System.MP.Tests;
 
 /// <summary>
-/// Requests (Request*.cs, RequestGroup.cs, Completion.cs, BufferHold.cs): test, wait, cancel
+/// Requests (Request*.cs, RequestFinalizerBatch.cs, Completion.cs, BufferHold.cs): test, wait, cancel
 /// and dispose; the sets (WaitAll, TestAll, WaitAny) and their allocation-free overloads; the pin
 /// shared by the operations in flight on one array (library mode); dropped requests noticed
-/// through their group and released.  On one rank (self messages), and a dropped receive in
+/// through their finalizer batch and released.  On one rank (self messages), and a dropped receive in
 /// multi-rank jobs (scenario dropped-request) in library mode, under motor and on Open MPI.
 /// </summary>
 public class RequestTests

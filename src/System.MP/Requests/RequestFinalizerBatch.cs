@@ -5,31 +5,30 @@ using System.Runtime.InteropServices;
 namespace System.MP;
 
 /// <summary>
-/// Notices requests dropped without completion.  The requests a thread posts
-/// in a row (below <see cref="ThreadLevel.Multiple"/>, the process: one thread at
-/// a time calls MPI) share one group (up to <see cref="Capacity"/>), which holds their
-/// core handles and pins; every <see cref="Request"/> references its group, so
-/// the group's finalizer runs once none of them is reachable, and hands each
-/// operation among them that was never completed to the core as an orphan
-/// (released when it completes, as before).
+/// Notices requests dropped without completion, with one finalizer for a batch of them.  The
+/// requests a thread posts in a row (below <see cref="ThreadLevel.Multiple"/>, the process: one
+/// thread at a time calls MPI) share one batch (up to <see cref="Capacity"/>), which holds their
+/// core handles and pins; every <see cref="Request"/> references its batch, so the batch's
+/// finalizer runs once none of them is reachable, and hands each operation among them that was
+/// never completed to the core as an orphan (released when it completes).
 /// </summary>
 /// <remarks>
 /// One finalizable object per <see cref="Capacity"/> requests instead of one
 /// per request: allocating a finalizable object and suppressing its
 /// finalization cost more than the rest of a nonblocking operation (callgrind,
 /// perf/callgrind.sh: about 600 of 2,300 instructions per operation).  The
-/// price: a dropped request is noticed once every request of its group is
+/// price: a dropped request is noticed once every request of its batch is
 /// unreachable, not before; until then its buffer stays pinned (never the
 /// unsafe side), and under motor the GC extension still lets go of the buffer
 /// at the first mark after the operation completes.
 /// </remarks>
-internal sealed class RequestGroup
+internal sealed class RequestFinalizerBatch
 {
     internal const int Capacity = 32;
 
     /// <summary>
-    /// What a posting thread keeps: the group it fills (held weakly: only
-    /// requests keep a group alive), its last pin and the last immobile array
+    /// What a posting thread keeps: the batch it fills (held weakly: only
+    /// requests keep a batch alive), its last pin and the last immobile array
     /// it posted on.
     /// </summary>
     internal sealed class Poster
@@ -68,7 +67,7 @@ internal sealed class RequestGroup
     /// <summary>Each operation's core handle; ReqNull once completed or orphaned.</summary>
     internal HandleBlock Handles;
 
-    /// <summary>The handles inside the group object: no array of their own to allocate and index.</summary>
+    /// <summary>The handles inside the batch object: no array of their own to allocate and index.</summary>
     [InlineArray(Capacity)]
     internal struct HandleBlock
     {
@@ -76,14 +75,14 @@ internal sealed class RequestGroup
     }
 
     /// <summary>
-    /// The operations' pins, allocated with the group's first pin: under motor
+    /// The operations' pins, allocated with the batch's first pin: under motor
     /// (the GC extension pins) and for pinned-heap arrays there are none, and a
-    /// group costs a handle array only.  Set once, never reset, before the
+    /// batch costs a handle array only.  Set once, never reset, before the
     /// request that needs it exists.
     /// </summary>
     internal Pins[]? PinSlots;
 
-    private RequestGroup() => ((Span<int>)Handles).Fill(CoreConst.ReqNull);
+    private RequestFinalizerBatch() => ((Span<int>)Handles).Fill(CoreConst.ReqNull);
 
     /// <summary>This thread's posting state.</summary>
     internal static Poster CurrentPoster
@@ -95,12 +94,12 @@ internal sealed class RequestGroup
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static Poster NewPoster() => t_poster = new Poster();
 
-    /// <summary>Records a posted operation in the poster's group.</summary>
+    /// <summary>Records a posted operation in the poster's batch.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static RequestGroup Add(Poster poster, int handle, BufferHold? pin, BufferHold? pin2, out int index)
+    internal static RequestFinalizerBatch Add(Poster poster, int handle, BufferHold? pin, BufferHold? pin2, out int index)
     {
         int i = poster.Next;
-        RequestGroup? g = i < Capacity ? Unsafe.As<RequestGroup?>(poster.Filling.Target) : null;
+        RequestFinalizerBatch? g = i < Capacity ? Unsafe.As<RequestFinalizerBatch?>(poster.Filling.Target) : null;
         if (g is null)
         {
             g = Start(poster);
@@ -119,18 +118,18 @@ internal sealed class RequestGroup
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static RequestGroup Start(Poster poster)
+    private static RequestFinalizerBatch Start(Poster poster)
     {
-        var g = new RequestGroup();
+        var g = new RequestFinalizerBatch();
         poster.Filling.Target = g;
         return g;
     }
 
     /// <summary>
-    /// The request in the group's last entry completed (operations usually
+    /// The request in the batch's last entry completed (operations usually
     /// complete in the order they were posted): when every request of the
-    /// group has, the finalizer has nothing left to do and is skipped, so the
-    /// group dies young instead of surviving a GC on the finalization queue.
+    /// batch has, the finalizer has nothing left to do and is skipped, so the
+    /// batch dies young instead of surviving a GC on the finalization queue.
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     internal void LastCompleted()
@@ -140,8 +139,8 @@ internal sealed class RequestGroup
         GC.SuppressFinalize(this);
     }
 
-    /// <summary>None of the group's requests is reachable: orphan those never completed.</summary>
-    ~RequestGroup()
+    /// <summary>None of the batch's requests is reachable: orphan those never completed.</summary>
+    ~RequestFinalizerBatch()
     {
         for (int i = 0; i < Capacity; i++)
         {
