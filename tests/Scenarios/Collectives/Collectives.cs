@@ -1,4 +1,5 @@
 using System.MP;
+using System.Numerics;
 
 namespace Scenarios;
 
@@ -30,6 +31,14 @@ internal static class Collectives
         s[Scenario.CollUserop] = UserOps;
         s[Scenario.CollNonblocking] = Nonblocking;
         s[Scenario.CollBadArgs] = BadArguments;
+        s[Scenario.CollScans] = Scans;
+        s[Scenario.CollReduceScatter] = ReduceScatter;
+        s[Scenario.CollVectorInFlight] = VectorInFlight;
+        s[Scenario.CollScalars] = Scalars;
+        s[Scenario.CollUserStructs] = UserStructs;
+        s[Scenario.CollUnevenBadArgs] = UnevenBadArguments;
+        s[Scenario.CollReduceScatterEmptyBlock] = ReduceScatterEmptyBlock;
+        s[Scenario.CollIntercommVector] = IntercommVector;
     }
 
     private static T[] Make<T>(int n, Func<int, T> f)
@@ -402,4 +411,318 @@ internal static class Collectives
         ring.NeighborAlltoall(two, around, 1);
         Check.Sequence<int>([(r + p - 1) % p, (r + 1) % p], around, "neighbor alltoall after the refusals");
     }
+
+    // Nonblocking scans, and Exscan of arrays.
+    private static void Scans(Communicator c)
+    {
+        int r = c.Rank, p = c.Size;
+        var scan = new int[2];
+        c.IScan(new[] { r + 1, 10 * (r + 1) }, scan, Op.Sum).Wait();
+        Check.Sequence<int>([Tri(r + 1), 10 * Tri(r + 1)], scan, "IScan");
+        var ex = new[] { 99, 99 };
+        c.IExscan(new[] { r + 1, 10 * (r + 1) }, ex, Op.Sum).Wait();
+        if (r > 0)
+            Check.Sequence<int>([Tri(r), 10 * Tri(r)], ex, "IExscan");
+        ex = [99, 99, 99];
+        c.Exscan(new[] { r + 1, 2, r }, ex, Op.Max);
+        Check.Sequence<int>(r == 0 ? [0, 0, 0] : [r, 2, r - 1], ex, "Exscan of arrays (rank 0 cleared)");
+    }
+
+    // Reduce-scatter, equal blocks and uneven counts, blocking and not; the counts of a
+    // nonblocking one are copied when it is posted.
+    private static void ReduceScatter(Communicator c)
+    {
+        int r = c.Rank, p = c.Size;
+        var block = new int[2];
+        c.IReduceScatterBlock(Make(2 * p, j => r * 100 + j), block, Op.Sum).Wait();
+        Check.Sequence<int>(Make(2, i => 100 * Tri(p - 1) + p * (2 * r + i)), block, "IReduceScatterBlock");
+        int[] counts = Make(p, k => p - k + (k == 0 ? 1 : 0)); // 3, 1 on two ranks
+        int[] offsets = Prefix(counts);
+        int total = counts.Sum();
+        long[] send = Array.ConvertAll(Make(total + 2, j => (r + 1) * (j + 1)), v => (long)v);
+        var part = new long[counts[r] + 1];
+        part[^1] = -7;
+        c.ReduceScatter(send, part, counts, Op.Sum);
+        Check.Sequence<long>(Array.ConvertAll(Make(counts[r], i => (offsets[r] + i + 1) * Tri(p)), v => (long)v),
+                             part.AsSpan(0, counts[r]), "ReduceScatter with uneven counts");
+        Check.Equal(-7L, part[^1], "ReduceScatter wrote only this rank's block");
+        c.ReduceScatter(send, part, counts, Op.Max);
+        Check.Sequence<long>(Array.ConvertAll(Make(counts[r], i => (offsets[r] + i + 1) * p), v => (long)v),
+                             part.AsSpan(0, counts[r]), "ReduceScatter Max");
+        int[] moving = (int[])counts.Clone();
+        Request rq = c.IReduceScatter(send, part, moving, Op.Sum);
+        Array.Fill(moving, 1000); // the counts were copied: changing them now changes nothing
+        CompactAll();
+        rq.Wait();
+        Check.Sequence<long>(Array.ConvertAll(Make(counts[r], i => (offsets[r] + i + 1) * Tri(p)), v => (long)v),
+                             part.AsSpan(0, counts[r]), "IReduceScatter with its counts overwritten after posting");
+    }
+
+    // Nonblocking v-collectives, their counts and displacements overwritten and the heap compacted
+    // while they are in flight; the blocking form agrees.
+    private static void VectorInFlight(Communicator c)
+    {
+        int r = c.Rank, p = c.Size;
+        int[] gc = Make(p, k => k + 1), gd = Make(p, k => 1 + Make(p, j => j + 1).Skip(k + 1).Sum());
+        int glen = gc.Sum() + 1;
+        int[]? grecv = r == 0 ? Make(glen, _ => -1) : null;
+        Request g = c.IGatherv(Make(r + 1, i => 1000 * r + i), grecv, (int[])gc.Clone(), (int[])gd.Clone(), 0);
+        CompactAll();
+        g.Wait();
+        if (r == 0)
+        {
+            var expect = new int[glen];
+            expect[0] = -1;
+            for (int k = 0; k < p; k++)
+                for (int i = 0; i < gc[k]; i++)
+                    expect[gd[k] + i] = 1000 * k + i;
+            Check.Sequence<int>(expect, grecv, "IGatherv into reversed blocks after a gap");
+        }
+
+        int[] sc = Make(p, k => 2 * k + 1), sd = Prefix(sc);
+        int root = p - 1;
+        var srecv = new int[sc[r] + 1];
+        int[] scMoving = (int[])sc.Clone(), sdMoving = (int[])sd.Clone();
+        Request s = c.IScatterv(r == root ? Make(sc.Sum(), j => j * 7) : null, scMoving, sdMoving, srecv, root);
+        Array.Fill(scMoving, 0);
+        Array.Fill(sdMoving, 0);
+        CompactAll();
+        s.Wait();
+        Check.Sequence<int>(Make(sc[r], i => (sd[r] + i) * 7), srecv.AsSpan(0, sc[r]), "IScatterv");
+
+        int[] ac = Make(p, k => k + 2), ad = Prefix(ac);
+        var arecv = new int[ac.Sum()];
+        c.IAllgatherv(Make(r + 2, i => 10 * r + i), arecv, ac, ad).Wait();
+        Check.Sequence<int>(Enumerable.Range(0, p).SelectMany(k => Make(k + 2, i => 10 * k + i)).ToArray(), arecv, "IAllgatherv");
+
+        int[] tsc = Make(p, k => r + k + 1), trc = Make(p, k => k + r + 1);
+        int[] tsd = Prefix(tsc), trd = Prefix(trc);
+        int[] tsend = Enumerable.Range(0, p).SelectMany(k => Make(tsc[k], i => 1000 * r + 100 * k + i)).ToArray();
+        var trecv = new int[trc.Sum()];
+        Request t = c.IAlltoallv(tsend, tsc, tsd, trecv, trc, trd);
+        CompactAll();
+        t.Wait();
+        Check.Sequence<int>(Enumerable.Range(0, p).SelectMany(k => Make(trc[k], i => 1000 * k + 100 * r + i)).ToArray(), trecv, "IAlltoallv");
+        // The blocking forms agree.
+        var brecv = new int[trc.Sum()];
+        c.Alltoallv(tsend, tsc, tsd, brecv, trc, trd);
+        Check.Sequence<int>(trecv, brecv, "Alltoallv agrees with IAlltoallv");
+    }
+
+    // The scalar forms: one value per rank.
+    private static void Scalars(Communicator c)
+    {
+        int r = c.Rank, p = c.Size;
+        double bv = r == 1 ? 42.5 : 0;
+        c.Bcast(ref bv, 1);
+        Check.Equal(42.5, bv, "Bcast(ref)");
+        Check.Sequence<long>(Array.ConvertAll(Make(p, k => 3 * k), v => (long)v), c.Allgather(3L * r), "Allgather of one value");
+        short[]? gathered = c.Gather((short)(r + 5), 0);
+        if (r == 0)
+            Check.Sequence<short>(Array.ConvertAll(Make(p, k => k + 5), v => (short)v), gathered!, "Gather of one value");
+        else
+            Check.True(gathered is null, "Gather of one value is null off the root");
+        Check.Equal(10 * (r + 1), c.Scatter(r == 0 ? Make(p, k => 10 * (k + 1)) : null, 0), "Scatter of one value each");
+        if (r == 0)
+            Check.Throws<ArgumentException>(() => c.Scatter(new int[p - 1], 0), "Scatter of too few values at the root");
+    }
+
+    // Sum, Product, Min and Max of user structs through their operators; what has no operator is refused.
+    private static void UserStructs(Communicator c)
+    {
+        int r = c.Rank, p = c.Size;
+        Check.Equal(new Vec(Tri(p), -Tri(p - 1)), c.Allreduce(new Vec(r + 1, -r), Op.Sum), "Sum of a user struct");
+        Check.Equal(new Vec(Tri(r + 1), r + 1), c.Scan(new Vec(r + 1, 1), Op.Sum), "Scan Sum of a user struct");
+        long Prod(Func<int, long> f) => Enumerable.Range(0, p).Aggregate(1L, (acc, k) => acc * f(k));
+        var vs = new Vec[3];
+        c.Allreduce(new[] { new Vec(r, 5), new Vec(1, -r - 1), new Vec(r + 2, r + 1) }, vs, Op.Product);
+        Check.Sequence<Vec>([new Vec(Prod(k => k), Prod(_ => 5)), new Vec(1, Prod(k => -k - 1)), new Vec(Prod(k => k + 2), Prod(k => k + 1))],
+                            vs, "Product of user structs");
+        var mn = new Vec[2];
+        c.Allreduce(new[] { new Vec(1, r), new Vec(r, -r) }, mn, Op.Min);
+        Check.Sequence<Vec>([new Vec(1, 0), new Vec(0, 0)], mn, "Min of user structs (by X, then Y)");
+        Check.Equal(new Vec(p - 1, -(p - 1)), c.Allreduce(new Vec(r, -r), Op.Max), "Max of a user struct");
+        Mat expected = Enumerable.Range(0, p).Select(Mat.Of).Aggregate((a, b) => a * b);
+        Check.Equal(r == 0 ? expected : default, c.Reduce(Mat.Of(r), Op.Product, 0), "Product of matrices in rank order");
+        var vblock = new Vec[1];
+        c.ReduceScatterBlock(Make(p, j => j).Select(j => new Vec(j, r)).ToArray(), vblock, Op.Sum);
+        Check.Equal(new Vec(p * r, Tri(p - 1)), vblock[0], "ReduceScatterBlock Sum of a user struct");
+        Check.Throws<ArgumentException>(() => c.IAllreduce(new Vec[1], new Vec[1], Op.Sum), "a nonblocking Sum of a user struct");
+        Check.Throws<ArgumentException>(() => c.Allreduce(new Plain(), Op.Sum), "Sum of a struct without operators");
+        Check.Throws<ArgumentException>(() => c.Allreduce(new Vec(), Op.BitwiseAnd), "a bitwise op on a user struct");
+    }
+
+    // Misuse of the uneven forms, refused on every rank before MPI.
+    private static void UnevenBadArguments(Communicator c)
+    {
+        int r = c.Rank, p = c.Size;
+        int[] counts = Make(p, k => p - k + (k == 0 ? 1 : 0)); // 3, 1 on two ranks
+        int total = counts.Sum();
+        var part = new long[counts[r] + 1];
+        int[] AgCounts() => Make(p, k => k + 2);
+
+        long[] lsend = new long[total];
+        Check.Throws<ArgumentNullException>(() => c.ReduceScatter(lsend, part, null!, Op.Sum), "ReduceScatter without counts");
+        Check.Throws<ArgumentException>(() => c.ReduceScatter(lsend, part, new int[p + 1], Op.Sum), "ReduceScatter counts of the wrong length");
+        Check.Throws<ArgumentException>(() => c.ReduceScatter(lsend, part, Make(p, k => k == 0 ? -1 : 1), Op.Sum), "ReduceScatter with a negative count");
+        Check.Throws<ArgumentException>(() => c.ReduceScatter(lsend, new long[total + 1], Make(p, k => k == p - 1 ? total + 1 : 0), Op.Sum), "ReduceScatter counts beyond the send array");
+        Check.Throws<ArgumentException>(() => c.IReduceScatter(lsend, new long[0], Make(p, _ => 1), Op.Sum), "IReduceScatter into a short array");
+        Check.Throws<ArgumentException>(() => c.IAllgatherv(new int[r + 2], new int[3], AgCounts(), Prefix(AgCounts())), "IAllgatherv blocks past the end");
+        Check.Throws<ArgumentException>(() => c.IAlltoallv(new int[p], Make(p, _ => 1), Prefix(Make(p, _ => 1)), new int[p], Make(p, _ => 1), new int[p]),
+                                        "IAlltoallv receive blocks that overlap");
+        Check.Throws<ArgumentException>(() => c.IAllgatherv(new int[r + 2], new int[100], AgCounts(), Make(p, k => k == 0 ? -1 : 0)), "IAllgatherv with a negative displacement");
+        Check.Throws<ArgumentException>(() => c.IAllgatherv(new int[1], new int[100], AgCounts(), Prefix(AgCounts())), "IAllgatherv whose own block has another length");
+        if (r == 0)
+            Check.Throws<ArgumentException>(() => c.IGatherv(new int[1], new int[1], Make(p, _ => 1), Make(p, k => k), 0), "IGatherv at the root past the end");
+        // The communicator goes on.
+        Check.Equal(Tri(p - 1), c.Allreduce(r, Op.Sum), "an allreduce after the refusals");
+        c.Barrier();
+    }
+
+    // Three ranks: reduce-scatter with an empty block.
+    private static void ReduceScatterEmptyBlock(Communicator c)
+    {
+        int r = c.Rank, p = c.Size;
+        int[] counts = [2, 0, 3];
+        int[] offsets = Prefix(counts);
+        double[] send = Make(5, j => (r + 1) * (j + 1)).Select(v => v / 2.0).ToArray();
+        var part = new double[counts[r]];
+        c.ReduceScatter(send, part, counts, Op.Sum);
+        Check.Sequence<double>(Make(counts[r], i => offsets[r] + i + 1).Select(v => v * 6 / 2.0).ToArray(), part, "ReduceScatter 2, 0, 3");
+        int[] counts2 = [1, 4, 0];
+        int[] offsets2 = Prefix(counts2);
+        var part2 = new double[counts2[r]];
+        c.IReduceScatter(send, part2, counts2, Op.Max).Wait();
+        Check.Sequence<double>(Make(counts2[r], i => offsets2[r] + i + 1).Select(v => v * 3 / 2.0).ToArray(), part2, "IReduceScatter 1, 4, 0 Max");
+    }
+
+    // Three ranks: the v-collectives across an intercommunicator of groups {0} and {1, 2}; misuse
+    // refused before MPI, a truncation inside it, and the intercommunicator goes on.
+    private static void IntercommVector(Communicator c)
+    {
+        int r = c.Rank;
+        // Groups A = {0} and B = {1, 2}.
+        int color = r == 0 ? 0 : 1;
+        using Communicator local = c.Split(color, r)!;
+        using Intercommunicator inter = Intercommunicator.Create(local, 0, c, color == 0 ? 1 : 0, 61);
+        int lr = local.Rank;
+        bool a = color == 0;
+
+        // Gatherv at A's rank: B's ranks send lr + 2 elements, into reversed blocks.
+        if (a)
+        {
+            var got = Make(6, _ => -1);
+            inter.Gatherv<int>(null!, got, [2, 3], [4, 0], Mpi.Root);
+            Check.Sequence<int>([100, 101, 102, -1, 0, 1], got, "intercommunicator Gatherv at A");
+        }
+        else
+        {
+            inter.Gatherv(Make(lr + 2, i => 100 * lr + i), null, null!, null!, 0);
+        }
+        // Gatherv at B's rank 1: A's rank sends 4 elements; B's rank 0 passes ProcNull.
+        if (a)
+        {
+            inter.Gatherv(Make(4, i => 7 * i), null, null!, null!, 1);
+        }
+        else
+        {
+            var got = new int[4];
+            inter.Gatherv<int>(null!, lr == 1 ? got : null, [4], [0], lr == 1 ? Mpi.Root : Mpi.ProcNull);
+            if (lr == 1)
+                Check.Sequence<int>([0, 7, 14, 21], got, "intercommunicator Gatherv at B");
+        }
+        // Scatterv from A: B's rank lr gets counts[lr] elements.
+        int[] sc = [1, 3], sd = [3, 0];
+        if (a)
+        {
+            var unused = new int[0];
+            inter.Scatterv(Make(4, j => 50 + j), sc, sd, unused, Mpi.Root);
+        }
+        else
+        {
+            var got = new int[3];
+            inter.Scatterv(null, sc, null!, got, 0);
+            Check.Sequence<int>(lr == 0 ? [53] : [50, 51, 52], got.AsSpan(0, sc[lr]), "intercommunicator Scatterv");
+        }
+        // Allgatherv: A gets B's blocks (2 and 1 elements), B gets A's 3.
+        {
+            int[] send3 = a ? [9, 8, 7] : Make(2 - lr, i => 20 * lr + i);
+            int[] cnt = a ? [2, 1] : [3];
+            var got = new int[3];
+            inter.Allgatherv(send3, got, cnt, Prefix(cnt));
+            Check.Sequence<int>(a ? [0, 1, 20] : [9, 8, 7], got, "intercommunicator Allgatherv");
+            var got2 = new int[4];
+            inter.IAllgatherv(send3, got2, cnt, Prefix(cnt, 1)).Wait();
+            Check.Sequence<int>(a ? [0, 0, 1, 20] : [0, 9, 8, 7], got2, "intercommunicator IAllgatherv");
+        }
+        // Alltoallv: A sends lr + 1 elements to B's rank lr; each B rank sends 2 to A.
+        {
+            int[] scnt = a ? [1, 2] : [2], rcnt = a ? [2, 2] : [lr + 1];
+            int[] tsend = a ? [10, 11, 12] : [30 + lr, 40 + lr];
+            var got = new int[rcnt.Sum()];
+            inter.Alltoallv(tsend, scnt, Prefix(scnt), got, rcnt, Prefix(rcnt));
+            Check.Sequence<int>(a ? [30, 40, 31, 41] : lr == 0 ? [10] : [11, 12], got, "intercommunicator Alltoallv");
+        }
+        // Scalar forms across the groups.
+        Check.Sequence<int>(a ? [1, 2] : [0], inter.Allgather(r), "intercommunicator Allgather of one value");
+
+        // Refused before MPI: ReduceScatter counts not of the local group (ObjectCollectives.cs runs
+        // it across an intercommunicator); counts of the wrong length at A's root (only it calls).
+        Check.Throws<ArgumentException>(() => inter.ReduceScatter(new int[3], new int[3], new int[inter.Size + 1], Op.Sum), "ReduceScatter counts not of the local group");
+        if (a)
+            Check.Throws<ArgumentException>(() => inter.Gatherv<int>(null!, new int[9], [1, 1, 1], [0, 1, 2], Mpi.Root), "counts per local rank instead of remote");
+
+        // Inside MPI: B's rank 0 sends 5 elements where A's root expects 2.
+        if (a)
+            Check.Throws<MessageTruncatedException>(() => inter.Gatherv<int>(null!, new int[5], [2, 3], [0, 2], Mpi.Root), "a remote block longer than its count");
+        else
+            inter.Gatherv(new int[lr == 0 ? 5 : 3], null, null!, null!, 0);
+        // The intercommunicator goes on.
+        if (a)
+        {
+            var got = new int[5];
+            inter.Gatherv<int>(null!, got, [2, 3], [0, 2], Mpi.Root);
+            Check.Sequence<int>([1, 1, 2, 2, 2], got, "a Gatherv after the failure");
+        }
+        else
+        {
+            inter.Gatherv(Make(lr + 2, _ => lr + 1), null, null!, null!, 0);
+        }
+        c.Barrier();
+    }
+
+    private static int Tri(int n) => n * (n + 1) / 2; // 1 + ... + n
+
+    private static int[] Prefix(int[] counts, int start = 0)
+    {
+        var displs = new int[counts.Length];
+        for (int i = 0, at = start; i < counts.Length; at += counts[i], i++)
+            displs[i] = at;
+        return displs;
+    }
+
+    private static void CompactAll() => GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+
+    /// <summary>A user struct with generic-math operators: Sum, Product, Min and Max apply to it.</summary>
+    internal readonly record struct Vec(long X, long Y) :
+        IAdditionOperators<Vec, Vec, Vec>, IMultiplyOperators<Vec, Vec, Vec>, IComparisonOperators<Vec, Vec, bool>
+    {
+        public static Vec operator +(Vec a, Vec b) => new(a.X + b.X, a.Y + b.Y);
+        public static Vec operator *(Vec a, Vec b) => new(a.X * b.X, a.Y * b.Y);
+        private static int Compare(Vec a, Vec b) => a.X != b.X ? a.X.CompareTo(b.X) : a.Y.CompareTo(b.Y);
+        public static bool operator <(Vec a, Vec b) => Compare(a, b) < 0;
+        public static bool operator >(Vec a, Vec b) => Compare(a, b) > 0;
+        public static bool operator <=(Vec a, Vec b) => Compare(a, b) <= 0;
+        public static bool operator >=(Vec a, Vec b) => Compare(a, b) >= 0;
+    }
+
+    /// <summary>A 2x2 matrix: its product is not commutative, so the rank order shows.</summary>
+    internal readonly record struct Mat(long A, long B, long C, long D) : IMultiplyOperators<Mat, Mat, Mat>
+    {
+        public static Mat operator *(Mat x, Mat y) =>
+            new(x.A * y.A + x.B * y.C, x.A * y.B + x.B * y.D, x.C * y.A + x.D * y.C, x.C * y.B + x.D * y.D);
+        internal static Mat Of(int rank) => rank % 2 == 0 ? new(1, rank + 1, 0, 1) : new(1, 0, rank + 1, 1);
+    }
+
+    internal readonly record struct Plain(int A);
 }

@@ -8,7 +8,7 @@ namespace Scenarios;
 /// of nonblocking operations); the test kills rank 1 with SIGKILL, or rank 1 leaves by
 /// Environment.Exit(3) or by an unhandled exception.  Nothing here returns normally.
 /// </summary>
-internal static class Faults
+internal static class DyingRanks
 {
     internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
     {
@@ -64,6 +64,8 @@ internal static class Faults
             }
             Check.True(false, $"rank {c.Rank} kept exchanging messages for 120 s: the link never went down");
         };
+        s[Scenario.Abort] = Abort;
+        s[Scenario.Unhandled] = Unhandled;
         s[Scenario.FaultExitEarly] = c =>
         {
             Ready(c);
@@ -86,5 +88,31 @@ internal static class Faults
         Ready(c);
         wait();
         Check.True(false, $"rank {c.Rank} got past a wait for the killed rank");
+    }
+
+    // Rank 1 aborts while rank 0 waits for a message that never comes: the
+    // whole job must end (the test asserts the exit code and that it did not hang).
+    private static void Abort(Communicator c)
+    {
+        if (c.Rank == 1)
+        {
+            Console.WriteLine("rank 1 aborting with 7");
+            Console.Out.Flush();
+            Mpi.Abort(7);
+        }
+        c.Recv(new int[1], 1, 99);
+        Check.True(false, "rank 0 must not get past the receive");
+    }
+
+    private static void Unhandled(Communicator c)
+    {
+        if (c.Rank == 1)
+        {
+            var t = new Thread(() => throw new InvalidTimeZoneException("boom on rank 1"));
+            t.Start();
+            t.Join();
+        }
+        c.Recv(new int[1], 1, 99);
+        Check.True(false, "rank 0 must not get past the receive");
     }
 }

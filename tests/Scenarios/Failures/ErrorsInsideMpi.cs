@@ -8,13 +8,12 @@ namespace Scenarios;
 /// counts MPI errors; a call issued twice would also consume the next message), and the next
 /// operation on the same communicator works.
 /// </summary>
-internal static class MpiErrors
+internal static class ErrorsInsideMpi
 {
     internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
     {
         s[Scenario.MpiErrors] = InsideMpi;
         s[Scenario.MpiErrorsInter] = InsideMpiAcrossGroups;
-        s[Scenario.MpiErrorsFreed] = FreedCommunicator;
     }
 
     private static void InsideMpi(Communicator c)
@@ -140,33 +139,6 @@ internal static class MpiErrors
             Check.Equal(51 - color, got[0], "the exchange across the intercommunicator after the failure");
         }
         c.Barrier();
-    }
-
-    // A freed communicator never reaches MPI: System.MP refuses it (ObjectDisposedException)
-    // before any native call, so no MPI error can come from it.  The proof: the core counted
-    // no failing MPI call and no operation, and the communicator it came from goes on.  (The
-    // core refuses a stale handle itself too, before MPI: test_mpcore's comms group.)
-    private static void FreedCommunicator(Communicator c)
-    {
-        Communicator freed = c.Dup();
-        freed.Dispose();
-        MpiStatistics before = Mpi.GetStatistics();
-        var data = new int[4];
-        Check.Throws<ObjectDisposedException>(() => freed.Send(data, 0, 1), "send on a freed communicator");
-        Check.Throws<ObjectDisposedException>(() => freed.Recv(data, 0, 1), "receive on a freed communicator");
-        Check.Throws<ObjectDisposedException>(() => freed.IRecv(data, 0, 1), "nonblocking receive on a freed communicator");
-        Check.Throws<ObjectDisposedException>(() => freed.Bcast(data, 0), "bcast on a freed communicator");
-        Check.Throws<ObjectDisposedException>(freed.Barrier, "barrier on a freed communicator");
-        Check.Throws<ObjectDisposedException>(() => freed.Dup(), "dup of a freed communicator");
-        Check.Throws<ObjectDisposedException>(() => freed.OSend("x", 0, 1), "object send on a freed communicator");
-        MpiStatistics after = Mpi.GetStatistics();
-        Check.Equal(before.MpiErrors, after.MpiErrors, "failing MPI calls from a freed communicator");
-        Check.Equal(before.PointToPointOperations, after.PointToPointOperations, "point-to-point operations that reached the core");
-        Check.Equal(before.CollectiveOperations, after.CollectiveOperations, "collectives that reached the core");
-        Check.Equal(before.Communicators, after.Communicators, "communicators in the core");
-        var sum = new int[1];
-        c.Allreduce(new[] { 1 }, sum, Op.Sum);
-        Check.Equal(c.Size, sum[0], "the parent communicator after the refusals");
     }
 
     // Runs a call that must fail inside MPI on the ranks where `fails` is true (and

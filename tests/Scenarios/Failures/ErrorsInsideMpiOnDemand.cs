@@ -10,19 +10,19 @@ namespace Scenarios;
 /// core's), dynamic processes, one-sided calls and their synchronization, file views, object
 /// sends, and completions that fail part of a set or all of it.  The job runs on the MPI
 /// library with failures a test arms (tests/native/mpi_faults.c, MOTOR_MPI_LIBRARY;
-/// MpiFaultTests), and each rank arms the call just before the operation under test.  Every
+/// ErrorsInsideMpiTests), and each rank arms the call just before the operation under test.  Every
 /// failure must surface as an <see cref="MpiException"/> with the class MPI returned and the
 /// call's name, the call having run once (the core's MpiErrors and the library's own count), with
 /// nothing left behind (requests, MPI requests, GCHandles, communicators; the communicators,
 /// windows, files and datatypes MPI holds; under motor, buffers the GC extension pins), nothing
 /// sent, and the same operation working afterwards, its data delivered once.  Two ranks.
 /// </summary>
-internal static unsafe class MpiFaults
+internal static unsafe class ErrorsInsideMpiOnDemand
 {
     internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
     {
         s[Scenario.MpiFaults] = Run;
-        s[Scenario.MpiFaultsAsync] = c => MpiFaultsAsync.Run(c).GetAwaiter().GetResult();
+        s[Scenario.MpiFaultsAsync] = c => ErrorsInsideMpiOnDemandAsync.Run(c).GetAwaiter().GetResult();
     }
 
     private static void Run(Communicator c)
@@ -907,7 +907,7 @@ internal static unsafe class MpiFaults
 }
 
 /// <summary>Scenario mpi-faults-async: failures inside MPI under the progress engine (thread level Multiple), on the library of tests/native/mpi_faults.c.</summary>
-internal static class MpiFaultsAsync
+internal static class ErrorsInsideMpiOnDemandAsync
 {
     /// <summary>
     /// The progress engine's MPI_Testsome failing inside MPI, once and then for good: the engine
@@ -926,16 +926,16 @@ internal static class MpiFaultsAsync
         {
             string what = times == 1 ? "Testsome failing once" : "Testsome failing for good";
             MpiStatistics before = Mpi.GetStatistics();
-            long failed = MpiFaults.Failed("MPI_Testsome");
+            long failed = ErrorsInsideMpiOnDemand.Failed("MPI_Testsome");
             var one = new long[3];
             var two = new int[2];
-            Check.True(MpiFaults.Arm("MPI_Testsome", 0, times) > 0, $"{what}: the library arms MPI_Testsome");
+            Check.True(ErrorsInsideMpiOnDemand.Arm("MPI_Testsome", 0, times) > 0, $"{what}: the library arms MPI_Testsome");
             Task<Status> alone = c.IRecv(one, peer, Data).WaitAsync();
             Task<Status[]> set = Request.WhenAll(c.IRecv(two, peer, Set));
             var until = DateTime.UtcNow.AddSeconds(30);
-            while (MpiFaults.Failed("MPI_Testsome") == failed && DateTime.UtcNow < until)
+            while (ErrorsInsideMpiOnDemand.Failed("MPI_Testsome") == failed && DateTime.UtcNow < until)
                 Thread.Sleep(1);
-            Check.True(MpiFaults.Failed("MPI_Testsome") > failed, $"{what}: the engine's MPI_Testsome failed while the receives were pending");
+            Check.True(ErrorsInsideMpiOnDemand.Failed("MPI_Testsome") > failed, $"{what}: the engine's MPI_Testsome failed while the receives were pending");
             c.Send(new[] { 1 }, peer, Seen); // each side's failure happened before either sends
             c.Recv(new int[1], peer, Seen);
             c.Send(new long[] { times, c.Rank, 7 }, peer, Data);
@@ -946,9 +946,9 @@ internal static class MpiFaultsAsync
             Status[] got = await set;
             Check.True(got.Length == 1 && got[0].Source == peer && two[0] == 40 + peer && two[1] == 50,
                        $"{what}: the receive awaited in a set completed with its data");
-            MpiFaults.Clear();
+            ErrorsInsideMpiOnDemand.Clear();
             MpiStatistics after = Mpi.GetStatistics();
-            long failures = MpiFaults.Failed("MPI_Testsome") - failed;
+            long failures = ErrorsInsideMpiOnDemand.Failed("MPI_Testsome") - failed;
             Check.True(times == 1 ? failures == 1 : failures >= 1, $"{what}: MPI_Testsome failed {failures} times");
             Check.True(after.MpiErrors - before.MpiErrors == failures, $"{what}: each failure counted once ({after.MpiErrors - before.MpiErrors} for {failures})");
             Check.Equal(before.ActiveRequests, after.ActiveRequests, $"{what}: no request left");

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.MP;
 using System.Runtime;
 using System.Runtime.CompilerServices;
@@ -21,6 +22,7 @@ internal static class GcExtension
         s[Scenario.GcLargeArrays] = LargeArrays;
         s[Scenario.GcGen0Budget] = Gen0Budget;
         s[Scenario.GcMarkCompletesAnError] = MarkCompletesAnError;
+        s[Scenario.GcNotStarved] = GcNotStarved;
     }
 
     // Under motor a GC mark tests the operations in flight, on the thread that collects: one that
@@ -500,6 +502,49 @@ internal static class GcExtension
     }
 
     private static unsafe nint Address(int[] a) => (nint)Unsafe.AsPointer(ref a[0]);
+
+    private static void GcNotStarved(Communicator c)
+    {
+        // Rank 0 sits in Recv for ~2 s while another thread allocates: the
+        // waiting rank must not hold off the GC.
+        const int DelayMs = 2000;
+        if (c.Rank == 1)
+        {
+            Thread.Sleep(DelayMs);
+            c.Send(new[] { 1 }, 0, 1);
+        }
+        else if (c.Rank == 0)
+        {
+            int gcsBefore = GC.CollectionCount(0);
+            long longestPauseTicks = 0;
+            var stop = new ManualResetEventSlim();
+            var allocator = new Thread(() =>
+            {
+                var keep = new object[64];
+                var sw = Stopwatch.StartNew();
+                long last = sw.ElapsedTicks;
+                for (int i = 0; !stop.IsSet; i++)
+                {
+                    keep[i & 63] = new byte[(i & 7) * 1024 + 64];
+                    long now = sw.ElapsedTicks;
+                    longestPauseTicks = Math.Max(longestPauseTicks, now - last);
+                    last = now;
+                }
+            });
+            allocator.Start();
+            Thread.Sleep(50);
+            var buf = new int[1];
+            c.Recv(buf, 1, 1);
+            stop.Set();
+            allocator.Join();
+            int gcs = GC.CollectionCount(0) - gcsBefore;
+            double longestMs = longestPauseTicks * 1000.0 / Stopwatch.Frequency;
+            Console.WriteLine($"gc-not-starved: {gcs} gen0 GCs while waiting, longest allocation gap {longestMs:F1} ms");
+            Check.True(gcs >= 10, $"GCs ran while rank 0 waited in Recv ({gcs})");
+            Check.True(longestMs < DelayMs / 4.0, $"longest allocation gap {longestMs:F1} ms is far below the {DelayMs} ms wait");
+            Check.Equal(1, buf[0], "message after the wait");
+        }
+    }
 }
 
 /// <summary>A node of the lists the gen0-budget scenario sends back and forth.</summary>

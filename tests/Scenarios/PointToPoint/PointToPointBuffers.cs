@@ -34,6 +34,9 @@ internal static class PointToPointBuffers
         s[Scenario.SendrecvRing] = SendRecvRing;
         s[Scenario.DupSplit] = DupSplit;
         s[Scenario.Mprobe] = MatchedProbe;
+        s[Scenario.Issend] = NonblockingSyncSend;
+        s[Scenario.SendrecvReplace] = SendRecvReplace;
+        s[Scenario.MprobeTyped] = MatchedIntoTypedBuffers;
     }
 
     private static void MatchedProbe(Communicator c)
@@ -434,4 +437,111 @@ internal static class PointToPointBuffers
         c.Dispose();   // world is never freed
         Check.Equal(c.Size, Communicator.World.Size, "world survives Dispose");
     }
+
+    // ISsend completes only once the receiver has started the receive; misuse is refused before MPI.
+    private static void NonblockingSyncSend(Communicator c)
+    {
+        int r = c.Rank;
+        // ISsend completes only once the receiver has started the receive: rank 1 posts it
+        // only after rank 0's next message, so the first test must find it pending.
+        if (r == 0)
+        {
+            Request s = c.ISsend(new[] { 5, 6, 7 }, 1, 10);
+            Check.True(!s.Test(out _), "a synchronous send is pending until the receive starts");
+            c.Send(1, 1, 11);
+            s.Wait();
+            Check.True(s.IsCompleted, "the synchronous send completed");
+            c.ISsend(Make(10, i => 100 + i), 2, 3, 1, 12).Wait();
+            Check.Throws<ArgumentException>(() => c.ISsend(new int[4], 2, 3, 1, 12), "ISsend past the end of the array");
+            Check.Throws<ArgumentException>(() => c.ISsend(new int[4], 1, -5), "ISsend with a negative tag");
+        }
+        else
+        {
+            Check.Equal(1, c.Recv<int>(0, 11), "the go-ahead");
+            var got = new int[3];
+            c.Recv(got, 0, 10);
+            Check.Sequence<int>([5, 6, 7], got, "the synchronous send's data");
+            c.Recv(got, 0, 12);
+            Check.Sequence<int>([102, 103, 104], got, "the synchronous send of a slice");
+        }
+    }
+
+    // SendRecvReplace: the array leaves and the peer's arrives in its place; a longer message is
+    // truncated inside MPI, misuse is refused before it.
+    private static void SendRecvReplace(Communicator c)
+    {
+        int r = c.Rank, peer = 1 - r;
+        int[] mine = Make(5, i => 10 * r + i);
+        Status rs = c.SendRecvReplace(mine, peer, 30, peer, 30);
+        Check.Sequence<int>(Make(5, i => 10 * peer + i), mine, "SendRecvReplace exchanged the arrays");
+        Check.Equal(peer, rs.Source, "SendRecvReplace status source");
+        // A shorter incoming message fills the front; a longer one is truncated inside MPI.
+        if (r == 0)
+        {
+            int[] six = Make(6, i => -i);
+            Status st = c.SendRecvReplace(six, 1, 31, 1, 31);
+            Check.Equal(3, st.GetCount<int>(), "a shorter message replaced the front");
+            Check.Sequence<int>([70, 71, 72, -3, -4, -5], six, "front replaced, rest kept");
+            Check.Throws<MessageTruncatedException>(() => c.SendRecvReplace(new int[6], 1, 32, 1, 32), "a longer message is truncated");
+        }
+        else
+        {
+            var got = new int[6];
+            c.SendRecv(new[] { 70, 71, 72 }, 0, 31, got, 0, 31);
+            Check.Sequence<int>([0, -1, -2, -3, -4, -5], got, "rank 0's six before the replace");
+            c.SendRecv(new int[9], 0, 32, got, 0, 32);
+        }
+        int[] kept = [1, 2];
+        Check.Equal(Mpi.ProcNull, c.SendRecvReplace(kept, Mpi.ProcNull, 0, Mpi.ProcNull, 0).Source, "SendRecvReplace with ProcNull");
+        Check.Sequence<int>([1, 2], kept, "ProcNull leaves the array");
+        Check.Throws<ArgumentException>(() => c.SendRecvReplace(kept, peer, -1, peer, 0), "SendRecvReplace with a negative tag");
+        Check.Throws<ArgumentException>(() => c.SendRecvReplace(kept, 5, 0, peer, 0), "SendRecvReplace to a rank outside");
+        Check.Throws<ArgumentNullException>(() => c.SendRecvReplace<int>(null!, peer, 0, peer, 0), "SendRecvReplace of null");
+    }
+
+    // Matched messages received into typed buffers: one value, blocking, nonblocking, into a slice, once.
+    private static void MatchedIntoTypedBuffers(Communicator c)
+    {
+        int r = c.Rank;
+        if (r == 0)
+        {
+            c.Send(3.25, 1, 40);
+            c.Send(Make(100, i => i * i), 1, 41);
+            c.Send(Make(8, i => i), 1, 42);
+            c.Send((short)9, 1, 43);
+            c.Send(Make(5, i => -i), 1, 44);
+        }
+        else
+        {
+            Message m = c.MProbe(0, 40);
+            Check.Equal(1, m.Status.GetCount<double>(), "the probed size");
+            Check.Equal(3.25, m.Recv<double>(), "one value of a matched message");
+            Check.True(m.IsReceived, "received");
+            Check.Throws<InvalidOperationException>(() => m.Recv<double>(), "a matched message received twice");
+            Check.Throws<InvalidOperationException>(() => m.IRecv(new double[1]), "a matched message received twice (nonblocking)");
+
+            Message big = c.MProbe(0, 41);
+            var arr = new int[big.Status.GetCount<int>()];
+            Request q = big.IRecv(arr);
+            CompactAll(); // the array stays where MPI writes while the receive is in flight
+            Status st = q.Wait();
+            Check.Equal(100, st.GetCount<int>(), "nonblocking matched receive count");
+            Check.Sequence<int>(Make(100, i => i * i), arr, "nonblocking matched receive data");
+
+            Request t = c.MProbe(0, 42).IRecv(new int[4]);
+            Check.Throws<MessageTruncatedException>(() => t.Wait(), "a matched message longer than the array");
+            Check.Throws<MpiException>(() => c.MProbe(0, 43).Recv<long>(), "a value longer than the message");
+            Message slice = c.MProbe(0, 44);
+            Check.Throws<ArgumentException>(() => slice.IRecv(new int[5], 3, 4), "a slice past the end");
+            Check.True(!slice.IsReceived, "a refused receive leaves the message");
+            var wide = new int[9];
+            slice.IRecv(wide, 2, 6).Wait();
+            Check.Sequence<int>([0, 0, 0, -1, -2, -3, -4, 0, 0], wide, "a matched message into a slice");
+        }
+        Status nul = c.MProbe(Mpi.ProcNull, 0).IRecv(new int[2]).Wait();
+        Check.Equal(Mpi.ProcNull, nul.Source, "a matched message from ProcNull");
+        c.Barrier();
+    }
+
+    private static void CompactAll() => GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
 }

@@ -15,6 +15,7 @@ internal static class RequestPath
         s[Scenario.RequestPathPins] = Pins;
         s[Scenario.RequestPathMixedSets] = MixedSets;
         s[Scenario.RequestPathFullTable] = FullTable;
+        s[Scenario.RequestPathWaitSome] = WaitSomeTestSome;
     }
 
     // The core's table of pending requests full: the receive of a matched message is
@@ -395,6 +396,66 @@ internal static class RequestPath
                 }
                 c.Barrier();
             }
+        }
+    }
+
+    // WaitSome and TestSome complete what arrived and only that; misuse is refused before anything completes.
+    private static void WaitSomeTestSome(Communicator c)
+    {
+        int r = c.Rank;
+        static int[] Fill(int n, Func<int, int> value) => Enumerable.Range(0, n).Select(value).ToArray();
+
+        // WaitSome and TestSome: rank 0 sends tags 21 and 23 first, 20 and 22 only once rank 1
+        // has completed those two, so the first ones rank 1 collects are exactly 1 and 3.
+        if (r == 0)
+        {
+            c.Send(Fill(2, i => 21 * 10 + i), 1, 21);
+            c.Send(Fill(4, i => 23 * 10 + i), 1, 23);
+            Check.Equal(24, c.Recv<int>(1, 24), "rank 1 collected the first two");
+            c.Send(Fill(1, i => 20 * 10 + i), 1, 20);
+            c.Send(Fill(3, i => 22 * 10 + i), 1, 22);
+        }
+        else
+        {
+            var bufs = Fill(4, _ => 0).Select(_ => new int[8]).ToArray();
+            Request[] reqs = Enumerable.Range(0, 4).Select(k => c.IRecv(bufs[k], 0, 20 + k)).ToArray();
+            var seen = new List<int>();
+            while (seen.Count < 2)
+            {
+                int[] idx = Request.WaitSome(reqs, out Status[] st);
+                Check.True(idx.Length > 0 && idx.Length == st.Length, "WaitSome completed at least one");
+                for (int k = 0; k < idx.Length; k++)
+                {
+                    Check.Equal(20 + idx[k], st[k].Tag, "WaitSome status tag");
+                    Check.Equal(idx[k] + 1, st[k].GetCount<int>(), "WaitSome status count");
+                    seen.Add(idx[k]);
+                }
+            }
+            seen.Sort();
+            Check.Sequence<int>([1, 3], seen.ToArray(), "only the sent messages completed");
+            Check.Equal(0, Request.TestSome(reqs, out _).Length, "nothing more has arrived before the go-ahead");
+            c.Send(24, 0, 24);
+            seen.Clear();
+            while (seen.Count < 2)
+                seen.AddRange(Request.TestSome(reqs, out _));
+            seen.Sort();
+            Check.Sequence<int>([0, 2], seen.ToArray(), "TestSome completed the others");
+            for (int k = 0; k < 4; k++)
+                Check.Sequence<int>(Fill(k + 1, i => (20 + k) * 10 + i), bufs[k].AsSpan(0, k + 1), $"message {20 + k}");
+            Check.Equal(0, Request.WaitSome(reqs, out Status[] none).Length + none.Length, "WaitSome of completed requests returns none");
+
+            // A repeated pending request or a null entry is refused before anything completes.
+            Request pending = c.IRecv(new int[1], 0, 25);
+            Check.Throws<ArgumentException>(() => Request.WaitSome([pending, pending], out _), "WaitSome with a request twice");
+            Check.Throws<ArgumentNullException>(() => Request.TestSome([pending, null!], out _), "TestSome with a null entry");
+            c.Send(25, 0, 26);
+            Check.Equal(0, Request.WaitSome([pending], out Status[] ps)[0], "the pending one completes");
+            Check.Equal(0, ps[0].Source, "its status");
+        }
+        if (r == 0)
+        {
+            c.Recv<int>(1, 26);
+            c.Send(new[] { 1 }, 1, 25);
         }
     }
 }

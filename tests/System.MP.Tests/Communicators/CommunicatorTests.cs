@@ -6,7 +6,7 @@ namespace System.MP.Tests;
 /// <summary>
 /// Communicators (Communicator.cs, Communicator.Groups.cs, Group.cs): Dup, Split, disposal,
 /// groups, names and Cartesian topologies, on one rank in process and on 1 to 4 ranks
-/// (tests/Scenarios/Communicators.cs, PointToPointBuffers.cs).
+/// (tests/Scenarios/Communicators/Communicators.cs, PointToPointBuffers.cs).
 /// </summary>
 public class CommunicatorTests
 {

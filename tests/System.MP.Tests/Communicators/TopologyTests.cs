@@ -5,7 +5,7 @@ namespace System.MP.Tests;
 
 /// <summary>
 /// Graph and distributed-graph topologies and neighborhood collectives (TopologyCommunicator and its
-/// classes): 2-rank jobs (tests/Scenarios/Topologies.cs) in library mode and under motor, on the MPICH
+/// classes): 2-rank jobs (tests/Scenarios/Communicators/Topologies.cs) in library mode and under motor, on the MPICH
 /// core and on the Open MPI core — queries, misuse refused before MPI and an error inside MPI, every
 /// neighborhood collective checked value by value on Cartesian, graph and dist-graph communicators
 /// (persistent forms on MPICH 4, NotSupportedException on Open MPI 4.1) — and a 3-rank directed,

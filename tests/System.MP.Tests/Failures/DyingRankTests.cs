@@ -10,12 +10,13 @@ namespace System.MP.Tests;
 /// A rank that dies ends the whole job, with a non-zero exit, no process left behind, and the
 /// launcher's word on which rank failed and how: rank 1 killed with SIGKILL while every rank
 /// waits for it in a receive, a collective or a window of nonblocking operations
-/// (tests/Scenarios/Faults.cs), or rank 1 leaving early with Environment.Exit(3) (System.MP
-/// then aborts the job rather than let the others wait for it forever).  The time from the
+/// (tests/Scenarios/Failures/DyingRanks.cs), or rank 1 leaving early with Environment.Exit(3)
+/// (System.MP then aborts the job rather than let the others wait for it forever), calling
+/// Mpi.Abort, or throwing an exception nothing catches.  The time from the
 /// fault to the end of the job is printed, never asserted; a job that does not end within a
 /// minute fails the test.
 /// </summary>
-public class FaultTests(ITestOutputHelper log)
+public class DyingRankTests(ITestOutputHelper log)
 {
     public static TheoryData<Scenario, bool, bool> Kills()
     {
@@ -68,56 +69,27 @@ public class FaultTests(ITestOutputHelper log)
         Assert.DoesNotContain("FAIL", job.Output);
     }
 
-    /// <summary>
-    /// The finalize watchdog, every run (the real case, MPICH over UCX's TCP transport hanging
-    /// in MPI_Finalize across hosts, happens in about half of MultiHostTests' collectives jobs,
-    /// not reliably): MOTOR_TEST_FINALIZE_NEVER_RETURNS makes the core wait forever where it
-    /// would call MPI_Finalize, after every rank passed its barrier.  Each rank's watchdog must
-    /// end it MOTOR_FINALIZE_TIMEOUT seconds later, saying so, and the job must end by itself.
-    /// Each watchdog ends its rank with the program's code (0: every scenario passed); under
-    /// MPICH that is normally the job's code too.  Open MPI's mpirun counts a rank that ends
-    /// without finishing MPI_Finalize as an abnormal end and says so (exit 1): there the
-    /// watchdog ends the job, but loudly.
-    /// </summary>
-    [Theory]
-    [InlineData(true, false)]
-    [InlineData(false, false)]
-    [InlineData(true, true)]
-    public void AFinalizeThatNeverReturnsIsEndedByTheWatchdog(bool hosted, bool openMpi)
+    [Fact]
+    public void AbortEndsTheWholeJob()
     {
-        var env = new Dictionary<string, string> { ["MOTOR_TEST_FINALIZE_NEVER_RETURNS"] = "1", ["MOTOR_FINALIZE_TIMEOUT"] = "2" };
-        Job.Result r = Job.Mpi(2, Job.ScenariosProgram, Scenario.Ordering.Name(), 90, env, hosted,
-                               launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
-        Assert.False(r.TimedOut, $"the job did not end by itself:\n{r}");
-        for (int rank = 0; rank < 2; rank++)
-            Assert.Contains($"PASS {Scenario.Ordering.Name()} rank {rank} ", r.Output);
-        Assert.Equal(2, Regex.Matches(r.Output, @"motor: MPI_Finalize has not returned although every rank entered it.*\(pid \d+, 2 s\); ending it with code 0").Count);
-        if (openMpi)
-        {
-            Assert.NotEqual(0, r.ExitCode);
-            Assert.Contains("exited without calling \"finalize\"", r.Output);
-        }
-        else if (r.ExitCode != 0)
-        {
-            // Seen once in a full run on a loaded machine: both watchdogs said code 0, yet Hydra
-            // reported one rank with exit code 1 ("BAD TERMINATION"), the other having ended
-            // first.  The watchdog gives each rank the program's code (checked above); what the
-            // launcher makes of ranks ending without MPI_Finalize is MPICH's.
-            Assert.Contains("BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", r.Output);
-            log.WriteLine($"the launcher ended with {r.ExitCode} although each watchdog used code 0:\n{r.Output}");
-        }
+        Job.Result r = Job.Mpi(2, Job.ScenariosProgram, Scenario.Abort.Name(), timeoutSeconds: 60);
+        Assert.False(r.TimedOut, $"the job hung after Mpi.Abort:\n{r}");
+        Assert.Equal(7, r.ExitCode); // hydra passes the abort code on
+        Assert.Contains("rank 1 aborting with 7", r.Output);
+        Assert.DoesNotContain("must not get past", r.Output);
     }
 
-    /// <summary>
-    /// The same with the watchdog off (MOTOR_FINALIZE_TIMEOUT=0): the hang is then the user's
-    /// choice and nothing ends it, which shows the ending above is the watchdog's.
-    /// </summary>
-    [Fact]
-    public void WithoutTheWatchdogAFinalizeThatNeverReturnsHangs()
+    [Theory]
+    [InlineData(Scenario.Unhandled, false)]            // thrown on a thread of rank 1 while rank 0 waits in Recv
+    [InlineData(Scenario.Unhandled, true)]
+    [InlineData(Scenario.UnhandledBeforeMpi, true)]  // thrown in Main before the program touches MPI (System.MP's start, motor.c step 4)
+    public void AnUnhandledExceptionAbortsTheJob(Scenario scenario, bool hosted)
     {
-        var env = new Dictionary<string, string> { ["MOTOR_TEST_FINALIZE_NEVER_RETURNS"] = "1", ["MOTOR_FINALIZE_TIMEOUT"] = "0" };
-        Job.Result r = Job.Mpi(2, Job.ScenariosProgram, Scenario.Ordering.Name(), 20, env, hosted: true);
-        Assert.True(r.TimedOut, $"the job ended although nothing should have ended it:\n{r}");
-        Assert.DoesNotContain("MPI_Finalize has not returned", r.Output);
+        Job.Result r = Job.Mpi(2, Job.ScenariosProgram, scenario.Name(), timeoutSeconds: 60, hosted: hosted);
+        Assert.False(r.TimedOut, $"the job hung after an unhandled exception:\n{r}");
+        Assert.NotEqual(0, r.ExitCode);
+        Assert.Contains("[rank 1] Unhandled exception", r.Output);
+        Assert.Contains("boom", r.Output);
+        Assert.DoesNotContain("must not get past", r.Output);
     }
 }

@@ -4,7 +4,7 @@ using Xunit;
 namespace System.MP.Tests;
 
 /// <summary>
-/// The GC and message passing (gc-patches/, tests/Scenarios/GcExtension.cs): nonblocking
+/// The GC and message passing (gc-patches/, tests/Scenarios/GcExtension/GcExtension.cs): nonblocking
 /// buffers across compacting GCs, where under motor the GC extension pins them at mark time
 /// while in flight and under plain dotnet pinned GCHandles do (each job verifies every byte
 /// received), and a rank waiting in MPI that leaves the GC free to run.

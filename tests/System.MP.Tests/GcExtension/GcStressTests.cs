@@ -7,7 +7,7 @@ namespace System.MP.Tests;
 
 /// <summary>
 /// The scenarios that leave buffers with MPI (nonblocking, one-sided, partitioned, awaited) and
-/// the object transport, under collections all the time (tests/Scenarios/GcStress.cs): on each
+/// the object transport, under collections all the time (tests/Scenarios/GcExtension/GcStress.cs): on each
 /// rank a thread forces a compacting gen-2 collection every millisecond or so, and the gen-0
 /// budget is made small; each scenario runs again until every rank saw
 /// <see cref="MinimumForced"/> forced collections during its runs.  2-rank jobs on both cores, in

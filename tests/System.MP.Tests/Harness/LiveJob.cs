@@ -8,7 +8,7 @@ using Xunit;
 namespace System.MP.Tests;
 
 /// <summary>
-/// A 2-rank job whose output is read while it runs: the fault scenarios (tests/Scenarios/Faults.cs)
+/// A 2-rank job whose output is read while it runs: the fault scenarios (tests/Scenarios/Failures/DyingRanks.cs)
 /// print "READY rank R pid P" on each rank and then wait, so a test can kill a rank, cancel the
 /// job or take its cluster down while every rank is blocked in MPI.  Killed with its whole process
 /// tree on dispose, whatever the test did.

@@ -6,7 +6,7 @@ using Xunit;
 namespace System.MP.Tests;
 
 /// <summary>
-/// Parallel I/O (MpiFile.cs, Info.cs): 2-rank jobs (tests/Scenarios/Files.cs) in library mode and
+/// Parallel I/O (MpiFile.cs, Info.cs): 2-rank jobs (tests/Scenarios/IO/Files.cs) in library mode and
 /// under motor, on the MPICH core (ROMIO) and on the Open MPI core (OMPIO): collective writes read
 /// back byte-exactly by .NET, .NET files read by MPI-IO, interleaved views, both file pointers,
 /// nonblocking accesses under GC torture, and every failure mode; plus one-rank checks in process.

@@ -6,7 +6,7 @@ namespace System.MP.Tests;
 /// <summary>
 /// The object reductions (OReduce, OAllreduce, OScan, OExscan, OReduceScatter), OAlltoall(v),
 /// OScatterv/OGatherv, buffer ReduceScatter across an intercommunicator and communicator
-/// attributes — as jobs (tests/Scenarios/ObjectCollectives.cs) on the MPICH and
+/// attributes — as jobs (tests/Scenarios/Objects/ObjectCollectives.cs) on the MPICH and
 /// the Open MPI core, in library mode and under motor; and on one rank in process.
 /// </summary>
 public class ObjectCollectiveTests

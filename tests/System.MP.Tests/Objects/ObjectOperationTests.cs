@@ -5,7 +5,7 @@ namespace System.MP.Tests;
 
 /// <summary>
 /// The object operations over MPI jobs (Communicator.Objects.cs, Communicator.SplitRepresentation.cs,
-/// ObjectRequest.cs; tests/Scenarios/Objects.cs): OSend/ORecv, the object collectives, refusals,
+/// ObjectRequest.cs; tests/Scenarios/Objects/Objects.cs): OSend/ORecv, the object collectives, refusals,
 /// OISend/OIRecv, argument checks, intercommunicators and chunked payloads, in library mode,
 /// under motor and on the Open MPI core.  The serializer alone is in <see cref="ObjectTransportTests"/>.
 /// </summary>

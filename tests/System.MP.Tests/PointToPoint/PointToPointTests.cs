@@ -5,13 +5,16 @@ namespace System.MP.Tests;
 
 /// <summary>
 /// Buffer point-to-point (Communicator.PointToPoint.cs, Status.cs, Message.cs): Send/Recv,
-/// ISend/IRecv, SendRecv, probes and matched probes, statuses, truncation and argument checks.
+/// ISend/IRecv, ISsend, SendRecv, SendRecvReplace, probes and matched probes (into typed buffers),
+/// statuses, truncation and argument checks.
 /// In process on a singleton job (self messages), and as multi-rank jobs
-/// (tests/Scenarios/PointToPointBuffers.cs, Robustness.cs) in library mode, under motor and on
+/// (tests/Scenarios/PointToPoint/PointToPointBuffers.cs) in library mode, under motor and on
 /// the Open MPI core; each job checks the data that arrived.
 /// </summary>
 public class PointToPointTests
 {
+    private static Communicator Self => Communicator.Self;
+
     public static TheoryData<Scenario, int, bool, bool> Jobs => new()
     {
         // scenario, ranks, under motor, on the Open MPI core
@@ -27,8 +30,6 @@ public class PointToPointTests
         { Scenario.Syncsend, 2, false, false },
         { Scenario.Truncate, 2, false, false },
         { Scenario.SendrecvRing, 3, false, false },
-        { Scenario.BadArgs, 2, false, false },
-        { Scenario.BadArgs, 2, true, false }, // under motor: nonblocking posts reach the core's checked entries
         { Scenario.Types, 2, true, false },
         { Scenario.Nonblocking, 2, true, false },
         { Scenario.Cancel, 2, true, false },
@@ -126,5 +127,42 @@ public class PointToPointTests
         Assert.Equal(0, c.SendRecv(none, 0, 9, none, 0, 9).ByteCount); // empty: nothing overlaps
         Assert.Throws<ArgumentNullException>(() => Request.WaitAll(new Request[] { null! }));
         Assert.False(c.IProbe(Mpi.AnySource, Mpi.AnyTag, out _)); // nothing was sent
+    }
+
+    /// <summary>
+    /// ISsend, SendRecvReplace (a shorter and a truncated message, ProcNull, misuse) and matched
+    /// messages received into typed buffers (one value, nonblocking across a compaction, a slice,
+    /// twice refused): one 2-rank job each on both cores, in library mode and under motor.
+    /// </summary>
+    [Theory]
+    [MemberData(nameof(AsyncTests.CoresAndModes), MemberType = typeof(AsyncTests))]
+    public void SyncSendsReplacesAndTypedMatchedReceives(bool hosted, bool openMpi) =>
+        Job.RunScenarios([Scenario.Issend, Scenario.SendrecvReplace, Scenario.MprobeTyped], 2, hosted: hosted,
+                         launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+
+    [Fact]
+    public void ASendRecvReplaceToItselfKeepsTheArray()
+    {
+        int[] a = [4, 5, 6];
+        Status st = Self.SendRecvReplace(a, 0, 3, 0, 3);
+        Assert.Equal(new[] { 4, 5, 6 }, a);
+        Assert.Equal(3, st.GetCount<int>());
+    }
+
+    [Fact]
+    public void MatchedMessagesReceiveIntoTypedBuffersOnce()
+    {
+        // A send to oneself completes only once it is matched (MPICH): nonblocking here.
+        Request s1 = Self.ISend(new[] { 2.5f }, 0, 8);
+        Message m = Self.MProbe(0, 8);
+        Assert.Equal(2.5f, m.Recv<float>());
+        s1.Wait();
+        Assert.Throws<InvalidOperationException>(() => m.IRecv(new float[1]));
+        Request s2 = Self.ISend(new[] { 1, 2, 3 }, 0, 9);
+        var got = new int[5];
+        Request r = Self.MProbe(0, 9).IRecv(got, 1, 4);
+        Assert.Equal(3, r.Wait().GetCount<int>());
+        s2.Wait();
+        Assert.Equal(new[] { 0, 1, 2, 3, 0 }, got);
     }
 }

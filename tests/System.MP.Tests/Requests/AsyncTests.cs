@@ -5,7 +5,7 @@ namespace System.MP.Tests;
 
 /// <summary>
 /// Awaitable requests (MpiRequest.Async.cs, ProgressEngine.cs) as 2-rank jobs
-/// (tests/Scenarios/Async.cs), on the MPICH and Open MPI cores, in library mode and under motor:
+/// (tests/Scenarios/Requests/Async.cs), on the MPICH and Open MPI cores, in library mode and under motor:
 /// awaited round trips, WhenAll/WhenAny over every request kind, cancellation, errors raised in
 /// MPI, buffers held while awaited, where continuations run, the engine's back-off, and the
 /// thread-level-Multiple stress (4 threads per rank); and the error every await gives below

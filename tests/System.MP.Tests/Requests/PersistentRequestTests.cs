@@ -5,7 +5,7 @@ namespace System.MP.Tests;
 
 /// <summary>
 /// Persistent requests (PersistentRequest.cs, the Init methods of Communicator): on one rank in
-/// process (self messages), and as 2-rank jobs (tests/Scenarios/Persistent.cs) in library mode and
+/// process (self messages), and as 2-rank jobs (tests/Scenarios/Requests/Persistent.cs) in library mode and
 /// under motor, on the MPICH core and on the Open MPI core: a 1000-round halo exchange, arrays moved
 /// by the GC between instances (and never during one), dropped requests, misuse, and persistent
 /// collectives against their blocking forms (NotSupportedException on Open MPI 4.1, which lacks them).

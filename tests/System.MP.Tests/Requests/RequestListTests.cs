@@ -6,7 +6,7 @@ namespace System.MP.Tests;
 /// <summary>
 /// RequestList (src/System.MP/Requests/RequestList.cs, the list overloads of ISend/ISsend/IRecv in
 /// Communicator.PointToPoint.cs): windows posted into a reusable list and completed
-/// together without allocating per operation.  As 2-rank jobs (tests/Scenarios/RequestLists.cs)
+/// together without allocating per operation.  As 2-rank jobs (tests/Scenarios/Requests/RequestLists.cs)
 /// in library mode and under motor, on both cores, and on one rank in this process.
 /// </summary>
 public class RequestListTests

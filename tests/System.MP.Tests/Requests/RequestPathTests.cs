@@ -8,15 +8,17 @@ namespace System.MP.Tests;
 /// per nonblocking operation under motor (MpiStatistics.PinnedHandlesAllocated stays 0), one
 /// WaitAll/WaitAny/TestAll over buffer, object and persistent requests together,
 /// ObjectRequest.Cancel, the errors of the shortened completion paths, and a full request table
-/// (a matched message's receive refused before MPI sees it; MPICH's pool limit); as 2-rank jobs
-/// (tests/Scenarios/RequestPath.cs) in library mode and under motor, on both cores.
+/// (a matched message's receive refused before MPI sees it; MPICH's pool limit), WaitSome and
+/// TestSome completing exactly what arrived; as 2-rank jobs
+/// (tests/Scenarios/Requests/RequestPath.cs) in library mode and under motor, on both cores.
 /// </summary>
 public class RequestPathTests
 {
     private static Communicator Self => Communicator.Self;
 
     public static TheoryData<Scenario, bool, bool> Jobs() =>
-        Job.EveryCoreAndMode(Scenario.RequestPathPins, Scenario.RequestPathMixedSets, Scenario.RequestPathFullTable);
+        Job.EveryCoreAndMode(Scenario.RequestPathPins, Scenario.RequestPathMixedSets, Scenario.RequestPathFullTable,
+                             Scenario.RequestPathWaitSome);
 
     [Theory]
     [MemberData(nameof(Jobs))]

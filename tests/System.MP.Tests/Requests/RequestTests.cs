@@ -6,7 +6,7 @@ namespace System.MP.Tests;
 
 /// <summary>
 /// Requests (Request*.cs, RequestFinalizerBatch.cs, Completion.cs, BufferHold.cs): test, wait, cancel
-/// and dispose; the sets (WaitAll, TestAll, WaitAny) and their allocation-free overloads; the pin
+/// and dispose; the sets (WaitAll, TestAll, WaitAny, WaitSome, TestSome) and their allocation-free overloads; the pin
 /// shared by the operations in flight on one array (library mode); dropped requests noticed
 /// through their finalizer batch and released.  On one rank (self messages), and a dropped receive in
 /// multi-rank jobs (scenario dropped-request) in library mode, under motor and on Open MPI.
@@ -317,4 +317,22 @@ public class RequestTests
     public void ADisposedSendToOwnRankIsStillReceived(bool hosted, bool openMpi) =>
         Job.RunScenario(Scenario.DroppedSelfSend, 2, timeoutSeconds: 60, hosted: hosted,
                         launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+
+    [Fact]
+    public void WaitSomeAndTestSomeReportWhatCompleted()
+    {
+        var a = new int[1];
+        var b = new int[1];
+        Request ra = Self.IRecv(a, 0, 20), rb = Self.IRecv(b, 0, 21);
+        Assert.Empty(Request.TestSome([ra, rb], out _));
+        Self.Send(9, 0, 21);
+        int[] idx = Request.WaitSome([ra, rb], out Status[] st);
+        Assert.Equal(new[] { 1 }, idx);
+        Assert.Equal(21, st[0].Tag);
+        Assert.Throws<ArgumentException>(() => Request.TestSome([ra, ra], out _));
+        Self.ISsend(new[] { 8 }, 0, 20).Wait();
+        Assert.Equal(new[] { 0 }, Request.WaitSome([ra, rb], out _));
+        Assert.Equal((8, 9), (a[0], b[0]));
+        Assert.Empty(Request.WaitSome([ra, rb], out _));
+    }
 }

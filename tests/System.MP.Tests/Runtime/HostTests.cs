@@ -109,20 +109,6 @@ public class HostTests
     }
 
     [Theory]
-    [InlineData(Scenario.Unhandled, false)]            // thrown on a thread of rank 1 while rank 0 waits in Recv
-    [InlineData(Scenario.Unhandled, true)]
-    [InlineData(Scenario.UnhandledBeforeMpi, true)]  // thrown in Main before the program touches MPI (System.MP's start, motor.c step 4)
-    public void AnUnhandledExceptionAbortsTheJob(Scenario scenario, bool hosted)
-    {
-        Job.Result r = Job.Mpi(2, Scenarios, scenario.Name(), timeoutSeconds: 60, hosted: hosted);
-        Assert.False(r.TimedOut, $"the job hung after an unhandled exception:\n{r}");
-        Assert.NotEqual(0, r.ExitCode);
-        Assert.Contains("[rank 1] Unhandled exception", r.Output);
-        Assert.Contains("boom", r.Output);
-        Assert.DoesNotContain("must not get past", r.Output);
-    }
-
-    [Theory]
     [InlineData("", 2)]
     [InlineData("--thread-level multiple", 2)]
     [InlineData("--no-gc-extension", 1)]

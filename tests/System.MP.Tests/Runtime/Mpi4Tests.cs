@@ -4,7 +4,7 @@ using Xunit;
 namespace System.MP.Tests;
 
 /// <summary>
-/// MPI-4 (tests/Scenarios/Mpi4.cs) as 2-rank jobs on the MPICH core and on the Open MPI core, in
+/// MPI-4 (tests/Scenarios/Runtime/Mpi4.cs) as 2-rank jobs on the MPICH core and on the Open MPI core, in
 /// library mode and under motor: sessions beside the world and on their own (before the world is
 /// initialized), partitioned exchanges, the persistent v-collectives, scans and reduce-scatters,
 /// each misuse and an error raised inside MPI; on Open MPI 4.1, which lacks them, each call

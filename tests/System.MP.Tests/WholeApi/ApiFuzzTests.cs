@@ -5,7 +5,7 @@ namespace System.MP.Tests;
 
 /// <summary>
 /// The public API under a seeded stream of 10^5 calls per rank with random and boundary
-/// arguments (scenario api-fuzz, tests/Scenarios/ApiFuzz.cs): only the documented exceptions,
+/// arguments (scenario api-fuzz, tests/Scenarios/WholeApi/ApiFuzz.cs): only the documented exceptions,
 /// no write outside a receive's slice, no hang, and the ranks still agree afterwards.
 /// </summary>
 public class ApiFuzzTests

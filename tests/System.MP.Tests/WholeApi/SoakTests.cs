@@ -6,7 +6,7 @@ using Xunit.Abstractions;
 namespace System.MP.Tests;
 
 /// <summary>
-/// The bounded soak (scenario soak, tests/Scenarios/Soak.cs): 2 ranks run nonblocking windows
+/// The bounded soak (scenario soak, tests/Scenarios/WholeApi/Soak.cs): 2 ranks run nonblocking windows
 /// with dropped and disposed requests, object round trips and communicators created and freed;
 /// after the warm-up and at the end, the core's request slots, open MPI requests, orphans,
 /// communicators and System.MP's pinned handles must be exactly back, and RSS, the managed heap,
