@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# soak.sh - the long soak: scenario soak (tests/Scenarios/Soak.cs) on 2
+# soak.sh - the long soak: scenario soak (tests/Scenarios/WholeApi/Soak.cs) on 2
 # ranks at full size, under motor and under dotnet.  Not part of ./build.sh test (minutes);
 # SoakTests runs the same scenario at a bounded size there.
 #

@@ -10,7 +10,7 @@ namespace Scenarios;
 /// </summary>
 public enum Scenario
 {
-    // Buffer point-to-point (PointToPointBuffers.cs)
+    // Buffer point-to-point (PointToPoint/PointToPointBuffers.cs)
     Types,
     ZeroLength,
     Procnull,
@@ -24,28 +24,43 @@ public enum Scenario
     Truncate,
     SendrecvRing,
     DupSplit,
+    Issend,
+    SendrecvReplace,
+    MprobeTyped,
 
-    // Bad input, managed exceptions, the GC while waiting, lifecycle (Robustness.cs)
+    // Use refused before MPI: bad arguments, a freed communicator, calls after shutdown (Failures/RefusedBeforeMpi.cs)
     BadArgs,
-    ManagedExceptions,
-    GcNotStarved,
+    FreedCommunicator,
     AfterShutdown,
+
+    // The runtime's own exceptions in a rank under MPI (Failures/ManagedExceptions.cs)
+    ManagedExceptions,
+
+    // Requests dropped or disposed before they complete (Requests/DroppedRequests.cs)
     DroppedRequest,
     DroppedSelfSend,
-    Abort,
-    Unhandled,
 
-    // Collectives, groups and topologies (Collectives.cs, Communicators.cs)
+    // Buffer collectives (Collectives/Collectives.cs); the last two on 3 ranks
     CollReduce,
     CollMove,
     CollVector,
     CollUserop,
     CollNonblocking,
     CollBadArgs,
+    CollScans,
+    CollReduceScatter,
+    CollVectorInFlight,
+    CollScalars,
+    CollUserStructs,
+    CollUnevenBadArgs,
+    CollReduceScatterEmptyBlock,
+    CollIntercommVector,
+
+    // Groups and Cartesian topologies (Communicators/Communicators.cs)
     Groups,
     Cartesian,
 
-    // Intercommunicators and dynamic processes (Dynamic.cs)
+    // Intercommunicators and dynamic processes (Dynamic/Dynamic.cs)
     Intercomm,
     Spawn,
     SpawnChild,
@@ -53,7 +68,7 @@ public enum Scenario
     PortClient,
     Names,
 
-    // The GC extension (GcExtension.cs)
+    // The GC extension, and the GC while a rank waits (GcExtension/GcExtension.cs)
     GcTorture,
     GcBlockingPointToPoint,
     GcPinsInFlight,
@@ -61,21 +76,22 @@ public enum Scenario
     GcLargeArrays,
     GcGen0Budget,
     GcMarkCompletesAnError,
+    GcNotStarved,
 
-    // The motor VM (Hosting.cs)
+    // The motor VM (Runtime/Hosting.cs)
     HostedBinding,
     EnvironmentExit,
     UnhandledBeforeMpi,
     MeterOnDemand,
 
-    // Errors inside MPI (MpiErrors.cs; MpiFaults.cs, on the library with armed failures)
+    // Errors raised inside MPI (Failures/ErrorsInsideMpi.cs; Failures/ErrorsInsideMpiOnDemand.cs,
+    // on the MPI library with failures a test arms)
     MpiErrors,
     MpiErrorsInter,
-    MpiErrorsFreed,
     MpiFaults,
     MpiFaultsAsync,
 
-    // Object operations (Objects.cs, ObjectFuzz.cs)
+    // Object operations (Objects/Objects.cs; Transport/ObjectFuzz.cs: hostile payloads through MPI)
     ObjectsP2p,
     ObjectsCollectives,
     ObjectsReject,
@@ -85,65 +101,64 @@ public enum Scenario
     ObjectsIntercomm,
     ObjectsFuzz,
 
-    // The whole API under random calls (ApiFuzz.cs)
+    // The whole API under random calls (WholeApi/ApiFuzz.cs)
     ApiFuzz,
 
-    // A long run whose resources must stay flat (Soak.cs)
+    // A long run whose resources must stay flat (WholeApi/Soak.cs)
     Soak,
 
-    // Deadlocks and long waits for the hang report (Hangs.cs)
+    // Deadlocks and long waits for the hang report (Failures/Hangs.cs)
     HangRecvRecv,
     HangBcastBarrier,
     HangServedLate,
     HangSendRecvTags,
 
-    // Faults that must end the whole job (Faults.cs)
+    // A rank that dies, exits, aborts or throws ends the whole job (Failures/DyingRanks.cs)
     FaultRecv,
     FaultCollective,
     FaultWindow,
     FaultExitEarly,
     FaultThrow,
     FaultLinkDown,
+    Abort,
+    Unhandled,
 
-    // Persistent requests (Persistent.cs)
+    // Persistent requests (Requests/Persistent.cs)
     PersistentHalo,
     PersistentGcTorture,
     PersistentDropped,
     PersistentMisuse,
     PersistentCollectives,
 
-    // One-sided communication (Rma.cs)
+    // One-sided communication (OneSided/Rma.cs)
     RmaOperations,
     RmaGcTorture,
     RmaMisuse,
     RmaDynamic,
     RmaDynamicGcTorture,
 
-    // The rest of point-to-point and the buffer collectives (Remainder.cs)
-    RemainderTwoRanks,
-    RemainderUneven,
-
-    // Parallel I/O (Files.cs)
+    // Parallel I/O (IO/Files.cs)
     FilesRoundTrip,
     FilesNonblocking,
     FilesErrors,
 
-    // Graph topologies and neighborhood collectives (Topologies.cs)
+    // Graph topologies and neighborhood collectives (Communicators/Topologies.cs)
     TopologyGraphs,
     TopologyNeighborhood,
     TopologyDirected,
 
-    // The request path: GCHandles per operation, mixed sets (RequestPath.cs)
+    // The request path: GCHandles per operation, mixed sets, some of a set completed (Requests/RequestPath.cs)
     RequestPathPins,
     RequestPathMixedSets,
     RequestPathFullTable,
+    RequestPathWaitSome,
 
-    // RequestList: windows posted into a reusable list, its errors, lists given up (RequestLists.cs)
+    // RequestList: windows posted into a reusable list, its errors, lists given up (Requests/RequestLists.cs)
     RequestListWindows,
     RequestListErrors,
     RequestListAbandoned,
 
-    // MPI-4: sessions, partitioned communication, persistent v-collectives, spawn hints (Mpi4.cs)
+    // MPI-4: sessions, partitioned communication, persistent v-collectives, spawn hints (Runtime/Mpi4.cs)
     Mpi4Sessions,
     Mpi4SessionsAlone,
     Mpi4Partitioned,
@@ -154,25 +169,25 @@ public enum Scenario
     Mpi4SpawnMultipleChild,
     Mpi4LargeCount,
 
-    // Awaitable requests and thread level Multiple (Async.cs)
+    // Awaitable requests and thread level Multiple (Requests/Async.cs)
     AsyncAwait,
     AsyncStress,
     AsyncBelowMultiple,
 
-    // Object reductions, all-to-all and v-forms; communicator attributes (ObjectCollectives.cs)
+    // Object reductions, all-to-all and v-forms; communicator attributes (Objects/ObjectCollectives.cs)
     ObjectCollectivesReductions,
     CommunicatorAttributes,
 
-    // ORecv's first message in one posted receive (ObjectEager.cs)
+    // ORecv's first message in one posted receive (Objects/ObjectEager.cs)
     ObjectsEagerBoundary,
     ObjectsEagerThreads,
 
-    // Motor ranks beside C, Fortran and Python ranks in MPMD jobs (MixedJobs.cs)
+    // Motor ranks beside C, Fortran and Python ranks in MPMD jobs (Interop/MixedJobs.cs)
     MixedWorld,
-    // Motor ranks that make no call with the other program's ranks, so each ends on its own (MixedJobs.cs)
+    // Motor ranks that make no call with the other program's ranks, so each ends on its own (Interop/MixedJobs.cs)
     MixedApart,
 
-    // Communicators across the native boundary: MPI handles in C and Fortran form (NativeComms.cs)
+    // Communicators across the native boundary: MPI handles in C and Fortran form (Communicators/NativeComms.cs)
     NativeComm,
 }
 

@@ -10,7 +10,7 @@
  * uses the output of a failed call is caught.
  *
  * The test program arms a call on the rank it chooses, just before the operation under test
- * (tests/Scenarios/MpiFaults.cs, through these exports):
+ * (tests/Scenarios/Failures/ErrorsInsideMpiOnDemand.cs, through these exports):
  *
  *   mpi_faults_arm("MPI_Isend", skip, times, "MPI_ERR_OTHER")  the next skip calls pass, the
  *        times after them fail with that class; returns the class's value in this library's

@@ -235,7 +235,7 @@ int mp_finalize(int stuck_exit_code)
                          "MPI_Finalize has not returned although every rank entered it: the MPI library waits "
                          "for peers that already left (MPICH over UCX's TCP transport; MOTOR_FINALIZE_TIMEOUT)");
         }
-        /* Test-only (FaultTests): a finalize that never returns, without needing the
+        /* Test-only (FinalizeWatchdogTests): a finalize that never returns, without needing the
          * TCP hang above, so the watchdog's ending is tested every run. */
         if (getenv("MOTOR_TEST_FINALIZE_NEVER_RETURNS"))
             for (;;)

@@ -381,7 +381,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         int h = Handle, req = 0, rc;
         CheckSlice(buffer, offset, count);
         CheckTarget(target, targetIndex);
-        RequestGroup.Poster poster = RequestGroup.CurrentPoster;
+        RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
         bool register = Request.Hold(buffer, count, poster, out BufferHold? pin);
         void* obj = register ? Request.ObjectAddress(ref buffer) : null;
         fixed (T* p = buffer)

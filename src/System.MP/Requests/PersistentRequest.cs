@@ -138,7 +138,7 @@ public unsafe class PersistentRequest : MpiRequest
         else
         {
             if (_pins)
-                _pin = BufferHold.Acquire(_buffer, ref RequestGroup.CurrentPoster.LastPin);
+                _pin = BufferHold.Acquire(_buffer, ref RequestFinalizerBatch.CurrentPoster.LastPin);
             Array a = _buffer;
             // Under `fixed` until the core has the slot ACTIVE with the array
             // registered (motor) or until the pin above holds it (dotnet).
@@ -188,7 +188,7 @@ public unsafe class PersistentRequest : MpiRequest
             {
                 r.CopyIn();
                 if (r._pins)
-                    r._pin = BufferHold.Acquire(r._buffer!, ref RequestGroup.CurrentPoster.LastPin);
+                    r._pin = BufferHold.Acquire(r._buffer!, ref RequestFinalizerBatch.CurrentPoster.LastPin);
             }
             int started = 0;
             int rc = StartFixed(chunk, 0, h, bufs, objs, &started);

@@ -17,7 +17,7 @@ public sealed unsafe partial class Request
     internal static Request PostMatchedRecv<T>(T[] buffer, int offset, int count, long message) where T : unmanaged
     {
         int req = 0, rc;
-        RequestGroup.Poster poster = RequestGroup.CurrentPoster;
+        RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
         bool register = Hold(buffer, count, poster, out BufferHold? pin);
         fixed (T* p = buffer)
             rc = Core.Imrecv(p + offset, (long)count * sizeof(T), message,

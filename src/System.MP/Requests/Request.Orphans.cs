@@ -27,7 +27,7 @@ public sealed unsafe partial class Request
     internal static long OrphanChecks => Interlocked.Read(ref Orphans.Checks);
 
     /// <summary>Gives up an operation nobody will complete (disposed, or its request dropped).</summary>
-    internal static void Abandon(RequestGroup group, int index)
+    internal static void Abandon(RequestFinalizerBatch group, int index)
     {
         int h = group.Handles[index];
         if (h == CoreConst.ReqNull)
@@ -35,7 +35,7 @@ public sealed unsafe partial class Request
         group.Handles[index] = CoreConst.ReqNull;
         if (group.PinSlots is { } slots)
         {
-            ref RequestGroup.Pins op = ref slots[index];
+            ref RequestFinalizerBatch.Pins op = ref slots[index];
             Abandon(h, op.Pin, op.Pin2);
             op.Pin = op.Pin2 = null;
         }

@@ -48,11 +48,11 @@ public sealed unsafe partial class Request
                 rc = PostCore(comm, d, sendImmobile ? null : ObjectAddress(ref send!),
                               recvImmobile ? null : ObjectAddress(ref recv!), hood, &req);
             }
-            return Posted(RequestGroup.CurrentPoster, rc, req, NativeHold(hood, null, null));
+            return Posted(RequestFinalizerBatch.CurrentPoster, rc, req, NativeHold(hood, null, null));
         }
         // The pins keep the arrays in place, so the addresses taken under
         // `fixed` stay valid after it.
-        RequestGroup.Poster poster = RequestGroup.CurrentPoster;
+        RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
         BufferHold? ps = sendImmobile ? null : BufferHold.Acquire(send!, ref poster.LastPin);
         BufferHold? pr = recvImmobile ? null : BufferHold.Acquire(recv!, ref poster.LastPin);
         fixed (T* s = send)
@@ -95,7 +95,7 @@ public sealed unsafe partial class Request
         where T : unmanaged
     {
         int req = 0, rc;
-        RequestGroup.Poster poster = RequestGroup.CurrentPoster;
+        RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
         bool register = Hold(buffer, count, poster, out BufferHold? pin);
         // Under `fixed` until the posting call has registered the array; a
         // pinned (or immobile) array keeps its address after it.  The caller
@@ -116,7 +116,7 @@ public sealed unsafe partial class Request
         where T : unmanaged
     {
         int req = 0, rc;
-        RequestGroup.Poster poster = RequestGroup.CurrentPoster;
+        RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
         bool register = Hold(buffer, count, poster, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as PostSend
             rc = Core.IrecvChecked(p + offset, (long)count * sizeof(T), source, tag, comm,
@@ -134,7 +134,7 @@ public sealed unsafe partial class Request
         where T : unmanaged
     {
         int req = 0, rc;
-        RequestGroup.Poster poster = RequestGroup.CurrentPoster;
+        RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
         fixed (T* p = buffer)
             rc = Core.FileIpost(file, op, fileOffset, p + offset, (long)count * sizeof(T), &req);
         return Posted(poster, rc, req, null);
@@ -149,7 +149,7 @@ public sealed unsafe partial class Request
     internal static Request PostHeldSend(byte* buffer, long bytes, int dest, int tag, int comm, BufferHold hold)
     {
         int req = 0;
-        RequestGroup.Poster poster = RequestGroup.CurrentPoster;
+        RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
         int rc = Core.Isend(buffer, bytes, dest, tag, comm, CoreConst.SendStandard, null, &req);
         return Posted(poster, rc, req, hold);
     }
@@ -161,7 +161,7 @@ public sealed unsafe partial class Request
     /// or nothing is needed (no elements, or a pinned-heap array).
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static bool Hold<T>(T[] buffer, int count, RequestGroup.Poster poster, out BufferHold? pin)
+    internal static bool Hold<T>(T[] buffer, int count, RequestFinalizerBatch.Poster poster, out BufferHold? pin)
     {
         pin = null;
         if (count <= 0 || PinnedBuffers.Contains(buffer, ref poster.LastImmobile))
@@ -177,7 +177,7 @@ public sealed unsafe partial class Request
     internal static unsafe void* ObjectAddress<T>(ref T[] array) => (void*)Unsafe.As<T[], nint>(ref array);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static Request Posted(RequestGroup.Poster poster, int rc, int req, BufferHold? pin)
+    internal static Request Posted(RequestFinalizerBatch.Poster poster, int rc, int req, BufferHold? pin)
     {
         if (rc < 0)
             ThrowPostFailed(rc, pin);

@@ -22,15 +22,15 @@ namespace System.MP;
 /// </remarks>
 public sealed unsafe partial class Request : MpiRequest
 {
-    // The core handle and pins live in the group (see RequestGroup): no
+    // The core handle and pins live in the group (see RequestFinalizerBatch): no
     // finalizer per request.
-    private readonly RequestGroup _group;
+    private readonly RequestFinalizerBatch _group;
     private readonly int _index;
     private bool _disposed;
     private Status _status;
 
-    private Request(RequestGroup.Poster poster, int handle, BufferHold? pin, BufferHold? pin2) =>
-        _group = RequestGroup.Add(poster, handle, pin, pin2, out _index);
+    private Request(RequestFinalizerBatch.Poster poster, int handle, BufferHold? pin, BufferHold? pin2) =>
+        _group = RequestFinalizerBatch.Add(poster, handle, pin, pin2, out _index);
 
     private ref int Handle
     {
@@ -130,7 +130,7 @@ public sealed unsafe partial class Request : MpiRequest
         Handle = CoreConst.ReqNull;
         if (_group.PinSlots is { } slots)
         {
-            ref RequestGroup.Pins op = ref slots[_index];
+            ref RequestFinalizerBatch.Pins op = ref slots[_index];
             if (op.Pin is not null)
             {
                 op.Pin.Release();
@@ -142,7 +142,7 @@ public sealed unsafe partial class Request : MpiRequest
                 op.Pin2 = null;
             }
         }
-        if (_index == RequestGroup.Capacity - 1)
+        if (_index == RequestFinalizerBatch.Capacity - 1)
             _group.LastCompleted();
     }
 

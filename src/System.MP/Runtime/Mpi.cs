@@ -173,7 +173,7 @@ public static unsafe class Mpi
             if (Core.TagUb(&ub) == 0)
                 (s_mpiTagUpperBound, s_tagUpperBound) = (ub, ub / 2);
             s_threadLevel = (ThreadLevel)provided;
-            RequestGroup.UseSharedPoster(s_threadLevel < ThreadLevel.Multiple);
+            RequestFinalizerBatch.UseSharedPoster(s_threadLevel < ThreadLevel.Multiple);
             // motor sets this property to the level it asks MPI for before MPI says what it
             // provides (MPI starts beside the runtime); it names the level provided from here on.
             if (CoreLoader.IsHosted)

@@ -1,6 +1,6 @@
 /* peer.c - the C rank of the mixed-language MPMD jobs (MixedJobTests): world rank 0,
  * application 0, beside Motor ranks running the scenario mixed-world
- * (tests/Scenarios/MixedJobs.cs), which makes the same calls in the same order.
+ * (tests/Scenarios/Interop/MixedJobs.cs), which makes the same calls in the same order.
  * Prints PASS or FAIL lines; exits 1 when a check failed. */
 #include <mpi.h>
 #include <stdio.h>

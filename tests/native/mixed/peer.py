@@ -1,5 +1,5 @@
 """The Python rank of the mixed-language MPMD jobs (MixedJobTests): world rank 0, application 0,
-beside Motor ranks running the scenario mixed-world (tests/Scenarios/MixedJobs.cs), which makes
+beside Motor ranks running the scenario mixed-world (tests/Scenarios/Interop/MixedJobs.cs), which makes
 the same calls in the same order.  Debian's mpi4py (Open MPI) with NumPy buffers.  Prints PASS
 or FAIL; exits 1 when a check failed."""
 import sys

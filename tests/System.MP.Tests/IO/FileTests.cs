@@ -1,0 +1,79 @@
+using System.IO;
+using System.Runtime.InteropServices;
+using Scenarios;
+using Xunit;
+
+namespace System.MP.Tests;
+
+/// <summary>
+/// Parallel I/O (MpiFile.cs, Info.cs): 2-rank jobs (tests/Scenarios/IO/Files.cs) in library mode and
+/// under motor, on the MPICH core (ROMIO) and on the Open MPI core (OMPIO): collective writes read
+/// back byte-exactly by .NET, .NET files read by MPI-IO, interleaved views, both file pointers,
+/// nonblocking accesses under GC torture, and every failure mode; plus one-rank checks in process.
+/// </summary>
+public class FileTests
+{
+    public static TheoryData<Scenario, bool, bool> Jobs() =>
+        Job.EveryCoreAndMode(Scenario.FilesRoundTrip, Scenario.FilesNonblocking, Scenario.FilesErrors);
+
+    [Theory]
+    [MemberData(nameof(Jobs))]
+    public void TwoRanks(Scenario scenario, bool hosted, bool openMpi) =>
+        Job.RunTwoRanks(scenario, hosted, openMpi);
+
+    [Fact]
+    public void OneRankWritesWhatDotnetReadsAndReadsWhatDotnetWrote()
+    {
+        string dir = Directory.CreateTempSubdirectory("motor-mpiio-").FullName;
+        try
+        {
+            string path = Path.Combine(dir, "self.bin");
+            var values = new[] { 1.5, -2.25, 1e300, double.Epsilon };
+            using (var f = MpiFile.Open(Communicator.Self, path, MpiFileMode.WriteOnly | MpiFileMode.Create))
+            {
+                f.SetView<double>(8);
+                Assert.Equal(4, f.Write(values).GetCount<double>());
+                Assert.Equal(4L, f.Position);
+            }
+            byte[] bytes = File.ReadAllBytes(path);
+            Assert.Equal(new byte[8], bytes[..8]);
+            Assert.Equal(values, MemoryMarshal.Cast<byte, double>(bytes.AsSpan(8)).ToArray());
+
+            File.WriteAllBytes(path, [9, 8, 7, 6, 5]);
+            using (var f = MpiFile.Open(Communicator.Self, path, MpiFileMode.ReadOnly))
+            {
+                Span<byte> back = stackalloc byte[8];
+                Assert.Equal(4, f.ReadAt(1, back).GetCount<byte>());
+                Assert.Equal(new byte[] { 8, 7, 6, 5, 0, 0, 0, 0 }, back.ToArray());
+                Assert.Equal(5L, f.GetSize());
+            }
+            MpiFile.Delete(path);
+            Assert.False(File.Exists(path));
+        }
+        finally
+        {
+            Directory.Delete(dir, recursive: true);
+        }
+    }
+
+    [Fact]
+    public void InfoStoresHints()
+    {
+        using var info = new Info();
+        Assert.Null(info["cb_nodes"]);
+        info["cb_nodes"] = "2";
+        info["cb_nodes"] = "4";
+        info["striping_unit"] = "1048576";
+        Assert.Equal("4", info["cb_nodes"]);
+        Assert.Equal("1048576", info["striping_unit"]);
+    }
+
+    [Fact]
+    public void AMissingFileIsAnMpiErrorNamingItsClass()
+    {
+        var e = Assert.Throws<MpiException>(() =>
+            MpiFile.Open(Communicator.Self, "/nonexistent-motor-dir/none.bin", MpiFileMode.ReadOnly));
+        Assert.NotEqual(0, e.ErrorClass);
+        Assert.StartsWith("MPI_File_open", e.Message);
+    }
+}

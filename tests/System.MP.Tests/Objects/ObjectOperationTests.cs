@@ -1,0 +1,74 @@
+using Scenarios;
+using Xunit;
+
+namespace System.MP.Tests;
+
+/// <summary>
+/// The object operations over MPI jobs (Communicator.Objects.cs, Communicator.SplitRepresentation.cs,
+/// ObjectRequest.cs; tests/Scenarios/Objects/Objects.cs): OSend/ORecv, the object collectives, refusals,
+/// OISend/OIRecv, argument checks, intercommunicators and chunked payloads, in library mode,
+/// under motor and on the Open MPI core.  The serializer alone is in <see cref="ObjectTransportTests"/>.
+/// </summary>
+public class ObjectOperationTests
+{
+    public static TheoryData<Scenario, int, bool, bool> Jobs => new()
+    {
+        // scenario, ranks, under motor, on the Open MPI core
+        { Scenario.ObjectsP2p, 2, false, false },
+        { Scenario.ObjectsCollectives, 3, false, false },
+        { Scenario.ObjectsCollectives, 2, false, false },
+        { Scenario.ObjectsReject, 2, false, false },
+        { Scenario.ObjectsNonblocking, 2, false, false },
+        { Scenario.ObjectsBadArgs, 2, false, false },
+        { Scenario.ObjectsIntercomm, 2, false, false },
+        { Scenario.ObjectsIntercomm, 3, false, false },
+        { Scenario.ObjectsP2p, 2, true, false },
+        { Scenario.ObjectsCollectives, 3, true, false },
+        { Scenario.ObjectsNonblocking, 2, true, false },
+        { Scenario.ObjectsP2p, 2, true, true },
+        { Scenario.ObjectsP2p, 2, false, true },
+    };
+
+    [Theory]
+    [MemberData(nameof(Jobs))]
+    public void MultiRank(Scenario scenario, int ranks, bool hosted, bool openMpi) =>
+        Job.RunScenario(scenario, ranks, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+
+    /// <summary>With 256-byte chunks every payload takes several messages or collective rounds (staged when displacements pass the chunk size).</summary>
+    [Fact]
+    public void ChunkedPayloadsTravel() =>
+        Job.RunScenario(Scenario.ObjectsChunked, 3, env: new Dictionary<string, string> { ["MOTOR_OBJECT_CHUNK_BYTES"] = "256" });
+
+    /// <summary>
+    /// ORecv takes the first message with one posted receive: payloads at the first-message size and one
+    /// byte either side, large ones that continue on the channel, a too-long typed message refused, other
+    /// tags and communicators left alone; by default (64 KiB) and with 256-byte chunks, both cores and modes.
+    /// </summary>
+    [Theory]
+    [InlineData(false, false, null)]
+    [InlineData(false, false, "256")]
+    [InlineData(true, false, null)]
+    [InlineData(true, true, "256")]
+    [InlineData(false, true, null)]
+    public void FirstMessageInOnePostedReceive(bool hosted, bool openMpi, string? chunkBytes) =>
+        Job.RunScenario(Scenario.ObjectsEagerBoundary, 2, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich,
+                        env: chunkBytes is null ? null : new Dictionary<string, string> { ["MOTOR_OBJECT_CHUNK_BYTES"] = chunkBytes });
+
+    /// <summary>Several threads in ORecv at once (thread level Multiple), each on its own tag from AnySource.</summary>
+    [Theory]
+    [InlineData(false, false)]
+    [InlineData(true, true)]
+    public void ConcurrentObjectReceivers(bool hosted, bool openMpi) =>
+        Job.RunScenario(Scenario.ObjectsEagerThreads, 2, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich,
+                        env: hosted ? null : new Dictionary<string, string> { ["SCENARIOS_THREAD_LEVEL"] = "Multiple" },
+                        motorOptions: hosted ? "--thread-level multiple" : "");
+
+    /// <summary>Object collectives across an intercommunicator in chunked rounds, on MPICH and, under motor, on Open MPI.</summary>
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void IntercommunicatorObjectsInChunks(bool openMpiUnderMotor) =>
+        Job.RunScenario(Scenario.ObjectsIntercomm, 3, hosted: openMpiUnderMotor,
+                        launcher: openMpiUnderMotor ? Job.Launcher.OpenMpi : Job.Launcher.Mpich,
+                        env: new Dictionary<string, string> { ["MOTOR_OBJECT_CHUNK_BYTES"] = "256" });
+}

@@ -1,0 +1,93 @@
+using Scenarios;
+using Xunit;
+
+namespace System.MP.Tests;
+
+/// <summary>
+/// The per-operation request path (MpiRequest.cs, Request.Sets.cs, BufferHold.cs): no GCHandle
+/// per nonblocking operation under motor (MpiStatistics.PinnedHandlesAllocated stays 0), one
+/// WaitAll/WaitAny/TestAll over buffer, object and persistent requests together,
+/// ObjectRequest.Cancel, the errors of the shortened completion paths, and a full request table
+/// (a matched message's receive refused before MPI sees it; MPICH's pool limit), WaitSome and
+/// TestSome completing exactly what arrived; as 2-rank jobs
+/// (tests/Scenarios/Requests/RequestPath.cs) in library mode and under motor, on both cores.
+/// </summary>
+public class RequestPathTests
+{
+    private static Communicator Self => Communicator.Self;
+
+    public static TheoryData<Scenario, bool, bool> Jobs() =>
+        Job.EveryCoreAndMode(Scenario.RequestPathPins, Scenario.RequestPathMixedSets, Scenario.RequestPathFullTable,
+                             Scenario.RequestPathWaitSome);
+
+    [Theory]
+    [MemberData(nameof(Jobs))]
+    public void TwoRanks(Scenario scenario, bool hosted, bool openMpi) =>
+        Job.RunTwoRanks(scenario, hosted, openMpi);
+
+    /// <summary>
+    /// The mixed sets at thread level Multiple with no polls before the blocking wait
+    /// (MOTOR_SPIN_POLLS=0), so that a set holding a receive truncated at its post goes straight
+    /// into MPI's wait: above MPI_THREAD_SINGLE Open MPI 4.1's MPI_Waitall waited forever for it
+    /// (the job timed out) until the core waited for each request there.
+    /// </summary>
+    [Theory]
+    [InlineData(false, false)]
+    [InlineData(false, true)]
+    [InlineData(true, true)]
+    public void SetsWaitInMpiAtOnce(bool hosted, bool openMpi)
+    {
+        var env = new Dictionary<string, string> { ["MOTOR_SPIN_POLLS"] = "0" };
+        if (!hosted)
+            env["SCENARIOS_THREAD_LEVEL"] = "Multiple";
+        Job.RunScenario(Scenario.RequestPathMixedSets, 2, timeoutSeconds: 60, hosted: hosted, env: env,
+                        motorOptions: hosted ? "--thread-level multiple" : "",
+                        launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+    }
+
+    /// <summary>
+    /// The full table with the hang report on, so that blocking sends and receives take the core's
+    /// two steps (a post whose pending part holds an entry of the table, then a wait): a blocking
+    /// Recv and Send beside the full table are refused with InsufficientMemoryException before MPI
+    /// sees them (before, their MPI requests were outside the table's count, and under MPICH could
+    /// reach the pool's abort), the message stays for a later Recv, the refused Send sent nothing.
+    /// </summary>
+    [Theory]
+    [InlineData(true, false)]
+    [InlineData(false, true)]
+    public void FullTableRefusesBlockingCallsInTwoSteps(bool hosted, bool openMpi) =>
+        Job.RunScenario(Scenario.RequestPathFullTable, 2, hosted: hosted,
+                        env: hosted ? null : new Dictionary<string, string> { ["MOTOR_HANG_REPORT"] = "600" },
+                        motorOptions: hosted ? "--hang-report 600" : "",
+                        launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+
+    [Fact]
+    public void LibraryModeCountsTheHandlesItAllocates()
+    {
+        Communicator c = Self; // initializes MPI
+        long before = Mpi.GetStatistics().PinnedHandlesAllocated;
+        var a = new int[3];
+        var b = new int[3];
+        Request.WaitAll(c.IRecv(a, 0, 60), c.IRecv(b, 0, 61), c.ISend(new[] { 1, 2, 3 }, 0, 60), c.ISend(new[] { 4, 5, 6 }, 0, 61));
+        Assert.Equal(new[] { 4, 5, 6 }, b);
+        Assert.Equal(4, Mpi.GetStatistics().PinnedHandlesAllocated - before); // four arrays, one handle each
+        Assert.Equal(0, Mpi.GetStatistics().PinnedHandles);
+    }
+
+    [Fact]
+    public void AnyRequestCompletesThroughTheBaseType()
+    {
+        var got = new int[1];
+        MpiRequest r = Self.IRecv(got, 0, 62);
+        MpiRequest o = Self.OIRecv<string>(0, 63);
+        using Request s = Self.ISend(new[] { 9 }, 0, 62);
+        using ObjectRequest os = Self.OISend("x", 0, 63); // nonblocking: a blocking send to self could wait for this receive
+        Assert.Equal(62, r.Wait().Tag);
+        Assert.Equal(63, o.Wait().Tag);
+        MpiRequest.WaitAll(s, os);
+        Assert.True(r.IsCompleted && o.IsCompleted && got[0] == 9);
+        o.Cancel(); // complete: nothing to cancel
+        r.Dispose();
+        Assert.Throws<ObjectDisposedException>(() => r.Wait());
+    }
+}
