@@ -70,15 +70,18 @@ public class NpbTests
     /// <summary>
     /// BT-IO on 4 ranks: the solution written every five steps with collective MPI-IO writes
     /// into one file of NPB's layout (12 dumps of the 12³ grid), read back and verified dump by
-    /// dump against NPB's BT-IO reference norms.
+    /// dump against NPB's BT-IO reference norms; under motor, through ROMIO (MPICH) and OMPIO (Open MPI).
     /// </summary>
-    [Fact]
-    public void BtIoVerifiesOnFourRanks()
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void BtIoVerifiesOnFourRanks(bool openMpi)
     {
         string path = Path.Combine(Path.GetTempPath(), $"btio-{Guid.NewGuid():N}.out");
         try
         {
-            Job.Result r = Job.Mpi(4, Program, "bt S full", Timeout, env: new Dictionary<string, string> { ["NPB_BTIO_FILE"] = path }, hosted: true);
+            Job.Result r = Job.Mpi(4, Program, "bt S full", Timeout, env: new Dictionary<string, string> { ["NPB_BTIO_FILE"] = path },
+                hosted: true, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
             AssertVerified(r, "bt", 4);
             Assert.Contains("BTIO -- FULL MPI-IO write interval:   5", r.Output);
             Assert.Equal(12, Regex.Matches(r.Output, @"(?m)^ Reading data set \d+$").Count);
