@@ -9,10 +9,10 @@ using System.MP;
 using Npb.Common;
 
 var world = Communicator.World;
-if (args.Length != 2)
+if (args.Length != 2 && !(args.Length == 3 && args[0].Equals("bt", StringComparison.OrdinalIgnoreCase)))
 {
     if (world.Rank == 0)
-        Console.Error.WriteLine("usage: mpiexec -n <processes> motor Npb.dll <benchmark> <class>   (benchmarks: ep is cg mg ft lu; classes: S W A B C D E)");
+        Console.Error.WriteLine("usage: mpiexec -n <processes> motor Npb.dll <benchmark> <class> [full]   (benchmarks: ep is cg mg ft lu bt; classes: S W A B C D E; bt full: BT-IO)");
     return Refuse();
 }
 
@@ -27,6 +27,7 @@ try
         "MG" => Npb.MG.Mg.Run(world, problemClass),
         "FT" => Npb.FT.Ft.Run(world, problemClass),
         "LU" => Npb.LU.Lu.Run(world, problemClass),
+        "BT" => Npb.BT.Bt.Run(world, problemClass, args.Length > 2 ? args[2] : null),
         _ => throw new RefusalException($"benchmark '{args[0]}' is not implemented here (NPB's MPI benchmarks: EP, IS, CG, MG, FT, LU, BT, SP)."),
     };
     ActiveProcesses.Release();

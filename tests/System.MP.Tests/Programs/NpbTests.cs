@@ -70,6 +70,46 @@ public class NpbTests
     }
 
     /// <summary>
+    /// BT on 1 and 4 ranks (the multi-partition wants a square number of processes: on 4, each
+    /// rank's two cells, the face exchange and the pipelined line solves between ranks), in
+    /// library mode and under motor.
+    /// </summary>
+    [Theory]
+    [InlineData(1)]
+    [InlineData(4)]
+    public void BtVerifies(int ranks)
+    {
+        AssertVerified(Job.Mpi(ranks, Program, "bt S", Timeout), "bt", ranks);
+        AssertVerified(Job.Mpi(ranks, Program, "bt S", Timeout, hosted: true), "bt", ranks);
+    }
+
+    /// <summary>
+    /// BT-IO on 4 ranks: the solution written every five steps with collective MPI-IO writes
+    /// into one file of NPB's layout (12 dumps of the 12³ grid), read back and verified dump by
+    /// dump against NPB's BT-IO reference norms; under motor, through ROMIO (MPICH) and OMPIO (Open MPI).
+    /// </summary>
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void BtIoVerifiesOnFourRanks(bool openMpi)
+    {
+        string path = Path.Combine(Path.GetTempPath(), $"btio-{Guid.NewGuid():N}.out");
+        try
+        {
+            Job.Result r = Job.Mpi(4, Program, "bt S full", Timeout, env: new Dictionary<string, string> { ["NPB_BTIO_FILE"] = path },
+                hosted: true, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+            AssertVerified(r, "bt", 4);
+            Assert.Contains("BTIO -- FULL MPI-IO write interval:   5", r.Output);
+            Assert.Equal(12, Regex.Matches(r.Output, @"(?m)^ Reading data set \d+$").Count);
+            Assert.Equal(12L * 12 * 12 * 12 * 5 * sizeof(double), new FileInfo(path).Length);
+        }
+        finally
+        {
+            File.Delete(path);
+        }
+    }
+
+    /// <summary>
     /// Runs NPB does not define end with NPB's kind of refusal, exit code 2, and no report; every
     /// rank ends MPI in order (no rank aborts the job for leaving with MPI in use).
     /// </summary>
@@ -82,7 +122,8 @@ public class NpbTests
     [InlineData(2, "ft D", "FT: class D is not defined; classes: S W A B C.")]
     [InlineData(3, "lu S", "LU: no process grid for 3 processes; expecting nx*ny processes with nx/2 <= ny <= nx (such as 2).")]
     [InlineData(2, "ep Q", "unknown class 'Q': NPB classes are S, W, A, B, C, D, E and F.")]
-    [InlineData(2, "bt S", "benchmark 'bt' is not implemented here")]
+    [InlineData(2, "bt S", "BT: no process grid for 2 processes; expecting a square number of processes (such as 1).")]
+    [InlineData(1, "bt S simple", "BT: I/O subtype 'simple' is not implemented here; subtypes: full (collective MPI-IO).")]
     public void UndefinedRunsAreRefused(int ranks, string args, string message)
     {
         Job.Result r = Job.Mpi(ranks, Program, args, Timeout);

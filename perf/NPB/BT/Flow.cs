@@ -1,0 +1,103 @@
+namespace Npb.BT;
+
+/// <summary>
+/// The model problem of BT (RNR-94-007 §3, NPB 2 report): the three-dimensional compressible
+/// Navier–Stokes equations in conservative form on the unit cube, with the constants of the
+/// benchmark and the prescribed exact solution that gives the forcing term, the boundary
+/// values and the error norms.
+/// </summary>
+internal static class Flow
+{
+    /// <summary>Doubles per grid point: ρ, ρu, ρv, ρw, ρE.</summary>
+    public const int Vars = 5;
+
+    /// <summary>Entries of one 5×5 block of the block-tridiagonal systems (row-major).</summary>
+    public const int Block = Vars * Vars;
+
+    /// <summary>γ; γ − 1; the viscous scale; the conductivity scale; γ (c1..c5 of the specification).</summary>
+    public const double C1 = 1.4, C2 = 0.4, C3 = 0.1, C4 = 1.0, C5 = 1.4;
+
+    /// <summary>Second-difference dissipation along x, y and z (dx, dy, dz), equal for the five equations.</summary>
+    public static ReadOnlySpan<double> Dissipation => [0.75, 0.75, 1.0];
+
+    /// <summary>Fourth-difference dissipation: max(dx, dy, dz) / 4.</summary>
+    public const double Dssp = 0.25;
+
+    public const double C1C2 = C1 * C2, C1C5 = C1 * C5, C3C4 = C3 * C4, C1345 = C1C5 * C3C4;
+    public const double Con43 = 4.0 / 3.0, Con16 = 1.0 / 6.0;
+
+    // The exact solution of equation m is e0 + e1 ξ + e2 η + e3 ζ + e4 ξ² + e5 η² + e6 ζ²
+    // + e7 ξ³ + e8 η³ + e9 ζ³ + e10 ξ⁴ + e11 η⁴ + e12 ζ⁴ (the coefficients ce of the specification).
+    private static ReadOnlySpan<double> Coefficients =>
+    [
+        2.0, 0.0, 0.0, 4.0, 5.0, 3.0, 0.5, 0.02, 0.01, 0.03, 0.5, 0.4, 0.3,
+        1.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 0.01, 0.03, 0.02, 0.4, 0.3, 0.5,
+        2.0, 2.0, 0.0, 0.0, 0.0, 2.0, 3.0, 0.04, 0.03, 0.05, 0.3, 0.5, 0.4,
+        2.0, 2.0, 0.0, 0.0, 0.0, 2.0, 3.0, 0.03, 0.05, 0.04, 0.2, 0.1, 0.3,
+        5.0, 4.0, 3.0, 2.0, 0.1, 0.4, 0.3, 0.05, 0.04, 0.03, 0.1, 0.3, 0.2,
+    ];
+
+    /// <summary>The exact solution at (ξ, η, ζ) ∈ [0, 1]³, the five variables into <paramref name="u"/>.</summary>
+    public static void Exact(double xi, double eta, double zeta, Span<double> u)
+    {
+        ReadOnlySpan<double> all = Coefficients;
+        for (int m = 0; m < Vars; m++)
+        {
+            ReadOnlySpan<double> e = all.Slice(13 * m, 13);
+            u[m] = e[0]
+                + xi * (e[1] + xi * (e[4] + xi * (e[7] + xi * e[10])))
+                + eta * (e[2] + eta * (e[5] + eta * (e[8] + eta * e[11])))
+                + zeta * (e[3] + zeta * (e[6] + zeta * (e[9] + zeta * e[12])));
+        }
+    }
+
+    /// <summary>
+    /// The fourth-difference dissipation stencil at global point g of n along an axis: the
+    /// weights of the points g−2 .. g+2, one-sided next to the boundary as the specification
+    /// prescribes (zero weight on points outside the grid).
+    /// </summary>
+    public static void DissipationStencil(int g, int n, Span<double> w)
+    {
+        ReadOnlySpan<double> weights =
+            g == 1 ? [0, 0, 5, -4, 1] :
+            g == 2 ? [0, -4, 6, -4, 1] :
+            g == n - 3 ? [1, -4, 6, -4, 0] :
+            g == n - 2 ? [1, -4, 5, 0, 0] :
+            [1, -4, 6, -4, 1];
+        weights.CopyTo(w);
+    }
+}
+
+/// <summary>The constants of the discretization that depend on the grid size and the time step (NPB's set_constants).</summary>
+internal sealed class Coefficients
+{
+    /// <summary>The time step.</summary>
+    public readonly double Dt;
+
+    /// <summary>1/h, where h = 1/(n−1) is the mesh width, equal along the three axes.</summary>
+    public readonly double InverseH;
+
+    /// <summary>1/h², 1/(2h) (tx1, tx2 of the specification).</summary>
+    public readonly double T1, T2;
+
+    /// <summary>The viscous terms: c3c4/h² times 4/3, 1, (1 − c1c5), 1/6 and c1c5 (xxcon1..xxcon5).</summary>
+    public readonly double Con1, Con2, Con3, Con4, Con5;
+
+    /// <summary>h, the mesh width.</summary>
+    public readonly double H;
+
+    public Coefficients(int n, double dt)
+    {
+        Dt = dt;
+        H = 1.0 / (n - 1);
+        InverseH = 1.0 / H;
+        T1 = 1.0 / (H * H);
+        T2 = 1.0 / (2.0 * H);
+        double c3c4t3 = Flow.C3C4 * InverseH;
+        Con1 = c3c4t3 * Flow.Con43 * InverseH;
+        Con2 = c3c4t3 * InverseH;
+        Con3 = c3c4t3 * (1.0 - Flow.C1C5) * InverseH;
+        Con4 = c3c4t3 * Flow.Con16 * InverseH;
+        Con5 = c3c4t3 * Flow.C1C5 * InverseH;
+    }
+}
