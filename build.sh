@@ -24,9 +24,10 @@
 # --arch arm64 (or MOTOR_ARCH=arm64) with build or install: cross-builds every native part
 # for linux-arm64 (Debian's gcc-aarch64-linux-gnu, arm64 MPI libraries, qemu-aarch64 to run
 # it, installed when missing) into build/arm64 and artifacts/arm64, beside the x64 build;
-# install then lays out an arm64 motor with its own arm64 .NET runtime.  pack puts the
-# arm64 cores in the package whenever they have been built.  ./build.sh test Arm64 runs
-# the arm64 pass (tests/System.MP.Tests/Arm64Tests.cs) under qemu-aarch64.
+# install then lays out an arm64 motor with its own arm64 .NET runtime.  pack always builds
+# both architectures: the package carries runtimes/linux-x64 and runtimes/linux-arm64.
+# ./build.sh test Arm64 runs the arm64 pass (tests/System.MP.Tests/Arm64Tests.cs) under
+# qemu-aarch64.
 #
 # Works as root without sudo (CI) and as a user with sudo.
 set -euo pipefail
@@ -397,8 +398,17 @@ run_bench_smoke() {
   if [ "$rc" = 0 ]; then record bench-smoke 1 0; else record bench-smoke 0 1; fi
 }
 
+# Whether the filter selects the arm64 pass (tests/System.MP.Tests/Arm64Tests.cs), which
+# needs the arm64 build.
+arm64_selected() {
+  [ -z "$FILTER" ] && return 0
+  case System.MP.Tests.Arm64Tests in *"$FILTER"*) return 0 ;; esac
+  return 1
+}
+
 test_all() {
   build
+  if arm64_selected; then build_native_arm64; publish_arm64_tests; fi
   SUMMARY="$(mktemp)"
   run_ctest
   run_dotnet_tests
@@ -433,7 +443,7 @@ case "${1:-all}" in
   demo) demo ;;
   test) FILTER="${2:-}" test_all ;;
   bench) build; "$ROOT/perf/bench.sh" ;;
-  pack) build_unless_told; pack "${2:-}" ;;
+  pack) [ "${MOTOR_NO_BUILD:-}" = 1 ] || build_arm64; pack "${2:-}" ;;
   install) build_unless_told; install_motor "${2:-}" ;;
   deps) deps ;;
   default-mpi) default_mpi "${2:-}" ;;
