@@ -80,22 +80,41 @@ public class Arm64Tests
         RunPass(program, "", env, "library mode (self-contained linux-arm64)");
     }
 
+    /// <summary>
+    /// <c>./build.sh install --arch arm64 PREFIX</c> lays out the arm64 motor with its own arm64
+    /// runtime; that copy, started through PREFIX/bin/motor, runs the pass.
+    /// </summary>
     [Fact]
     public void Arm64MotorRunsThePassOnTwoRanks()
     {
-        string motor = Arm64Dir("bin", "motor");
-        AssertArm64Elf(motor);
-        AssertArm64Elf(Arm64Dir("bin", "libmpgc.so"));
-        AssertArm64Elf(Directory.GetFiles(Arm64Dir("bin", "dotnet", "host", "fxr"), "libhostfxr.so", SearchOption.AllDirectories).Single());
-        // The arm64 runtime beside motor, not the host's x64 one, and the arm64 MPICH.
-        Job.Result version = Job.Run("qemu-aarch64", $"-L / {motor} --version", 120);
-        Assert.True(version.ExitCode == 0, version.ToString());
-        Assert.Contains(".NET runtime: Microsoft.NETCore.App", version.Output);
-        Assert.Contains($" in {Arm64Dir("bin", "dotnet")}", version.Output);
-        Assert.Contains("/aarch64-linux-gnu/libmpich.so.12", version.Output);
-        Assert.Contains($"GC extension: {Arm64Dir("bin", "libmpgc.so")}", version.Output);
-        RunPass(motor, Arm64Dir("scenarios", "motor", "Scenarios.dll"), null, "under the arm64 motor");
+        AssertArm64Elf(Arm64Dir("bin", "motor"));
+        string prefix = Path.Combine(Path.GetTempPath(), $"motor-arm64-prefix-{Guid.NewGuid():N}");
+        try
+        {
+            Job.Result install = Job.Run("/bin/bash", $"{Path.Combine(Job.Root, "build.sh")} install --arch arm64 {prefix}", 300,
+                                         new Dictionary<string, string> { ["MOTOR_NO_BUILD"] = "1" });
+            Assert.True(install.ExitCode == 0, install.ToString());
+            string lib = Path.Combine(prefix, "lib", "motor"), motor = Path.Combine(prefix, "bin", "motor");
+            foreach (string f in new[] { "motor", "libmpgc.so", "libmpcore.so", "libmpcore-ompi.so" })
+                AssertArm64Elf(Path.Combine(lib, f));
+            AssertArm64Elf(Directory.GetFiles(Path.Combine(lib, "dotnet", "host", "fxr"), "libhostfxr.so", SearchOption.AllDirectories).Single());
+            // The arm64 runtime installed beside motor, not the host's x64 one, and the arm64 MPICH.
+            Job.Result version = Job.Run("qemu-aarch64", $"-L / {motor} --version", 120);
+            Assert.True(version.ExitCode == 0, version.ToString());
+            Assert.Contains($".NET runtime: Microsoft.NETCore.App {RuntimeVersion()} in {Path.Combine(lib, "dotnet")}", version.Output);
+            Assert.Contains("/aarch64-linux-gnu/libmpich.so.12", version.Output);
+            Assert.Contains($"GC extension: {Path.Combine(lib, "libmpgc.so")}", version.Output);
+            RunPass(motor, Arm64Dir("scenarios", "motor", "Scenarios.dll"), null, "under the installed arm64 motor");
+        }
+        finally
+        {
+            Directory.Delete(prefix, recursive: true);
+        }
     }
+
+    /// <summary>The version of the arm64 runtime the build laid out (the host's own runtime's).</summary>
+    private static string RuntimeVersion() =>
+        Path.GetFileName(Directory.GetDirectories(Arm64Dir("bin", "dotnet", "shared", "Microsoft.NETCore.App")).Single());
 
     /// <summary>
     /// <c>./build.sh pack</c> (of this build) puts the arm64 cores and the IL assembly under
@@ -112,16 +131,7 @@ public class Arm64Tests
         string version = File.ReadAllText(Path.Combine(Job.Root, "VERSION")).Trim();
         string nugetCache = Environment.GetEnvironmentVariable("NUGET_PACKAGES") is { Length: > 0 } n ? n
             : Path.Combine(Environment.GetFolderPath(Environment.SpecialFolder.UserProfile), ".nuget", "packages");
-        var env = new Dictionary<string, string>
-        {
-            ["DOTNET_CLI_HOME"] = Path.Combine(dir, "home"),
-            ["NUGET_PACKAGES"] = Path.Combine(dir, "nuget-packages"),
-            ["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1",
-            ["DOTNET_NOLOGO"] = "1",
-            ["MSBUILDDISABLENODEREUSE"] = "1",
-            ["DOTNET_CLI_DO_NOT_USE_MSBUILD_SERVER"] = "1",
-            ["MOTOR_NO_BUILD"] = "1",
-        };
+        Dictionary<string, string> env = PackageTests.NewUser.UserEnvironment(dir);
         try
         {
             Directory.CreateDirectory(work);
