@@ -398,11 +398,14 @@ run_bench_smoke() {
   if [ "$rc" = 0 ]; then record bench-smoke 1 0; else record bench-smoke 0 1; fi
 }
 
-# Whether the filter selects the arm64 pass (tests/System.MP.Tests/Arm64Tests.cs), which
-# needs the arm64 build.
+# Whether the filter selects tests that need the arm64 build: the arm64 pass
+# (tests/System.MP.Tests/Arm64Tests.cs) and the package's (pack carries both architectures).
 arm64_selected() {
+  local name
   [ -z "$FILTER" ] && return 0
-  case System.MP.Tests.Arm64Tests in *"$FILTER"*) return 0 ;; esac
+  for name in System.MP.Tests.Arm64Tests System.MP.Tests.PackageTests; do
+    case "$name" in *"$FILTER"*) return 0 ;; esac
+  done
   return 1
 }
 
