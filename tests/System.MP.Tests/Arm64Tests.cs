@@ -73,9 +73,8 @@ public class Arm64Tests
         AssertArm64Elf(program);
         AssertArm64Elf(Arm64Dir("scenarios", "library", "libmpcore.so"));
         AssertArm64Elf(Arm64Dir("scenarios", "library", "libcoreclr.so"));
-        // .NET's background GC thread does not survive qemu-user (objects-p2p faults in the
-        // emulator, with or without Motor's extension, and .NET does not support qemu); Motor's
-        // own default, under motor, is the same non-concurrent GC.
+        // Background GC off, as under motor by default: with it on, object transport fails under
+        // qemu in both modes (docs/platforms.md, "What emulation cannot show").
         var env = new Dictionary<string, string> { ["DOTNET_gcConcurrent"] = "0" };
         RunPass(program, "", env, "library mode (self-contained linux-arm64)");
     }
