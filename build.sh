@@ -21,6 +21,14 @@
 # MOTOR_NO_BUILD=1 makes pack and install use the last build as it is (the test suite,
 # which has just built, packs and installs into temporary folders that way).
 #
+# --arch arm64 (or MOTOR_ARCH=arm64) with build or install: cross-builds every native part
+# for linux-arm64 (Debian's gcc-aarch64-linux-gnu, arm64 MPI libraries, qemu-aarch64 to run
+# it, installed when missing) into build/arm64 and artifacts/arm64, beside the x64 build;
+# install then lays out an arm64 motor with its own arm64 .NET runtime.  pack always builds
+# both architectures: the package carries runtimes/linux-x64 and runtimes/linux-arm64.
+# ./build.sh test Arm64 runs the arm64 pass (tests/System.MP.Tests/Arm64Tests.cs) under
+# qemu-aarch64.
+#
 # Works as root without sudo (CI) and as a user with sudo.
 set -euo pipefail
 
@@ -118,6 +126,140 @@ build_managed() {
 
 build() { deps; build_native; build_managed; }
 
+# ---- linux-arm64: cross-built here, run under qemu-aarch64 ----
+ARM64_BUILD="$ROOT/build/arm64"
+ARM64_BIN="$ROOT/artifacts/arm64/bin"
+ARM64_SYSROOT="$ARM64_BUILD/sysroot"   # arm64 packages unpacked, not installed
+ARM64_DOTNET="$ARM64_BIN/dotnet"     # beside motor, which uses it
+HOST_TRIPLET="$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)"
+ARM64_LIBDIR=/usr/lib/aarch64-linux-gnu
+
+# The cross toolchain, qemu and the arm64 MPICH library are installed (Debian multiarch); they
+# sit beside the host's packages.  Open MPI's arm64 libraries cannot (libpmix2 and libmunge2 are
+# one architecture per system, and installing them removes the host's Open MPI), so they and the
+# arm64 -dev packages (for the header check) are unpacked into build/arm64/sysroot.
+deps_arm64() {
+  local missing=() mpich_version ompi_version pmix_version
+  command -v qemu-aarch64 >/dev/null || missing+=(qemu-user)
+  command -v aarch64-linux-gnu-gcc >/dev/null || missing+=(gcc-aarch64-linux-gnu)
+  command -v aarch64-linux-gnu-g++ >/dev/null || missing+=(g++-aarch64-linux-gnu)
+  [ -e "$ARM64_LIBDIR/libmpich.so.12" ] || missing+=(libmpich12:arm64)
+  dpkg --print-foreign-architectures | grep -qx arm64 || {
+    log "adding Debian's arm64 architecture (multiarch)"
+    as_root dpkg --add-architecture arm64
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  }
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing for arm64: ${missing[*]}"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends --no-remove "${missing[@]}" ||
+      { as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q &&
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends --no-remove "${missing[@]}"; }
+  fi
+  [ -e "$ARM64_SYSROOT/.unpacked" ] && return
+  mpich_version="$(dpkg-query -W -f='${Version}' "libmpich-dev:$(dpkg --print-architecture)")"
+  ompi_version="$(dpkg-query -W -f='${Version}' "libopenmpi-dev:$(dpkg --print-architecture)")"
+  pmix_version="$(dpkg-query -W -f='${Version}' "libpmix2:$(dpkg --print-architecture)")"
+  log "unpacking arm64 Open MPI and the arm64 MPI headers into $ARM64_SYSROOT"
+  rm -rf "$ARM64_SYSROOT"; mkdir -p "$ARM64_SYSROOT/debs"
+  (cd "$ARM64_SYSROOT/debs" && apt-get download -q "libmpich-dev:arm64=$mpich_version" "libopenmpi-dev:arm64=$ompi_version" \
+     "libopenmpi3:arm64=$ompi_version" "libpmix2:arm64=$pmix_version" 2>&1 | grep -v -e '^W: Download is performed unsandboxed' -e '^Get:' || true)
+  local deb; for deb in "$ARM64_SYSROOT"/debs/*.deb; do dpkg-deb -x "$deb" "$ARM64_SYSROOT"; done
+  [ -e "$ARM64_SYSROOT$ARM64_LIBDIR/libmpi.so.40" ] || die "could not unpack Open MPI's arm64 libraries (apt-get download libopenmpi3:arm64)"
+  touch "$ARM64_SYSROOT/.unpacked"
+}
+
+# The cross build compiles against the host's MPI headers (an arm64 -dev package cannot be
+# installed beside the host's).  Every header mpi.h reads is compared, byte for byte, with
+# the arm64 package's copy of the same version; any difference stops the build.
+check_arm64_headers() { # name host-include-dirs...
+  local name="$1" dir h arm n=0 test_c="$ARM64_BUILD/mpi-headers.c"; shift
+  echo '#include <mpi.h>' >"$test_c"
+  for h in $(gcc -M "${@/#/-I}" "$test_c" | tr ' \\' '\n\n' | sort -u); do
+    for dir in "$@"; do
+      case "$h" in "$dir"/*)
+        arm="$ARM64_SYSROOT${h//$HOST_TRIPLET/aarch64-linux-gnu}"
+        cmp -s "$h" "$arm" || die "$name header $h differs from the arm64 package's $arm"
+        n=$((n + 1)); break ;;
+      esac
+    done
+  done
+  [ "$n" -gt 0 ] || die "no $name header found in $*"
+  echo "$name: the $n headers mpi.h reads are the same in the $HOST_TRIPLET and arm64 packages"
+}
+
+# The arm64 apphost pack (libnethost.a for motor) and runtime pack, from NuGet, at the version
+# of the host's runtime: restored once by a project that only downloads them.
+ARM64_RUNTIME_VERSION=""
+arm64_packs() {
+  local nuget="${NUGET_PACKAGES:-$HOME/.nuget/packages}" proj="$ARM64_BUILD/packs"
+  ARM64_RUNTIME_VERSION="$(dotnet --list-runtimes | awk '$1 == "Microsoft.NETCore.App" { print $2 }' | sort -V | tail -1)"
+  [ -n "$ARM64_RUNTIME_VERSION" ] || die "no Microsoft.NETCore.App runtime in 'dotnet --list-runtimes'"
+  ARM64_NETHOST="$nuget/microsoft.netcore.app.host.linux-arm64/$ARM64_RUNTIME_VERSION/runtimes/linux-arm64/native"
+  ARM64_RUNTIME_PACK="$nuget/microsoft.netcore.app.runtime.linux-arm64/$ARM64_RUNTIME_VERSION/runtimes/linux-arm64"
+  [ -e "$ARM64_NETHOST/libnethost.a" ] && [ -e "$ARM64_RUNTIME_PACK/native/libcoreclr.so" ] && return
+  log "NuGet: the linux-arm64 apphost and runtime packs $ARM64_RUNTIME_VERSION"
+  mkdir -p "$proj"
+  cat >"$proj/packs.csproj" <<PROJ
+<Project Sdk="Microsoft.NET.Sdk">
+  <PropertyGroup><TargetFramework>net10.0</TargetFramework></PropertyGroup>
+  <ItemGroup>
+    <PackageDownload Include="Microsoft.NETCore.App.Host.linux-arm64" Version="[$ARM64_RUNTIME_VERSION]" />
+    <PackageDownload Include="Microsoft.NETCore.App.Runtime.linux-arm64" Version="[$ARM64_RUNTIME_VERSION]" />
+  </ItemGroup>
+</Project>
+PROJ
+  dotnet restore "$proj/packs.csproj" -nologo -v quiet
+  [ -e "$ARM64_NETHOST/libnethost.a" ] || die "restore did not bring $ARM64_NETHOST/libnethost.a"
+}
+
+# The arm64 .NET runtime motor runs on, laid out as a .NET installation (host/fxr, shared/)
+# from the runtime pack: motor uses the dotnet folder beside itself when there is one.
+layout_arm64_runtime() { # destination
+  local dest="$1" fw="$1/shared/Microsoft.NETCore.App/$ARM64_RUNTIME_VERSION"
+  mkdir -p "$dest/host/fxr/$ARM64_RUNTIME_VERSION" "$fw"
+  cp -u "$ARM64_RUNTIME_PACK/native/libhostfxr.so" "$dest/host/fxr/$ARM64_RUNTIME_VERSION/"
+  cp -u "$ARM64_RUNTIME_PACK"/lib/net*/* "$ARM64_RUNTIME_PACK"/native/* "$fw/"
+  rm -f "$fw/libhostfxr.so"
+}
+
+build_native_arm64() {
+  deps_arm64
+  arm64_packs
+  mkdir -p "$ARM64_BUILD"
+  local ompi_inc
+  ompi_inc="$(mpicc.openmpi --showme:incdirs)"
+  check_arm64_headers MPICH "/usr/include/$HOST_TRIPLET/mpich"
+  # shellcheck disable=SC2086
+  check_arm64_headers "Open MPI" $ompi_inc
+  log "native for linux-arm64: pal, both cores, gc extension, motor, native tests -> $ARM64_BIN"
+  cmake -S "$ROOT" -B "$ARM64_BUILD" -DCMAKE_BUILD_TYPE=Release -DMOTOR_BIN_DIR="$ARM64_BIN" \
+    -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/linux-arm64.cmake" \
+    -DMOTOR_MPI_LIBRARY="$ARM64_LIBDIR/libmpich.so.12" -DMOTOR_MPI_INCLUDE_DIRS="/usr/include/$HOST_TRIPLET/mpich" \
+    -DMOTOR_OMPI_LIBMPI="$ARM64_SYSROOT$ARM64_LIBDIR/libmpi.so.40" -DMOTOR_OMPI_INCLUDE_DIRS="${ompi_inc// /;}" \
+    -DMOTOR_CROSS_LIBRARY_DIRS="$ARM64_SYSROOT$ARM64_LIBDIR" -DMOTOR_NETHOST_DIR="$ARM64_NETHOST" >/dev/null
+  cmake --build "$ARM64_BUILD" -j "$JOBS"
+  layout_arm64_runtime "$ARM64_DOTNET"
+}
+
+# The arm64 pass's program (tests/Scenarios, Arm64Tests): published for linux-arm64 against the
+# arm64 build (MotorNativeDir), self-contained for library mode and framework-dependent for
+# motor, in artifacts/arm64/dotnet (the x64 build's outputs stay as they are).  System.MP.dll
+# is IL there (ReadyToRun code is x64's, which arm64 refuses), and its build puts that copy
+# beside the arm64 motor, where the package takes it from too.
+ARM64_SCENARIOS="$ROOT/artifacts/arm64/scenarios"
+publish_arm64_tests() {
+  local contained
+  for contained in true false; do
+    log "managed for linux-arm64: Scenarios, self-contained=$contained -> $ARM64_SCENARIOS/$([ $contained = true ] && echo library || echo motor)"
+    dotnet publish "$ROOT/tests/Scenarios/Scenarios.csproj" -c "$CONFIG" -r linux-arm64 --self-contained "$contained" \
+      -nologo -v quiet -clp:ErrorsOnly -p:MotorSkipNativeBuild=true -p:MotorNativeDir="$ARM64_BIN/" \
+      -p:MotorReadyToRun=false -p:ArtifactsPath="$ROOT/artifacts/arm64/dotnet" \
+      -o "$ARM64_SCENARIOS/$([ $contained = true ] && echo library || echo motor)"
+  done
+}
+
+build_arm64() { build; build_native_arm64; publish_arm64_tests; }
+
 PACKAGES="$ROOT/artifacts/packages"
 MOTOR_FILES=(motor libmpgc.so libmpcore.so libmpcore-ompi.so System.MP.dll System.MP.xml)
 
@@ -134,27 +276,40 @@ pack() {
   ls -l "$feed"/*."$version".nupkg
 }
 
-build_unless_told() { [ "${MOTOR_NO_BUILD:-}" = 1 ] || build; }
+build_unless_told() {
+  [ "${MOTOR_NO_BUILD:-}" = 1 ] && return
+  if [ "$ARCH" = arm64 ]; then build_arm64; else build; fi
+}
 
 # The motor host is a native program with its GC extension and cores beside it; it finds
 # them from its own path, so PREFIX/bin/motor is a link into PREFIX/lib/motor.
+# --arch arm64: the arm64 build with its own arm64 .NET runtime (lib/motor/dotnet, which motor
+# uses when present), by default into artifacts/arm64/motor, a folder to copy to an arm64 machine.
 install_motor() {
-  local prefix="${1:-}" f
+  local prefix="${1:-}" f bin="$BIN" run=()
+  if [ "$ARCH" = arm64 ]; then
+    bin="$ARM64_BIN"; run=(qemu-aarch64 -L /); prefix="${prefix:-$ROOT/artifacts/arm64/motor}"
+  fi
   if [ -z "$prefix" ]; then
     if [ "$(id -u)" = 0 ]; then prefix=/usr/local; else prefix="$HOME/.local"; fi
   fi
   case "$prefix" in /*) ;; *) prefix="$PWD/$prefix" ;; esac
   for f in "${MOTOR_FILES[@]}"; do
-    [ -f "$BIN/$f" ] || die "$BIN/$f is missing; the build did not finish"
+    [ -f "$bin/$f" ] || die "$bin/$f is missing; the build did not finish"
   done
   log "install: motor -> $prefix/bin/motor (files in $prefix/lib/motor)"
   mkdir -p "$prefix/lib/motor" "$prefix/bin" 2>/dev/null ||
     die "cannot create $prefix/lib/motor; choose a PREFIX you can write to (./build.sh install ~/.local)"
   for f in "${MOTOR_FILES[@]}"; do
-    install -m "$([ "${f##*.}" = xml ] || [ "${f##*.}" = dll ] && echo 644 || echo 755)" "$BIN/$f" "$prefix/lib/motor/$f"
+    install -m "$([ "${f##*.}" = xml ] || [ "${f##*.}" = dll ] && echo 644 || echo 755)" "$bin/$f" "$prefix/lib/motor/$f"
   done
+  if [ "$ARCH" = arm64 ]; then
+    [ -d "$ARM64_DOTNET/host/fxr" ] || die "$ARM64_DOTNET is missing; run ./build.sh build --arch arm64"
+    rm -rf "$prefix/lib/motor/dotnet"
+    cp -a "$ARM64_DOTNET" "$prefix/lib/motor/dotnet"
+  fi
   ln -sfn ../lib/motor/motor "$prefix/bin/motor"
-  "$prefix/bin/motor" --version | head -1
+  "${run[@]}" "$prefix/bin/motor" --version | head -1
   case ":$PATH:" in *":$prefix/bin:"*) ;; *) echo "add $prefix/bin to PATH to run motor by name" ;; esac
 }
 
@@ -243,8 +398,20 @@ run_bench_smoke() {
   if [ "$rc" = 0 ]; then record bench-smoke 1 0; else record bench-smoke 0 1; fi
 }
 
+# Whether the filter selects tests that need the arm64 build: the arm64 pass
+# (tests/System.MP.Tests/Arm64Tests.cs) and the package's (pack carries both architectures).
+arm64_selected() {
+  local name
+  [ -z "$FILTER" ] && return 0
+  for name in System.MP.Tests.Arm64Tests System.MP.Tests.PackageTests; do
+    case "$name" in *"$FILTER"*) return 0 ;; esac
+  done
+  return 1
+}
+
 test_all() {
   build
+  if arm64_selected; then build_native_arm64; publish_arm64_tests; fi
   SUMMARY="$(mktemp)"
   run_ctest
   run_dotnet_tests
@@ -260,13 +427,26 @@ test_all() {
   [ "$TOTAL_FAILED" = 0 ]
 }
 
+# --arch x64|arm64 anywhere on the command line, or MOTOR_ARCH.
+ARCH="${MOTOR_ARCH:-x64}"
+ARGS=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --arch) [ $# -ge 2 ] || die "--arch needs x64 or arm64"; ARCH="$2"; shift 2 ;;
+    --arch=*) ARCH="${1#--arch=}"; shift ;;
+    *) ARGS+=("$1"); shift ;;
+  esac
+done
+case "$ARCH" in x64|arm64) ;; *) die "--arch $ARCH: Motor builds for x64 (this machine) or arm64 (cross-built)" ;; esac
+set -- "${ARGS[@]}"
+
 case "${1:-all}" in
   all) build; demo ;;
-  build) build ;;
+  build) if [ "$ARCH" = arm64 ]; then build_arm64; else build; fi ;;
   demo) demo ;;
   test) FILTER="${2:-}" test_all ;;
   bench) build; "$ROOT/perf/bench.sh" ;;
-  pack) build_unless_told; pack "${2:-}" ;;
+  pack) [ "${MOTOR_NO_BUILD:-}" = 1 ] || build_arm64; pack "${2:-}" ;;
   install) build_unless_told; install_motor "${2:-}" ;;
   deps) deps ;;
   default-mpi) default_mpi "${2:-}" ;;

@@ -108,6 +108,7 @@ static const char k_gc_concurrent[] = "System.GC.Concurrent";
 
 static char g_exe[PATH_CAP];   /* this executable */
 static char g_bin[PATH_CAP];   /* its folder: libmpcore, libmpgc, System.MP.dll */
+static char g_own_dotnet[PATH_CAP + 8]; /* a .NET installation of its own, g_bin/dotnet (an arm64 install) */
 static const mp_table_t *g_core; /* the core for this process's MPI (mp_core_table) */
 
 /* ---- messages ---- */
@@ -139,7 +140,8 @@ static void usage(FILE *f)
         "                             waiting, or with ,abort end the job (library mode:\n"
         "                             MOTOR_HANG_REPORT=<seconds>[,abort])\n"
         "  --dotnet-root <dir>        .NET installation to use (default: DOTNET_ROOT, then\n"
-        "                             the registered or default location)\n"
+        "                             a dotnet folder beside motor, then the registered or\n"
+        "                             default location)\n"
         "  --version                  print Motor, .NET runtime and MPI library versions\n"
         "  -h, --help                 print this help\n"
         "\n"
@@ -388,6 +390,21 @@ static void env_info_result(const struct hostfxr_dotnet_environment_info *info, 
     }
 }
 
+/* A runtime installed with motor (g_bin/dotnet/host/fxr: ./build.sh install --arch arm64
+ * lays one out) is used unless --dotnet-root or DOTNET_ROOT names another. */
+static void use_own_runtime(options_t *o)
+{
+    char fxr[PATH_CAP + 24];
+    struct stat st;
+    const char *env = getenv("DOTNET_ROOT");
+    if (o->dotnet_root || (env && *env))
+        return;
+    snprintf(g_own_dotnet, sizeof g_own_dotnet, "%s/dotnet", g_bin);
+    snprintf(fxr, sizeof fxr, "%s/host/fxr", g_own_dotnet);
+    if (stat(fxr, &st) == 0 && S_ISDIR(st.st_mode))
+        o->dotnet_root = g_own_dotnet;
+}
+
 static int print_version(const options_t *o)
 {
     char mpi[4096];
@@ -544,6 +561,7 @@ int main(int argc, char **argv)
     g_core = mp_core_table();
 
     rc = parse(argc, argv, &o, &want_version);
+    use_own_runtime(&o);
     if (want_version)
         return print_version(&o);
     if (rc == 1)

@@ -40,18 +40,8 @@ public sealed class PackageTests : IClassFixture<PackageTests.NewUser>
         public NewUser()
         {
             Directory.CreateDirectory(Work);
-            Env = new Dictionary<string, string>
-            {
-                ["PATH"] = $"{Path.Combine(Prefix, "bin")}:{Environment.GetEnvironmentVariable("PATH")}",
-                ["DOTNET_CLI_HOME"] = Path.Combine(Dir, "home"),
-                ["NUGET_PACKAGES"] = Path.Combine(Dir, "nuget-packages"),
-                ["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1",
-                ["DOTNET_NOLOGO"] = "1",
-                ["DOTNET_SKIP_FIRST_TIME_EXPERIENCE"] = "1",
-                ["MSBUILDDISABLENODEREUSE"] = "1",
-                ["DOTNET_CLI_DO_NOT_USE_MSBUILD_SERVER"] = "1",
-                ["MOTOR_NO_BUILD"] = "1", // the suite has just built; pack and install that build
-            };
+            Env = UserEnvironment(Dir);
+            Env["PATH"] = $"{Path.Combine(Prefix, "bin")}:{Environment.GetEnvironmentVariable("PATH")}";
             // The feed is the only package source (FSharp.Core comes with the SDK).
             File.WriteAllText(Path.Combine(Work, "nuget.config"),
                 $"""
@@ -70,6 +60,22 @@ public sealed class PackageTests : IClassFixture<PackageTests.NewUser>
             Install = Job.Run("/bin/bash", $"{buildSh} install {Prefix}", 120, Env);
             Templates = Dotnet($"new install {Path.Combine(Feed, $"Motor.Templates.{Version}.nupkg")}", 120);
         }
+
+        /// <summary>
+        /// A new user's environment with everything .NET keeps (its home, NuGet's package cache)
+        /// under <paramref name="dir"/>, for pack and install of the build the suite has just made.
+        /// </summary>
+        internal static Dictionary<string, string> UserEnvironment(string dir) => new()
+        {
+            ["DOTNET_CLI_HOME"] = Path.Combine(dir, "home"),
+            ["NUGET_PACKAGES"] = Path.Combine(dir, "nuget-packages"),
+            ["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1",
+            ["DOTNET_NOLOGO"] = "1",
+            ["DOTNET_SKIP_FIRST_TIME_EXPERIENCE"] = "1",
+            ["MSBUILDDISABLENODEREUSE"] = "1",
+            ["DOTNET_CLI_DO_NOT_USE_MSBUILD_SERVER"] = "1",
+            ["MOTOR_NO_BUILD"] = "1", // the suite has just built; pack and install that build
+        };
 
         /// <summary>Runs dotnet with the user's environment, in the work folder.</summary>
         internal Job.Result Dotnet(string args, int timeoutSeconds = 300) =>
