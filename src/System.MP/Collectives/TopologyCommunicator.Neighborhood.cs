@@ -335,7 +335,7 @@ public abstract unsafe partial class TopologyCommunicator
     }
 
     private static void RunNeighbor(int h, CollDesc* d, long* sendBytes, long* recvBytes) =>
-        Check(Core.NeighborRun(h, d, sendBytes, recvBytes));
+        ThrowHelper.Check(Core.NeighborRun(h, d, sendBytes, recvBytes));
 
     /// <summary>
     /// Copies the counts and displacements of a nonblocking call to native memory (MPI reads

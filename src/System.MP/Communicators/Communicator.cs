@@ -46,8 +46,7 @@ public unsafe partial class Communicator : IDisposable
             return null;
         int inter = 0;
         int rc = Core.CommIsInter(handle, &inter);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         if (inter != 0)
             return new Intercommunicator(handle);
         int topo = 0;
@@ -117,8 +116,7 @@ public unsafe partial class Communicator : IDisposable
     {
         int h = Handle, dup = 0;
         int rc = Core.CommDup(h, &dup);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         Communicator copy = Wrap(dup)!;
         CopyAttributesTo(copy);
         return copy;
@@ -135,8 +133,7 @@ public unsafe partial class Communicator : IDisposable
         if (color < 0 && color != Mpi.Undefined)
             throw new ArgumentOutOfRangeException(nameof(color), color, SR.Format(SR.SplitColor, color));
         int rc = Core.CommSplit(h, color, key, &part);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         return Wrap(part);
     }
 
@@ -167,8 +164,7 @@ public unsafe partial class Communicator : IDisposable
         if (Core.State() == CoreConst.StateReady) // also when MPI runs through sessions alone
         {
             int rc = Core.CommFree(h);
-            if (rc < 0)
-                ThrowHelper.ThrowCore(rc);
+            ThrowHelper.Check(rc);
         }
     }
 

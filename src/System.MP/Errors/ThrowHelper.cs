@@ -17,6 +17,26 @@ internal static class ThrowHelper
     internal static void ThrowCore(int code) => throw CoreException(code);
 
     /// <summary>
+    /// The check after every core call: <paramref name="rc"/> is 0, a count, a handle or a negative
+    /// MP_E* code, which becomes its exception (inlined: the hot paths keep one compare and branch).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static int Check(int rc)
+    {
+        if (rc < 0)
+            ThrowCore(rc);
+        return rc;
+    }
+
+    /// <summary>As <see cref="Check(int)"/>; a range error names <paramref name="rangeParam"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static void Check(int rc, string rangeParam)
+    {
+        if (rc < 0)
+            ThrowCore(rc, rangeParam);
+    }
+
+    /// <summary>
     /// Throws the .NET exception that matches a negative mpcore code; a range error (rank, tag,
     /// count, root) names <paramref name="rangeParam"/>, the argument only the core could check.
     /// </summary>

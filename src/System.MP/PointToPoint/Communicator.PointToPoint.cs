@@ -257,8 +257,7 @@ public unsafe partial class Communicator
         int done = HangReport.Enabled
             ? HangReport.SendRecv(s, sendBytes, dest, sendTag, r, recvBytes, source, recvTag, h, &status)
             : Core.Sendrecv(s, sendBytes, dest, sendTag, r, recvBytes, source, recvTag, h, &status);
-        if (done < 0)
-            ThrowHelper.ThrowCore(done);
+        ThrowHelper.Check(done);
         return status;
     }
 
@@ -275,8 +274,7 @@ public unsafe partial class Communicator
         if (HangReport.Enabled)
             HangReport.Describe("Probe", h, source, tag);
         int rc = Completion.PollThenBlock(new Completion.Probe(source, tag, h, &status));
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         return status;
     }
 
@@ -292,8 +290,7 @@ public unsafe partial class Communicator
         CheckRecvTag(tag);
         Status st;
         int rc = Core.Iprobe(source, tag, h, &st);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         status = rc == 1 ? st : default;
         return rc == 1;
     }
@@ -322,8 +319,7 @@ public unsafe partial class Communicator
         if (HangReport.Enabled)
             HangReport.Describe("MProbe", comm, source, tag);
         int rc = Completion.PollThenBlock(new Completion.MatchedProbe(source, tag, comm, &msg, &status));
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         message = msg;
         return status;
     }
@@ -340,8 +336,7 @@ public unsafe partial class Communicator
         Status status;
         long msg;
         int rc = Core.Improbe(source, tag, h, &msg, &status);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         message = rc == 1 ? new Message(msg, status) : null;
         return rc == 1;
     }
@@ -643,8 +638,7 @@ public unsafe partial class Communicator
         if (!HangReport.Enabled)
         {
             int done = Core.SendChecked(p, bytes, dest, tag, comm, mode);
-            if (done < 0)
-                ThrowHelper.ThrowCore(done);
+            ThrowHelper.Check(done);
             return;
         }
         long token;
@@ -652,8 +646,7 @@ public unsafe partial class Communicator
         HangReport.Describe(mode == CoreConst.SendSync ? "Ssend" : "Send", comm, dest, tag, "dest");
         if (rc == 0)
             rc = Completion.PollThenBlock(new Completion.Token(token, null));
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -661,8 +654,7 @@ public unsafe partial class Communicator
     {
         Status status;
         int rc = RecvCore(p, bytes, source, tag, comm, &status);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         return status;
     }
 
