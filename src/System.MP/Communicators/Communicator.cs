@@ -218,12 +218,4 @@ public unsafe partial class Communicator : IDisposable
             ThrowHelper.ThrowSameArray(message, paramName);
     }
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static void CheckSlice<T>(T[] buffer, int offset, int count, string paramName)
-    {
-        if (buffer is null)
-            ThrowHelper.ThrowNull(paramName);
-        if ((uint)offset > (uint)buffer.Length || (uint)count > (uint)(buffer.Length - offset))
-            ThrowHelper.ThrowSlice(buffer.Length, offset, count);
-    }
 }

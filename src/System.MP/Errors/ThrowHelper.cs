@@ -95,6 +95,16 @@ internal static class ThrowHelper
         throw new ArgumentOutOfRangeException("targetIndex", index,
             SR.Format(dynamic ? SR.WindowAddressNotPositive : SR.WindowIndexNegative, index));
 
+    /// <summary>Checks that <paramref name="count"/> elements from <paramref name="offset"/> lie inside <paramref name="buffer"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static void CheckSlice<T>(T[] buffer, int offset, int count, string paramName)
+    {
+        if (buffer is null)
+            ThrowNull(paramName);
+        if ((uint)offset > (uint)buffer.Length || (uint)count > (uint)(buffer.Length - offset))
+            ThrowSlice(buffer.Length, offset, count);
+    }
+
     [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
     internal static void ThrowSlice(int length, int offset, int count)
     {

@@ -216,16 +216,8 @@ public sealed unsafe class MpiFile : IDisposable
 
     private Status Access<T>(int op, long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged
     {
-        CheckSlice(buffer, bufferOffset, count);
+        ThrowHelper.CheckSlice(buffer, bufferOffset, count, nameof(buffer));
         return Access(op, offset, new ReadOnlySpan<T>(buffer, bufferOffset, count));
-    }
-
-    private static void CheckSlice<T>(T[] buffer, int offset, int count)
-    {
-        if (buffer is null)
-            ThrowHelper.ThrowNull(nameof(buffer));
-        if ((uint)offset > (uint)buffer.Length || (uint)count > (uint)(buffer.Length - offset))
-            ThrowHelper.ThrowSlice(buffer.Length, offset, count);
     }
 
     private static int Length<T>(T[] buffer)
@@ -237,7 +229,7 @@ public sealed unsafe class MpiFile : IDisposable
 
     private Request Post<T>(int op, long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged
     {
-        CheckSlice(buffer, bufferOffset, count);
+        ThrowHelper.CheckSlice(buffer, bufferOffset, count, nameof(buffer));
         int h = Check(op, offset, (long)count * sizeof(T), nameof(buffer));
         return Request.PostFile(buffer, bufferOffset, count, h, op, offset);
     }

@@ -262,7 +262,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     private void Transfer(T[] array, int offset, int count, int target, long targetIndex, bool put)
     {
         int h = Handle;
-        CheckSlice(array, offset, count);
+        ThrowHelper.CheckSlice(array, offset, count, nameof(array));
         CheckTarget(target, targetIndex);
         bool pin = Movable(array, count, target, out bool register);
         fixed (T* p = array)
@@ -282,7 +282,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     public void Accumulate(T[] data, int offset, int count, Op op, int target, long targetIndex)
     {
         int h = Handle, code = OpCode(op);
-        CheckSlice(data, offset, count);
+        ThrowHelper.CheckSlice(data, offset, count, nameof(data));
         CheckTarget(target, targetIndex);
         bool pin = Movable(data, count, target, out bool register);
         fixed (T* p = data)
@@ -376,7 +376,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     private Request PostRequest(T[] buffer, int offset, int count, int target, long targetIndex, bool put)
     {
         int h = Handle, req = 0, rc;
-        CheckSlice(buffer, offset, count);
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         CheckTarget(target, targetIndex);
         RequestGroup.Poster poster = RequestGroup.CurrentPoster;
         bool register = Request.Hold(buffer, count, poster, out BufferHold? pin);
@@ -426,14 +426,6 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     {
         ArgumentNullException.ThrowIfNull(array);
         return array.Length;
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void CheckSlice(T[] array, int offset, int count)
-    {
-        ArgumentNullException.ThrowIfNull(array);
-        if ((uint)offset > (uint)array.Length || (uint)count > (uint)(array.Length - offset))
-            ThrowHelper.ThrowSlice(array.Length, offset, count);
     }
 
     /// <summary>

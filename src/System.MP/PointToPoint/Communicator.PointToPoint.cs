@@ -36,7 +36,7 @@ public unsafe partial class Communicator
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe void Send<T>(T[] buffer, int offset, int count, int dest, int tag) where T : unmanaged
     {
-        CheckSlice(buffer, offset, count, nameof(buffer));
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         int h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
@@ -119,7 +119,7 @@ public unsafe partial class Communicator
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe Status Recv<T>(T[] buffer, int offset, int count, int source, int tag) where T : unmanaged
     {
-        CheckSlice(buffer, offset, count, nameof(buffer));
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         int h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
@@ -362,7 +362,7 @@ public unsafe partial class Communicator
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public Request ISend<T>(T[] buffer, int offset, int count, int dest, int tag) where T : unmanaged
     {
-        CheckSlice(buffer, offset, count, nameof(buffer));
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         int h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
@@ -397,7 +397,7 @@ public unsafe partial class Communicator
     /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
     public Request ISsend<T>(T[] buffer, int offset, int count, int dest, int tag) where T : unmanaged
     {
-        CheckSlice(buffer, offset, count, nameof(buffer));
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         int h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
@@ -425,7 +425,7 @@ public unsafe partial class Communicator
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public Request IRecv<T>(T[] buffer, int offset, int count, int source, int tag) where T : unmanaged
     {
-        CheckSlice(buffer, offset, count, nameof(buffer));
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         int h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
@@ -493,7 +493,7 @@ public unsafe partial class Communicator
     private int PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, RequestList requests, int mode)
         where T : unmanaged
     {
-        CheckSlice(buffer, offset, count, nameof(buffer));
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         int h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
@@ -529,7 +529,7 @@ public unsafe partial class Communicator
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public int IRecv<T>(T[] buffer, int offset, int count, int source, int tag, RequestList requests) where T : unmanaged
     {
-        CheckSlice(buffer, offset, count, nameof(buffer));
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         int h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
@@ -589,7 +589,7 @@ public unsafe partial class Communicator
 
     private PersistentRequest SendInit<T>(T[] buffer, int offset, int count, int dest, int tag, int mode) where T : unmanaged
     {
-        CheckSlice(buffer, offset, count, nameof(buffer));
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         int h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
@@ -614,7 +614,7 @@ public unsafe partial class Communicator
     /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
     public PersistentRequest RecvInit<T>(T[] buffer, int offset, int count, int source, int tag) where T : unmanaged
     {
-        CheckSlice(buffer, offset, count, nameof(buffer));
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         int h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);

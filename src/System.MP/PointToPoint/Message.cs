@@ -77,7 +77,7 @@ public sealed unsafe class Message
     /// message was not touched and can be received once requests complete.</exception>
     public Request IRecv<T>(T[] buffer, int offset, int count) where T : unmanaged
     {
-        Communicator.CheckSlice(buffer, offset, count, nameof(buffer));
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         long handle = Take();
         try
         {
