@@ -139,10 +139,7 @@ public unsafe partial class Communicator
             return c;
         if (recv is null)
             ThrowHelper.ThrowNull(nameof(recv));
-        if (counts is null)
-            ThrowHelper.ThrowNull(nameof(counts));
-        if (counts.Length != _size)
-            throw new ArgumentException(SR.Format(SR.CountsLength, nameof(counts), counts.Length, _size), nameof(counts));
+        CheckLocalCounts(counts);
         int mine = counts[_rank];
         if (mine < 0)
             throw new ArgumentException(SR.Format(SR.NegativeEntry, nameof(counts), _rank, mine), nameof(counts));
@@ -216,10 +213,7 @@ public unsafe partial class Communicator
         CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         if (send is null)
             ThrowHelper.ThrowNull(nameof(send));
-        if (counts is null)
-            ThrowHelper.ThrowNull(nameof(counts));
-        if (counts.Length != _size)
-            throw new ArgumentException(SR.Format(SR.CountsLength, nameof(counts), counts.Length, _size), nameof(counts));
+        CheckLocalCounts(counts);
         long total = 0;
         for (int i = 0; i < counts.Length; i++)
         {
@@ -278,8 +272,8 @@ public unsafe partial class Communicator
         int rc = HangReport.Enabled ? HangReport.Collective(h, d) : Core.CollRun(h, d);
         if (userOp)
             Op.EndCollective(rc); // also when MPI failed: what the operation threw is taken either way
-        else if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        else
+            ThrowHelper.Check(rc);
     }
 
     /// <summary>
@@ -306,6 +300,15 @@ public unsafe partial class Communicator
             ThrowHelper.ThrowNull(nameof(send));
         if (recv is null)
             ThrowHelper.ThrowNull(nameof(recv));
+    }
+
+    /// <summary>Counts of this rank's own group, one per rank (Scatterv's receivers, ReduceScatter's blocks).</summary>
+    private void CheckLocalCounts([NotNull] int[]? counts)
+    {
+        if (counts is null)
+            ThrowHelper.ThrowNull(nameof(counts));
+        if (counts.Length != _size)
+            throw new ArgumentException(SR.Format(SR.CountsLength, nameof(counts), counts.Length, _size), nameof(counts));
     }
 
     private bool IsRoot(int root) => _isInter ? root == Mpi.Root : _rank == root;

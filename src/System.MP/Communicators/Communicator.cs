@@ -27,10 +27,11 @@ public unsafe partial class Communicator : IDisposable
 
     internal unsafe Communicator(int handle, bool predefined)
     {
-        int rank = 0, size = 0, peer = 0, inter = 0, rc;
-        if ((rc = Core.CommRank(handle, &rank)) < 0 || (rc = Core.CommSize(handle, &size)) < 0 ||
-            (rc = Core.CommRemoteSize(handle, &peer)) < 0 || (rc = Core.CommIsInter(handle, &inter)) < 0)
-            ThrowHelper.ThrowCore(rc);
+        int rank = 0, size = 0, peer = 0, inter = 0;
+        ThrowHelper.Check(Core.CommRank(handle, &rank));
+        ThrowHelper.Check(Core.CommSize(handle, &size));
+        ThrowHelper.Check(Core.CommRemoteSize(handle, &peer));
+        ThrowHelper.Check(Core.CommIsInter(handle, &inter));
         _handle = handle;
         _rank = rank;
         _size = size;
@@ -50,8 +51,7 @@ public unsafe partial class Communicator : IDisposable
         if (inter != 0)
             return new Intercommunicator(handle);
         int topo = 0;
-        if ((rc = Core.TopoTest(handle, &topo)) < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(Core.TopoTest(handle, &topo));
         // A Dup keeps the topology (MPI-4.0 §7.4.2), and so does the class.
         return (Topology)topo switch
         {
