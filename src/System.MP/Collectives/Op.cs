@@ -212,8 +212,7 @@ public sealed unsafe class Op : IDisposable
                 _implHandle = GCHandle.Alloc(_impl);
             int h = 0;
             int rc = Core.OpCreate(&Invoke, (void*)GCHandle.ToIntPtr(_implHandle), IsCommutative ? 1 : 0, &h);
-            if (rc < 0)
-                ThrowHelper.ThrowCore(rc);
+            ThrowHelper.Check(rc);
             _handle = h;
         }
     }

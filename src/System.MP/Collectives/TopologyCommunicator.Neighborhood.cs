@@ -1,5 +1,4 @@
 using System.MP.Interop;
-using System.Runtime.InteropServices;
 
 namespace System.MP;
 
@@ -14,14 +13,7 @@ public abstract unsafe partial class TopologyCommunicator
     public void NeighborAllgather<T>(T[] send, T[] recv) where T : unmanaged
     {
         int h = Handle;
-        CollDesc d = AllgatherArgs(send, recv);
-        fixed (T* s = send)
-        fixed (T* r = recv)
-        {
-            d.SendBuf = s;
-            d.RecvBuf = r;
-            RunNeighbor(h, &d, null, null);
-        }
+        AllgatherArgs(send, recv).Run(h);
     }
 
     /// <summary>Gathers blocks of different lengths from the sources (MPI_Neighbor_allgatherv).</summary>
@@ -32,18 +24,7 @@ public abstract unsafe partial class TopologyCommunicator
     public void NeighborAllgatherv<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
     {
         int h = Handle;
-        CollDesc d = AllgathervArgs(send, recv, counts, displs);
-        fixed (T* s = send)
-        fixed (T* r = recv)
-        fixed (int* c = counts)
-        fixed (int* dp = displs)
-        {
-            d.SendBuf = s;
-            d.RecvBuf = r;
-            d.RecvCounts = c;
-            d.RDispls = dp;
-            RunNeighbor(h, &d, null, null);
-        }
+        AllgathervArgs(send, recv, counts, displs).Run(h);
     }
 
     /// <summary>Sends a block of <paramref name="count"/> elements to each destination and receives one from each source (MPI_Neighbor_alltoall).</summary>
@@ -53,14 +34,7 @@ public abstract unsafe partial class TopologyCommunicator
     public void NeighborAlltoall<T>(T[] send, T[] recv, int count) where T : unmanaged
     {
         int h = Handle;
-        CollDesc d = AlltoallArgs(send, recv, count);
-        fixed (T* s = send)
-        fixed (T* r = recv)
-        {
-            d.SendBuf = s;
-            d.RecvBuf = r;
-            RunNeighbor(h, &d, null, null);
-        }
+        AlltoallArgs(send, recv, count).Run(h);
     }
 
     /// <summary>Personalized exchange with blocks of different lengths along the edges (MPI_Neighbor_alltoallv).</summary>
@@ -74,22 +48,7 @@ public abstract unsafe partial class TopologyCommunicator
                                      T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
     {
         int h = Handle;
-        CollDesc d = AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls);
-        fixed (T* s = send)
-        fixed (T* r = recv)
-        fixed (int* sc = sendCounts)
-        fixed (int* sd = sendDispls)
-        fixed (int* rc = recvCounts)
-        fixed (int* rd = recvDispls)
-        {
-            d.SendBuf = s;
-            d.RecvBuf = r;
-            d.SendCounts = sc;
-            d.SDispls = sd;
-            d.RecvCounts = rc;
-            d.RDispls = rd;
-            RunNeighbor(h, &d, null, null);
-        }
+        AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls).Run(h);
     }
 
     /// <summary>
@@ -111,20 +70,7 @@ public abstract unsafe partial class TopologyCommunicator
                                      T[] recv, int[] recvCounts, long[] recvByteDispls) where T : unmanaged
     {
         int h = Handle;
-        CollDesc d = AlltoallwArgs(send, sendCounts, sendByteDispls, recv, recvCounts, recvByteDispls);
-        fixed (T* s = send)
-        fixed (T* r = recv)
-        fixed (int* sc = sendCounts)
-        fixed (int* rc = recvCounts)
-        fixed (long* sb = sendByteDispls)
-        fixed (long* rb = recvByteDispls)
-        {
-            d.SendBuf = s;
-            d.RecvBuf = r;
-            d.SendCounts = sc;
-            d.RecvCounts = rc;
-            RunNeighbor(h, &d, sb, rb);
-        }
+        AlltoallwArgs(send, sendCounts, sendByteDispls, recv, recvCounts, recvByteDispls).Run(h);
     }
 
     // ---- nonblocking forms (MPI-4.0 §8.7): the arrays are held like those of IAlltoall; the
@@ -136,9 +82,7 @@ public abstract unsafe partial class TopologyCommunicator
     public Request INeighborAllgather<T>(T[] send, T[] recv) where T : unmanaged
     {
         int h = Handle;
-        CollDesc d = AllgatherArgs(send, recv);
-        NeighborBlock b = default;
-        return Request.PostCollective(h, &d, send, recv, &b);
+        return AllgatherArgs(send, recv).Post(h);
     }
 
     /// <summary>Starts a neighborhood all-gather of blocks of different lengths (MPI_Ineighbor_allgatherv).</summary>
@@ -149,9 +93,7 @@ public abstract unsafe partial class TopologyCommunicator
     public Request INeighborAllgatherv<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
     {
         int h = Handle;
-        CollDesc d = AllgathervArgs(send, recv, counts, displs);
-        NeighborBlock b = Keep(ref d, null, null, counts, displs, null, null);
-        return Request.PostCollective(h, &d, send, recv, &b);
+        return AllgathervArgs(send, recv, counts, displs).Post(h);
     }
 
     /// <summary>Starts a neighborhood personalized exchange (MPI_Ineighbor_alltoall).</summary>
@@ -161,9 +103,7 @@ public abstract unsafe partial class TopologyCommunicator
     public Request INeighborAlltoall<T>(T[] send, T[] recv, int count) where T : unmanaged
     {
         int h = Handle;
-        CollDesc d = AlltoallArgs(send, recv, count);
-        NeighborBlock b = default;
-        return Request.PostCollective(h, &d, send, recv, &b);
+        return AlltoallArgs(send, recv, count).Post(h);
     }
 
     /// <summary>Starts a neighborhood exchange of blocks of different lengths (MPI_Ineighbor_alltoallv).</summary>
@@ -177,9 +117,7 @@ public abstract unsafe partial class TopologyCommunicator
                                          T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
     {
         int h = Handle;
-        CollDesc d = AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls);
-        NeighborBlock b = Keep(ref d, sendCounts, sendDispls, recvCounts, recvDispls, null, null);
-        return Request.PostCollective(h, &d, send, recv, &b);
+        return AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls).Post(h);
     }
 
     /// <summary>Starts a neighborhood exchange placed by byte displacements (MPI_Ineighbor_alltoallw); see <see cref="NeighborAlltoallw{T}"/>.</summary>
@@ -193,9 +131,7 @@ public abstract unsafe partial class TopologyCommunicator
                                          T[] recv, int[] recvCounts, long[] recvByteDispls) where T : unmanaged
     {
         int h = Handle;
-        CollDesc d = AlltoallwArgs(send, sendCounts, sendByteDispls, recv, recvCounts, recvByteDispls);
-        NeighborBlock b = Keep(ref d, sendCounts, null, recvCounts, null, sendByteDispls, recvByteDispls);
-        return Request.PostCollective(h, &d, send, recv, &b);
+        return AlltoallwArgs(send, sendCounts, sendByteDispls, recv, recvCounts, recvByteDispls).Post(h);
     }
 
     // ---- persistent forms (MPI-4.0 §8.8): made and started collectively, staged like the
@@ -208,9 +144,7 @@ public abstract unsafe partial class TopologyCommunicator
     public PersistentRequest NeighborAllgatherInit<T>(T[] send, T[] recv) where T : unmanaged
     {
         int h = Handle;
-        CollDesc d = AllgatherArgs(send, recv);
-        return PersistentRequest.InitCollective(h, d, send, send.Length, recv, (long)send.Length * InDegree,
-                                                true, true, neighbor: true);
+        return AllgatherArgs(send, recv).Init(h, send.Length, (long)send.Length * InDegree, recvIn: true);
     }
 
     /// <summary>Makes a persistent neighborhood all-gather of blocks of different lengths (MPI_Neighbor_allgatherv_init).</summary>
@@ -222,14 +156,7 @@ public abstract unsafe partial class TopologyCommunicator
     public PersistentRequest NeighborAllgathervInit<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
     {
         int h = Handle;
-        CollDesc d = AllgathervArgs(send, recv, counts, displs);
-        fixed (int* c = counts)
-        fixed (int* dp = displs)
-        {
-            d.RecvCounts = c;
-            d.RDispls = dp;
-            return PersistentRequest.InitCollective(h, d, send, send.Length, recv, recv.Length, true, true, neighbor: true);
-        }
+        return AllgathervArgs(send, recv, counts, displs).Init(h, send.Length, recv.Length, recvIn: true);
     }
 
     /// <summary>Makes a persistent neighborhood personalized exchange (MPI_Neighbor_alltoall_init).</summary>
@@ -240,9 +167,7 @@ public abstract unsafe partial class TopologyCommunicator
     public PersistentRequest NeighborAlltoallInit<T>(T[] send, T[] recv, int count) where T : unmanaged
     {
         int h = Handle;
-        CollDesc d = AlltoallArgs(send, recv, count);
-        return PersistentRequest.InitCollective(h, d, send, (long)count * OutDegree, recv, (long)count * InDegree,
-                                                true, true, neighbor: true);
+        return AlltoallArgs(send, recv, count).Init(h, (long)count * OutDegree, (long)count * InDegree, recvIn: true);
     }
 
     /// <summary>Makes a persistent neighborhood exchange of blocks of different lengths (MPI_Neighbor_alltoallv_init).</summary>
@@ -257,126 +182,51 @@ public abstract unsafe partial class TopologyCommunicator
                                                       T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
     {
         int h = Handle;
-        CollDesc d = AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls);
-        fixed (int* sc = sendCounts)
-        fixed (int* sd = sendDispls)
-        fixed (int* rc = recvCounts)
-        fixed (int* rd = recvDispls)
-        {
-            d.SendCounts = sc;
-            d.SDispls = sd;
-            d.RecvCounts = rc;
-            d.RDispls = rd;
-            return PersistentRequest.InitCollective(h, d, send, send.Length, recv, recv.Length, true, true, neighbor: true);
-        }
+        return AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls)
+            .Init(h, send.Length, recv.Length, recvIn: true);
     }
 
     // ---- the checked arguments, shared by the three forms (never one array as send and recv:
     // CheckDistinct, as for every collective) ----
 
-    private CollDesc AllgatherArgs<T>(T[] send, T[] recv) where T : unmanaged
-    {
-        CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
-        if (send is null)
-            ThrowHelper.ThrowNull(nameof(send));
-        RequireLength(recv, nameof(recv), (long)send.Length * InDegree);
-        return Desc<T>(NeighborKind.Allgather, send.Length, null, null, 0);
-    }
+    private Collective<T> AllgatherArgs<T>(T[] send, T[] recv) where T : unmanaged =>
+        AllgatherArgs(NeighborKind.Allgather, InDegree, send, recv, neighbor: true);
 
-    private CollDesc AllgathervArgs<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
-    {
-        CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
-        if (send is null)
-            ThrowHelper.ThrowNull(nameof(send));
-        if (recv is null)
-            ThrowHelper.ThrowNull(nameof(recv));
-        CheckBlocks(InDegree, SR.NeighborCountsLength, counts, nameof(counts), displs, nameof(displs), 1, recv.Length, nameof(recv), noOverlap: true);
-        return Desc<T>(NeighborKind.Allgatherv, send.Length, null, null, 0);
-    }
+    private Collective<T> AllgathervArgs<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged =>
+        AllgathervArgs(NeighborKind.Allgatherv, InDegree, SR.NeighborCountsLength, send, recv, counts, displs,
+                       ownCount: false, neighbor: true);
 
-    private CollDesc AlltoallArgs<T>(T[] send, T[] recv, int count) where T : unmanaged
+    private Collective<T> AlltoallArgs<T>(T[] send, T[] recv, int count) where T : unmanaged
     {
         CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         if (count < 0)
             throw new ArgumentOutOfRangeException(nameof(count), count, SR.Format(SR.NegativeEntry, nameof(count), 0, count));
         RequireLength(send, nameof(send), (long)count * OutDegree);
         RequireLength(recv, nameof(recv), (long)count * InDegree);
-        return Desc<T>(NeighborKind.Alltoall, count, null, null, 0);
+        return new(NeighborKind.Alltoall, count, 0, send, recv) { Neighbor = true };
     }
 
-    private CollDesc AlltoallvArgs<T>(T[] send, int[] sendCounts, int[] sendDispls,
-                                      T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
-    {
-        CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
-        if (send is null)
-            ThrowHelper.ThrowNull(nameof(send));
-        if (recv is null)
-            ThrowHelper.ThrowNull(nameof(recv));
-        CheckBlocks(OutDegree, SR.NeighborCountsLength, sendCounts, nameof(sendCounts), sendDispls, nameof(sendDispls), 1,
-                    send.Length, nameof(send), noOverlap: false);
-        CheckBlocks(InDegree, SR.NeighborCountsLength, recvCounts, nameof(recvCounts), recvDispls, nameof(recvDispls), 1,
-                    recv.Length, nameof(recv), noOverlap: true);
-        return Desc<T>(NeighborKind.Alltoallv, 0, null, null, 0);
-    }
+    private Collective<T> AlltoallvArgs<T>(T[] send, int[] sendCounts, int[] sendDispls,
+                                           T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged =>
+        AlltoallvArgs(NeighborKind.Alltoallv, OutDegree, InDegree, SR.NeighborCountsLength,
+                      send, sendCounts, sendDispls, recv, recvCounts, recvDispls, neighbor: true);
 
-    private CollDesc AlltoallwArgs<T>(T[] send, int[] sendCounts, long[] sendByteDispls,
+    private Collective<T> AlltoallwArgs<T>(T[] send, int[] sendCounts, long[] sendByteDispls,
                                       T[] recv, int[] recvCounts, long[] recvByteDispls) where T : unmanaged
     {
-        CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
-        if (send is null)
-            ThrowHelper.ThrowNull(nameof(send));
-        if (recv is null)
-            ThrowHelper.ThrowNull(nameof(recv));
+        CheckPair(send, recv);
         CheckBlocks(OutDegree, SR.NeighborCountsLength, sendCounts, nameof(sendCounts), sendByteDispls, nameof(sendByteDispls),
                     sizeof(T), (long)send.Length * sizeof(T), nameof(send), noOverlap: false);
         CheckBlocks(InDegree, SR.NeighborCountsLength, recvCounts, nameof(recvCounts), recvByteDispls, nameof(recvByteDispls),
                     sizeof(T), (long)recv.Length * sizeof(T), nameof(recv), noOverlap: true);
-        return Desc<T>(NeighborKind.Alltoallw, 0, null, null, 0);
-    }
-
-    private static void RunNeighbor(int h, CollDesc* d, long* sendBytes, long* recvBytes) =>
-        Check(Core.NeighborRun(h, d, sendBytes, recvBytes));
-
-    /// <summary>
-    /// Copies the counts and displacements of a nonblocking call to native memory (MPI reads
-    /// them until completion, MPI-4.0 §6.12) and points the descriptor at the copies; the w form
-    /// also gets room for the core's per-neighbour datatypes.
-    /// </summary>
-    private NeighborBlock Keep(ref CollDesc d, int[]? sendCounts, int[]? sendDispls, int[]? recvCounts, int[]? recvDispls,
-                               long[]? sendBytes, long[]? recvBytes)
-    {
-        int ints = Len(sendCounts) + Len(sendDispls) + Len(recvCounts) + Len(recvDispls);
-        int longs = Len(sendBytes) + Len(recvBytes) + (sendBytes is null ? 0 : InDegree + OutDegree);
-        nuint intBytes = (nuint)(((long)ints * sizeof(int) + 7) & ~7L);
-        byte* block = (byte*)NativeMemory.Alloc(intBytes + (nuint)longs * sizeof(long) + 1);
-        int* i = (int*)block;
-        long* l = (long*)(block + intBytes);
-        NeighborBlock b = default;
-        b.Memory = block;
-        if (sendCounts is not null)
-            d.SendCounts = Put(ref i, sendCounts);
-        if (sendDispls is not null)
-            d.SDispls = Put(ref i, sendDispls);
-        if (recvCounts is not null)
-            d.RecvCounts = Put(ref i, recvCounts);
-        if (recvDispls is not null)
-            d.RDispls = Put(ref i, recvDispls);
-        if (sendBytes is not null && recvBytes is not null)
+        return new(NeighborKind.Alltoallw, 0, 0, send, recv)
         {
-            b.SendBytes = Put(ref l, sendBytes);
-            b.RecvBytes = Put(ref l, recvBytes);
-            b.Scratch = l;
-        }
-        return b;
-    }
-
-    private static int Len(Array? a) => a?.Length ?? 0;
-
-    private static TElem* Put<TElem>(ref TElem* at, TElem[] from) where TElem : unmanaged
-    {
-        TElem* to = at;
-        from.AsSpan().CopyTo(new Span<TElem>(to, from.Length));
-        at += from.Length;
-        return to;
+            SendCounts = sendCounts,
+            RecvCounts = recvCounts,
+            SendBytes = sendByteDispls,
+            RecvBytes = recvByteDispls,
+            Scratch = InDegree + OutDegree, // the core's per-neighbour datatypes of a nonblocking call
+            Neighbor = true,
+        };
     }
 }

@@ -10,7 +10,7 @@ public sealed unsafe class CartesianCommunicator : TopologyCommunicator
     internal CartesianCommunicator(int handle) : base(handle)
     {
         int n = 0;
-        Check(Core.CartNdims(handle, &n));
+        ThrowHelper.Check(Core.CartNdims(handle, &n));
         _dims = new int[n];
         _periodic = new bool[n];
         _coords = new int[n];
@@ -18,7 +18,7 @@ public sealed unsafe class CartesianCommunicator : TopologyCommunicator
         fixed (int* d = _dims)
         fixed (int* c = _coords)
         fixed (int* per = flags)
-            Check(Core.CartGet(handle, n, d, per, c));
+            ThrowHelper.Check(Core.CartGet(handle, n, d, per, c));
         for (int i = 0; i < n; i++)
             _periodic[i] = flags[i] != 0;
         Dimensions = Array.AsReadOnly(_dims);
@@ -80,7 +80,7 @@ public sealed unsafe class CartesianCommunicator : TopologyCommunicator
             ThrowHelper.ThrowRank(rank, Size, "a member", nameof(rank));
         var coords = new int[_dims.Length];
         fixed (int* c = coords)
-            Check(Core.CartCoords(h, rank, coords.Length, c));
+            ThrowHelper.Check(Core.CartCoords(h, rank, coords.Length, c));
         return coords;
     }
 
@@ -95,7 +95,7 @@ public sealed unsafe class CartesianCommunicator : TopologyCommunicator
             if (!_periodic[i] && (uint)coordinates[i] >= (uint)_dims[i])
                 throw new ArgumentOutOfRangeException(nameof(coordinates), coordinates[i], SR.Format(SR.CoordinateOutOfRange, i, _dims[i]));
         fixed (int* c = coordinates)
-            Check(Core.CartRank(h, c, &r));
+            ThrowHelper.Check(Core.CartRank(h, c, &r));
         return r;
     }
 
@@ -109,7 +109,7 @@ public sealed unsafe class CartesianCommunicator : TopologyCommunicator
         int h = Handle, s = 0, d = 0;
         if ((uint)dimension >= (uint)_dims.Length)
             throw new ArgumentOutOfRangeException(nameof(dimension), dimension, SR.Format(SR.CoordinateOutOfRange, dimension, _dims.Length));
-        Check(Core.CartShift(h, dimension, displacement, &s, &d));
+        ThrowHelper.Check(Core.CartShift(h, dimension, displacement, &s, &d));
         return (s, d);
     }
 
@@ -121,7 +121,7 @@ public sealed unsafe class CartesianCommunicator : TopologyCommunicator
             throw new ArgumentException(SR.Format(SR.PeriodsLength, keep.Length, _dims.Length), nameof(keep));
         int h = Handle, c = 0;
         fixed (int* k = Flags(keep))
-            Check(Core.CartSub(h, k, &c));
+            ThrowHelper.Check(Core.CartSub(h, k, &c));
         return new CartesianCommunicator(c);
     }
 }

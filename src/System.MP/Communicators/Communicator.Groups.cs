@@ -13,7 +13,7 @@ public unsafe partial class Communicator
         get
         {
             int g = 0;
-            Check(Core.CommGroup(Handle, &g));
+            ThrowHelper.Check(Core.CommGroup(Handle, &g));
             return new Group(g);
         }
     }
@@ -25,7 +25,7 @@ public unsafe partial class Communicator
         {
             byte* buf = stackalloc byte[256];
             int n = Core.CommGetName(Handle, buf, 256);
-            Check(n);
+            ThrowHelper.Check(n);
             return Encoding.UTF8.GetString(buf, Math.Min(n, 255));
         }
         set
@@ -36,7 +36,7 @@ public unsafe partial class Communicator
             if (bytes.Length > 128)
                 throw new ArgumentException(SR.NameTooLong, nameof(value));
             fixed (byte* p = bytes)
-                Check(Core.CommSetName(h, p));
+                ThrowHelper.Check(Core.CommSetName(h, p));
         }
     }
 
@@ -49,7 +49,7 @@ public unsafe partial class Communicator
     {
         ArgumentNullException.ThrowIfNull(group);
         int c = 0;
-        Check(Core.CommCreate(Handle, group.Handle, &c));
+        ThrowHelper.Check(Core.CommCreate(Handle, group.Handle, &c));
         return Wrap(c);
     }
 
@@ -74,7 +74,7 @@ public unsafe partial class Communicator
             throw new ArgumentException(SR.StringTag, nameof(tag));
         int g = group.Handle, c = 0;
         fixed (byte* p = t)
-            Check(Core.CommCreateFromGroup(g, p, &c));
+            ThrowHelper.Check(Core.CommCreateFromGroup(g, p, &c));
         return Wrap(c)!;
     }
 
@@ -86,7 +86,7 @@ public unsafe partial class Communicator
     public Communicator SplitShared(int key = 0)
     {
         int c = 0;
-        Check(Core.CommSplitType(Handle, 0, key, &c));
+        ThrowHelper.Check(Core.CommSplitType(Handle, 0, key, &c));
         return Wrap(c)!;
     }
 
@@ -96,7 +96,7 @@ public unsafe partial class Communicator
         ArgumentNullException.ThrowIfNull(a);
         ArgumentNullException.ThrowIfNull(b);
         int r = 0;
-        Check(Core.CommCompare(a.Handle, b.Handle, &r));
+        ThrowHelper.Check(Core.CommCompare(a.Handle, b.Handle, &r));
         return (Comparison)r;
     }
 
@@ -132,7 +132,7 @@ public unsafe partial class Communicator
         int[] flags = Flags(periods); // on the heap: a grid may have any number of dimensions
         fixed (int* d = dims)
         fixed (int* per = flags)
-            Check(Core.CartCreate(h, dims.Length, d, per, reorder ? 1 : 0, &c));
+            ThrowHelper.Check(Core.CartCreate(h, dims.Length, d, per, reorder ? 1 : 0, &c));
         return c == CoreConst.CommNull ? null : new CartesianCommunicator(c);
     }
 
@@ -154,7 +154,7 @@ public unsafe partial class Communicator
         get
         {
             int t = 0;
-            Check(Core.TopoTest(Handle, &t));
+            ThrowHelper.Check(Core.TopoTest(Handle, &t));
             return (Topology)t;
         }
     }
@@ -183,7 +183,7 @@ public unsafe partial class Communicator
         int h = Handle, c = 0;
         fixed (int* ip = index)
         fixed (int* ep = edges)
-            Check(Core.GraphCreate(h, nodes, ip, ep, reorder ? 1 : 0, &c));
+            ThrowHelper.Check(Core.GraphCreate(h, nodes, ip, ep, reorder ? 1 : 0, &c));
         return c == CoreConst.CommNull ? null : new GraphCommunicator(c);
     }
 
@@ -228,7 +228,7 @@ public unsafe partial class Communicator
         fixed (int* sw = sourceWeights)
         fixed (int* d = destinations)
         fixed (int* dw = destinationWeights)
-            Check(Core.DistGraphCreateAdjacent(h, sources.Length, s, sw, destinations.Length, d, dw,
+            ThrowHelper.Check(Core.DistGraphCreateAdjacent(h, sources.Length, s, sw, destinations.Length, d, dw,
                                                sourceWeights is null ? 0 : 1, reorder ? 1 : 0, &c));
         return new DistributedGraphCommunicator(c);
     }
@@ -268,7 +268,7 @@ public unsafe partial class Communicator
         fixed (int* dg = degrees)
         fixed (int* d = destinations)
         fixed (int* w = weights)
-            Check(Core.DistGraphCreate(h, sources.Length, s, dg, d, w, weights is null ? 0 : 1, reorder ? 1 : 0, &c));
+            ThrowHelper.Check(Core.DistGraphCreate(h, sources.Length, s, dg, d, w, weights is null ? 0 : 1, reorder ? 1 : 0, &c));
         return new DistributedGraphCommunicator(c);
     }
 
@@ -288,11 +288,5 @@ public unsafe partial class Communicator
         for (int i = 0; i < weights.Length; i++)
             if (weights[i] < 0)
                 throw new ArgumentException(SR.Format(SR.NegativeWeight, name, i, weights[i]), name);
-    }
-
-    private protected static void Check(int rc)
-    {
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
     }
 }

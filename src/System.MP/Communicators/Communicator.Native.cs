@@ -43,8 +43,7 @@ public unsafe partial class Communicator
         long c = 0;
         int f = 0;
         int rc = fortran ? get(handle, null, &f) : get(handle, &c, null);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         return fortran ? f : c;
     }
 
@@ -79,8 +78,7 @@ public unsafe partial class Communicator
         Mpi.EnsureInitialized();
         int comm = CoreConst.CommNull;
         int rc = Core.CommFromHandle(handle, fortran, ownership == HandleOwnership.Owned ? 1 : 0, &comm);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         return comm switch
         {
             CoreConst.CommWorld => World,

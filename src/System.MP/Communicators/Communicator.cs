@@ -27,10 +27,11 @@ public unsafe partial class Communicator : IDisposable
 
     internal unsafe Communicator(int handle, bool predefined)
     {
-        int rank = 0, size = 0, peer = 0, inter = 0, rc;
-        if ((rc = Core.CommRank(handle, &rank)) < 0 || (rc = Core.CommSize(handle, &size)) < 0 ||
-            (rc = Core.CommRemoteSize(handle, &peer)) < 0 || (rc = Core.CommIsInter(handle, &inter)) < 0)
-            ThrowHelper.ThrowCore(rc);
+        int rank = 0, size = 0, peer = 0, inter = 0;
+        ThrowHelper.Check(Core.CommRank(handle, &rank));
+        ThrowHelper.Check(Core.CommSize(handle, &size));
+        ThrowHelper.Check(Core.CommRemoteSize(handle, &peer));
+        ThrowHelper.Check(Core.CommIsInter(handle, &inter));
         _handle = handle;
         _rank = rank;
         _size = size;
@@ -46,13 +47,11 @@ public unsafe partial class Communicator : IDisposable
             return null;
         int inter = 0;
         int rc = Core.CommIsInter(handle, &inter);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         if (inter != 0)
             return new Intercommunicator(handle);
         int topo = 0;
-        if ((rc = Core.TopoTest(handle, &topo)) < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(Core.TopoTest(handle, &topo));
         // A Dup keeps the topology (MPI-4.0 §7.4.2), and so does the class.
         return (Topology)topo switch
         {
@@ -117,8 +116,7 @@ public unsafe partial class Communicator : IDisposable
     {
         int h = Handle, dup = 0;
         int rc = Core.CommDup(h, &dup);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         Communicator copy = Wrap(dup)!;
         CopyAttributesTo(copy);
         return copy;
@@ -135,8 +133,7 @@ public unsafe partial class Communicator : IDisposable
         if (color < 0 && color != Mpi.Undefined)
             throw new ArgumentOutOfRangeException(nameof(color), color, SR.Format(SR.SplitColor, color));
         int rc = Core.CommSplit(h, color, key, &part);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         return Wrap(part);
     }
 
@@ -167,8 +164,7 @@ public unsafe partial class Communicator : IDisposable
         if (Core.State() == CoreConst.StateReady) // also when MPI runs through sessions alone
         {
             int rc = Core.CommFree(h);
-            if (rc < 0)
-                ThrowHelper.ThrowCore(rc);
+            ThrowHelper.Check(rc);
         }
     }
 
@@ -222,12 +218,4 @@ public unsafe partial class Communicator : IDisposable
             ThrowHelper.ThrowSameArray(message, paramName);
     }
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static void CheckSlice<T>(T[] buffer, int offset, int count, string paramName)
-    {
-        if (buffer is null)
-            ThrowHelper.ThrowNull(paramName);
-        if ((uint)offset > (uint)buffer.Length || (uint)count > (uint)(buffer.Length - offset))
-            ThrowHelper.ThrowSlice(buffer.Length, offset, count);
-    }
 }

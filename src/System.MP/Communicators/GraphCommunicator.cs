@@ -14,12 +14,12 @@ public sealed unsafe class GraphCommunicator : TopologyCommunicator
     internal GraphCommunicator(int handle) : base(handle)
     {
         int nodes = 0, edges = 0;
-        Check(Core.GraphDims(handle, &nodes, &edges));
+        ThrowHelper.Check(Core.GraphDims(handle, &nodes, &edges));
         _index = new int[nodes];
         _edges = new int[edges];
         fixed (int* i = _index)
         fixed (int* e = _edges)
-            Check(Core.GraphGet(handle, nodes, edges, i, e));
+            ThrowHelper.Check(Core.GraphGet(handle, nodes, edges, i, e));
         _neighbors = NeighborsOf(Rank);
         Index = ReadOnly(_index);
         Edges = ReadOnly(_edges);
@@ -50,10 +50,10 @@ public sealed unsafe class GraphCommunicator : TopologyCommunicator
         int h = Handle, n = 0;
         if ((uint)rank >= (uint)Size)
             ThrowHelper.ThrowRank(rank, Size, "a member", nameof(rank));
-        Check(Core.GraphNeighborsCount(h, rank, &n));
+        ThrowHelper.Check(Core.GraphNeighborsCount(h, rank, &n));
         var neighbors = new int[n];
         fixed (int* p = neighbors)
-            Check(Core.GraphNeighbors(h, rank, n, p));
+            ThrowHelper.Check(Core.GraphNeighbors(h, rank, n, p));
         return neighbors;
     }
 }
@@ -74,7 +74,7 @@ public sealed unsafe class DistributedGraphCommunicator : TopologyCommunicator
         fixed (int* d = destinations)
         fixed (int* ws = sw)
         fixed (int* wd = dw)
-            Check(Core.DistGraphNeighbors(handle, sources.Length, s, ws, destinations.Length, d, wd));
+            ThrowHelper.Check(Core.DistGraphNeighbors(handle, sources.Length, s, ws, destinations.Length, d, wd));
         Sources = ReadOnly(sources);
         Destinations = ReadOnly(destinations);
         SourceWeights = sw is null ? null : ReadOnly(sw);

@@ -51,7 +51,7 @@ public sealed unsafe class Group : IDisposable
         get
         {
             int n = 0;
-            Check(Core.GroupSize(Handle, &n));
+            ThrowHelper.Check(Core.GroupSize(Handle, &n));
             return n;
         }
     }
@@ -62,7 +62,7 @@ public sealed unsafe class Group : IDisposable
         get
         {
             int r = 0;
-            Check(Core.GroupRank(Handle, &r));
+            ThrowHelper.Check(Core.GroupRank(Handle, &r));
             return r;
         }
     }
@@ -94,7 +94,7 @@ public sealed unsafe class Group : IDisposable
         var result = new int[ranks.Length];
         fixed (int* a = ranks)
         fixed (int* b = result)
-            Check(Core.GroupTranslate(Handle, ranks.Length, a, other.Handle, b));
+            ThrowHelper.Check(Core.GroupTranslate(Handle, ranks.Length, a, other.Handle, b));
         return result;
     }
 
@@ -104,7 +104,7 @@ public sealed unsafe class Group : IDisposable
     {
         ArgumentNullException.ThrowIfNull(other);
         int r = 0;
-        Check(Core.GroupCompare(Handle, other.Handle, &r));
+        ThrowHelper.Check(Core.GroupCompare(Handle, other.Handle, &r));
         return (Comparison)r;
     }
 
@@ -116,7 +116,7 @@ public sealed unsafe class Group : IDisposable
             return;
         _handle = -1;
         if (Core.State() == CoreConst.StateReady) // also when MPI runs through sessions alone
-            Check(Core.GroupFree(h));
+            ThrowHelper.Check(Core.GroupFree(h));
     }
 
     private static Group SetOp(int op, Group a, Group b)
@@ -124,7 +124,7 @@ public sealed unsafe class Group : IDisposable
         ArgumentNullException.ThrowIfNull(a);
         ArgumentNullException.ThrowIfNull(b);
         int g = 0;
-        Check(Core.GroupSetop(op, a.Handle, b.Handle, &g));
+        ThrowHelper.Check(Core.GroupSetop(op, a.Handle, b.Handle, &g));
         return new Group(g);
     }
 
@@ -140,13 +140,7 @@ public sealed unsafe class Group : IDisposable
                 throw new ArgumentException(SR.Format(SR.RankTwice, ranks[i]), nameof(ranks));
         }
         fixed (int* r = ranks)
-            Check(Core.GroupSelect(Handle, exclude, ranks.Length, r, &g));
+            ThrowHelper.Check(Core.GroupSelect(Handle, exclude, ranks.Length, r, &g));
         return new Group(g);
-    }
-
-    private static void Check(int rc)
-    {
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
     }
 }

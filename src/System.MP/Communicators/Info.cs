@@ -20,8 +20,7 @@ public sealed unsafe class Info : IDisposable
         Mpi.EnsureInitialized();
         int h = 0;
         int rc = Core.InfoCreate(&h);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         _handle = h;
     }
 
@@ -42,15 +41,13 @@ public sealed unsafe class Info : IDisposable
             fixed (byte* pk = k)
             {
                 rc = Core.InfoGet(h, pk, null, 0, &found);
-                if (rc < 0)
-                    ThrowHelper.ThrowCore(rc);
+                ThrowHelper.Check(rc);
                 if (found == 0)
                     return null;
                 var value = new byte[rc + 1];
                 fixed (byte* pv = value)
                     rc = Core.InfoGet(h, pk, pv, value.Length, &found);
-                if (rc < 0)
-                    ThrowHelper.ThrowCore(rc);
+                ThrowHelper.Check(rc);
                 return Encoding.UTF8.GetString(value, 0, Math.Min(rc, value.Length - 1));
             }
         }
@@ -67,8 +64,7 @@ public sealed unsafe class Info : IDisposable
             fixed (byte* pk = k)
             fixed (byte* pv = v)
                 rc = Core.InfoSet(h, pk, pv);
-            if (rc < 0)
-                ThrowHelper.ThrowCore(rc);
+            ThrowHelper.Check(rc);
         }
     }
 
@@ -80,8 +76,7 @@ public sealed unsafe class Info : IDisposable
             return;
         _handle = -1;
         int rc = Core.InfoFree(h);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
     }
 
     /// <summary>The core handle; throws <see cref="ObjectDisposedException"/> once disposed.</summary>

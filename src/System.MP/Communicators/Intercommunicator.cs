@@ -20,7 +20,7 @@ public sealed unsafe class Intercommunicator : Communicator
         get
         {
             int n = 0;
-            Check(Core.CommRemoteSize(Handle, &n));
+            ThrowHelper.Check(Core.CommRemoteSize(Handle, &n));
             return n;
         }
     }
@@ -45,7 +45,7 @@ public sealed unsafe class Intercommunicator : Communicator
             ThrowHelper.ThrowRank(remoteLeader, peer.Size, "a member", nameof(remoteLeader));
         if ((uint)tag > (uint)Mpi.TagUpperBound)
             ThrowHelper.ThrowTag(tag, allowAny: false, nameof(tag));
-        Check(Core.IntercommCreate(h, localLeader, local.Rank == localLeader ? peer.Handle : CoreConst.CommNull, remoteLeader, tag, &c));
+        ThrowHelper.Check(Core.IntercommCreate(h, localLeader, local.Rank == localLeader ? peer.Handle : CoreConst.CommNull, remoteLeader, tag, &c));
         return new Intercommunicator(c);
     }
 
@@ -56,7 +56,7 @@ public sealed unsafe class Intercommunicator : Communicator
     public Communicator Merge(bool high)
     {
         int c = 0;
-        Check(Core.IntercommMerge(Handle, high ? 1 : 0, &c));
+        ThrowHelper.Check(Core.IntercommMerge(Handle, high ? 1 : 0, &c));
         return Wrap(c)!;
     }
 
@@ -65,6 +65,6 @@ public sealed unsafe class Intercommunicator : Communicator
     {
         int h = Handle;
         MarkDisposed();
-        Check(Core.CommDisconnect(h));
+        ThrowHelper.Check(Core.CommDisconnect(h));
     }
 }

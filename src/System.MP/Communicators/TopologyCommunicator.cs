@@ -29,7 +29,7 @@ public abstract unsafe partial class TopologyCommunicator : Communicator
     private protected TopologyCommunicator(int handle) : base(handle, predefined: false)
     {
         int inDegree = 0, outDegree = 0, weighted = 0;
-        Check(Core.TopoDegrees(handle, &inDegree, &outDegree, &weighted));
+        ThrowHelper.Check(Core.TopoDegrees(handle, &inDegree, &outDegree, &weighted));
         InDegree = inDegree;
         OutDegree = outDegree;
         IsWeighted = weighted != 0;

@@ -17,7 +17,7 @@ public unsafe partial class Communicator
         {
             Mpi.EnsureInitialized();
             int c = 0;
-            Check(Core.CommGetParent(&c));
+            ThrowHelper.Check(Core.CommGetParent(&c));
             if (c == CoreConst.CommNull)
                 return null;
             return s_parent ??= new Intercommunicator(c);
@@ -132,9 +132,9 @@ public unsafe partial class Communicator
                     pArgvs[i] = (nint)(pArgv + argvs[i]);
                 int* err = _rank == root ? pErrors : null;
                 if (!multiple)
-                    Check(Core.CommSpawnInfo((byte*)cmd[0], (byte**)pArgvs[0], counts[0], infos[0], root, h, &c, err));
+                    ThrowHelper.Check(Core.CommSpawnInfo((byte*)cmd[0], (byte**)pArgvs[0], counts[0], infos[0], root, h, &c, err));
                 else
-                    Check(Core.CommSpawnMultiple(n, (byte**)pCmd, n == 0 ? null : (byte***)pArgvs, n == 0 ? null : pCounts,
+                    ThrowHelper.Check(Core.CommSpawnMultiple(n, (byte**)pCmd, n == 0 ? null : (byte***)pArgvs, n == 0 ? null : pCounts,
                                                  n == 0 ? null : pInfos, root, h, &c, err));
             }
         }
@@ -179,7 +179,7 @@ public unsafe partial class Communicator
         if (_rank == root)
             ArgumentException.ThrowIfNullOrEmpty(port);
         fixed (byte* p = Encoding.UTF8.GetBytes((port ?? "") + "\0"))
-            Check(connect ? Core.CommConnect(p, root, h, &c) : Core.CommAccept(p, root, h, &c));
+            ThrowHelper.Check(connect ? Core.CommConnect(p, root, h, &c) : Core.CommAccept(p, root, h, &c));
         return new Intercommunicator(c);
     }
 

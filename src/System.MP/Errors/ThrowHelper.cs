@@ -17,6 +17,26 @@ internal static class ThrowHelper
     internal static void ThrowCore(int code) => throw CoreException(code);
 
     /// <summary>
+    /// The check after every core call: <paramref name="rc"/> is 0, a count, a handle or a negative
+    /// MP_E* code, which becomes its exception (inlined: the hot paths keep one compare and branch).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static int Check(int rc)
+    {
+        if (rc < 0)
+            ThrowCore(rc);
+        return rc;
+    }
+
+    /// <summary>As <see cref="Check(int)"/>; a range error names <paramref name="rangeParam"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static void Check(int rc, string rangeParam)
+    {
+        if (rc < 0)
+            ThrowCore(rc, rangeParam);
+    }
+
+    /// <summary>
     /// Throws the .NET exception that matches a negative mpcore code; a range error (rank, tag,
     /// count, root) names <paramref name="rangeParam"/>, the argument only the core could check.
     /// </summary>
@@ -74,6 +94,16 @@ internal static class ThrowHelper
     internal static void ThrowTargetIndex(long index, bool dynamic) =>
         throw new ArgumentOutOfRangeException("targetIndex", index,
             SR.Format(dynamic ? SR.WindowAddressNotPositive : SR.WindowIndexNegative, index));
+
+    /// <summary>Checks that <paramref name="count"/> elements from <paramref name="offset"/> lie inside <paramref name="buffer"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static void CheckSlice<T>(T[] buffer, int offset, int count, string paramName)
+    {
+        if (buffer is null)
+            ThrowNull(paramName);
+        if ((uint)offset > (uint)buffer.Length || (uint)count > (uint)(buffer.Length - offset))
+            ThrowSlice(buffer.Length, offset, count);
+    }
 
     [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
     internal static void ThrowSlice(int length, int offset, int count)

@@ -68,8 +68,7 @@ public sealed unsafe class MpiFile : IDisposable
         int comm = communicator.Handle, infoHandle = Info.HandleOf(info), file = 0, rc;
         fixed (byte* pp = p)
             rc = Core.FileOpen(comm, pp, (int)mode, infoHandle, &file);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         return new MpiFile(file, mode, path);
     }
 
@@ -81,8 +80,7 @@ public sealed unsafe class MpiFile : IDisposable
         int infoHandle = Info.HandleOf(info), rc;
         fixed (byte* pp = p)
             rc = Core.FileDelete(pp, infoHandle);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
     }
 
     /// <summary>Closes the file (MPI_File_close). Collective.  Calling it again does nothing.</summary>
@@ -93,8 +91,7 @@ public sealed unsafe class MpiFile : IDisposable
             return;
         _handle = -1;
         int rc = Core.FileClose(h);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
     }
 
     /// <summary>Closes the file (<see cref="Close"/>). Collective.</summary>
@@ -176,8 +173,7 @@ public sealed unsafe class MpiFile : IDisposable
         if (displacement < 0)
             throw new ArgumentOutOfRangeException(nameof(displacement), displacement, SR.Format(SR.FileOffsetNegative, displacement));
         int rc = Core.FileSetView(h, displacement, elementSize, blockLength, stride, Info.HandleOf(info));
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         _elementSize = elementSize;
     }
 
@@ -214,23 +210,14 @@ public sealed unsafe class MpiFile : IDisposable
         int rc;
         fixed (T* p = buffer) // null for an empty span
             rc = Core.FileIo(h, op, offset, p, bytes, &st);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         return st;
     }
 
     private Status Access<T>(int op, long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged
     {
-        CheckSlice(buffer, bufferOffset, count);
+        ThrowHelper.CheckSlice(buffer, bufferOffset, count, nameof(buffer));
         return Access(op, offset, new ReadOnlySpan<T>(buffer, bufferOffset, count));
-    }
-
-    private static void CheckSlice<T>(T[] buffer, int offset, int count)
-    {
-        if (buffer is null)
-            ThrowHelper.ThrowNull(nameof(buffer));
-        if ((uint)offset > (uint)buffer.Length || (uint)count > (uint)(buffer.Length - offset))
-            ThrowHelper.ThrowSlice(buffer.Length, offset, count);
     }
 
     private static int Length<T>(T[] buffer)
@@ -242,7 +229,7 @@ public sealed unsafe class MpiFile : IDisposable
 
     private Request Post<T>(int op, long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged
     {
-        CheckSlice(buffer, bufferOffset, count);
+        ThrowHelper.CheckSlice(buffer, bufferOffset, count, nameof(buffer));
         int h = Check(op, offset, (long)count * sizeof(T), nameof(buffer));
         return Request.PostFile(buffer, bufferOffset, count, h, op, offset);
     }
@@ -435,8 +422,7 @@ public sealed unsafe class MpiFile : IDisposable
         if (origin == SeekOrigin.Begin && offset < 0)
             throw new ArgumentOutOfRangeException(nameof(offset), offset, SR.Format(SR.FileOffsetNegative, offset));
         int rc = Core.FileSeek(h, offset, (int)origin, shared);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
     }
 
     private long GetPosition(int shared)
@@ -444,8 +430,7 @@ public sealed unsafe class MpiFile : IDisposable
         int h = Handle;
         long position = 0;
         int rc = Core.FilePosition(h, shared, &position);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         return position;
     }
 
@@ -489,8 +474,7 @@ public sealed unsafe class MpiFile : IDisposable
 
     private static void Checked(int rc)
     {
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
     }
 
     /// <summary>The path and state, for debugging.</summary>

@@ -94,8 +94,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         int c = comm.Handle, i = Info.HandleOf(info), win = 0, rc;
         fixed (T* p = array)
             rc = Core.WinCreate(c, p, (long)array.Length * sizeof(T), sizeof(T), i, &win);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         return new Window<T>(win, comm, null, array, array.Length, shared: false);
     }
 
@@ -125,8 +124,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         ArgumentNullException.ThrowIfNull(comm);
         int c = comm.Handle, i = Info.HandleOf(info), win = 0;
         int rc = Core.WinCreateDynamic(c, i, &win);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         return new Window<T>(win, comm, null, null, 0, shared: false, dynamic: true);
     }
 
@@ -157,7 +155,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
                 throw new ArgumentException(SR.WindowAttachedTwice, nameof(array));
             long address = 0;
             fixed (T* p = array)
-                Check(Core.WinAttach(h, p, (long)array.Length * sizeof(T), &address));
+                ThrowHelper.Check(Core.WinAttach(h, p, (long)array.Length * sizeof(T), &address));
             attached.Add(array);
             return address;
         }
@@ -181,7 +179,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
             if (at < 0)
                 throw new ArgumentException(SR.WindowNotAttached, nameof(array));
             fixed (T* p = array)
-                Check(Core.WinDetach(h, p));
+                ThrowHelper.Check(Core.WinDetach(h, p));
             attached.RemoveAt(at);
         }
     }
@@ -195,8 +193,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         int c = comm.Handle, i = Info.HandleOf(info), win = 0;
         void* mem = null;
         int rc = Core.WinAllocate(c, (long)length * sizeof(T), sizeof(T), flavor, i, &mem, &win);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         return new Window<T>(win, comm, (T*)mem, null, length, flavor == CoreWin.AllocateShared);
     }
 
@@ -226,7 +223,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         long bytes = 0;
         int unit = 0, h = Handle;
         CheckRank(rank);
-        Check(Core.WinSize(h, rank, &bytes, &unit));
+        ThrowHelper.Check(Core.WinSize(h, rank, &bytes, &unit));
         return bytes / sizeof(T);
     }
 
@@ -244,7 +241,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         long bytes = 0;
         int unit = 0;
         void* mem = null;
-        Check(Core.WinSharedQuery(h, rank, &bytes, &unit, &mem));
+        ThrowHelper.Check(Core.WinSharedQuery(h, rank, &bytes, &unit, &mem));
         return rank == Rank ? _local.Memory : new Segment(this, (T*)mem, null, checked((int)(bytes / sizeof(T)))).Memory;
     }
 
@@ -265,7 +262,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     private void Transfer(T[] array, int offset, int count, int target, long targetIndex, bool put)
     {
         int h = Handle;
-        CheckSlice(array, offset, count);
+        ThrowHelper.CheckSlice(array, offset, count, nameof(array));
         CheckTarget(target, targetIndex);
         bool pin = Movable(array, count, target, out bool register);
         fixed (T* p = array)
@@ -285,7 +282,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     public void Accumulate(T[] data, int offset, int count, Op op, int target, long targetIndex)
     {
         int h = Handle, code = OpCode(op);
-        CheckSlice(data, offset, count);
+        ThrowHelper.CheckSlice(data, offset, count, nameof(data));
         CheckTarget(target, targetIndex);
         bool pin = Movable(data, count, target, out bool register);
         fixed (T* p = data)
@@ -379,7 +376,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     private Request PostRequest(T[] buffer, int offset, int count, int target, long targetIndex, bool put)
     {
         int h = Handle, req = 0, rc;
-        CheckSlice(buffer, offset, count);
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         CheckTarget(target, targetIndex);
         RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
         bool register = Request.Hold(buffer, count, poster, out BufferHold? pin);
@@ -431,21 +428,6 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         return array.Length;
     }
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void CheckSlice(T[] array, int offset, int count)
-    {
-        ArgumentNullException.ThrowIfNull(array);
-        if ((uint)offset > (uint)array.Length || (uint)count > (uint)(array.Length - offset))
-            ThrowHelper.ThrowSlice(array.Length, offset, count);
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void Check(int rc)
-    {
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
-    }
-
     /// <summary>
     /// Checks an operation's target before the core: a rank of the window's group or
     /// <see cref="Mpi.ProcNull"/>, and a position that can be one there (an index is not negative,
@@ -470,8 +452,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void CheckOp(int rc)
     {
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc, "targetIndex");
+        ThrowHelper.Check(rc, "targetIndex");
     }
 
     /// <summary>

@@ -200,8 +200,7 @@ public abstract unsafe class Window : IDisposable
             lock (s_live)
                 s_live.Remove(this);
             OnFreed();
-            if (rc < 0)
-                ThrowHelper.ThrowCore(rc);
+            ThrowHelper.Check(rc);
             return;
         }
         _handle = 0;

@@ -36,7 +36,7 @@ public unsafe partial class Communicator
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe void Send<T>(T[] buffer, int offset, int count, int dest, int tag) where T : unmanaged
     {
-        CheckSlice(buffer, offset, count, nameof(buffer));
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         int h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
@@ -119,7 +119,7 @@ public unsafe partial class Communicator
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe Status Recv<T>(T[] buffer, int offset, int count, int source, int tag) where T : unmanaged
     {
-        CheckSlice(buffer, offset, count, nameof(buffer));
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         int h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
@@ -257,8 +257,7 @@ public unsafe partial class Communicator
         int done = HangReport.Enabled
             ? HangReport.SendRecv(s, sendBytes, dest, sendTag, r, recvBytes, source, recvTag, h, &status)
             : Core.Sendrecv(s, sendBytes, dest, sendTag, r, recvBytes, source, recvTag, h, &status);
-        if (done < 0)
-            ThrowHelper.ThrowCore(done);
+        ThrowHelper.Check(done);
         return status;
     }
 
@@ -275,8 +274,7 @@ public unsafe partial class Communicator
         if (HangReport.Enabled)
             HangReport.Describe("Probe", h, source, tag);
         int rc = Completion.PollThenBlock(new Completion.Probe(source, tag, h, &status));
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         return status;
     }
 
@@ -292,8 +290,7 @@ public unsafe partial class Communicator
         CheckRecvTag(tag);
         Status st;
         int rc = Core.Iprobe(source, tag, h, &st);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         status = rc == 1 ? st : default;
         return rc == 1;
     }
@@ -322,8 +319,7 @@ public unsafe partial class Communicator
         if (HangReport.Enabled)
             HangReport.Describe("MProbe", comm, source, tag);
         int rc = Completion.PollThenBlock(new Completion.MatchedProbe(source, tag, comm, &msg, &status));
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         message = msg;
         return status;
     }
@@ -340,8 +336,7 @@ public unsafe partial class Communicator
         Status status;
         long msg;
         int rc = Core.Improbe(source, tag, h, &msg, &status);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         message = rc == 1 ? new Message(msg, status) : null;
         return rc == 1;
     }
@@ -367,7 +362,7 @@ public unsafe partial class Communicator
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public Request ISend<T>(T[] buffer, int offset, int count, int dest, int tag) where T : unmanaged
     {
-        CheckSlice(buffer, offset, count, nameof(buffer));
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         int h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
@@ -402,7 +397,7 @@ public unsafe partial class Communicator
     /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
     public Request ISsend<T>(T[] buffer, int offset, int count, int dest, int tag) where T : unmanaged
     {
-        CheckSlice(buffer, offset, count, nameof(buffer));
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         int h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
@@ -430,7 +425,7 @@ public unsafe partial class Communicator
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public Request IRecv<T>(T[] buffer, int offset, int count, int source, int tag) where T : unmanaged
     {
-        CheckSlice(buffer, offset, count, nameof(buffer));
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         int h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
@@ -498,7 +493,7 @@ public unsafe partial class Communicator
     private int PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, RequestList requests, int mode)
         where T : unmanaged
     {
-        CheckSlice(buffer, offset, count, nameof(buffer));
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         int h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
@@ -534,7 +529,7 @@ public unsafe partial class Communicator
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public int IRecv<T>(T[] buffer, int offset, int count, int source, int tag, RequestList requests) where T : unmanaged
     {
-        CheckSlice(buffer, offset, count, nameof(buffer));
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         int h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
@@ -594,7 +589,7 @@ public unsafe partial class Communicator
 
     private PersistentRequest SendInit<T>(T[] buffer, int offset, int count, int dest, int tag, int mode) where T : unmanaged
     {
-        CheckSlice(buffer, offset, count, nameof(buffer));
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         int h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
@@ -619,7 +614,7 @@ public unsafe partial class Communicator
     /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
     public PersistentRequest RecvInit<T>(T[] buffer, int offset, int count, int source, int tag) where T : unmanaged
     {
-        CheckSlice(buffer, offset, count, nameof(buffer));
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         int h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
@@ -643,8 +638,7 @@ public unsafe partial class Communicator
         if (!HangReport.Enabled)
         {
             int done = Core.SendChecked(p, bytes, dest, tag, comm, mode);
-            if (done < 0)
-                ThrowHelper.ThrowCore(done);
+            ThrowHelper.Check(done);
             return;
         }
         long token;
@@ -652,8 +646,7 @@ public unsafe partial class Communicator
         HangReport.Describe(mode == CoreConst.SendSync ? "Ssend" : "Send", comm, dest, tag, "dest");
         if (rc == 0)
             rc = Completion.PollThenBlock(new Completion.Token(token, null));
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -661,8 +654,7 @@ public unsafe partial class Communicator
     {
         Status status;
         int rc = RecvCore(p, bytes, source, tag, comm, &status);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         return status;
     }
 

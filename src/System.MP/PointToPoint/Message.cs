@@ -77,7 +77,7 @@ public sealed unsafe class Message
     /// message was not touched and can be received once requests complete.</exception>
     public Request IRecv<T>(T[] buffer, int offset, int count) where T : unmanaged
     {
-        Communicator.CheckSlice(buffer, offset, count, nameof(buffer));
+        ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         long handle = Take();
         try
         {
@@ -118,16 +118,14 @@ public sealed unsafe class Message
         if (!HangReport.Enabled)
         {
             int done = Core.Mrecv(p, bytes, handle, &status);
-            if (done < 0)
-                ThrowHelper.ThrowCore(done);
+            ThrowHelper.Check(done);
             return status;
         }
         long token;
         int rc = Core.MrecvStart(p, bytes, handle, &status, &token);
         if (rc == 0)
             rc = Completion.PollThenBlock(new Completion.Token(token, &status));
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         return status;
     }
 }

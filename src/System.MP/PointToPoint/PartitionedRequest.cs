@@ -71,8 +71,7 @@ public sealed unsafe class PartitionedRequest : PersistentRequest
         fixed (T* p = buffer)
             rc = send ? Core.PsendInit(staged ? null : p, partitions, partBytes, peer, tag, comm, staged ? &stage : null, &req)
                       : Core.PrecvInit(staged ? null : p, partitions, partBytes, peer, tag, comm, staged ? &stage : null, &req);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         return new PartitionedRequest(req, send, buffer, partitions, count, partBytes, (byte*)stage);
     }
 
@@ -98,7 +97,7 @@ public sealed unsafe class PartitionedRequest : PersistentRequest
             throw new ArgumentOutOfRangeException(nameof(last), last, SR.Format(SR.PartitionRangeEmpty, first, last));
         for (int i = first; i <= last; i++)
             StageIn(i);
-        Check(Core.Pready(h, first, last, null));
+        ThrowHelper.Check(Core.Pready(h, first, last, null));
     }
 
     /// <summary>Marks the listed partitions of the active send ready (MPI_Pready_list).</summary>
@@ -116,7 +115,7 @@ public sealed unsafe class PartitionedRequest : PersistentRequest
         foreach (int p in partitions)
             StageIn(p);
         fixed (int* l = partitions)
-            Check(Core.Pready(h, 0, partitions.Length - 1, l));
+            ThrowHelper.Check(Core.Pready(h, 0, partitions.Length - 1, l));
     }
 
     /// <summary>
@@ -135,7 +134,7 @@ public sealed unsafe class PartitionedRequest : PersistentRequest
             throw new InvalidOperationException(SR.PartitionedNotReceive);
         CheckPartition(partition, nameof(partition));
         int flag = 0;
-        Check(Core.Parrived(h, partition, &flag));
+        ThrowHelper.Check(Core.Parrived(h, partition, &flag));
         if (flag != 0 && IsActive && _stage is not null)
             Copy(partition, toStage: false);
         return flag != 0;
@@ -173,11 +172,5 @@ public sealed unsafe class PartitionedRequest : PersistentRequest
             else
                 Buffer.MemoryCopy(_stage + at, p + at, _partBytes, _partBytes);
         }
-    }
-
-    private static void Check(int rc)
-    {
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
     }
 }

@@ -143,8 +143,7 @@ internal static unsafe class Completion
             any = new AnyRequest(handles.Length, h, &st);
             rc = PollThenBlock(ref any, SpinPolls);
         }
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc); // the set itself was refused
+        ThrowHelper.Check(rc); // the set itself was refused
         (result, status) = (any.Result, st);
         return any.Index;
     }

@@ -79,8 +79,7 @@ public unsafe class PersistentRequest : MpiRequest
         fixed (T* p = buffer)
             rc = receive ? Core.RecvInit(p + offset, bytes, peer, tag, comm, &req)
                          : Core.SendInit(p + offset, bytes, peer, tag, comm, mode, &req);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         return new PersistentRequest(req, buffer, (long)offset * sizeof(T), bytes);
     }
 
@@ -107,8 +106,7 @@ public unsafe class PersistentRequest : MpiRequest
             rc = neighbor ? Core.NeighborInit(comm, &d, stageBytes, stages, &req)
                           : Core.CollInit(comm, &d, stageBytes, stages, &req);
         }
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         s.Stage = (byte*)stages[0];
         r.Stage = (byte*)stages[1];
         return new PersistentRequest(req, null, 0, 0) { _send = s, _recv = r };
@@ -197,8 +195,7 @@ public unsafe class PersistentRequest : MpiRequest
                     r._active = true;
                 else
                     r.ReleasePin();
-            if (rc < 0)
-                ThrowHelper.ThrowCore(rc);
+            ThrowHelper.Check(rc);
         }
     }
 
@@ -286,8 +283,7 @@ public unsafe class PersistentRequest : MpiRequest
         if (!_active)
             return;
         int rc = Core.ReqCancel(h);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
     }
 
     /// <summary>True when no instance is active, or the active one has completed (it is then completed: see <see cref="Test"/>).</summary>
@@ -428,8 +424,7 @@ public unsafe class PersistentRequest : MpiRequest
             ReleasePin();
         }
         int rc = Core.ReqFree(h);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
     }
 
     /// <summary>Hands the request to the core, which frees it once no instance is active (calls no MPI: any thread).</summary>

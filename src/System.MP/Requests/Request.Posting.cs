@@ -99,7 +99,7 @@ public sealed unsafe partial class Request
         bool register = Hold(buffer, count, poster, out BufferHold? pin);
         // Under `fixed` until the posting call has registered the array; a
         // pinned (or immobile) array keeps its address after it.  The caller
-        // checked the slice (Communicator.CheckSlice): the array's data
+        // checked the slice (ThrowHelper.CheckSlice): the array's data
         // reference needs no null or empty check, and an empty slice is sent
         // from a valid address.  The caller checked every argument the core
         // would (communicator, rank, tag, slice): the core's checked entry

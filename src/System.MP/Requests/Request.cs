@@ -99,8 +99,7 @@ public sealed unsafe partial class Request : MpiRequest
         if (h == CoreConst.ReqNull)
             return;
         int rc = Core.ReqCancel(h);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
     }
 
     /// <summary>

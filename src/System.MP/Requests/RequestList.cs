@@ -64,8 +64,7 @@ public sealed unsafe class RequestList : IDisposable
         CoreLoader.EnsureLoaded();
         nint list;
         int rc = Core.ListCreate(capacity, &list);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         _list = list;
         _capacity = capacity; // _room 0: the first post asks the core for its entries
     }
@@ -253,8 +252,7 @@ public sealed unsafe class RequestList : IDisposable
         if (_list == 0 || i >= _capacity)
             ThrowFull();
         int rc = Core.ListReserve(_list, i);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         _room = rc;
     }
 

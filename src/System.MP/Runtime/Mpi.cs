@@ -87,8 +87,7 @@ public static unsafe class Mpi
         RequireInitialized();
         int value = 0, flag = 0;
         int rc = Core.WorldAttr(which, &value, &flag);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         return flag != 0 ? value : null;
     }
 
@@ -124,8 +123,7 @@ public static unsafe class Mpi
             RequireInitialized();
             int flag = 0;
             int rc = Core.IsThreadMain(&flag);
-            if (rc < 0)
-                ThrowHelper.ThrowCore(rc);
+            ThrowHelper.Check(rc);
             return flag != 0;
         }
     }
@@ -168,8 +166,7 @@ public static unsafe class Mpi
             HangReport.Start(); // refuses a malformed setting before MPI starts
             int provided = 0, ub = 0;
             int rc = Core.Init((int)required, &provided);
-            if (rc < 0)
-                ThrowHelper.ThrowCore(rc);
+            ThrowHelper.Check(rc);
             if (Core.TagUb(&ub) == 0)
                 (s_mpiTagUpperBound, s_tagUpperBound) = (ub, ub / 2);
             s_threadLevel = (ThreadLevel)provided;
@@ -259,8 +256,7 @@ public static unsafe class Mpi
             StartupTrace.Mark("Mpi.Shutdown: finalizing MPI");
             int rc = Core.Finalize(Environment.ExitCode);
             StartupTrace.Mark("Mpi.Shutdown: MPI finalized");
-            if (rc < 0)
-                ThrowHelper.ThrowCore(rc);
+            ThrowHelper.Check(rc);
         }
     }
 
@@ -343,7 +339,7 @@ public static unsafe class Mpi
         ArgumentException.ThrowIfNullOrEmpty(port);
         RequireInitialized();
         fixed (byte* p = Encoding.UTF8.GetBytes(port + "\0"))
-            Check(Core.ClosePort(p));
+            ThrowHelper.Check(Core.ClosePort(p));
     }
 
     /// <summary>
@@ -360,7 +356,7 @@ public static unsafe class Mpi
         RequireInitialized();
         fixed (byte* s = Encoding.UTF8.GetBytes(service + "\0"))
         fixed (byte* p = Encoding.UTF8.GetBytes(port + "\0"))
-            Check(Core.PublishName(s, p));
+            ThrowHelper.Check(Core.PublishName(s, p));
     }
 
     /// <summary>Removes a published name (MPI_Unpublish_name).</summary>
@@ -371,7 +367,7 @@ public static unsafe class Mpi
         RequireInitialized();
         fixed (byte* s = Encoding.UTF8.GetBytes(service + "\0"))
         fixed (byte* p = Encoding.UTF8.GetBytes(port + "\0"))
-            Check(Core.UnpublishName(s, p));
+            ThrowHelper.Check(Core.UnpublishName(s, p));
     }
 
     /// <summary>The port published under <paramref name="service"/> (MPI_Lookup_name).</summary>
@@ -398,22 +394,14 @@ public static unsafe class Mpi
     {
         byte* stack = stackalloc byte[stackBytes];
         int n = query(stack, stackBytes);
-        if (n < 0)
-            ThrowHelper.ThrowCore(n);
+        ThrowHelper.Check(n);
         if (n < stackBytes)
             return Encoding.UTF8.GetString(stack, n);
         var heap = new byte[n + 1];
         fixed (byte* p = heap)
             n = query(p, heap.Length);
-        if (n < 0)
-            ThrowHelper.ThrowCore(n);
+        ThrowHelper.Check(n);
         return Encoding.UTF8.GetString(heap, 0, Math.Min(n, heap.Length - 1));
-    }
-
-    private static void Check(int rc)
-    {
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
     }
 
     /// <summary>
@@ -442,8 +430,7 @@ public static unsafe class Mpi
         int rc;
         fixed (int* d = result)
             rc = Core.DimsCreate(nodes, result.Length, d);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         return result;
     }
 

@@ -43,8 +43,7 @@ public sealed unsafe class Session : IDisposable
             CoreLoader.EnsureLoaded();
             int s = 0;
             int rc = Core.SessionInit(infoHandle, &s);
-            if (rc < 0)
-                ThrowHelper.ThrowCore(rc);
+            ThrowHelper.Check(rc);
             if (!s_exitHooked)
             {
                 s_exitHooked = true;
@@ -64,12 +63,12 @@ public sealed unsafe class Session : IDisposable
         get
         {
             int h = Handle, n = 0;
-            Check(Core.SessionNumPsets(h, &n));
+            ThrowHelper.Check(Core.SessionNumPsets(h, &n));
             var names = new string[n];
             byte* buf = stackalloc byte[257];
             for (int i = 0; i < n; i++)
             {
-                int len = Check(Core.SessionNthPset(h, i, buf, 257));
+                int len = ThrowHelper.Check(Core.SessionNthPset(h, i, buf, 257));
                 names[i] = Encoding.UTF8.GetString(buf, Math.Min(len, 256));
             }
             return names;
@@ -86,7 +85,7 @@ public sealed unsafe class Session : IDisposable
         int h = Handle, info = 0;
         byte[] name = NameBytes(processSet);
         fixed (byte* p = name)
-            Check(Core.SessionPsetInfo(h, p, &info));
+            ThrowHelper.Check(Core.SessionPsetInfo(h, p, &info));
         return new Info(info);
     }
 
@@ -100,7 +99,7 @@ public sealed unsafe class Session : IDisposable
         int h = Handle, g = 0;
         byte[] name = NameBytes(processSet);
         fixed (byte* p = name)
-            Check(Core.GroupFromPset(h, p, &g));
+            ThrowHelper.Check(Core.GroupFromPset(h, p, &g));
         return new Group(g);
     }
 
@@ -112,7 +111,7 @@ public sealed unsafe class Session : IDisposable
         if (h <= 0)
             return;
         _handle = -1;
-        Check(Core.SessionFinalize(h));
+        ThrowHelper.Check(Core.SessionFinalize(h));
     }
 
     private int Handle
@@ -133,13 +132,6 @@ public sealed unsafe class Session : IDisposable
         if (processSet.Length == 0 || processSet.Contains('\0'))
             throw new ArgumentException(SR.ProcessSetName, nameof(processSet));
         return Encoding.UTF8.GetBytes(processSet + "\0");
-    }
-
-    private static int Check(int rc)
-    {
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
-        return rc;
     }
 
     /// <summary>MPI started through sessions alone ends with them (the world model finalizes everything itself).</summary>

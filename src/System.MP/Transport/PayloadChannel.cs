@@ -178,8 +178,7 @@ internal static unsafe class PayloadChannel
         Status st;
         long msg;
         int rc = Core.Improbe(source, tag, comm, &msg, &st);
-        if (rc < 0)
-            ThrowHelper.ThrowCore(rc);
+        ThrowHelper.Check(rc);
         first = st;
         message = msg;
         return rc == 1;
