@@ -61,6 +61,7 @@ public enum Scenario
     GcLargeArrays,
     GcGen0Budget,
     GcMarkCompletesAnError,
+    GcMatchedReceiveInFlight,
 
     // The motor VM (Hosting.cs)
     HostedBinding,
