@@ -52,6 +52,7 @@ internal static unsafe class BufferPolicy
 
     /// <summary>Whether <paramref name="bytes"/> of <paramref name="array"/> can move while MPI uses them: bytes to
     /// send or receive, in an array not on the pinned object heap.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static bool Moves(Array? array, long bytes) =>
         array is not null && bytes > 0 && !PinnedBuffers.Contains(array);
 
