@@ -77,6 +77,7 @@ public enum Scenario
     GcGen0Budget,
     GcMarkCompletesAnError,
     GcNotStarved,
+    GcMatchedReceiveInFlight,
 
     // The motor VM (Runtime/Hosting.cs)
     HostedBinding,

@@ -131,6 +131,17 @@ internal sealed class BufferHold
             Unpin();
     }
 
+    /// <summary>Lets go of the hold in <paramref name="slot"/>, if any, and empties the slot.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static void Release(ref BufferHold? slot)
+    {
+        if (slot is { } hold)
+        {
+            slot = null;
+            hold.Release();
+        }
+    }
+
     [MethodImpl(MethodImplOptions.NoInlining)]
     private unsafe void Unpin()
     {

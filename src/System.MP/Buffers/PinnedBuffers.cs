@@ -81,7 +81,7 @@ internal static class PinnedBuffers
     /// </summary>
     private static class Extension
     {
-        internal static readonly bool Aligns = Mpi.IsHosted && Request.GcExtensionStats().GcAlignedArrays != 0;
+        internal static readonly bool Aligns = Mpi.IsHosted && BufferPolicy.GcExtensionStats().GcAlignedArrays != 0;
     }
 
     /// <summary>True once any array was allocated here (before that, no array is a pinned-heap one).</summary>

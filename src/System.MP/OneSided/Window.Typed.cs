@@ -264,13 +264,13 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         int h = Handle;
         ThrowHelper.CheckSlice(array, offset, count, nameof(array));
         CheckTarget(target, targetIndex);
-        bool pin = Movable(array, count, target, out bool register);
+        BufferHoldKind hold = HoldFor(array, count, target);
         fixed (T* p = array)
         {
-            void* obj = register ? Request.ObjectAddress(ref array) : null;
+            void* obj = hold == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref array) : null;
             CheckOp(put ? Core.WinPut(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, null)
                         : Core.WinGet(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, null));
-            if (pin)
+            if (hold == BufferHoldKind.Pin)
                 Hold(array, target);
         }
     }
@@ -284,12 +284,12 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         int h = Handle, code = OpCode(op);
         ThrowHelper.CheckSlice(data, offset, count, nameof(data));
         CheckTarget(target, targetIndex);
-        bool pin = Movable(data, count, target, out bool register);
+        BufferHoldKind hold = HoldFor(data, count, target);
         fixed (T* p = data)
         {
-            void* obj = register ? Request.ObjectAddress(ref data) : null;
+            void* obj = hold == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref data) : null;
             CheckOp(Core.WinAccumulateHeld(h, p + offset, null, count, ElementType<T>.Code, sizeof(T), code, target, targetIndex, obj, null));
-            if (pin)
+            if (hold == BufferHoldKind.Pin)
                 Hold(data, target);
         }
     }
@@ -309,17 +309,16 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         if (result.Length < count)
             throw new ArgumentException(SR.Format(SR.WindowResultShort, result.Length, count), nameof(result));
         CheckTarget(target, targetIndex);
-        bool pinData = Movable(data, count, target, out bool registerData);
-        bool pinResult = Movable(result, count, target, out bool registerResult);
+        BufferHoldKind holdData = HoldFor(data, count, target), holdResult = HoldFor(result, count, target);
         fixed (T* p = data)
         fixed (T* r = result)
         {
-            void* dataObj = registerData ? Request.ObjectAddress(ref data) : null;
-            void* resultObj = registerResult ? Request.ObjectAddress(ref result) : null;
+            void* dataObj = holdData == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref data) : null;
+            void* resultObj = holdResult == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref result) : null;
             CheckOp(Core.WinAccumulateHeld(h, p, r, count, ElementType<T>.Code, sizeof(T), code, target, targetIndex, dataObj, resultObj));
-            if (pinData)
+            if (holdData == BufferHoldKind.Pin)
                 Hold(data, target);
-            if (pinResult)
+            if (holdResult == BufferHoldKind.Pin)
                 Hold(result, target);
         }
     }
@@ -379,8 +378,8 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         CheckTarget(target, targetIndex);
         RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
-        bool register = Request.Hold(buffer, count, poster, out BufferHold? pin);
-        void* obj = register ? Request.ObjectAddress(ref buffer) : null;
+        bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
+        void* obj = register ? BufferPolicy.ObjectOf(ref buffer) : null;
         fixed (T* p = buffer)
             rc = put ? Core.WinPut(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, &req)
                      : Core.WinGet(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, &req);
@@ -400,19 +399,13 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     }
 
     /// <summary>
-    /// Whether MPI may still use <paramref name="array"/> after the call returns and the GC
-    /// could move it meanwhile: then under motor the core holds it (<paramref name="register"/>:
-    /// pass its object), in library mode the window pins it (true).
+    /// How <paramref name="count"/> elements of <paramref name="array"/> stay in place from the
+    /// operation until the synchronization that completes it (none towards ProcNull): a pin
+    /// (<see cref="BufferHoldKind.Pin"/>) is the window's (Window.Hold), let go at that synchronization.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool Movable(T[] array, int count, int target, out bool register)
-    {
-        register = false;
-        if (count <= 0 || target == Mpi.ProcNull || PinnedBuffers.Contains(array))
-            return false;
-        register = Request.s_registerBuffers;
-        return !register;
-    }
+    private static BufferHoldKind HoldFor(T[] array, int count, int target) =>
+        BufferPolicy.For(array, target == Mpi.ProcNull ? 0 : count);
 
     private static int OpCode(Op op)
     {

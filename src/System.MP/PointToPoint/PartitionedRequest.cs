@@ -65,7 +65,7 @@ public sealed unsafe class PartitionedRequest : PersistentRequest
         if (buffer.Length < elements)
             throw new ArgumentException(SR.Format(SR.PartitionedBufferShort, buffer.Length, partitions, count, elements), nameof(buffer));
         long partBytes = (long)count * sizeof(T);
-        bool staged = partBytes > 0 && !PinnedBuffers.Contains(buffer);
+        bool staged = BufferPolicy.Moves(buffer, partBytes);
         void* stage = null;
         int req = 0, rc;
         fixed (T* p = buffer)

@@ -43,8 +43,7 @@ public unsafe class PersistentRequest : MpiRequest
     private int _handle;
     private readonly Array? _buffer;     // point-to-point: the array (kept alive by the request)
     private readonly long _byteOffset; // long: an offset into an array above 2 GiB
-    private readonly bool _registers;    // motor: the array is registered at each start
-    private readonly bool _pins;         // dotnet: the array is pinned at each start
+    private readonly BufferHoldKind _hold; // how each start holds the array (BufferPolicy)
     private protected Side _send, _recv; // collectives and staged partitioned requests
     private bool _active;
     private BufferHold? _pin;
@@ -55,9 +54,7 @@ public unsafe class PersistentRequest : MpiRequest
         _handle = handle;
         _buffer = buffer;
         _byteOffset = byteOffset;
-        bool movable = buffer is not null && bytes > 0 && !PinnedBuffers.Contains(buffer);
-        _registers = movable && Request.s_registerBuffers;
-        _pins = movable && !Request.s_registerBuffers;
+        _hold = BufferPolicy.For(buffer, bytes);
     }
 
     /// <summary>True from <see cref="Start"/> until the instance is completed (Wait, Test, the sets).</summary>
@@ -114,7 +111,7 @@ public unsafe class PersistentRequest : MpiRequest
 
     private static Side NewSide(Array? array, long bytes, bool copyIn, bool copyOut)
     {
-        bool staged = array is not null && bytes > 0 && !PinnedBuffers.Contains(array);
+        bool staged = BufferPolicy.Moves(array, bytes);
         return new Side { Array = array, Bytes = bytes, In = staged && copyIn, Out = staged && copyOut };
     }
 
@@ -135,13 +132,13 @@ public unsafe class PersistentRequest : MpiRequest
         }
         else
         {
-            if (_pins)
-                _pin = BufferHold.Acquire(_buffer, ref RequestFinalizerBatch.CurrentPoster.LastPin);
+            if (_hold == BufferHoldKind.Pin)
+                _pin = BufferPolicy.Pin(_buffer);
             Array a = _buffer;
             // Under `fixed` until the core has the slot ACTIVE with the array
             // registered (motor) or until the pin above holds it (dotnet).
             fixed (byte* p = &MemoryMarshal.GetArrayDataReference(a))
-                rc = Core.ReqStart(h, p + _byteOffset, _registers ? ObjectAddress(ref a) : null);
+                rc = Core.ReqStart(h, p + _byteOffset, _hold == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref a) : null);
         }
         if (rc < 0)
             StartFailed(rc);
@@ -185,8 +182,8 @@ public unsafe class PersistentRequest : MpiRequest
             foreach (PersistentRequest r in chunk)
             {
                 r.CopyIn();
-                if (r._pins)
-                    r._pin = BufferHold.Acquire(r._buffer!, ref RequestFinalizerBatch.CurrentPoster.LastPin);
+                if (r._hold == BufferHoldKind.Pin)
+                    r._pin = BufferPolicy.Pin(r._buffer!);
             }
             int started = 0;
             int rc = StartFixed(chunk, 0, h, bufs, objs, &started);
@@ -194,7 +191,7 @@ public unsafe class PersistentRequest : MpiRequest
                 if (started != 0)
                     r._active = true;
                 else
-                    r.ReleasePin();
+                    BufferHold.Release(ref r._pin);
             ThrowHelper.Check(rc);
         }
     }
@@ -214,7 +211,7 @@ public unsafe class PersistentRequest : MpiRequest
         fixed (byte* p = &MemoryMarshal.GetArrayDataReference(a))
         {
             bufs[i] = p + r._byteOffset;
-            objs[i] = r._registers ? ObjectAddress(ref a) : null;
+            objs[i] = r._hold == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref a) : null;
             return StartFixed(chunk, i + 1, handles, bufs, objs, started);
         }
     }
@@ -222,7 +219,7 @@ public unsafe class PersistentRequest : MpiRequest
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void StartFailed(int rc)
     {
-        ReleasePin();
+        BufferHold.Release(ref _pin);
         ThrowHelper.ThrowCore(rc);
     }
 
@@ -360,18 +357,9 @@ public unsafe class PersistentRequest : MpiRequest
     {
         _active = false;
         _status = st;
-        ReleasePin();
+        BufferHold.Release(ref _pin);
         if (st.ErrorCode == 0)
             CopyOut();
-    }
-
-    private void ReleasePin()
-    {
-        if (_pin is { } pin)
-        {
-            _pin = null;
-            pin.Release();
-        }
     }
 
     private void CopyIn()
@@ -421,7 +409,7 @@ public unsafe class PersistentRequest : MpiRequest
                 return;
             }
             _active = false;
-            ReleasePin();
+            BufferHold.Release(ref _pin);
         }
         int rc = Core.ReqFree(h);
         ThrowHelper.Check(rc);
@@ -452,7 +440,4 @@ public unsafe class PersistentRequest : MpiRequest
             ThrowHelper.ThrowRequestDisposed();
         return h;
     }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void* ObjectAddress(ref Array array) => (void*)Unsafe.As<Array, nint>(ref array);
 }

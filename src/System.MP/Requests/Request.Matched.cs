@@ -18,10 +18,10 @@ public sealed unsafe partial class Request
     {
         int req = 0, rc;
         RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
-        bool register = Hold(buffer, count, poster, out BufferHold? pin);
+        bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
         fixed (T* p = buffer)
             rc = Core.Imrecv(p + offset, (long)count * sizeof(T), message,
-                             register ? ObjectAddress(ref buffer) : null, &req);
+                             register ? BufferPolicy.ObjectOf(ref buffer) : null, &req);
         return Posted(poster, rc, req, pin);
     }
 }

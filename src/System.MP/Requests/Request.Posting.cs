@@ -5,25 +5,9 @@ using System.Threading;
 
 namespace System.MP;
 
-// Posting: how a buffer stays in place while its operation is in flight (the pinning policy).
+// Posting: each nonblocking operation holds its buffers as BufferPolicy decides.
 public sealed unsafe partial class Request
 {
-    /// <summary>
-    /// True when the GC extension is attached to the core this process uses, so
-    /// registered buffers are pinned by the GC itself and no GCHandle is needed.
-    /// The core says so only after the runtime accepted the extension at startup.
-    /// </summary>
-    internal static readonly bool s_registerBuffers = GcExtensionStats().GcExtension != 0;
-
-    /// <summary>The core's statistics, for what the GC extension told it when the GC started (it never changes later).</summary>
-    internal static CoreStats GcExtensionStats()
-    {
-        CoreStats s;
-        CoreLoader.EnsureLoaded();
-        Core.Stats(&s);
-        return s;
-    }
-
     /// <summary>Posts a nonblocking collective over up to two arrays (send, receive).</summary>
     internal static Request PostCollective<T>(int comm, CollDesc* d, T[]? send, T[]? recv) where T : unmanaged =>
         PostCollective(comm, d, send, recv, null);
@@ -36,25 +20,25 @@ public sealed unsafe partial class Request
         where T : unmanaged
     {
         int req = 0, rc;
-        bool sendImmobile = send is not { Length: > 0 } || PinnedBuffers.Contains(send);
-        bool recvImmobile = recv is not { Length: > 0 } || PinnedBuffers.Contains(recv);
-        if (s_registerBuffers || (sendImmobile && recvImmobile))
+        BufferHoldKind sendHold = BufferPolicy.For(send, send?.Length ?? 0);
+        BufferHoldKind recvHold = BufferPolicy.For(recv, recv?.Length ?? 0);
+        if (sendHold != BufferHoldKind.Pin && recvHold != BufferHoldKind.Pin)
         {
             fixed (T* s = send)
             fixed (T* r = recv)
             {
                 d->SendBuf = s;
                 d->RecvBuf = r;
-                rc = PostCore(comm, d, sendImmobile ? null : ObjectAddress(ref send!),
-                              recvImmobile ? null : ObjectAddress(ref recv!), hood, &req);
+                rc = PostCore(comm, d, sendHold == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref send!) : null,
+                              recvHold == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref recv!) : null, hood, &req);
             }
             return Posted(RequestFinalizerBatch.CurrentPoster, rc, req, NativeHold(hood, null, null));
         }
         // The pins keep the arrays in place, so the addresses taken under
         // `fixed` stay valid after it.
         RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
-        BufferHold? ps = sendImmobile ? null : BufferHold.Acquire(send!, ref poster.LastPin);
-        BufferHold? pr = recvImmobile ? null : BufferHold.Acquire(recv!, ref poster.LastPin);
+        BufferHold? ps = sendHold == BufferHoldKind.Pin ? BufferHold.Acquire(send!, ref poster.LastPin) : null;
+        BufferHold? pr = recvHold == BufferHoldKind.Pin ? BufferHold.Acquire(recv!, ref poster.LastPin) : null;
         fixed (T* s = send)
         fixed (T* r = recv)
         {
@@ -96,7 +80,7 @@ public sealed unsafe partial class Request
     {
         int req = 0, rc;
         RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
-        bool register = Hold(buffer, count, poster, out BufferHold? pin);
+        bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
         // Under `fixed` until the posting call has registered the array; a
         // pinned (or immobile) array keeps its address after it.  The caller
         // checked the slice (ThrowHelper.CheckSlice): the array's data
@@ -106,7 +90,7 @@ public sealed unsafe partial class Request
         // looks only at MPI's state and the special ranks.
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
             rc = Core.IsendChecked(p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
-                            register ? ObjectAddress(ref buffer) : null, &req);
+                            register ? BufferPolicy.ObjectOf(ref buffer) : null, &req);
         return Posted(poster, rc, req, pin);
     }
 
@@ -117,10 +101,10 @@ public sealed unsafe partial class Request
     {
         int req = 0, rc;
         RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
-        bool register = Hold(buffer, count, poster, out BufferHold? pin);
+        bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as PostSend
             rc = Core.IrecvChecked(p + offset, (long)count * sizeof(T), source, tag, comm,
-                            register ? ObjectAddress(ref buffer) : null, &req);
+                            register ? BufferPolicy.ObjectOf(ref buffer) : null, &req);
         return Posted(poster, rc, req, pin);
     }
 
@@ -153,28 +137,6 @@ public sealed unsafe partial class Request
         int rc = Core.Isend(buffer, bytes, dest, tag, comm, CoreConst.SendStandard, null, &req);
         return Posted(poster, rc, req, hold);
     }
-
-    /// <summary>
-    /// How an array stays in place while an operation on it is in flight: true
-    /// when the posting call must register it with the core (under motor with
-    /// the GC extension), else <paramref name="pin"/> holds it (library mode),
-    /// or nothing is needed (no elements, or a pinned-heap array).
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static bool Hold<T>(T[] buffer, int count, RequestFinalizerBatch.Poster poster, out BufferHold? pin)
-    {
-        pin = null;
-        if (count <= 0 || PinnedBuffers.Contains(buffer, ref poster.LastImmobile))
-            return false;
-        if (s_registerBuffers)
-            return true;
-        pin = BufferHold.Acquire(buffer, ref poster.LastPin);
-        return false;
-    }
-
-    /// <summary>The array object's address; stable only while the array is fixed.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static unsafe void* ObjectAddress<T>(ref T[] array) => (void*)Unsafe.As<T[], nint>(ref array);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static Request Posted(RequestFinalizerBatch.Poster poster, int rc, int req, BufferHold? pin)

@@ -48,7 +48,7 @@ public sealed unsafe class RequestList : IDisposable
     private BufferHold?[]? _pins; // each entry's pin (library mode, movable arrays): allocated with the list's first pin
     private int _count; // the core list's count, mirrored: posts and completions keep them equal
     private readonly int _capacity;
-    private readonly bool _registerBuffers = Request.s_registerBuffers; // read here once: no class-initialization check per post
+    private readonly bool _registerBuffers = BufferPolicy.RegistersBuffers; // read here once: no class-initialization check per post
 
     /// <summary>Buffers of operations a list could not hand over when it was dropped (the core had no room left
     /// for them): held for the rest of the process, since MPI may still write into them.</summary>
@@ -185,13 +185,13 @@ public sealed unsafe class RequestList : IDisposable
         {
             fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as Request.PostSend
                 rc = Core.ListIsendChecked(_list, p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
-                                           count > 0 ? Request.ObjectAddress(ref buffer) : null);
+                                           count > 0 ? BufferPolicy.ObjectOf(ref buffer) : null);
             return Added(i, rc, null);
         }
         bool register = HoldByPolicy(buffer, count, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
             rc = Core.ListIsendChecked(_list, p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
-                                       register ? Request.ObjectAddress(ref buffer) : null);
+                                       register ? BufferPolicy.ObjectOf(ref buffer) : null);
         return Added(i, rc, pin);
     }
 
@@ -204,18 +204,18 @@ public sealed unsafe class RequestList : IDisposable
         {
             fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
                 rc = Core.ListIrecvChecked(_list, p + offset, (long)count * sizeof(T), source, tag, comm,
-                                           count > 0 ? Request.ObjectAddress(ref buffer) : null);
+                                           count > 0 ? BufferPolicy.ObjectOf(ref buffer) : null);
             return Added(i, rc, null);
         }
         bool register = HoldByPolicy(buffer, count, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
             rc = Core.ListIrecvChecked(_list, p + offset, (long)count * sizeof(T), source, tag, comm,
-                                       register ? Request.ObjectAddress(ref buffer) : null);
+                                       register ? BufferPolicy.ObjectOf(ref buffer) : null);
         return Added(i, rc, pin);
     }
 
     /// <summary>
-    /// Request.Hold's answer without the posting thread's state, where it needs none: under
+    /// BufferPolicy.Hold's answer without the posting thread's state, where it needs none: under
     /// motor with the GC extension, while no pinned-heap array exists, every array with
     /// elements is registered with the core (its object in the entry), and none is held.
     /// </summary>
@@ -225,10 +225,10 @@ public sealed unsafe class RequestList : IDisposable
         get => _registerBuffers && !PinnedBuffers.AnyAllocated;
     }
 
-    /// <summary>Request.Hold, out of the posting loop: the loop keeps its values in registers.</summary>
+    /// <summary>BufferPolicy.Hold, out of the posting loop: the loop keeps its values in registers.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static bool HoldByPolicy<T>(T[] buffer, int count, out BufferHold? pin) =>
-        Request.Hold(buffer, count, RequestFinalizerBatch.CurrentPoster, out pin);
+        BufferPolicy.Hold(buffer, count, RequestFinalizerBatch.CurrentPoster, out pin);
 
     /// <summary>The index the next post takes; a full or disposed list, or one whose next entry the
     /// request pool has no room for, refuses it before anything is posted.</summary>
@@ -330,21 +330,11 @@ public sealed unsafe class RequestList : IDisposable
         if (_pins is not null)
         {
             for (int i = 0; i < n; i++)
-                ReleasePin(i);
+                BufferHold.Release(ref _pins[i]);
         }
         _count = 0;
         if (Request.OrphanedHolds != 0)
             Request.SweepOrphans();
-    }
-
-    /// <summary>Lets go of entry i's pin, if it has one (its operation completed).</summary>
-    private void ReleasePin(int i)
-    {
-        if (_pins![i] is { } pin)
-        {
-            pin.Release();
-            _pins[i] = null;
-        }
     }
 
     /// <summary>
@@ -363,7 +353,7 @@ public sealed unsafe class RequestList : IDisposable
             for (int i = 0; i < n; i++)
             {
                 if (left == 0 || Core.ListPending(_list, i) == 0)
-                    ReleasePin(i);
+                    BufferHold.Release(ref _pins[i]);
             }
         }
         _count = left;

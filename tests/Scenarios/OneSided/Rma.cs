@@ -250,6 +250,17 @@ internal static class Rma
         CompactAll();
         r.Wait();
         Check.Equal((left << 20) | 5, rget[5], "Rget through a compacting GC");
+        // Request-based Put from a young array, GC before Wait; a Get reads it back.
+        keep.Add(new byte[2000]);
+        int[] rput = Enumerable.Range(0, width).Select(i => (me << 20) | (0x7f << 8) | i).ToArray();
+        Request put = win.Rput(rput, me, 0);
+        CompactAll();
+        put.Wait();
+        win.Flush(me);
+        var putBack = new int[width];
+        win.Get(putBack, me, 0);
+        win.FlushLocal(me);
+        Check.Sequence(rput, putBack, "Rput through a compacting GC");
         SteadyHolds(win, sums, me, width, (long)rounds * (rounds + 1) / 2, registers, pins);
         win.UnlockAll();
         sums.UnlockAll();

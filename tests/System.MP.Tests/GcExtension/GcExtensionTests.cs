@@ -63,6 +63,18 @@ public class GcExtensionTests
     public void AnErrorAGcMarkFindsReachesTheOwnerWithMpisClass(Scenario scenario, bool hosted, bool openMpi) =>
         Job.RunTwoRanks(scenario, hosted, openMpi);
 
+    /// <summary>
+    /// The receive of a matched message (MProbe, Message.IRecv) keeps its young array while part
+    /// of a long message arrives after compacting GCs, under both cores and modes (and under
+    /// constant compaction in GcStressTests).
+    /// </summary>
+    public static TheoryData<Scenario, bool, bool> MatchedReceiveJobs() => Job.EveryCoreAndMode(Scenario.GcMatchedReceiveInFlight);
+
+    [Theory]
+    [MemberData(nameof(MatchedReceiveJobs))]
+    public void AMatchedReceiveKeepsItsArrayAcrossCompactingGcs(Scenario scenario, bool hosted, bool openMpi) =>
+        Job.RunTwoRanks(scenario, hosted, openMpi);
+
     [Theory]
     [InlineData(false)]
     [InlineData(true)]

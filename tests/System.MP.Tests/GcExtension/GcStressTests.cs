@@ -26,8 +26,8 @@ public class GcStressTests(ITestOutputHelper output)
     /// <summary>The scenarios of each group; partitioned communication only where it exists (not Open MPI 4).</summary>
     private static Scenario[] Group(string group, bool openMpi) => group switch
     {
-        "buffers" => openMpi ? [Scenario.Nonblocking, Scenario.RmaOperations]
-                             : [Scenario.Nonblocking, Scenario.RmaOperations, Scenario.Mpi4Partitioned],
+        "buffers" => openMpi ? [Scenario.Nonblocking, Scenario.RmaOperations, Scenario.GcMatchedReceiveInFlight]
+                             : [Scenario.Nonblocking, Scenario.RmaOperations, Scenario.Mpi4Partitioned, Scenario.GcMatchedReceiveInFlight],
         "objects" => [Scenario.ObjectsP2p, Scenario.ObjectsNonblocking, Scenario.ObjectsCollectives],
         "async" => [Scenario.AsyncAwait, Scenario.AsyncStress],
         _ => throw new ArgumentOutOfRangeException(nameof(group), group, "no such group"),

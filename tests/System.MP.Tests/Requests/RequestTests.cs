@@ -145,7 +145,7 @@ public class RequestTests
     [Fact]
     public void OperationsOnOneArrayShareAPinHeldUntilTheLastCompletes()
     {
-        if (Request.s_registerBuffers)
+        if (BufferPolicy.RegistersBuffers)
             return; // under motor the GC extension pins; no GCHandles at all
         var buffer = new int[4];
         Request a = Self.IRecv(buffer, 0, 1, 0, 70), b = Self.IRecv(buffer, 1, 1, 0, 71);
