@@ -12,7 +12,7 @@ var world = Communicator.World;
 if (args.Length != 2)
 {
     if (world.Rank == 0)
-        Console.Error.WriteLine("usage: mpiexec -n <processes> motor Npb.dll <benchmark> <class>   (benchmarks: ep is cg mg ft lu; classes: S W A B C D E)");
+        Console.Error.WriteLine("usage: mpiexec -n <processes> motor Npb.dll <benchmark> <class>   (benchmarks: ep is cg mg ft lu sp; classes: S W A B C D E)");
     return Refuse();
 }
 
@@ -27,6 +27,7 @@ try
         "MG" => Npb.MG.Mg.Run(world, problemClass),
         "FT" => Npb.FT.Ft.Run(world, problemClass),
         "LU" => Npb.LU.Lu.Run(world, problemClass),
+        "SP" => Npb.SP.Sp.Run(world, problemClass),
         _ => throw new RefusalException($"benchmark '{args[0]}' is not implemented here (NPB's MPI benchmarks: EP, IS, CG, MG, FT, LU, BT, SP)."),
     };
 }
