@@ -30,19 +30,27 @@ internal sealed class Model
     public readonly AxisConstants[] Axes;
 
     /// <summary>
-    /// The fourth-difference dissipation stencil at each global index g along an axis, five
-    /// coefficients for g−2..g+2: (0, 0, 5, −4, 1) at g = 1, (0, −4, 6, −4, 1) at g = 2,
-    /// (1, −4, 6, −4, 1) inside, mirrored at n − 3 and n − 2, zero on the boundary (never used).
-    /// The same stencil, times dt·dssp, is the dissipation of the left-hand side.
+    /// The fourth-difference dissipation stencil at each global index g along an axis:
+    /// Stencil[t][g] is the weight of point g + t − 2, (0, 0, 5, −4, 1) at g = 1,
+    /// (0, −4, 6, −4, 1) at g = 2, (1, −4, 6, −4, 1) inside, mirrored at n − 3 and n − 2, zero
+    /// on the boundary (never used). Times dt·dssp (<see cref="LhsStencil"/>) it is the
+    /// dissipation of the left-hand side.
     /// </summary>
-    public readonly double[] Dissipation;
+    public readonly double[][] Stencil, LhsStencil;
 
     public Model(int n, double dt)
     {
         N = n;
         Dt = dt;
         Axes = [new AxisConstants(n, 0.75, dt), new AxisConstants(n, 0.75, dt), new AxisConstants(n, 1.0, dt)];
-        Dissipation = new double[5 * n];
+        Stencil = new double[5][];
+        LhsStencil = new double[5][];
+        for (int t = 0; t < 5; t++)
+        {
+            Stencil[t] = new double[n];
+            LhsStencil[t] = new double[n];
+        }
+        double dtdssp = dt * Dssp;
         for (int g = 1; g < n - 1; g++)
         {
             ReadOnlySpan<double> row =
@@ -51,7 +59,11 @@ internal sealed class Model
                 g == n - 3 ? [1, -4, 6, -4, 0] :
                 g == n - 2 ? [1, -4, 5, 0, 0] :
                 [1, -4, 6, -4, 1];
-            row.CopyTo(Dissipation.AsSpan(5 * g, 5));
+            for (int t = 0; t < 5; t++)
+            {
+                Stencil[t][g] = row[t];
+                LhsStencil[t][g] = dtdssp * row[t];
+            }
         }
     }
 

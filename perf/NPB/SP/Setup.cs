@@ -162,11 +162,12 @@ internal static class Setup
                             + ax.Con4 * (cuf[3] - 2.0 * cuf[2] + cuf[1])
                             + ax.Con5 * (buf[P + 4] - 2.0 * buf[C + 4] + buf[M + 4])
                             + ax.DT1 * (ue[P + 4] - 2.0 * ue[C + 4] + ue[M + 4]);
-                        ReadOnlySpan<double> d = model.Dissipation.AsSpan(5 * g[a], 5);
+                        double[][] d = model.Stencil;
+                        int at = g[a];
                         for (int m = 0; m < Cell.Vars; m++)
                         {
-                            f[m] = f[m] - Model.Dssp * (d[0] * ue[m] + d[1] * ue[5 + m] + d[2] * ue[10 + m]
-                                                        + d[3] * ue[15 + m] + d[4] * ue[20 + m]);
+                            f[m] = f[m] - Model.Dssp * (d[0][at] * ue[m] + d[1][at] * ue[5 + m] + d[2][at] * ue[10 + m]
+                                                        + d[3][at] * ue[15 + m] + d[4][at] * ue[20 + m]);
                         }
                     }
                     int p = c.Index(i, j, k);
