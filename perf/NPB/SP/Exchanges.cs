@@ -206,10 +206,12 @@ internal sealed class Pipeline : IDisposable
     /// <summary>Completes the solve's sends, so their buffers can be filled again.</summary>
     public void End()
     {
-        foreach (PersistentRequest? r in _fwdSend.Concat(_bwdSend))
+        for (int s = 0; s < _p; s++)
         {
-            if (r is { IsActive: true })
-                r.Wait();
+            if (_fwdSend[s] is { IsActive: true } f)
+                f.Wait();
+            if (_bwdSend[s] is { IsActive: true } b)
+                b.Wait();
         }
     }
 

@@ -7,8 +7,9 @@ namespace Npb.SP;
 /// <summary>
 /// The scalar pentadiagonal solves of one axis on one cell (NPB's lhsx/y/z and the Thomas
 /// algorithm of x/y/z_solve), written once for the three axes. The lines along axis a are
-/// indexed by the two other axes, "lanes" q (the faster in memory) and o; loops run o, then
-/// the row along the line, then q, so the inner loop walks a row of lanes.
+/// indexed by the two other axes, "lanes" q (the faster in memory) and o. For the y and z
+/// factors the lanes lie side by side (q is i), so the loops run o, then the row along the
+/// line, then q, a vector of lanes at a time; for the x factor each line runs its rows in turn.
 /// Factor 0 (coefficients 0..4) carries variables 0..2, factor 1 (u + c) variable 3, factor 2
 /// (u − c) variable 4. Rows −2 and −1 along the axis are ghost rows: before the elimination of
 /// a cell that is not the first on its line, they receive the previous cell's last two
