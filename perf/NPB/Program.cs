@@ -12,7 +12,7 @@ var world = Communicator.World;
 if (args.Length != 2 && !(args.Length == 3 && args[0].Equals("bt", StringComparison.OrdinalIgnoreCase)))
 {
     if (world.Rank == 0)
-        Console.Error.WriteLine("usage: mpiexec -n <processes> motor Npb.dll <benchmark> <class> [full]   (benchmarks: ep is cg mg ft lu bt; classes: S W A B C D E; bt full: BT-IO)");
+        Console.Error.WriteLine("usage: mpiexec -n <processes> motor Npb.dll <benchmark> <class> [full]   (benchmarks: ep is cg mg ft lu bt sp; classes: S W A B C D E; bt full: BT-IO)");
     return Refuse();
 }
 
@@ -28,6 +28,7 @@ try
         "FT" => Npb.FT.Ft.Run(world, problemClass),
         "LU" => Npb.LU.Lu.Run(world, problemClass),
         "BT" => Npb.BT.Bt.Run(world, problemClass, args.Length > 2 ? args[2] : null),
+        "SP" => Npb.SP.Sp.Run(world, problemClass),
         _ => throw new RefusalException($"benchmark '{args[0]}' is not implemented here (NPB's MPI benchmarks: EP, IS, CG, MG, FT, LU, BT, SP)."),
     };
     ActiveProcesses.Release();

@@ -81,6 +81,18 @@ public sealed class Report
         return verified ? 0 : VerificationFailedExitCode;
     }
 
+    /// <summary>
+    /// <see cref="Finish(Communicator)"/>, then, when <see cref="Timers.Detailed"/>, each of
+    /// <paramref name="timers"/>' minimum, maximum and mean over the ranks (collective).
+    /// </summary>
+    public int Finish(Communicator world, Timers timers)
+    {
+        int exit = Finish(world);
+        if (Timers.Detailed)
+            timers.PrintSummary(world);
+        return exit;
+    }
+
     /// <summary>Writes the report in NPB's layout.</summary>
     public void Print(TextWriter o)
     {

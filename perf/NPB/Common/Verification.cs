@@ -24,4 +24,26 @@ public static class Verification
         }
         return ok;
     }
+
+    /// <summary>Prints the heading of NPB's verification of the pseudo-applications: the class and the tolerance.</summary>
+    public static void Begin(char problemClass, double epsilon)
+    {
+        Console.WriteLine();
+        Console.WriteLine($" Verification being performed for class {problemClass}");
+        Console.WriteLine(FormattableString.Invariant($" Accuracy setting for epsilon = {epsilon,20:E13}"));
+    }
+
+    /// <summary>
+    /// Checks and prints each of a set of norms (one per variable) as NPB does: the heading
+    /// "Comparison of RMS-norms of <paramref name="what"/>", then one line per variable labelled
+    /// <paramref name="label"/> 1, 2, ... Returns whether all passed.
+    /// </summary>
+    public static bool CheckNorms(string what, string label, ReadOnlySpan<double> values, ReadOnlySpan<double> references, double epsilon)
+    {
+        Console.WriteLine($" Comparison of RMS-norms of {what}");
+        bool ok = true;
+        for (int m = 0; m < values.Length; m++)
+            ok &= Check(FormattableString.Invariant($"{label} {m + 1}"), values[m], references[m], epsilon, print: true);
+        return ok;
+    }
 }

@@ -1,3 +1,5 @@
+using Npb.Common;
+
 namespace Npb.LU;
 
 /// <summary>
@@ -19,27 +21,16 @@ internal static class Flow
     /// <summary>SSOR over-relaxation factor.</summary>
     public const double Omega = 1.2;
 
-    // The exact solution of equation m is a polynomial in ξ, η, ζ ∈ [0, 1]:
-    // e0 + e1 ξ + e2 η + e3 ζ + e4 ξ² + e5 η² + e6 ζ² + e7 ξ³ + e8 η³ + e9 ζ³ + e10 ξ⁴ + e11 η⁴ + e12 ζ⁴.
-    private static readonly double[] s_coefficients =
-    [
-        2.0, 0.0, 0.0, 4.0, 5.0, 3.0, 0.5, 0.02, 0.01, 0.03, 0.5, 0.4, 0.3,
-        1.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 0.01, 0.03, 0.02, 0.4, 0.3, 0.5,
-        2.0, 2.0, 0.0, 0.0, 0.0, 2.0, 3.0, 0.04, 0.03, 0.05, 0.3, 0.5, 0.4,
-        2.0, 2.0, 0.0, 0.0, 0.0, 2.0, 3.0, 0.03, 0.05, 0.04, 0.2, 0.1, 0.3,
-        5.0, 4.0, 3.0, 2.0, 0.1, 0.4, 0.3, 0.05, 0.04, 0.03, 0.1, 0.3, 0.2,
-    ];
-
     /// <summary>The exact solution at the global point (i, j, k) of an n0³ grid, 1-based.</summary>
     public static void Exact(int i, int j, int k, int nx0, int ny0, int nz0, Span<double> u)
     {
         double xi = (double)(i - 1) / (nx0 - 1);
         double eta = (double)(j - 1) / (ny0 - 1);
         double zeta = (double)(k - 1) / (nz0 - 1);
-        ReadOnlySpan<double> e = s_coefficients;
+        ReadOnlySpan<double> e = ExactSolution.Coefficients;
         for (int m = 0; m < Grid.Vars; m++)
         {
-            ReadOnlySpan<double> c = e.Slice(13 * m, 13);
+            ReadOnlySpan<double> c = e.Slice(ExactSolution.Terms * m, ExactSolution.Terms);
             u[m] = c[0]
                 + c[1] * xi + c[2] * eta + c[3] * zeta
                 + c[4] * xi * xi + c[5] * eta * eta + c[6] * zeta * zeta

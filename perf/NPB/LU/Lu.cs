@@ -86,15 +86,9 @@ public static class Lu
         bool verified = true;
         if (world.Rank == 0)
         {
-            Console.WriteLine();
-            Console.WriteLine($" Verification being performed for class {problemClass}");
-            Console.WriteLine(FormattableString.Invariant($" Accuracy setting for epsilon = {Epsilon,20:E13}"));
-            Console.WriteLine(" Comparison of RMS-norms of residual");
-            for (int m = 0; m < Grid.Vars; m++)
-                verified &= Verification.Check(FormattableString.Invariant($"residual {m + 1}"), residual[m], p.Residual[m], Epsilon, print: true);
-            Console.WriteLine(" Comparison of RMS-norms of solution error");
-            for (int m = 0; m < Grid.Vars; m++)
-                verified &= Verification.Check(FormattableString.Invariant($"error {m + 1}"), error[m], p.Error[m], Epsilon, print: true);
+            Verification.Begin(problemClass, Epsilon);
+            verified &= Verification.CheckNorms("residual", "residual", residual, p.Residual, Epsilon);
+            verified &= Verification.CheckNorms("solution error", "error", error, p.Error, Epsilon);
             Console.WriteLine(" Comparison of surface integral");
             verified &= Verification.Check("surface integral", surface, p.Surface, Epsilon, print: true);
             Console.WriteLine(verified ? " Verification Successful" : " Verification failed");
@@ -116,9 +110,6 @@ public static class Lu
             Verified = verified,
             Processes = world.Size,
         };
-        int exit = report.Finish(world);
-        if (Timers.Detailed)
-            solver.Timers.PrintSummary(world);
-        return exit;
+        return report.Finish(world, solver.Timers);
     }
 }

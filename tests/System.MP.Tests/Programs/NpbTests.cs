@@ -38,6 +38,25 @@ public class NpbTests
         AssertVerified(Job.Mpi(2, Program, $"{benchmark} S", Timeout, hosted: true), benchmark, 2);
     }
 
+    /// <summary>
+    /// SP on a square number of ranks: one rank holds the single cell of the multi-partition;
+    /// four hold two cells each, so every line solve crosses ranks in a two-stage pipeline and
+    /// the face exchange pairs cells of different ranks along all three axes.
+    /// </summary>
+    [Theory]
+    [InlineData(1)]
+    [InlineData(4)]
+    public void SpClassSVerifiesOnSquareRankCounts(int ranks)
+    {
+        AssertVerified(Job.Mpi(ranks, Program, "sp S", Timeout), "sp", ranks);
+        AssertVerified(Job.Mpi(ranks, Program, "sp S", Timeout, hosted: true), "sp", ranks);
+    }
+
+    /// <summary>SP's persistent pipeline and face requests through the Open MPI core, on four ranks.</summary>
+    [Fact]
+    public void SpVerifiesOnOpenMpi() =>
+        AssertVerified(Job.Mpi(4, Program, "sp S", Timeout, hosted: true, launcher: Job.Launcher.OpenMpi), "sp", 4);
+
     /// <summary>CG on a 2 x 2 process grid: the row reductions and the transpose between different ranks.</summary>
     [Fact]
     public void CgVerifiesOnFourRanks() =>
@@ -121,6 +140,7 @@ public class NpbTests
     [InlineData(3, "ft S", "FT: the number of processes (3) must be a power of two.")]
     [InlineData(2, "ft D", "FT: class D is not defined; classes: S W A B C.")]
     [InlineData(3, "lu S", "LU: no process grid for 3 processes; expecting nx*ny processes with nx/2 <= ny <= nx (such as 2).")]
+    [InlineData(2, "sp S", "SP: no process grid for 2 processes; expecting a square number of processes (such as 1).")]
     [InlineData(2, "ep Q", "unknown class 'Q': NPB classes are S, W, A, B, C, D, E and F.")]
     [InlineData(2, "bt S", "BT: no process grid for 2 processes; expecting a square number of processes (such as 1).")]
     [InlineData(1, "bt S simple", "BT: I/O subtype 'simple' is not implemented here; subtypes: full (collective MPI-IO).")]
