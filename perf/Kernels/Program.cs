@@ -4,7 +4,7 @@
 //
 // Each kernel is written several ways that compute the same numbers; the ways run
 // interleaved, round after round, and the report gives each one's median time and its ratio
-// to the first way (the idiom perf/NPB uses).  A check sum per way must agree, or the program
+// to the first way (the idiom the README recommends).  A check sum per way must agree, or the program
 // exits 1.  What the ways are, and what the figures mean, is in perf/NPB/README.md
 // ("Idioms").
 using System.Diagnostics;
@@ -76,8 +76,8 @@ static class Stencil
         double[][][] uj = ToJagged(u, n), vj = ToJagged(v, n), rj = ToJagged(r, n);
         return
         [
-            ("flat double[], row spans (perf/NPB)", () => FlatSpans(u, v, r, n), () => Sum(r)),
             ("flat double[], index i + n*(j + n*k)", () => FlatIndex(u, v, r, n), () => Sum(r)),
+            ("flat double[], a span per row and neighbour", () => FlatSpans(u, v, r, n), () => Sum(r)),
             ("flat double[], unsafe pointers", () => FlatPointers(u, v, r, n), () => Sum(r)),
             ("double[][][] (jagged)", () => Jagged(uj, vj, rj, n), () => Sum(rj, n)),
             ("double[,,] [k,j,i] (C order)", () => Cube(u3, v3, r3, n), () => Sum(r3)),
@@ -90,7 +90,7 @@ static class Stencil
         double[,,] u3 = ToCube(u, n), v3 = ToCube(v, n), r3 = new double[n, n, n];
         return
         [
-            ("flat double[], row spans (perf/NPB)", () => FlatSpans(u, v, r, n), () => Sum(r)),
+            ("flat double[], index i + n*(j + n*k)", () => FlatIndex(u, v, r, n), () => Sum(r)),
             ("double[,,] [i,j,k], i innermost (transposed)", () => CubeFortranOrder(u3, v3, r3, n), () => Sum(r3)),
         ];
     }
