@@ -5,7 +5,8 @@
  * extension sees it, the request table under threads, and the lifecycle states.
  */
 #include "core.h" /* white-box: every mp_* function, linked from the static core */
-#include "requests.h" /* the slot table's size and mp_adopt_request (full_table) */
+#include "comms.h" /* mp_comm_count */
+#include "requests.h" /* mp_adopt_request (full_table); the slot table's size comes with it */
 
 #include <limits.h>
 #include <stdatomic.h>

@@ -15,7 +15,10 @@
  * draws from, so a GC that scans while another thread frees a list, or the
  * relocate pass that reports the mark's snapshot again, never reads freed
  * memory. */
+#include "gcscan.h"
 #include "p2p.h"
+
+#include <stdlib.h>
 
 #define LIST_LIVE 0x4C495354u /* "LIST" */
 #define LIST_FREED 0x44454144u /* "DEAD" */

@@ -4,13 +4,15 @@
  * this path is measured against C calling MPI directly. */
 #include "p2p.h"
 
+#include <stdlib.h>
+
 /* ---- blocking operations in two steps ----
  * The pending part of a blocking operation is a token: a slot of the request
  * table in state SLOT_TOKEN that holds the MPI request, named by the slot's
  * handle with TOKEN_MARK set (so no request handle is a token, and a token cast
  * to a request handle is negative, which no request call accepts).  The slot is
  * taken after the arguments are checked and before MPI sees the operation: a
- * full table, or under MPICH the request pool's budget (requests.h), refuses
+ * full table, or under MPICH the request pool's budget (slots.h), refuses
  * the operation with nothing posted, as it refuses every other request.  A
  * token that completed already, is in use by another thread, or was never
  * given is refused before MPI sees it (MPI's request would be freed, or

@@ -5,6 +5,7 @@
 #ifndef MPCORE_P2P_H
 #define MPCORE_P2P_H
 
+#include "comms.h"
 #include "requests.h"
 
 #include <limits.h>
