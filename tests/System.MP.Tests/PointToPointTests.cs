@@ -28,7 +28,7 @@ public class PointToPointTests
         { Scenario.Truncate, 2, false, false },
         { Scenario.SendrecvRing, 3, false, false },
         { Scenario.BadArgs, 2, false, false },
-        { Scenario.BadArgs, 2, true, false }, // under motor: nonblocking posts reach the core's checked entries
+        { Scenario.BadArgs, 2, true, false }, // under motor: nonblocking posts reach the core's entries, which trust System.MP's checks
         { Scenario.Types, 2, true, false },
         { Scenario.Nonblocking, 2, true, false },
         { Scenario.Cancel, 2, true, false },

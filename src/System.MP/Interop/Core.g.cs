@@ -198,13 +198,9 @@ internal struct CoreTable
     internal nint TokenWait;
     internal nint Send;
     internal nint Recv;
-    internal nint SendChecked;
-    internal nint RecvChecked;
     internal nint Sendrecv;
     internal nint Isend;
     internal nint Irecv;
-    internal nint IsendChecked;
-    internal nint IrecvChecked;
     internal nint ReqTest;
     internal nint ReqWait;
     internal nint ReqCancel;
@@ -221,8 +217,6 @@ internal struct CoreTable
     internal nint ListReserve;
     internal nint ListIsend;
     internal nint ListIrecv;
-    internal nint ListIsendChecked;
-    internal nint ListIrecvChecked;
     internal nint ListRefused;
     internal nint ListPending;
     internal nint ListWaitall;
@@ -313,7 +307,7 @@ internal struct CoreTable
     internal nint CommFromHandle;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 26;
+    internal const uint ExpectedAbiVersion = 27;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -379,13 +373,9 @@ internal struct CoreTable
         "BLOCKING int token_wait(mp_token_t token, mp_status_t *status)\n" +
         "BLOCKING int send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode)\n" +
         "BLOCKING int recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)\n" +
-        "BLOCKING int send_checked(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode)\n" +
-        "BLOCKING int recv_checked(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)\n" +
         "BLOCKING int sendrecv(const void *sendbuf, int64_t sendbytes, int dest, int sendtag, void *recvbuf, int64_t recvbytes, int source, int recvtag, mp_comm_t comm, mp_status_t *status)\n" +
         "FAST int isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj, mp_req_t *req)\n" +
         "FAST int irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)\n" +
-        "FAST int isend_checked(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj, mp_req_t *req)\n" +
-        "FAST int irecv_checked(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)\n" +
         "FAST int req_test(mp_req_t req, mp_status_t *status)\n" +
         "BLOCKING int req_wait(mp_req_t req, mp_status_t *status)\n" +
         "FAST int req_cancel(mp_req_t req)\n" +
@@ -402,8 +392,6 @@ internal struct CoreTable
         "FAST int list_reserve(mp_list_t list, int index)\n" +
         "FAST int list_isend(mp_list_t list, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj)\n" +
         "FAST int list_irecv(mp_list_t list, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)\n" +
-        "FAST int list_isend_checked(mp_list_t list, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj)\n" +
-        "FAST int list_irecv_checked(mp_list_t list, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)\n" +
         "FAST int list_refused(mp_list_t list, int index, int mpi_error)\n" +
         "FAST int list_pending(mp_list_t list, int index)\n" +
         "BLOCKING int list_waitall(mp_list_t list, mp_status_t *statuses)\n" +
@@ -626,20 +614,12 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, int, int, int> Send;
     /// <summary>BLOCKING: int mp_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, int, Status*, int> Recv;
-    /// <summary>BLOCKING: int mp_send_checked(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, int, int, int> SendChecked;
-    /// <summary>BLOCKING: int mp_recv_checked(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, int, Status*, int> RecvChecked;
     /// <summary>BLOCKING: int mp_sendrecv(const void *sendbuf, int64_t sendbytes, int dest, int sendtag, void *recvbuf, int64_t recvbytes, int source, int recvtag, mp_comm_t comm, mp_status_t *status)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, void*, long, int, int, int, Status*, int> Sendrecv;
     /// <summary>FAST: int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj, mp_req_t *req)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int> Isend;
     /// <summary>FAST: int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, void*, int*, int> Irecv;
-    /// <summary>FAST: int mp_isend_checked(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int> IsendChecked;
-    /// <summary>FAST: int mp_irecv_checked(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, void*, int*, int> IrecvChecked;
     /// <summary>FAST: int mp_req_test(mp_req_t req, mp_status_t *status)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, Status*, int> ReqTest;
     /// <summary>BLOCKING: int mp_req_wait(mp_req_t req, mp_status_t *status)</summary>
@@ -672,10 +652,6 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, int, void*, int> ListIsend;
     /// <summary>FAST: int mp_list_irecv(mp_list_t list, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, void*, int> ListIrecv;
-    /// <summary>FAST: int mp_list_isend_checked(mp_list_t list, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, int, void*, int> ListIsendChecked;
-    /// <summary>FAST: int mp_list_irecv_checked(mp_list_t list, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, void*, int> ListIrecvChecked;
     /// <summary>FAST: int mp_list_refused(mp_list_t list, int index, int mpi_error)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int, int, int> ListRefused;
     /// <summary>FAST: int mp_list_pending(mp_list_t list, int index)</summary>
@@ -916,13 +892,9 @@ internal static unsafe partial class Core
         TokenWait = (delegate* unmanaged[Cdecl]<long, Status*, int>)t->TokenWait;
         Send = (delegate* unmanaged[Cdecl]<void*, long, int, int, int, int, int>)t->Send;
         Recv = (delegate* unmanaged[Cdecl]<void*, long, int, int, int, Status*, int>)t->Recv;
-        SendChecked = (delegate* unmanaged[Cdecl]<void*, long, int, int, int, int, int>)t->SendChecked;
-        RecvChecked = (delegate* unmanaged[Cdecl]<void*, long, int, int, int, Status*, int>)t->RecvChecked;
         Sendrecv = (delegate* unmanaged[Cdecl]<void*, long, int, int, void*, long, int, int, int, Status*, int>)t->Sendrecv;
         Isend = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int>)t->Isend;
         Irecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, void*, int*, int>)t->Irecv;
-        IsendChecked = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int>)t->IsendChecked;
-        IrecvChecked = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, void*, int*, int>)t->IrecvChecked;
         ReqTest = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, Status*, int>)t->ReqTest;
         ReqWait = (delegate* unmanaged[Cdecl]<int, Status*, int>)t->ReqWait;
         ReqCancel = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqCancel;
@@ -939,8 +911,6 @@ internal static unsafe partial class Core
         ListReserve = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int, int>)t->ListReserve;
         ListIsend = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, int, void*, int>)t->ListIsend;
         ListIrecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, void*, int>)t->ListIrecv;
-        ListIsendChecked = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, int, void*, int>)t->ListIsendChecked;
-        ListIrecvChecked = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, void*, int>)t->ListIrecvChecked;
         ListRefused = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int, int, int>)t->ListRefused;
         ListPending = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int, int>)t->ListPending;
         ListWaitall = (delegate* unmanaged[Cdecl]<nint, Status*, int>)t->ListWaitall;

@@ -54,20 +54,20 @@ void test_error_paths(void)
     /* An orphaned request belongs to the core: its owner's calls are refused, and the sweep
      * frees it (the orphan count back to where it was) once its message came. */
     mp_stats(&k0);
-    CHECK(mp_irecv(in, 16, 0, 20, MP_COMM_SELF, NULL, &r) == 0 && mp_req_orphan(r) == 0);
+    CHECK(mp_checked_irecv(in, 16, 0, 20, MP_COMM_SELF, NULL, &r) == 0 && mp_req_orphan(r) == 0);
     CHECK(mp_req_test(r, &st) == MP_EHANDLE && last_error_mentions("given up"));
     CHECK(mp_req_wait(r, &st) == MP_EHANDLE && mp_req_cancel(r) == MP_EHANDLE && mp_req_free(r) == MP_EHANDLE);
     CHECK(mp_req_waitall(1, &r, &st) == MP_EHANDLE && mp_req_testall(1, &r, &st) == MP_EHANDLE);
     CHECK(mp_req_waitany(1, &r, &st) == MP_EHANDLE && mp_req_orphan(r) == MP_EHANDLE);
     CHECK(mp_req_live(r)); /* still the core's, until it completes */
-    CHECK(mp_send(out, 16, 0, 20, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    CHECK(mp_checked_send(out, 16, 0, 20, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
     CHECK(mp_req_sweep() == 0 && !mp_req_live(r) && in[3] == 4);
     mp_stats(&k1);
     CHECK(k1.orphans == k0.orphans && mp_req_active() == active);
 
     /* NULL outputs: refused before anything is posted (no message left, no request made). */
-    CHECK(mp_isend(out, 16, 0, 21, MP_COMM_SELF, MP_SEND_STANDARD, NULL, NULL) == MP_EINVAL && last_error_mentions("request output"));
-    CHECK(mp_irecv(in, 16, 0, 21, MP_COMM_SELF, NULL, NULL) == MP_EINVAL);
+    CHECK(mp_checked_isend(out, 16, 0, 21, MP_COMM_SELF, MP_SEND_STANDARD, NULL, NULL) == MP_EINVAL && last_error_mentions("request output"));
+    CHECK(mp_checked_irecv(in, 16, 0, 21, MP_COMM_SELF, NULL, NULL) == MP_EINVAL);
     CHECK(mp_send_start(out, 16, 0, 21, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_EINVAL && last_error_mentions("token output"));
     CHECK(mp_recv_start(in, 16, 0, 21, MP_COMM_SELF, &st, NULL) == MP_EINVAL);
     {
@@ -82,8 +82,8 @@ void test_error_paths(void)
     /* waitany reports the completed operation's own result in its status: none, no wait (the
      * truncated receive stays for the next call).  Messages to itself are sent before their
      * receives here: Open MPI 4.1 reports no truncation of one whose receive came first. */
-    CHECK(mp_isend(out, 16, 0, 22, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &rs[1]) == 0);
-    CHECK(mp_irecv(in, 8, 0, 22, MP_COMM_SELF, NULL, &rs[0]) == 0);
+    CHECK(mp_checked_isend(out, 16, 0, 22, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &rs[1]) == 0);
+    CHECK(mp_checked_irecv(in, 8, 0, 22, MP_COMM_SELF, NULL, &rs[0]) == 0);
     CHECK(mp_req_waitany(1, rs, NULL) == MP_EINVAL && last_error_mentions("status output"));
     CHECK(mp_req_waitany(1, rs, &st) == 0 && st.error == MP_ETRUNCATE);
     CHECK(mp_req_wait(rs[1], NULL) == 0);
@@ -133,8 +133,8 @@ void test_error_paths(void)
 
     /* Counters count accepted operations only. */
     mp_stats(&k0);
-    CHECK(mp_send(out, 16, 1, 24, MP_COMM_SELF, MP_SEND_STANDARD) == MP_ERANK);
-    CHECK(mp_recv(in, 16, 0, -7, MP_COMM_SELF, &st) == MP_ETAG);
+    CHECK(mp_checked_send(out, 16, 1, 24, MP_COMM_SELF, MP_SEND_STANDARD) == MP_ERANK);
+    CHECK(mp_checked_recv(in, 16, 0, -7, MP_COMM_SELF, &st) == MP_ETAG);
     CHECK(mp_send_start(out, -1, 0, 24, MP_COMM_SELF, MP_SEND_STANDARD, &t) == MP_ECOUNT);
     CHECK(mp_sendrecv(out, 16, 1, 24, in, 16, 0, 24, MP_COMM_SELF, &st) == MP_ERANK);
     mp_stats(&k1);
@@ -147,7 +147,7 @@ void test_error_paths(void)
         void *buf = in;
         int started = 0;
         CHECK(mp_recv_init(in, 8, 0, 27, MP_COMM_SELF, &r) == 0);
-        CHECK(mp_isend(out, 16, 0, 27, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &sreq) == 0);
+        CHECK(mp_checked_isend(out, 16, 0, 27, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &sreq) == 0);
         CHECK(mp_req_startall(1, &r, &buf, NULL, &started) == 0 && started == 1);
         while ((rc = mp_req_testall(1, &r, &st)) == 0) {
         }
@@ -159,9 +159,9 @@ void test_error_paths(void)
      * and the failing call counts once. */
     {
         mp_req_t ss[2];
-        CHECK(mp_isend(out, 8, 0, 25, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &ss[0]) == 0);
-        CHECK(mp_isend(out, 12, 0, 26, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &ss[1]) == 0);
-        CHECK(mp_irecv(in, 4, 0, 25, MP_COMM_SELF, NULL, &rs[0]) == 0 && mp_irecv(in + 2, 4, 0, 26, MP_COMM_SELF, NULL, &rs[1]) == 0);
+        CHECK(mp_checked_isend(out, 8, 0, 25, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &ss[0]) == 0);
+        CHECK(mp_checked_isend(out, 12, 0, 26, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &ss[1]) == 0);
+        CHECK(mp_checked_irecv(in, 4, 0, 25, MP_COMM_SELF, NULL, &rs[0]) == 0 && mp_checked_irecv(in + 2, 4, 0, 26, MP_COMM_SELF, NULL, &rs[1]) == 0);
         CHECK(mp_req_waitall(2, ss, NULL) == 0);
     }
     mp_stats(&k0);
@@ -325,10 +325,10 @@ static int no_receive_left(int32_t *out, int tag)
     mp_req_t r;
     int32_t got[4] = { 0 };
     int unmatched;
-    if (mp_isend(out, 16, 0, tag, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) != 0)
+    if (mp_checked_isend(out, 16, 0, tag, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) != 0)
         return 0;
     unmatched = mp_iprobe(0, tag, MP_COMM_SELF, &st) == 1;
-    if (unmatched && (mp_recv(got, 16, 0, tag, MP_COMM_SELF, &st) != 0 || got[3] != out[3]))
+    if (unmatched && (mp_checked_recv(got, 16, 0, tag, MP_COMM_SELF, &st) != 0 || got[3] != out[3]))
         unmatched = 0;
     if (!unmatched) /* a stale receive took it, or will: take the send back */
         (void)mp_req_cancel(r);
@@ -385,7 +385,7 @@ void test_failed_outputs(void)
 
     /* A token's wait: the receive completes, MPI reports a failure; its slot is given back. */
     CHECK(mp_recv_start(in, 16, 0, 70, MP_COMM_SELF, &st, &t) == 0);
-    CHECK(mp_isend(out, 16, 0, 70, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    CHECK(mp_checked_isend(out, 16, 0, 70, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
     st = mark;
     pal_mpi.Wait = wait_then_fail;
     rc = mp_token_wait(t, &st);
@@ -395,7 +395,7 @@ void test_failed_outputs(void)
 
     /* A token's test. */
     CHECK(mp_recv_start(in, 16, 0, 71, MP_COMM_SELF, &st, &t) == 0);
-    CHECK(mp_isend(out, 16, 0, 71, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    CHECK(mp_checked_isend(out, 16, 0, 71, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
     st = mark;
     pal_mpi.Test = test_then_fail;
     while ((rc = mp_token_test(t, &st)) == 0)
@@ -417,12 +417,12 @@ void test_failed_outputs(void)
     rc = mp_token_test(t, &st);
     pal_mpi.Test = g_real_test;
     CHECK(rc == MP_EMPI && last_error_mentions("MPI_Test") && mp_req_active() == active && no_receive_left(out, 77));
-    CHECK(mp_irecv(in, 16, 0, 78, MP_COMM_SELF, NULL, &r) == 0);
+    CHECK(mp_checked_irecv(in, 16, 0, 78, MP_COMM_SELF, NULL, &r) == 0);
     pal_mpi.Wait = wait_fails_untouched, g_fail_untouched = 1;
     rc = mp_req_wait(r, &st);
     pal_mpi.Wait = g_real_wait;
     CHECK(rc == MP_EMPI && last_error_mentions("MPI_Wait") && mp_req_active() == active && no_receive_left(out, 78));
-    CHECK(mp_irecv(in, 16, 0, 79, MP_COMM_SELF, NULL, &r) == 0);
+    CHECK(mp_checked_irecv(in, 16, 0, 79, MP_COMM_SELF, NULL, &r) == 0);
     pal_mpi.Test = test_fails_untouched, g_fail_untouched = 1;
     rc = mp_req_test(r, &st);
     pal_mpi.Test = g_real_test;
@@ -440,7 +440,7 @@ void test_failed_outputs(void)
         mp_req_t rs[2];
         int tag = 90 + how;
         g_real_cancel = pal_mpi.Cancel;
-        CHECK(mp_irecv(in, 16, 0, tag, MP_COMM_SELF, mark_object, &r) == 0);
+        CHECK(mp_checked_irecv(in, 16, 0, tag, MP_COMM_SELF, mark_object, &r) == 0);
         pal_mpi.Test = test_fails_untouched, g_fail_untouched = 1;
         pal_mpi.Cancel = cancel_counted, pal_mpi.Wait = wait_counted, g_cancels = g_waits = 0;
         g_reported = 0;
@@ -461,8 +461,8 @@ void test_failed_outputs(void)
             CHECK(rc == MP_EMPI && st.error == MP_EMPI);
         } else {
             rs[0] = r;
-            CHECK(mp_irecv(in2, 16, 0, 95, MP_COMM_SELF, NULL, &rs[1]) == 0 &&
-                  mp_send(out, 16, 0, 95, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+            CHECK(mp_checked_irecv(in2, 16, 0, 95, MP_COMM_SELF, NULL, &rs[1]) == 0 &&
+                  mp_checked_send(out, 16, 0, 95, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
             rc = mp_req_waitall(2, rs, sts);
             CHECK(rc == MP_EMPI && sts[0].error == MP_EMPI && sts[1].error == 0 && sts[1].bytes == 16 && in2[3] == 4);
         }
@@ -487,7 +487,7 @@ void test_failed_outputs(void)
         mp_status_t sts[1] = { mark };
         int tag = 100 + how, indices[1] = { -1 }, rounds;
         g_real_cancel = pal_mpi.Cancel;
-        CHECK(mp_irecv(in, 16, 0, tag, MP_COMM_SELF, held_object, &r) == 0);
+        CHECK(mp_checked_irecv(in, 16, 0, tag, MP_COMM_SELF, held_object, &r) == 0);
         pal_mpi.Test = test_fails_untouched, g_fail_untouched = 1;
         pal_mpi.Cancel = cancel_ignored, pal_mpi.Wait = wait_refused, g_cancels = g_waits = 0;
         st = mark;
@@ -504,7 +504,7 @@ void test_failed_outputs(void)
         g_fail_untouched = 0;
         pal_mpi.Test = g_real_test, pal_mpi.Wait = wait_counted;
         in[3] = 0;
-        CHECK(mp_send(out, 16, 0, tag, MP_COMM_SELF, MP_SEND_STANDARD) == 0); /* MPI lets go */
+        CHECK(mp_checked_send(out, 16, 0, tag, MP_COMM_SELF, MP_SEND_STANDARD) == 0); /* MPI lets go */
         if (how == 0) {
             rc = mp_req_test(r, &st);
             CHECK(rc == MP_EMPI && st.error == MP_EMPI);
@@ -533,10 +533,10 @@ void test_failed_outputs(void)
         mp_req_t rs[2];
         mp_list_t l = NULL;
         g_real_waitall = pal_mpi.Waitall;
-        CHECK(mp_irecv(in, 16, 0, 72, MP_COMM_SELF, NULL, &rs[0]) == 0 &&
-              mp_irecv(in, 16, 0, 73, MP_COMM_SELF, NULL, &rs[1]) == 0);
-        CHECK(mp_send(out, 16, 0, 72, MP_COMM_SELF, MP_SEND_STANDARD) == 0 &&
-              mp_send(out, 16, 0, 73, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+        CHECK(mp_checked_irecv(in, 16, 0, 72, MP_COMM_SELF, NULL, &rs[0]) == 0 &&
+              mp_checked_irecv(in, 16, 0, 73, MP_COMM_SELF, NULL, &rs[1]) == 0);
+        CHECK(mp_checked_send(out, 16, 0, 72, MP_COMM_SELF, MP_SEND_STANDARD) == 0 &&
+              mp_checked_send(out, 16, 0, 73, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
         pal_mpi.Waitall = waitall_then_fail;
         rc = mp_req_waitall(2, rs, sts);
         pal_mpi.Waitall = g_real_waitall;
@@ -546,10 +546,10 @@ void test_failed_outputs(void)
 
         sts[0] = sts[1] = mark;
         CHECK(mp_list_create(2, &l) == 0);
-        CHECK(mp_list_irecv(l, in, 16, 0, 74, MP_COMM_SELF, NULL) == 0 &&
-              mp_list_irecv(l, in, 16, 0, 75, MP_COMM_SELF, NULL) == 1);
-        CHECK(mp_send(out, 16, 0, 74, MP_COMM_SELF, MP_SEND_STANDARD) == 0 &&
-              mp_send(out, 16, 0, 75, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+        CHECK(mp_checked_list_irecv(l, in, 16, 0, 74, MP_COMM_SELF, NULL) == 0 &&
+              mp_checked_list_irecv(l, in, 16, 0, 75, MP_COMM_SELF, NULL) == 1);
+        CHECK(mp_checked_send(out, 16, 0, 74, MP_COMM_SELF, MP_SEND_STANDARD) == 0 &&
+              mp_checked_send(out, 16, 0, 75, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
         pal_mpi.Waitall = waitall_then_fail;
         rc = mp_list_waitall(l, sts);
         pal_mpi.Waitall = g_real_waitall;

@@ -102,16 +102,16 @@ void test_before_init(void)
     CHECK(mp_send_start(b, 1, 0, 0, MP_COMM_WORLD, MP_SEND_STANDARD, &t) == MP_ESTATE);
     {
         mp_req_t r = MP_REQ_NULL;
-        CHECK(mp_isend_checked(b, 1, 0, 0, MP_COMM_WORLD, MP_SEND_STANDARD, NULL, &r) == MP_ESTATE);
-        CHECK(mp_irecv_checked(b, 1, 0, 0, MP_COMM_WORLD, NULL, &r) == MP_ESTATE && r == MP_REQ_NULL);
-        CHECK(mp_send_checked(b, 1, 0, 0, MP_COMM_WORLD, MP_SEND_STANDARD) == MP_ESTATE);
-        CHECK(mp_recv_checked(b, 1, 0, 0, MP_COMM_WORLD, NULL) == MP_ESTATE);
+        CHECK(mp_isend(b, 1, 0, 0, MP_COMM_WORLD, MP_SEND_STANDARD, NULL, &r) == MP_ESTATE);
+        CHECK(mp_irecv(b, 1, 0, 0, MP_COMM_WORLD, NULL, &r) == MP_ESTATE && r == MP_REQ_NULL);
+        CHECK(mp_send(b, 1, 0, 0, MP_COMM_WORLD, MP_SEND_STANDARD) == MP_ESTATE);
+        CHECK(mp_recv(b, 1, 0, 0, MP_COMM_WORLD, NULL) == MP_ESTATE);
     }
     {
         mp_list_t l = NULL;
         CHECK(mp_list_create(2, &l) == 0); /* touches no MPI state */
-        CHECK(mp_list_isend(l, b, 1, 0, 0, MP_COMM_WORLD, MP_SEND_STANDARD, NULL) == MP_ESTATE);
-        CHECK(mp_list_irecv_checked(l, b, 1, 0, 0, MP_COMM_WORLD, NULL) == MP_ESTATE && mp_list_count(l) == 0);
+        CHECK(mp_checked_list_isend(l, b, 1, 0, 0, MP_COMM_WORLD, MP_SEND_STANDARD, NULL) == MP_ESTATE);
+        CHECK(mp_list_irecv(l, b, 1, 0, 0, MP_COMM_WORLD, NULL) == MP_ESTATE && mp_list_count(l) == 0);
         CHECK(mp_list_waitall(l, NULL) == MP_ESTATE);
         CHECK(mp_list_free(l, NULL) == 0);
     }
@@ -160,10 +160,10 @@ void test_after_finalize(void)
     {
         char b[4];
         mp_req_t r = MP_REQ_NULL;
-        CHECK(mp_isend_checked(b, 4, 0, 0, MP_COMM_WORLD, MP_SEND_STANDARD, NULL, &r) == MP_ESTATE);
-        CHECK(mp_irecv_checked(b, 4, 0, 0, MP_COMM_SELF, NULL, &r) == MP_ESTATE && r == MP_REQ_NULL);
+        CHECK(mp_isend(b, 4, 0, 0, MP_COMM_WORLD, MP_SEND_STANDARD, NULL, &r) == MP_ESTATE);
+        CHECK(mp_irecv(b, 4, 0, 0, MP_COMM_SELF, NULL, &r) == MP_ESTATE && r == MP_REQ_NULL);
         CHECK(mp_list_create(1, &g_after_list) == 0);
-        CHECK(mp_list_isend_checked(g_after_list, b, 4, 0, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_ESTATE);
+        CHECK(mp_list_isend(g_after_list, b, 4, 0, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_ESTATE);
         CHECK(mp_list_testall(g_after_list, NULL) == MP_ESTATE && mp_list_free(g_after_list, NULL) == 0);
     }
     CHECK(mp_init(MP_THREAD_SINGLE, &provided) == MP_ESTATE);

@@ -12,7 +12,7 @@ static void list_count_report(void **slot, void *ctx)
 /* Request lists (list_*): posting order, statuses, the specific errors before
  * anything is posted, a full and a freed list, truncation with the pending
  * entries kept, testall, and a list freed with operations in flight. */
-static void checked_posts_refused_by_mpi(mp_list_t l, int32_t *in, const int32_t *out);
+static void posts_refused_by_mpi(mp_list_t l, int32_t *in, const int32_t *out);
 
 void test_request_lists(void)
 {
@@ -29,10 +29,10 @@ void test_request_lists(void)
     CHECK(mp_list_create(4, &l) == 0 && l != NULL && mp_list_count(l) == 0);
     mp_stats(&k0);
     /* Indices in posting order; statuses by index. */
-    CHECK(mp_list_irecv(l, in, 16, MP_ANY_SOURCE, 7, MP_COMM_SELF, NULL) == 0);
-    CHECK(mp_list_irecv(l, in + 4, 16, 0, 9, MP_COMM_SELF, NULL) == 1);
-    CHECK(mp_list_isend(l, out + 4, 16, 0, 9, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 2);
-    CHECK(mp_list_isend(l, out, 16, 0, 7, MP_COMM_SELF, MP_SEND_SYNC, NULL) == 3);
+    CHECK(mp_checked_list_irecv(l, in, 16, MP_ANY_SOURCE, 7, MP_COMM_SELF, NULL) == 0);
+    CHECK(mp_checked_list_irecv(l, in + 4, 16, 0, 9, MP_COMM_SELF, NULL) == 1);
+    CHECK(mp_checked_list_isend(l, out + 4, 16, 0, 9, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 2);
+    CHECK(mp_checked_list_isend(l, out, 16, 0, 7, MP_COMM_SELF, MP_SEND_SYNC, NULL) == 3);
     CHECK(mp_list_count(l) == 4);
     /* What the list counted against the request pool: its four entries (less than a step of
      * MPICH's budget; the capacity where there is none); no index outside the capacity. */
@@ -40,7 +40,7 @@ void test_request_lists(void)
     CHECK(mp_list_reserve(l, 4) == MP_EINVAL && mp_list_reserve(l, -1) == MP_EINVAL);
     CHECK(mp_list_reserve(NULL, 0) == MP_EHANDLE);
     /* Full: refused before anything is posted. */
-    CHECK(mp_list_isend(l, out, 4, 0, 7, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_EINVAL);
+    CHECK(mp_checked_list_isend(l, out, 4, 0, 7, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_EINVAL);
     CHECK(last_error_mentions("full"));
     CHECK(mp_list_waitall(l, st) == 0 && mp_list_count(l) == 0);
     CHECK(st[0].source == 0 && st[0].tag == 7 && st[0].bytes == 16 && st[0].error == 0 && in[0] == 1 && in[3] == 4);
@@ -49,35 +49,35 @@ void test_request_lists(void)
     mp_stats(&k1);
     CHECK(k1.p2p_ops - k0.p2p_ops == 4 && k1.p2p_bytes - k0.p2p_bytes == 64);
     /* Bad arguments: the specific error, nothing posted. */
-    CHECK(mp_list_isend(l, out, 4, 1, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_ERANK);
-    CHECK(mp_list_isend(l, out, 4, 0, -5, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_ETAG);
+    CHECK(mp_checked_list_isend(l, out, 4, 1, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_ERANK);
+    CHECK(mp_checked_list_isend(l, out, 4, 0, -5, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_ETAG);
     if (ub < INT_MAX)
-        CHECK(mp_list_isend(l, out, 4, 0, ub + 1, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_ETAG);
-    CHECK(mp_list_isend(l, out, -4, 0, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_ECOUNT);
-    CHECK(mp_list_isend(NULL, out, 4, 0, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_EHANDLE);
-    CHECK(mp_list_isend(l, NULL, 4, 0, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_EINVAL);
-    CHECK(mp_list_isend(l, out, 4, 0, 0, MP_COMM_SELF, 5, NULL) == MP_EINVAL);
-    CHECK(mp_list_isend(l, out, 4, 0, 0, 77, MP_SEND_STANDARD, NULL) == MP_EHANDLE);
-    CHECK(mp_list_irecv(l, in, 4, 2, 0, MP_COMM_SELF, NULL) == MP_ERANK);
-    CHECK(mp_list_irecv(l, in, 4, 0, -3, MP_COMM_SELF, NULL) == MP_ETAG);
+        CHECK(mp_checked_list_isend(l, out, 4, 0, ub + 1, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_ETAG);
+    CHECK(mp_checked_list_isend(l, out, -4, 0, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_ECOUNT);
+    CHECK(mp_checked_list_isend(NULL, out, 4, 0, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_EHANDLE);
+    CHECK(mp_checked_list_isend(l, NULL, 4, 0, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_EINVAL);
+    CHECK(mp_checked_list_isend(l, out, 4, 0, 0, MP_COMM_SELF, 5, NULL) == MP_EINVAL);
+    CHECK(mp_checked_list_isend(l, out, 4, 0, 0, 77, MP_SEND_STANDARD, NULL) == MP_EHANDLE);
+    CHECK(mp_checked_list_irecv(l, in, 4, 2, 0, MP_COMM_SELF, NULL) == MP_ERANK);
+    CHECK(mp_checked_list_irecv(l, in, 4, 0, -3, MP_COMM_SELF, NULL) == MP_ETAG);
     CHECK(mp_list_count(l) == 0 && mp_iprobe(MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, NULL) == 0);
     /* ProcNull: complete at once, ProcNull's status. */
-    CHECK(mp_list_irecv(l, in, 16, MP_PROC_NULL, 0, MP_COMM_SELF, NULL) == 0);
-    CHECK(mp_list_isend(l, out, 16, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 1);
+    CHECK(mp_checked_list_irecv(l, in, 16, MP_PROC_NULL, 0, MP_COMM_SELF, NULL) == 0);
+    CHECK(mp_checked_list_isend(l, out, 16, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 1);
     CHECK(mp_list_testall(l, st) == 1 && st[0].source == MP_PROC_NULL && st[0].tag == MP_ANY_TAG && st[0].bytes == 0);
     CHECK(mp_list_testall(l, st) == 1); /* empty */
     /* testall: 0 with nothing touched until the message is there. */
-    CHECK(mp_list_irecv(l, in, 16, 0, 11, MP_COMM_SELF, NULL) == 0);
+    CHECK(mp_checked_list_irecv(l, in, 16, 0, 11, MP_COMM_SELF, NULL) == 0);
     CHECK(mp_list_testall(l, st) == 0 && mp_list_count(l) == 1);
-    CHECK(mp_list_isend(l, out, 16, 0, 11, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 1);
+    CHECK(mp_checked_list_isend(l, out, 16, 0, 11, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 1);
     CHECK(mp_list_waitall(l, NULL) == 0 && mp_list_count(l) == 0);
     /* Truncation: the error; what MPI completed is released, what it left
      * pending (MPICH stops at the error; Open MPI completes the rest) stays at
      * its index for the next call. */
-    CHECK(mp_list_irecv(l, small, 4, 0, 12, MP_COMM_SELF, NULL) == 0);
-    CHECK(mp_list_isend(l, out, 8, 0, 12, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 1);
-    CHECK(mp_list_irecv(l, in, 16, 0, 13, MP_COMM_SELF, NULL) == 2);
-    CHECK(mp_list_isend(l, out + 4, 16, 0, 13, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 3);
+    CHECK(mp_checked_list_irecv(l, small, 4, 0, 12, MP_COMM_SELF, NULL) == 0);
+    CHECK(mp_checked_list_isend(l, out, 8, 0, 12, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 1);
+    CHECK(mp_checked_list_irecv(l, in, 16, 0, 13, MP_COMM_SELF, NULL) == 2);
+    CHECK(mp_checked_list_isend(l, out + 4, 16, 0, 13, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 3);
     if (mp_mpi_abi() == MP_MPI_ABI_OPENMPI) {
         /* Open MPI 4.1 does not report the truncation of a message to self (nor
          * through isend/irecv): it is tested between two ranks (RequestList). */
@@ -102,10 +102,10 @@ void test_request_lists(void)
     CHECK(in[0] == 5 && in[3] == 8);
     /* ProcNull operations in a set MPI fails: complete at their post, without an error. */
     if (mp_mpi_abi() != MP_MPI_ABI_OPENMPI) {
-        CHECK(mp_list_irecv(l, small, 4, 0, 20, MP_COMM_SELF, NULL) == 0);
-        CHECK(mp_list_isend(l, out, 8, 0, 20, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 1);
-        CHECK(mp_list_isend(l, out, 8, MP_PROC_NULL, 20, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 2);
-        CHECK(mp_list_irecv(l, in, 16, MP_PROC_NULL, 20, MP_COMM_SELF, NULL) == 3);
+        CHECK(mp_checked_list_irecv(l, small, 4, 0, 20, MP_COMM_SELF, NULL) == 0);
+        CHECK(mp_checked_list_isend(l, out, 8, 0, 20, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 1);
+        CHECK(mp_checked_list_isend(l, out, 8, MP_PROC_NULL, 20, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 2);
+        CHECK(mp_checked_list_irecv(l, in, 16, MP_PROC_NULL, 20, MP_COMM_SELF, NULL) == 3);
         CHECK(mp_list_waitall(l, st) == MP_ETRUNCATE && st[0].error == MP_ETRUNCATE);
         CHECK(st[2].error == 0 && st[2].bytes == 0 && st[2].cancelled == 0);
         CHECK(st[3].error == 0 && st[3].source == MP_PROC_NULL && st[3].tag == MP_ANY_TAG && st[3].bytes == 0);
@@ -115,20 +115,20 @@ void test_request_lists(void)
         CHECK(mp_list_count(l) == 0);
     }
     /* An owner object is reported while in flight, and no longer once complete. */
-    CHECK(mp_list_irecv(l, in, 16, 0, 14, MP_COMM_SELF, fake_object) == 0);
+    CHECK(mp_checked_list_irecv(l, in, 16, 0, 14, MP_COMM_SELF, fake_object) == 0);
     g_list_reported = 0;
     CHECK(mp_gc_scan(MP_GC_MARK, list_count_report, NULL) == 1 && g_list_reported == 1);
-    CHECK(mp_list_isend(l, out, 16, 0, 14, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 1);
+    CHECK(mp_checked_list_isend(l, out, 16, 0, 14, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 1);
     CHECK(mp_list_waitall(l, NULL) == 0);
     g_list_reported = 0;
     CHECK(mp_gc_scan(MP_GC_MARK, list_count_report, NULL) == 0 && g_list_reported == 0);
     /* Freed with operations in flight: they become ordinary requests. */
-    CHECK(mp_list_irecv(l, in, 16, 0, 15, MP_COMM_SELF, fake_object) == 0);
-    CHECK(mp_list_irecv(l, in + 4, 16, 0, 16, MP_COMM_SELF, NULL) == 1);
+    CHECK(mp_checked_list_irecv(l, in, 16, 0, 15, MP_COMM_SELF, fake_object) == 0);
+    CHECK(mp_checked_list_irecv(l, in + 4, 16, 0, 16, MP_COMM_SELF, NULL) == 1);
     freed = l;
     CHECK(mp_list_free(l, pend) == 0 && pend[0] != MP_REQ_NULL && pend[1] != MP_REQ_NULL);
     CHECK(mp_list_count(freed) == MP_EHANDLE && last_error_mentions("freed"));
-    CHECK(mp_list_isend(freed, out, 4, 0, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_EHANDLE);
+    CHECK(mp_checked_list_isend(freed, out, 4, 0, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_EHANDLE);
     CHECK(mp_list_waitall(freed, NULL) == MP_EHANDLE && mp_list_free(freed, NULL) == MP_EHANDLE);
     g_list_reported = 0;
     CHECK(mp_gc_scan(MP_GC_MARK, list_count_report, NULL) == 1); /* the adopted request holds the object */
@@ -137,18 +137,18 @@ void test_request_lists(void)
     CHECK(mp_req_waitall(2, pend, st) == 0 && st[0].tag == 15 && st[1].tag == 16 && in[7] == 8);
     /* Freed without a place for the handles: the core orphans them, the sweep frees them. */
     CHECK(mp_list_create(2, &l) == 0);
-    CHECK(mp_list_irecv(l, in, 16, 0, 17, MP_COMM_SELF, fake_object) == 0);
+    CHECK(mp_checked_list_irecv(l, in, 16, 0, 17, MP_COMM_SELF, fake_object) == 0);
     CHECK(mp_list_free(l, NULL) == 0);
     CHECK(mp_send_start(out, 16, 0, 17, MP_COMM_SELF, MP_SEND_STANDARD, &(mp_token_t){ 0 }) >= 0);
     CHECK(mp_req_sweep() == 0 && mp_req_active() == 0);
     /* The checked entries post the same way, without the checks: 0 when posted (the common post
      * by the tail call into MPI, a wildcard one by the general path). */
     CHECK(mp_list_create(4, &l) == 0);
-    CHECK(mp_list_irecv_checked(l, in, 16, MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, NULL) == 0);
-    CHECK(mp_list_isend_checked(l, out, 16, 0, 18, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 0 && mp_list_count(l) == 2);
+    CHECK(mp_list_irecv(l, in, 16, MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, NULL) == 0);
+    CHECK(mp_list_isend(l, out, 16, 0, 18, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 0 && mp_list_count(l) == 2);
     CHECK(mp_list_waitall(l, st) == 0 && st[0].tag == 18 && st[0].source == 0);
-    CHECK(mp_list_isend_checked(l, out, 4, 0, 0, -4, MP_SEND_STANDARD, NULL) == MP_EHANDLE && mp_list_count(l) == 0);
-    checked_posts_refused_by_mpi(l, in, out);
+    CHECK(mp_list_isend(l, out, 4, 0, 0, -4, MP_SEND_STANDARD, NULL) == MP_EHANDLE && mp_list_count(l) == 0);
+    posts_refused_by_mpi(l, in, out);
     CHECK(mp_list_free(l, NULL) == 0);
     CHECK(mp_req_active() == 0);
 }
@@ -157,11 +157,12 @@ void test_request_lists(void)
 static __typeof__(MPI_Isend) *g_real_isend, *g_real_issend;
 static __typeof__(MPI_Irecv) *g_real_irecv;
 
-/* A checked post MPI refuses: its common path ends in a tail call into MPI, so MPI's own code
+/* A post MPI refuses: its common path ends in a tail call into MPI, so MPI's own code
  * comes back (> 0) with the entry still counted, and list_refused gives the entry back and
  * records the error under the call's name; the list then posts into that entry again.  The
- * general path (a wildcard) translates the refusal itself, nothing counted. */
-static void checked_posts_refused_by_mpi(mp_list_t l, int32_t *in, const int32_t *out)
+ * general path (a wildcard) translates the refusal itself, nothing counted; a C caller's checked
+ * post gives the entry back itself and returns MP_EMPI. */
+static void posts_refused_by_mpi(mp_list_t l, int32_t *in, const int32_t *out)
 {
     mp_status_t st[2];
     mp_stats_t k0, k1;
@@ -169,22 +170,24 @@ static void checked_posts_refused_by_mpi(mp_list_t l, int32_t *in, const int32_t
     g_real_isend = pal_mpi.Isend, g_real_issend = pal_mpi.Issend, g_real_irecv = pal_mpi.Irecv;
     pal_mpi.Isend = refusing_send, pal_mpi.Issend = refusing_send, pal_mpi.Irecv = refusing_recv;
     mp_stats(&k0);
-    rc = mp_list_irecv_checked(l, in, 16, 0, 19, MP_COMM_SELF, NULL);
+    rc = mp_list_irecv(l, in, 16, 0, 19, MP_COMM_SELF, NULL);
     CHECK(rc > 0 && mp_list_count(l) == 1);
     CHECK(mp_list_refused(l, 1, rc) == MP_EINVAL && mp_list_refused(l, 0, 0) == MP_EINVAL && mp_list_count(l) == 1);
     CHECK(mp_list_refused(l, 0, rc) == MP_EMPI && last_error_mentions("MPI_Irecv") && mp_list_count(l) == 0);
-    rc = mp_list_isend_checked(l, out, 16, 0, 19, MP_COMM_SELF, MP_SEND_STANDARD, NULL);
+    rc = mp_list_isend(l, out, 16, 0, 19, MP_COMM_SELF, MP_SEND_STANDARD, NULL);
     CHECK(rc > 0 && mp_list_refused(l, 0, rc) == MP_EMPI && last_error_mentions("MPI_Isend") && mp_list_count(l) == 0);
-    rc = mp_list_isend_checked(l, out, 16, 0, 19, MP_COMM_SELF, MP_SEND_SYNC, NULL);
+    rc = mp_list_isend(l, out, 16, 0, 19, MP_COMM_SELF, MP_SEND_SYNC, NULL);
     CHECK(rc > 0 && mp_list_refused(l, 0, rc) == MP_EMPI && last_error_mentions("MPI_Issend") && mp_list_count(l) == 0);
-    CHECK(mp_list_irecv_checked(l, in, 16, MP_ANY_SOURCE, 19, MP_COMM_SELF, NULL) == MP_EMPI &&
+    CHECK(mp_list_irecv(l, in, 16, MP_ANY_SOURCE, 19, MP_COMM_SELF, NULL) == MP_EMPI &&
           last_error_mentions("MPI_Irecv") && mp_list_count(l) == 0);
+    CHECK(mp_checked_list_isend(l, out, 16, 0, 19, MP_COMM_SELF, MP_SEND_SYNC, NULL) == MP_EMPI &&
+          last_error_mentions("MPI_Issend") && mp_list_count(l) == 0);
     mp_stats(&k1);
-    CHECK(k1.mpi_errors == k0.mpi_errors + 4);
+    CHECK(k1.mpi_errors == k0.mpi_errors + 5);
     pal_mpi.Isend = g_real_isend, pal_mpi.Issend = g_real_issend, pal_mpi.Irecv = g_real_irecv;
     /* The entry given back is posted again, and completes. */
-    CHECK(mp_list_irecv_checked(l, in, 16, 0, 19, MP_COMM_SELF, NULL) == 0);
-    CHECK(mp_list_isend_checked(l, out, 16, 0, 19, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 0);
+    CHECK(mp_list_irecv(l, in, 16, 0, 19, MP_COMM_SELF, NULL) == 0);
+    CHECK(mp_list_isend(l, out, 16, 0, 19, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 0);
     CHECK(mp_list_waitall(l, st) == 0 && st[0].tag == 19 && in[3] == out[3] && mp_list_count(l) == 0);
 }
 
@@ -220,8 +223,8 @@ void test_full_table(void)
     if (!fill)
         return;
     CHECK(mp_list_create(2, &l) == 0);
-    CHECK(mp_list_irecv(l, in, 16, 0, 31, MP_COMM_SELF, fake_object) == 0);
-    CHECK(mp_list_irecv(l, in + 4, 16, 0, 32, MP_COMM_SELF, fake_object) == 1);
+    CHECK(mp_checked_list_irecv(l, in, 16, 0, 31, MP_COMM_SELF, fake_object) == 0);
+    CHECK(mp_checked_list_irecv(l, in + 4, 16, 0, 32, MP_COMM_SELF, fake_object) == 1);
     CHECK(mp_send_start(out, 16, 0, 33, MP_COMM_SELF, MP_SEND_STANDARD, &sent) >= 0);
     CHECK(mp_mprobe(0, 33, MP_COMM_SELF, &msg, st) == 0);
     /* A ring of one (its two neighbours: itself) and a window over 4 ints, locked, made before the
@@ -294,9 +297,9 @@ void test_full_table(void)
         mp_list_t other = NULL;
         CHECK(n == MAX - 2 - held);
         CHECK(mp_list_create(4, &other) == 0);
-        CHECK(mp_list_irecv(other, in, 16, 0, 34, MP_COMM_SELF, fake_object) == MP_ENOMEM &&
+        CHECK(mp_checked_list_irecv(other, in, 16, 0, 34, MP_COMM_SELF, fake_object) == MP_ENOMEM &&
               last_error_mentions("reserved by request lists"));
-        CHECK(mp_list_irecv(other, in, -1, 0, 34, MP_COMM_SELF, fake_object) == MP_ECOUNT); /* named first */
+        CHECK(mp_checked_list_irecv(other, in, -1, 0, 34, MP_COMM_SELF, fake_object) == MP_ECOUNT); /* named first */
         CHECK(mp_list_count(other) == 0 && mp_list_free(other, NULL) == 0);
         pend[0] = pend[1] = 12345;
         CHECK(mp_list_free(l, pend) == 0 && pend[0] != MP_REQ_NULL && pend[1] != MP_REQ_NULL);
@@ -352,7 +355,7 @@ static void list_budget_across_lists(void)
         return;
     CHECK(mp_list_create(MAX + 16, &big) == 0);
     CHECK(mp_list_reserve(big, 0) == 1024); /* one step */
-    while (n < MAX + 16 && (rc = mp_list_irecv(big, NULL, 0, 0, 35, MP_COMM_SELF, NULL)) == n)
+    while (n < MAX + 16 && (rc = mp_checked_list_irecv(big, NULL, 0, 0, 35, MP_COMM_SELF, NULL)) == n)
         n++;
     /* What the thread cached (counted as held) is all the list could not have. */
     CHECK(rc == MP_ENOMEM && last_error_mentions("reserved by request lists"));
@@ -360,7 +363,7 @@ static void list_budget_across_lists(void)
     /* The reservation a checked caller asks for is refused alike, and nothing changed. */
     CHECK(mp_list_reserve(big, n) == MP_ENOMEM && mp_list_reserve(big, n - 1) == n);
     CHECK(mp_list_create(1, &other) == 0);
-    CHECK(mp_list_irecv(other, NULL, 0, 0, 35, MP_COMM_SELF, NULL) == MP_ENOMEM && mp_list_count(other) == 0);
+    CHECK(mp_checked_list_irecv(other, NULL, 0, 0, 35, MP_COMM_SELF, NULL) == MP_ENOMEM && mp_list_count(other) == 0);
     CHECK(mp_list_free(other, NULL) == 0);
     CHECK(mp_list_free(big, pend) == 0);
     for (int i = 0; i < n; i++)

@@ -6,6 +6,7 @@
 
 #include "core.h"
 #include "comms.h" /* mp_comm_count */
+#include "mpcore_checked.h" /* the checked calls of C callers */
 #include "requests.h" /* mp_adopt_request (full_table); the slot table's size comes with it */
 
 #include <limits.h>

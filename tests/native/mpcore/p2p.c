@@ -26,7 +26,24 @@ void test_arguments(void)
     CHECK(mp_send_start(buf, 1, 0, 0, -4, MP_SEND_STANDARD, &t) == MP_EHANDLE);
     CHECK(mp_recv_start(buf, 1, 3, 0, MP_COMM_SELF, &st, &t) == MP_ERANK);
     CHECK(mp_recv_start(buf, 1, 0, -7, MP_COMM_SELF, &st, &t) == MP_ETAG);
-    CHECK(mp_irecv(buf, 1, 0, 0, MP_COMM_SELF, NULL, &r) == 0);
+    /* The checked calls of C callers (mpcore_checked.h): each bad argument refused with its own
+     * error before the table's trusting entry is reached, nothing posted. */
+    CHECK(mp_checked_isend(buf, 1, 1, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == MP_ERANK &&
+          last_error_mentions("destination rank 1"));
+    CHECK(mp_checked_isend(buf, 1, 0, MP_ANY_TAG, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == MP_ETAG);
+    CHECK(mp_checked_isend(buf, -1, 0, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == MP_ECOUNT);
+    CHECK(mp_checked_isend(buf, 1, 0, 0, MP_COMM_SELF, 9, NULL, &r) == MP_EINVAL);
+    CHECK(mp_checked_isend(buf, 1, 0, 0, 77, MP_SEND_STANDARD, NULL, &r) == MP_EHANDLE);
+    CHECK(mp_checked_irecv(buf, 1, 3, 0, MP_COMM_SELF, NULL, &r) == MP_ERANK);
+    CHECK(mp_checked_irecv(buf, 1, 0, -7, MP_COMM_SELF, NULL, &r) == MP_ETAG);
+    CHECK(mp_checked_irecv(NULL, 4, 0, 0, MP_COMM_SELF, NULL, &r) == MP_EINVAL);
+    CHECK(mp_checked_send(buf, 1, 1, 0, MP_COMM_SELF, MP_SEND_STANDARD) == MP_ERANK);
+    CHECK(mp_checked_send(buf, 1, 0, -5, MP_COMM_SELF, MP_SEND_STANDARD) == MP_ETAG);
+    CHECK(mp_checked_send(buf, 1, 0, 0, 77, MP_SEND_STANDARD) == MP_EHANDLE);
+    CHECK(mp_checked_recv(buf, 1, 3, 0, MP_COMM_SELF, &st) == MP_ERANK);
+    CHECK(mp_checked_recv(buf, -1, 0, 0, MP_COMM_SELF, &st) == MP_ECOUNT);
+    CHECK(r == MP_REQ_NULL && mp_req_active() == 0);
+    CHECK(mp_checked_irecv(buf, 1, 0, 0, MP_COMM_SELF, NULL, &r) == 0);
     CHECK(mp_req_cancel(r) == 0);
     CHECK(mp_req_wait(r, &st) == 0 && st.cancelled == 1);
     CHECK(mp_req_wait(r, &st) == MP_EHANDLE); /* stale: completed above */
@@ -45,7 +62,7 @@ void test_self_messages(void)
     mp_req_t r;
     int rc;
     /* Post the receive first, then a blocking send that completes. */
-    CHECK(mp_irecv(&in[1], 16, MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, NULL, &r) == 0);
+    CHECK(mp_checked_irecv(&in[1], 16, MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, NULL, &r) == 0);
     rc = mp_send_start(out, 16, 0, 42, MP_COMM_SELF, MP_SEND_STANDARD, &t);
     CHECK(rc == 1 || (rc == 0 && mp_token_wait(t, NULL) == 0));
     CHECK(mp_req_wait(r, &st) == 0);
@@ -59,7 +76,7 @@ void test_self_messages(void)
 
     /* Truncation: 16 bytes into an 8-byte window; guards stay untouched. */
     in[0] = in[1] = in[2] = in[3] = -7;
-    CHECK(mp_isend(out, 16, 0, 5, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    CHECK(mp_checked_isend(out, 16, 0, 5, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
     rc = mp_recv_start(&in[1], 8, 0, 5, MP_COMM_SELF, &st, &t);
     if (rc == 0)
         rc = mp_token_wait(t, &st);
@@ -74,7 +91,7 @@ void test_self_messages(void)
     CHECK(mp_req_wait(r, NULL) == 0);
 
     /* Probe sees size and tag before the receive. */
-    CHECK(mp_isend(out, 12, 0, 9, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    CHECK(mp_checked_isend(out, 12, 0, 9, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
     CHECK(mp_iprobe(0, 9, MP_COMM_SELF, &st) == 1 && st.bytes == 12 && st.tag == 9);
     CHECK(mp_iprobe(0, 10, MP_COMM_SELF, &st) == 0);
     CHECK(mp_probe(MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, &st) == 0 && st.bytes == 12);
@@ -104,7 +121,7 @@ void test_tokens(void)
     CHECK(mp_token_wait(t + 1, &st) == MP_EHANDLE);
     CHECK(mp_token_test(t & 0xFFFFFFFF, &st) == MP_EHANDLE); /* its low half alone */
     CHECK(mp_req_test((mp_req_t)t, &st) == MP_EHANDLE);       /* nor is it a request handle */
-    CHECK(mp_isend(out, 16, 0, 51, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    CHECK(mp_checked_isend(out, 16, 0, 51, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
     CHECK(mp_token_wait((mp_token_t)r, &st) == MP_EHANDLE);   /* and a request handle no token */
     CHECK(mp_req_active() == 2 && in[0] == 0);
     /* A receive whose message is there completes at its post, with no token and no entry. */
@@ -119,13 +136,13 @@ void test_tokens(void)
     CHECK(mp_token_test(t, &st) == MP_EHANDLE);
     /* Completed by a test: used up as well. */
     CHECK(mp_recv_start(in, 16, 0, 52, MP_COMM_SELF, &st, &t) == 0);
-    CHECK(mp_isend(out, 16, 0, 52, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    CHECK(mp_checked_isend(out, 16, 0, 52, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
     while ((rc = mp_token_test(t, &st)) == 0)
         ;
     CHECK(rc == 1 && st.tag == 52 && mp_req_wait(r, NULL) == 0);
     CHECK(mp_token_wait(t, &st) == MP_EHANDLE && mp_req_active() == 0);
     /* The slot a token had, taken again by a request: the old token names nothing. */
-    CHECK(mp_irecv(in, 16, 0, 53, MP_COMM_SELF, NULL, &r) == 0);
+    CHECK(mp_checked_irecv(in, 16, 0, 53, MP_COMM_SELF, NULL, &r) == 0);
     CHECK(mp_token_test(t, &st) == MP_EHANDLE && mp_req_cancel(r) == 0 && mp_req_wait(r, &st) == 0);
     CHECK(mp_req_active() == 0);
 }
@@ -164,13 +181,13 @@ void test_single_tests(void)
     }
 
     /* Complete at the first test: a receive whose message is there, then its send. */
-    CHECK(mp_isend(out, 16, 0, 21, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    CHECK(mp_checked_isend(out, 16, 0, 21, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
     CHECK(mp_recv_start(in, 16, 0, 21, MP_COMM_SELF, &st, &t) == 1);
     CHECK(st.source == 0 && st.tag == 21 && st.bytes == 16 && in[0] == 1 && in[3] == 4);
     CHECK(mp_req_test(r, &st) == 1);
     /* Pending at the first tests: a receive posted before its message. */
     memset(in, 0, sizeof in);
-    CHECK(mp_irecv(in, 16, 0, 22, MP_COMM_SELF, NULL, &q) == 0);
+    CHECK(mp_checked_irecv(in, 16, 0, 22, MP_COMM_SELF, NULL, &q) == 0);
     CHECK(mp_req_test(q, &st) == 0);
     CHECK(mp_send_start(out, 16, 0, 22, MP_COMM_SELF, MP_SEND_STANDARD, &t) >= 0);
     while ((rc = mp_req_test(q, &st)) == 0)
@@ -178,13 +195,13 @@ void test_single_tests(void)
     CHECK(rc == 1 && st.tag == 22 && st.bytes == 16 && in[2] == 3 && polls < 1000000);
     CHECK(mp_req_test(q, &st) == MP_EHANDLE); /* completed: the handle is gone */
     /* Failing inside MPI at the test: truncation, by a request's test and by a blocking receive. */
-    CHECK(mp_isend(out, 16, 0, 23, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
-    CHECK(mp_irecv(in, 8, 0, 23, MP_COMM_SELF, NULL, &q) == 0);
+    CHECK(mp_checked_isend(out, 16, 0, 23, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    CHECK(mp_checked_irecv(in, 8, 0, 23, MP_COMM_SELF, NULL, &q) == 0);
     while ((rc = mp_req_test(q, &st)) == 0)
         ;
     CHECK(rc == MP_ETRUNCATE && last_error_mentions("runcat"));
     CHECK(mp_req_wait(r, NULL) == 0);
-    CHECK(mp_isend(out, 16, 0, 24, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    CHECK(mp_checked_isend(out, 16, 0, 24, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
     rc = mp_recv_start(in, 4, 0, 24, MP_COMM_SELF, &st, &t);
     CHECK(rc == MP_ETRUNCATE || (rc == 0 && mp_token_test(t, &st) == MP_ETRUNCATE));
     CHECK(mp_req_wait(r, NULL) == 0);
@@ -204,38 +221,38 @@ void test_blocking_calls(void)
      * send here meets a receive posted before it, each blocking receive a message
      * sent by isend. */
     mp_stats(&before);
-    CHECK(mp_isend(out, 16, 0, 31, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
-    CHECK(mp_recv(&in[1], 16, MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, &st) == 0);
+    CHECK(mp_checked_isend(out, 16, 0, 31, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    CHECK(mp_checked_recv(&in[1], 16, MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, &st) == 0);
     CHECK(st.source == 0 && st.tag == 31 && st.bytes == 16 && st.error == MP_OK);
     CHECK(in[0] == -1 && in[1] == 9 && in[4] == 6 && in[5] == -1);
     CHECK(mp_req_wait(r, NULL) == 0);
     memset(in, 0, sizeof in);
-    CHECK(mp_irecv(in, 16, 0, 30, MP_COMM_SELF, NULL, &r) == 0);
-    CHECK(mp_send(out, 16, 0, 30, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    CHECK(mp_checked_irecv(in, 16, 0, 30, MP_COMM_SELF, NULL, &r) == 0);
+    CHECK(mp_checked_send(out, 16, 0, 30, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
     CHECK(mp_req_wait(r, &st) == 0 && st.tag == 30 && in[0] == 9 && in[3] == 6);
     mp_stats(&after);
     CHECK(after.blocking_ops == before.blocking_ops + 2);
     /* Refused before anything is sent: nothing arrives afterwards. */
-    CHECK(mp_send(out, 16, 1, 31, MP_COMM_SELF, MP_SEND_STANDARD) == MP_ERANK && last_error_mentions("rank"));
-    CHECK(mp_send(out, 16, 0, -5, MP_COMM_SELF, MP_SEND_STANDARD) == MP_ETAG);
-    CHECK(mp_send(out, 16, 0, 31, MP_COMM_SELF, 7) == MP_EINVAL && last_error_mentions("send mode"));
-    CHECK(mp_send(NULL, 16, 0, 31, MP_COMM_SELF, MP_SEND_STANDARD) < 0);
-    CHECK(mp_send(out, 16, 0, 31, 12345, MP_SEND_STANDARD) < 0);
-    CHECK(mp_recv(in, 16, 3, 31, MP_COMM_SELF, &st) == MP_ERANK);
-    CHECK(mp_recv(in, -1, 0, 31, MP_COMM_SELF, &st) < 0);
+    CHECK(mp_checked_send(out, 16, 1, 31, MP_COMM_SELF, MP_SEND_STANDARD) == MP_ERANK && last_error_mentions("rank"));
+    CHECK(mp_checked_send(out, 16, 0, -5, MP_COMM_SELF, MP_SEND_STANDARD) == MP_ETAG);
+    CHECK(mp_checked_send(out, 16, 0, 31, MP_COMM_SELF, 7) == MP_EINVAL && last_error_mentions("send mode"));
+    CHECK(mp_checked_send(NULL, 16, 0, 31, MP_COMM_SELF, MP_SEND_STANDARD) < 0);
+    CHECK(mp_checked_send(out, 16, 0, 31, 12345, MP_SEND_STANDARD) < 0);
+    CHECK(mp_checked_recv(in, 16, 3, 31, MP_COMM_SELF, &st) == MP_ERANK);
+    CHECK(mp_checked_recv(in, -1, 0, 31, MP_COMM_SELF, &st) < 0);
     CHECK(mp_iprobe(MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, &st) == 0);
     /* ProcNull completes at once, with ProcNull's empty status. */
-    CHECK(mp_send(out, 16, MP_PROC_NULL, 31, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
-    CHECK(mp_recv(in, 16, MP_PROC_NULL, 31, MP_COMM_SELF, &st) == 0);
+    CHECK(mp_checked_send(out, 16, MP_PROC_NULL, 31, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    CHECK(mp_checked_recv(in, 16, MP_PROC_NULL, 31, MP_COMM_SELF, &st) == 0);
     CHECK(st.source == MP_PROC_NULL && st.tag == MP_ANY_TAG && st.bytes == 0);
     /* A synchronous send. */
-    CHECK(mp_irecv(&in[1], 16, 0, 32, MP_COMM_SELF, NULL, &r) == 0);
-    CHECK(mp_send(out, 16, 0, 32, MP_COMM_SELF, MP_SEND_SYNC) == 0);
+    CHECK(mp_checked_irecv(&in[1], 16, 0, 32, MP_COMM_SELF, NULL, &r) == 0);
+    CHECK(mp_checked_send(out, 16, 0, 32, MP_COMM_SELF, MP_SEND_SYNC) == 0);
     CHECK(mp_req_wait(r, &st) == 0 && st.tag == 32 && in[2] == 8);
     /* Truncation: 16 bytes into 8; the words around the window stay untouched. */
     in[0] = in[1] = in[2] = in[3] = -7;
-    CHECK(mp_isend(out, 16, 0, 33, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
-    CHECK(mp_recv(&in[1], 8, 0, 33, MP_COMM_SELF, &st) == MP_ETRUNCATE && last_error_mentions("runcat"));
+    CHECK(mp_checked_isend(out, 16, 0, 33, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+    CHECK(mp_checked_recv(&in[1], 8, 0, 33, MP_COMM_SELF, &st) == MP_ETRUNCATE && last_error_mentions("runcat"));
     CHECK(in[0] == -7 && in[1] == 9 && in[2] == 8 && in[3] == -7);
     CHECK(mp_req_wait(r, NULL) == 0);
     /* Sendrecv: to self, ProcNull on either side, refusals before anything is sent, truncation
@@ -258,12 +275,12 @@ void test_blocking_calls(void)
     {
         mp_msg_t msg;
         memset(in, 0, sizeof in);
-        CHECK(mp_isend(out, 16, 0, 38, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+        CHECK(mp_checked_isend(out, 16, 0, 38, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
         CHECK(mp_mprobe(0, 38, MP_COMM_SELF, &msg, &st) == 0 && st.bytes == 16);
         CHECK(mp_mrecv(in, 16, msg, &st) == 0 && st.source == 0 && st.tag == 38 && st.bytes == 16);
         CHECK(in[0] == 9 && in[3] == 6 && mp_req_wait(r, NULL) == 0);
         in[0] = in[1] = in[2] = in[3] = -7;
-        CHECK(mp_isend(out, 16, 0, 39, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
+        CHECK(mp_checked_isend(out, 16, 0, 39, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r) == 0);
         CHECK(mp_mprobe(0, 39, MP_COMM_SELF, &msg, &st) == 0);
         CHECK(mp_mrecv(&in[1], 8, msg, &st) == MP_ETRUNCATE && last_error_mentions("runcat"));
         CHECK(in[0] == -7 && in[1] == 9 && in[2] == 8 && in[3] == -7 && mp_req_wait(r, NULL) == 0);
@@ -274,9 +291,6 @@ void test_blocking_calls(void)
     CHECK(mp_req_active() == 0);
 }
 
-/* The entries for callers that checked their arguments (System.MP): the same
- * messages as isend/irecv, the special ranks and tags translated, a handle
- * outside the communicator table still refused. */
 #if defined(__x86_64__)
 #include <cpuid.h>
 /* Whether XGETBV with ECX=1 (XINUSE) can say if the AVX registers' upper halves are in use. */
@@ -319,68 +333,71 @@ void test_vector_state(void)
     }
     dirty_upper();
     CHECK(upper_in_use());
-    CHECK(mp_irecv(b, 4, 0, 71, MP_COMM_SELF, NULL, &r) == 0);
+    CHECK(mp_checked_irecv(b, 4, 0, 71, MP_COMM_SELF, NULL, &r) == 0);
     dirty_upper();
     CHECK(mp_req_test(r, &st) == 0 && !upper_in_use());
     dirty_upper();
     CHECK(mp_iprobe(0, 72, MP_COMM_SELF, &st) == 0 && !upper_in_use());
-    CHECK(mp_list_create(1, &l) == 0 && mp_list_irecv(l, c, 4, 0, 73, MP_COMM_SELF, NULL) == 0);
+    CHECK(mp_list_create(1, &l) == 0 && mp_checked_list_irecv(l, c, 4, 0, 73, MP_COMM_SELF, NULL) == 0);
     dirty_upper();
     CHECK(mp_list_testall(l, NULL) == 0 && !upper_in_use());
     dirty_upper();
-    CHECK(mp_send(out, 4, 0, 71, MP_COMM_SELF, MP_SEND_STANDARD) == 0 && !upper_in_use());
+    CHECK(mp_checked_send(out, 4, 0, 71, MP_COMM_SELF, MP_SEND_STANDARD) == 0 && !upper_in_use());
     dirty_upper();
     CHECK(mp_req_wait(r, &st) == 0 && !upper_in_use() && memcmp(b, out, 4) == 0);
-    CHECK(mp_send(out, 4, 0, 73, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    CHECK(mp_checked_send(out, 4, 0, 73, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
     dirty_upper();
     CHECK(mp_list_waitall(l, NULL) == 0 && !upper_in_use() && memcmp(c, out, 4) == 0);
     CHECK(mp_list_free(l, NULL) == 0);
 #endif
 }
 
+/* The table's entries, which trust their caller's checks (System.MP's; mpcore_checked.h's for C
+ * callers): the same messages as the checked calls, the special ranks and tags translated, a
+ * handle outside the communicator table still refused. */
 void test_checked_entries(void)
 {
     int32_t out[4] = { 5, 6, 7, 8 }, in[4] = { 0 };
     mp_req_t r[2];
     mp_status_t st[2];
-    CHECK(mp_irecv_checked(in, 16, MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, NULL, &r[0]) == 0);
-    CHECK(mp_isend_checked(out, 16, 0, 3, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r[1]) == 0);
+    CHECK(mp_irecv(in, 16, MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, NULL, &r[0]) == 0);
+    CHECK(mp_isend(out, 16, 0, 3, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r[1]) == 0);
     CHECK(mp_req_waitall(2, r, st) == 0);
     CHECK(st[0].source == 0 && st[0].tag == 3 && st[0].bytes == 16 && in[0] == 5 && in[3] == 8);
-    CHECK(mp_irecv_checked(in, 8, 0, 4, MP_COMM_SELF, NULL, &r[0]) == 0);
-    CHECK(mp_isend_checked(out, 8, 0, 4, MP_COMM_SELF, MP_SEND_SYNC, NULL, &r[1]) == 0);
+    CHECK(mp_irecv(in, 8, 0, 4, MP_COMM_SELF, NULL, &r[0]) == 0);
+    CHECK(mp_isend(out, 8, 0, 4, MP_COMM_SELF, MP_SEND_SYNC, NULL, &r[1]) == 0);
     CHECK(mp_req_waitall(2, r, st) == 0 && st[0].tag == 4 && st[0].bytes == 8);
     /* ProcNull completes at once with the empty status, as through irecv. */
-    CHECK(mp_isend_checked(out, 16, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r[0]) == 0);
-    CHECK(mp_irecv_checked(in, 16, MP_PROC_NULL, MP_ANY_TAG, MP_COMM_SELF, NULL, &r[1]) == 0);
+    CHECK(mp_isend(out, 16, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r[0]) == 0);
+    CHECK(mp_irecv(in, 16, MP_PROC_NULL, MP_ANY_TAG, MP_COMM_SELF, NULL, &r[1]) == 0);
     CHECK(mp_req_waitall(2, r, st) == 0 && st[1].source == MP_PROC_NULL && st[1].bytes == 0);
     /* Handles the table does not hold: refused, nothing posted. */
     r[0] = MP_REQ_NULL;
-    CHECK(mp_isend_checked(out, 4, 0, 0, -4, MP_SEND_STANDARD, NULL, &r[0]) == MP_EHANDLE && r[0] == MP_REQ_NULL);
-    CHECK(mp_irecv_checked(in, 4, 0, 0, 4096 + 7, NULL, &r[0]) == MP_EHANDLE && r[0] == MP_REQ_NULL);
+    CHECK(mp_isend(out, 4, 0, 0, -4, MP_SEND_STANDARD, NULL, &r[0]) == MP_EHANDLE && r[0] == MP_REQ_NULL);
+    CHECK(mp_irecv(in, 4, 0, 0, 4096 + 7, NULL, &r[0]) == MP_EHANDLE && r[0] == MP_REQ_NULL);
     CHECK(mp_req_active() == 0);
 
     /* The blocking ones (a send to itself completes once its receive is posted). */
     memset(in, 0, sizeof in);
-    CHECK(mp_isend_checked(out, 16, 0, 5, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r[0]) == 0);
-    CHECK(mp_recv_checked(in, 16, MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, &st[0]) == 0);
+    CHECK(mp_isend(out, 16, 0, 5, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r[0]) == 0);
+    CHECK(mp_recv(in, 16, MP_ANY_SOURCE, MP_ANY_TAG, MP_COMM_SELF, &st[0]) == 0);
     CHECK(st[0].source == 0 && st[0].tag == 5 && st[0].bytes == 16 && in[0] == 5 && in[3] == 8);
     CHECK(mp_req_wait(r[0], NULL) == 0);
-    CHECK(mp_irecv_checked(in, 8, 0, 6, MP_COMM_SELF, NULL, &r[0]) == 0);
-    CHECK(mp_send_checked(out + 2, 8, 0, 6, MP_COMM_SELF, MP_SEND_SYNC) == 0);
+    CHECK(mp_irecv(in, 8, 0, 6, MP_COMM_SELF, NULL, &r[0]) == 0);
+    CHECK(mp_send(out + 2, 8, 0, 6, MP_COMM_SELF, MP_SEND_SYNC) == 0);
     CHECK(mp_req_wait(r[0], &st[0]) == 0 && st[0].tag == 6 && st[0].bytes == 8 && in[0] == 7 && in[1] == 8);
     /* Truncation is still MPI's to find, and reported. */
-    CHECK(mp_isend_checked(out, 16, 0, 7, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r[0]) == 0);
-    CHECK(mp_recv_checked(in, 8, 0, 7, MP_COMM_SELF, &st[0]) == MP_ETRUNCATE);
+    CHECK(mp_isend(out, 16, 0, 7, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r[0]) == 0);
+    CHECK(mp_recv(in, 8, 0, 7, MP_COMM_SELF, &st[0]) == MP_ETRUNCATE);
     CHECK(mp_req_wait(r[0], NULL) == 0);
     /* ProcNull: done at once, the receive with the empty status. */
-    CHECK(mp_send_checked(out, 16, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    CHECK(mp_send(out, 16, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
     st[0].bytes = 99;
-    CHECK(mp_recv_checked(in, 16, MP_PROC_NULL, MP_ANY_TAG, MP_COMM_SELF, &st[0]) == 0);
+    CHECK(mp_recv(in, 16, MP_PROC_NULL, MP_ANY_TAG, MP_COMM_SELF, &st[0]) == 0);
     CHECK(st[0].source == MP_PROC_NULL && st[0].tag == MP_ANY_TAG && st[0].bytes == 0);
     /* Handles the table does not hold. */
-    CHECK(mp_send_checked(out, 4, 0, 0, -4, MP_SEND_STANDARD) == MP_EHANDLE);
-    CHECK(mp_recv_checked(in, 4, 0, 0, 4096 + 7, NULL) == MP_EHANDLE);
+    CHECK(mp_send(out, 4, 0, 0, -4, MP_SEND_STANDARD) == MP_EHANDLE);
+    CHECK(mp_recv(in, 4, 0, 0, 4096 + 7, NULL) == MP_EHANDLE);
     CHECK(mp_req_active() == 0);
 }
 
@@ -410,13 +427,13 @@ void test_two_ranks(void)
     }
     CHECK(mp_coll_run(MP_COMM_WORLD, &barrier) == 0);
     if (rank == 1) {
-        CHECK(mp_send(out, 16, 0, 51, MP_COMM_WORLD, MP_SEND_STANDARD) == 0);
+        CHECK(mp_checked_send(out, 16, 0, 51, MP_COMM_WORLD, MP_SEND_STANDARD) == 0);
     } else {
         /* The message comes to a receive posted now, not to the one taken back: waited for a
          * bounded time, so a swallowed message fails here instead of hanging the test. */
         int done = 0;
         double until = mp_wtime() + 20;
-        CHECK(mp_irecv(fresh, 16, 1, 51, MP_COMM_WORLD, NULL, &r) == 0);
+        CHECK(mp_checked_irecv(fresh, 16, 1, 51, MP_COMM_WORLD, NULL, &r) == 0);
         while (!done && mp_wtime() < until)
             done = mp_req_test(r, &st);
         CHECK(done == 1 && fresh[0] == 11 && fresh[3] == 14 && in[0] == 0 && in[3] == 0);

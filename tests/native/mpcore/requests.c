@@ -14,7 +14,7 @@ void test_inflight_table(void)
 
     /* An in-flight receive with an owner object is reported at mark and, the
      * same slot, at relocate; once complete it is no longer reported. */
-    CHECK(mp_irecv(in, 16, 0, 3, MP_COMM_SELF, fake_object, &r) == 0);
+    CHECK(mp_checked_irecv(in, 16, 0, 3, MP_COMM_SELF, fake_object, &r) == 0);
     g_reported = 0;
     CHECK(mp_gc_scan(MP_GC_MARK, count_report, NULL) == 1 && g_reported == 1);
     CHECK(g_last_slot && *g_last_slot == fake_object);
@@ -29,7 +29,7 @@ void test_inflight_table(void)
 
     /* An orphaned receive is freed by the sweep once its message arrived;
      * the statistics count it as open and orphaned until then. */
-    CHECK(mp_irecv(in, 16, 0, 4, MP_COMM_SELF, fake_object, &r) == 0);
+    CHECK(mp_checked_irecv(in, 16, 0, 4, MP_COMM_SELF, fake_object, &r) == 0);
     CHECK(mp_req_orphan(r) == 0);
     CHECK(mp_req_orphan(r) == MP_EHANDLE); /* twice is an error */
     CHECK(mp_req_sweep() == 1);
@@ -49,10 +49,10 @@ void test_inflight_table(void)
     }
 
     /* testall / waitall / waitany. */
-    CHECK(mp_irecv(in, 16, 0, 6, MP_COMM_SELF, NULL, &rs[0]) == 0);
-    CHECK(mp_isend(out, 16, 0, 6, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &rs[1]) == 0);
+    CHECK(mp_checked_irecv(in, 16, 0, 6, MP_COMM_SELF, NULL, &rs[0]) == 0);
+    CHECK(mp_checked_isend(out, 16, 0, 6, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &rs[1]) == 0);
     CHECK(mp_req_waitall(2, rs, sts) == 0 && sts[0].bytes == 16 && sts[0].tag == 6);
-    CHECK(mp_irecv(in, 16, 0, 7, MP_COMM_SELF, NULL, &rs[0]) == 0);
+    CHECK(mp_checked_irecv(in, 16, 0, 7, MP_COMM_SELF, NULL, &rs[0]) == 0);
     rs[1] = MP_REQ_NULL;
     CHECK(mp_req_testall(2, rs, sts) == 0);
     {
@@ -66,7 +66,7 @@ void test_inflight_table(void)
         CHECK(mp_req_waitany(3, twice, sts) == MP_EINVAL); /* waitany too, before it waits */
         CHECK(last_error_mentions("twice (entries 0 and 2)"));
         CHECK(mp_req_testall(1, rs, sts) == 0 && mp_req_live(rs[0]));
-        CHECK(mp_isend(out, 4, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &done[0]) == 0);
+        CHECK(mp_checked_isend(out, 4, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &done[0]) == 0);
         done[1] = done[0];
         CHECK(mp_req_waitall(2, done, sts) == MP_EINVAL && mp_req_live(done[0]));
         CHECK(mp_req_waitall(1, done, sts) == 0 && !mp_req_live(done[0]));
@@ -129,7 +129,7 @@ void test_persistent(void)
     CHECK(mp_req_test(r, &st) == 1 && st.tag == MP_ANY_TAG); /* inactive again */
     CHECK(mp_req_free(r) == 0 && !mp_req_live(r) && mp_req_free(r) == MP_EHANDLE);
     /* Other requests are neither started nor freed this way. */
-    CHECK(mp_irecv(in, 16, 0, 12, MP_COMM_SELF, NULL, &nb) == 0);
+    CHECK(mp_checked_irecv(in, 16, 0, 12, MP_COMM_SELF, NULL, &nb) == 0);
     CHECK(mp_req_start(nb, in, NULL) == MP_EINVAL && mp_req_free(nb) == MP_EINVAL);
     CHECK(mp_req_cancel(nb) == 0 && mp_req_wait(nb, &st) == 0 && st.cancelled);
     /* Orphans: an inactive one goes at the next sweep, an active one once complete. */
@@ -172,12 +172,12 @@ void test_set_handles(void)
     mp_req_t set[3], stale, reused;
     mp_status_t sts[3];
     int base = mp_req_active();
-    CHECK(mp_isend(out, 4, 0, 61, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &stale) == 0);
-    CHECK(mp_irecv(in, 4, 0, 61, MP_COMM_SELF, NULL, &set[0]) == 0);
+    CHECK(mp_checked_isend(out, 4, 0, 61, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &stale) == 0);
+    CHECK(mp_checked_irecv(in, 4, 0, 61, MP_COMM_SELF, NULL, &set[0]) == 0);
     CHECK(mp_req_waitall(1, &stale, sts) == 0 && mp_req_waitall(1, set, sts) == 0 && in[0] == 5);
     /* The freed slot is handed out again (this thread's cache is a stack): the
      * old handle names it with the previous generation. */
-    CHECK(mp_irecv(&in[1], 4, 0, 62, MP_COMM_SELF, NULL, &reused) == 0);
+    CHECK(mp_checked_irecv(&in[1], 4, 0, 62, MP_COMM_SELF, NULL, &reused) == 0);
     CHECK((reused & 0xFFFFF) == (set[0] & 0xFFFFF) && reused != set[0]);
     {
         mp_req_t bad[] = { set[0] /* completed */, (mp_req_t)0xFFFFE /* past the table */, -7 };
@@ -190,9 +190,9 @@ void test_set_handles(void)
         }
     }
     /* General loop: a null entry, one completed before (ProcNull), one active. */
-    CHECK(mp_isend(out, 4, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &set[0]) == 0);
+    CHECK(mp_checked_isend(out, 4, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &set[0]) == 0);
     set[1] = MP_REQ_NULL;
-    CHECK(mp_isend(&out[1], 4, 0, 62, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &set[2]) == 0);
+    CHECK(mp_checked_isend(&out[1], 4, 0, 62, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &set[2]) == 0);
     CHECK(mp_req_waitall(3, set, sts) == 0 && sts[0].source == MP_PROC_NULL && sts[1].tag == 0 &&
           sts[2].error == 0 && !sts[2].cancelled);
     /* Short loop: every entry active, completed by this call. */
@@ -212,15 +212,15 @@ void test_waitall_batches(void)
     mp_status_t st[2 * N];
     int base = mp_req_active();
     /* Occupy slot(s) first so the batch does not start at index 0. */
-    CHECK(mp_irecv(in, 4, 0, 999, MP_COMM_SELF, NULL, &first) == 0);
+    CHECK(mp_checked_irecv(in, 4, 0, 999, MP_COMM_SELF, NULL, &first) == 0);
     for (int round = 0; round < 3; round++) {
         for (int i = 0; i < N; i++) {
             out[i] = round * 100 + i;
             in[i] = -1;
-            CHECK(mp_irecv(&in[i], 4, 0, 40 + i, MP_COMM_SELF, NULL, &reqs[i]) == 0);
+            CHECK(mp_checked_irecv(&in[i], 4, 0, 40 + i, MP_COMM_SELF, NULL, &reqs[i]) == 0);
         }
         for (int i = 0; i < N; i++)
-            CHECK(mp_isend(&out[i], 4, 0, 40 + i, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &reqs[N + i]) == 0);
+            CHECK(mp_checked_isend(&out[i], 4, 0, 40 + i, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &reqs[N + i]) == 0);
         for (int i = 0; i < 2 * N; i++)
             for (int j = 0; j < i; j++)
                 CHECK(reqs[i] != reqs[j]);
@@ -263,7 +263,7 @@ static int table_worker(void *arg)
         int n = 1 + (round * 37 + who * 11) % T_BATCH;
         for (int i = 0; i < n; i++) {
             int free_owner = 0;
-            if (mp_isend(&byte, 1, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &reqs[i]) != 0 ||
+            if (mp_checked_isend(&byte, 1, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &reqs[i]) != 0 ||
                 !atomic_compare_exchange_strong(&g_slot_owner[reqs[i] & 0xFFFFF], &free_owner, who))
                 table_error();
         }
@@ -281,7 +281,7 @@ static int table_worker(void *arg)
     }
     /* Left for the main thread to complete after this one has exited. */
     for (int i = 0; i < T_BATCH; i++)
-        if (mp_isend(&byte, 1, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &g_handoff[who - 1][i]) != 0)
+        if (mp_checked_isend(&byte, 1, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &g_handoff[who - 1][i]) != 0)
             table_error();
     return 0;
 }
@@ -353,7 +353,7 @@ void test_orphan_registry(void)
     thrd_t t;
     CHECK(burst != NULL);
     for (int i = 0; i < ORPHAN_BURST; i++)
-        CHECK(mp_irecv(in[0], 16, 0, 500, MP_COMM_SELF, NULL, &burst[i]) == 0);
+        CHECK(mp_checked_irecv(in[0], 16, 0, 500, MP_COMM_SELF, NULL, &burst[i]) == 0);
     for (int i = 0; i < ORPHAN_BURST; i++)
         CHECK(mp_req_cancel(burst[i]) == 0);
     CHECK(mp_req_waitall(ORPHAN_BURST, burst, NULL) == 0);
@@ -361,21 +361,21 @@ void test_orphan_registry(void)
     CHECK(mp_req_active() == active && atomic_load(&mp_g_nslots) >= ORPHAN_BURST);
 
     for (int i = 0; i < ORPHAN_FEW; i++)
-        CHECK(mp_irecv(in[i], 16, 0, 510 + i, MP_COMM_SELF, NULL, &few[i]) == 0 && mp_req_orphan(few[i]) == 0);
+        CHECK(mp_checked_irecv(in[i], 16, 0, 510 + i, MP_COMM_SELF, NULL, &few[i]) == 0 && mp_req_orphan(few[i]) == 0);
     v0 = atomic_load(&mp_g_sweep_visits);
     for (int k = 0; k < 100; k++)
         CHECK(mp_req_sweep() == ORPHAN_FEW);
     CHECK(atomic_load(&mp_g_sweep_visits) - v0 == 100 * ORPHAN_FEW);
-    CHECK(mp_send(out, 16, 0, 510, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    CHECK(mp_checked_send(out, 16, 0, 510, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
     CHECK(mp_req_sweep() == ORPHAN_FEW - 1 && !mp_req_live(few[0]) && mp_req_live(few[1]) && in[0][3] == 4);
 
     /* The fallback: the whole table, every orphan still freed once its message came. */
     atomic_store(&mp_g_orphan_lost, 1);
     v0 = atomic_load(&mp_g_sweep_visits);
-    CHECK(mp_send(out, 16, 0, 511, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    CHECK(mp_checked_send(out, 16, 0, 511, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
     CHECK(mp_req_sweep() == 1 && !mp_req_live(few[1]) && in[1][3] == 4);
     CHECK(atomic_load(&mp_g_sweep_visits) - v0 >= ORPHAN_BURST);
-    CHECK(mp_send(out, 16, 0, 512, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    CHECK(mp_checked_send(out, 16, 0, 512, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
     CHECK(mp_req_sweep() == 0 && !mp_req_live(few[2]) && in[2][3] == 4);
     mp_stats(&st);
     CHECK(st.orphans == 0 && mp_req_active() == active);
@@ -383,7 +383,7 @@ void test_orphan_registry(void)
 
     /* Registered by another thread while this one sweeps. */
     for (int i = 0; i < ORPHAN_MANY; i++)
-        CHECK(mp_irecv(in[i], 16, 0, 520, MP_COMM_SELF, NULL, &g_orphan_many[i]) == 0);
+        CHECK(mp_checked_irecv(in[i], 16, 0, 520, MP_COMM_SELF, NULL, &g_orphan_many[i]) == 0);
     atomic_store(&g_orphaning_done, 0);
     CHECK(thrd_create(&t, orphan_worker, NULL) == thrd_success);
     while (!atomic_load(&g_orphaning_done))
@@ -398,7 +398,7 @@ void test_orphan_registry(void)
     v0 = atomic_load(&mp_g_sweep_visits);
     CHECK(mp_req_sweep() == ORPHAN_MANY && atomic_load(&mp_g_sweep_visits) - v0 == 64);
     for (int i = 0; i < ORPHAN_MANY; i += 2)
-        CHECK(mp_send(out, 16, 0, 520, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+        CHECK(mp_checked_send(out, 16, 0, 520, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
     for (int k = 0; k < ORPHAN_MANY / 64 + 1; k++) {
         int before = left < 0 ? ORPHAN_MANY : left;
         v0 = atomic_load(&mp_g_sweep_visits);
@@ -409,7 +409,7 @@ void test_orphan_registry(void)
     mp_stats(&st);
     CHECK(st.orphans == ORPHAN_MANY / 2 && mp_req_active() == active + ORPHAN_MANY / 2);
     for (int i = 0; i < ORPHAN_MANY / 2; i++)
-        CHECK(mp_send(out, 16, 0, 520, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+        CHECK(mp_checked_send(out, 16, 0, 520, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
     CHECK(mp_req_sweep() == 0); /* a burst of finished ones: all freed by one sweep */
     mp_stats(&st);
     CHECK(st.orphans == 0 && mp_req_active() == active && in[ORPHAN_MANY - 1][3] == 4);
@@ -443,20 +443,20 @@ void test_orphan_registry_no_memory(void)
     mp_stats_t st;
     CHECK(in != NULL && r != NULL && !atomic_load(&mp_g_orphan_lost));
     for (; n < 5; n++) /* before */
-        CHECK(mp_irecv(in[n], 16, 0, 540, MP_COMM_SELF, NULL, &r[n]) == 0 && mp_req_orphan(r[n]) == 0);
+        CHECK(mp_checked_irecv(in[n], 16, 0, 540, MP_COMM_SELF, NULL, &r[n]) == 0 && mp_req_orphan(r[n]) == 0);
     atomic_store(&g_realloc_refusals, 1);
     /* Until the registry has to grow: that growth fails. */
     while (n < MOST && !atomic_load(&mp_g_orphan_lost)) {
-        CHECK(mp_irecv(in[n], 16, 0, 540, MP_COMM_SELF, NULL, &r[n]) == 0 && mp_req_orphan(r[n]) == 0);
+        CHECK(mp_checked_irecv(in[n], 16, 0, 540, MP_COMM_SELF, NULL, &r[n]) == 0 && mp_req_orphan(r[n]) == 0);
         n++;
     }
     CHECK(atomic_load(&mp_g_orphan_lost) == 1 && atomic_load(&g_realloc_refusals) == 0 && n < MOST);
     for (int i = 0; i < 3; i++, n++) /* after the failure */
-        CHECK(mp_irecv(in[n], 16, 0, 540, MP_COMM_SELF, NULL, &r[n]) == 0 && mp_req_orphan(r[n]) == 0);
+        CHECK(mp_checked_irecv(in[n], 16, 0, 540, MP_COMM_SELF, NULL, &r[n]) == 0 && mp_req_orphan(r[n]) == 0);
     mp_stats(&st);
     CHECK(st.orphans == (uint64_t)n && mp_req_sweep() == n);
     for (int i = 0; i < n; i++)
-        CHECK(mp_send(out, 16, 0, 540, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+        CHECK(mp_checked_send(out, 16, 0, 540, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
     CHECK(mp_req_sweep() == 0);
     mp_stats(&st);
     CHECK(st.orphans == 0 && mp_req_active() == active && in[0][3] == 4 && in[n - 1][3] == 4);
@@ -519,7 +519,7 @@ void test_sweep_threads(void)
     mp_stats_t st;
     CHECK(mtx_init(&g_test_mutex, mtx_plain) == thrd_success);
     for (int i = 0; i < SWEEPERS_ORPHANS; i++)
-        CHECK(mp_irecv(in[i], 16, 0, 530, MP_COMM_SELF, NULL, &r[i]) == 0 && mp_req_orphan(r[i]) == 0);
+        CHECK(mp_checked_irecv(in[i], 16, 0, 530, MP_COMM_SELF, NULL, &r[i]) == 0 && mp_req_orphan(r[i]) == 0);
     g_real_test = pal_mpi.Test;
     pal_mpi.Test = test_one_at_a_time;
     for (int lost = 0; lost <= 1; lost++) { /* the registry, then the table scan (a lost registration is for good) */
@@ -543,7 +543,7 @@ void test_sweep_threads(void)
     pal_mpi.Test = g_real_test;
     mtx_destroy(&g_test_mutex);
     for (int i = 0; i < SWEEPERS_ORPHANS; i++)
-        CHECK(mp_send(out, 16, 0, 530, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+        CHECK(mp_checked_send(out, 16, 0, 530, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
     CHECK(mp_req_sweep() == 0);
     atomic_store(&mp_g_orphan_lost, 0);
     mp_stats(&st);
