@@ -152,46 +152,12 @@ internal struct CoreTable
     internal nint LibraryPath;
     internal nint MpiAbi;
     internal nint Stats;
-    internal nint CommRank;
-    internal nint CommSize;
-    internal nint CommDup;
-    internal nint CommSplit;
-    internal nint CommFree;
-    internal nint CommCompare;
-    internal nint CommSplitType;
-    internal nint CommSetName;
-    internal nint CommGetName;
-    internal nint CommGroup;
-    internal nint GroupSize;
-    internal nint GroupRank;
-    internal nint GroupSetop;
-    internal nint GroupSelect;
-    internal nint GroupTranslate;
-    internal nint GroupCompare;
-    internal nint GroupFree;
-    internal nint CommCreate;
-    internal nint CommRemoteSize;
-    internal nint CommIsInter;
-    internal nint IntercommCreate;
-    internal nint IntercommMerge;
-    internal nint CommSpawn;
-    internal nint CommGetParent;
-    internal nint OpenPort;
-    internal nint ClosePort;
-    internal nint CommAccept;
-    internal nint CommConnect;
-    internal nint CommDisconnect;
-    internal nint PublishName;
-    internal nint UnpublishName;
-    internal nint LookupName;
-    internal nint CartCreate;
-    internal nint CartNdims;
-    internal nint CartGet;
-    internal nint CartRank;
-    internal nint CartCoords;
-    internal nint CartShift;
-    internal nint CartSub;
-    internal nint DimsCreate;
+    internal nint SessionInit;
+    internal nint SessionFinalize;
+    internal nint SessionNumPsets;
+    internal nint SessionNthPset;
+    internal nint SessionPsetInfo;
+    internal nint IsThreadMain;
     internal nint SendStart;
     internal nint RecvStart;
     internal nint TokenTest;
@@ -201,6 +167,17 @@ internal struct CoreTable
     internal nint Sendrecv;
     internal nint Isend;
     internal nint Irecv;
+    internal nint Iprobe;
+    internal nint Probe;
+    internal nint Improbe;
+    internal nint Mprobe;
+    internal nint MrecvStart;
+    internal nint Mrecv;
+    internal nint Imrecv;
+    internal nint PsendInit;
+    internal nint PrecvInit;
+    internal nint Pready;
+    internal nint Parrived;
     internal nint ReqTest;
     internal nint ReqWait;
     internal nint ReqCancel;
@@ -227,23 +204,77 @@ internal struct CoreTable
     internal nint ReqStart;
     internal nint ReqStartall;
     internal nint ReqFree;
-    internal nint Iprobe;
-    internal nint Probe;
-    internal nint Improbe;
-    internal nint Mprobe;
-    internal nint MrecvStart;
-    internal nint Mrecv;
+    internal nint ReqTestsome;
+    internal nint ReqIsRecv;
     internal nint CollRun;
     internal nint CollPost;
     internal nint OpCreate;
     internal nint OpFree;
-    internal nint Imrecv;
-    internal nint GcScan;
-    internal nint GcAttach;
+    internal nint CommRank;
+    internal nint CommSize;
+    internal nint CommDup;
+    internal nint CommSplit;
+    internal nint CommFree;
+    internal nint CommCompare;
+    internal nint CommSplitType;
+    internal nint CommSetName;
+    internal nint CommGetName;
+    internal nint CommGroup;
+    internal nint GroupSize;
+    internal nint GroupRank;
+    internal nint GroupSetop;
+    internal nint GroupSelect;
+    internal nint GroupTranslate;
+    internal nint GroupCompare;
+    internal nint GroupFree;
+    internal nint CommCreate;
+    internal nint CommRemoteSize;
+    internal nint CommIsInter;
+    internal nint IntercommCreate;
+    internal nint IntercommMerge;
+    internal nint GroupFromPset;
+    internal nint CommCreateFromGroup;
+    internal nint CommHandle;
+    internal nint GroupHandle;
+    internal nint CommFromHandle;
+    internal nint CartCreate;
+    internal nint CartNdims;
+    internal nint CartGet;
+    internal nint CartRank;
+    internal nint CartCoords;
+    internal nint CartShift;
+    internal nint CartSub;
+    internal nint DimsCreate;
+    internal nint TopoTest;
+    internal nint GraphCreate;
+    internal nint GraphDims;
+    internal nint GraphGet;
+    internal nint GraphNeighborsCount;
+    internal nint GraphNeighbors;
+    internal nint DistGraphCreateAdjacent;
+    internal nint DistGraphCreate;
+    internal nint TopoDegrees;
+    internal nint DistGraphNeighbors;
+    internal nint NeighborRun;
+    internal nint NeighborPost;
+    internal nint NeighborInit;
     internal nint InfoCreate;
     internal nint InfoSet;
     internal nint InfoGet;
     internal nint InfoFree;
+    internal nint WorldAttr;
+    internal nint CommSpawn;
+    internal nint CommGetParent;
+    internal nint OpenPort;
+    internal nint ClosePort;
+    internal nint CommAccept;
+    internal nint CommConnect;
+    internal nint CommDisconnect;
+    internal nint PublishName;
+    internal nint UnpublishName;
+    internal nint LookupName;
+    internal nint CommSpawnInfo;
+    internal nint CommSpawnMultiple;
     internal nint WinAllocate;
     internal nint WinCreate;
     internal nint WinFree;
@@ -254,6 +285,10 @@ internal struct CoreTable
     internal nint WinGet;
     internal nint WinAccumulate;
     internal nint WinFetch;
+    internal nint WinAccumulateHeld;
+    internal nint WinCreateDynamic;
+    internal nint WinAttach;
+    internal nint WinDetach;
     internal nint FileOpen;
     internal nint FileClose;
     internal nint FileDelete;
@@ -268,46 +303,11 @@ internal struct CoreTable
     internal nint FileGetSize;
     internal nint FileSetAtomicity;
     internal nint FileGetAtomicity;
-    internal nint TopoTest;
-    internal nint GraphCreate;
-    internal nint GraphDims;
-    internal nint GraphGet;
-    internal nint GraphNeighborsCount;
-    internal nint GraphNeighbors;
-    internal nint DistGraphCreateAdjacent;
-    internal nint DistGraphCreate;
-    internal nint TopoDegrees;
-    internal nint DistGraphNeighbors;
-    internal nint NeighborRun;
-    internal nint NeighborPost;
-    internal nint NeighborInit;
-    internal nint SessionInit;
-    internal nint SessionFinalize;
-    internal nint SessionNumPsets;
-    internal nint SessionNthPset;
-    internal nint SessionPsetInfo;
-    internal nint GroupFromPset;
-    internal nint CommCreateFromGroup;
-    internal nint PsendInit;
-    internal nint PrecvInit;
-    internal nint Pready;
-    internal nint Parrived;
-    internal nint CommSpawnInfo;
-    internal nint ReqTestsome;
-    internal nint ReqIsRecv;
-    internal nint WorldAttr;
-    internal nint WinAccumulateHeld;
-    internal nint CommSpawnMultiple;
-    internal nint IsThreadMain;
-    internal nint WinCreateDynamic;
-    internal nint WinAttach;
-    internal nint WinDetach;
-    internal nint CommHandle;
-    internal nint GroupHandle;
-    internal nint CommFromHandle;
+    internal nint GcScan;
+    internal nint GcAttach;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 27;
+    internal const uint ExpectedAbiVersion = 28;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -327,46 +327,12 @@ internal struct CoreTable
         "ANY const char * library_path(void)\n" +
         "ANY int mpi_abi(void)\n" +
         "ANY void stats(mp_stats_t *out)\n" +
-        "FAST int comm_rank(mp_comm_t comm, int *rank)\n" +
-        "FAST int comm_size(mp_comm_t comm, int *size)\n" +
-        "BLOCKING int comm_dup(mp_comm_t comm, mp_comm_t *newcomm)\n" +
-        "BLOCKING int comm_split(mp_comm_t comm, int color, int key, mp_comm_t *newcomm)\n" +
-        "BLOCKING int comm_free(mp_comm_t comm)\n" +
-        "FAST int comm_compare(mp_comm_t a, mp_comm_t b, int *result)\n" +
-        "BLOCKING int comm_split_type(mp_comm_t comm, int split_type, int key, mp_comm_t *newcomm)\n" +
-        "FAST int comm_set_name(mp_comm_t comm, const char *name)\n" +
-        "FAST int comm_get_name(mp_comm_t comm, char *buf, int cap)\n" +
-        "FAST int comm_group(mp_comm_t comm, mp_group_t *group)\n" +
-        "FAST int group_size(mp_group_t group, int *size)\n" +
-        "FAST int group_rank(mp_group_t group, int *rank)\n" +
-        "FAST int group_setop(int op, mp_group_t a, mp_group_t b, mp_group_t *out)\n" +
-        "FAST int group_select(mp_group_t group, int exclude, int n, const int32_t *ranks, mp_group_t *out)\n" +
-        "FAST int group_translate(mp_group_t a, int n, const int32_t *ranks_a, mp_group_t b, int32_t *ranks_b)\n" +
-        "FAST int group_compare(mp_group_t a, mp_group_t b, int *result)\n" +
-        "FAST int group_free(mp_group_t group)\n" +
-        "BLOCKING int comm_create(mp_comm_t comm, mp_group_t group, mp_comm_t *newcomm)\n" +
-        "FAST int comm_remote_size(mp_comm_t comm, int *size)\n" +
-        "FAST int comm_is_inter(mp_comm_t comm, int *flag)\n" +
-        "BLOCKING int intercomm_create(mp_comm_t local, int local_leader, mp_comm_t peer, int remote_leader, int tag, mp_comm_t *newcomm)\n" +
-        "BLOCKING int intercomm_merge(mp_comm_t inter, int high, mp_comm_t *newcomm)\n" +
-        "BLOCKING int comm_spawn(const char *command, const char *const *argv, int maxprocs, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)\n" +
-        "FAST int comm_get_parent(mp_comm_t *parent)\n" +
-        "BLOCKING int open_port(char *buf, int cap)\n" +
-        "BLOCKING int close_port(const char *port)\n" +
-        "BLOCKING int comm_accept(const char *port, int root, mp_comm_t comm, mp_comm_t *newcomm)\n" +
-        "BLOCKING int comm_connect(const char *port, int root, mp_comm_t comm, mp_comm_t *newcomm)\n" +
-        "BLOCKING int comm_disconnect(mp_comm_t comm)\n" +
-        "BLOCKING int publish_name(const char *service, const char *port)\n" +
-        "BLOCKING int unpublish_name(const char *service, const char *port)\n" +
-        "BLOCKING int lookup_name(const char *service, char *buf, int cap)\n" +
-        "BLOCKING int cart_create(mp_comm_t comm, int ndims, const int32_t *dims, const int32_t *periods, int reorder, mp_comm_t *newcomm)\n" +
-        "FAST int cart_ndims(mp_comm_t comm, int *ndims)\n" +
-        "FAST int cart_get(mp_comm_t comm, int ndims, int32_t *dims, int32_t *periods, int32_t *coords)\n" +
-        "FAST int cart_rank(mp_comm_t comm, const int32_t *coords, int *rank)\n" +
-        "FAST int cart_coords(mp_comm_t comm, int rank, int ndims, int32_t *coords)\n" +
-        "FAST int cart_shift(mp_comm_t comm, int direction, int disp, int *source, int *dest)\n" +
-        "BLOCKING int cart_sub(mp_comm_t comm, const int32_t *remain, mp_comm_t *newcomm)\n" +
-        "FAST int dims_create(int nnodes, int ndims, int32_t *dims)\n" +
+        "BLOCKING int session_init(mp_info_t info, int32_t *session)\n" +
+        "BLOCKING int session_finalize(int32_t session)\n" +
+        "FAST int session_num_psets(int32_t session, int *count)\n" +
+        "FAST int session_nth_pset(int32_t session, int n, char *buf, int cap)\n" +
+        "FAST int session_pset_info(int32_t session, const char *pset, mp_info_t *info)\n" +
+        "FAST int is_thread_main(int *flag)\n" +
         "FAST int send_start(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, mp_token_t *token)\n" +
         "FAST int recv_start(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status, mp_token_t *token)\n" +
         "FAST int token_test(mp_token_t token, mp_status_t *status)\n" +
@@ -376,6 +342,17 @@ internal struct CoreTable
         "BLOCKING int sendrecv(const void *sendbuf, int64_t sendbytes, int dest, int sendtag, void *recvbuf, int64_t recvbytes, int source, int recvtag, mp_comm_t comm, mp_status_t *status)\n" +
         "FAST int isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj, mp_req_t *req)\n" +
         "FAST int irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)\n" +
+        "FAST int iprobe(int source, int tag, mp_comm_t comm, mp_status_t *status)\n" +
+        "BLOCKING int probe(int source, int tag, mp_comm_t comm, mp_status_t *status)\n" +
+        "FAST int improbe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)\n" +
+        "BLOCKING int mprobe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)\n" +
+        "FAST int mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status, mp_token_t *token)\n" +
+        "BLOCKING int mrecv(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status)\n" +
+        "FAST int imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)\n" +
+        "FAST int psend_init(const void *buf, int partitions, int64_t part_bytes, int dest, int tag, mp_comm_t comm, void **stage, mp_req_t *req)\n" +
+        "FAST int precv_init(void *buf, int partitions, int64_t part_bytes, int source, int tag, mp_comm_t comm, void **stage, mp_req_t *req)\n" +
+        "FAST int pready(mp_req_t req, int first, int last, const int32_t *list)\n" +
+        "FAST int parrived(mp_req_t req, int part, int *flag)\n" +
         "FAST int req_test(mp_req_t req, mp_status_t *status)\n" +
         "BLOCKING int req_wait(mp_req_t req, mp_status_t *status)\n" +
         "FAST int req_cancel(mp_req_t req)\n" +
@@ -402,23 +379,77 @@ internal struct CoreTable
         "FAST int req_start(mp_req_t req, void *buf, void *obj)\n" +
         "FAST int req_startall(int n, const mp_req_t *reqs, void *const *bufs, void *const *objs, int *started)\n" +
         "FAST int req_free(mp_req_t req)\n" +
-        "FAST int iprobe(int source, int tag, mp_comm_t comm, mp_status_t *status)\n" +
-        "BLOCKING int probe(int source, int tag, mp_comm_t comm, mp_status_t *status)\n" +
-        "FAST int improbe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)\n" +
-        "BLOCKING int mprobe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)\n" +
-        "FAST int mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status, mp_token_t *token)\n" +
-        "BLOCKING int mrecv(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status)\n" +
+        "FAST int req_testsome(int n, const mp_req_t *reqs, int *indices, mp_status_t *statuses)\n" +
+        "ANY int req_is_recv(mp_req_t req)\n" +
         "BLOCKING int coll_run(mp_comm_t comm, const mp_coll_t *c)\n" +
         "FAST int coll_post(mp_comm_t comm, const mp_coll_t *c, void *send_obj, void *recv_obj, mp_req_t *req)\n" +
         "BLOCKING int op_create(mp_user_fn fn, void *state, int commutative, int32_t *op)\n" +
         "BLOCKING int op_free(int32_t op)\n" +
-        "FAST int imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)\n" +
-        "GC int gc_scan(int pass, mp_gc_report_fn report, void *ctx)\n" +
-        "GC void gc_attach(uint32_t features, uint64_t gen0_budget)\n" +
+        "FAST int comm_rank(mp_comm_t comm, int *rank)\n" +
+        "FAST int comm_size(mp_comm_t comm, int *size)\n" +
+        "BLOCKING int comm_dup(mp_comm_t comm, mp_comm_t *newcomm)\n" +
+        "BLOCKING int comm_split(mp_comm_t comm, int color, int key, mp_comm_t *newcomm)\n" +
+        "BLOCKING int comm_free(mp_comm_t comm)\n" +
+        "FAST int comm_compare(mp_comm_t a, mp_comm_t b, int *result)\n" +
+        "BLOCKING int comm_split_type(mp_comm_t comm, int split_type, int key, mp_comm_t *newcomm)\n" +
+        "FAST int comm_set_name(mp_comm_t comm, const char *name)\n" +
+        "FAST int comm_get_name(mp_comm_t comm, char *buf, int cap)\n" +
+        "FAST int comm_group(mp_comm_t comm, mp_group_t *group)\n" +
+        "FAST int group_size(mp_group_t group, int *size)\n" +
+        "FAST int group_rank(mp_group_t group, int *rank)\n" +
+        "FAST int group_setop(int op, mp_group_t a, mp_group_t b, mp_group_t *out)\n" +
+        "FAST int group_select(mp_group_t group, int exclude, int n, const int32_t *ranks, mp_group_t *out)\n" +
+        "FAST int group_translate(mp_group_t a, int n, const int32_t *ranks_a, mp_group_t b, int32_t *ranks_b)\n" +
+        "FAST int group_compare(mp_group_t a, mp_group_t b, int *result)\n" +
+        "FAST int group_free(mp_group_t group)\n" +
+        "BLOCKING int comm_create(mp_comm_t comm, mp_group_t group, mp_comm_t *newcomm)\n" +
+        "FAST int comm_remote_size(mp_comm_t comm, int *size)\n" +
+        "FAST int comm_is_inter(mp_comm_t comm, int *flag)\n" +
+        "BLOCKING int intercomm_create(mp_comm_t local, int local_leader, mp_comm_t peer, int remote_leader, int tag, mp_comm_t *newcomm)\n" +
+        "BLOCKING int intercomm_merge(mp_comm_t inter, int high, mp_comm_t *newcomm)\n" +
+        "FAST int group_from_pset(int32_t session, const char *pset, mp_group_t *group)\n" +
+        "BLOCKING int comm_create_from_group(mp_group_t group, const char *tag, mp_comm_t *comm)\n" +
+        "FAST int comm_handle(mp_comm_t comm, int64_t *c_handle, int32_t *f_handle)\n" +
+        "FAST int group_handle(mp_group_t group, int64_t *c_handle, int32_t *f_handle)\n" +
+        "FAST int comm_from_handle(int64_t handle, int fortran, int owned, mp_comm_t *comm)\n" +
+        "BLOCKING int cart_create(mp_comm_t comm, int ndims, const int32_t *dims, const int32_t *periods, int reorder, mp_comm_t *newcomm)\n" +
+        "FAST int cart_ndims(mp_comm_t comm, int *ndims)\n" +
+        "FAST int cart_get(mp_comm_t comm, int ndims, int32_t *dims, int32_t *periods, int32_t *coords)\n" +
+        "FAST int cart_rank(mp_comm_t comm, const int32_t *coords, int *rank)\n" +
+        "FAST int cart_coords(mp_comm_t comm, int rank, int ndims, int32_t *coords)\n" +
+        "FAST int cart_shift(mp_comm_t comm, int direction, int disp, int *source, int *dest)\n" +
+        "BLOCKING int cart_sub(mp_comm_t comm, const int32_t *remain, mp_comm_t *newcomm)\n" +
+        "FAST int dims_create(int nnodes, int ndims, int32_t *dims)\n" +
+        "FAST int topo_test(mp_comm_t comm, int *topo)\n" +
+        "BLOCKING int graph_create(mp_comm_t comm, int nnodes, const int32_t *index, const int32_t *edges, int reorder, mp_comm_t *newcomm)\n" +
+        "FAST int graph_dims(mp_comm_t comm, int *nnodes, int *nedges)\n" +
+        "FAST int graph_get(mp_comm_t comm, int nnodes, int nedges, int32_t *index, int32_t *edges)\n" +
+        "FAST int graph_neighbors_count(mp_comm_t comm, int rank, int *count)\n" +
+        "FAST int graph_neighbors(mp_comm_t comm, int rank, int max, int32_t *neighbors)\n" +
+        "BLOCKING int dist_graph_create_adjacent(mp_comm_t comm, int indegree, const int32_t *sources, const int32_t *sourceweights, int outdegree, const int32_t *destinations, const int32_t *destweights, int weighted, int reorder, mp_comm_t *newcomm)\n" +
+        "BLOCKING int dist_graph_create(mp_comm_t comm, int n, const int32_t *sources, const int32_t *degrees, const int32_t *destinations, const int32_t *weights, int weighted, int reorder, mp_comm_t *newcomm)\n" +
+        "FAST int topo_degrees(mp_comm_t comm, int *indegree, int *outdegree, int *weighted)\n" +
+        "FAST int dist_graph_neighbors(mp_comm_t comm, int maxin, int32_t *sources, int32_t *sourceweights, int maxout, int32_t *destinations, int32_t *destweights)\n" +
+        "BLOCKING int neighbor_run(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, const int64_t *rbytes)\n" +
+        "FAST int neighbor_post(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, const int64_t *rbytes, void *scratch, void *send_obj, void *recv_obj, mp_req_t *req)\n" +
+        "BLOCKING int neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)\n" +
         "FAST int info_create(mp_info_t *info)\n" +
         "FAST int info_set(mp_info_t info, const char *key, const char *value)\n" +
         "FAST int info_get(mp_info_t info, const char *key, char *buf, int cap, int *found)\n" +
         "FAST int info_free(mp_info_t info)\n" +
+        "FAST int world_attr(int which, int *value, int *flag)\n" +
+        "BLOCKING int comm_spawn(const char *command, const char *const *argv, int maxprocs, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)\n" +
+        "FAST int comm_get_parent(mp_comm_t *parent)\n" +
+        "BLOCKING int open_port(char *buf, int cap)\n" +
+        "BLOCKING int close_port(const char *port)\n" +
+        "BLOCKING int comm_accept(const char *port, int root, mp_comm_t comm, mp_comm_t *newcomm)\n" +
+        "BLOCKING int comm_connect(const char *port, int root, mp_comm_t comm, mp_comm_t *newcomm)\n" +
+        "BLOCKING int comm_disconnect(mp_comm_t comm)\n" +
+        "BLOCKING int publish_name(const char *service, const char *port)\n" +
+        "BLOCKING int unpublish_name(const char *service, const char *port)\n" +
+        "BLOCKING int lookup_name(const char *service, char *buf, int cap)\n" +
+        "BLOCKING int comm_spawn_info(const char *command, const char *const *argv, int maxprocs, mp_info_t info, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)\n" +
+        "BLOCKING int comm_spawn_multiple(int count, const char *const *commands, const char *const *const *argvs, const int32_t *maxprocs, const mp_info_t *infos, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)\n" +
         "BLOCKING int win_allocate(mp_comm_t comm, int64_t bytes, int disp_unit, int flavor, mp_info_t info, void **base, int32_t *win)\n" +
         "BLOCKING int win_create(mp_comm_t comm, void *base, int64_t bytes, int disp_unit, mp_info_t info, int32_t *win)\n" +
         "BLOCKING int win_free(int32_t win)\n" +
@@ -429,6 +460,10 @@ internal struct CoreTable
         "FAST int win_get(int32_t win, void *origin, int64_t count, int dtype, int elem_size, int target, int64_t disp, void *obj, mp_req_t *req)\n" +
         "FAST int win_accumulate(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp)\n" +
         "BLOCKING int win_fetch(int32_t win, const void *origin, const void *compare, void *result, int dtype, int elem_size, int op, int target, int64_t disp)\n" +
+        "FAST int win_accumulate_held(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp, void *origin_obj, void *result_obj)\n" +
+        "BLOCKING int win_create_dynamic(mp_comm_t comm, mp_info_t info, int32_t *win)\n" +
+        "BLOCKING int win_attach(int32_t win, void *base, int64_t bytes, int64_t *address)\n" +
+        "BLOCKING int win_detach(int32_t win, void *base)\n" +
         "BLOCKING int file_open(mp_comm_t comm, const char *path, int amode, mp_info_t info, mp_file_t *file)\n" +
         "BLOCKING int file_close(mp_file_t file)\n" +
         "BLOCKING int file_delete(const char *path, mp_info_t info)\n" +
@@ -443,43 +478,8 @@ internal struct CoreTable
         "BLOCKING int file_get_size(mp_file_t file, int64_t *bytes)\n" +
         "BLOCKING int file_set_atomicity(mp_file_t file, int atomic)\n" +
         "FAST int file_get_atomicity(mp_file_t file, int *atomic)\n" +
-        "FAST int topo_test(mp_comm_t comm, int *topo)\n" +
-        "BLOCKING int graph_create(mp_comm_t comm, int nnodes, const int32_t *index, const int32_t *edges, int reorder, mp_comm_t *newcomm)\n" +
-        "FAST int graph_dims(mp_comm_t comm, int *nnodes, int *nedges)\n" +
-        "FAST int graph_get(mp_comm_t comm, int nnodes, int nedges, int32_t *index, int32_t *edges)\n" +
-        "FAST int graph_neighbors_count(mp_comm_t comm, int rank, int *count)\n" +
-        "FAST int graph_neighbors(mp_comm_t comm, int rank, int max, int32_t *neighbors)\n" +
-        "BLOCKING int dist_graph_create_adjacent(mp_comm_t comm, int indegree, const int32_t *sources, const int32_t *sourceweights, int outdegree, const int32_t *destinations, const int32_t *destweights, int weighted, int reorder, mp_comm_t *newcomm)\n" +
-        "BLOCKING int dist_graph_create(mp_comm_t comm, int n, const int32_t *sources, const int32_t *degrees, const int32_t *destinations, const int32_t *weights, int weighted, int reorder, mp_comm_t *newcomm)\n" +
-        "FAST int topo_degrees(mp_comm_t comm, int *indegree, int *outdegree, int *weighted)\n" +
-        "FAST int dist_graph_neighbors(mp_comm_t comm, int maxin, int32_t *sources, int32_t *sourceweights, int maxout, int32_t *destinations, int32_t *destweights)\n" +
-        "BLOCKING int neighbor_run(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, const int64_t *rbytes)\n" +
-        "FAST int neighbor_post(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, const int64_t *rbytes, void *scratch, void *send_obj, void *recv_obj, mp_req_t *req)\n" +
-        "BLOCKING int neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)\n" +
-        "BLOCKING int session_init(mp_info_t info, int32_t *session)\n" +
-        "BLOCKING int session_finalize(int32_t session)\n" +
-        "FAST int session_num_psets(int32_t session, int *count)\n" +
-        "FAST int session_nth_pset(int32_t session, int n, char *buf, int cap)\n" +
-        "FAST int session_pset_info(int32_t session, const char *pset, mp_info_t *info)\n" +
-        "FAST int group_from_pset(int32_t session, const char *pset, mp_group_t *group)\n" +
-        "BLOCKING int comm_create_from_group(mp_group_t group, const char *tag, mp_comm_t *comm)\n" +
-        "FAST int psend_init(const void *buf, int partitions, int64_t part_bytes, int dest, int tag, mp_comm_t comm, void **stage, mp_req_t *req)\n" +
-        "FAST int precv_init(void *buf, int partitions, int64_t part_bytes, int source, int tag, mp_comm_t comm, void **stage, mp_req_t *req)\n" +
-        "FAST int pready(mp_req_t req, int first, int last, const int32_t *list)\n" +
-        "FAST int parrived(mp_req_t req, int part, int *flag)\n" +
-        "BLOCKING int comm_spawn_info(const char *command, const char *const *argv, int maxprocs, mp_info_t info, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)\n" +
-        "FAST int req_testsome(int n, const mp_req_t *reqs, int *indices, mp_status_t *statuses)\n" +
-        "ANY int req_is_recv(mp_req_t req)\n" +
-        "FAST int world_attr(int which, int *value, int *flag)\n" +
-        "FAST int win_accumulate_held(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp, void *origin_obj, void *result_obj)\n" +
-        "BLOCKING int comm_spawn_multiple(int count, const char *const *commands, const char *const *const *argvs, const int32_t *maxprocs, const mp_info_t *infos, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)\n" +
-        "FAST int is_thread_main(int *flag)\n" +
-        "BLOCKING int win_create_dynamic(mp_comm_t comm, mp_info_t info, int32_t *win)\n" +
-        "BLOCKING int win_attach(int32_t win, void *base, int64_t bytes, int64_t *address)\n" +
-        "BLOCKING int win_detach(int32_t win, void *base)\n" +
-        "FAST int comm_handle(mp_comm_t comm, int64_t *c_handle, int32_t *f_handle)\n" +
-        "FAST int group_handle(mp_group_t group, int64_t *c_handle, int32_t *f_handle)\n" +
-        "FAST int comm_from_handle(int64_t handle, int fortran, int owned, mp_comm_t *comm)\n" +
+        "GC int gc_scan(int pass, mp_gc_report_fn report, void *ctx)\n" +
+        "GC void gc_attach(uint32_t features, uint64_t gen0_budget)\n" +
         "";
 }
 
@@ -522,86 +522,18 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int> MpiAbi;
     /// <summary>ANY: void mp_stats(mp_stats_t *out)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CoreStats*, void> Stats;
-    /// <summary>FAST: int mp_comm_rank(mp_comm_t comm, int *rank)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CommRank;
-    /// <summary>FAST: int mp_comm_size(mp_comm_t comm, int *size)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CommSize;
-    /// <summary>BLOCKING: int mp_comm_dup(mp_comm_t comm, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int*, int> CommDup;
-    /// <summary>BLOCKING: int mp_comm_split(mp_comm_t comm, int color, int key, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, int*, int> CommSplit;
-    /// <summary>BLOCKING: int mp_comm_free(mp_comm_t comm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int> CommFree;
-    /// <summary>FAST: int mp_comm_compare(mp_comm_t a, mp_comm_t b, int *result)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> CommCompare;
-    /// <summary>BLOCKING: int mp_comm_split_type(mp_comm_t comm, int split_type, int key, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, int*, int> CommSplitType;
-    /// <summary>FAST: int mp_comm_set_name(mp_comm_t comm, const char *name)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int> CommSetName;
-    /// <summary>FAST: int mp_comm_get_name(mp_comm_t comm, char *buf, int cap)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int, int> CommGetName;
-    /// <summary>FAST: int mp_comm_group(mp_comm_t comm, mp_group_t *group)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CommGroup;
-    /// <summary>FAST: int mp_group_size(mp_group_t group, int *size)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> GroupSize;
-    /// <summary>FAST: int mp_group_rank(mp_group_t group, int *rank)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> GroupRank;
-    /// <summary>FAST: int mp_group_setop(int op, mp_group_t a, mp_group_t b, mp_group_t *out)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int> GroupSetop;
-    /// <summary>FAST: int mp_group_select(mp_group_t group, int exclude, int n, const int32_t *ranks, mp_group_t *out)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int> GroupSelect;
-    /// <summary>FAST: int mp_group_translate(mp_group_t a, int n, const int32_t *ranks_a, mp_group_t b, int32_t *ranks_b)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int, int*, int> GroupTranslate;
-    /// <summary>FAST: int mp_group_compare(mp_group_t a, mp_group_t b, int *result)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> GroupCompare;
-    /// <summary>FAST: int mp_group_free(mp_group_t group)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> GroupFree;
-    /// <summary>BLOCKING: int mp_comm_create(mp_comm_t comm, mp_group_t group, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int> CommCreate;
-    /// <summary>FAST: int mp_comm_remote_size(mp_comm_t comm, int *size)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CommRemoteSize;
-    /// <summary>FAST: int mp_comm_is_inter(mp_comm_t comm, int *flag)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CommIsInter;
-    /// <summary>BLOCKING: int mp_intercomm_create(mp_comm_t local, int local_leader, mp_comm_t peer, int remote_leader, int tag, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, int, int, int*, int> IntercommCreate;
-    /// <summary>BLOCKING: int mp_intercomm_merge(mp_comm_t inter, int high, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int> IntercommMerge;
-    /// <summary>BLOCKING: int mp_comm_spawn(const char *command, const char *const *argv, int maxprocs, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<byte*, byte**, int, int, int, int*, int*, int> CommSpawn;
-    /// <summary>FAST: int mp_comm_get_parent(mp_comm_t *parent)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int> CommGetParent;
-    /// <summary>BLOCKING: int mp_open_port(char *buf, int cap)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<byte*, int, int> OpenPort;
-    /// <summary>BLOCKING: int mp_close_port(const char *port)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<byte*, int> ClosePort;
-    /// <summary>BLOCKING: int mp_comm_accept(const char *port, int root, mp_comm_t comm, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<byte*, int, int, int*, int> CommAccept;
-    /// <summary>BLOCKING: int mp_comm_connect(const char *port, int root, mp_comm_t comm, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<byte*, int, int, int*, int> CommConnect;
-    /// <summary>BLOCKING: int mp_comm_disconnect(mp_comm_t comm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int> CommDisconnect;
-    /// <summary>BLOCKING: int mp_publish_name(const char *service, const char *port)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<byte*, byte*, int> PublishName;
-    /// <summary>BLOCKING: int mp_unpublish_name(const char *service, const char *port)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<byte*, byte*, int> UnpublishName;
-    /// <summary>BLOCKING: int mp_lookup_name(const char *service, char *buf, int cap)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<byte*, byte*, int, int> LookupName;
-    /// <summary>BLOCKING: int mp_cart_create(mp_comm_t comm, int ndims, const int32_t *dims, const int32_t *periods, int reorder, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int> CartCreate;
-    /// <summary>FAST: int mp_cart_ndims(mp_comm_t comm, int *ndims)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CartNdims;
-    /// <summary>FAST: int mp_cart_get(mp_comm_t comm, int ndims, int32_t *dims, int32_t *periods, int32_t *coords)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int*, int*, int> CartGet;
-    /// <summary>FAST: int mp_cart_rank(mp_comm_t comm, const int32_t *coords, int *rank)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int> CartRank;
-    /// <summary>FAST: int mp_cart_coords(mp_comm_t comm, int rank, int ndims, int32_t *coords)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int> CartCoords;
-    /// <summary>FAST: int mp_cart_shift(mp_comm_t comm, int direction, int disp, int *source, int *dest)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int> CartShift;
-    /// <summary>BLOCKING: int mp_cart_sub(mp_comm_t comm, const int32_t *remain, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int*, int*, int> CartSub;
-    /// <summary>FAST: int mp_dims_create(int nnodes, int ndims, int32_t *dims)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> DimsCreate;
+    /// <summary>BLOCKING: int mp_session_init(mp_info_t info, int32_t *session)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int*, int> SessionInit;
+    /// <summary>BLOCKING: int mp_session_finalize(int32_t session)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int> SessionFinalize;
+    /// <summary>FAST: int mp_session_num_psets(int32_t session, int *count)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> SessionNumPsets;
+    /// <summary>FAST: int mp_session_nth_pset(int32_t session, int n, char *buf, int cap)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, byte*, int, int> SessionNthPset;
+    /// <summary>FAST: int mp_session_pset_info(int32_t session, const char *pset, mp_info_t *info)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int*, int> SessionPsetInfo;
+    /// <summary>FAST: int mp_is_thread_main(int *flag)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int> IsThreadMain;
     /// <summary>FAST: int mp_send_start(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, mp_token_t *token)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, long*, int> SendStart;
     /// <summary>FAST: int mp_recv_start(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status, mp_token_t *token)</summary>
@@ -620,6 +552,28 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int> Isend;
     /// <summary>FAST: int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, void*, int*, int> Irecv;
+    /// <summary>FAST: int mp_iprobe(int source, int tag, mp_comm_t comm, mp_status_t *status)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, Status*, int> Iprobe;
+    /// <summary>BLOCKING: int mp_probe(int source, int tag, mp_comm_t comm, mp_status_t *status)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, Status*, int> Probe;
+    /// <summary>FAST: int mp_improbe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, long*, Status*, int> Improbe;
+    /// <summary>BLOCKING: int mp_mprobe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, long*, Status*, int> Mprobe;
+    /// <summary>FAST: int mp_mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status, mp_token_t *token)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, Status*, long*, int> MrecvStart;
+    /// <summary>BLOCKING: int mp_mrecv(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<void*, long, long, Status*, int> Mrecv;
+    /// <summary>FAST: int mp_imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, void*, int*, int> Imrecv;
+    /// <summary>FAST: int mp_psend_init(const void *buf, int partitions, int64_t part_bytes, int dest, int tag, mp_comm_t comm, void **stage, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, int, void**, int*, int> PsendInit;
+    /// <summary>FAST: int mp_precv_init(void *buf, int partitions, int64_t part_bytes, int source, int tag, mp_comm_t comm, void **stage, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, int, void**, int*, int> PrecvInit;
+    /// <summary>FAST: int mp_pready(mp_req_t req, int first, int last, const int32_t *list)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int> Pready;
+    /// <summary>FAST: int mp_parrived(mp_req_t req, int part, int *flag)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> Parrived;
     /// <summary>FAST: int mp_req_test(mp_req_t req, mp_status_t *status)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, Status*, int> ReqTest;
     /// <summary>BLOCKING: int mp_req_wait(mp_req_t req, mp_status_t *status)</summary>
@@ -672,18 +626,10 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, void**, void**, int*, int> ReqStartall;
     /// <summary>FAST: int mp_req_free(mp_req_t req)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> ReqFree;
-    /// <summary>FAST: int mp_iprobe(int source, int tag, mp_comm_t comm, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, Status*, int> Iprobe;
-    /// <summary>BLOCKING: int mp_probe(int source, int tag, mp_comm_t comm, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, Status*, int> Probe;
-    /// <summary>FAST: int mp_improbe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, long*, Status*, int> Improbe;
-    /// <summary>BLOCKING: int mp_mprobe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, long*, Status*, int> Mprobe;
-    /// <summary>FAST: int mp_mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status, mp_token_t *token)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, Status*, long*, int> MrecvStart;
-    /// <summary>BLOCKING: int mp_mrecv(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<void*, long, long, Status*, int> Mrecv;
+    /// <summary>FAST: int mp_req_testsome(int n, const mp_req_t *reqs, int *indices, mp_status_t *statuses)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, Status*, int> ReqTestsome;
+    /// <summary>ANY: int mp_req_is_recv(mp_req_t req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> ReqIsRecv;
     /// <summary>BLOCKING: int mp_coll_run(mp_comm_t comm, const mp_coll_t *c)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, CollDesc*, int> CollRun;
     /// <summary>FAST: int mp_coll_post(mp_comm_t comm, const mp_coll_t *c, void *send_obj, void *recv_obj, mp_req_t *req)</summary>
@@ -692,8 +638,102 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>, void*, int, int*, int> OpCreate;
     /// <summary>BLOCKING: int mp_op_free(int32_t op)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, int> OpFree;
-    /// <summary>FAST: int mp_imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, void*, int*, int> Imrecv;
+    /// <summary>FAST: int mp_comm_rank(mp_comm_t comm, int *rank)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CommRank;
+    /// <summary>FAST: int mp_comm_size(mp_comm_t comm, int *size)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CommSize;
+    /// <summary>BLOCKING: int mp_comm_dup(mp_comm_t comm, mp_comm_t *newcomm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int*, int> CommDup;
+    /// <summary>BLOCKING: int mp_comm_split(mp_comm_t comm, int color, int key, mp_comm_t *newcomm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, int*, int> CommSplit;
+    /// <summary>BLOCKING: int mp_comm_free(mp_comm_t comm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int> CommFree;
+    /// <summary>FAST: int mp_comm_compare(mp_comm_t a, mp_comm_t b, int *result)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> CommCompare;
+    /// <summary>BLOCKING: int mp_comm_split_type(mp_comm_t comm, int split_type, int key, mp_comm_t *newcomm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, int*, int> CommSplitType;
+    /// <summary>FAST: int mp_comm_set_name(mp_comm_t comm, const char *name)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int> CommSetName;
+    /// <summary>FAST: int mp_comm_get_name(mp_comm_t comm, char *buf, int cap)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int, int> CommGetName;
+    /// <summary>FAST: int mp_comm_group(mp_comm_t comm, mp_group_t *group)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CommGroup;
+    /// <summary>FAST: int mp_group_size(mp_group_t group, int *size)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> GroupSize;
+    /// <summary>FAST: int mp_group_rank(mp_group_t group, int *rank)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> GroupRank;
+    /// <summary>FAST: int mp_group_setop(int op, mp_group_t a, mp_group_t b, mp_group_t *out)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int> GroupSetop;
+    /// <summary>FAST: int mp_group_select(mp_group_t group, int exclude, int n, const int32_t *ranks, mp_group_t *out)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int> GroupSelect;
+    /// <summary>FAST: int mp_group_translate(mp_group_t a, int n, const int32_t *ranks_a, mp_group_t b, int32_t *ranks_b)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int, int*, int> GroupTranslate;
+    /// <summary>FAST: int mp_group_compare(mp_group_t a, mp_group_t b, int *result)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> GroupCompare;
+    /// <summary>FAST: int mp_group_free(mp_group_t group)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> GroupFree;
+    /// <summary>BLOCKING: int mp_comm_create(mp_comm_t comm, mp_group_t group, mp_comm_t *newcomm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int> CommCreate;
+    /// <summary>FAST: int mp_comm_remote_size(mp_comm_t comm, int *size)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CommRemoteSize;
+    /// <summary>FAST: int mp_comm_is_inter(mp_comm_t comm, int *flag)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CommIsInter;
+    /// <summary>BLOCKING: int mp_intercomm_create(mp_comm_t local, int local_leader, mp_comm_t peer, int remote_leader, int tag, mp_comm_t *newcomm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, int, int, int*, int> IntercommCreate;
+    /// <summary>BLOCKING: int mp_intercomm_merge(mp_comm_t inter, int high, mp_comm_t *newcomm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int> IntercommMerge;
+    /// <summary>FAST: int mp_group_from_pset(int32_t session, const char *pset, mp_group_t *group)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int*, int> GroupFromPset;
+    /// <summary>BLOCKING: int mp_comm_create_from_group(mp_group_t group, const char *tag, mp_comm_t *comm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, byte*, int*, int> CommCreateFromGroup;
+    /// <summary>FAST: int mp_comm_handle(mp_comm_t comm, int64_t *c_handle, int32_t *f_handle)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int*, int> CommHandle;
+    /// <summary>FAST: int mp_group_handle(mp_group_t group, int64_t *c_handle, int32_t *f_handle)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int*, int> GroupHandle;
+    /// <summary>FAST: int mp_comm_from_handle(int64_t handle, int fortran, int owned, mp_comm_t *comm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<long, int, int, int*, int> CommFromHandle;
+    /// <summary>BLOCKING: int mp_cart_create(mp_comm_t comm, int ndims, const int32_t *dims, const int32_t *periods, int reorder, mp_comm_t *newcomm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int> CartCreate;
+    /// <summary>FAST: int mp_cart_ndims(mp_comm_t comm, int *ndims)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CartNdims;
+    /// <summary>FAST: int mp_cart_get(mp_comm_t comm, int ndims, int32_t *dims, int32_t *periods, int32_t *coords)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int*, int*, int> CartGet;
+    /// <summary>FAST: int mp_cart_rank(mp_comm_t comm, const int32_t *coords, int *rank)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int> CartRank;
+    /// <summary>FAST: int mp_cart_coords(mp_comm_t comm, int rank, int ndims, int32_t *coords)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int> CartCoords;
+    /// <summary>FAST: int mp_cart_shift(mp_comm_t comm, int direction, int disp, int *source, int *dest)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int> CartShift;
+    /// <summary>BLOCKING: int mp_cart_sub(mp_comm_t comm, const int32_t *remain, mp_comm_t *newcomm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int*, int*, int> CartSub;
+    /// <summary>FAST: int mp_dims_create(int nnodes, int ndims, int32_t *dims)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> DimsCreate;
+    /// <summary>FAST: int mp_topo_test(mp_comm_t comm, int *topo)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> TopoTest;
+    /// <summary>BLOCKING: int mp_graph_create(mp_comm_t comm, int nnodes, const int32_t *index, const int32_t *edges, int reorder, mp_comm_t *newcomm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int> GraphCreate;
+    /// <summary>FAST: int mp_graph_dims(mp_comm_t comm, int *nnodes, int *nedges)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int> GraphDims;
+    /// <summary>FAST: int mp_graph_get(mp_comm_t comm, int nnodes, int nedges, int32_t *index, int32_t *edges)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int> GraphGet;
+    /// <summary>FAST: int mp_graph_neighbors_count(mp_comm_t comm, int rank, int *count)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> GraphNeighborsCount;
+    /// <summary>FAST: int mp_graph_neighbors(mp_comm_t comm, int rank, int max, int32_t *neighbors)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int> GraphNeighbors;
+    /// <summary>BLOCKING: int mp_dist_graph_create_adjacent(mp_comm_t comm, int indegree, const int32_t *sources, const int32_t *sourceweights, int outdegree, const int32_t *destinations, const int32_t *destweights, int weighted, int reorder, mp_comm_t *newcomm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int*, int, int, int*, int> DistGraphCreateAdjacent;
+    /// <summary>BLOCKING: int mp_dist_graph_create(mp_comm_t comm, int n, const int32_t *sources, const int32_t *degrees, const int32_t *destinations, const int32_t *weights, int weighted, int reorder, mp_comm_t *newcomm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int*, int*, int*, int, int, int*, int> DistGraphCreate;
+    /// <summary>FAST: int mp_topo_degrees(mp_comm_t comm, int *indegree, int *outdegree, int *weighted)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int*, int> TopoDegrees;
+    /// <summary>FAST: int mp_dist_graph_neighbors(mp_comm_t comm, int maxin, int32_t *sources, int32_t *sourceweights, int maxout, int32_t *destinations, int32_t *destweights)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int*, int, int*, int*, int> DistGraphNeighbors;
+    /// <summary>BLOCKING: int mp_neighbor_run(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, const int64_t *rbytes)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, CollDesc*, long*, long*, int> NeighborRun;
+    /// <summary>FAST: int mp_neighbor_post(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, const int64_t *rbytes, void *scratch, void *send_obj, void *recv_obj, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, long*, long*, void*, void*, void*, int*, int> NeighborPost;
+    /// <summary>BLOCKING: int mp_neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, CollDesc*, long*, void**, int*, int> NeighborInit;
     /// <summary>FAST: int mp_info_create(mp_info_t *info)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int> InfoCreate;
     /// <summary>FAST: int mp_info_set(mp_info_t info, const char *key, const char *value)</summary>
@@ -702,6 +742,32 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, byte*, int, int*, int> InfoGet;
     /// <summary>FAST: int mp_info_free(mp_info_t info)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> InfoFree;
+    /// <summary>FAST: int mp_world_attr(int which, int *value, int *flag)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int> WorldAttr;
+    /// <summary>BLOCKING: int mp_comm_spawn(const char *command, const char *const *argv, int maxprocs, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, byte**, int, int, int, int*, int*, int> CommSpawn;
+    /// <summary>FAST: int mp_comm_get_parent(mp_comm_t *parent)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int> CommGetParent;
+    /// <summary>BLOCKING: int mp_open_port(char *buf, int cap)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, int, int> OpenPort;
+    /// <summary>BLOCKING: int mp_close_port(const char *port)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, int> ClosePort;
+    /// <summary>BLOCKING: int mp_comm_accept(const char *port, int root, mp_comm_t comm, mp_comm_t *newcomm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, int, int, int*, int> CommAccept;
+    /// <summary>BLOCKING: int mp_comm_connect(const char *port, int root, mp_comm_t comm, mp_comm_t *newcomm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, int, int, int*, int> CommConnect;
+    /// <summary>BLOCKING: int mp_comm_disconnect(mp_comm_t comm)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int> CommDisconnect;
+    /// <summary>BLOCKING: int mp_publish_name(const char *service, const char *port)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, byte*, int> PublishName;
+    /// <summary>BLOCKING: int mp_unpublish_name(const char *service, const char *port)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, byte*, int> UnpublishName;
+    /// <summary>BLOCKING: int mp_lookup_name(const char *service, char *buf, int cap)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, byte*, int, int> LookupName;
+    /// <summary>BLOCKING: int mp_comm_spawn_info(const char *command, const char *const *argv, int maxprocs, mp_info_t info, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, byte**, int, int, int, int, int*, int*, int> CommSpawnInfo;
+    /// <summary>BLOCKING: int mp_comm_spawn_multiple(int count, const char *const *commands, const char *const *const *argvs, const int32_t *maxprocs, const mp_info_t *infos, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, byte**, byte***, int*, int*, int, int, int*, int*, int> CommSpawnMultiple;
     /// <summary>BLOCKING: int mp_win_allocate(mp_comm_t comm, int64_t bytes, int disp_unit, int flavor, mp_info_t info, void **base, int32_t *win)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, long, int, int, int, void**, int*, int> WinAllocate;
     /// <summary>BLOCKING: int mp_win_create(mp_comm_t comm, void *base, int64_t bytes, int disp_unit, mp_info_t info, int32_t *win)</summary>
@@ -722,6 +788,14 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, int> WinAccumulate;
     /// <summary>BLOCKING: int mp_win_fetch(int32_t win, const void *origin, const void *compare, void *result, int dtype, int elem_size, int op, int target, int64_t disp)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, void*, void*, void*, int, int, int, int, long, int> WinFetch;
+    /// <summary>FAST: int mp_win_accumulate_held(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp, void *origin_obj, void *result_obj)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, void*, void*, int> WinAccumulateHeld;
+    /// <summary>BLOCKING: int mp_win_create_dynamic(mp_comm_t comm, mp_info_t info, int32_t *win)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int> WinCreateDynamic;
+    /// <summary>BLOCKING: int mp_win_attach(int32_t win, void *base, int64_t bytes, int64_t *address)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, void*, long, long*, int> WinAttach;
+    /// <summary>BLOCKING: int mp_win_detach(int32_t win, void *base)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, void*, int> WinDetach;
     /// <summary>BLOCKING: int mp_file_open(mp_comm_t comm, const char *path, int amode, mp_info_t info, mp_file_t *file)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, byte*, int, int, int*, int> FileOpen;
     /// <summary>BLOCKING: int mp_file_close(mp_file_t file)</summary>
@@ -750,80 +824,6 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<int, int, int> FileSetAtomicity;
     /// <summary>FAST: int mp_file_get_atomicity(mp_file_t file, int *atomic)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> FileGetAtomicity;
-    /// <summary>FAST: int mp_topo_test(mp_comm_t comm, int *topo)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> TopoTest;
-    /// <summary>BLOCKING: int mp_graph_create(mp_comm_t comm, int nnodes, const int32_t *index, const int32_t *edges, int reorder, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int> GraphCreate;
-    /// <summary>FAST: int mp_graph_dims(mp_comm_t comm, int *nnodes, int *nedges)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int> GraphDims;
-    /// <summary>FAST: int mp_graph_get(mp_comm_t comm, int nnodes, int nedges, int32_t *index, int32_t *edges)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int> GraphGet;
-    /// <summary>FAST: int mp_graph_neighbors_count(mp_comm_t comm, int rank, int *count)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> GraphNeighborsCount;
-    /// <summary>FAST: int mp_graph_neighbors(mp_comm_t comm, int rank, int max, int32_t *neighbors)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int> GraphNeighbors;
-    /// <summary>BLOCKING: int mp_dist_graph_create_adjacent(mp_comm_t comm, int indegree, const int32_t *sources, const int32_t *sourceweights, int outdegree, const int32_t *destinations, const int32_t *destweights, int weighted, int reorder, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int*, int, int, int*, int> DistGraphCreateAdjacent;
-    /// <summary>BLOCKING: int mp_dist_graph_create(mp_comm_t comm, int n, const int32_t *sources, const int32_t *degrees, const int32_t *destinations, const int32_t *weights, int weighted, int reorder, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int*, int*, int*, int, int, int*, int> DistGraphCreate;
-    /// <summary>FAST: int mp_topo_degrees(mp_comm_t comm, int *indegree, int *outdegree, int *weighted)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int*, int> TopoDegrees;
-    /// <summary>FAST: int mp_dist_graph_neighbors(mp_comm_t comm, int maxin, int32_t *sources, int32_t *sourceweights, int maxout, int32_t *destinations, int32_t *destweights)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int*, int, int*, int*, int> DistGraphNeighbors;
-    /// <summary>BLOCKING: int mp_neighbor_run(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, const int64_t *rbytes)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, CollDesc*, long*, long*, int> NeighborRun;
-    /// <summary>FAST: int mp_neighbor_post(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, const int64_t *rbytes, void *scratch, void *send_obj, void *recv_obj, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, long*, long*, void*, void*, void*, int*, int> NeighborPost;
-    /// <summary>BLOCKING: int mp_neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, CollDesc*, long*, void**, int*, int> NeighborInit;
-    /// <summary>BLOCKING: int mp_session_init(mp_info_t info, int32_t *session)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int*, int> SessionInit;
-    /// <summary>BLOCKING: int mp_session_finalize(int32_t session)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int> SessionFinalize;
-    /// <summary>FAST: int mp_session_num_psets(int32_t session, int *count)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> SessionNumPsets;
-    /// <summary>FAST: int mp_session_nth_pset(int32_t session, int n, char *buf, int cap)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, byte*, int, int> SessionNthPset;
-    /// <summary>FAST: int mp_session_pset_info(int32_t session, const char *pset, mp_info_t *info)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int*, int> SessionPsetInfo;
-    /// <summary>FAST: int mp_group_from_pset(int32_t session, const char *pset, mp_group_t *group)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int*, int> GroupFromPset;
-    /// <summary>BLOCKING: int mp_comm_create_from_group(mp_group_t group, const char *tag, mp_comm_t *comm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, byte*, int*, int> CommCreateFromGroup;
-    /// <summary>FAST: int mp_psend_init(const void *buf, int partitions, int64_t part_bytes, int dest, int tag, mp_comm_t comm, void **stage, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, int, void**, int*, int> PsendInit;
-    /// <summary>FAST: int mp_precv_init(void *buf, int partitions, int64_t part_bytes, int source, int tag, mp_comm_t comm, void **stage, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, int, void**, int*, int> PrecvInit;
-    /// <summary>FAST: int mp_pready(mp_req_t req, int first, int last, const int32_t *list)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int> Pready;
-    /// <summary>FAST: int mp_parrived(mp_req_t req, int part, int *flag)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> Parrived;
-    /// <summary>BLOCKING: int mp_comm_spawn_info(const char *command, const char *const *argv, int maxprocs, mp_info_t info, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<byte*, byte**, int, int, int, int, int*, int*, int> CommSpawnInfo;
-    /// <summary>FAST: int mp_req_testsome(int n, const mp_req_t *reqs, int *indices, mp_status_t *statuses)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, Status*, int> ReqTestsome;
-    /// <summary>ANY: int mp_req_is_recv(mp_req_t req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> ReqIsRecv;
-    /// <summary>FAST: int mp_world_attr(int which, int *value, int *flag)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int> WorldAttr;
-    /// <summary>FAST: int mp_win_accumulate_held(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp, void *origin_obj, void *result_obj)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, void*, void*, int> WinAccumulateHeld;
-    /// <summary>BLOCKING: int mp_comm_spawn_multiple(int count, const char *const *commands, const char *const *const *argvs, const int32_t *maxprocs, const mp_info_t *infos, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, byte**, byte***, int*, int*, int, int, int*, int*, int> CommSpawnMultiple;
-    /// <summary>FAST: int mp_is_thread_main(int *flag)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int> IsThreadMain;
-    /// <summary>BLOCKING: int mp_win_create_dynamic(mp_comm_t comm, mp_info_t info, int32_t *win)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int> WinCreateDynamic;
-    /// <summary>BLOCKING: int mp_win_attach(int32_t win, void *base, int64_t bytes, int64_t *address)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, void*, long, long*, int> WinAttach;
-    /// <summary>BLOCKING: int mp_win_detach(int32_t win, void *base)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, void*, int> WinDetach;
-    /// <summary>FAST: int mp_comm_handle(mp_comm_t comm, int64_t *c_handle, int32_t *f_handle)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int*, int> CommHandle;
-    /// <summary>FAST: int mp_group_handle(mp_group_t group, int64_t *c_handle, int32_t *f_handle)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int*, int> GroupHandle;
-    /// <summary>FAST: int mp_comm_from_handle(int64_t handle, int fortran, int owned, mp_comm_t *comm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<long, int, int, int*, int> CommFromHandle;
 
 #pragma warning disable CA1810 // the table must be validated before any field is read
     static Core()
@@ -846,46 +846,12 @@ internal static unsafe partial class Core
         LibraryPath = (delegate* unmanaged[Cdecl, SuppressGCTransition]<byte*>)t->LibraryPath;
         MpiAbi = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)t->MpiAbi;
         Stats = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CoreStats*, void>)t->Stats;
-        CommRank = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CommRank;
-        CommSize = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CommSize;
-        CommDup = (delegate* unmanaged[Cdecl]<int, int*, int>)t->CommDup;
-        CommSplit = (delegate* unmanaged[Cdecl]<int, int, int, int*, int>)t->CommSplit;
-        CommFree = (delegate* unmanaged[Cdecl]<int, int>)t->CommFree;
-        CommCompare = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->CommCompare;
-        CommSplitType = (delegate* unmanaged[Cdecl]<int, int, int, int*, int>)t->CommSplitType;
-        CommSetName = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int>)t->CommSetName;
-        CommGetName = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int, int>)t->CommGetName;
-        CommGroup = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CommGroup;
-        GroupSize = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->GroupSize;
-        GroupRank = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->GroupRank;
-        GroupSetop = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int>)t->GroupSetop;
-        GroupSelect = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int>)t->GroupSelect;
-        GroupTranslate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int, int*, int>)t->GroupTranslate;
-        GroupCompare = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->GroupCompare;
-        GroupFree = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->GroupFree;
-        CommCreate = (delegate* unmanaged[Cdecl]<int, int, int*, int>)t->CommCreate;
-        CommRemoteSize = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CommRemoteSize;
-        CommIsInter = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CommIsInter;
-        IntercommCreate = (delegate* unmanaged[Cdecl]<int, int, int, int, int, int*, int>)t->IntercommCreate;
-        IntercommMerge = (delegate* unmanaged[Cdecl]<int, int, int*, int>)t->IntercommMerge;
-        CommSpawn = (delegate* unmanaged[Cdecl]<byte*, byte**, int, int, int, int*, int*, int>)t->CommSpawn;
-        CommGetParent = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int>)t->CommGetParent;
-        OpenPort = (delegate* unmanaged[Cdecl]<byte*, int, int>)t->OpenPort;
-        ClosePort = (delegate* unmanaged[Cdecl]<byte*, int>)t->ClosePort;
-        CommAccept = (delegate* unmanaged[Cdecl]<byte*, int, int, int*, int>)t->CommAccept;
-        CommConnect = (delegate* unmanaged[Cdecl]<byte*, int, int, int*, int>)t->CommConnect;
-        CommDisconnect = (delegate* unmanaged[Cdecl]<int, int>)t->CommDisconnect;
-        PublishName = (delegate* unmanaged[Cdecl]<byte*, byte*, int>)t->PublishName;
-        UnpublishName = (delegate* unmanaged[Cdecl]<byte*, byte*, int>)t->UnpublishName;
-        LookupName = (delegate* unmanaged[Cdecl]<byte*, byte*, int, int>)t->LookupName;
-        CartCreate = (delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int>)t->CartCreate;
-        CartNdims = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CartNdims;
-        CartGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int*, int*, int>)t->CartGet;
-        CartRank = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int>)t->CartRank;
-        CartCoords = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int>)t->CartCoords;
-        CartShift = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int>)t->CartShift;
-        CartSub = (delegate* unmanaged[Cdecl]<int, int*, int*, int>)t->CartSub;
-        DimsCreate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->DimsCreate;
+        SessionInit = (delegate* unmanaged[Cdecl]<int, int*, int>)t->SessionInit;
+        SessionFinalize = (delegate* unmanaged[Cdecl]<int, int>)t->SessionFinalize;
+        SessionNumPsets = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->SessionNumPsets;
+        SessionNthPset = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, byte*, int, int>)t->SessionNthPset;
+        SessionPsetInfo = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int*, int>)t->SessionPsetInfo;
+        IsThreadMain = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int>)t->IsThreadMain;
         SendStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, long*, int>)t->SendStart;
         RecvStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, Status*, long*, int>)t->RecvStart;
         TokenTest = (delegate* unmanaged[Cdecl, SuppressGCTransition]<long, Status*, int>)t->TokenTest;
@@ -895,6 +861,17 @@ internal static unsafe partial class Core
         Sendrecv = (delegate* unmanaged[Cdecl]<void*, long, int, int, void*, long, int, int, int, Status*, int>)t->Sendrecv;
         Isend = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int>)t->Isend;
         Irecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, void*, int*, int>)t->Irecv;
+        Iprobe = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, Status*, int>)t->Iprobe;
+        Probe = (delegate* unmanaged[Cdecl]<int, int, int, Status*, int>)t->Probe;
+        Improbe = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, long*, Status*, int>)t->Improbe;
+        Mprobe = (delegate* unmanaged[Cdecl]<int, int, int, long*, Status*, int>)t->Mprobe;
+        MrecvStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, Status*, long*, int>)t->MrecvStart;
+        Mrecv = (delegate* unmanaged[Cdecl]<void*, long, long, Status*, int>)t->Mrecv;
+        Imrecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, void*, int*, int>)t->Imrecv;
+        PsendInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, int, void**, int*, int>)t->PsendInit;
+        PrecvInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, int, void**, int*, int>)t->PrecvInit;
+        Pready = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int>)t->Pready;
+        Parrived = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->Parrived;
         ReqTest = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, Status*, int>)t->ReqTest;
         ReqWait = (delegate* unmanaged[Cdecl]<int, Status*, int>)t->ReqWait;
         ReqCancel = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqCancel;
@@ -921,21 +898,77 @@ internal static unsafe partial class Core
         ReqStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, int>)t->ReqStart;
         ReqStartall = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, void**, void**, int*, int>)t->ReqStartall;
         ReqFree = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqFree;
-        Iprobe = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, Status*, int>)t->Iprobe;
-        Probe = (delegate* unmanaged[Cdecl]<int, int, int, Status*, int>)t->Probe;
-        Improbe = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, long*, Status*, int>)t->Improbe;
-        Mprobe = (delegate* unmanaged[Cdecl]<int, int, int, long*, Status*, int>)t->Mprobe;
-        MrecvStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, Status*, long*, int>)t->MrecvStart;
-        Mrecv = (delegate* unmanaged[Cdecl]<void*, long, long, Status*, int>)t->Mrecv;
+        ReqTestsome = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, Status*, int>)t->ReqTestsome;
+        ReqIsRecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqIsRecv;
         CollRun = (delegate* unmanaged[Cdecl]<int, CollDesc*, int>)t->CollRun;
         CollPost = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, void*, void*, int*, int>)t->CollPost;
         OpCreate = (delegate* unmanaged[Cdecl]<delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>, void*, int, int*, int>)t->OpCreate;
         OpFree = (delegate* unmanaged[Cdecl]<int, int>)t->OpFree;
-        Imrecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, void*, int*, int>)t->Imrecv;
+        CommRank = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CommRank;
+        CommSize = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CommSize;
+        CommDup = (delegate* unmanaged[Cdecl]<int, int*, int>)t->CommDup;
+        CommSplit = (delegate* unmanaged[Cdecl]<int, int, int, int*, int>)t->CommSplit;
+        CommFree = (delegate* unmanaged[Cdecl]<int, int>)t->CommFree;
+        CommCompare = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->CommCompare;
+        CommSplitType = (delegate* unmanaged[Cdecl]<int, int, int, int*, int>)t->CommSplitType;
+        CommSetName = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int>)t->CommSetName;
+        CommGetName = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int, int>)t->CommGetName;
+        CommGroup = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CommGroup;
+        GroupSize = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->GroupSize;
+        GroupRank = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->GroupRank;
+        GroupSetop = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int>)t->GroupSetop;
+        GroupSelect = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int>)t->GroupSelect;
+        GroupTranslate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int, int*, int>)t->GroupTranslate;
+        GroupCompare = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->GroupCompare;
+        GroupFree = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->GroupFree;
+        CommCreate = (delegate* unmanaged[Cdecl]<int, int, int*, int>)t->CommCreate;
+        CommRemoteSize = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CommRemoteSize;
+        CommIsInter = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CommIsInter;
+        IntercommCreate = (delegate* unmanaged[Cdecl]<int, int, int, int, int, int*, int>)t->IntercommCreate;
+        IntercommMerge = (delegate* unmanaged[Cdecl]<int, int, int*, int>)t->IntercommMerge;
+        GroupFromPset = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int*, int>)t->GroupFromPset;
+        CommCreateFromGroup = (delegate* unmanaged[Cdecl]<int, byte*, int*, int>)t->CommCreateFromGroup;
+        CommHandle = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int*, int>)t->CommHandle;
+        GroupHandle = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int*, int>)t->GroupHandle;
+        CommFromHandle = (delegate* unmanaged[Cdecl, SuppressGCTransition]<long, int, int, int*, int>)t->CommFromHandle;
+        CartCreate = (delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int>)t->CartCreate;
+        CartNdims = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CartNdims;
+        CartGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int*, int*, int>)t->CartGet;
+        CartRank = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int>)t->CartRank;
+        CartCoords = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int>)t->CartCoords;
+        CartShift = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int>)t->CartShift;
+        CartSub = (delegate* unmanaged[Cdecl]<int, int*, int*, int>)t->CartSub;
+        DimsCreate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->DimsCreate;
+        TopoTest = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->TopoTest;
+        GraphCreate = (delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int>)t->GraphCreate;
+        GraphDims = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int>)t->GraphDims;
+        GraphGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int>)t->GraphGet;
+        GraphNeighborsCount = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->GraphNeighborsCount;
+        GraphNeighbors = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int>)t->GraphNeighbors;
+        DistGraphCreateAdjacent = (delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int*, int, int, int*, int>)t->DistGraphCreateAdjacent;
+        DistGraphCreate = (delegate* unmanaged[Cdecl]<int, int, int*, int*, int*, int*, int, int, int*, int>)t->DistGraphCreate;
+        TopoDegrees = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int*, int>)t->TopoDegrees;
+        DistGraphNeighbors = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int*, int, int*, int*, int>)t->DistGraphNeighbors;
+        NeighborRun = (delegate* unmanaged[Cdecl]<int, CollDesc*, long*, long*, int>)t->NeighborRun;
+        NeighborPost = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, long*, long*, void*, void*, void*, int*, int>)t->NeighborPost;
+        NeighborInit = (delegate* unmanaged[Cdecl]<int, CollDesc*, long*, void**, int*, int>)t->NeighborInit;
         InfoCreate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int>)t->InfoCreate;
         InfoSet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, byte*, int>)t->InfoSet;
         InfoGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, byte*, int, int*, int>)t->InfoGet;
         InfoFree = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->InfoFree;
+        WorldAttr = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int>)t->WorldAttr;
+        CommSpawn = (delegate* unmanaged[Cdecl]<byte*, byte**, int, int, int, int*, int*, int>)t->CommSpawn;
+        CommGetParent = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int>)t->CommGetParent;
+        OpenPort = (delegate* unmanaged[Cdecl]<byte*, int, int>)t->OpenPort;
+        ClosePort = (delegate* unmanaged[Cdecl]<byte*, int>)t->ClosePort;
+        CommAccept = (delegate* unmanaged[Cdecl]<byte*, int, int, int*, int>)t->CommAccept;
+        CommConnect = (delegate* unmanaged[Cdecl]<byte*, int, int, int*, int>)t->CommConnect;
+        CommDisconnect = (delegate* unmanaged[Cdecl]<int, int>)t->CommDisconnect;
+        PublishName = (delegate* unmanaged[Cdecl]<byte*, byte*, int>)t->PublishName;
+        UnpublishName = (delegate* unmanaged[Cdecl]<byte*, byte*, int>)t->UnpublishName;
+        LookupName = (delegate* unmanaged[Cdecl]<byte*, byte*, int, int>)t->LookupName;
+        CommSpawnInfo = (delegate* unmanaged[Cdecl]<byte*, byte**, int, int, int, int, int*, int*, int>)t->CommSpawnInfo;
+        CommSpawnMultiple = (delegate* unmanaged[Cdecl]<int, byte**, byte***, int*, int*, int, int, int*, int*, int>)t->CommSpawnMultiple;
         WinAllocate = (delegate* unmanaged[Cdecl]<int, long, int, int, int, void**, int*, int>)t->WinAllocate;
         WinCreate = (delegate* unmanaged[Cdecl]<int, void*, long, int, int, int*, int>)t->WinCreate;
         WinFree = (delegate* unmanaged[Cdecl]<int, int>)t->WinFree;
@@ -946,6 +979,10 @@ internal static unsafe partial class Core
         WinGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, long, int, int, int, long, void*, int*, int>)t->WinGet;
         WinAccumulate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, int>)t->WinAccumulate;
         WinFetch = (delegate* unmanaged[Cdecl]<int, void*, void*, void*, int, int, int, int, long, int>)t->WinFetch;
+        WinAccumulateHeld = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, void*, void*, int>)t->WinAccumulateHeld;
+        WinCreateDynamic = (delegate* unmanaged[Cdecl]<int, int, int*, int>)t->WinCreateDynamic;
+        WinAttach = (delegate* unmanaged[Cdecl]<int, void*, long, long*, int>)t->WinAttach;
+        WinDetach = (delegate* unmanaged[Cdecl]<int, void*, int>)t->WinDetach;
         FileOpen = (delegate* unmanaged[Cdecl]<int, byte*, int, int, int*, int>)t->FileOpen;
         FileClose = (delegate* unmanaged[Cdecl]<int, int>)t->FileClose;
         FileDelete = (delegate* unmanaged[Cdecl]<byte*, int, int>)t->FileDelete;
@@ -960,42 +997,5 @@ internal static unsafe partial class Core
         FileGetSize = (delegate* unmanaged[Cdecl]<int, long*, int>)t->FileGetSize;
         FileSetAtomicity = (delegate* unmanaged[Cdecl]<int, int, int>)t->FileSetAtomicity;
         FileGetAtomicity = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->FileGetAtomicity;
-        TopoTest = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->TopoTest;
-        GraphCreate = (delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int>)t->GraphCreate;
-        GraphDims = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int>)t->GraphDims;
-        GraphGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int>)t->GraphGet;
-        GraphNeighborsCount = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->GraphNeighborsCount;
-        GraphNeighbors = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int>)t->GraphNeighbors;
-        DistGraphCreateAdjacent = (delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int*, int, int, int*, int>)t->DistGraphCreateAdjacent;
-        DistGraphCreate = (delegate* unmanaged[Cdecl]<int, int, int*, int*, int*, int*, int, int, int*, int>)t->DistGraphCreate;
-        TopoDegrees = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int*, int>)t->TopoDegrees;
-        DistGraphNeighbors = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int*, int, int*, int*, int>)t->DistGraphNeighbors;
-        NeighborRun = (delegate* unmanaged[Cdecl]<int, CollDesc*, long*, long*, int>)t->NeighborRun;
-        NeighborPost = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, long*, long*, void*, void*, void*, int*, int>)t->NeighborPost;
-        NeighborInit = (delegate* unmanaged[Cdecl]<int, CollDesc*, long*, void**, int*, int>)t->NeighborInit;
-        SessionInit = (delegate* unmanaged[Cdecl]<int, int*, int>)t->SessionInit;
-        SessionFinalize = (delegate* unmanaged[Cdecl]<int, int>)t->SessionFinalize;
-        SessionNumPsets = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->SessionNumPsets;
-        SessionNthPset = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, byte*, int, int>)t->SessionNthPset;
-        SessionPsetInfo = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int*, int>)t->SessionPsetInfo;
-        GroupFromPset = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int*, int>)t->GroupFromPset;
-        CommCreateFromGroup = (delegate* unmanaged[Cdecl]<int, byte*, int*, int>)t->CommCreateFromGroup;
-        PsendInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, int, void**, int*, int>)t->PsendInit;
-        PrecvInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, int, void**, int*, int>)t->PrecvInit;
-        Pready = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int>)t->Pready;
-        Parrived = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->Parrived;
-        CommSpawnInfo = (delegate* unmanaged[Cdecl]<byte*, byte**, int, int, int, int, int*, int*, int>)t->CommSpawnInfo;
-        ReqTestsome = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, Status*, int>)t->ReqTestsome;
-        ReqIsRecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqIsRecv;
-        WorldAttr = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int>)t->WorldAttr;
-        WinAccumulateHeld = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, void*, void*, int>)t->WinAccumulateHeld;
-        CommSpawnMultiple = (delegate* unmanaged[Cdecl]<int, byte**, byte***, int*, int*, int, int, int*, int*, int>)t->CommSpawnMultiple;
-        IsThreadMain = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int>)t->IsThreadMain;
-        WinCreateDynamic = (delegate* unmanaged[Cdecl]<int, int, int*, int>)t->WinCreateDynamic;
-        WinAttach = (delegate* unmanaged[Cdecl]<int, void*, long, long*, int>)t->WinAttach;
-        WinDetach = (delegate* unmanaged[Cdecl]<int, void*, int>)t->WinDetach;
-        CommHandle = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int*, int>)t->CommHandle;
-        GroupHandle = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int*, int>)t->GroupHandle;
-        CommFromHandle = (delegate* unmanaged[Cdecl, SuppressGCTransition]<long, int, int, int*, int>)t->CommFromHandle;
     }
 }
