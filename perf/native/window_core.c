@@ -1,7 +1,8 @@
 /*
  * window_core.c - window.c through mpcore's call table (irecv, isend,
  * req_waitall), as any C caller reaches the core: its own cost per operation,
- * without managed code.
+ * without managed code.  Its arguments are valid, so it calls the table's entries, which
+ * trust their caller, as System.MP does.
  * With "obj", each operation registers an owner object as it does under motor.
  * With "list", the window is posted into two request lists (list_irecv,
  * list_isend, list_waitall): no handle, no slot per operation.
@@ -18,12 +19,15 @@
 
 static const mp_table_t *mp;
 
+/* Every call used here returns 0 when it succeeded: a negative MP_E*, or from a list post MPI's
+ * own error code (> 0, which list_refused would record), otherwise. */
 static void check(int rc, const char *what)
 {
-    if (rc < 0) {
-        char msg[256];
-        mp->last_error(NULL, msg, sizeof msg);
-        fprintf(stderr, "window-core: %s failed: %s\n", what, msg);
+    if (rc != 0) {
+        char msg[256] = "MPI refused the post";
+        if (rc < 0)
+            mp->last_error(NULL, msg, sizeof msg);
+        fprintf(stderr, "window-core: %s failed (%d): %s\n", what, rc, msg);
         exit(1);
     }
 }

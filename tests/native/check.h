@@ -5,10 +5,11 @@
 
 #include <stdio.h>
 
-static int g_failed, g_passed;
+/* Defined by each test program. */
+extern int g_failed, g_passed;
 
 /* Fills buf with what the test knows about the failure (e.g. the last error). */
-static void check_detail(char *buf, int cap);
+void check_detail(char *buf, int cap);
 
 #define CHECK(cond)                                                                  \
     do {                                                                             \

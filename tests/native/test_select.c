@@ -17,7 +17,9 @@
 
 static const mp_table_t *g_core;
 
-static void check_detail(char *buf, int cap)
+int g_failed, g_passed;
+
+void check_detail(char *buf, int cap)
 {
     buf[0] = '\0';
     if (g_core)

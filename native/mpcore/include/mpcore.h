@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the table layout or any signature changes. */
-#define MP_ABI_VERSION 26
+#define MP_ABI_VERSION 28
 
 /* ---- Errors: one table, X-macro generated (C name, code, C# name, message). ---- */
 #define MP_ERROR_MAP(X)                                                                 \
@@ -89,13 +89,19 @@ typedef int32_t mp_group_t; /* group handle */
 typedef struct mp_list *mp_list_t;
 #define MP_LIST_MAX_CAPACITY (1 << 24) /* the most operations a list holds */
 
-/* Fixed layout shared with managed code (24 bytes). */
+/* What crosses to System.MP as numbers and layouts comes from lists, X-macros as
+ * MP_ERROR_MAP: an enumeration is X(PREFIX_, NAME, value), a struct X(type, field).  Each
+ * list makes the C enum or struct here, and gen_binding writes the C# constants of the same
+ * values and the C layout (sizes, offsets) that CoreInterfaceTests holds System.MP's mirrors to. */
+#define MP_ENUM_ITEM(prefix, name, value) prefix##name = (value),
+#define MP_STRUCT_FIELD(type, field) type field;
+
+/* Fixed layout shared with managed code (24 bytes): source is a Motor rank (MP_PROC_NULL for a
+ * ProcNull peer), error MP_OK or the operation's MP_E*, cancelled 1 when it was cancelled, bytes
+ * those received (0 for sends). */
+#define MP_STATUS_FIELDS(X) X(int32_t, source) X(int32_t, tag) X(int32_t, error) X(int32_t, cancelled) X(int64_t, bytes)
 typedef struct mp_status {
-    int32_t source;    /* Motor rank, MP_PROC_NULL for a ProcNull peer */
-    int32_t tag;
-    int32_t error;     /* MP_OK or MP_E* of this operation */
-    int32_t cancelled; /* 1 when the operation was cancelled */
-    int64_t bytes;     /* bytes received (0 for sends) */
+    MP_STATUS_FIELDS(MP_STRUCT_FIELD)
 } mp_status_t;
 
 /* ---- Groups and communicator construction (MPI-4.0 chapter 7) ---- */
@@ -117,50 +123,52 @@ enum mp_dtype {
     MP_DT_COUNT
 };
 
-/* Built-in reduction operations; user operations have handles >= MP_OP_USER. */
-enum mp_op {
-    MP_OP_NONE = 0, MP_OP_SUM, MP_OP_PROD, MP_OP_MIN, MP_OP_MAX, MP_OP_LAND, MP_OP_LOR,
-    MP_OP_LXOR, MP_OP_BAND, MP_OP_BOR, MP_OP_BXOR, MP_OP_MINLOC, MP_OP_MAXLOC,
-    MP_OP_REPLACE, MP_OP_NO_OP, /* one-sided accumulates only (MPI-4.0 12.3.4) */
-    MP_OP_USER = 64
-};
+/* Built-in reduction operations; user operations have handles >= MP_OP_USER.  REPLACE and
+ * NO_OP: one-sided accumulates only (MPI-4.0 12.3.4). */
+#define MP_OPS(X)                                                                              \
+    X(MP_OP_, NONE, 0) X(MP_OP_, SUM, 1) X(MP_OP_, PROD, 2) X(MP_OP_, MIN, 3) X(MP_OP_, MAX, 4) \
+    X(MP_OP_, LAND, 5) X(MP_OP_, LOR, 6) X(MP_OP_, LXOR, 7) X(MP_OP_, BAND, 8)                \
+    X(MP_OP_, BOR, 9) X(MP_OP_, BXOR, 10) X(MP_OP_, MINLOC, 11) X(MP_OP_, MAXLOC, 12)         \
+    X(MP_OP_, REPLACE, 13) X(MP_OP_, NO_OP, 14) X(MP_OP_, USER, 64)
+enum mp_op { MP_OPS(MP_ENUM_ITEM) };
 
-enum mp_coll_kind {
-    MP_COLL_BARRIER = 0, MP_COLL_BCAST, MP_COLL_REDUCE, MP_COLL_ALLREDUCE, MP_COLL_SCAN,
-    MP_COLL_EXSCAN, MP_COLL_REDUCE_SCATTER_BLOCK, MP_COLL_GATHER, MP_COLL_SCATTER,
-    MP_COLL_ALLGATHER, MP_COLL_ALLTOALL, MP_COLL_GATHERV, MP_COLL_SCATTERV,
-    MP_COLL_ALLGATHERV, MP_COLL_ALLTOALLV,
-    MP_COLL_REDUCE_SCATTER, /* recvcounts: each rank's block of the reduced result */
-    MP_COLL_KIND_COUNT
-};
+/* REDUCE_SCATTER: recvcounts are each rank's block of the reduced result. */
+#define MP_COLL_KINDS(X)                                                                       \
+    X(MP_COLL_, BARRIER, 0) X(MP_COLL_, BCAST, 1) X(MP_COLL_, REDUCE, 2)                      \
+    X(MP_COLL_, ALLREDUCE, 3) X(MP_COLL_, SCAN, 4) X(MP_COLL_, EXSCAN, 5)                     \
+    X(MP_COLL_, REDUCE_SCATTER_BLOCK, 6) X(MP_COLL_, GATHER, 7) X(MP_COLL_, SCATTER, 8)       \
+    X(MP_COLL_, ALLGATHER, 9) X(MP_COLL_, ALLTOALL, 10) X(MP_COLL_, GATHERV, 11)              \
+    X(MP_COLL_, SCATTERV, 12) X(MP_COLL_, ALLGATHERV, 13) X(MP_COLL_, ALLTOALLV, 14)          \
+    X(MP_COLL_, REDUCE_SCATTER, 15)
+enum mp_coll_kind { MP_COLL_KINDS(MP_ENUM_ITEM) MP_COLL_KIND_COUNT };
 
 /* One collective call.  Counts and displacements are in elements.  Which
  * fields matter follows MPI: e.g. bcast uses recvbuf (the buffer), count and
  * root; gather sends count elements and the root receives count per rank;
  * gatherv's root uses recvcounts/rdispls (comm size entries each). */
+/* kind: MP_COLL_*; root: rooted collectives; dtype: MP_DT_*; elem_size: bytes per element
+ * (checked against dtype); op: MP_OP_* or a user op handle, reductions only. */
+#define MP_COLL_FIELDS(X)                                                                      \
+    X(int32_t, kind) X(int32_t, root) X(int32_t, dtype) X(int32_t, elem_size) X(int32_t, op)  \
+    X(int32_t, reserved) X(int64_t, count) X(const void *, sendbuf) X(void *, recvbuf)         \
+    X(const int32_t *, sendcounts) X(const int32_t *, sdispls) X(const int32_t *, recvcounts) \
+    X(const int32_t *, rdispls)
 typedef struct mp_coll {
-    int32_t kind;       /* MP_COLL_* */
-    int32_t root;       /* rooted collectives */
-    int32_t dtype;      /* MP_DT_* */
-    int32_t elem_size;  /* bytes per element (checked against dtype) */
-    int32_t op;         /* MP_OP_* or a user op handle; reductions only */
-    int32_t reserved;
-    int64_t count;
-    const void *sendbuf;
-    void *recvbuf;
-    const int32_t *sendcounts, *sdispls, *recvcounts, *rdispls;
+    MP_COLL_FIELDS(MP_STRUCT_FIELD)
 } mp_coll_t;
 
 /* ---- One-sided communication (MPI-4.0 chapter 12) ---- */
 /* How win_allocate gets the window's memory. */
-enum mp_win_flavor { MP_WIN_ALLOCATE = 0, MP_WIN_ALLOCATE_SHARED = 1 };
+#define MP_WIN_FLAVORS(X) X(MP_WIN_, ALLOCATE, 0) X(MP_WIN_, ALLOCATE_SHARED, 1)
+enum mp_win_flavor { MP_WIN_FLAVORS(MP_ENUM_ITEM) };
 /* Synchronization calls (win_sync): arg is a rank for LOCK_*, UNLOCK, FLUSH
  * and FLUSH_LOCAL, a group handle for POST and START, ignored otherwise. */
-enum mp_win_sync {
-    MP_WIN_FENCE = 0, MP_WIN_LOCK_EXCLUSIVE, MP_WIN_LOCK_SHARED, MP_WIN_UNLOCK, MP_WIN_LOCK_ALL,
-    MP_WIN_UNLOCK_ALL, MP_WIN_FLUSH, MP_WIN_FLUSH_ALL, MP_WIN_FLUSH_LOCAL, MP_WIN_FLUSH_LOCAL_ALL,
-    MP_WIN_POST, MP_WIN_START, MP_WIN_COMPLETE, MP_WIN_WAIT, MP_WIN_SYNC_COUNT
-};
+#define MP_WIN_SYNCS(X)                                                                        \
+    X(MP_WIN_, FENCE, 0) X(MP_WIN_, LOCK_EXCLUSIVE, 1) X(MP_WIN_, LOCK_SHARED, 2)             \
+    X(MP_WIN_, UNLOCK, 3) X(MP_WIN_, LOCK_ALL, 4) X(MP_WIN_, UNLOCK_ALL, 5) X(MP_WIN_, FLUSH, 6) \
+    X(MP_WIN_, FLUSH_ALL, 7) X(MP_WIN_, FLUSH_LOCAL, 8) X(MP_WIN_, FLUSH_LOCAL_ALL, 9)         \
+    X(MP_WIN_, POST, 10) X(MP_WIN_, START, 11) X(MP_WIN_, COMPLETE, 12) X(MP_WIN_, WAIT, 13)
+enum mp_win_sync { MP_WIN_SYNCS(MP_ENUM_ITEM) MP_WIN_SYNC_COUNT };
 /* Assertions of the synchronization calls (MPI_MODE_*), or-ed. */
 enum mp_win_assert { MP_MODE_NOCHECK = 1, MP_MODE_NOSTORE = 2, MP_MODE_NOPUT = 4,
                      MP_MODE_NOPRECEDE = 8, MP_MODE_NOSUCCEED = 16 };
@@ -192,10 +200,10 @@ enum mp_topo { MP_TOPO_NONE = 0, MP_TOPO_CART = 1, MP_TOPO_GRAPH = 2, MP_TOPO_DI
  * kind is one of these: sendcounts/sdispls have outdegree entries,
  * recvcounts/rdispls indegree entries.  ALLTOALLW takes its displacements in
  * bytes (int64) beside the descriptor, with one element type for all blocks. */
-enum mp_neighbor_kind {
-    MP_NEIGHBOR_ALLGATHER = 0, MP_NEIGHBOR_ALLGATHERV, MP_NEIGHBOR_ALLTOALL, MP_NEIGHBOR_ALLTOALLV,
-    MP_NEIGHBOR_ALLTOALLW, MP_NEIGHBOR_KIND_COUNT
-};
+#define MP_NEIGHBOR_KINDS(X)                                                                   \
+    X(MP_NEIGHBOR_, ALLGATHER, 0) X(MP_NEIGHBOR_, ALLGATHERV, 1) X(MP_NEIGHBOR_, ALLTOALL, 2) \
+    X(MP_NEIGHBOR_, ALLTOALLV, 3) X(MP_NEIGHBOR_, ALLTOALLW, 4)
+enum mp_neighbor_kind { MP_NEIGHBOR_KINDS(MP_ENUM_ITEM) MP_NEIGHBOR_KIND_COUNT };
 
 /* User-defined operation: fn(in, inout, count, state) must set
  * inout[i] = in[i] op inout[i] for count elements. */

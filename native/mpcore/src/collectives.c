@@ -10,7 +10,10 @@
  * descriptor (mp_coll_t) describes every collective, so validation, the call
  * and tracking are written once.
  */
+#include "comms.h"
+#include "persistent.h"
 #include "requests.h"
+#include "collectives.h"
 
 #include <limits.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* comms.h - communicators: the table mapping Motor handles to MPI
  * communicators (comms.c), and the inline argument checks every operation on
- * a communicator makes.  Above core.h, below requests.h. */
+ * a communicator makes.  Above core.h, beside slots.h (the request slot table). */
 #ifndef MPCORE_COMMS_H
 #define MPCORE_COMMS_H
 

@@ -1,7 +1,7 @@
 /* core.h - the bottom layer of mpcore, included by every unit: the interface's
  * prototypes, errors, process state, status translation, counters, the
  * blocking-call bracket and a spinlock.  Above it: comms.h (communicators),
- * requests.h (the slot table and completion), then the feature units
+ * slots.h (the slot table), requests.h (completion), persistent.h, then the feature units
  * (p2p, collectives, groups, topology, dynamic, gcscan, stats) and lifecycle.c
  * and table.c on top.  Nothing calls upward. */
 #ifndef MPCORE_CORE_H
@@ -151,22 +151,6 @@ static MP_INLINE int mp_mpi_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
         failed |= rc != MPI_SUCCESS;
     }
     return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
-}
-
-/* After a completion call (MPI_Wait, or a blocking operation's MPI_Test) failed on *r: a library
- * that ended the operation freed its request (MPI-4.0 3.7.3), as both libraries measured do.  One
- * that did not would still hold the buffer the core is about to report finished, and its pin let
- * go: the operation is cancelled and waited for first.  Not for a persistent request, whose
- * handle stays, nor for a request's test, which never waits (requests.c, slot_settle). */
-MP_COLD void mp_mpi_abandon(MPI_Request *r); /* requests.c */
-
-/* rc, from a completion call on *r; on failure the operation is ended first (mp_mpi_abandon).
- * r NULL for a persistent request. */
-static MP_INLINE int mp_mpi_ended(int rc, MPI_Request *r)
-{
-    if (MP_UNLIKELY(rc != MPI_SUCCESS) && r)
-        mp_mpi_abandon(r);
-    return rc;
 }
 
 /* MPI_Testall, with the registers' upper halves clean for MPI's progress (as mp_mpi_test). */

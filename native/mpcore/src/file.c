@@ -2,6 +2,7 @@
  * communicator, views made of an etype and a strided filetype, data accesses
  * by explicit offset or by the individual or shared file pointer, blocking or
  * nonblocking (tracked in the request table like any request). */
+#include "comms.h"
 #include "info.h"
 #include "requests.h"
 

@@ -1,5 +1,6 @@
 /* gcscan.c - the GC extension's view of the slot table (mpcore_gc.h): which
  * buffers are in flight at a mark, reported again at relocate. */
+#include "gcscan.h"
 #include "requests.h"
 
 #include <stdlib.h>

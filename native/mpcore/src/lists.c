@@ -2,9 +2,9 @@
  * nonblocking sends and receives posted into one array of MPI requests and
  * completed by one MPI_Waitall, as a C program does it.
  *
- * What an operation costs here, beyond MPI's own calls: the checks of its
- * arguments (none for the _checked entries, which System.MP's RequestList
- * uses), its owner object and kind stored at its index, three counters in the
+ * What an operation costs here, beyond MPI's own calls (its arguments are checked by the
+ * caller: System.MP, or checked.c for C callers): its owner object and kind stored at its
+ * index, three counters in the
  * list; at completion, its status translated when asked for and its object
  * forgotten.  No slot, no handle, no generation: the list itself is the only
  * handle, and an index is valid until the list is emptied.
@@ -15,14 +15,18 @@
  * draws from, so a GC that scans while another thread frees a list, or the
  * relocate pass that reports the mark's snapshot again, never reads freed
  * memory. */
+#include "gcscan.h"
+#include "lists.h"
 #include "p2p.h"
+
+#include <stdlib.h>
 
 #define LIST_LIVE 0x4C495354u /* "LIST" */
 #define LIST_FREED 0x44454144u /* "DEAD" */
 #define ENTRY_RECV 1
 #define ENTRY_DONE 2     /* completed by an earlier call that failed */
 #define ENTRY_PROC_NULL 4 /* with ProcNull: never given to MPI (its request is null; list_proc_null) */
-#define ENTRY_SYNC 8      /* a send by MPI_Issend from a checked entry's common post: the call list_refused
+#define ENTRY_SYNC 8      /* a send by MPI_Issend from the common post: the call list_refused
                           * names (the general path leaves it 0; a send's status is the same either way) */
 
 struct mp_list {
@@ -31,7 +35,7 @@ struct mp_list {
     int cap;                  /* the capacity asked for */
     int room;                 /* the capacity the memory has (a pooled list may have more) */
     uint64_t bytes, registered; /* posted since the last fold into the thread's counters */
-    int64_t last_bytes;       /* the last checked post's bytes: list_refused takes them back */
+    int64_t last_bytes;       /* the last common post's bytes: list_refused takes them back */
     MPI_Request *mr;          /* room entries: MPI's requests, MPI_REQUEST_NULL once complete */
     void **obj;               /* room entries: owner objects (GC roots while in flight) or NULL */
     unsigned char *kind;      /* room entries: ENTRY_* */
@@ -271,65 +275,28 @@ static MP_COLD int list_proc_null(mp_list_t l, int i, int64_t bytes, int kind)
     return i;
 }
 
-/* A C caller's post reached the entries the list counted (l->reserved, the
- * capacity where there is no budget): a full list, or one whose next entry the
- * budget has no room for, refuses it; else more entries are counted. */
-static MP_COLD int list_grow(mp_list_t l, int i)
+/* For checked.c, a C caller's post: the list is live (MP_EHANDLE otherwise). */
+int mp_list_check_live(mp_list_t l)
 {
+    return MP_LIKELY(list_live(l)) ? 0 : fail_list(l);
+}
+
+/* For checked.c: a C caller's post that reached the entries the list counted (l->reserved, the
+ * capacity where there is no budget): a full list, or one whose next entry the budget has no
+ * room for, refuses it; else more entries are counted. */
+int mp_list_check_room(mp_list_t l)
+{
+    int i = l->n;
+    if (MP_LIKELY(i < l->reserved))
+        return 0;
     if (i >= l->cap)
         return fail_full(l);
     return MP_REQUEST_BUDGET ? list_reserve(l, i) : 0;
 }
 
-static MP_INLINE int list_send_as(mp_list_t l, const void *buf, int64_t bytes, int dest, int tag,
-                                  mp_comm_t comm, int mode, void *obj, int checked)
-{
-    const comm_entry_t *ce;
-    int d = 0, i, rc;
-    if (!checked && MP_UNLIKELY(!list_live(l)))
-        return fail_list(l);
-    i = l->n;
-    if ((rc = send_args_as(checked, buf, bytes, dest, tag, comm, mode, &ce, &d)))
-        return rc;
-    /* For a C caller: a bad argument is named before a full list or budget. */
-    if (!checked && MP_UNLIKELY(i >= l->reserved) && (rc = list_grow(l, i)))
-        return rc;
-    if (MP_UNLIKELY(d == MPI_PROC_NULL))
-        return list_proc_null(l, i, bytes, ENTRY_PROC_NULL);
-    list_entry(l, i, obj, 0);
-    return list_added(l, i, issue_send(buf, bytes, d, tag, ce, mode, &l->mr[i]), bytes);
-}
-
-static MP_INLINE int list_recv_as(mp_list_t l, void *buf, int64_t bytes, int source, int tag,
-                                  mp_comm_t comm, void *obj, int checked)
-{
-    const comm_entry_t *ce;
-    int s = 0, t = 0, i, rc;
-    if (!checked && MP_UNLIKELY(!list_live(l)))
-        return fail_list(l);
-    i = l->n;
-    if ((rc = recv_args_as(checked, buf, bytes, source, tag, comm, &ce, &s, &t)))
-        return rc;
-    /* For a C caller: a bad argument is named before a full list or budget. */
-    if (!checked && MP_UNLIKELY(i >= l->reserved) && (rc = list_grow(l, i)))
-        return rc;
-    if (MP_UNLIKELY(s == MPI_PROC_NULL))
-        return list_proc_null(l, i, bytes, ENTRY_PROC_NULL | ENTRY_RECV);
-    list_entry(l, i, obj, ENTRY_RECV);
-    return list_added(l, i, issue_recv(buf, bytes, s, t, ce, &l->mr[i]), bytes);
-}
-
-int mp_list_isend(mp_list_t l, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj)
-{
-    return list_send_as(l, buf, bytes, dest, tag, comm, mode, obj, 0);
-}
-
-int mp_list_irecv(mp_list_t l, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)
-{
-    return list_recv_as(l, buf, bytes, source, tag, comm, obj, 0);
-}
-
-/* ---- the checked entries (System.MP's posts) ----
+/* ---- the posts (list_isend, list_irecv) ----
+ * Their callers made every check (System.MP's RequestList, or checked.c for C callers), the
+ * list's own state too: a live list with room, an entry below what list_reserve counted.
  * The common post (a rank and a tag that are not wildcards or ProcNull, a communicator of the
  * table, at most INT_MAX bytes, MPI ready) counts its entry and then leaves by a tail call into
  * MPI_Isend, MPI_Issend or MPI_Irecv, whose result is the entry's: this function needs no frame
@@ -338,17 +305,35 @@ int mp_list_irecv(mp_list_t l, void *buf, int64_t bytes, int source, int tag, mp
  * list_refused, which records the error.  Every other post takes the general path, which
  * returns 0 or a negative MP_E* with nothing posted. */
 
-static MP_COLD int list_isend_checked_slow(mp_list_t l, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm,
-                                           int mode, void *obj)
+static MP_COLD int list_send_general(mp_list_t l, const void *buf, int64_t bytes, int dest, int tag,
+                                     mp_comm_t comm, int mode, void *obj)
 {
-    int rc = list_send_as(l, buf, bytes, dest, tag, comm, mode, obj, 1);
+    const comm_entry_t *ce;
+    int d = 0, i = l->n, rc;
+    if ((rc = trusted_send_args(dest, comm, &ce, &d)))
+        return rc;
+    if (MP_UNLIKELY(d == MPI_PROC_NULL)) {
+        list_proc_null(l, i, bytes, ENTRY_PROC_NULL);
+        return 0;
+    }
+    list_entry(l, i, obj, 0);
+    rc = list_added(l, i, issue_send(buf, bytes, d, tag, ce, mode, &l->mr[i]), bytes);
     return rc < 0 ? rc : 0;
 }
 
-static MP_COLD int list_irecv_checked_slow(mp_list_t l, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
-                                           void *obj)
+static MP_COLD int list_recv_general(mp_list_t l, void *buf, int64_t bytes, int source, int tag,
+                                     mp_comm_t comm, void *obj)
 {
-    int rc = list_recv_as(l, buf, bytes, source, tag, comm, obj, 1);
+    const comm_entry_t *ce;
+    int s = 0, t = 0, i = l->n, rc;
+    if ((rc = trusted_recv_args(source, tag, comm, &ce, &s, &t)))
+        return rc;
+    if (MP_UNLIKELY(s == MPI_PROC_NULL)) {
+        list_proc_null(l, i, bytes, ENTRY_PROC_NULL | ENTRY_RECV);
+        return 0;
+    }
+    list_entry(l, i, obj, ENTRY_RECV);
+    rc = list_added(l, i, issue_recv(buf, bytes, s, t, ce, &l->mr[i]), bytes);
     return rc < 0 ? rc : 0;
 }
 
@@ -364,26 +349,25 @@ static MP_INLINE MPI_Request *list_counted(mp_list_t l, int64_t bytes, void *obj
     return &l->mr[i];
 }
 
-/* Whether a checked post is the common one (see above). */
+/* Whether a post is the common one (see above). */
 static MP_INLINE int list_common(int64_t bytes, int peer, int tag, mp_comm_t comm)
 {
     return MP_LIKELY((unsigned)comm < MP_MAX_COMMS && (peer | tag) >= 0 && (uint64_t)bytes <= INT_MAX && mp_ready());
 }
 
-int mp_list_isend_checked(mp_list_t l, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
-                          void *obj)
+int mp_list_isend(mp_list_t l, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj)
 {
     int sync = mode == MP_SEND_SYNC;
     if (!list_common(bytes, dest, tag, comm))
-        return list_isend_checked_slow(l, buf, bytes, dest, tag, comm, mode, obj);
+        return list_send_general(l, buf, bytes, dest, tag, comm, mode, obj);
     return (sync ? pal_mpi.Issend : pal_mpi.Isend)(buf, (int)bytes, MPI_BYTE, dest, tag, mp_g_comms[comm].mpi,
                                                    list_counted(l, bytes, obj, sync ? ENTRY_SYNC : 0));
 }
 
-int mp_list_irecv_checked(mp_list_t l, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)
+int mp_list_irecv(mp_list_t l, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)
 {
     if (!list_common(bytes, source, tag, comm))
-        return list_irecv_checked_slow(l, buf, bytes, source, tag, comm, obj);
+        return list_recv_general(l, buf, bytes, source, tag, comm, obj);
     return pal_mpi.Irecv(buf, (int)bytes, MPI_BYTE, source, tag, mp_g_comms[comm].mpi,
                          list_counted(l, bytes, obj, ENTRY_RECV));
 }
@@ -395,7 +379,7 @@ int mp_list_refused(mp_list_t l, int index, int mpi_error)
         return fail_list(l);
     if (index < 0 || index != l->n - 1 || mpi_error <= 0)
         return mp_fail(MP_EINVAL, "list_refused takes the last entry (%d) and MPI's error code (> 0) that its "
-                       "checked post returned, not entry %d and code %d", l->n - 1, index, mpi_error);
+                       "post returned, not entry %d and code %d", l->n - 1, index, mpi_error);
     kind = l->kind[index];
     l->bytes -= (uint64_t)l->last_bytes;
     __atomic_store_n(&l->n, index, __ATOMIC_RELEASE);

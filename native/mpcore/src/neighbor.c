@@ -8,6 +8,9 @@
  * through one function, like collectives.c.  Counts are checked against the
  * rank's in and out degree here, so a short array never reaches MPI.
  */
+#include "comms.h"
+#include "collectives.h"
+#include "persistent.h"
 #include "requests.h"
 
 #include <limits.h>

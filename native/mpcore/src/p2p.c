@@ -4,13 +4,15 @@
  * this path is measured against C calling MPI directly. */
 #include "p2p.h"
 
+#include <stdlib.h>
+
 /* ---- blocking operations in two steps ----
  * The pending part of a blocking operation is a token: a slot of the request
  * table in state SLOT_TOKEN that holds the MPI request, named by the slot's
  * handle with TOKEN_MARK set (so no request handle is a token, and a token cast
  * to a request handle is negative, which no request call accepts).  The slot is
  * taken after the arguments are checked and before MPI sees the operation: a
- * full table, or under MPICH the request pool's budget (requests.h), refuses
+ * full table, or under MPICH the request pool's budget (slots.h), refuses
  * the operation with nothing posted, as it refuses every other request.  A
  * token that completed already, is in use by another thread, or was never
  * given is refused before MPI sees it (MPI's request would be freed, or
@@ -229,18 +231,16 @@ static MP_INLINE int slot_posted(slot_cache_t *c, slot_t *s, int rc, int64_t byt
 }
 
 /* The slot is claimed before MPI is called, and MPI writes its request
- * straight into it: fewer values live across the call into MPI.  checked:
- * the caller made every check send_args makes (isend_checked), so only the
- * communicator's table bounds, MPI's state and MP_PROC_NULL are looked at. */
-static MP_INLINE int isend_as(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
-                              void *obj, mp_req_t *req, int checked)
+ * straight into it: fewer values live across the call into MPI.  The arguments
+ * were checked by the caller (p2p.h, the trusted path). */
+int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj, mp_req_t *req)
 {
     const comm_entry_t *ce;
     slot_cache_t *c = my_cache();
     slot_t *s;
     mp_req_t h;
     int d = 0, rc;
-    if ((rc = send_args_as(checked, buf, bytes, dest, tag, comm, mode, &ce, &d)))
+    if ((rc = trusted_send_args(dest, comm, &ce, &d)))
         return rc;
     if (MP_UNLIKELY(d == MPI_PROC_NULL)) {
         count_p2p(counts_of(c), bytes);
@@ -252,15 +252,14 @@ static MP_INLINE int isend_as(const void *buf, int64_t bytes, int dest, int tag,
     return slot_posted(c, s, issue_send(buf, bytes, d, tag, ce, mode, &s->mpi), bytes, req);
 }
 
-static MP_INLINE int irecv_as(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj,
-                              mp_req_t *req, int checked)
+int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)
 {
     const comm_entry_t *ce;
     slot_cache_t *c = my_cache();
     slot_t *slot;
     mp_req_t h;
     int s = 0, t = 0, rc;
-    if ((rc = recv_args_as(checked, buf, bytes, source, tag, comm, &ce, &s, &t)))
+    if ((rc = trusted_recv_args(source, tag, comm, &ce, &s, &t)))
         return rc;
     if (MP_UNLIKELY(s == MPI_PROC_NULL)) {
         count_p2p(counts_of(c), bytes);
@@ -270,32 +269,6 @@ static MP_INLINE int irecv_as(void *buf, int64_t bytes, int source, int tag, mp_
         return rc;
     slot_prepare(slot, h, bytes > 0 ? obj : NULL, 1, req);
     return slot_posted(c, slot, issue_recv(buf, bytes, s, t, ce, &slot->mpi), bytes, req);
-}
-
-int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
-             void *obj, mp_req_t *req)
-{
-    if (!req) /* the checked entry's caller passes its own */
-        return mp_fail_null_output("request");
-    return isend_as(buf, bytes, dest, tag, comm, mode, obj, req, 0);
-}
-
-int mp_isend_checked(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
-                     void *obj, mp_req_t *req)
-{
-    return isend_as(buf, bytes, dest, tag, comm, mode, obj, req, 1);
-}
-
-int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)
-{
-    if (!req) /* the checked entry's caller passes its own */
-        return mp_fail_null_output("request");
-    return irecv_as(buf, bytes, source, tag, comm, obj, req, 0);
-}
-
-int mp_irecv_checked(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)
-{
-    return irecv_as(buf, bytes, source, tag, comm, obj, req, 1);
 }
 
 /* ---- probe and matched probe ---- */
@@ -419,14 +392,14 @@ static int issue_mrecv(void *buf, int64_t bytes, MPI_Message *m, MPI_Request *r)
 
 /* ---- blocking operations in one call ---- */
 
-/* A blocking send (mp_send, mp_send_checked): every check, or for a caller that made them only
- * send_args_as's; then MPI_Send or MPI_Ssend in the blocking bracket. */
-static MP_INLINE int send_as(int checked, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode)
+/* A blocking send of checked arguments (the trusted path): MPI_Send or MPI_Ssend in the
+ * blocking bracket. */
+int mp_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode)
 {
     const comm_entry_t *ce;
     mp_counts_t *k = mp_my_counts();
     int d = 0, rc;
-    if ((rc = send_args_as(checked, buf, bytes, dest, tag, comm, mode, &ce, &d)) ||
+    if ((rc = trusted_send_args(dest, comm, &ce, &d)) ||
         (d != MPI_PROC_NULL && (rc = check_send_count(bytes, mode))))
         return rc;
     count_blocking(k, bytes); /* counted once accepted */
@@ -444,25 +417,14 @@ static MP_INLINE int send_as(int checked, const void *buf, int64_t bytes, int de
     return blocking_done(rc, mode == MP_SEND_SYNC ? "MPI_Ssend" : "MPI_Send", NULL, NULL);
 }
 
-int mp_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode)
-{
-    return send_as(0, buf, bytes, dest, tag, comm, mode);
-}
-
-int mp_send_checked(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode)
-{
-    return send_as(1, buf, bytes, dest, tag, comm, mode);
-}
-
-/* A blocking receive (mp_recv, mp_recv_checked), as send_as: MPI_Recv in the blocking bracket. */
-static MP_INLINE int recv_as(int checked, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
-                             mp_status_t *status)
+/* A blocking receive of checked arguments, as mp_send: MPI_Recv in the blocking bracket. */
+int mp_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)
 {
     const comm_entry_t *ce;
     mp_counts_t *k = mp_my_counts();
     MPI_Status st;
     int s = 0, t = 0, rc;
-    if ((rc = recv_args_as(checked, buf, bytes, source, tag, comm, &ce, &s, &t)) ||
+    if ((rc = trusted_recv_args(source, tag, comm, &ce, &s, &t)) ||
         (s != MPI_PROC_NULL && (rc = check_recv_count(bytes))))
         return rc;
     count_blocking(k, bytes); /* counted once accepted */
@@ -480,16 +442,6 @@ static MP_INLINE int recv_as(int checked, void *buf, int64_t bytes, int source, 
     mp_blocking_enter();
     rc = pal_mpi.Recv(buf, (int)bytes, MPI_BYTE, s, t, ce->mpi, &st);
     return blocking_done(rc, "MPI_Recv", &st, status); /* truncation: MP_ETRUNCATE, the status unread */
-}
-
-int mp_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)
-{
-    return recv_as(0, buf, bytes, source, tag, comm, status);
-}
-
-int mp_recv_checked(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)
-{
-    return recv_as(1, buf, bytes, source, tag, comm, status);
 }
 
 /* Takes back a message this rank posted to itself (request q, to d = its own rank, on tag) whose

@@ -1,10 +1,12 @@
 /* p2p.h - what every unit that posts sends and receives shares (p2p.c, the
  * request lists of lists.c): the checks of a send's and a receive's arguments
- * and the calls into MPI, inlined into each posting call, since this path is
- * measured against C calling MPI directly. */
+ * (every check, for C callers: checked.c; and the trusted path's translation) and the calls
+ * into MPI, inlined into each posting call, since this path is measured against C calling
+ * MPI directly. */
 #ifndef MPCORE_P2P_H
 #define MPCORE_P2P_H
 
+#include "comms.h"
 #include "requests.h"
 
 #include <limits.h>
@@ -111,37 +113,33 @@ static MP_INLINE int issue_recv(void *buf, int64_t bytes, int s, int t, const co
                         "MPI_Irecv_c");
 }
 
-/* The communicator of a caller that checked its handle (isend_checked,
- * irecv_checked): no liveness check, only the table bounds and MPI's state. */
+/* ---- the trusted path ----
+ * The table's send, recv, isend, irecv, list_isend and list_irecv trust their caller's checks
+ * (System.MP's, or checked.c's for C callers): the core looks only at the communicator's place
+ * in its table and MPI's state, and translates the special ranks and tags. */
+
+/* The communicator of a caller that checked its handle: no liveness check, only the table
+ * bounds and MPI's state. */
 static MP_INLINE int comm_of_checked(mp_comm_t comm, const comm_entry_t **ce)
 {
     *ce = MP_LIKELY((unsigned)comm < MP_MAX_COMMS) ? &mp_g_comms[comm] : 0;
     return MP_LIKELY(*ce && mp_ready()) ? 0 : mp_fail_comm(comm);
 }
 
-/* A send's arguments as the posting calls take them: every check (send_args),
- * or, for a caller that made them (checked: isend_checked, list_isend_checked),
- * only the communicator's table bounds, MPI's state and MP_PROC_NULL's
- * translation.  0 with the communicator and MPI's rank, or the error. */
-static MP_INLINE int send_args_as(int checked, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm,
-                                  int mode, const comm_entry_t **ce, int *d)
+/* A checked send's communicator and MPI's rank (MPI_PROC_NULL for ProcNull), or the error. */
+static MP_INLINE int trusted_send_args(int dest, mp_comm_t comm, const comm_entry_t **ce, int *d)
 {
     int rc;
-    if (!checked)
-        return send_args(buf, bytes, dest, tag, comm, mode, ce, d);
     if ((rc = comm_of_checked(comm, ce)))
         return rc;
     *d = dest == MP_PROC_NULL ? MPI_PROC_NULL : dest;
     return 0;
 }
 
-/* The same for a receive: MPI's source and tag, the special values translated. */
-static MP_INLINE int recv_args_as(int checked, const void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
-                                  const comm_entry_t **ce, int *s, int *t)
+/* A checked receive's communicator and MPI's source and tag, the special values translated. */
+static MP_INLINE int trusted_recv_args(int source, int tag, mp_comm_t comm, const comm_entry_t **ce, int *s, int *t)
 {
     int rc;
-    if (!checked)
-        return recv_args(buf, bytes, source, tag, comm, ce, s, t);
     if ((rc = comm_of_checked(comm, ce)))
         return rc;
     *s = MP_LIKELY(source >= 0) ? source : source == MP_ANY_SOURCE ? MPI_ANY_SOURCE : MPI_PROC_NULL;

@@ -12,6 +12,8 @@
  * Every argument is checked here before MPI sees it: an index outside
  * [0, partitions) or a request with no active instance is refused.
  */
+#include "comms.h"
+#include "persistent.h"
 #include "requests.h"
 
 #include <limits.h>

@@ -12,6 +12,8 @@
  * one rank (their init is collective), so a side that may move is staged
  * instead (collectives.c, mp_coll_init).
  */
+#include "comms.h"
+#include "persistent.h"
 #include "requests.h"
 
 #include <limits.h>

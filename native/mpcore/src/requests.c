@@ -1,5 +1,6 @@
 /* requests.c - completing nonblocking operations: test, wait, cancel, the
  * orphans of dropped requests, and sets (testall, waitall, waitany). */
+#include "persistent.h"
 #include "requests.h"
 
 #include <stdlib.h>

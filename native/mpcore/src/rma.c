@@ -19,12 +19,13 @@
  * Holds: MPI may read or write the origin of a Put, Get or accumulate until
  * the synchronization call that completes it (12.5).  Under motor the caller
  * passes the array's object, and the window holds it in one of its slots of
- * the in-flight table (SLOT_HELD, requests.h), which the GC extension reports
+ * the in-flight table (SLOT_HELD, slots.h), which the GC extension reports
  * as a pinned root, until that call: no GCHandle per operation.  The slots
  * stay with the window (a released hold only forgets its object), and an
  * operation on the array a recent one holds towards the same rank refreshes
  * that hold, so a loop of Put + Flush on one array touches no allocator.
  */
+#include "comms.h"
 #include "info.h"
 #include "requests.h"
 

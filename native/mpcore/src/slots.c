@@ -10,9 +10,9 @@
  * The per-operation path takes no lock and makes no atomic read-modify-write:
  * each thread keeps a cache of free slots (allocating and freeing there),
  * refilled from and spilled to the locked global free list in batches.  The
- * inline halves are in requests.h.
+ * inline halves are in slots.h.
  */
-#include "requests.h"
+#include "slots.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,7 @@
 /* stats.c - mp_stats: the counters of every layer in one snapshot. */
+#include "comms.h"
+#include "gcscan.h"
+#include "persistent.h"
 #include "requests.h"
 
 #include <string.h>

@@ -25,33 +25,33 @@ public sealed unsafe class Op : IDisposable
     private const int CodeUser = -1;
 
     /// <summary>Sum of numbers (MPI_SUM).</summary>
-    public static readonly Op Sum = new(1, nameof(Sum));
+    public static readonly Op Sum = new(CoreOp.Sum, nameof(Sum));
     /// <summary>Product of numbers (MPI_PROD).</summary>
-    public static readonly Op Product = new(2, nameof(Product));
+    public static readonly Op Product = new(CoreOp.Prod, nameof(Product));
     /// <summary>Minimum of numbers (MPI_MIN).</summary>
-    public static readonly Op Min = new(3, nameof(Min));
+    public static readonly Op Min = new(CoreOp.Min, nameof(Min));
     /// <summary>Maximum of numbers (MPI_MAX).</summary>
-    public static readonly Op Max = new(4, nameof(Max));
+    public static readonly Op Max = new(CoreOp.Max, nameof(Max));
     /// <summary>Logical and of bools or integers (MPI_LAND).</summary>
-    public static readonly Op LogicalAnd = new(5, nameof(LogicalAnd));
+    public static readonly Op LogicalAnd = new(CoreOp.Land, nameof(LogicalAnd));
     /// <summary>Logical or of bools or integers (MPI_LOR).</summary>
-    public static readonly Op LogicalOr = new(6, nameof(LogicalOr));
+    public static readonly Op LogicalOr = new(CoreOp.Lor, nameof(LogicalOr));
     /// <summary>Logical exclusive or of bools or integers (MPI_LXOR).</summary>
-    public static readonly Op LogicalXor = new(7, nameof(LogicalXor));
+    public static readonly Op LogicalXor = new(CoreOp.Lxor, nameof(LogicalXor));
     /// <summary>Bitwise and of integers (MPI_BAND).</summary>
-    public static readonly Op BitwiseAnd = new(8, nameof(BitwiseAnd));
+    public static readonly Op BitwiseAnd = new(CoreOp.Band, nameof(BitwiseAnd));
     /// <summary>Bitwise or of integers (MPI_BOR).</summary>
-    public static readonly Op BitwiseOr = new(9, nameof(BitwiseOr));
+    public static readonly Op BitwiseOr = new(CoreOp.Bor, nameof(BitwiseOr));
     /// <summary>Bitwise exclusive or of integers (MPI_BXOR).</summary>
-    public static readonly Op BitwiseXor = new(10, nameof(BitwiseXor));
+    public static readonly Op BitwiseXor = new(CoreOp.Bxor, nameof(BitwiseXor));
     /// <summary>Minimum value with its index, over <see cref="ValueIndex{T}"/> elements (MPI_MINLOC).</summary>
-    public static readonly Op MinLoc = new(11, nameof(MinLoc));
+    public static readonly Op MinLoc = new(CoreOp.Minloc, nameof(MinLoc));
     /// <summary>Maximum value with its index, over <see cref="ValueIndex{T}"/> elements (MPI_MAXLOC).</summary>
-    public static readonly Op MaxLoc = new(12, nameof(MaxLoc));
+    public static readonly Op MaxLoc = new(CoreOp.Maxloc, nameof(MaxLoc));
     /// <summary>The origin value replaces the target's (MPI_REPLACE): one-sided accumulates only (<see cref="Window{T}"/>).</summary>
-    public static readonly Op Replace = new(13, nameof(Replace));
+    public static readonly Op Replace = new(CoreOp.Replace, nameof(Replace));
     /// <summary>The target is left as it is (MPI_NO_OP): an atomic read by <see cref="Window{T}.GetAccumulate"/> or <see cref="Window{T}.FetchAndOp"/> only.</summary>
-    public static readonly Op NoOp = new(14, nameof(NoOp));
+    public static readonly Op NoOp = new(CoreOp.NoOp, nameof(NoOp));
 
     private readonly int _code;
     private readonly string _name;

@@ -437,22 +437,22 @@ public sealed unsafe class MpiFile : IDisposable
     // ---- the file as a whole ----
 
     /// <summary>Flushes this process's writes to the storage device (MPI_File_sync). Collective.</summary>
-    public void Sync() => Checked(Core.FileSync(Handle));
+    public void Sync() => ThrowHelper.Check(Core.FileSync(Handle));
 
     /// <summary>The file's size in bytes (MPI_File_get_size).</summary>
     public long GetSize()
     {
         int h = Handle;
         long bytes = 0;
-        Checked(Core.FileGetSize(h, &bytes));
+        ThrowHelper.Check(Core.FileGetSize(h, &bytes));
         return bytes;
     }
 
     /// <summary>Truncates or extends the file to <paramref name="bytes"/> (MPI_File_set_size). Collective: every rank passes the same size.</summary>
-    public void SetSize(long bytes) => Checked(Core.FileSetSize(Handle, NonNegative(bytes)));
+    public void SetSize(long bytes) => ThrowHelper.Check(Core.FileSetSize(Handle, NonNegative(bytes)));
 
     /// <summary>Reserves storage for the first <paramref name="bytes"/> of the file (MPI_File_preallocate); the file grows to at least that size. Collective.</summary>
-    public void Preallocate(long bytes) => Checked(Core.FilePreallocate(Handle, NonNegative(bytes)));
+    public void Preallocate(long bytes) => ThrowHelper.Check(Core.FilePreallocate(Handle, NonNegative(bytes)));
 
     /// <summary>
     /// Atomic mode (MPI-4.0 §14.6.1): when true, concurrent conflicting accesses by
@@ -463,19 +463,14 @@ public sealed unsafe class MpiFile : IDisposable
         get
         {
             int h = Handle, atomic = 0;
-            Checked(Core.FileGetAtomicity(h, &atomic));
+            ThrowHelper.Check(Core.FileGetAtomicity(h, &atomic));
             return atomic != 0;
         }
-        set => Checked(Core.FileSetAtomicity(Handle, value ? 1 : 0));
+        set => ThrowHelper.Check(Core.FileSetAtomicity(Handle, value ? 1 : 0));
     }
 
     private static long NonNegative(long bytes) =>
         bytes >= 0 ? bytes : throw new ArgumentOutOfRangeException(nameof(bytes), bytes, SR.Format(SR.FileSizeNegative, bytes));
-
-    private static void Checked(int rc)
-    {
-        ThrowHelper.Check(rc);
-    }
 
     /// <summary>The path and state, for debugging.</summary>
     public override string ToString() => _handle < 0 ? $"MpiFile({Path}, closed)" : $"MpiFile({Path}, {_mode})";

@@ -2,7 +2,7 @@ using System.Runtime.InteropServices;
 
 namespace System.MP.Interop;
 
-/// <summary>Mirror of mp_coll_t: one collective call.</summary>
+/// <summary>Mirror of mp_coll_t: one collective call (its layout checked against CoreLayout by CoreInterfaceTests).</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal unsafe struct CollDesc
 {
@@ -11,21 +11,6 @@ internal unsafe struct CollDesc
     internal void* SendBuf;
     internal void* RecvBuf;
     internal int* SendCounts, SDispls, RecvCounts, RDispls;
-}
-
-/// <summary>mpcore's collective kinds (mp_coll_kind).</summary>
-internal static class CollKind
-{
-    internal const int Barrier = 0, Bcast = 1, Reduce = 2, Allreduce = 3, Scan = 4, Exscan = 5,
-        ReduceScatterBlock = 6, Gather = 7, Scatter = 8, Allgather = 9, Alltoall = 10,
-        Gatherv = 11, Scatterv = 12, Allgatherv = 13, Alltoallv = 14,
-        ReduceScatter = 15;
-}
-
-/// <summary>mpcore's neighborhood collective kinds (mp_neighbor_kind).</summary>
-internal static class NeighborKind
-{
-    internal const int Allgather = 0, Allgatherv = 1, Alltoall = 2, Alltoallv = 3, Alltoallw = 4;
 }
 
 /// <summary>

@@ -334,10 +334,3 @@ public abstract unsafe class Window : IDisposable
     }
 }
 
-/// <summary>mpcore's window constants (mp_win_flavor, mp_win_sync).</summary>
-internal static class CoreWin
-{
-    internal const int Allocate = 0, AllocateShared = 1;
-    internal const int Fence = 0, LockExclusive = 1, LockShared = 2, Unlock = 3, LockAll = 4, UnlockAll = 5,
-        Flush = 6, FlushAll = 7, FlushLocal = 8, FlushLocalAll = 9, Post = 10, Start = 11, Complete = 12, Wait = 13;
-}

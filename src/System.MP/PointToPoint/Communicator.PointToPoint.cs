@@ -622,12 +622,12 @@ public unsafe partial class Communicator
     }
 
     // ---- the two blocking paths ----
-    // One blocking call (mp_send_checked/mp_recv_checked: MPI_Send or MPI_Recv in preemptive
+    // One blocking call (mp_send/mp_recv: MPI_Send or MPI_Recv in preemptive
     // mode, the buffer pinned by the caller's fixed), unless hang reports are on: they need the
     // two steps (a fast post, then polls and a wait that HangReport can time and describe).
     // Every caller has checked the communicator, rank, tag and slice (scenario bad-args
-    // proves each refused here), so the core's checked entries only look at the handle's
-    // place in its table and MPI's state, as isend_checked does for the nonblocking posts.
+    // proves each refused here), so the core's entries, which trust that, only look at the
+    // handle's place in its table and MPI's state, as isend does for the nonblocking posts.
     // Both are inlined, so their P/Invoke is too; the JIT inlines a P/Invoke only outside
     // exception regions (inside, it calls an IL stub: ~40 instructions more), so a caller
     // inside a try calls them through a method of its own (PayloadChannel.ReceiveFirst).
@@ -637,7 +637,7 @@ public unsafe partial class Communicator
     {
         if (!HangReport.Enabled)
         {
-            int done = Core.SendChecked(p, bytes, dest, tag, comm, mode);
+            int done = Core.Send(p, bytes, dest, tag, comm, mode);
             ThrowHelper.Check(done);
             return;
         }
@@ -666,7 +666,7 @@ public unsafe partial class Communicator
     internal static unsafe int RecvCore(void* p, long bytes, int source, int tag, int comm, Status* status)
     {
         if (!HangReport.Enabled)
-            return Core.RecvChecked(p, bytes, source, tag, comm, status);
+            return Core.Recv(p, bytes, source, tag, comm, status);
         long token;
         int rc = Core.RecvStart(p, bytes, source, tag, comm, status, &token);
         HangReport.Describe("Recv", comm, source, tag);

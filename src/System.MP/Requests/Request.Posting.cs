@@ -72,7 +72,7 @@ public sealed unsafe partial class Request
 
     /// <summary>
     /// Posts a send whose every argument the caller has checked as the core would
-    /// (Communicator.ISend/ISsend): the core's checked entry does not check them again.
+    /// (Communicator.ISend/ISsend): the core's isend trusts them and does not check them again.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static unsafe Request PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, int comm, int mode)
@@ -85,12 +85,12 @@ public sealed unsafe partial class Request
         // pinned (or immobile) array keeps its address after it.  The caller
         // checked the slice (ThrowHelper.CheckSlice): the array's data
         // reference needs no null or empty check, and an empty slice is sent
-        // from a valid address.  The caller checked every argument the core
-        // would (communicator, rank, tag, slice): the core's checked entry
-        // looks only at MPI's state and the special ranks.
+        // from a valid address.  The caller checked every argument (communicator,
+        // rank, tag, slice): the core's entry trusts that and looks only at MPI's
+        // state and the special ranks.
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
-            rc = Core.IsendChecked(p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
-                            register ? BufferPolicy.ObjectOf(ref buffer) : null, &req);
+            rc = Core.Isend(p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
+                     register ? BufferPolicy.ObjectOf(ref buffer) : null, &req);
         return Posted(poster, rc, req, pin);
     }
 
@@ -103,8 +103,8 @@ public sealed unsafe partial class Request
         RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
         bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as PostSend
-            rc = Core.IrecvChecked(p + offset, (long)count * sizeof(T), source, tag, comm,
-                            register ? BufferPolicy.ObjectOf(ref buffer) : null, &req);
+            rc = Core.Irecv(p + offset, (long)count * sizeof(T), source, tag, comm,
+                     register ? BufferPolicy.ObjectOf(ref buffer) : null, &req);
         return Posted(poster, rc, req, pin);
     }
 

@@ -174,7 +174,7 @@ public sealed unsafe class RequestList : IDisposable
         _count = 0;
     }
 
-    // ---- posting (Communicator.PointToPoint.cs checks the arguments first, so the core's checked entries serve) ----
+    // ---- posting (Communicator.PointToPoint.cs checks the arguments first: the core's entries trust them) ----
 
     /// <summary>Posts a send the caller has checked (slice, communicator, rank, tag) into the next entry.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -184,14 +184,14 @@ public sealed unsafe class RequestList : IDisposable
         if (Registers)
         {
             fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as Request.PostSend
-                rc = Core.ListIsendChecked(_list, p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
-                                           count > 0 ? BufferPolicy.ObjectOf(ref buffer) : null);
+                rc = Core.ListIsend(_list, p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
+                                    count > 0 ? BufferPolicy.ObjectOf(ref buffer) : null);
             return Added(i, rc, null);
         }
         bool register = HoldByPolicy(buffer, count, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
-            rc = Core.ListIsendChecked(_list, p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
-                                       register ? BufferPolicy.ObjectOf(ref buffer) : null);
+            rc = Core.ListIsend(_list, p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
+                                register ? BufferPolicy.ObjectOf(ref buffer) : null);
         return Added(i, rc, pin);
     }
 
@@ -203,14 +203,14 @@ public sealed unsafe class RequestList : IDisposable
         if (Registers)
         {
             fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
-                rc = Core.ListIrecvChecked(_list, p + offset, (long)count * sizeof(T), source, tag, comm,
-                                           count > 0 ? BufferPolicy.ObjectOf(ref buffer) : null);
+                rc = Core.ListIrecv(_list, p + offset, (long)count * sizeof(T), source, tag, comm,
+                                    count > 0 ? BufferPolicy.ObjectOf(ref buffer) : null);
             return Added(i, rc, null);
         }
         bool register = HoldByPolicy(buffer, count, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
-            rc = Core.ListIrecvChecked(_list, p + offset, (long)count * sizeof(T), source, tag, comm,
-                                       register ? BufferPolicy.ObjectOf(ref buffer) : null);
+            rc = Core.ListIrecv(_list, p + offset, (long)count * sizeof(T), source, tag, comm,
+                                register ? BufferPolicy.ObjectOf(ref buffer) : null);
         return Added(i, rc, pin);
     }
 

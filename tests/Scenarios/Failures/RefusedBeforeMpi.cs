@@ -22,7 +22,7 @@ internal static class RefusedBeforeMpi
         var a = new int[8];
         int n = c.Size;
         // Each of these must throw before anything is sent or received.  Send and Recv reach the
-        // core's checked entries (send_checked, recv_checked), which trust these checks: without
+        // core's send and recv, which trust these checks: without
         // CheckDest, "dest = Size" fails here with MPI's own MPI_ERR_RANK.
         Check.Throws<ArgumentOutOfRangeException>(() => c.Send(a, n, 0), "dest = Size");
         Check.Throws<ArgumentOutOfRangeException>(() => c.Send(a, -7, 0), "dest negative");
@@ -45,8 +45,8 @@ internal static class RefusedBeforeMpi
         Check.Throws<ArgumentNullException>(() => c.Send((int[])null!, 0, 0), "null send buffer");
         Check.Throws<ArgumentNullException>(() => c.Recv((int[])null!, 0, 0), "null receive buffer");
         Check.Throws<ArgumentNullException>(() => c.ISend((int[])null!, 0, 0), "null isend buffer");
-        // Nonblocking posts reach the core's checked entries (isend_checked, irecv_checked),
-        // which trust System.MP's checks: each bad argument must be refused here, before them.
+        // Nonblocking posts reach the core's isend, irecv, list_isend and list_irecv, which trust
+        // System.MP's checks: each bad argument must be refused here, before them.
         var list = new RequestList(4);
         int overUb = Mpi.TagUpperBound == int.MaxValue ? -2 : Mpi.TagUpperBound + 1; // Open MPI's bound is int.MaxValue
         foreach (Func<int>[] posts in new[]

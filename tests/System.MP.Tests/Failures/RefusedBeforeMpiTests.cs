@@ -13,7 +13,7 @@ public class RefusedBeforeMpiTests
 {
     [Theory]
     [InlineData(false)]
-    [InlineData(true)] // under motor: nonblocking posts reach the core's checked entries
+    [InlineData(true)] // under motor: nonblocking posts reach the core's entries, which trust System.MP's checks
     public void BadArgumentsNeverReachTheWire(bool hosted) => Job.RunScenario(Scenario.BadArgs, 2, hosted: hosted);
 
     public static TheoryData<int, bool, bool> FreedCommunicatorVariants() => new()

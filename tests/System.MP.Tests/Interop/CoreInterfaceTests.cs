@@ -181,4 +181,32 @@ public unsafe class CoreInterfaceTests
         Assert.Equal(Mpi.Undefined, Define("MP_UNDEFINED"));
         Assert.Equal(Mpi.Root, Define("MP_ROOT"));
     }
+
+    /// <summary>
+    /// The structs System.MP hands the core have the C layout (CoreLayout, written by gen_binding
+    /// from mpcore.h's MP_STATUS_FIELDS and MP_COLL_FIELDS with the C compiler's sizeof and
+    /// offsetof): the same size, and each C field a C# field of the same name (case and
+    /// underscores aside) at the same offset, none more, none less.
+    /// </summary>
+    [Fact]
+    public void TheMirroredStructsHaveTheCLayout()
+    {
+        Assert.Equal(CoreLayout.StatusSize, sizeof(Status));
+        AssertFields<Status>(CoreLayout.StatusFields);
+        Assert.Equal(CoreLayout.CollSize, sizeof(CollDesc));
+        AssertFields<CollDesc>(CoreLayout.CollFields);
+    }
+
+    private static void AssertFields<T>((string Name, int Offset)[] c)
+    {
+        static string Key(string name) => name.Replace("_", "", StringComparison.Ordinal).ToUpperInvariant();
+        FieldInfo[] cs = typeof(T).GetFields(BindingFlags.Instance | BindingFlags.Public | BindingFlags.NonPublic);
+        Assert.Equal(c.Length, cs.Length);
+        foreach (var (name, offset) in c)
+        {
+            FieldInfo? f = Array.Find(cs, x => Key(x.Name) == Key(name));
+            Assert.True(f != null, $"{typeof(T).Name} has no field for {name}");
+            Assert.True(offset == (int)Marshal.OffsetOf<T>(f!.Name), $"{typeof(T).Name}.{f.Name} is at {Marshal.OffsetOf<T>(f.Name)}, {name} at {offset}");
+        }
+    }
 }
