@@ -16,8 +16,9 @@ namespace System.MP;
 /// <see cref="ReservedPieces"/>).  MPI matches MPI_ANY_TAG against every tag, so a receive or
 /// probe with <see cref="Mpi.AnyTag"/> goes through a matched probe here: a piece it meets is
 /// received aside for the transport and the probe repeats, so neither the user nor another
-/// caller of this class ever gets or sees one.  A receive with a tag of its own takes the one
-/// fast call it always did.
+/// caller of this class ever gets or sees one.  A receive with a tag of its own takes one fast
+/// call.  A nonblocking receive posted with MPI_ANY_TAG (IRecv, RecvInit, a RequestList's
+/// IRecv) is matched by MPI itself, and a piece that arrives while it is pending can match it.
 /// Blocking calls are one blocking call into the core, unless hang reports are on: then they
 /// take two steps (a fast post, then polls and a wait that HangReport can time and describe).
 /// Send and Recv are inlined, so their P/Invoke is too; the JIT inlines a P/Invoke only outside
@@ -84,6 +85,8 @@ internal static unsafe class PointToPointCore
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static int RecvAnyTag(void* p, long bytes, int source, int comm, Status* status)
     {
+        if (HangReport.Enabled)
+            HangReport.Describe("Recv", comm, source, Mpi.AnyTag);
         long msg;
         int rc = MProbe(source, Mpi.AnyTag, comm, &msg, status, block: true);
         return rc < 0 ? rc : MRecv(p, bytes, msg, status);
