@@ -157,6 +157,7 @@ internal static unsafe class PointToPointCore
     /// <paramref name="block"/> is false): 1 with its handle and status, 0 for none (only when
     /// not blocking), or a negative MP_E*.  A reserved piece met by any tag is received aside.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static int MProbe(int source, int tag, int comm, long* message, Status* status, bool block)
     {
         if (tag == Mpi.AnyTag)
@@ -192,7 +193,21 @@ internal static unsafe class PointToPointCore
     {
         if (HangReport.Enabled)
             HangReport.Describe("MProbe", comm, source, tag);
-        MProbeOrThrow(source, tag, comm, block: true, out message, out Status status);
+        if (tag == Mpi.AnyTag)
+            return MProbeAnyTag(source, comm, out message);
+        Status status;
+        long msg;
+        int rc = Completion.PollThenBlock(new Completion.MatchedProbe(source, tag, comm, &msg, &status));
+        if (rc < 0)
+            ThrowHelper.ThrowCore(rc);
+        message = msg;
+        return status;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static Status MProbeAnyTag(int source, int comm, out long message)
+    {
+        MProbeOrThrow(source, Mpi.AnyTag, comm, block: true, out message, out Status status);
         return status;
     }
 
@@ -200,6 +215,7 @@ internal static unsafe class PointToPointCore
     internal static bool TryMProbe(int source, int tag, int comm, out long message, out Status status) =>
         MProbeOrThrow(source, tag, comm, block: false, out message, out status) == 1;
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static int MProbeOrThrow(int source, int tag, int comm, bool block, out long message, out Status status)
     {
         Status st;
@@ -216,6 +232,7 @@ internal static unsafe class PointToPointCore
     /// Receives a matched message into <paramref name="bytes"/> bytes at <paramref name="p"/>
     /// (MPI_Mrecv): 0 with the status, or a negative MP_E*.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static int MRecv(void* p, long bytes, long message, Status* status)
     {
         if (!HangReport.Enabled)
