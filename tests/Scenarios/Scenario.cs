@@ -183,6 +183,9 @@ public enum Scenario
     ObjectsEagerBoundary,
     ObjectsEagerThreads,
 
+    // Receives and probes with AnyTag beside a large object's continuation pieces (Transport/ReservedTags.cs)
+    ObjectsAnyTag,
+
     // Motor ranks beside C, Fortran and Python ranks in MPMD jobs (Interop/MixedJobs.cs)
     MixedWorld,
     // Motor ranks that make no call with the other program's ranks, so each ends on its own (Interop/MixedJobs.cs)

@@ -104,7 +104,7 @@ public unsafe partial class Communicator
                     ScattervRound(plan, k, pieces, starts, counts, receives ? block.Next(part) : null, root, h);
                     block.Arrived(part);
                 }
-                return receives ? Expect<TOut>(ObjectReader.Decode(block.Payload, counts[_rank])) : default;
+                return receives ? Expect<TOut>(PayloadChannel.Decode(block.Payload, counts[_rank])) : default;
             }
             finally
             {
@@ -198,7 +198,7 @@ public unsafe partial class Communicator
                     return null;
                 var blocks = new T[p][];
                 for (int r = 0; r < p; r++)
-                    blocks[r] = Expect<T[]>(ObjectReader.Decode(all.Pointer + starts[r], counts[r]))!;
+                    blocks[r] = Expect<T[]>(PayloadChannel.Decode(all.Pointer + starts[r], counts[r]))!;
                 return blocks;
             }
             finally

@@ -189,7 +189,7 @@ public unsafe partial class Communicator
                     AlltoallvRound(plan, k, pieces!.Pointer, sendStarts, sendCounts, all.Pointer, recvStarts, recvCounts, h);
                 var result = new TOut?[p];
                 for (int r = 0; r < p; r++)
-                    result[r] = Expect<TOut>(ObjectReader.Decode(all.Pointer + recvStarts[r], recvCounts[r]));
+                    result[r] = Expect<TOut>(PayloadChannel.Decode(all.Pointer + recvStarts[r], recvCounts[r]));
                 return result;
             }
             finally

@@ -304,7 +304,7 @@ public unsafe partial class Communicator
                 BcastBytes(payload.Next(part), part, root, h);
                 payload.Arrived(part);
             }
-            return Expect<T>(ObjectReader.Decode(payload.Payload, length));
+            return Expect<T>(PayloadChannel.Decode(payload.Payload, length));
         }
         finally
         {

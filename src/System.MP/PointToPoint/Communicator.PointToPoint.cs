@@ -24,7 +24,7 @@ public unsafe partial class Communicator
         CheckDest(dest);
         CheckSendTag(tag);
         fixed (T* p = buffer)
-            SendCore(p, (long)buffer.Length * sizeof(T), dest, tag, h, CoreConst.SendStandard);
+            PointToPointCore.Send(p, (long)buffer.Length * sizeof(T), dest, tag, h, CoreConst.SendStandard);
     }
 
     /// <summary>Sends <paramref name="count"/> elements starting at <paramref name="offset"/> (MPI_Send).</summary>
@@ -41,7 +41,7 @@ public unsafe partial class Communicator
         CheckDest(dest);
         CheckSendTag(tag);
         fixed (T* p = buffer)
-            SendCore(p + offset, (long)count * sizeof(T), dest, tag, h, CoreConst.SendStandard);
+            PointToPointCore.Send(p + offset, (long)count * sizeof(T), dest, tag, h, CoreConst.SendStandard);
     }
 
     /// <summary>Sends the elements of a span (MPI_Send).</summary>
@@ -55,7 +55,7 @@ public unsafe partial class Communicator
         CheckDest(dest);
         CheckSendTag(tag);
         fixed (T* p = buffer)
-            SendCore(p, (long)buffer.Length * sizeof(T), dest, tag, h, CoreConst.SendStandard);
+            PointToPointCore.Send(p, (long)buffer.Length * sizeof(T), dest, tag, h, CoreConst.SendStandard);
     }
 
     /// <summary>Sends one value (MPI_Send of one element).</summary>
@@ -68,7 +68,7 @@ public unsafe partial class Communicator
         int h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
-        SendCore(&value, sizeof(T), dest, tag, h, CoreConst.SendStandard);
+        PointToPointCore.Send(&value, sizeof(T), dest, tag, h, CoreConst.SendStandard);
     }
 
     /// <summary>
@@ -87,7 +87,7 @@ public unsafe partial class Communicator
         CheckDest(dest);
         CheckSendTag(tag);
         fixed (T* p = buffer)
-            SendCore(p, (long)buffer.Length * sizeof(T), dest, tag, h, CoreConst.SendSync);
+            PointToPointCore.Send(p, (long)buffer.Length * sizeof(T), dest, tag, h, CoreConst.SendSync);
     }
 
     /// <summary>Receives into the whole array (MPI_Recv).</summary>
@@ -105,7 +105,7 @@ public unsafe partial class Communicator
         CheckSource(source);
         CheckRecvTag(tag);
         fixed (T* p = buffer)
-            return RecvCore(p, (long)buffer.Length * sizeof(T), source, tag, h);
+            return PointToPointCore.Recv(p, (long)buffer.Length * sizeof(T), source, tag, h);
     }
 
     /// <summary>Receives into <paramref name="count"/> elements starting at <paramref name="offset"/> (MPI_Recv).</summary>
@@ -124,7 +124,7 @@ public unsafe partial class Communicator
         CheckSource(source);
         CheckRecvTag(tag);
         fixed (T* p = buffer)
-            return RecvCore(p + offset, (long)count * sizeof(T), source, tag, h);
+            return PointToPointCore.Recv(p + offset, (long)count * sizeof(T), source, tag, h);
     }
 
     /// <summary>Receives into a span (MPI_Recv).</summary>
@@ -140,7 +140,7 @@ public unsafe partial class Communicator
         CheckSource(source);
         CheckRecvTag(tag);
         fixed (T* p = buffer)
-            return RecvCore(p, (long)buffer.Length * sizeof(T), source, tag, h);
+            return PointToPointCore.Recv(p, (long)buffer.Length * sizeof(T), source, tag, h);
     }
 
     /// <summary>Receives one value (MPI_Recv of one element).</summary>
@@ -163,7 +163,7 @@ public unsafe partial class Communicator
         CheckSource(source);
         CheckRecvTag(tag);
         T value = default;
-        status = RecvCore(&value, sizeof(T), source, tag, h);
+        status = PointToPointCore.Recv(&value, sizeof(T), source, tag, h);
         if (status.ByteCount != sizeof(T) && status.Source != Mpi.ProcNull)
             ThrowHelper.ThrowShortScalar(status.ByteCount, typeof(T), sizeof(T));
         return value;
@@ -194,7 +194,7 @@ public unsafe partial class Communicator
         CheckDistinct(sendBuffer, recvBuffer, nameof(recvBuffer), SR.SendRecvSameArray);
         fixed (T* r = recvBuffer)
         fixed (T* s = sendBuffer)
-            return SendRecvCore(s, (long)sendBuffer.Length * sizeof(T), dest, sendTag,
+            return PointToPointCore.SendRecv(s, (long)sendBuffer.Length * sizeof(T), dest, sendTag,
                                 r, (long)recvBuffer.Length * sizeof(T), source, recvTag, h);
     }
 
@@ -224,7 +224,7 @@ public unsafe partial class Communicator
             fixed (T* p = buffer)
             {
                 Buffer.MemoryCopy(p, copy, bytes, bytes);
-                return SendRecvCore(copy, bytes, dest, sendTag, p, bytes, source, recvTag, h);
+                return PointToPointCore.SendRecv(copy, bytes, dest, sendTag, p, bytes, source, recvTag, h);
             }
         }
         finally
@@ -243,24 +243,6 @@ public unsafe partial class Communicator
             ThrowHelper.ThrowTag(recvTag, allowAny: true, nameof(recvTag));
     }
 
-    /// <summary>
-    /// Sendrecv of checked arguments: one blocking call (mp_sendrecv: MPI_Sendrecv, the buffers
-    /// pinned by the caller); with hang reports on, the same call with its wait recorded.  It is
-    /// never split into a receive and a send posted from here: mp_sendrecv alone knows to post a
-    /// message to the calling rank itself before its receive, which Open MPI 4.1 needs to report
-    /// that message's truncation.
-    /// </summary>
-    private static unsafe Status SendRecvCore(void* s, long sendBytes, int dest, int sendTag,
-                                          void* r, long recvBytes, int source, int recvTag, int h)
-    {
-        Status status;
-        int done = HangReport.Enabled
-            ? HangReport.SendRecv(s, sendBytes, dest, sendTag, r, recvBytes, source, recvTag, h, &status)
-            : Core.Sendrecv(s, sendBytes, dest, sendTag, r, recvBytes, source, recvTag, h, &status);
-        ThrowHelper.Check(done);
-        return status;
-    }
-
     /// <summary>Waits until a matching message is pending and returns its status, without receiving it (MPI_Probe).</summary>
     /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
@@ -273,7 +255,7 @@ public unsafe partial class Communicator
         Status status;
         if (HangReport.Enabled)
             HangReport.Describe("Probe", h, source, tag);
-        int rc = Completion.PollThenBlock(new Completion.Probe(source, tag, h, &status));
+        int rc = PointToPointCore.Probe(source, tag, h, &status, block: true);
         ThrowHelper.Check(rc);
         return status;
     }
@@ -289,7 +271,7 @@ public unsafe partial class Communicator
         CheckSource(source);
         CheckRecvTag(tag);
         Status st;
-        int rc = Core.Iprobe(source, tag, h, &st);
+        int rc = PointToPointCore.Probe(source, tag, h, &st, block: false);
         ThrowHelper.Check(rc);
         status = rc == 1 ? st : default;
         return rc == 1;
@@ -307,21 +289,8 @@ public unsafe partial class Communicator
         int h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
-        Status status = MProbeCore(source, tag, h, out long msg);
+        Status status = PointToPointCore.MProbe(source, tag, h, out long msg);
         return new Message(msg, status);
-    }
-
-    /// <summary>Matched probe of checked arguments: polls, then waits in a blocking call.</summary>
-    internal static unsafe Status MProbeCore(int source, int tag, int comm, out long message)
-    {
-        Status status;
-        long msg;
-        if (HangReport.Enabled)
-            HangReport.Describe("MProbe", comm, source, tag);
-        int rc = Completion.PollThenBlock(new Completion.MatchedProbe(source, tag, comm, &msg, &status));
-        ThrowHelper.Check(rc);
-        message = msg;
-        return status;
     }
 
     /// <summary>Takes a matching message out of matching if one is pending (MPI_Improbe).</summary>
@@ -333,12 +302,9 @@ public unsafe partial class Communicator
         int h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
-        Status status;
-        long msg;
-        int rc = Core.Improbe(source, tag, h, &msg, &status);
-        ThrowHelper.Check(rc);
-        message = rc == 1 ? new Message(msg, status) : null;
-        return rc == 1;
+        bool matched = PointToPointCore.TryMProbe(source, tag, h, out long msg, out Status status);
+        message = matched ? new Message(msg, status) : null;
+        return matched;
     }
 
     /// <summary>Starts sending the whole array (MPI_Isend).  The array must not change until the request completes.</summary>
@@ -619,59 +585,5 @@ public unsafe partial class Communicator
         CheckSource(source);
         CheckRecvTag(tag);
         return PersistentRequest.InitPointToPoint(buffer, offset, count, source, tag, h, 0, receive: true);
-    }
-
-    // ---- the two blocking paths ----
-    // One blocking call (mp_send/mp_recv: MPI_Send or MPI_Recv in preemptive
-    // mode, the buffer pinned by the caller's fixed), unless hang reports are on: they need the
-    // two steps (a fast post, then polls and a wait that HangReport can time and describe).
-    // Every caller has checked the communicator, rank, tag and slice (scenario bad-args
-    // proves each refused here), so the core's entries, which trust that, only look at the
-    // handle's place in its table and MPI's state, as isend does for the nonblocking posts.
-    // Both are inlined, so their P/Invoke is too; the JIT inlines a P/Invoke only outside
-    // exception regions (inside, it calls an IL stub: ~40 instructions more), so a caller
-    // inside a try calls them through a method of its own (PayloadChannel.ReceiveFirst).
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static unsafe void SendCore(void* p, long bytes, int dest, int tag, int comm, int mode)
-    {
-        if (!HangReport.Enabled)
-        {
-            int done = Core.Send(p, bytes, dest, tag, comm, mode);
-            ThrowHelper.Check(done);
-            return;
-        }
-        long token;
-        int rc = Core.SendStart(p, bytes, dest, tag, comm, mode, &token);
-        HangReport.Describe(mode == CoreConst.SendSync ? "Ssend" : "Send", comm, dest, tag, "dest");
-        if (rc == 0)
-            rc = Completion.PollThenBlock(new Completion.Token(token, null));
-        ThrowHelper.Check(rc);
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static unsafe Status RecvCore(void* p, long bytes, int source, int tag, int comm)
-    {
-        Status status;
-        int rc = RecvCore(p, bytes, source, tag, comm, &status);
-        ThrowHelper.Check(rc);
-        return status;
-    }
-
-    /// <summary>
-    /// <see cref="RecvCore(void*, long, int, int, int)"/> with the core's result returned (0 or 1,
-    /// or a negative MP_E*) instead of thrown: for callers that turn an error into another.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static unsafe int RecvCore(void* p, long bytes, int source, int tag, int comm, Status* status)
-    {
-        if (!HangReport.Enabled)
-            return Core.Recv(p, bytes, source, tag, comm, status);
-        long token;
-        int rc = Core.RecvStart(p, bytes, source, tag, comm, status, &token);
-        HangReport.Describe("Recv", comm, source, tag);
-        if (rc == 0)
-            rc = Completion.PollThenBlock(new Completion.Token(token, status));
-        return rc;
     }
 }

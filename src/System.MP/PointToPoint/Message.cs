@@ -1,5 +1,3 @@
-using System.MP.Interop;
-using System.Runtime.CompilerServices;
 
 namespace System.MP;
 
@@ -43,7 +41,7 @@ public sealed unsafe class Message
     {
         long handle = Take();
         fixed (T* p = buffer)
-            return Receive(p, (long)buffer.Length * sizeof(T), handle);
+            return PointToPointCore.MRecv(p, (long)buffer.Length * sizeof(T), handle);
     }
 
     /// <summary>Receives a message of one element and returns it (MPI_Mrecv).</summary>
@@ -102,30 +100,5 @@ public sealed unsafe class Message
         long handle = _handle;
         _handle = 0;
         return handle;
-    }
-
-    /// <summary>
-    /// Receives a matched message into <paramref name="bytes"/> bytes at <paramref name="p"/>
-    /// (MPI_Mrecv): one blocking call, or with hang reports on two steps (a fast post, then
-    /// polls and a wait that HangReport can time).  Never inlined: the object transport calls
-    /// it inside exception regions, where the JIT would call the P/Invoke through an IL stub
-    /// (see Communicator.SendCore).
-    /// </summary>
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    internal static Status Receive(void* p, long bytes, long handle)
-    {
-        Status status;
-        if (!HangReport.Enabled)
-        {
-            int done = Core.Mrecv(p, bytes, handle, &status);
-            ThrowHelper.Check(done);
-            return status;
-        }
-        long token;
-        int rc = Core.MrecvStart(p, bytes, handle, &status, &token);
-        if (rc == 0)
-            rc = Completion.PollThenBlock(new Completion.Token(token, &status));
-        ThrowHelper.Check(rc);
-        return status;
     }
 }

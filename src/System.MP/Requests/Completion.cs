@@ -23,7 +23,7 @@ internal interface IPollThenBlock
 /// The one "poll, then block" policy the waits of System.MP follow: requests, sets of
 /// requests, probes, matched probes, and the pending part of a blocking send or receive
 /// when hang reports are on (otherwise Send, Recv and Message.Recv are one blocking call each,
-/// Communicator.SendCore; SendRecv always is).  Polling first keeps short waits free of GC transitions
+/// PointToPointCore.Send; SendRecv always is).  Polling first keeps short waits free of GC transitions
 /// (the JIT places a GC poll after each fast call, so GCs still proceed); the
 /// operations are structs, so each use compiles to the loop written out by hand.
 /// </summary>

@@ -44,9 +44,13 @@ internal sealed unsafe class ObjectReader
     private TypeTable? _lastTable;
     private bool _busy; // decoding (Decode)
 
-    /// <summary>Decodes one payload; any fault in it is a <see cref="TransportException"/>.</summary>
+    /// <summary>
+    /// Decodes the body of one payload (<paramref name="length"/> bytes at <paramref name="body"/>,
+    /// after the header that PayloadChannel checked): a type table of <paramref name="tableBytes"/>,
+    /// then the objects.  Any fault in it is a <see cref="TransportException"/>.
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    internal static object? Decode(byte* payload, long length)
+    internal static object? Decode(byte* body, long length, int tableBytes)
     {
         // The thread's reader stays cached while in use (no reference stored per payload); a payload
         // decoded while it is busy (a static constructor run by the decoding) gets a reader of its own.
@@ -56,7 +60,7 @@ internal sealed unsafe class ObjectReader
         r._busy = true;
         try
         {
-            return r.DecodeCore(payload, length);
+            return r.DecodeCore(body, length, tableBytes);
         }
         catch (Exception e) when (e is ArgumentException or OverflowException or InvalidCastException or TypeLoadException
                                     or BadImageFormatException or NotSupportedException or MemberAccessException)
@@ -148,22 +152,10 @@ internal sealed unsafe class ObjectReader
             : TransportErrors.Malformed(SR.Format(SR.PayloadReferenceId, id, _count));
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // a loop over every object: no tier-0 pass
-    private object? DecodeCore(byte* payload, long length)
+    private object? DecodeCore(byte* body, long length, int tableBytes)
     {
-        if (length < WireFormat.HeaderBytes + 8)
-            throw TransportErrors.Malformed(SR.Format(SR.PayloadTruncated, WireFormat.HeaderBytes + 8, length));
-        _pos = payload;
-        _end = payload + length;
-        if (Unsafe.ReadUnaligned<uint>(Take(4)) != WireFormat.Magic)
-            throw TransportErrors.Malformed(SR.PayloadMagic);
-        uint flags = Unsafe.ReadUnaligned<uint>(Take(4));
-        long total = Unsafe.ReadUnaligned<long>(Take(8));
-        if ((flags & ~WireFormat.KnownFlags) != 0 || (flags & WireFormat.VersionMask) != WireFormat.VersionBits)
-            throw TransportErrors.Malformed(SR.Format(SR.PayloadVersion, flags, WireFormat.VersionBits));
-        if (total != length)
-            throw TransportErrors.Malformed(SR.Format(SR.PayloadLength, total, length));
-        int tableBytes = ReadCount(1);
-        Take(4); // the continuation tag: PayloadChannel's
+        _pos = body;
+        _end = body + length;
         TypeTable table = ResolveTable(Take(tableBytes), tableBytes);
         int count = ReadCount(4);
         if (_objects.Length < count)

@@ -71,6 +71,6 @@ internal static unsafe class ObjectTransport
     internal static object? Decode(ReadOnlySpan<byte> payload)
     {
         fixed (byte* p = payload)
-            return ObjectReader.Decode(p, payload.Length);
+            return PayloadChannel.Decode(p, payload.Length);
     }
 }

@@ -63,7 +63,7 @@ internal static unsafe class PayloadChannel
             var (off, bytes, c, t) = Piece(i, payload.Length, comm, tag, continuationTag);
             try
             {
-                Communicator.SendCore(payload.Pointer + off, bytes, dest, t, c, CoreConst.SendStandard);
+                PointToPointCore.Send(payload.Pointer + off, bytes, dest, t, c, CoreConst.SendStandard);
             }
             catch (Exception) when (i > 0) // the first message went: the receiver is waiting for the rest
             {
@@ -85,7 +85,7 @@ internal static unsafe class PayloadChannel
         byte none = 0;
         try
         {
-            Communicator.SendCore(&none, 0, dest, continuationTag, comm, CoreConst.SendStandard);
+            PointToPointCore.Send(&none, 0, dest, continuationTag, comm, CoreConst.SendStandard);
         }
         catch (Exception e) when (e is MpiException or InsufficientMemoryException)
         {
@@ -170,19 +170,11 @@ internal static unsafe class PayloadChannel
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static int ReceiveFirst(void* p, int source, int tag, int comm, Status* first) =>
-        Communicator.RecvCore(p, WireFormat.FirstChunkBytes, source, tag, comm, first);
+        PointToPointCore.Recv(p, WireFormat.FirstChunkBytes, source, tag, comm, first);
 
     /// <summary>Takes a matching first message out of matching if one is pending (MPI_Improbe).</summary>
-    internal static bool TryMatch(int source, int tag, int comm, out Status first, out long message)
-    {
-        Status st;
-        long msg;
-        int rc = Core.Improbe(source, tag, comm, &msg, &st);
-        ThrowHelper.Check(rc);
-        first = st;
-        message = msg;
-        return rc == 1;
-    }
+    internal static bool TryMatch(int source, int tag, int comm, out Status first, out long message) =>
+        PointToPointCore.TryMProbe(source, tag, comm, out message, out first);
 
     /// <summary>Receives a matched first message, then (for a chunked payload) the rest, and decodes the whole.</summary>
     [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
@@ -191,7 +183,7 @@ internal static unsafe class PayloadChannel
         NativeBuffer buffer = BufferPool.Rent(first.ByteCount);
         try
         {
-            return Complete(buffer, Message.Receive(buffer.Pointer, first.ByteCount, msg), comm, out status);
+            return Complete(buffer, PointToPointCore.MRecv(buffer.Pointer, first.ByteCount, msg), comm, out status);
         }
         finally
         {
@@ -208,36 +200,84 @@ internal static unsafe class PayloadChannel
         if (first.Source == Mpi.ProcNull)
             return null;
         long length = first.ByteCount;
-        if (IsChunked(buffer.Pointer, length, out long announced, out int continuationTag))
-            length = ReceiveContinuation(buffer, length, announced, first.Source, continuationTag, comm);
+        Header header = ReadHeader(buffer.Pointer, length, whole: false);
+        if (header.Chunked)
+            length = ReceiveContinuation(buffer, length, header.Total, first.Source, header.ContinuationTag, comm);
         status = new Status(first.Source, first.Tag, length);
-        return ObjectReader.Decode(buffer.Pointer, length);
+        return ObjectReader.Decode(buffer.Pointer + WireFormat.HeaderBytes, length - WireFormat.HeaderBytes, header.TableBytes);
     }
 
     /// <summary>
-    /// Reads a first message's header without trusting it: false for a payload in one
-    /// message (the decoder checks the rest); true, with what follows, for a well-formed
-    /// chunked one; anything else throws before a single further message is waited for.
+    /// Decodes a payload that is whole in memory (object collectives, tests): its header is
+    /// checked here, the decoder sees the body.
+    /// </summary>
+    [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
+    internal static object? Decode(byte* payload, long length)
+    {
+        Header header = ReadHeader(payload, length, whole: true);
+        return ObjectReader.Decode(payload + WireFormat.HeaderBytes, length - WireFormat.HeaderBytes, header.TableBytes);
+    }
+
+    /// <summary>A payload's header, checked (<see cref="ReadHeader"/>).</summary>
+    internal readonly struct Header(long total, int tableBytes, int continuationTag, bool chunked)
+    {
+        /// <summary>The whole payload's bytes, header included.</summary>
+        internal readonly long Total = total;
+
+        /// <summary>Bytes of the type table at the start of the body.</summary>
+        internal readonly int TableBytes = tableBytes;
+
+        /// <summary>The tag of the continuation pieces of a chunked payload.</summary>
+        internal readonly int ContinuationTag = continuationTag;
+
+        /// <summary>True when more messages follow the first (<see cref="WireFormat.FlagChunked"/>).</summary>
+        internal readonly bool Chunked = chunked;
+    }
+
+    /// <summary>
+    /// Reads a payload's header without trusting it, the one place it is checked: signature,
+    /// version and flags, a type table inside the payload, and a total that is the bytes
+    /// received, or (a chunked payload's first message, unless <paramref name="whole"/>) exactly
+    /// the first-chunk size of a larger total, with a continuation tag in the reserved range.
+    /// Anything else throws <see cref="TransportException"/> before a single further message
+    /// is waited for.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    internal static bool IsChunked(byte* p, long received, out long announced, out int continuationTag)
+    internal static Header ReadHeader(byte* p, long received, bool whole)
     {
-        announced = received;
-        continuationTag = 0;
-        if (received < WireFormat.HeaderBytes)
-            return false; // too short to be anything: the decoder says so
+        if (received < WireFormat.HeaderBytes + 8) // the header and the two counts every body has
+            throw TransportErrors.Malformed(SR.Format(SR.PayloadTruncated, WireFormat.HeaderBytes + 8, received));
+        if (SignatureProblem(p) is string problem)
+            throw TransportErrors.Malformed(problem);
+        long total = *(long*)(p + WireFormat.OffsetTotal);
+        int tableBytes = *(int*)(p + WireFormat.OffsetTableBytes);
+        int continuationTag = *(int*)(p + WireFormat.OffsetContinuationTag);
+        bool chunked = !whole && (*(uint*)(p + WireFormat.OffsetFlags) & WireFormat.FlagChunked) != 0;
+        if (!chunked && total != received)
+            throw TransportErrors.Malformed(SR.Format(SR.PayloadLength, total, received));
+        if (chunked)
+        {
+            if (received != WireFormat.FirstChunkBytes || total <= received)
+                throw TransportErrors.Malformed(SR.Format(SR.PayloadFirstChunk, received, total, WireFormat.FirstChunkBytes));
+            if (continuationTag <= Mpi.TagUpperBound || continuationTag > Mpi.MpiTagUpperBound)
+                throw TransportErrors.Malformed(SR.Format(SR.PayloadContinuationTag, continuationTag, Mpi.TagUpperBound + 1, Mpi.MpiTagUpperBound));
+        }
+        if (tableBytes < 0 || tableBytes > total - WireFormat.HeaderBytes)
+            throw TransportErrors.Malformed(SR.Format(SR.PayloadCount, tableBytes, total - WireFormat.HeaderBytes));
+        return new Header(total, tableBytes, continuationTag, chunked);
+    }
+
+    /// <summary>
+    /// What is wrong with a header's signature and flags (at least <see cref="WireFormat.HeaderBytes"/>
+    /// bytes at <paramref name="p"/>), or null: checked before anything in it is trusted.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static string? SignatureProblem(byte* p)
+    {
         uint flags = *(uint*)(p + WireFormat.OffsetFlags);
-        if (*(uint*)p != WireFormat.Magic || (flags & ~WireFormat.FlagChunked) != WireFormat.VersionBits) // what SignatureProblem checks, in line
-            throw TransportErrors.Malformed(WireFormat.SignatureProblem(p)!);
-        if ((flags & WireFormat.FlagChunked) == 0)
-            return false;
-        announced = *(long*)(p + WireFormat.OffsetTotal);
-        continuationTag = *(int*)(p + WireFormat.OffsetContinuationTag);
-        if (received != WireFormat.FirstChunkBytes || announced <= received)
-            throw TransportErrors.Malformed(SR.Format(SR.PayloadFirstChunk, received, announced, WireFormat.FirstChunkBytes));
-        if (continuationTag <= Mpi.TagUpperBound || continuationTag > Mpi.MpiTagUpperBound)
-            throw TransportErrors.Malformed(SR.Format(SR.PayloadContinuationTag, continuationTag, Mpi.TagUpperBound + 1, Mpi.MpiTagUpperBound));
-        return true;
+        if (*(uint*)p == WireFormat.Magic && (flags & ~WireFormat.FlagChunked) == WireFormat.VersionBits)
+            return null;
+        return *(uint*)p != WireFormat.Magic ? SR.PayloadMagic : SR.Format(SR.PayloadVersion, flags, WireFormat.VersionBits);
     }
 
     /// <summary>
@@ -249,16 +289,46 @@ internal static unsafe class PayloadChannel
         while (received < announced)
         {
             long expected = Math.Min(WireFormat.ChunkBytes, announced - received);
-            Status next = Communicator.MProbeCore(source, continuationTag, comm, out long msg);
             // Received in full either way: this source sends this payload's pieces only under this tag.
-            buffer.EnsureCapacity(received + next.ByteCount);
-            Message.Receive(buffer.Pointer + received, next.ByteCount, msg);
-            if (next.ByteCount == 0) // no piece is empty: the sender's Abandon
+            long bytes = ReceivePiece(buffer, received, source, continuationTag, comm);
+            if (bytes == 0) // no piece is empty: the sender's Abandon
                 throw TransportErrors.Abandoned(received, announced);
-            if (next.ByteCount != expected)
-                throw TransportErrors.Malformed(SR.Format(SR.PayloadChunk, next.ByteCount, expected, announced));
+            if (bytes != expected)
+                throw TransportErrors.Malformed(SR.Format(SR.PayloadChunk, bytes, expected, announced));
             received += expected;
         }
         return received;
+    }
+
+    /// <summary>
+    /// Receives the next piece from <paramref name="source"/> under <paramref name="continuationTag"/>
+    /// to <paramref name="at"/> in <paramref name="buffer"/> and returns its length: one that a
+    /// receive or probe with any tag kept aside (<see cref="ReservedPieces"/>), else one matched
+    /// here.  Polled, never a blocking probe: a piece can move aside between the two looks, and
+    /// then a blocking probe would wait for a message that is no longer in matching.
+    /// </summary>
+    private static long ReceivePiece(NativeBuffer buffer, long at, int source, int continuationTag, int comm)
+    {
+        for (int polls = 0; ; polls++)
+        {
+            long msg;
+            Status next;
+            int rc = ReservedPieces.Next(source, continuationTag, comm, out ReservedPieces.Piece? kept, &msg, &next);
+            ThrowHelper.Check(rc);
+            if (rc == 1)
+            {
+                buffer.EnsureCapacity(at + kept!.Length);
+                kept.MoveTo(buffer.Pointer + at);
+                return kept.Length;
+            }
+            if (rc == 2)
+            {
+                buffer.EnsureCapacity(at + next.ByteCount);
+                PointToPointCore.MRecv(buffer.Pointer + at, next.ByteCount, msg);
+                return next.ByteCount;
+            }
+            if (polls >= Completion.SpinPolls)
+                Thread.Yield();
+        }
     }
 }

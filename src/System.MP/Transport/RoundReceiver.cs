@@ -48,7 +48,7 @@ internal unsafe struct RoundReceiver(NativeBuffer buffer, long announced)
     {
         if (received < WireFormat.HeaderBytes)
             return null;
-        if (WireFormat.SignatureProblem(p) is string problem)
+        if (PayloadChannel.SignatureProblem(p) is string problem)
             return problem;
         long total = *(long*)(p + WireFormat.OffsetTotal);
         return total == announced ? null : SR.Format(SR.PayloadAnnouncedTotal, announced, total);

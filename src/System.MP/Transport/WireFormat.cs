@@ -33,20 +33,6 @@ internal static class WireFormat
     internal const int OffsetFlags = 4, OffsetTotal = 8, OffsetTableBytes = 16, OffsetContinuationTag = 20;
     internal const int IdBytes = 4;
 
-    /// <summary>
-    /// What is wrong with a header's signature and flags (at least <see cref="HeaderBytes"/>
-    /// bytes at <paramref name="p"/>), or null: checked before anything in it is trusted.
-    /// </summary>
-    internal static unsafe string? SignatureProblem(byte* p)
-    {
-        if (*(uint*)p != Magic)
-            return SR.PayloadMagic;
-        uint flags = *(uint*)(p + OffsetFlags);
-        if ((flags & ~KnownFlags) != 0 || (flags & VersionMask) != VersionBits)
-            return SR.Format(SR.PayloadVersion, flags, VersionBits);
-        return null;
-    }
-
     internal const byte EntryBuiltin = 0, EntryNamed = 1, EntryVector = 2, EntryMdArray = 3;
     internal const int MaxRank = 32;
 

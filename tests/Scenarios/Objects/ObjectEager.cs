@@ -31,7 +31,7 @@ internal static class ObjectEager
         return bytes;
     }
 
-    private static byte[] Pattern(int n, int seed)
+    internal static byte[] Pattern(int n, int seed)
     {
         var b = new byte[n];
         for (int i = 0; i < n; i++)

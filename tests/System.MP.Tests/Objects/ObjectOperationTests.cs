@@ -63,6 +63,29 @@ public class ObjectOperationTests
                         env: hosted ? null : new Dictionary<string, string> { ["SCENARIOS_THREAD_LEVEL"] = "Multiple" },
                         motorOptions: hosted ? "--thread-level multiple" : "");
 
+    /// <summary>
+    /// Receives and probes with AnyTag (Recv, Probe, IProbe, MProbe, IMProbe, SendRecv, ORecv) while another
+    /// thread receives a 1 MiB object: they never get or report a continuation piece, and the object arrives
+    /// whole; its pieces one message (64 KiB first message) and a thousand (1 KiB chunks).
+    /// </summary>
+    [Theory]
+    [InlineData(false, false, "1024")]
+    [InlineData(false, false, null)]
+    [InlineData(true, false, "1024")]
+    [InlineData(true, false, null)]
+    [InlineData(false, true, "1024")]
+    [InlineData(true, true, null)]
+    public void AnyTagNeverMeetsAContinuationPiece(bool hosted, bool openMpi, string? chunkBytes)
+    {
+        var env = new Dictionary<string, string>();
+        if (!hosted)
+            env["SCENARIOS_THREAD_LEVEL"] = "Multiple";
+        if (chunkBytes is not null)
+            env["MOTOR_OBJECT_CHUNK_BYTES"] = chunkBytes;
+        Job.RunScenario(Scenario.ObjectsAnyTag, 2, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich,
+                        env: env, motorOptions: hosted ? "--thread-level multiple" : "");
+    }
+
     /// <summary>Object collectives across an intercommunicator in chunked rounds, on MPICH and, under motor, on Open MPI.</summary>
     [Theory]
     [InlineData(false)]

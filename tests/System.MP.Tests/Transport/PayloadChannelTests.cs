@@ -36,15 +36,19 @@ public unsafe class PayloadChannelTests
     private static bool IsChunked(byte[] first, out long announced)
     {
         fixed (byte* p = first)
-            return PayloadChannel.IsChunked(p, first.Length, out announced, out _);
+        {
+            PayloadChannel.Header header = PayloadChannel.ReadHeader(p, first.Length, whole: false);
+            announced = header.Total;
+            return header.Chunked;
+        }
     }
 
     [Fact]
     public void AFirstMessageIsCheckedBeforeAnythingMoreIsAwaited()
     {
-        // One-message payloads: not chunked, left to the decoder.
+        // One-message payloads: not chunked; a message too short for a header is refused.
         Assert.False(IsChunked(ObjectTransport.EncodeToArray(new[] { 1, 2, 3 }), out _));
-        Assert.False(IsChunked(new byte[] { 1, 2, 3 }, out _)); // too short to say anything
+        Assert.Contains("more bytes", Assert.Throws<TransportException>(() => IsChunked(new byte[] { 1, 2, 3 }, out _)).Message);
 
         // The pattern that made ORecv wait forever: 20+ bytes, bit 0 of byte 4, a larger total.
         var random = new byte[40];
