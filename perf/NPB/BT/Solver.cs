@@ -63,15 +63,15 @@ internal sealed unsafe class Solver : IDisposable
                         Span<double> u = c.U.AsSpan(Vars * c.Point(i, j, k), Vars);
                         if (gi == 0 || gi == n - 1 || gj == 0 || gj == n - 1 || gk == 0 || gk == n - 1)
                         {
-                            Exact(xi, eta, zeta, u);
+                            ExactSolution.Evaluate(xi, eta, zeta, u);
                             continue;
                         }
-                        Exact(0, eta, zeta, face[..Vars]);
-                        Exact(1, eta, zeta, face.Slice(Vars, Vars));
-                        Exact(xi, 0, zeta, face.Slice(2 * Vars, Vars));
-                        Exact(xi, 1, zeta, face.Slice(3 * Vars, Vars));
-                        Exact(xi, eta, 0, face.Slice(4 * Vars, Vars));
-                        Exact(xi, eta, 1, face.Slice(5 * Vars, Vars));
+                        ExactSolution.Evaluate(0, eta, zeta, face[..Vars]);
+                        ExactSolution.Evaluate(1, eta, zeta, face.Slice(Vars, Vars));
+                        ExactSolution.Evaluate(xi, 0, zeta, face.Slice(2 * Vars, Vars));
+                        ExactSolution.Evaluate(xi, 1, zeta, face.Slice(3 * Vars, Vars));
+                        ExactSolution.Evaluate(xi, eta, 0, face.Slice(4 * Vars, Vars));
+                        ExactSolution.Evaluate(xi, eta, 1, face.Slice(5 * Vars, Vars));
                         for (int m = 0; m < Vars; m++)
                         {
                             double px = xi * face[Vars + m] + (1 - xi) * face[m];
@@ -116,7 +116,7 @@ internal sealed unsafe class Solver : IDisposable
                         {
                             point[d] = g * _k.H;
                             Span<double> e = ue.AsSpan(Vars * g, Vars);
-                            Exact(point[0], point[1], point[2], e);
+                            ExactSolution.Evaluate(point[0], point[1], point[2], e);
                             double inverse = 1.0 / e[0];
                             for (int m = 1; m < Vars; m++)
                                 buf[Vars * g + m] = inverse * e[m];
@@ -337,7 +337,7 @@ internal sealed unsafe class Solver : IDisposable
                 {
                     for (int i = 0; i < c.Size[0]; i++)
                     {
-                        Exact((c.Low[0] + i) * h, (c.Low[1] + j) * h, (c.Low[2] + k) * h, exact);
+                        ExactSolution.Evaluate((c.Low[0] + i) * h, (c.Low[1] + j) * h, (c.Low[2] + k) * h, exact);
                         int e = Vars * c.Point(i, j, k);
                         for (int m = 0; m < Vars; m++)
                         {

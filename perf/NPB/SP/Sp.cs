@@ -81,28 +81,15 @@ public static class Sp
         bool verified = true;
         if (world.Rank == 0)
         {
-            Verification.Begin(problemClass, Epsilon);
-            verified &= Verification.CheckNorms("residual", "residual", residual, p.Residual, Epsilon);
-            verified &= Verification.CheckNorms("solution error", "error", error, p.Error, Epsilon);
-            Console.WriteLine(verified ? " Verification Successful" : " Verification failed");
+            verified = Verification.CheckResidualAndError(problemClass, Epsilon, residual, p.Residual, error, p.Error);
+            Verification.Verdict(verified);
         }
 
         double n3 = (double)p.N * p.N * p.N, t = p.N;
         double mops = seconds > 0
             ? 1.0e-6 * p.Iterations * (881.174 * n3 - 4683.91 * t * t + 11484.5 * t - 19272.4) / seconds
             : 0;
-        var report = new Report
-        {
-            Name = "SP",
-            Class = problemClass,
-            Size = Report.Size3(p.N, p.N, p.N),
-            Iterations = p.Iterations,
-            Seconds = seconds,
-            Mops = mops,
-            OperationType = "floating point",
-            Verified = verified,
-            Processes = world.Size,
-        };
-        return report.Finish(world, solver.Timers);
+        return Report.FloatingPoint("SP", problemClass, (p.N, p.N, p.N), p.Iterations, seconds, mops, verified, world.Size)
+            .Finish(world, solver.Timers);
     }
 }
