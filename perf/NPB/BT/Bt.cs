@@ -1,5 +1,7 @@
+using Partition = Npb.Multipartition.MultiPartition<Npb.BT.Cell>;
 using System.MP;
 using Npb.Common;
+using Npb.Multipartition;
 
 namespace Npb.BT;
 
@@ -65,7 +67,8 @@ public static class Bt
             throw new RefusalException($"BT: I/O subtype '{ioSubtype}' is not implemented here; subtypes: full (collective MPI-IO).");
         bool io = ioSubtype is not null;
         Parameters p = s_classes[problemClass];
-        Partition part = Partition.Create(p.N, world.Size, world.Rank);
+        MultiPartitionSize.Check("BT", p.N, world.Size);
+        var part = new Partition(p.N, world.Size, world.Rank, (n, side, coord) => new Cell(n, side, coord));
         var banner = new List<string>
         {
             FormattableString.Invariant($" Size: {p.N,4}x{p.N,4}x{p.N,4}  (class {problemClass})"),

@@ -53,7 +53,7 @@ internal static class Setup
         {
             for (int side = 0; side < 2; side++)
             {
-                if ((side == 0 ? c.Start[a] : c.End[a]) == 0)
+                if (!(side == 0 ? c.First[a] : c.Last[a]))
                     continue;
                 int layer = side == 0 ? 0 : c.Size[a] - 1;
                 for (int k = 0; k < c.Size[2]; k++)

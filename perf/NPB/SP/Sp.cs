@@ -1,5 +1,7 @@
+using MultiPartition = Npb.Multipartition.MultiPartition<Npb.SP.Cell>;
 using System.MP;
 using Npb.Common;
+using Npb.Multipartition;
 
 namespace Npb.SP;
 
@@ -48,7 +50,8 @@ public static class Sp
     public static int Run(Communicator world, char problemClass)
     {
         Parameters p = s_classes[problemClass];
-        MultiPartition part = MultiPartition.Create(p.N, world.Size, world.Rank);
+        MultiPartitionSize.Check("SP", p.N, world.Size);
+        var part = new MultiPartition(p.N, world.Size, world.Rank, (n, side, coord) => new Cell(n, side, coord));
         Report.Banner(world, "SP Benchmark",
             FormattableString.Invariant($" Size: {p.N,4}x{p.N,4}x{p.N,4}  (class {problemClass})"),
             FormattableString.Invariant($" Iterations: {p.Iterations,4}    dt: {p.Dt,11:F7}"));
