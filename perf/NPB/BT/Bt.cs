@@ -67,7 +67,8 @@ public static class Bt
             throw new RefusalException($"BT: I/O subtype '{ioSubtype}' is not implemented here; subtypes: full (collective MPI-IO).");
         bool io = ioSubtype is not null;
         Parameters p = s_classes[problemClass];
-        MultiPartitionSize.Check("BT", p.N, world.Size);
+        if (!ActiveProcesses.Square(ref world, "BT", p.N))
+            return 0;
         var part = new Partition(p.N, world.Size, world.Rank, (n, side, coord) => new Cell(n, side, coord));
         var banner = new List<string>
         {

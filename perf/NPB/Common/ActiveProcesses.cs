@@ -73,6 +73,25 @@ public static class ActiveProcesses
             FormattableString.Invariant($"{benchmark}: the number of processes ({processes}) must be a power of two."));
     }
 
+    /// <summary>
+    /// <see cref="Select"/> for the multi-partition of an n³ grid (BT, SP): p² ranks, p cells
+    /// along each axis, each cell at least 3 points wide. The job's count when it is such a
+    /// square, or the largest such square below it when NPB_NPROCS_STRICT allows; otherwise
+    /// NPB's refusal (not a square, or cells too small).
+    /// </summary>
+    public static bool Square(ref Communicator world, string benchmark, int n)
+    {
+        const int MinCellPoints = 3;
+        int processes = world.Size;
+        int side = (int)Math.Sqrt(processes + 1.0e-3);
+        string refusal = side * side != processes
+            ? FormattableString.Invariant($"{benchmark}: no process grid for {processes} processes; expecting a square number of processes (such as {side * side}).")
+            : FormattableString.Invariant($"{benchmark}: a {n}^3 grid in {side}x{side}x{side} cells leaves a cell smaller than {MinCellPoints} points; use fewer processes or a larger class.");
+        while (side > 0 && n / side < MinCellPoints)
+            side--;
+        return Select(ref world, side * side, refusal);
+    }
+
     /// <summary>Whether NPB_NPROCS_STRICT's value lets a run leave ranks idle.</summary>
     public static bool IsLenient(string? value) =>
         !string.IsNullOrEmpty(value) && (value is "0" or "off" or "OFF" || "nNfF-".Contains(value[0]));

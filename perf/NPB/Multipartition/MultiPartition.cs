@@ -1,5 +1,3 @@
-using Npb.Common;
-
 namespace Npb.Multipartition;
 
 /// <summary>
@@ -27,7 +25,7 @@ internal sealed class MultiPartition<TCell> where TCell : CellBox
     /// <summary>
     /// The cells of rank <paramref name="rank"/> of p² for an n³ grid, each made by
     /// <paramref name="newCell"/>(n, p, coordinates). The count is one
-    /// <see cref="ActiveProcesses.Square"/> accepted.
+    /// <see cref="Npb.Common.ActiveProcesses.Square"/> accepted.
     /// </summary>
     public MultiPartition(int n, int processes, int rank, Func<int, int, int[], TCell> newCell)
     {
@@ -57,31 +55,4 @@ internal sealed class MultiPartition<TCell> where TCell : CellBox
 
     /// <summary>This rank's cell at position <paramref name="stage"/> along axis <paramref name="a"/>.</summary>
     public TCell AtStage(int a, int stage) => Cells[Slice[a][stage]];
-}
-
-/// <summary>The process counts the multi-partition takes.</summary>
-internal static class MultiPartitionSize
-{
-    /// <summary>
-    /// NPB's refusal of <paramref name="processes"/> for an n³ grid, or null when it is a square
-    /// p² whose cells keep at least 3 points along each axis (n / p ≥ 3).
-    /// </summary>
-    public static string? Refusal(string benchmark, int n, int processes)
-    {
-        int p = (int)Math.Sqrt(processes + 1.0e-3);
-        if (p * p != processes)
-            return FormattableString.Invariant(
-                $"{benchmark}: no process grid for {processes} processes; expecting a square number of processes (such as {p * p}).");
-        if (n / p < 3)
-            return FormattableString.Invariant(
-                $"{benchmark}: a {n}^3 grid in {p}x{p}x{p} cells leaves a cell smaller than 3 points; use fewer processes or a larger class.");
-        return null;
-    }
-
-    /// <summary>Raises <see cref="Refusal"/>'s refusal, if any.</summary>
-    public static void Check(string benchmark, int n, int processes)
-    {
-        if (Refusal(benchmark, n, processes) is { } refusal)
-            throw new RefusalException(refusal);
-    }
 }

@@ -50,7 +50,8 @@ public static class Sp
     public static int Run(Communicator world, char problemClass)
     {
         Parameters p = s_classes[problemClass];
-        MultiPartitionSize.Check("SP", p.N, world.Size);
+        if (!ActiveProcesses.Square(ref world, "SP", p.N))
+            return 0;
         var part = new MultiPartition(p.N, world.Size, world.Rank, (n, side, coord) => new Cell(n, side, coord));
         Report.Banner(world, "SP Benchmark",
             FormattableString.Invariant($" Size: {p.N,4}x{p.N,4}x{p.N,4}  (class {problemClass})"),
