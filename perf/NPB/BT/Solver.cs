@@ -49,7 +49,6 @@ internal sealed unsafe class Solver : IDisposable
     {
         int n = _part.N;
         double h = _k.H;
-        Span<double> face = stackalloc double[6 * Vars];
         foreach (Cell c in _part.Cells)
         {
             Array.Fill(c.U, 1.0);
@@ -67,23 +66,9 @@ internal sealed unsafe class Solver : IDisposable
                         double xi = gi * h;
                         Span<double> u = c.U.AsSpan(Vars * c.Index(i, j, k), Vars);
                         if (gi == 0 || gi == n - 1 || gj == 0 || gj == n - 1 || gk == 0 || gk == n - 1)
-                        {
                             ExactSolution.Evaluate(xi, eta, zeta, u);
-                            continue;
-                        }
-                        ExactSolution.Evaluate(0, eta, zeta, face[..Vars]);
-                        ExactSolution.Evaluate(1, eta, zeta, face.Slice(Vars, Vars));
-                        ExactSolution.Evaluate(xi, 0, zeta, face.Slice(2 * Vars, Vars));
-                        ExactSolution.Evaluate(xi, 1, zeta, face.Slice(3 * Vars, Vars));
-                        ExactSolution.Evaluate(xi, eta, 0, face.Slice(4 * Vars, Vars));
-                        ExactSolution.Evaluate(xi, eta, 1, face.Slice(5 * Vars, Vars));
-                        for (int m = 0; m < Vars; m++)
-                        {
-                            double px = xi * face[Vars + m] + (1 - xi) * face[m];
-                            double py = eta * face[3 * Vars + m] + (1 - eta) * face[2 * Vars + m];
-                            double pz = zeta * face[5 * Vars + m] + (1 - zeta) * face[4 * Vars + m];
-                            u[m] = px + py + pz - px * py - px * pz - py * pz + px * py * pz;
-                        }
+                        else
+                            ExactSolution.Interpolate(xi, eta, zeta, u);
                     }
                 }
             }
