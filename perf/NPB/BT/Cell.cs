@@ -9,9 +9,6 @@ namespace Npb.BT;
 /// </summary>
 internal sealed class Cell : CellBox
 {
-    /// <summary>Distance between neighbouring points along y and z, in points.</summary>
-    public readonly int StrideJ, StrideK;
-
     /// <summary>The upper off-diagonal blocks of the line systems after forward elimination, one 5×5 block per point.</summary>
     public readonly double[] Lhsc;
 
@@ -26,8 +23,6 @@ internal sealed class Cell : CellBox
             for (int l = 0; l < Size[d]; l++)
                 Flow.DissipationStencil(Low[d] + l, n, Stencils[d].AsSpan(Flow.Vars * l, Flow.Vars));
         }
-        StrideJ = Stride[1];
-        StrideK = Stride[2];
         Lhsc = new double[Flow.Block * Points];
     }
 

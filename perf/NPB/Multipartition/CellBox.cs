@@ -31,6 +31,9 @@ internal abstract class CellBox
     /// <summary>Distance between neighbouring points along each axis: 1, then a row, then a plane.</summary>
     public readonly int[] Stride = new int[3];
 
+    /// <summary>Stride[1] and Stride[2], for the point index.</summary>
+    public readonly int StrideJ, StrideK;
+
     /// <summary>Points (with ghosts) in the box.</summary>
     public readonly int Points;
 
@@ -65,6 +68,7 @@ internal abstract class CellBox
         Stride[0] = 1;
         Stride[1] = Size[0] + 4;
         Stride[2] = Stride[1] * (Size[1] + 4);
+        (StrideJ, StrideK) = (Stride[1], Stride[2]);
         long points = (long)Stride[2] * (Size[2] + 4);
         if (points * perPoint > Array.MaxLength)
             throw new RefusalException(FormattableString.Invariant(
@@ -84,7 +88,7 @@ internal abstract class CellBox
     }
 
     /// <summary>The point index of local point (i, j, k).</summary>
-    public int Index(int i, int j, int k) => Origin + i + j * Stride[1] + k * Stride[2];
+    public int Index(int i, int j, int k) => Origin + i + j * StrideJ + k * StrideK;
 
     /// <summary>First local index along axis a of a point not on the global boundary.</summary>
     public int Lo(int a) => First[a] ? 1 : 0;
