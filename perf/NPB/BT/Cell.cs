@@ -21,7 +21,7 @@ internal sealed class Cell : CellBox
         {
             Stencils[d] = new double[Flow.Vars * Size[d]];
             for (int l = 0; l < Size[d]; l++)
-                Flow.DissipationStencil(Low[d] + l, n, Stencils[d].AsSpan(Flow.Vars * l, Flow.Vars));
+                FourthDifference.Weights(Low[d] + l, n, Stencils[d].AsSpan(Flow.Vars * l, Flow.Vars));
         }
         Lhsc = new double[Flow.Block * Points];
     }

@@ -25,22 +25,6 @@ internal static class Flow
 
     public const double C1C2 = C1 * C2, C1C5 = C1 * C5, C3C4 = C3 * C4, C1345 = C1C5 * C3C4;
     public const double Con43 = 4.0 / 3.0, Con16 = 1.0 / 6.0;
-
-    /// <summary>
-    /// The fourth-difference dissipation stencil at global point g of n along an axis: the
-    /// weights of the points g−2 .. g+2, one-sided next to the boundary as the specification
-    /// prescribes (zero weight on points outside the grid).
-    /// </summary>
-    public static void DissipationStencil(int g, int n, Span<double> w)
-    {
-        ReadOnlySpan<double> weights =
-            g == 1 ? [0, 0, 5, -4, 1] :
-            g == 2 ? [0, -4, 6, -4, 1] :
-            g == n - 3 ? [1, -4, 6, -4, 0] :
-            g == n - 2 ? [1, -4, 5, 0, 0] :
-            [1, -4, 6, -4, 1];
-        weights.CopyTo(w);
-    }
 }
 
 /// <summary>The constants of the discretization that depend on the grid size and the time step (NPB's set_constants).</summary>
