@@ -1,5 +1,7 @@
+using Partition = Npb.Multipartition.MultiPartition<Npb.BT.Cell>;
 using System.MP;
 using Npb.Common;
+using Npb.Multipartition;
 
 namespace Npb.BT;
 
@@ -65,7 +67,9 @@ public static class Bt
             throw new RefusalException($"BT: I/O subtype '{ioSubtype}' is not implemented here; subtypes: full (collective MPI-IO).");
         bool io = ioSubtype is not null;
         Parameters p = s_classes[problemClass];
-        Partition part = Partition.Create(p.N, world.Size, world.Rank);
+        if (!ActiveProcesses.Square(ref world, "BT", p.N))
+            return 0;
+        var part = new Partition(p.N, world.Size, world.Rank, (n, side, coord) => new Cell(n, side, coord));
         var banner = new List<string>
         {
             FormattableString.Invariant($" Size: {p.N,4}x{p.N,4}x{p.N,4}  (class {problemClass})"),
@@ -119,17 +123,9 @@ public static class Bt
         bool verified = fileComplete;
         if (world.Rank == 0)
         {
-            double[] errorReference = io ? p.IoError : p.Error;
-            Console.WriteLine();
-            Console.WriteLine($" Verification being performed for class {problemClass}");
-            Console.WriteLine(FormattableString.Invariant($" accuracy setting for epsilon = {Epsilon,20:E13}"));
-            Console.WriteLine(" Comparison of RMS-norms of residual");
-            for (int m = 0; m < residual.Length; m++)
-                verified &= Verification.Check(FormattableString.Invariant($"residual {m + 1}"), residual[m], p.Residual[m], Epsilon, print: true);
-            Console.WriteLine(io ? " Comparison of RMS-norms of solution error, averaged over the dumps read back" : " Comparison of RMS-norms of solution error");
-            for (int m = 0; m < error.Length; m++)
-                verified &= Verification.Check(FormattableString.Invariant($"error {m + 1}"), error[m], errorReference[m], Epsilon, print: true);
-            Console.WriteLine(verified ? " Verification Successful" : " Verification failed");
+            verified &= Verification.CheckResidualAndError(problemClass, Epsilon, residual, p.Residual,
+                error, io ? p.IoError : p.Error, io ? "solution error, averaged over the dumps read back" : "solution error");
+            Verification.Verdict(verified);
         }
 
         double ioSeconds = timers.Read((int)Solver.Phase.Io);
@@ -151,22 +147,8 @@ public static class Bt
         double mops = seconds != 0
             ? 1.0e-6 * p.Iterations * (3478.8 * n3 - 17655.7 * navg * navg + 28023.7 * navg) / seconds
             : 0;
-        var report = new Report
-        {
-            Name = "BT",
-            Class = problemClass,
-            Size = Report.Size3(p.N, p.N, p.N),
-            Iterations = p.Iterations,
-            Seconds = seconds,
-            Mops = mops,
-            OperationType = "floating point",
-            Verified = verified,
-            Processes = world.Size,
-        };
-        int exit = report.Finish(world);
-        if (Timers.Detailed)
-            timers.PrintSummary(world);
-        return exit;
+        return Report.FloatingPoint("BT", problemClass, (p.N, p.N, p.N), p.Iterations, seconds, mops, verified, world.Size)
+            .Finish(world, timers);
     }
 
     /// <summary>

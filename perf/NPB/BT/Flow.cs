@@ -25,47 +25,6 @@ internal static class Flow
 
     public const double C1C2 = C1 * C2, C1C5 = C1 * C5, C3C4 = C3 * C4, C1345 = C1C5 * C3C4;
     public const double Con43 = 4.0 / 3.0, Con16 = 1.0 / 6.0;
-
-    // The exact solution of equation m is e0 + e1 ξ + e2 η + e3 ζ + e4 ξ² + e5 η² + e6 ζ²
-    // + e7 ξ³ + e8 η³ + e9 ζ³ + e10 ξ⁴ + e11 η⁴ + e12 ζ⁴ (the coefficients ce of the specification).
-    private static ReadOnlySpan<double> Coefficients =>
-    [
-        2.0, 0.0, 0.0, 4.0, 5.0, 3.0, 0.5, 0.02, 0.01, 0.03, 0.5, 0.4, 0.3,
-        1.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 0.01, 0.03, 0.02, 0.4, 0.3, 0.5,
-        2.0, 2.0, 0.0, 0.0, 0.0, 2.0, 3.0, 0.04, 0.03, 0.05, 0.3, 0.5, 0.4,
-        2.0, 2.0, 0.0, 0.0, 0.0, 2.0, 3.0, 0.03, 0.05, 0.04, 0.2, 0.1, 0.3,
-        5.0, 4.0, 3.0, 2.0, 0.1, 0.4, 0.3, 0.05, 0.04, 0.03, 0.1, 0.3, 0.2,
-    ];
-
-    /// <summary>The exact solution at (ξ, η, ζ) ∈ [0, 1]³, the five variables into <paramref name="u"/>.</summary>
-    public static void Exact(double xi, double eta, double zeta, Span<double> u)
-    {
-        ReadOnlySpan<double> all = Coefficients;
-        for (int m = 0; m < Vars; m++)
-        {
-            ReadOnlySpan<double> e = all.Slice(13 * m, 13);
-            u[m] = e[0]
-                + xi * (e[1] + xi * (e[4] + xi * (e[7] + xi * e[10])))
-                + eta * (e[2] + eta * (e[5] + eta * (e[8] + eta * e[11])))
-                + zeta * (e[3] + zeta * (e[6] + zeta * (e[9] + zeta * e[12])));
-        }
-    }
-
-    /// <summary>
-    /// The fourth-difference dissipation stencil at global point g of n along an axis: the
-    /// weights of the points g−2 .. g+2, one-sided next to the boundary as the specification
-    /// prescribes (zero weight on points outside the grid).
-    /// </summary>
-    public static void DissipationStencil(int g, int n, Span<double> w)
-    {
-        ReadOnlySpan<double> weights =
-            g == 1 ? [0, 0, 5, -4, 1] :
-            g == 2 ? [0, -4, 6, -4, 1] :
-            g == n - 3 ? [1, -4, 6, -4, 0] :
-            g == n - 2 ? [1, -4, 5, 0, 0] :
-            [1, -4, 6, -4, 1];
-        weights.CopyTo(w);
-    }
 }
 
 /// <summary>The constants of the discretization that depend on the grid size and the time step (NPB's set_constants).</summary>

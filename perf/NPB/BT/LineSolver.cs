@@ -1,3 +1,4 @@
+using Partition = Npb.Multipartition.MultiPartition<Npb.BT.Cell>;
 using System.MP;
 using System.Runtime.Intrinsics;
 using Npb.Common;
@@ -114,10 +115,10 @@ internal sealed unsafe class LineSolver : IDisposable
     /// <summary>Forward elimination on every line of <paramref name="c"/>: rhs becomes B'⁻¹rhs', Lhsc becomes B'⁻¹C.</summary>
     private void Forward(Cell c)
     {
-        int d = _d, s = c.Stride(d);
+        int d = _d, s = c.Stride[d];
         var (da, db) = Cell.Across(d);
-        int sa = c.Stride(da), sb = c.Stride(db);
-        int l0 = c.InteriorLow(d), l1 = c.InteriorHigh(d);
+        int sa = c.Stride[da], sb = c.Stride[db];
+        int l0 = c.Lo(d), l1 = c.Hi(d);
         bool first = c.First[d], last = c.Last[d];
         double t1 = _k.Dt * _k.T1, t2 = _k.Dt * _k.T2, diagonal = t1 * Dissipation[d];
         double* a = stackalloc double[Block];
@@ -126,9 +127,9 @@ internal sealed unsafe class LineSolver : IDisposable
         fixed (double* u = c.U, rhs = c.Rhs, lhsc = c.Lhsc, rhoI = c.RhoI, qs = c.Qs, fjac = _fjac, njac = _njac)
         fixed (double* incoming = _forwardIn, outgoing = _forwardOut)
         {
-            for (int b = c.InteriorLow(db); b <= c.InteriorHigh(db); b++)
+            for (int b = c.Lo(db); b <= c.Hi(db); b++)
             {
-                for (int ia = c.InteriorLow(da); ia <= c.InteriorHigh(da); ia++, line++)
+                for (int ia = c.Lo(da); ia <= c.Hi(da); ia++, line++)
                 {
                     int p0 = c.Origin + ia * sa + b * sb;
                     // Jacobians at l0−1 .. l1+1, stored at index l+1.
@@ -186,17 +187,17 @@ internal sealed unsafe class LineSolver : IDisposable
     /// <summary>Back-substitution on every line of <paramref name="c"/>: rhs becomes Δ.</summary>
     private void Backward(Cell c)
     {
-        int d = _d, s = c.Stride(d);
+        int d = _d, s = c.Stride[d];
         var (da, db) = Cell.Across(d);
-        int sa = c.Stride(da), sb = c.Stride(db);
-        int l0 = c.InteriorLow(d), l1 = c.InteriorHigh(d);
+        int sa = c.Stride[da], sb = c.Stride[db];
+        int l0 = c.Lo(d), l1 = c.Hi(d);
         bool first = c.First[d], last = c.Last[d];
         int line = 0;
         fixed (double* rhs = c.Rhs, lhsc = c.Lhsc, incoming = _backwardIn, outgoing = _backwardOut)
         {
-            for (int b = c.InteriorLow(db); b <= c.InteriorHigh(db); b++)
+            for (int b = c.Lo(db); b <= c.Hi(db); b++)
             {
-                for (int ia = c.InteriorLow(da); ia <= c.InteriorHigh(da); ia++, line++)
+                for (int ia = c.Lo(da); ia <= c.Hi(da); ia++, line++)
                 {
                     int p0 = c.Origin + ia * sa + b * sb;
                     if (!last)

@@ -1,3 +1,4 @@
+using Partition = Npb.Multipartition.MultiPartition<Npb.BT.Cell>;
 using System.MP;
 using static Npb.BT.Flow;
 
@@ -72,14 +73,14 @@ internal sealed class SolutionFile : IDisposable
                 if (write)
                 {
                     for (int j = 0; j < c.Size[1]; j++)
-                        c.U.AsSpan(Vars * c.Point(0, j, k), row).CopyTo(plane.Slice(j * row, row));
+                        c.U.AsSpan(Vars * c.Index(0, j, k), row).CopyTo(plane.Slice(j * row, row));
                     file.WriteAtAll(offset, (ReadOnlySpan<double>)plane);
                 }
                 else
                 {
                     file.ReadAtAll(offset, plane);
                     for (int j = 0; j < c.Size[1]; j++)
-                        plane.Slice(j * row, row).CopyTo(c.U.AsSpan(Vars * c.Point(0, j, k), row));
+                        plane.Slice(j * row, row).CopyTo(c.U.AsSpan(Vars * c.Index(0, j, k), row));
                 }
             }
         }
@@ -92,7 +93,7 @@ internal sealed class SolutionFile : IDisposable
         {
             for (int k = 0; k < c.Size[2]; k++)
                 for (int j = 0; j < c.Size[1]; j++)
-                    c.U.AsSpan(Vars * c.Point(0, j, k), Vars * c.Size[0]).Clear();
+                    c.U.AsSpan(Vars * c.Index(0, j, k), Vars * c.Size[0]).Clear();
         }
     }
 

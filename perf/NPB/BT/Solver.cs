@@ -1,5 +1,7 @@
+using Partition = Npb.Multipartition.MultiPartition<Npb.BT.Cell>;
 using System.MP;
 using Npb.Common;
+using Npb.Multipartition;
 using static Npb.BT.Flow;
 
 namespace Npb.BT;
@@ -18,8 +20,11 @@ internal sealed unsafe class Solver : IDisposable
     private readonly Partition _part;
     private readonly Coefficients _k;
     private readonly FaceExchange _faces;
+
+    /// <summary>The face exchange's first tag (the line solves use 20 and up).</summary>
+    private const int FaceTag = 10;
+
     private readonly LineSolver[] _solvers;
-    private readonly double[] _partial = new double[Vars], _total = new double[Vars];
     private readonly bool _timed = Timers.Detailed;
 
     public Timers Timers { get; } = new(Enum.GetNames<Phase>());
@@ -31,7 +36,7 @@ internal sealed unsafe class Solver : IDisposable
         _comm = comm;
         _part = part;
         _k = new Coefficients(part.N, dt);
-        _faces = new FaceExchange(comm, part);
+        _faces = new FaceExchange(comm, part.Cells, part.P, part.Predecessor, part.Successor, FaceTag);
         _solvers = [.. Enumerable.Range(0, 3).Select(d => new LineSolver(comm, part, _k, d, Timers, (int)Phase.XSolve + d, (int)Phase.XComm + d))];
     }
 
@@ -44,7 +49,6 @@ internal sealed unsafe class Solver : IDisposable
     {
         int n = _part.N;
         double h = _k.H;
-        Span<double> face = stackalloc double[6 * Vars];
         foreach (Cell c in _part.Cells)
         {
             Array.Fill(c.U, 1.0);
@@ -60,25 +64,11 @@ internal sealed unsafe class Solver : IDisposable
                     {
                         int gi = c.Low[0] + i;
                         double xi = gi * h;
-                        Span<double> u = c.U.AsSpan(Vars * c.Point(i, j, k), Vars);
+                        Span<double> u = c.U.AsSpan(Vars * c.Index(i, j, k), Vars);
                         if (gi == 0 || gi == n - 1 || gj == 0 || gj == n - 1 || gk == 0 || gk == n - 1)
-                        {
-                            Exact(xi, eta, zeta, u);
-                            continue;
-                        }
-                        Exact(0, eta, zeta, face[..Vars]);
-                        Exact(1, eta, zeta, face.Slice(Vars, Vars));
-                        Exact(xi, 0, zeta, face.Slice(2 * Vars, Vars));
-                        Exact(xi, 1, zeta, face.Slice(3 * Vars, Vars));
-                        Exact(xi, eta, 0, face.Slice(4 * Vars, Vars));
-                        Exact(xi, eta, 1, face.Slice(5 * Vars, Vars));
-                        for (int m = 0; m < Vars; m++)
-                        {
-                            double px = xi * face[Vars + m] + (1 - xi) * face[m];
-                            double py = eta * face[3 * Vars + m] + (1 - eta) * face[2 * Vars + m];
-                            double pz = zeta * face[5 * Vars + m] + (1 - zeta) * face[4 * Vars + m];
-                            u[m] = px + py + pz - px * py - px * pz - py * pz + px * py * pz;
-                        }
+                            ExactSolution.Evaluate(xi, eta, zeta, u);
+                        else
+                            ExactSolution.Interpolate(xi, eta, zeta, u);
                     }
                 }
             }
@@ -104,10 +94,10 @@ internal sealed unsafe class Solver : IDisposable
             for (int d = 0; d < 3; d++)
             {
                 var (da, db) = Cell.Across(d);
-                int s = c.Stride(d);
-                for (int b = c.InteriorLow(db); b <= c.InteriorHigh(db); b++)
+                int s = c.Stride[d];
+                for (int b = c.Lo(db); b <= c.Hi(db); b++)
                 {
-                    for (int a = c.InteriorLow(da); a <= c.InteriorHigh(da); a++)
+                    for (int a = c.Lo(da); a <= c.Hi(da); a++)
                     {
                         // The exact solution and its derived quantities along the whole global line.
                         point[da] = (c.Low[da] + a) * _k.H;
@@ -116,7 +106,7 @@ internal sealed unsafe class Solver : IDisposable
                         {
                             point[d] = g * _k.H;
                             Span<double> e = ue.AsSpan(Vars * g, Vars);
-                            Exact(point[0], point[1], point[2], e);
+                            ExactSolution.Evaluate(point[0], point[1], point[2], e);
                             double inverse = 1.0 / e[0];
                             for (int m = 1; m < Vars; m++)
                                 buf[Vars * g + m] = inverse * e[m];
@@ -125,15 +115,15 @@ internal sealed unsafe class Solver : IDisposable
                             buf[Vars * g] = buf[Vars * g + 1] * buf[Vars * g + 1] + buf[Vars * g + 2] * buf[Vars * g + 2] + buf[Vars * g + 3] * buf[Vars * g + 3];
                             q[g] = 0.5 * (buf[Vars * g + 1] * e[1] + buf[Vars * g + 2] * e[2] + buf[Vars * g + 3] * e[3]);
                         }
-                        int p0 = c.Origin + a * c.Stride(da) + b * c.Stride(db);
-                        for (int l = c.InteriorLow(d); l <= c.InteriorHigh(d); l++)
+                        int p0 = c.Origin + a * c.Stride[da] + b * c.Stride[db];
+                        for (int l = c.Lo(d); l <= c.Hi(d); l++)
                             ForcingAt(c.Forcing.AsSpan(Vars * (p0 + l * s), Vars), d, c.Low[d] + l, ue, buf, cuf, q, c.Stencils[d].AsSpan(Vars * l, Vars));
                     }
                 }
             }
             foreach (var (i, j, k) in InteriorPoints(c))
             {
-                Span<double> f = c.Forcing.AsSpan(Vars * c.Point(i, j, k), Vars);
+                Span<double> f = c.Forcing.AsSpan(Vars * c.Index(i, j, k), Vars);
                 for (int m = 0; m < Vars; m++)
                     f[m] = -f[m];
             }
@@ -173,9 +163,9 @@ internal sealed unsafe class Solver : IDisposable
 
     private static IEnumerable<(int I, int J, int K)> InteriorPoints(Cell c)
     {
-        for (int k = c.InteriorLow(2); k <= c.InteriorHigh(2); k++)
-            for (int j = c.InteriorLow(1); j <= c.InteriorHigh(1); j++)
-                for (int i = c.InteriorLow(0); i <= c.InteriorHigh(0); i++)
+        for (int k = c.Lo(2); k <= c.Hi(2); k++)
+            for (int j = c.Lo(1); j <= c.Hi(1); j++)
+                for (int i = c.Lo(0); i <= c.Hi(0); i++)
                     yield return (i, j, k);
     }
 
@@ -218,7 +208,7 @@ internal sealed unsafe class Solver : IDisposable
             {
                 for (int j = -1; j <= c.Size[1]; j++)
                 {
-                    int p = c.Point(-1, j, k);
+                    int p = c.Index(-1, j, k);
                     for (int i = -1; i <= c.Size[0]; i++, p++)
                     {
                         double* v = u + Vars * p;
@@ -240,12 +230,12 @@ internal sealed unsafe class Solver : IDisposable
         double dt = _k.Dt;
         fixed (double* rhs = c.Rhs)
         {
-            for (int k = c.InteriorLow(2); k <= c.InteriorHigh(2); k++)
+            for (int k = c.Lo(2); k <= c.Hi(2); k++)
             {
-                for (int j = c.InteriorLow(1); j <= c.InteriorHigh(1); j++)
+                for (int j = c.Lo(1); j <= c.Hi(1); j++)
                 {
-                    double* r = rhs + Vars * c.Point(c.InteriorLow(0), j, k);
-                    double* end = rhs + Vars * (c.Point(c.InteriorHigh(0), j, k) + 1);
+                    double* r = rhs + Vars * c.Index(c.Lo(0), j, k);
+                    double* end = rhs + Vars * (c.Index(c.Hi(0), j, k) + 1);
                     for (; r < end; r++)
                         *r *= dt;
                 }
@@ -257,18 +247,18 @@ internal sealed unsafe class Solver : IDisposable
     private void RhsAlong(Cell c, int d)
     {
         var (da, db) = Cell.Across(d);
-        int s = c.Stride(d), sa = c.Stride(da), sb = c.Stride(db);
+        int s = c.Stride[d], sa = c.Stride[da], sb = c.Stride[db];
         int md = 1 + d, ma = 1 + da, mb = 1 + db;
         double t2 = _k.T2, ddt1 = Dissipation[d] * _k.T1;
         double con1 = _k.Con2 * Con43, con2 = _k.Con2, con3 = _k.Con3, con4 = _k.Con4, con5 = _k.Con5;
-        int l0 = c.InteriorLow(d), l1 = c.InteriorHigh(d);
+        int l0 = c.Lo(d), l1 = c.Hi(d);
         double[][] velocities = [c.Us, c.Vs, c.Ws];
         fixed (double* u = c.U, rhs = c.Rhs, rhoI = c.RhoI, qs = c.Qs, square = c.Square, stencil = c.Stencils[d])
         fixed (double* vel = velocities[d], va = velocities[da], vb = velocities[db])
         {
-            for (int b = c.InteriorLow(db); b <= c.InteriorHigh(db); b++)
+            for (int b = c.Lo(db); b <= c.Hi(db); b++)
             {
-                for (int a = c.InteriorLow(da); a <= c.InteriorHigh(da); a++)
+                for (int a = c.Lo(da); a <= c.Hi(da); a++)
                 {
                     int p0 = c.Origin + a * sa + b * sb;
                     for (int l = l0; l <= l1; l++)
@@ -310,11 +300,11 @@ internal sealed unsafe class Solver : IDisposable
         {
             fixed (double* u = c.U, rhs = c.Rhs)
             {
-                for (int k = c.InteriorLow(2); k <= c.InteriorHigh(2); k++)
+                for (int k = c.Lo(2); k <= c.Hi(2); k++)
                 {
-                    for (int j = c.InteriorLow(1); j <= c.InteriorHigh(1); j++)
+                    for (int j = c.Lo(1); j <= c.Hi(1); j++)
                     {
-                        int first = Vars * c.Point(c.InteriorLow(0), j, k), last = Vars * (c.Point(c.InteriorHigh(0), j, k) + 1);
+                        int first = Vars * c.Index(c.Lo(0), j, k), last = Vars * (c.Index(c.Hi(0), j, k) + 1);
                         for (int e = first; e < last; e++)
                             u[e] += rhs[e];
                     }
@@ -324,58 +314,10 @@ internal sealed unsafe class Solver : IDisposable
     }
 
     /// <summary>The RMS norm over the whole grid of u minus the exact solution, per variable (NPB's error_norm). Collective.</summary>
-    public double[] ErrorNorm()
-    {
-        Array.Clear(_partial);
-        Span<double> exact = stackalloc double[Vars];
-        double h = _k.H;
-        foreach (Cell c in _part.Cells)
-        {
-            for (int k = 0; k < c.Size[2]; k++)
-            {
-                for (int j = 0; j < c.Size[1]; j++)
-                {
-                    for (int i = 0; i < c.Size[0]; i++)
-                    {
-                        Exact((c.Low[0] + i) * h, (c.Low[1] + j) * h, (c.Low[2] + k) * h, exact);
-                        int e = Vars * c.Point(i, j, k);
-                        for (int m = 0; m < Vars; m++)
-                        {
-                            double diff = c.U[e + m] - exact[m];
-                            _partial[m] += diff * diff;
-                        }
-                    }
-                }
-            }
-        }
-        return Rms();
-    }
+    public double[] ErrorNorm() => Norms.Error(_comm, _part.Cells, _part.N);
 
     /// <summary>The RMS norm of the right-hand side over the interior points, per variable (NPB's rhs_norm). Collective.</summary>
-    public double[] RhsNorm()
-    {
-        Array.Clear(_partial);
-        foreach (Cell c in _part.Cells)
-        {
-            foreach (var (i, j, k) in InteriorPoints(c))
-            {
-                int e = Vars * c.Point(i, j, k);
-                for (int m = 0; m < Vars; m++)
-                    _partial[m] += c.Rhs[e + m] * c.Rhs[e + m];
-            }
-        }
-        return Rms();
-    }
-
-    private double[] Rms()
-    {
-        _comm.Allreduce(_partial, _total, Op.Sum);
-        double interior = _part.N - 2;
-        var rms = new double[Vars];
-        for (int m = 0; m < Vars; m++)
-            rms[m] = Math.Sqrt(_total[m] / interior / interior / interior);
-        return rms;
-    }
+    public double[] RhsNorm() => Norms.Rhs(_comm, _part.Cells, _part.N);
 
     public void Dispose()
     {

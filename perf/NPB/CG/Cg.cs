@@ -36,10 +36,8 @@ public static class Cg
     public static int Run(Communicator world, char problemClass)
     {
         Parameters p = Classes[problemClass];
-        Communicator? work = ActiveProcesses.PowerOfTwo(world, "CG");
-        if (work is null)
+        if (!ActiveProcesses.PowerOfTwo(ref world, "CG"))
             return 0;
-        world = work;
         var grid = new Grid(world, p.N);
 
         Report.Banner(world, "CG Benchmark",

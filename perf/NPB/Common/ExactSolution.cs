@@ -35,4 +35,28 @@ public static class ExactSolution
                 + zeta * (c[3] + zeta * (c[6] + zeta * (c[9] + zeta * c[12])));
         }
     }
+
+    /// <summary>
+    /// The transfinite (trilinear blending) interpolation at (ξ, η, ζ) of the exact solution on
+    /// the six faces of the unit cube, the five variables into <paramref name="u"/>: the initial
+    /// state of BT and SP.
+    /// </summary>
+    public static void Interpolate(double xi, double eta, double zeta, Span<double> u)
+    {
+        // Faces x = 0, x = 1, y = 0, y = 1, z = 0, z = 1, five values each.
+        Span<double> face = stackalloc double[6 * 5];
+        for (int side = 0; side < 2; side++)
+        {
+            Evaluate(side, eta, zeta, face.Slice(5 * side, 5));
+            Evaluate(xi, side, zeta, face.Slice(10 + 5 * side, 5));
+            Evaluate(xi, eta, side, face.Slice(20 + 5 * side, 5));
+        }
+        for (int m = 0; m < 5; m++)
+        {
+            double px = xi * face[5 + m] + (1.0 - xi) * face[m];
+            double py = eta * face[15 + m] + (1.0 - eta) * face[10 + m];
+            double pz = zeta * face[25 + m] + (1.0 - zeta) * face[20 + m];
+            u[m] = px + py + pz - px * py - px * pz - py * pz + px * py * pz;
+        }
+    }
 }

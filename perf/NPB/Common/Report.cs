@@ -52,6 +52,24 @@ public sealed class Report
     public static string Size3(int n1, int n2, int n3) => FormattableString.Invariant($"{"",10}{n1,4}x{n2,4}x{n3,4}");
 
     /// <summary>
+    /// The report of a benchmark on an n1 x n2 x n3 grid whose operations are floating-point
+    /// ones (MG, FT, LU, BT, SP).
+    /// </summary>
+    public static Report FloatingPoint(string name, char problemClass, (int N1, int N2, int N3) grid,
+        int iterations, double seconds, double mops, bool verified, int processes) => new()
+    {
+        Name = name,
+        Class = problemClass,
+        Size = Size3(grid.N1, grid.N2, grid.N3),
+        Iterations = iterations,
+        Seconds = seconds,
+        Mops = mops,
+        OperationType = "floating point",
+        Verified = verified,
+        Processes = processes,
+    };
+
+    /// <summary>
     /// The banner NPB prints at the start of a run, on rank 0: the benchmark, the class and
     /// process count, then the benchmark's own lines.
     /// </summary>

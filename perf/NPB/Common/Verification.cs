@@ -46,4 +46,23 @@ public static class Verification
             ok &= Check(FormattableString.Invariant($"{label} {m + 1}"), values[m], references[m], epsilon, print: true);
         return ok;
     }
+
+    /// <summary>
+    /// The verification of the pseudo-applications (LU, BT, SP) up to their own checks: the
+    /// heading (<see cref="Begin"/>), then the RMS norms of the residual and of the solution
+    /// error, the latter under the heading "Comparison of RMS-norms of <paramref name="errorWhat"/>".
+    /// Returns whether all passed.
+    /// </summary>
+    public static bool CheckResidualAndError(char problemClass, double epsilon,
+        ReadOnlySpan<double> residual, ReadOnlySpan<double> residualReference,
+        ReadOnlySpan<double> error, ReadOnlySpan<double> errorReference, string errorWhat = "solution error")
+    {
+        Begin(problemClass, epsilon);
+        bool ok = CheckNorms("residual", "residual", residual, residualReference, epsilon);
+        return CheckNorms(errorWhat, "error", error, errorReference, epsilon) && ok;
+    }
+
+    /// <summary>Prints the pseudo-applications' verdict line.</summary>
+    public static void Verdict(bool verified) =>
+        Console.WriteLine(verified ? " Verification Successful" : " Verification failed");
 }

@@ -67,10 +67,8 @@ public static class Ft
     public static int Run(Communicator world, char problemClass)
     {
         Parameters p = Classes[problemClass];
-        Communicator? work = ActiveProcesses.PowerOfTwo(world, "FT");
-        if (work is null)
+        if (!ActiveProcesses.PowerOfTwo(ref world, "FT"))
             return 0;
-        world = work;
         int size = world.Size, rank = world.Rank;
         if (size > p.Nz || size > p.Ny)
             throw new RefusalException(FormattableString.Invariant(
@@ -129,18 +127,7 @@ public static class Ft
         double total = (double)p.Nx * p.Ny * p.Nz;
         double mops = 1e-6 * total * (14.8157 + 7.19641 * Math.Log(total)
             + (5.23518 + 7.21113 * Math.Log(total)) * p.Iterations) / seconds;
-        return new Report
-        {
-            Name = "FT",
-            Class = problemClass,
-            Size = Report.Size3(p.Nx, p.Ny, p.Nz),
-            Iterations = p.Iterations,
-            Seconds = seconds,
-            Mops = mops,
-            OperationType = "floating point",
-            Verified = verified,
-            Processes = size,
-        }.Finish(world);
+        return Report.FloatingPoint("FT", problemClass, (p.Nx, p.Ny, p.Nz), p.Iterations, seconds, mops, verified, size).Finish(world);
     }
 
     /// <summary>

@@ -41,10 +41,8 @@ public static class Is
     public static int Run(Communicator world, char problemClass)
     {
         Parameters p = Classes[problemClass];
-        Communicator? work = ActiveProcesses.PowerOfTwo(world, "IS", p.MaxProcesses);
-        if (work is null)
+        if (!ActiveProcesses.PowerOfTwo(ref world, "IS", p.MaxProcesses))
             return 0;
-        world = work;
         int size = world.Size;
         var sort = new Sorter(world, p);
 

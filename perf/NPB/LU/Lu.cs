@@ -56,10 +56,8 @@ public static class Lu
     public static int Run(Communicator world, char problemClass)
     {
         Parameters p = s_classes[problemClass];
-        Communicator? work = ActiveProcesses.Select(world, Grid.LargestGrid(world.Size), Grid.NoGrid(world.Size));
-        if (work is null)
+        if (!ActiveProcesses.Select(ref world, Grid.LargestGrid(world.Size), Grid.NoGrid(world.Size)))
             return 0;
-        world = work;
         Grid grid = Grid.Create(p.N, world.Size, world.Rank);
         var banner = new List<string>
         {
@@ -86,30 +84,17 @@ public static class Lu
         bool verified = true;
         if (world.Rank == 0)
         {
-            Verification.Begin(problemClass, Epsilon);
-            verified &= Verification.CheckNorms("residual", "residual", residual, p.Residual, Epsilon);
-            verified &= Verification.CheckNorms("solution error", "error", error, p.Error, Epsilon);
+            verified = Verification.CheckResidualAndError(problemClass, Epsilon, residual, p.Residual, error, p.Error);
             Console.WriteLine(" Comparison of surface integral");
             verified &= Verification.Check("surface integral", surface, p.Surface, Epsilon, print: true);
-            Console.WriteLine(verified ? " Verification Successful" : " Verification failed");
+            Verification.Verdict(verified);
         }
 
         double n = p.N;
         double mops = 1.0e-6 * p.Iterations
             * (1984.77 * n * n * n - 10923.3 * (3 * n / 3.0) * (3 * n / 3.0) + 27770.9 * (3 * n) / 3.0 - 144010.0)
             / seconds;
-        var report = new Report
-        {
-            Name = "LU",
-            Class = problemClass,
-            Size = Report.Size3(p.N, p.N, p.N),
-            Iterations = p.Iterations,
-            Seconds = seconds,
-            Mops = mops,
-            OperationType = "floating point",
-            Verified = verified,
-            Processes = world.Size,
-        };
-        return report.Finish(world, solver.Timers);
+        return Report.FloatingPoint("LU", problemClass, (p.N, p.N, p.N), p.Iterations, seconds, mops, verified, world.Size)
+            .Finish(world, solver.Timers);
     }
 }

@@ -40,10 +40,8 @@ public static class Mg
     public static int Run(Communicator world, char problemClass)
     {
         Parameters p = Classes[problemClass];
-        Communicator? work = ActiveProcesses.PowerOfTwo(world, "MG");
-        if (work is null)
+        if (!ActiveProcesses.PowerOfTwo(ref world, "MG"))
             return 0;
-        world = work;
         int size = world.Size, rank = world.Rank;
         if (size > 8)
             throw new RefusalException(FormattableString.Invariant(
@@ -96,18 +94,7 @@ public static class Mg
             timers.PrintSummary(world);
 
         double points = (double)p.N * p.N * p.N;
-        return new Report
-        {
-            Name = "MG",
-            Class = problemClass,
-            Size = Report.Size3(p.N, p.N, p.N),
-            Iterations = p.Iterations,
-            Seconds = seconds,
-            Mops = 58.0 * 1e-6 * p.Iterations * points / seconds,
-            OperationType = "floating point",
-            Verified = verified,
-            Processes = size,
-        }.Finish(world);
+        return Report.FloatingPoint("MG", problemClass, (p.N, p.N, p.N), p.Iterations, seconds, 58.0 * 1e-6 * p.Iterations * points / seconds, verified, size).Finish(world);
     }
 
     /// <summary>The levels, their arrays and the V-cycle.</summary>

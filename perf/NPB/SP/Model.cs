@@ -1,4 +1,5 @@
 using Npb.Common;
+using Npb.Multipartition;
 
 namespace Npb.SP;
 
@@ -51,14 +52,10 @@ internal sealed class Model
             LhsStencil[t] = new double[n];
         }
         double dtdssp = dt * Dssp;
+        Span<double> row = stackalloc double[5];
         for (int g = 1; g < n - 1; g++)
         {
-            ReadOnlySpan<double> row =
-                g == 1 ? [0, 0, 5, -4, 1] :
-                g == 2 ? [0, -4, 6, -4, 1] :
-                g == n - 3 ? [1, -4, 6, -4, 0] :
-                g == n - 2 ? [1, -4, 5, 0, 0] :
-                [1, -4, 6, -4, 1];
+            FourthDifference.Weights(g, n, row);
             for (int t = 0; t < 5; t++)
             {
                 Stencil[t][g] = row[t];

@@ -284,43 +284,4 @@ internal static class Rhs
         private static void Add<T>(ref double u, ref double r, int p) where T : struct, ILanes<T> =>
             T.Store(ref Unsafe.Add(ref u, p), Get<T>(ref u, p) + Get<T>(ref r, p));
     }
-
-    /// <summary>Adds Σ rhs² over the interior points, per variable, to <paramref name="sums"/>.</summary>
-    public static void SumSquares(Cell c, Span<double> sums)
-    {
-        for (int m = 0; m < Cell.Vars; m++)
-        {
-            for (int k = c.Lo(2); k <= c.Hi(2); k++)
-            {
-                for (int j = c.Lo(1); j <= c.Hi(1); j++)
-                {
-                    ReadOnlySpan<double> r = c.Rhs.AsSpan(m * c.Points + c.Index(c.Lo(0), j, k), c.Hi(0) - c.Lo(0) + 1);
-                    foreach (double x in r)
-                        sums[m] += x * x;
-                }
-            }
-        }
-    }
-
-    /// <summary>Adds Σ (u − exact)² over every owned point, per variable, to <paramref name="sums"/>.</summary>
-    public static void SumErrorSquares(Model model, Cell c, Span<double> sums)
-    {
-        Span<double> e = stackalloc double[Cell.Vars];
-        for (int k = 0; k < c.Size[2]; k++)
-        {
-            for (int j = 0; j < c.Size[1]; j++)
-            {
-                for (int i = 0; i < c.Size[0]; i++)
-                {
-                    model.Exact(i + c.Low[0], j + c.Low[1], k + c.Low[2], e);
-                    int p = c.Index(i, j, k);
-                    for (int m = 0; m < Cell.Vars; m++)
-                    {
-                        double d = c.U[m * c.Points + p] - e[m];
-                        sums[m] += d * d;
-                    }
-                }
-            }
-        }
-    }
 }

@@ -19,7 +19,6 @@ internal static class Setup
         c.U.AsSpan(pts, 3 * pts).Clear();
         c.U.AsSpan(4 * pts, pts).Fill(1.0);
         double h = 1.0 / (model.N - 1);
-        Span<double> face = stackalloc double[30];
         Span<double> e = stackalloc double[Cell.Vars];
         for (int k = 0; k < c.Size[2]; k++)
         {
@@ -30,20 +29,10 @@ internal static class Setup
                 for (int i = 0; i < c.Size[0]; i++)
                 {
                     double xi = (i + c.Low[0]) * h;
-                    for (int side = 0; side < 2; side++)
-                    {
-                        Common.ExactSolution.Evaluate(side, eta, zeta, face.Slice(10 * 0 + 5 * side, 5));
-                        Common.ExactSolution.Evaluate(xi, side, zeta, face.Slice(10 * 1 + 5 * side, 5));
-                        Common.ExactSolution.Evaluate(xi, eta, side, face.Slice(10 * 2 + 5 * side, 5));
-                    }
+                    Common.ExactSolution.Interpolate(xi, eta, zeta, e);
                     int p = c.Index(i, j, k);
                     for (int m = 0; m < Cell.Vars; m++)
-                    {
-                        double px = xi * face[5 + m] + (1.0 - xi) * face[m];
-                        double py = eta * face[15 + m] + (1.0 - eta) * face[10 + m];
-                        double pz = zeta * face[25 + m] + (1.0 - zeta) * face[20 + m];
-                        c.U[m * pts + p] = px + py + pz - px * py - px * pz - py * pz + px * py * pz;
-                    }
+                        c.U[m * pts + p] = e[m];
                 }
             }
         }
@@ -53,7 +42,7 @@ internal static class Setup
         {
             for (int side = 0; side < 2; side++)
             {
-                if ((side == 0 ? c.Start[a] : c.End[a]) == 0)
+                if (!(side == 0 ? c.First[a] : c.Last[a]))
                     continue;
                 int layer = side == 0 ? 0 : c.Size[a] - 1;
                 for (int k = 0; k < c.Size[2]; k++)

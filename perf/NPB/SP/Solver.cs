@@ -1,5 +1,7 @@
+using MultiPartition = Npb.Multipartition.MultiPartition<Npb.SP.Cell>;
 using System.MP;
 using Npb.Common;
+using Npb.Multipartition;
 
 namespace Npb.SP;
 
@@ -31,7 +33,7 @@ internal sealed class Solver : IDisposable
         _model = model;
         if (part.P > 1)
         {
-            _faces = new FaceExchange(comm, part);
+            _faces = new FaceExchange(comm, part.Cells, part.P, part.Predecessor, part.Successor, Tags.Faces);
             _pipelines = [new Pipeline(comm, part, 0), new Pipeline(comm, part, 1), new Pipeline(comm, part, 2)];
         }
         foreach (Cell c in part.Cells)
@@ -145,32 +147,10 @@ internal sealed class Solver : IDisposable
     }
 
     /// <summary>The root-mean-square error of u against the exact solution over the whole grid (collective).</summary>
-    public double[] ErrorNorm()
-    {
-        var sums = new double[Cell.Vars];
-        foreach (Cell c in _part.Cells)
-            Rhs.SumErrorSquares(_model, c, sums);
-        return Norm(sums);
-    }
+    public double[] ErrorNorm() => Norms.Error(_comm, _part.Cells, _model.N);
 
     /// <summary>The root-mean-square of the right-hand side over the interior (collective); call after <see cref="ComputeRhs"/>.</summary>
-    public double[] RhsNorm()
-    {
-        var sums = new double[Cell.Vars];
-        foreach (Cell c in _part.Cells)
-            Rhs.SumSquares(c, sums);
-        return Norm(sums);
-    }
-
-    private double[] Norm(double[] sums)
-    {
-        var total = new double[Cell.Vars];
-        _comm.Allreduce(sums, total, Op.Sum);
-        double n = _model.N - 2;
-        for (int m = 0; m < Cell.Vars; m++)
-            total[m] = Math.Sqrt(total[m] / n / n / n);
-        return total;
-    }
+    public double[] RhsNorm() => Norms.Rhs(_comm, _part.Cells, _model.N);
 
     public void Start(Phase t)
     {

@@ -1,5 +1,7 @@
+using MultiPartition = Npb.Multipartition.MultiPartition<Npb.SP.Cell>;
 using System.MP;
 using Npb.Common;
+using Npb.Multipartition;
 
 namespace Npb.SP;
 
@@ -48,7 +50,9 @@ public static class Sp
     public static int Run(Communicator world, char problemClass)
     {
         Parameters p = s_classes[problemClass];
-        MultiPartition part = MultiPartition.Create(p.N, world.Size, world.Rank);
+        if (!ActiveProcesses.Square(ref world, "SP", p.N))
+            return 0;
+        var part = new MultiPartition(p.N, world.Size, world.Rank, (n, side, coord) => new Cell(n, side, coord));
         Report.Banner(world, "SP Benchmark",
             FormattableString.Invariant($" Size: {p.N,4}x{p.N,4}x{p.N,4}  (class {problemClass})"),
             FormattableString.Invariant($" Iterations: {p.Iterations,4}    dt: {p.Dt,11:F7}"));
@@ -81,28 +85,15 @@ public static class Sp
         bool verified = true;
         if (world.Rank == 0)
         {
-            Verification.Begin(problemClass, Epsilon);
-            verified &= Verification.CheckNorms("residual", "residual", residual, p.Residual, Epsilon);
-            verified &= Verification.CheckNorms("solution error", "error", error, p.Error, Epsilon);
-            Console.WriteLine(verified ? " Verification Successful" : " Verification failed");
+            verified = Verification.CheckResidualAndError(problemClass, Epsilon, residual, p.Residual, error, p.Error);
+            Verification.Verdict(verified);
         }
 
         double n3 = (double)p.N * p.N * p.N, t = p.N;
         double mops = seconds > 0
             ? 1.0e-6 * p.Iterations * (881.174 * n3 - 4683.91 * t * t + 11484.5 * t - 19272.4) / seconds
             : 0;
-        var report = new Report
-        {
-            Name = "SP",
-            Class = problemClass,
-            Size = Report.Size3(p.N, p.N, p.N),
-            Iterations = p.Iterations,
-            Seconds = seconds,
-            Mops = mops,
-            OperationType = "floating point",
-            Verified = verified,
-            Processes = world.Size,
-        };
-        return report.Finish(world, solver.Timers);
+        return Report.FloatingPoint("SP", problemClass, (p.N, p.N, p.N), p.Iterations, seconds, mops, verified, world.Size)
+            .Finish(world, solver.Timers);
     }
 }

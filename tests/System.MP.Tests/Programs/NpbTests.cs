@@ -74,12 +74,14 @@ public class NpbTests
 
     /// <summary>
     /// NPB_NPROCS_STRICT=off: a count the decomposition cannot use in full runs on the largest
-    /// one it can (IS: a power of two, LU: a grid), the other ranks wait idle, and the report
-    /// says both counts; the job ends in order in both modes.
+    /// one it can (IS: a power of two, LU: a grid, BT and SP: a square), the other ranks wait
+    /// idle, and the report says both counts; the job ends in order in both modes.
     /// </summary>
     [Theory]
     [InlineData(3, "is", 2, false)]
     [InlineData(3, "lu", 2, true)]
+    [InlineData(2, "bt", 1, false)]
+    [InlineData(2, "sp", 1, true)]
     public void LenientCountsLeaveRanksIdle(int ranks, string benchmark, int active, bool hosted)
     {
         var env = new Dictionary<string, string> { ["NPB_NPROCS_STRICT"] = "off" };
