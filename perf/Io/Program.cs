@@ -33,12 +33,12 @@ for (int i = 0; i < reps; i++)
     {
         world.Barrier();
         double t0 = Mpi.Wtime();
-        f.WriteAtAll((long)rank * block, (ReadOnlySpan<byte>)buf);
+        f.WriteAtAll(FileOffset.Bytes((long)rank * block), (ReadOnlySpan<byte>)buf);
         f.Sync();
         world.Barrier();
         tw = Mpi.Wtime() - t0;
         t0 = Mpi.Wtime();
-        f.ReadAtAll((long)rank * block, buf);
+        f.ReadAtAll(FileOffset.Bytes((long)rank * block), buf);
         world.Barrier();
         tr = Mpi.Wtime() - t0;
     }

@@ -35,6 +35,10 @@ if (names.Count == 0)
     Console.Error.WriteLine($"usage: Scenarios <name> [<name>...]; names: {string.Join(", ", all.Keys.Select(s => s.Name()).Order(StringComparer.Ordinal))}");
     return 2;
 }
+// The rank's first output, before it touches MPI: its bytes must be the text alone, with no
+// terminal control codes before it (Runtime/RankConsole.cs in System.MP).
+if (names is [Scenario.ConsoleFirstLine])
+    Console.WriteLine($"first line of rank {Environment.GetEnvironmentVariable("OMPI_COMM_WORLD_RANK") ?? Environment.GetEnvironmentVariable("PMI_RANK")}");
 // MOTOR_GC_STRESS=1: a thread on each rank forces compacting collections all the time;
 // MOTOR_GC_STRESS_MIN=N: each scenario runs again until every rank saw N of them (GcStress.cs).
 GcStress? stress;

@@ -84,6 +84,8 @@ public enum Scenario
     EnvironmentExit,
     UnhandledBeforeMpi,
     MeterOnDemand,
+    ThreadLevelFromSettings,
+    ConsoleFirstLine,
 
     // Errors raised inside MPI (Failures/ErrorsInsideMpi.cs; Failures/ErrorsInsideMpiOnDemand.cs,
     // on the MPI library with failures a test arms)
@@ -142,6 +144,8 @@ public enum Scenario
     FilesRoundTrip,
     FilesNonblocking,
     FilesErrors,
+    FilesOffsetUnits,
+    FilesSubarrayViews,
 
     // Graph topologies and neighborhood collectives (Communicators/Topologies.cs)
     TopologyGraphs,
@@ -169,6 +173,7 @@ public enum Scenario
     Mpi4SpawnMultiple,
     Mpi4SpawnMultipleChild,
     Mpi4LargeCount,
+    Mpi4Supports,
 
     // Awaitable requests and thread level Multiple (Requests/Async.cs)
     AsyncAwait,

@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the table layout or any signature changes. */
-#define MP_ABI_VERSION 28
+#define MP_ABI_VERSION 29
 
 /* ---- Errors: one table, X-macro generated (C name, code, C# name, message). ---- */
 #define MP_ERROR_MAP(X)                                                                 \
@@ -95,6 +95,13 @@ typedef struct mp_list *mp_list_t;
  * values and the C layout (sizes, offsets) that CoreInterfaceTests holds System.MP's mirrors to. */
 #define MP_ENUM_ITEM(prefix, name, value) prefix##name = (value),
 #define MP_STRUCT_FIELD(type, field) type field;
+
+/* Optional MPI-4 features (mpi_has): present when the loaded library exports all their
+ * functions (MPICH 4.0 has each; Open MPI 4.1 none). */
+#define MP_FEATURES(X)                                                                         \
+    X(MP_FEATURE_, PERSISTENT_COLLECTIVES, 0) X(MP_FEATURE_, PERSISTENT_NEIGHBORHOOD, 1)      \
+    X(MP_FEATURE_, PARTITIONED, 2) X(MP_FEATURE_, SESSIONS, 3)
+enum mp_feature { MP_FEATURES(MP_ENUM_ITEM) MP_FEATURE_COUNT };
 
 /* Fixed layout shared with managed code (24 bytes): source is a Motor rank (MP_PROC_NULL for a
  * ProcNull peer), error MP_OK or the operation's MP_E*, cancelled 1 when it was cancelled, bytes

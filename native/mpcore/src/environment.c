@@ -99,3 +99,29 @@ int mp_mpi_abi(void)
 {
     return PAL_MPI_BUILD_ABI == PAL_ABI_OPENMPI ? MP_MPI_ABI_OPENMPI : MP_MPI_ABI_MPICH;
 }
+
+int mp_mpi_has(int feature)
+{
+    char err[2048];
+    if (feature < 0 || feature >= MP_FEATURE_COUNT)
+        return mp_fail(MP_EINVAL, "feature %d is not an MP_FEATURE_* value", feature);
+    if (pal_mpi_load(err, (int)sizeof err) != 0)
+        return mp_fail(MP_ENOLIB, "%s", err);
+    switch (feature) {
+    case MP_FEATURE_PERSISTENT_COLLECTIVES:
+        return pal_mpi.Barrier_init && pal_mpi.Bcast_init && pal_mpi.Reduce_init && pal_mpi.Allreduce_init &&
+               pal_mpi.Scan_init && pal_mpi.Exscan_init && pal_mpi.Reduce_scatter_block_init && pal_mpi.Gather_init &&
+               pal_mpi.Scatter_init && pal_mpi.Allgather_init && pal_mpi.Alltoall_init && pal_mpi.Gatherv_init &&
+               pal_mpi.Scatterv_init && pal_mpi.Allgatherv_init && pal_mpi.Alltoallv_init && pal_mpi.Reduce_scatter_init;
+    case MP_FEATURE_PERSISTENT_NEIGHBORHOOD:
+        return pal_mpi.Neighbor_allgather_init && pal_mpi.Neighbor_alltoall_init && pal_mpi.Neighbor_allgatherv_init &&
+               pal_mpi.Neighbor_alltoallv_init;
+    case MP_FEATURE_PARTITIONED:
+        return pal_mpi.Psend_init && pal_mpi.Precv_init && pal_mpi.Pready && pal_mpi.Pready_range &&
+               pal_mpi.Pready_list && pal_mpi.Parrived;
+    default: /* MP_FEATURE_SESSIONS */
+        return pal_mpi.Session_init && pal_mpi.Session_finalize && pal_mpi.Session_get_num_psets &&
+               pal_mpi.Session_get_nth_pset && pal_mpi.Session_get_pset_info && pal_mpi.Group_from_session_pset &&
+               pal_mpi.Comm_create_from_group;
+    }
+}

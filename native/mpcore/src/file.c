@@ -158,32 +158,45 @@ int mp_file_delete(const char *path, mp_info_t info)
     return rc;
 }
 
-/* The filetype of a view: the etype, or `block` etypes every `stride`
- * (a contiguous block resized to the stride's extent, so consecutive copies
- * tile the file and other ranks' blocks fall in the gaps). */
-static int make_filetype(MPI_Datatype etype, int esize, int64_t block, int64_t stride, MPI_Datatype *out)
+/* The shape of a view's filetype: `block` etypes every `stride` (block 0: the etype itself,
+ * contiguous), or, when ndims > 0, the subarray subsizes[] at starts[] of sizes[] (C order). */
+typedef struct view_shape {
+    int64_t block, stride;
+    int ndims;
+    const int32_t *sizes, *subsizes, *starts;
+} view_shape_t;
+
+/* The filetype of a view: the etype; or `block` etypes every `stride` (a contiguous block
+ * resized to the stride's extent, so consecutive copies tile the file and other ranks' blocks
+ * fall in the gaps); or a subarray, whose extent is the whole array. */
+static int make_filetype(MPI_Datatype etype, int esize, const view_shape_t *v, MPI_Datatype *out)
 {
     MPI_Datatype contig = MPI_DATATYPE_NULL;
     int rc;
-    if (block == 0) {
+    if (v->ndims > 0) {
+        rc = MP_MPI_CHECK(pal_mpi.Type_create_subarray(v->ndims, (const int *)v->sizes, (const int *)v->subsizes,
+                                                       (const int *)v->starts, MPI_ORDER_C, etype, out),
+                          "MPI_Type_create_subarray");
+    } else if (v->block == 0) {
         *out = etype;
         return 0;
+    } else {
+        if (v->block < 0 || v->block > INT_MAX || v->stride < v->block || v->stride > INT64_MAX / esize)
+            return mp_fail(MP_EINVAL, "filetype of %lld etypes every %lld: needs 0 < block <= stride",
+                           (long long)v->block, (long long)v->stride);
+        if ((rc = MP_MPI_CHECK(pal_mpi.Type_contiguous((int)v->block, etype, &contig), "MPI_Type_contiguous")))
+            return rc;
+        rc = MP_MPI_CHECK(pal_mpi.Type_create_resized(contig, 0, (MPI_Aint)(v->stride * esize), out),
+                          "MPI_Type_create_resized");
+        pal_mpi.Type_free(&contig);
     }
-    if (block < 0 || block > INT_MAX || stride < block || stride > INT64_MAX / esize)
-        return mp_fail(MP_EINVAL, "filetype of %lld etypes every %lld: needs 0 < block <= stride",
-                       (long long)block, (long long)stride);
-    if ((rc = MP_MPI_CHECK(pal_mpi.Type_contiguous((int)block, etype, &contig), "MPI_Type_contiguous")))
-        return rc;
-    rc = MP_MPI_CHECK(pal_mpi.Type_create_resized(contig, 0, (MPI_Aint)(stride * esize), out),
-                      "MPI_Type_create_resized");
-    pal_mpi.Type_free(&contig);
     if (!rc && (rc = MP_MPI_CHECK(pal_mpi.Type_commit(out), "MPI_Type_commit")))
         pal_mpi.Type_free(out);
     return rc;
 }
 
 /* The view's types made and set; on success *etype replaces the file's. */
-static int set_view(const file_entry_t *e, int64_t disp, int esize, int64_t block, int64_t stride, MPI_Info mi,
+static int set_view(const file_entry_t *e, int64_t disp, int esize, const view_shape_t *v, MPI_Info mi,
                     MPI_Datatype *etype)
 {
     MPI_Datatype filetype = MPI_DATATYPE_NULL;
@@ -195,7 +208,7 @@ static int set_view(const file_entry_t *e, int64_t disp, int esize, int64_t bloc
         if ((rc = MP_MPI_CHECK(pal_mpi.Type_commit(etype), "MPI_Type_commit")))
             goto fail;
     }
-    if ((rc = make_filetype(*etype, esize, block, stride, &filetype)))
+    if ((rc = make_filetype(*etype, esize, v, &filetype)))
         goto fail;
     rc = MP_MPI_CHECK(pal_mpi.File_set_view(e->mpi, (MPI_Offset)disp, *etype, filetype, "native", mi),
                       "MPI_File_set_view");
@@ -209,7 +222,8 @@ fail:
     return rc;
 }
 
-int mp_file_set_view(mp_file_t file, int64_t disp, int esize, int64_t block, int64_t stride, mp_info_t info)
+/* A view set on a file: checked arguments, the new etype kept. */
+static int file_view(mp_file_t file, int64_t disp, int esize, const view_shape_t *v, mp_info_t info)
 {
     file_entry_t *e = NULL;
     MPI_Info mi = MPI_INFO_NULL;
@@ -222,13 +236,44 @@ int mp_file_set_view(mp_file_t file, int64_t disp, int esize, int64_t block, int
     if (esize <= 0)
         return mp_fail(MP_EINVAL, "etype size %d is not positive", esize);
     mp_blocking_enter();
-    if (!(rc = set_view(e, disp, esize, block, stride, mi, &etype))) {
+    if (!(rc = set_view(e, disp, esize, v, mi, &etype))) {
         etype_release(e);
         e->etype = etype;
         e->esize = esize;
     }
     mp_blocking_leave();
     return rc;
+}
+
+int mp_file_set_view(mp_file_t file, int64_t disp, int esize, int64_t block, int64_t stride, mp_info_t info)
+{
+    const view_shape_t v = { .block = block, .stride = stride };
+    return file_view(file, disp, esize, &v, info);
+}
+
+/* The most dimensions a subarray view takes here (the MPI libraries take more; a bound keeps
+ * the checks simple). */
+#define MP_SUBARRAY_MAX_DIMS 32
+
+int mp_file_set_view_subarray(mp_file_t file, int64_t disp, int esize, int ndims, const int32_t *sizes,
+                              const int32_t *subsizes, const int32_t *starts, mp_info_t info)
+{
+    const view_shape_t v = { .ndims = ndims, .sizes = sizes, .subsizes = subsizes, .starts = starts };
+    int64_t bytes = esize > 0 ? esize : 1;
+    if (ndims < 1 || ndims > MP_SUBARRAY_MAX_DIMS)
+        return mp_fail(MP_EINVAL, "a subarray view of %d dimensions: needs 1 to %d", ndims, MP_SUBARRAY_MAX_DIMS);
+    if (!sizes || !subsizes || !starts)
+        return mp_fail(MP_EINVAL, "subarray %s is NULL", !sizes ? "sizes" : !subsizes ? "subsizes" : "starts");
+    for (int d = 0; d < ndims; d++) {
+        if (sizes[d] < 1 || subsizes[d] < 1 || starts[d] < 0 || starts[d] > sizes[d] - subsizes[d])
+            return mp_fail(MP_EINVAL, "subarray dimension %d: %d elements from %d of %d do not fit "
+                           "(sizes and subsizes positive, 0 <= start, start + subsize <= size)",
+                           d, subsizes[d], starts[d], sizes[d]);
+        if (bytes > INT64_MAX / sizes[d])
+            return mp_fail(MP_EINVAL, "a subarray of more than %lld bytes", (long long)INT64_MAX);
+        bytes *= sizes[d];
+    }
+    return file_view(file, disp, esize, &v, info);
 }
 
 /* The count of etypes in bytes, checked. */

@@ -69,6 +69,7 @@ static const enum_row_t k_ops[] = { MP_OPS(MP_ENUM_ROW) };
 static const enum_row_t k_coll_kinds[] = { MP_COLL_KINDS(MP_ENUM_ROW) };
 static const enum_row_t k_neighbor_kinds[] = { MP_NEIGHBOR_KINDS(MP_ENUM_ROW) };
 static const enum_row_t k_win[] = { MP_WIN_FLAVORS(MP_ENUM_ROW) MP_WIN_SYNCS(MP_ENUM_ROW) };
+static const enum_row_t k_features[] = { MP_FEATURES(MP_ENUM_ROW) };
 #undef MP_ENUM_ROW
 static const struct {
     const char *cs, *doc;
@@ -80,6 +81,7 @@ static const struct {
     { "NeighborKind", "Neighborhood collective kinds (MP_NEIGHBOR_KINDS: mp_neighbor_kind)", k_neighbor_kinds,
       sizeof k_neighbor_kinds / sizeof *k_neighbor_kinds },
     { "CoreWin", "Window flavors and synchronization calls (MP_WIN_FLAVORS, MP_WIN_SYNCS)", k_win, sizeof k_win / sizeof *k_win },
+    { "CoreFeature", "Optional MPI-4 features (MP_FEATURES: mp_feature)", k_features, sizeof k_features / sizeof *k_features },
 };
 
 /* The C layout of the structs System.MP mirrors: each field's offset, and the size. */

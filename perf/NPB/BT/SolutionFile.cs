@@ -11,12 +11,10 @@ namespace Npb.BT;
 /// (the five variables of a point together, then x, then y, then z), 40·n³ bytes a dump.
 /// </summary>
 /// <remarks>
-/// NPB builds one subarray filetype per rank for this; System.MP's views are a block and a
-/// stride, so each cell gets a view whose blocks are its rows of the grid (x-extent·5
-/// doubles every n·5 doubles, starting at the cell's first point in the dump), and each
-/// z-plane of the cell is one collective write at the offset of its first row. In the
-/// multi-partition every rank has exactly one cell in each z-slab of cells, so the k-th write
-/// of a slab writes one whole plane of the grid between all ranks: contiguous in the file.
+/// As NPB does, each cell is a subarray of the grid (MPI_Type_create_subarray): a cell's view
+/// shows exactly its points of the dump, so one collective write moves the whole cell, packed
+/// z-plane after z-plane, row after row. Per dump every rank makes two collective calls per
+/// cell (the view, the write): all ranks hold the same number of cells in the multi-partition.
 /// </remarks>
 internal sealed class SolutionFile : IDisposable
 {
@@ -24,14 +22,14 @@ internal sealed class SolutionFile : IDisposable
     public const string DefaultPath = "btio.full.out";
 
     private readonly Partition _part;
-    private readonly double[] _plane;
+    private readonly double[] _cell;
     private MpiFile? _file;
 
     private SolutionFile(Partition part, MpiFile file)
     {
         _part = part;
         _file = file;
-        _plane = new double[part.Cells.Max(c => Vars * c.Size[0] * c.Size[1])];
+        _cell = new double[part.Cells.Max(c => Vars * c.Size[0] * c.Size[1] * c.Size[2])];
     }
 
     /// <summary>Creates the file afresh (deleting an old one) for writing and reading. Collective.</summary>
@@ -63,25 +61,23 @@ internal sealed class SolutionFile : IDisposable
         foreach (Cell c in _part.Cells)
         {
             int row = Vars * c.Size[0];
-            long first = ((long)c.Low[2] * n + c.Low[1]) * n + c.Low[0];
-            file.SetView<double>(dump * DumpBytes(n) + first * Vars * sizeof(double), row, Vars * n);
-            Span<double> plane = _plane.AsSpan(0, row * c.Size[1]);
-            for (int k = 0; k < c.Size[2]; k++)
+            // The dump in C order is [z][y][x·vars]: the cell is the block of its extents there.
+            file.SetView<double>(dump * DumpBytes(n), sizes: [n, n, Vars * n],
+                                 subsizes: [c.Size[2], c.Size[1], row], starts: [c.Low[2], c.Low[1], Vars * c.Low[0]]);
+            Span<double> cell = _cell.AsSpan(0, row * c.Size[1] * c.Size[2]);
+            if (write)
             {
-                // Blocks of the view are rows of the grid: plane k's first row is block k·n.
-                long offset = (long)k * n * row;
-                if (write)
-                {
-                    for (int j = 0; j < c.Size[1]; j++)
-                        c.U.AsSpan(Vars * c.Index(0, j, k), row).CopyTo(plane.Slice(j * row, row));
-                    file.WriteAtAll(offset, (ReadOnlySpan<double>)plane);
-                }
-                else
-                {
-                    file.ReadAtAll(offset, plane);
-                    for (int j = 0; j < c.Size[1]; j++)
-                        plane.Slice(j * row, row).CopyTo(c.U.AsSpan(Vars * c.Index(0, j, k), row));
-                }
+                for (int k = 0, at = 0; k < c.Size[2]; k++)
+                    for (int j = 0; j < c.Size[1]; j++, at += row)
+                        c.U.AsSpan(Vars * c.Index(0, j, k), row).CopyTo(cell.Slice(at, row));
+                file.WriteAtAll(FileOffset.Zero, (ReadOnlySpan<double>)cell);
+            }
+            else
+            {
+                file.ReadAtAll(FileOffset.Zero, cell);
+                for (int k = 0, at = 0; k < c.Size[2]; k++)
+                    for (int j = 0; j < c.Size[1]; j++, at += row)
+                        cell.Slice(at, row).CopyTo(c.U.AsSpan(Vars * c.Index(0, j, k), row));
             }
         }
     }

@@ -46,9 +46,27 @@ public sealed unsafe class CartesianCommunicator : TopologyCommunicator
 
     /// <summary>
     /// This rank's neighbours: the ranks one step away along each dimension, in the order of
-    /// <see cref="TopologyCommunicator.Sources"/> with the <see cref="Mpi.ProcNull"/> entries left out
-    /// (a rank appears twice when it is the neighbour on both sides, as on a periodic extent of 2).
+    /// <see cref="TopologyCommunicator.Sources"/> with the <see cref="Mpi.ProcNull"/> entries left out.
     /// </summary>
+    /// <remarks>
+    /// MPI counts a neighbour once per direction, not once per rank (MPI-4.0 §8.6): along each
+    /// dimension the rank one step back, then the rank one step forward.  So a rank appears twice
+    /// when it is the neighbour on both sides, as on a periodic extent of 2 (or once per side on a
+    /// periodic extent of 1: this rank itself), and the neighborhood collectives exchange a
+    /// separate block with it for each side.
+    /// </remarks>
+    /// <example>
+    /// Two ranks on a ring (one periodic dimension of extent 2): each is the other's neighbour
+    /// behind and ahead.
+    /// <code>
+    /// CartesianCommunicator ring = world.CreateCartesian([2], [true])!;
+    /// // ring.Neighbors is [1, 1] on rank 0 and [0, 0] on rank 1
+    /// int[] got = new int[2];
+    /// ring.NeighborAlltoall([10 * ring.Rank, 10 * ring.Rank + 1], got, 1);
+    /// // block 0 goes back, block 1 ahead; got[0] comes from the rank behind (its block 1, sent
+    /// // ahead), got[1] from the rank ahead (its block 0, sent back): on rank 0, got is [11, 10]
+    /// </code>
+    /// </example>
     public IReadOnlyList<int> Neighbors { get; }
 
     /// <summary>

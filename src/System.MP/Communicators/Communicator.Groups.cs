@@ -188,6 +188,46 @@ public unsafe partial class Communicator
     }
 
     /// <summary>
+    /// A communicator with a graph topology over the first <c>adjacency.Length</c> ranks, given as
+    /// the neighbour list of each node on every rank (MPI_Graph_create over the index and edges
+    /// these lists make). Collective.
+    /// </summary>
+    /// <example>
+    /// A ring of four ranks, each a neighbour of the ranks before and after it:
+    /// <code>
+    /// GraphCommunicator? ring = world.CreateGraph([[1, 3], [0, 2], [1, 3], [2, 0]]);
+    /// // the same as world.CreateGraph(index: [2, 4, 6, 8], edges: [1, 3, 0, 2, 1, 3, 2, 0])
+    /// </code>
+    /// </example>
+    /// <param name="adjacency">Node i's neighbours are <c>adjacency[i]</c>, in the order the neighborhood collectives use (ranks below <c>adjacency.Length</c>; a list may be empty).</param>
+    /// <param name="reorder">Whether MPI may renumber ranks to fit the machine.</param>
+    /// <returns>The graph communicator, or null on ranks outside the graph.</returns>
+    /// <exception cref="ArgumentException">More nodes than ranks, or a node's list is null.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">A neighbour is not a node of the graph.</exception>
+    public GraphCommunicator? CreateGraph(int[][] adjacency, bool reorder = false)
+    {
+        ArgumentNullException.ThrowIfNull(adjacency);
+        int nodes = adjacency.Length;
+        if (nodes > _size)
+            throw new ArgumentException(SR.Format(SR.GraphTooLarge, nodes, _size), nameof(adjacency));
+        int[] index = new int[nodes];
+        long total = 0;
+        for (int i = 0; i < nodes; i++)
+        {
+            int[] row = adjacency[i] ?? throw new ArgumentException(SR.Format(SR.GraphNodeNull, i), nameof(adjacency));
+            for (int j = 0; j < row.Length; j++)
+                if ((uint)row[j] >= (uint)nodes)
+                    throw new ArgumentOutOfRangeException(nameof(adjacency), row[j], SR.Format(SR.GraphNeighborOutOfRange, i, j, row[j], nodes));
+            total += row.Length;
+            index[i] = total <= int.MaxValue ? (int)total : throw new ArgumentException(SR.Format(SR.GraphTooManyEdges, total), nameof(adjacency));
+        }
+        int[] edges = new int[total];
+        for (int i = 0, at = 0; i < nodes; at += adjacency[i].Length, i++)
+            adjacency[i].CopyTo(edges, at);
+        return CreateGraph(index, edges, reorder);
+    }
+
+    /// <summary>
     /// A communicator with a distributed graph topology in which each rank gives its own incoming
     /// and outgoing edges (MPI_Dist_graph_create_adjacent). Collective; unweighted on every rank.
     /// </summary>

@@ -1,3 +1,4 @@
+using System.ComponentModel;
 using System.IO;
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
@@ -8,15 +9,17 @@ namespace System.MP;
 /// <summary>
 /// A file opened collectively by the ranks of a communicator for parallel I/O
 /// (MPI-IO, MPI-4.0 chapter 14).  Data is read and written as arrays or spans of
-/// unmanaged elements: at explicit offsets (<see cref="ReadAt{T}(long, T[])"/>,
-/// collective <see cref="WriteAtAll{T}(long, T[])"/>, nonblocking
-/// <see cref="IWriteAt{T}(long, T[])"/>), through this rank's file pointer
+/// unmanaged elements: at explicit offsets (<see cref="ReadAt{T}(FileOffset, T[])"/>,
+/// collective <see cref="WriteAtAll{T}(FileOffset, T[])"/>, nonblocking
+/// <see cref="IWriteAt{T}(FileOffset, T[])"/>), through this rank's file pointer
 /// (<see cref="Read{T}(T[])"/>, <see cref="Seek"/>) or through the pointer the ranks
 /// share (<see cref="WriteShared{T}(T[])"/>, <see cref="WriteOrdered{T}(T[])"/>).
 /// </summary>
 /// <remarks>
-/// Offsets and positions count elements of the current view's element type
-/// (bytes until <see cref="SetView{T}(long, Info?)"/>), as in MPI.  A view with a
+/// Explicit offsets name their unit (<see cref="FileOffset.Elements"/> of the buffer's type or
+/// <see cref="FileOffset.Bytes"/>), so the same call means the same place before and after
+/// <see cref="SetView{T}(long, Info?)"/>.  File pointers (<see cref="Seek"/>,
+/// <see cref="Position"/>) count elements of the current view's type (bytes until SetView), as in MPI.  A view with a
 /// block and a stride lets each rank see only its own blocks of the file, so that
 /// ranks interleave blocks.  Errors raised by the MPI library come back as
 /// <see cref="MpiException"/> with the MPI error class and string (files use
@@ -167,6 +170,62 @@ public sealed unsafe class MpiFile : IDisposable
         SetView(displacement, sizeof(T), blockLength, stride, info);
     }
 
+    /// <summary>
+    /// Makes this rank see one block of a multidimensional array stored in the file: the block of
+    /// <paramref name="subsizes"/> elements starting at <paramref name="starts"/> of an array of
+    /// <paramref name="sizes"/> elements of <typeparamref name="T"/>, in C order (the last
+    /// dimension varies fastest), the array starting <paramref name="displacement"/> bytes in
+    /// (MPI_File_set_view with a filetype from MPI_Type_create_subarray).  Each rank passes its own
+    /// block; one collective access then moves a rank's whole block, packed in its buffer in the
+    /// same order.  Offsets count the block's elements. Collective.
+    /// </summary>
+    /// <example>
+    /// A 2-D grid of <c>rows</c> × <c>cols</c> doubles split by rows between the ranks: each writes its
+    /// rows in one call.
+    /// <code>
+    /// file.SetView&lt;double&gt;(0, sizes: [rows, cols], subsizes: [myRows, cols], starts: [firstRow, 0]);
+    /// file.WriteAtAll(FileOffset.Zero, myBlock); // myRows * cols doubles, row after row
+    /// </code>
+    /// </example>
+    /// <param name="displacement">Where the array starts, in bytes from the beginning of the file.</param>
+    /// <param name="sizes">The whole array's extent in each dimension (1 to 32 dimensions, each positive).</param>
+    /// <param name="subsizes">This rank's block's extent in each dimension (positive, at most the array's).</param>
+    /// <param name="starts">Where this rank's block starts in each dimension (from 0; the block must fit).</param>
+    /// <param name="info">Hints, or null.</param>
+    /// <exception cref="ArgumentException">The three lists differ in length, or have none or more than 32 dimensions.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">A size or subsize is not positive, or a block does not fit the array in some dimension.</exception>
+    public void SetView<T>(long displacement, ReadOnlySpan<int> sizes, ReadOnlySpan<int> subsizes, ReadOnlySpan<int> starts, Info? info = null)
+        where T : unmanaged
+    {
+        int h = Handle;
+        if (displacement < 0)
+            throw new ArgumentOutOfRangeException(nameof(displacement), displacement, SR.Format(SR.FileOffsetNegative, displacement));
+        int n = sizes.Length;
+        if (n is < 1 or > MaxSubarrayDimensions)
+            throw new ArgumentException(SR.Format(SR.FileSubarrayDimensions, n, MaxSubarrayDimensions), nameof(sizes));
+        if (subsizes.Length != n || starts.Length != n)
+            throw new ArgumentException(SR.Format(SR.FileSubarrayLengths, n, subsizes.Length, starts.Length), subsizes.Length != n ? nameof(subsizes) : nameof(starts));
+        for (int d = 0; d < n; d++)
+        {
+            if (sizes[d] < 1)
+                throw new ArgumentOutOfRangeException(nameof(sizes), sizes[d], SR.Format(SR.FileSubarrayExtent, "sizes", d, sizes[d]));
+            if (subsizes[d] < 1)
+                throw new ArgumentOutOfRangeException(nameof(subsizes), subsizes[d], SR.Format(SR.FileSubarrayExtent, "subsizes", d, subsizes[d]));
+            if (starts[d] < 0 || starts[d] > sizes[d] - subsizes[d])
+                throw new ArgumentOutOfRangeException(nameof(starts), starts[d], SR.Format(SR.FileSubarrayFit, d, subsizes[d], starts[d], sizes[d]));
+        }
+        int rc;
+        fixed (int* sp = sizes)
+        fixed (int* bp = subsizes)
+        fixed (int* tp = starts)
+            rc = Core.FileSetViewSubarray(h, displacement, sizeof(T), n, sp, bp, tp, Info.HandleOf(info));
+        ThrowHelper.Check(rc);
+        _elementSize = sizeof(T);
+    }
+
+    /// <summary>The most dimensions a subarray view takes (the core's bound).</summary>
+    private const int MaxSubarrayDimensions = 32;
+
     private void SetView(long displacement, int elementSize, int blockLength, int stride, Info? info)
     {
         int h = Handle;
@@ -227,7 +286,10 @@ public sealed unsafe class MpiFile : IDisposable
         return buffer.Length;
     }
 
-    private Request Post<T>(int op, long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged
+    private Request Post<T>(int op, FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged =>
+        PostEtypes(op, At<T>(offset), buffer, bufferOffset, count);
+
+    private Request PostEtypes<T>(int op, long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged
     {
         ThrowHelper.CheckSlice(buffer, bufferOffset, count, nameof(buffer));
         int h = Check(op, offset, (long)count * sizeof(T), nameof(buffer));
@@ -236,99 +298,156 @@ public sealed unsafe class MpiFile : IDisposable
 
     // ---- explicit offsets ----
 
+    /// <summary>The message of the <see cref="long"/>-offset forms, which no longer compile.</summary>
+    private const string ObsoleteLongOffset =
+        "A long file offset counts bytes until SetView and elements of the view after it, so the same number means two places. " +
+        "Name the unit: FileOffset.Elements(n) counts elements of the buffer's type, FileOffset.Bytes(n) counts bytes " +
+        "(e.g. file.WriteAtAll(FileOffset.Elements(rank * count), data)).";
+
+    /// <summary>An offset in the view's etypes for an access of <typeparamref name="T"/> elements.</summary>
+    private long At<T>(FileOffset offset) where T : unmanaged => offset.InEtypes(sizeof(T), _elementSize);
+
     /// <summary>Reads into <paramref name="buffer"/> from <paramref name="offset"/> (MPI_File_read_at).</summary>
-    /// <param name="offset">Where to read, in elements of the view.</param>
+    /// <param name="offset">Where reads: <see cref="FileOffset.Elements"/> of <typeparamref name="T"/> or <see cref="FileOffset.Bytes"/>, in the view's data.</param>
     /// <param name="buffer">Receives the data; fewer elements arrive at the end of the file (see <see cref="Status.GetCount{T}"/>).</param>
     /// <returns>The status: <see cref="Status.GetCount{T}"/> gives the elements read.</returns>
-    public Status ReadAt<T>(long offset, Span<T> buffer) where T : unmanaged => Access(CoreConst.IoReadAt, offset, (ReadOnlySpan<T>)buffer);
-    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
-    public Status ReadAt<T>(long offset, T[] buffer) where T : unmanaged => Access(CoreConst.IoReadAt, offset, buffer, 0, Length(buffer));
-    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
-    /// <param name="offset">Where to read, in elements of the view.</param>
+    public Status ReadAt<T>(FileOffset offset, Span<T> buffer) where T : unmanaged => Access(CoreConst.IoReadAt, At<T>(offset), (ReadOnlySpan<T>)buffer);
+    /// <inheritdoc cref="ReadAt{T}(FileOffset, Span{T})"/>
+    public Status ReadAt<T>(FileOffset offset, T[] buffer) where T : unmanaged => Access(CoreConst.IoReadAt, At<T>(offset), buffer, 0, Length(buffer));
+    /// <inheritdoc cref="ReadAt{T}(FileOffset, Span{T})"/>
+    /// <param name="offset">Where reads, in elements of <typeparamref name="T"/> or bytes of the view's data.</param>
     /// <param name="buffer">Receives the data.</param>
     /// <param name="bufferOffset">First element of <paramref name="buffer"/> to fill.</param>
     /// <param name="count">Elements to read.</param>
+    public Status ReadAt<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreConst.IoReadAt, At<T>(offset), buffer, bufferOffset, count);
+
+    /// <summary>Refused at compile time: a <see cref="long"/> offset counts bytes until SetView and view elements after; pass a <see cref="FileOffset"/>.</summary>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Status ReadAt<T>(long offset, Span<T> buffer) where T : unmanaged => Access(CoreConst.IoReadAt, offset, (ReadOnlySpan<T>)buffer);
+    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Status ReadAt<T>(long offset, T[] buffer) where T : unmanaged => Access(CoreConst.IoReadAt, offset, buffer, 0, Length(buffer));
+    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
     public Status ReadAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreConst.IoReadAt, offset, buffer, bufferOffset, count);
 
     /// <summary>Writes <paramref name="buffer"/> at <paramref name="offset"/> (MPI_File_write_at).</summary>
-    /// <param name="offset">Where to write, in elements of the view.</param>
+    /// <param name="offset">Where writes: <see cref="FileOffset.Elements"/> of <typeparamref name="T"/> or <see cref="FileOffset.Bytes"/>, in the view's data.</param>
     /// <param name="buffer">The data.</param>
     /// <returns>The status: <see cref="Status.GetCount{T}"/> gives the elements written.</returns>
-    public Status WriteAt<T>(long offset, ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreConst.IoWriteAt, offset, buffer);
-    /// <inheritdoc cref="WriteAt{T}(long, ReadOnlySpan{T})"/>
-    public Status WriteAt<T>(long offset, T[] buffer) where T : unmanaged => Access(CoreConst.IoWriteAt, offset, buffer, 0, Length(buffer));
-    /// <inheritdoc cref="WriteAt{T}(long, ReadOnlySpan{T})"/>
-    /// <param name="offset">Where to write, in elements of the view.</param>
+    public Status WriteAt<T>(FileOffset offset, ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreConst.IoWriteAt, At<T>(offset), buffer);
+    /// <inheritdoc cref="WriteAt{T}(FileOffset, ReadOnlySpan{T})"/>
+    public Status WriteAt<T>(FileOffset offset, T[] buffer) where T : unmanaged => Access(CoreConst.IoWriteAt, At<T>(offset), buffer, 0, Length(buffer));
+    /// <inheritdoc cref="WriteAt{T}(FileOffset, ReadOnlySpan{T})"/>
+    /// <param name="offset">Where writes, in elements of <typeparamref name="T"/> or bytes of the view's data.</param>
     /// <param name="buffer">The data.</param>
     /// <param name="bufferOffset">First element of <paramref name="buffer"/> to write.</param>
     /// <param name="count">Elements to write.</param>
+    public Status WriteAt<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreConst.IoWriteAt, At<T>(offset), buffer, bufferOffset, count);
+
+    /// <summary>Refused at compile time: a <see cref="long"/> offset counts bytes until SetView and view elements after; pass a <see cref="FileOffset"/>.</summary>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Status WriteAt<T>(long offset, ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreConst.IoWriteAt, offset, buffer);
+    /// <inheritdoc cref="WriteAt{T}(long, ReadOnlySpan{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Status WriteAt<T>(long offset, T[] buffer) where T : unmanaged => Access(CoreConst.IoWriteAt, offset, buffer, 0, Length(buffer));
+    /// <inheritdoc cref="WriteAt{T}(long, ReadOnlySpan{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
     public Status WriteAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreConst.IoWriteAt, offset, buffer, bufferOffset, count);
 
-    /// <summary>Collective <see cref="ReadAt{T}(long, Span{T})"/> (MPI_File_read_at_all): every rank calls it, with its own offset and buffer.</summary>
-    /// <param name="offset">Where this rank reads, in elements of the view.</param>
+    /// <summary>Collective <see cref="ReadAt{T}(FileOffset, Span{T})"/> (MPI_File_read_at_all): every rank calls it, with its own offset and buffer.</summary>
+    /// <param name="offset">Where this rank reads: <see cref="FileOffset.Elements"/> of <typeparamref name="T"/> or <see cref="FileOffset.Bytes"/>, in the view's data.</param>
     /// <param name="buffer">Receives the data.</param>
     /// <returns>The status: <see cref="Status.GetCount{T}"/> gives the elements read.</returns>
-    public Status ReadAtAll<T>(long offset, Span<T> buffer) where T : unmanaged => Access(CoreConst.IoReadAtAll, offset, (ReadOnlySpan<T>)buffer);
-    /// <inheritdoc cref="ReadAtAll{T}(long, Span{T})"/>
-    public Status ReadAtAll<T>(long offset, T[] buffer) where T : unmanaged => Access(CoreConst.IoReadAtAll, offset, buffer, 0, Length(buffer));
-    /// <inheritdoc cref="ReadAtAll{T}(long, Span{T})"/>
-    /// <param name="offset">Where this rank reads, in elements of the view.</param>
+    public Status ReadAtAll<T>(FileOffset offset, Span<T> buffer) where T : unmanaged => Access(CoreConst.IoReadAtAll, At<T>(offset), (ReadOnlySpan<T>)buffer);
+    /// <inheritdoc cref="ReadAtAll{T}(FileOffset, Span{T})"/>
+    public Status ReadAtAll<T>(FileOffset offset, T[] buffer) where T : unmanaged => Access(CoreConst.IoReadAtAll, At<T>(offset), buffer, 0, Length(buffer));
+    /// <inheritdoc cref="ReadAtAll{T}(FileOffset, Span{T})"/>
+    /// <param name="offset">Where this rank reads, in elements of <typeparamref name="T"/> or bytes of the view's data.</param>
     /// <param name="buffer">Receives the data.</param>
     /// <param name="bufferOffset">First element of <paramref name="buffer"/> to fill.</param>
     /// <param name="count">Elements to read.</param>
+    public Status ReadAtAll<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreConst.IoReadAtAll, At<T>(offset), buffer, bufferOffset, count);
+
+    /// <summary>Refused at compile time: a <see cref="long"/> offset counts bytes until SetView and view elements after; pass a <see cref="FileOffset"/>.</summary>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Status ReadAtAll<T>(long offset, Span<T> buffer) where T : unmanaged => Access(CoreConst.IoReadAtAll, offset, (ReadOnlySpan<T>)buffer);
+    /// <inheritdoc cref="ReadAtAll{T}(long, Span{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Status ReadAtAll<T>(long offset, T[] buffer) where T : unmanaged => Access(CoreConst.IoReadAtAll, offset, buffer, 0, Length(buffer));
+    /// <inheritdoc cref="ReadAtAll{T}(long, Span{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
     public Status ReadAtAll<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreConst.IoReadAtAll, offset, buffer, bufferOffset, count);
 
-    /// <summary>Collective <see cref="WriteAt{T}(long, ReadOnlySpan{T})"/> (MPI_File_write_at_all): every rank calls it, with its own offset and data.</summary>
-    /// <param name="offset">Where this rank writes, in elements of the view.</param>
+    /// <summary>Collective <see cref="WriteAt{T}(FileOffset, ReadOnlySpan{T})"/> (MPI_File_write_at_all): every rank calls it, with its own offset and data.</summary>
+    /// <param name="offset">Where this rank writes: <see cref="FileOffset.Elements"/> of <typeparamref name="T"/> or <see cref="FileOffset.Bytes"/>, in the view's data.</param>
     /// <param name="buffer">The data.</param>
     /// <returns>The status: <see cref="Status.GetCount{T}"/> gives the elements written.</returns>
-    public Status WriteAtAll<T>(long offset, ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreConst.IoWriteAtAll, offset, buffer);
-    /// <inheritdoc cref="WriteAtAll{T}(long, ReadOnlySpan{T})"/>
-    public Status WriteAtAll<T>(long offset, T[] buffer) where T : unmanaged => Access(CoreConst.IoWriteAtAll, offset, buffer, 0, Length(buffer));
-    /// <inheritdoc cref="WriteAtAll{T}(long, ReadOnlySpan{T})"/>
-    /// <param name="offset">Where this rank writes, in elements of the view.</param>
+    public Status WriteAtAll<T>(FileOffset offset, ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreConst.IoWriteAtAll, At<T>(offset), buffer);
+    /// <inheritdoc cref="WriteAtAll{T}(FileOffset, ReadOnlySpan{T})"/>
+    public Status WriteAtAll<T>(FileOffset offset, T[] buffer) where T : unmanaged => Access(CoreConst.IoWriteAtAll, At<T>(offset), buffer, 0, Length(buffer));
+    /// <inheritdoc cref="WriteAtAll{T}(FileOffset, ReadOnlySpan{T})"/>
+    /// <param name="offset">Where this rank writes, in elements of <typeparamref name="T"/> or bytes of the view's data.</param>
     /// <param name="buffer">The data.</param>
     /// <param name="bufferOffset">First element of <paramref name="buffer"/> to write.</param>
     /// <param name="count">Elements to write.</param>
+    public Status WriteAtAll<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreConst.IoWriteAtAll, At<T>(offset), buffer, bufferOffset, count);
+
+    /// <summary>Refused at compile time: a <see cref="long"/> offset counts bytes until SetView and view elements after; pass a <see cref="FileOffset"/>.</summary>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Status WriteAtAll<T>(long offset, ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreConst.IoWriteAtAll, offset, buffer);
+    /// <inheritdoc cref="WriteAtAll{T}(long, ReadOnlySpan{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Status WriteAtAll<T>(long offset, T[] buffer) where T : unmanaged => Access(CoreConst.IoWriteAtAll, offset, buffer, 0, Length(buffer));
+    /// <inheritdoc cref="WriteAtAll{T}(long, ReadOnlySpan{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
     public Status WriteAtAll<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreConst.IoWriteAtAll, offset, buffer, bufferOffset, count);
 
     // ---- nonblocking, explicit offsets ----
 
     /// <summary>
-    /// Reads into <paramref name="buffer"/> from <paramref name="offset"/> as a nonblocking
-    /// operation (MPI_File_iread_at's semantics) whose request is complete when this returns: the
-    /// read is made inside the call, since a nonblocking access that fails in the file system
-    /// never completes in MPICH 4.0 and crashes Open MPI 4.1's wait.  A failed read throws
-    /// <see cref="MpiException"/> here (Open MPI 4.1 reports some failed reads as 0 elements read).
+    /// Reads into <paramref name="buffer"/> from <paramref name="offset"/> without waiting (MPI_File_iread_at): the request completes
+    /// once the data is in the buffer; until then the access may proceed while this rank computes.
     /// </summary>
-    /// <param name="offset">Where to read, in elements of the view.</param>
+    /// <param name="offset">Where to read: <see cref="FileOffset.Elements"/> of <typeparamref name="T"/> or <see cref="FileOffset.Bytes"/>, in the view's data.</param>
     /// <param name="buffer">Receives the data; do not touch it before the request completes.</param>
     /// <returns>The request; its status gives the elements read.</returns>
-    public Request IReadAt<T>(long offset, T[] buffer) where T : unmanaged => Post(CoreConst.IoReadAt, offset, buffer, 0, Length(buffer));
-    /// <inheritdoc cref="IReadAt{T}(long, T[])"/>
-    /// <param name="offset">Where to read, in elements of the view.</param>
+    public Request IReadAt<T>(FileOffset offset, T[] buffer) where T : unmanaged => Post<T>(CoreConst.IoReadAt, offset, buffer, 0, Length(buffer));
+    /// <inheritdoc cref="IReadAt{T}(FileOffset, T[])"/>
+    /// <param name="offset">Where to read, in elements of <typeparamref name="T"/> or bytes of the view's data.</param>
     /// <param name="buffer">Receives the data; do not touch it before the request completes.</param>
     /// <param name="bufferOffset">First element of <paramref name="buffer"/> to fill.</param>
     /// <param name="count">Elements to read.</param>
-    public Request IReadAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Post(CoreConst.IoReadAt, offset, buffer, bufferOffset, count);
+    public Request IReadAt<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Post<T>(CoreConst.IoReadAt, offset, buffer, bufferOffset, count);
+
+    /// <summary>Refused at compile time: a <see cref="long"/> offset counts bytes until SetView and view elements after; pass a <see cref="FileOffset"/>.</summary>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Request IReadAt<T>(long offset, T[] buffer) where T : unmanaged => PostEtypes(CoreConst.IoReadAt, offset, buffer, 0, Length(buffer));
+    /// <inheritdoc cref="IReadAt{T}(long, T[])"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Request IReadAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => PostEtypes(CoreConst.IoReadAt, offset, buffer, bufferOffset, count);
 
     /// <summary>
-    /// Writes <paramref name="buffer"/> at <paramref name="offset"/> as a nonblocking operation
-    /// (MPI_File_iwrite_at's semantics) whose request is complete when this returns: the write
-    /// is made inside the call, since a nonblocking write that fails in the file system (a full
-    /// device) never completes in MPICH 4.0 and crashes Open MPI 4.1's wait.  A failed write
-    /// throws <see cref="MpiException"/> (class MPI_ERR_IO) here, and no request is made.
+    /// Writes <paramref name="buffer"/> at <paramref name="offset"/> without waiting (MPI_File_iwrite_at): the request completes
+    /// once the data is in the file; until then the access may proceed while this rank computes.
     /// </summary>
-    /// <param name="offset">Where to write, in elements of the view.</param>
+    /// <param name="offset">Where to write: <see cref="FileOffset.Elements"/> of <typeparamref name="T"/> or <see cref="FileOffset.Bytes"/>, in the view's data.</param>
     /// <param name="buffer">The data; do not modify it before the request completes.</param>
     /// <returns>The request; its status gives the elements written.</returns>
-    public Request IWriteAt<T>(long offset, T[] buffer) where T : unmanaged => Post(CoreConst.IoWriteAt, offset, buffer, 0, Length(buffer));
-    /// <inheritdoc cref="IWriteAt{T}(long, T[])"/>
-    /// <param name="offset">Where to write, in elements of the view.</param>
+    public Request IWriteAt<T>(FileOffset offset, T[] buffer) where T : unmanaged => Post<T>(CoreConst.IoWriteAt, offset, buffer, 0, Length(buffer));
+    /// <inheritdoc cref="IWriteAt{T}(FileOffset, T[])"/>
+    /// <param name="offset">Where to write, in elements of <typeparamref name="T"/> or bytes of the view's data.</param>
     /// <param name="buffer">The data; do not modify it before the request completes.</param>
     /// <param name="bufferOffset">First element of <paramref name="buffer"/> to write.</param>
     /// <param name="count">Elements to write.</param>
-    public Request IWriteAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Post(CoreConst.IoWriteAt, offset, buffer, bufferOffset, count);
+    public Request IWriteAt<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Post<T>(CoreConst.IoWriteAt, offset, buffer, bufferOffset, count);
+
+    /// <summary>Refused at compile time: a <see cref="long"/> offset counts bytes until SetView and view elements after; pass a <see cref="FileOffset"/>.</summary>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Request IWriteAt<T>(long offset, T[] buffer) where T : unmanaged => PostEtypes(CoreConst.IoWriteAt, offset, buffer, 0, Length(buffer));
+    /// <inheritdoc cref="IWriteAt{T}(long, T[])"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Request IWriteAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => PostEtypes(CoreConst.IoWriteAt, offset, buffer, bufferOffset, count);
 
     // ---- this rank's file pointer ----
 

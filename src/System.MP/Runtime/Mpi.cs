@@ -111,6 +111,34 @@ public static unsafe class Mpi
     }
 
     /// <summary>
+    /// True when the loaded MPI library provides <paramref name="feature"/>: portable code asks
+    /// before it uses an optional MPI-4 feature instead of catching the
+    /// <see cref="NotSupportedException"/> its calls throw where it is missing.  Needs no
+    /// <see cref="Init"/>: it loads the library (as <see cref="LibraryVersion"/> does).
+    /// </summary>
+    /// <example>
+    /// <code>
+    /// // set up once and started every step where the library has it; a plain Allreduce elsewhere
+    /// PersistentRequest? sum = Mpi.Supports(MpiFeature.PersistentCollectives)
+    ///     ? world.AllreduceInit(local, total, Op.Sum)
+    ///     : null;
+    /// </code>
+    /// </example>
+    /// <param name="feature">The feature to ask about.</param>
+    /// <returns>True under MPICH 4.0 or later for every feature; false under Open MPI 4.1 for every feature.</returns>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="feature"/> is not a value of <see cref="MpiFeature"/>.</exception>
+    /// <exception cref="DllNotFoundException">No MPI library or message-passing core could be loaded.</exception>
+    public static bool Supports(MpiFeature feature)
+    {
+        if ((uint)feature > (uint)MpiFeature.Sessions)
+            throw new ArgumentOutOfRangeException(nameof(feature), feature, SR.Format(SR.FeatureRange, (int)feature));
+        CoreLoader.EnsureLoaded();
+        int rc = Core.MpiHas((int)feature);
+        ThrowHelper.Check(rc);
+        return rc != 0;
+    }
+
+    /// <summary>
     /// True on MPI's main thread: the thread that initialized MPI (MPI_Is_thread_main).  Under
     /// motor that is the thread that runs Main; at <see cref="ThreadLevel.Funneled"/> only it
     /// may call MPI.
@@ -133,7 +161,16 @@ public static unsafe class Mpi
     /// return at once.  The first use of <see cref="Communicator.World"/> also
     /// initializes.  Under motor, MPI is already initialized by the VM.
     /// </summary>
-    /// <exception cref="InvalidOperationException">MPI was already shut down in this process, or (under motor) the VM initialized MPI at a lower thread level than <paramref name="required"/>.</exception>
+    /// <remarks>
+    /// The one setting that works in both modes is the project's runtime property
+    /// <c>&lt;RuntimeHostConfigurationOption Include="Motor.ThreadLevel" Value="multiple" /&gt;</c>
+    /// (or the environment variable MOTOR_THREAD_LEVEL): motor initializes MPI at that level
+    /// before Main, and under plain dotnet this method (and the first use of
+    /// <see cref="Communicator.World"/>) asks for at least that level.  Under motor a call
+    /// asking for no more than the VM provided returns at once; one asking for more throws,
+    /// since MPI cannot be initialized twice.
+    /// </remarks>
+    /// <exception cref="InvalidOperationException">MPI was already shut down in this process; the Motor.ThreadLevel setting names no level; or (under motor) the VM initialized MPI at a lower thread level than <paramref name="required"/>.</exception>
     /// <exception cref="DllNotFoundException">No MPI library or message-passing core could be loaded.</exception>
     /// <exception cref="MpiException">MPI_Init_thread failed.</exception>
     public static void Init(ThreadLevel required = ThreadLevel.Single)
@@ -145,7 +182,7 @@ public static unsafe class Mpi
         // Under motor the VM initialized MPI before Main, at the level it was
         // asked for; a program needing more must ask the VM.
         if (CoreLoader.IsHosted && required > s_threadLevel)
-            throw new InvalidOperationException(SR.Format(SR.HostedThreadLevel, required, s_threadLevel));
+            throw new InvalidOperationException(SR.Format(SR.HostedThreadLevel, required, s_threadLevel, s_levelNames[(int)required]));
     }
 
     internal static void EnsureInitialized()
@@ -164,6 +201,8 @@ public static unsafe class Mpi
                 throw new InvalidOperationException(SR.AfterShutdown);
             CoreLoader.EnsureLoaded();
             HangReport.Start(); // refuses a malformed setting before MPI starts
+            if (!CoreLoader.IsHosted && ConfiguredThreadLevel() is ThreadLevel configured && configured > required)
+                required = configured;
             int provided = 0, ub = 0;
             int rc = Core.Init((int)required, &provided);
             ThrowHelper.Check(rc);
@@ -184,6 +223,25 @@ public static unsafe class Mpi
             MpiMeter.Start();
             s_state = StateReady;
         }
+    }
+
+    /// <summary>
+    /// The thread level the program's configuration asks for, the same setting motor reads
+    /// before Main: the runtime property Motor.ThreadLevel (the project's
+    /// <c>&lt;RuntimeHostConfigurationOption Include="Motor.ThreadLevel" Value="multiple" /&gt;</c>,
+    /// in runtimeconfig.json), else the environment variable MOTOR_THREAD_LEVEL; null when
+    /// neither is set.  Under motor the property holds the level the VM asked MPI for.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">The setting names no thread level.</exception>
+    internal static ThreadLevel? ConfiguredThreadLevel()
+    {
+        (string? value, string source) = AppContext.GetData("Motor.ThreadLevel") is string property
+            ? (property, "The app's Motor.ThreadLevel")
+            : (Environment.GetEnvironmentVariable("MOTOR_THREAD_LEVEL"), "MOTOR_THREAD_LEVEL");
+        if (string.IsNullOrEmpty(value))
+            return null;
+        int level = Array.FindIndex(s_levelNames, n => string.Equals(n, value.Trim(), StringComparison.OrdinalIgnoreCase));
+        return level >= 0 ? (ThreadLevel)level : throw new InvalidOperationException(SR.Format(SR.ThreadLevelSetting, source, value));
     }
 
     /// <summary>

@@ -70,6 +70,39 @@ internal static class Topologies
             using Communicator dup = g.Dup();
             Check.True(dup is GraphCommunicator { NumEdges: var e } && e == edges.Length, "a Dup keeps the graph class");
         }
+        // The same graph from adjacency lists: MPI stores the index and edges they make.
+        int[][] lists = Enumerable.Range(0, n).Select(r => edges[(r == 0 ? 0 : index[r - 1])..index[r]]).ToArray();
+        using (GraphCommunicator g = c.CreateGraph(lists)!)
+        {
+            Check.Sequence<int>(index, g.Index.ToArray(), "adjacency lists: index");
+            Check.Sequence<int>(edges, g.Edges.ToArray(), "adjacency lists: edges");
+            Check.Sequence<int>(lists[me], g.Neighbors.ToArray(), "adjacency lists: own neighbours");
+        }
+        // A node without neighbours (an empty list) beside one with two.
+        using (GraphCommunicator g = c.CreateGraph([[], .. Enumerable.Range(1, n - 1).Select(r => new[] { 0, 0 })])!)
+        {
+            Check.Sequence<int>(me == 0 ? [] : [0, 0], g.Neighbors.ToArray(), "adjacency lists: an empty list, a neighbour listed twice");
+            Check.Equal(2 * (n - 1), g.NumEdges, "adjacency lists: edge entries");
+        }
+
+        // A ring seen through Neighbors (CartesianCommunicator's example): on a periodic extent of 2
+        // the other rank is the neighbour behind and ahead, listed twice, and each side is its own
+        // block of a neighborhood collective (MPI-4.0 §8.6).
+        using (CartesianCommunicator ring = c.CreateCartesian([n], [true])!)
+        {
+            int behind = (me + n - 1) % n, ahead = (me + 1) % n;
+            Check.Sequence<int>([behind, ahead], ring.Neighbors.ToArray(), "ring neighbours, behind then ahead");
+            if (n == 2)
+                Check.Sequence<int>([1 - me, 1 - me], ring.Neighbors.ToArray(), "extent 2: the other rank twice");
+            int[] got = new int[2];
+            ring.NeighborAlltoall([10 * me, 10 * me + 1], got, 1);
+            Check.Sequence<int>([10 * behind + 1, 10 * ahead], got,
+                "block 0 from the rank behind (what it sent ahead), block 1 from the rank ahead (what it sent back)");
+            int[] all = new int[2];
+            ring.NeighborAllgather([me], all);
+            Check.Sequence<int>([behind, ahead], all, "allgather: one block per side");
+        }
+
         // A graph over fewer ranks than the communicator: the others get null.
         using (GraphCommunicator? one = c.CreateGraph([1], [0]))
         {
@@ -384,6 +417,13 @@ internal static class Topologies
         Check.Throws<ArgumentException>(() => c.CreateGraph([1, 2], [1, 0, 1]), "index and edges inconsistent");
         Check.Throws<ArgumentOutOfRangeException>(() => c.CreateGraph([1, 2], [1, 2]), "an edge to a node that is not there");
         Check.Throws<ArgumentNullException>(() => c.CreateGraph(null!, []), "null index");
+        Check.Throws<ArgumentNullException>(() => c.CreateGraph((int[][])null!), "null adjacency lists");
+        Check.Throws<ArgumentException>(() => c.CreateGraph(new int[n + 1][]), "adjacency lists: more nodes than ranks");
+        ArgumentException nullRow = Check.Throws<ArgumentException>(() => c.CreateGraph([[1], null!]), "adjacency lists: a node's list is null")!;
+        Check.True(nullRow.Message.Contains("adjacency[1] is null"), $"the null list named: {nullRow.Message}");
+        ArgumentOutOfRangeException far = Check.Throws<ArgumentOutOfRangeException>(() => c.CreateGraph([[1], [0, n]]), "adjacency lists: a neighbour that is not a node")!;
+        Check.True(far.Message.Contains($"adjacency[1][1] = {n}"), $"the bad neighbour named: {far.Message}");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.CreateGraph([[-1], [0]]), "adjacency lists: a negative neighbour");
         Check.Throws<ArgumentOutOfRangeException>(() => c.CreateDistributedGraphAdjacent([n], [right]), "a source outside the communicator");
         Check.Throws<ArgumentOutOfRangeException>(() => c.CreateDistributedGraphAdjacent([left], [-1]), "a negative destination");
         Check.Throws<ArgumentException>(() => c.CreateDistributedGraphAdjacent([left], [1, 2], [right], [1]), "weights and sources of different lengths");

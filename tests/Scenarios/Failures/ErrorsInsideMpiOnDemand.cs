@@ -758,7 +758,7 @@ internal static unsafe class ErrorsInsideMpiOnDemand
             Refused("MPI_Type_commit", () => file.SetView<long>(0, 1, 2), "SetView, the element type's commit");
             Refused("MPI_Type_commit", () => file.SetView<long>(0, 1, 2), "SetView, the file type's commit", skip: 1);
             Refused("MPI_File_set_view", () => file.SetView<long>(0, 1, 2), "SetView");
-            file.WriteAt(c.Rank * sizeof(int), new[] { 90 + c.Rank });
+            file.WriteAt(FileOffset.Elements(c.Rank), new[] { 90 + c.Rank });
         }
         c.Barrier();
         if (c.Rank == 0)

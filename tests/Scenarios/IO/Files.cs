@@ -18,6 +18,8 @@ internal static class Files
         s[Scenario.FilesRoundTrip] = c => InTempDirectory(c, RoundTrip);
         s[Scenario.FilesNonblocking] = c => InTempDirectory(c, Nonblocking);
         s[Scenario.FilesErrors] = c => InTempDirectory(c, Errors);
+        s[Scenario.FilesOffsetUnits] = c => InTempDirectory(c, OffsetUnits);
+        s[Scenario.FilesSubarrayViews] = c => InTempDirectory(c, SubarrayViews);
     }
 
     /// <summary>Runs body with a directory every rank sees; rank 0 makes it and removes it.</summary>
@@ -42,6 +44,147 @@ internal static class Files
 
     private static int Value(int rank, int i) => rank * 1_000_000 + i * 7 + 3;
 
+    // Explicit offsets name their unit (FileOffset).  The line that overlapped when a long offset
+    // counted bytes on a fresh file, WriteAtAll(rank * count, ints), written with Elements, puts
+    // each rank's ints after rank * count ints; after SetView<int> the same call names the same
+    // place; Bytes counts bytes either way; a position inside one of the view's elements is refused.
+    private static void OffsetUnits(Communicator c, string dir)
+    {
+        int p = c.Size, r = c.Rank, next = (r + 1) % p;
+        const int count = 5;
+        string path = Path.Combine(dir, "units.bin");
+        int[] Values(int rank) => Enumerable.Range(0, count).Select(i => Value(rank, i)).ToArray();
+        using (var f = MpiFile.Open(c, path, MpiFileMode.ReadWrite | MpiFileMode.Create))
+        {
+            Check.Equal(1, f.ElementSize, "a fresh file's view is bytes");
+            f.WriteAtAll(FileOffset.Elements((long)r * count), Values(r));
+            f.Sync();
+            c.Barrier();
+            int[] whole = MemoryMarshal.Cast<byte, int>(File.ReadAllBytes(path)).ToArray();
+            Check.Sequence<int>(Enumerable.Range(0, p).SelectMany(Values).ToArray(), whole,
+                                "fresh file: Elements(rank * count) of ints are disjoint blocks, one after another");
+            c.Barrier();
+
+            int[] back = new int[count];
+            f.ReadAtAll(FileOffset.Bytes((long)next * count * sizeof(int)), back);
+            Check.Sequence<int>(Values(next), back, "fresh file: Bytes counts bytes");
+            f.SetView<int>();
+            Array.Clear(back);
+            f.ReadAtAll(FileOffset.Elements((long)next * count), back);
+            Check.Sequence<int>(Values(next), back, "after SetView<int>: the same Elements offset names the same place");
+            Array.Clear(back);
+            f.ReadAtAll(FileOffset.Bytes((long)next * count * sizeof(int)), back);
+            Check.Sequence<int>(Values(next), back, "after SetView<int>: the same Bytes offset names the same place");
+            byte[] raw = new byte[sizeof(int)];
+            f.ReadAt(FileOffset.Elements(((long)next * count + 1) * sizeof(int)), raw);
+            Check.Equal(Value(next, 1), BitConverter.ToInt32(raw), "Elements counts the buffer's elements: bytes for a byte[]");
+
+            ArgumentException inside = Check.Throws<ArgumentException>(() => f.ReadAt(FileOffset.Bytes(2), new int[1]),
+                                                                      "a byte offset inside one of the view's ints")!;
+            Check.True(inside.Message.Contains("2 bytes") && inside.Message.Contains("4-byte"), $"the offset and the element size named: {inside.Message}");
+            Check.Throws<ArgumentException>(() => f.ReadAt(FileOffset.Elements(3), new byte[4]), "three bytes: inside an int of the view");
+            Check.Throws<ArgumentException>(() => f.IReadAt(FileOffset.Elements(1), new short[2]), "nonblocking: one short is half an int");
+            f.SetView<long>();
+            Check.Throws<ArgumentException>(() => f.WriteAt(FileOffset.Elements(1), new int[2]), "one int is half a long of the view");
+            Check.Throws<ArgumentOutOfRangeException>(() => f.ReadAt(FileOffset.Elements(long.MaxValue / 2), new int[2]),
+                                                      "an element offset whose bytes overflow");
+            long[] pair = new long[2];
+            f.ReadAt(FileOffset.Elements(1), pair, 1, 1);
+            Check.Equal((uint)Value(0, 2) | ((long)Value(0, 3) << 32), pair[1], "after SetView<long>: Elements(1) of a long[] is the file's second long");
+        }
+        Check.Throws<ArgumentOutOfRangeException>(() => FileOffset.Elements(-1), "a negative element offset");
+        Check.Throws<ArgumentOutOfRangeException>(() => FileOffset.Bytes(-8), "a negative byte offset");
+        Check.True(FileOffset.Elements(0) == FileOffset.Bytes(0) && FileOffset.Zero == FileOffset.Elements(0), "zero is the start in either unit");
+        Check.True(FileOffset.Elements(3) != FileOffset.Bytes(3), "three elements and three bytes differ");
+        Check.Equal("12 bytes", FileOffset.Bytes(12).ToString(), "ToString names the unit");
+        Check.Equal("3 elements", FileOffset.Elements(3).ToString(), "ToString names the unit");
+    }
+
+    // Subarray views (MPI_Type_create_subarray): a 4 × 3 × 5 array of ints (C order) split along
+    // its last dimension, each rank's block written by one collective call from a packed buffer;
+    // .NET reads the whole file back as the array in order.  Then each rank reads the other's
+    // block through a view of it, an element offset inside a block names that block's element,
+    // and a displacement puts the array after a header.  Any rank count: the last dimension is
+    // split in p nearly equal parts (p <= 5).
+    private static void SubarrayViews(Communicator c, string dir)
+    {
+        int p = c.Size, r = c.Rank;
+        const int Z = 4, Y = 3, X = 5;
+        Check.True(p <= X, "at most 5 ranks: one column of x each");
+        (int Start, int Width) Part(int q) => (q * X / p, (q + 1) * X / p - q * X / p);
+        int[] Block(int q, int bias)
+        {
+            (int x0, int w) = Part(q);
+            var b = new List<int>();
+            for (int z = 0; z < Z; z++)
+                for (int y = 0; y < Y; y++)
+                    for (int x = x0; x < x0 + w; x++)
+                        b.Add(bias + (z * Y + y) * X + x);
+            return [.. b];
+        }
+        string path = Path.Combine(dir, "subarray.bin");
+        (int start, int width) = Part(r);
+        using (var f = MpiFile.Open(c, path, MpiFileMode.ReadWrite | MpiFileMode.Create))
+        {
+            f.SetView<int>(0, sizes: [Z, Y, X], subsizes: [Z, Y, width], starts: [0, 0, start]);
+            Check.Equal(sizeof(int), f.ElementSize, "a subarray view's element size");
+            Status st = f.WriteAtAll(FileOffset.Zero, Block(r, 0));
+            Check.Equal(Z * Y * width, st.GetCount<int>(), "one collective write moved the whole block");
+            f.Sync();
+            c.Barrier();
+            int[] whole = MemoryMarshal.Cast<byte, int>(File.ReadAllBytes(path)).ToArray();
+            Check.Sequence<int>(Enumerable.Range(0, Z * Y * X).ToArray(), whole, "the blocks tile the array in C order");
+            c.Barrier();
+
+            int other = (r + 1) % p;
+            (int os, int ow) = Part(other);
+            f.SetView<int>(0, [Z, Y, X], [Z, Y, ow], [0, 0, os]);
+            int[] theirs = new int[Z * Y * ow];
+            f.ReadAtAll(FileOffset.Zero, theirs);
+            Check.Sequence<int>(Block(other, 0), theirs, "another rank's block read through a view of it");
+            int[] last = new int[1];
+            f.ReadAt(FileOffset.Elements(Z * Y * ow - 1), last);
+            Check.Equal(((Z - 1) * Y + Y - 1) * X + os + ow - 1, last[0], "an element offset counts the block's elements");
+            f.ReadAt(FileOffset.Bytes(sizeof(int) * (long)ow), last);
+            Check.Equal(1 * X + os, last[0], "a byte offset counts the block's bytes: the first of its second row");
+        }
+        c.Barrier();
+        // After a 16-byte header: the displacement moves the whole array.
+        string withHeader = Path.Combine(dir, "subarray-header.bin");
+        using (var f = MpiFile.Open(c, withHeader, MpiFileMode.WriteOnly | MpiFileMode.Create))
+        {
+            if (r == 0)
+                f.WriteAt(FileOffset.Zero, new long[] { 0x4d4f544f52, Z * Y * X });
+            f.SetView<int>(16, [Z, Y, X], [Z, Y, width], [0, 0, start]);
+            f.WriteAtAll(FileOffset.Zero, Block(r, 100));
+            f.Sync();
+        }
+        c.Barrier();
+        byte[] bytes = File.ReadAllBytes(withHeader);
+        Check.Equal(0x4d4f544f52L, BitConverter.ToInt64(bytes, 0), "the header before the array");
+        Check.Sequence<int>(Enumerable.Range(100, Z * Y * X).ToArray(), MemoryMarshal.Cast<byte, int>(bytes.AsSpan(16)).ToArray(),
+                            "the array after the displacement");
+        c.Barrier();
+
+        // Misuse, refused before MPI (the view stays as it was).
+        using (var f = MpiFile.Open(c, path, MpiFileMode.ReadOnly))
+        {
+            Check.ThrowsNaming<ArgumentException>("sizes", () => f.SetView<int>(0, [], [], []), "no dimensions");
+            Check.ThrowsNaming<ArgumentException>("sizes", () => f.SetView<int>(0, new int[33], new int[33], new int[33]), "33 dimensions");
+            Check.ThrowsNaming<ArgumentException>("subsizes", () => f.SetView<int>(0, [4, 3], [4], [0, 0]), "subsizes of another length");
+            Check.ThrowsNaming<ArgumentException>("starts", () => f.SetView<int>(0, [4, 3], [4, 3], [0]), "starts of another length");
+            Check.ThrowsNaming<ArgumentOutOfRangeException>("sizes", () => f.SetView<int>(0, [4, 0], [1, 1], [0, 0]), "an empty dimension");
+            Check.ThrowsNaming<ArgumentOutOfRangeException>("subsizes", () => f.SetView<int>(0, [4, 3], [0, 1], [0, 0]), "an empty block");
+            Check.ThrowsNaming<ArgumentOutOfRangeException>("starts", () => f.SetView<int>(0, [4, 3], [2, 2], [3, 0]), "a block past the end");
+            Check.ThrowsNaming<ArgumentOutOfRangeException>("starts", () => f.SetView<int>(0, [4, 3], [2, 2], [0, -1]), "a negative start");
+            Check.ThrowsNaming<ArgumentOutOfRangeException>("displacement", () => f.SetView<int>(-4, [4], [1], [0]), "a negative displacement");
+            Check.Equal(1, f.ElementSize, "a refused view leaves the file's view as it was");
+            int[] first = new int[2];
+            f.ReadAt(FileOffset.Elements(3), first);
+            Check.Sequence<int>([3, 4], first, "reads still go through the old view");
+        }
+    }
+
     private static void RoundTrip(Communicator c, string dir)
     {
         int p = c.Size, r = c.Rank;
@@ -56,7 +199,7 @@ internal static class Files
         {
             f.SetView<int>();
             Check.Equal(sizeof(int), f.ElementSize, "element size after SetView<int>");
-            Status st = f.WriteAtAll((long)r * n, mine);
+            Status st = f.WriteAtAll(FileOffset.Elements((long)r * n), mine);
             Check.Equal(n, st.GetCount<int>(), "WriteAtAll status counts the elements written");
             f.Sync(); // sync-barrier: every rank's writes are in the file (MPI-4.0 14.6.1)
             c.Barrier();
@@ -84,7 +227,7 @@ internal static class Files
             f.WriteAll(data);
             Check.Equal((long)data.Length, f.Position, "the individual pointer advanced over this rank's elements");
             var back = new double[data.Length];
-            Status st = f.ReadAtAll(0, back);
+            Status st = f.ReadAtAll(FileOffset.Zero, back);
             Check.Equal(data.Length, st.GetCount<double>(), "ReadAtAll count through the view");
             Check.Sequence<double>(data, back, "interleaved data read back through the same view");
             f.Seek(b, SeekOrigin.Begin); // this rank's second block
@@ -121,15 +264,15 @@ internal static class Files
         {
             Check.Equal(MpiFileMode.ReadOnly, f.Mode, "Mode");
             var part = new long[100];
-            f.ReadAtAll((long)r * 100 * sizeof(long), part); // byte offsets before any view
+            f.ReadAtAll(FileOffset.Bytes((long)r * 100 * sizeof(long)), part); // byte offsets before any view
             Check.Sequence<long>(source.AsSpan(r * 100, 100), part, "ReadAtAll of a .NET-written file (byte offsets)");
             f.SetView<long>();
             var slice = new long[10];
-            f.ReadAt(3, slice, 2, 5);
+            f.ReadAt(FileOffset.Elements(3), slice, 2, 5);
             Check.Sequence<long>(source.AsSpan(3, 5), slice.AsSpan(2, 5), "ReadAt with buffer offset and count (element offsets)");
             Check.Equal(0L, slice[0] | slice[1] | slice[7], "ReadAt wrote nothing outside its slice");
             var tail = new long[10];
-            Status st = f.ReadAt(source.Length - 4, tail);
+            Status st = f.ReadAt(FileOffset.Elements(source.Length - 4), tail);
             Check.Equal(4, st.GetCount<long>(), "a read past the end of the file returns what is there");
             Check.Sequence<long>(source.AsSpan(source.Length - 4), tail.AsSpan(0, 4), "the tail");
             var ordered = new long[r + 1];
@@ -193,7 +336,7 @@ internal static class Files
             f.Atomicity = false;
             Check.True(!f.Atomicity, "Atomicity cleared");
             if (r == 0)
-                f.WriteAt(100, new byte[] { 1, 2, 3 });
+                f.WriteAt(FileOffset.Bytes(100), new byte[] { 1, 2, 3 });
             f.Sync();
             c.Barrier();
             Check.Equal(103L, f.GetSize(), "a write past the end extends the file");
@@ -241,7 +384,7 @@ internal static class Files
                 for (int i = 0; i < len; i++)
                     arrays[k][i] = Value(r, k * len + i);
                 long offset = ((long)k * p + r) * len;
-                reqs[k] = k % 2 == 0 ? f.IWriteAt(offset, arrays[k]) : f.IWriteAt(offset, arrays[k], 0, len);
+                reqs[k] = k % 2 == 0 ? f.IWriteAt(FileOffset.Elements(offset), arrays[k]) : f.IWriteAt(FileOffset.Elements(offset), arrays[k], 0, len);
                 garbage.Add(new byte[1000 + k]); // something to move around them
                 if (k % 8 == 0)
                     GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
@@ -263,7 +406,7 @@ internal static class Files
             for (int k = 0; k < chunks; k++)
             {
                 back[k] = new int[len + 4];
-                reqs[k] = f.IReadAt(((long)k * p + other) * len, back[k], 2, len);
+                reqs[k] = f.IReadAt(FileOffset.Elements(((long)k * p + other) * len), back[k], 2, len);
                 if (k % 8 == 0)
                     GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
             }
@@ -305,7 +448,7 @@ internal static class Files
         }
     }
 
-    private static void DropOne(MpiFile f, int r) => _ = f.IReadAt(r, new int[16]);
+    private static void DropOne(MpiFile f, int r) => _ = f.IReadAt(FileOffset.Elements(r), new int[16]);
 
     private static void Errors(Communicator c, string dir)
     {
@@ -341,12 +484,12 @@ internal static class Files
         using (var f = MpiFile.Open(c, path, MpiFileMode.ReadWrite | MpiFileMode.Create))
         {
             var a = new int[8];
-            Check.Throws<ArgumentOutOfRangeException>(() => f.WriteAt(-1, a), "negative offset");
-            Check.Throws<ArgumentOutOfRangeException>(() => f.ReadAt(0, a, 4, 5), "count past the end of the array");
-            Check.Throws<ArgumentOutOfRangeException>(() => f.ReadAt(0, a, -1, 2), "negative buffer offset");
-            Check.Throws<ArgumentOutOfRangeException>(() => f.IWriteAt(0, a, 9, 0), "nonblocking: buffer offset past the end");
-            Check.Throws<ArgumentOutOfRangeException>(() => f.IReadAt(-2, a), "nonblocking: negative offset");
-            Check.Throws<ArgumentNullException>(() => f.WriteAt(0, (int[])null!), "null array");
+            Check.Throws<ArgumentOutOfRangeException>(() => f.WriteAt(FileOffset.Elements(-1), a), "negative offset");
+            Check.Throws<ArgumentOutOfRangeException>(() => f.ReadAt(FileOffset.Zero, a, 4, 5), "count past the end of the array");
+            Check.Throws<ArgumentOutOfRangeException>(() => f.ReadAt(FileOffset.Zero, a, -1, 2), "negative buffer offset");
+            Check.Throws<ArgumentOutOfRangeException>(() => f.IWriteAt(FileOffset.Zero, a, 9, 0), "nonblocking: buffer offset past the end");
+            Check.Throws<ArgumentOutOfRangeException>(() => f.IReadAt(FileOffset.Bytes(-2), a), "nonblocking: negative offset");
+            Check.Throws<ArgumentNullException>(() => f.WriteAt(FileOffset.Zero, (int[])null!), "null array");
             Check.Throws<ArgumentOutOfRangeException>(() => f.SetView<int>(-4), "negative displacement");
             Check.Throws<ArgumentOutOfRangeException>(() => f.SetView<int>(0, 4, 3), "stride shorter than the block");
             Check.Throws<ArgumentOutOfRangeException>(() => f.SetView<int>(0, 0, 3), "empty block");
@@ -354,26 +497,26 @@ internal static class Files
             Check.Throws<ArgumentOutOfRangeException>(() => f.Preallocate(-1), "negative preallocation");
             Check.Throws<ArgumentOutOfRangeException>(() => f.Seek(-1), "seek before the beginning");
             f.SetView<long>();
-            Check.Throws<ArgumentException>(() => f.WriteAt(0, new int[3]), "12 bytes are not whole 8-byte elements");
-            Check.Throws<ArgumentException>(() => f.IReadAt(0, new byte[5]), "nonblocking: not whole elements");
-            f.WriteAt(r * 2, new int[4]); // two longs' worth of ints is fine
+            Check.Throws<ArgumentException>(() => f.WriteAt(FileOffset.Zero, new int[3]), "12 bytes are not whole 8-byte elements");
+            Check.Throws<ArgumentException>(() => f.IReadAt(FileOffset.Zero, new byte[5]), "nonblocking: not whole elements");
+            f.WriteAt(FileOffset.Elements(r * 4), new int[4]); // two longs' worth of ints is fine
             Check.Equal(8L, f.Position + 8, "Position untouched by explicit-offset writes");
         }
         c.Barrier();
         using (var ro = MpiFile.Open(c, path, MpiFileMode.ReadOnly))
         {
-            Check.Throws<NotSupportedException>(() => ro.WriteAt(0, new byte[1]), "write to a file opened ReadOnly");
+            Check.Throws<NotSupportedException>(() => ro.WriteAt(FileOffset.Zero, new byte[1]), "write to a file opened ReadOnly");
             Check.Throws<NotSupportedException>(() => ro.WriteShared(new byte[1]), "shared write to a file opened ReadOnly");
-            Check.Throws<NotSupportedException>(() => ro.IWriteAt(0, new byte[1]), "nonblocking write to a file opened ReadOnly");
+            Check.Throws<NotSupportedException>(() => ro.IWriteAt(FileOffset.Zero, new byte[1]), "nonblocking write to a file opened ReadOnly");
         }
         using (var wo = MpiFile.Open(c, path, MpiFileMode.WriteOnly))
         {
-            Check.Throws<NotSupportedException>(() => wo.ReadAt(0, new byte[1]), "read of a file opened WriteOnly");
+            Check.Throws<NotSupportedException>(() => wo.ReadAt(FileOffset.Zero, new byte[1]), "read of a file opened WriteOnly");
             Check.Throws<NotSupportedException>(() => wo.Read(new byte[1]), "pointer read of a file opened WriteOnly");
         }
         using (var seq = MpiFile.Open(c, path, MpiFileMode.WriteOnly | MpiFileMode.Sequential))
         {
-            Check.Throws<NotSupportedException>(() => seq.WriteAt(0, new byte[1]), "explicit offset on a Sequential file");
+            Check.Throws<NotSupportedException>(() => seq.WriteAt(FileOffset.Zero, new byte[1]), "explicit offset on a Sequential file");
             Check.Throws<NotSupportedException>(() => seq.Write(new byte[1]), "individual pointer on a Sequential file");
             Check.Throws<NotSupportedException>(() => seq.Seek(0), "Seek on a Sequential file");
         }
@@ -381,8 +524,8 @@ internal static class Files
         closed.Close();
         closed.Dispose(); // closing twice is fine
         Check.True(closed.IsClosed, "IsClosed");
-        Check.Throws<ObjectDisposedException>(() => closed.ReadAt(0, new byte[1]), "read after Close");
-        Check.Throws<ObjectDisposedException>(() => closed.IReadAt(0, new byte[1]), "nonblocking read after Close");
+        Check.Throws<ObjectDisposedException>(() => closed.ReadAt(FileOffset.Zero, new byte[1]), "read after Close");
+        Check.Throws<ObjectDisposedException>(() => closed.IReadAt(FileOffset.Zero, new byte[1]), "nonblocking read after Close");
         Check.Throws<ObjectDisposedException>(() => closed.GetSize(), "GetSize after Close");
         Check.Throws<ObjectDisposedException>(() => closed.SetView<int>(), "SetView after Close");
         Check.Throws<ObjectDisposedException>(() => _ = closed.Position, "Position after Close");
@@ -434,12 +577,12 @@ internal static class Files
         using (var f = MpiFile.Open(c, Full, MpiFileMode.WriteOnly))
         {
             f.SetView<long>();
-            ExpectMpi(() => f.WriteAt(c.Rank * 32, data), "MPI_File_write_at", "MPI_ERR_IO", "write to a full device");
-            ExpectMpi(() => f.WriteAtAll(c.Rank * 32, data), "MPI_File_write_at_all", "MPI_ERR_IO", "collective write to a full device");
+            ExpectMpi(() => f.WriteAt(FileOffset.Elements(c.Rank * 32), data), "MPI_File_write_at", "MPI_ERR_IO", "write to a full device");
+            ExpectMpi(() => f.WriteAtAll(FileOffset.Elements(c.Rank * 32), data), "MPI_File_write_at_all", "MPI_ERR_IO", "collective write to a full device");
             ExpectMpi(() => f.Write(data), "MPI_File_write", "MPI_ERR_IO", "pointer write to a full device");
             ExpectMpi(() => f.WriteAll(data), "MPI_File_write_all", "MPI_ERR_IO", "collective pointer write to a full device");
-            ExpectMpi(() => f.IWriteAt(c.Rank * 32, data).Wait(), "MPI_File_write_at", "MPI_ERR_IO", "nonblocking write to a full device");
-            f.WriteAt(0, Array.Empty<long>()); // nothing to write: nothing lost
+            ExpectMpi(() => f.IWriteAt(FileOffset.Elements(c.Rank * 32), data).Wait(), "MPI_File_write_at", "MPI_ERR_IO", "nonblocking write to a full device");
+            f.WriteAt(FileOffset.Zero, Array.Empty<long>()); // nothing to write: nothing lost
             Check.Equal(0L, Mpi.GetStatistics().ActiveRequests, "no request left by the refused nonblocking write");
         }
         Check.Equal(before + 5, Mpi.GetStatistics().MpiErrors, "each refused write counted once as an MPI error");
@@ -452,9 +595,9 @@ internal static class Files
         {
             var into = new byte[64];
             if (openMpi)
-                Check.Equal(0, mem.IReadAt(0, into).Wait().GetCount<byte>(), "Open MPI: a failed nonblocking read completes, 0 bytes read");
+                Check.Equal(0, mem.IReadAt(FileOffset.Zero, into).Wait().GetCount<byte>(), "Open MPI: a failed nonblocking read completes, 0 bytes read");
             else
-                ExpectMpi(() => mem.IReadAt(0, into).Wait(), "MPI_File_read_at", "MPI_ERR_IO", "nonblocking read that fails (EIO)");
+                ExpectMpi(() => mem.IReadAt(FileOffset.Zero, into).Wait(), "MPI_File_read_at", "MPI_ERR_IO", "nonblocking read that fails (EIO)");
             Check.Equal(0L, Mpi.GetStatistics().ActiveRequests, "no request left by the failed read");
         }
         Check.Equal(2 * c.Size, c.Allreduce(2, Op.Sum), "the ranks go on after the failed writes and read");

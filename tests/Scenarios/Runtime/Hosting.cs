@@ -10,12 +10,35 @@ internal static class Hosting
         s[Scenario.HostedBinding] = Binding;
         s[Scenario.EnvironmentExit] = EnvironmentExit;
         s[Scenario.MeterOnDemand] = MeterOnDemand;
+        s[Scenario.ThreadLevelFromSettings] = ThreadLevelFromSettings;
+        s[Scenario.ConsoleFirstLine] = _ => Check.True(true, "the first line is Program.cs's");
         // Rank 1 throws in Program.cs before touching MPI; rank 0 waits forever.
         s[Scenario.UnhandledBeforeMpi] = c =>
         {
             c.Recv(new int[1], 1, 99);
             Check.True(false, "rank 0 must not get past the receive");
         };
+    }
+
+    // The level set where both modes read it (the runtime property Motor.ThreadLevel in the app's
+    // runtimeconfig.json, or MOTOR_THREAD_LEVEL; the test passes SCENARIOS_EXPECT_LEVEL): MPI runs at
+    // it without Mpi.Init in library mode and without --thread-level under motor, and
+    // Mpi.Init at that level then returns at once in both modes.
+    private static void ThreadLevelFromSettings(Communicator c)
+    {
+        ThreadLevel expected = Enum.Parse<ThreadLevel>(Environment.GetEnvironmentVariable("SCENARIOS_EXPECT_LEVEL")!, ignoreCase: true);
+        Check.Equal(expected, Mpi.ThreadLevel, $"the configured level ({(Mpi.IsHosted ? "motor" : "dotnet")})");
+        Mpi.Init(expected);
+        Mpi.Init(ThreadLevel.Single);
+        if (expected == ThreadLevel.Multiple)
+        {
+            // Another thread calls MPI while Main's thread waits in MPI: needs Multiple.
+            int[] got = new int[1];
+            Request r = c.IRecv(got, 1 - c.Rank, 5);
+            Task.Run(() => c.Send([40 + c.Rank], 1 - c.Rank, 5)).Wait();
+            r.Wait();
+            Check.Equal(41 - c.Rank, got[0], "a send from a second thread");
+        }
     }
 
     // Under motor the core comes from the VM (the copy of libmpcore next to

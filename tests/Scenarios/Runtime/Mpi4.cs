@@ -23,6 +23,7 @@ internal static class Mpi4
         s[Scenario.Mpi4SpawnMultiple] = SpawnMultiple;
         s[Scenario.Mpi4SpawnMultipleChild] = SpawnMultipleChild;
         s[Scenario.Mpi4LargeCount] = LargeCount;
+        s[Scenario.Mpi4Supports] = Supports;
     }
 
     /// <summary>MPICH 4 has every MPI-4 call used here; Open MPI 4.1 none.</summary>
@@ -43,6 +44,61 @@ internal static class Mpi4
             Check.True(e.Message.Contains("Open MPI", StringComparison.Ordinal) && e.Message.Contains(function, StringComparison.Ordinal),
                        $"{what}: the message names the library and {function}: {e.Message}");
         }
+    }
+
+    // ---- asking before using (Mpi.Supports) ----
+
+    // Mpi.Supports answers for the loaded library (every feature on MPICH 4, none on Open MPI
+    // 4.1), and each answer agrees with what a call of that feature does: it works where the
+    // feature is reported present and throws NotSupportedException where it is reported absent.
+    private static void Supports(Communicator c)
+    {
+        foreach (MpiFeature f in Enum.GetValues<MpiFeature>())
+            Check.Equal(Expected, Mpi.Supports(f), $"Supports({f}) under {Mpi.LibraryVersion}");
+        Check.Throws<ArgumentOutOfRangeException>(() => Mpi.Supports((MpiFeature)4), "a value that is no feature");
+        Check.Throws<ArgumentOutOfRangeException>(() => Mpi.Supports((MpiFeature)(-1)), "a negative feature");
+
+        int[] one = [c.Rank], sum = new int[1];
+        Agrees(MpiFeature.PersistentCollectives, "MPI_Allreduce_init", () =>
+        {
+            using PersistentRequest r = c.AllreduceInit(one, sum, Op.Sum);
+            r.Start();
+            r.Wait();
+            Check.Equal(c.Size * (c.Size - 1) / 2, sum[0], "persistent allreduce, where supported");
+        });
+        using (CartesianCommunicator ring = c.CreateCartesian([c.Size], [true])!)
+            Agrees(MpiFeature.PersistentNeighborhoodCollectives, "MPI_Neighbor_allgather_init", () =>
+            {
+                int[] got = new int[2];
+                using PersistentRequest r = ring.NeighborAllgatherInit(one, got);
+                r.Start();
+                r.Wait();
+                Check.Sequence<int>([(c.Rank + c.Size - 1) % c.Size, (c.Rank + 1) % c.Size], got, "persistent neighbour allgather, where supported");
+            });
+        int peer = 1 - c.Rank;
+        Agrees(MpiFeature.PartitionedCommunication, c.Rank == 0 ? "MPI_Psend_init" : "MPI_Precv_init", () =>
+        {
+            int[] data = c.Rank == 0 ? [5, 6] : new int[2];
+            using PartitionedRequest r = c.Rank == 0 ? c.PsendInit(data, 2, 1, peer, 3) : c.PrecvInit(data, 2, 1, peer, 3);
+            r.Start();
+            if (c.Rank == 0)
+                r.PreadyRange(0, 1);
+            r.Wait();
+            Check.Sequence<int>([5, 6], data, "partitioned exchange, where supported");
+        });
+        Agrees(MpiFeature.Sessions, "MPI_Session_init", () =>
+        {
+            using Session s = Session.Init();
+            Check.True(s.ProcessSets.Count > 0, "a session lists process sets, where supported");
+        });
+    }
+
+    private static void Agrees(MpiFeature feature, string function, Action use)
+    {
+        if (Mpi.Supports(feature))
+            use();
+        else
+            NotSupported($"{feature}, reported absent", function, use);
     }
 
     // ---- large counts ----

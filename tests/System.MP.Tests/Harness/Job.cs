@@ -184,6 +184,16 @@ internal static class Job
         return data;
     }
 
+    /// <summary>Both cores (MPICH, Open MPI) in library mode and under motor: (hosted, openMpi) rows for a test's MemberData.</summary>
+    internal static Xunit.TheoryData<bool, bool> CoresAndModes()
+    {
+        var data = new Xunit.TheoryData<bool, bool>();
+        foreach (bool hosted in new[] { false, true })
+            foreach (bool openMpi in new[] { false, true })
+                data.Add(hosted, openMpi);
+        return data;
+    }
+
     /// <summary>Runs a scenario on 2 ranks on the MPICH or the Open MPI core and asserts both passed.</summary>
     internal static Result RunTwoRanks(Scenario scenario, bool hosted, bool openMpi) =>
         RunScenario(scenario, 2, hosted: hosted, launcher: openMpi ? Launcher.OpenMpi : Launcher.Mpich);

@@ -14,7 +14,7 @@ namespace System.MP.Tests;
 public class FileTests
 {
     public static TheoryData<Scenario, bool, bool> Jobs() =>
-        Job.EveryCoreAndMode(Scenario.FilesRoundTrip, Scenario.FilesNonblocking, Scenario.FilesErrors);
+        Job.EveryCoreAndMode(Scenario.FilesRoundTrip, Scenario.FilesNonblocking, Scenario.FilesErrors, Scenario.FilesOffsetUnits, Scenario.FilesSubarrayViews);
 
     [Theory]
     [MemberData(nameof(Jobs))]
@@ -43,7 +43,7 @@ public class FileTests
             using (var f = MpiFile.Open(Communicator.Self, path, MpiFileMode.ReadOnly))
             {
                 Span<byte> back = stackalloc byte[8];
-                Assert.Equal(4, f.ReadAt(1, back).GetCount<byte>());
+                Assert.Equal(4, f.ReadAt(FileOffset.Bytes(1), back).GetCount<byte>());
                 Assert.Equal(new byte[] { 8, 7, 6, 5, 0, 0, 0, 0 }, back.ToArray());
                 Assert.Equal(5L, f.GetSize());
             }

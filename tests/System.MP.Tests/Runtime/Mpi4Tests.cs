@@ -13,16 +13,9 @@ namespace System.MP.Tests;
 /// </summary>
 public class Mpi4Tests
 {
-    private static readonly Scenario[] Together = [Scenario.Mpi4Sessions, Scenario.Mpi4Partitioned, Scenario.Mpi4PersistentCollectives];
+    private static readonly Scenario[] Together = [Scenario.Mpi4Sessions, Scenario.Mpi4Partitioned, Scenario.Mpi4PersistentCollectives, Scenario.Mpi4Supports];
 
-    public static TheoryData<bool, bool> CoresAndModes()
-    {
-        var data = new TheoryData<bool, bool>();
-        foreach (bool hosted in new[] { false, true })
-            foreach (bool openMpi in new[] { false, true })
-                data.Add(hosted, openMpi);
-        return data;
-    }
+    public static TheoryData<bool, bool> CoresAndModes() => Job.CoresAndModes();
 
     private static Job.Launcher LauncherOf(bool openMpi) => openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich;
 
