@@ -97,7 +97,8 @@ extern "C" {
     X(File_iwrite_at) X(File_seek) X(File_seek_shared) X(File_get_position)   \
     X(File_get_position_shared) X(File_sync) X(File_preallocate)              \
     X(File_set_size) X(File_get_size) X(File_set_atomicity)                   \
-    X(File_get_atomicity) X(Type_create_resized) X(Type_create_subarray)
+    X(File_get_atomicity) X(Type_create_resized) X(Type_create_subarray)  \
+    X(Grequest_start) X(Grequest_complete) X(Status_set_elements_x) X(Status_set_cancelled)
 
 /* Functions used when present: MPI-4 large counts and persistent collectives
  * (MPI-4.0 6.12; MPICH 4.0 has them, Open MPI 4.1 does not).  Their types are

@@ -146,6 +146,7 @@ public enum Scenario
     FilesErrors,
     FilesOffsetUnits,
     FilesSubarrayViews,
+    FilesInBackground,
 
     // Graph topologies and neighborhood collectives (Communicators/Topologies.cs)
     TopologyGraphs,

@@ -8,7 +8,9 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #define MAX_FILES 1024
 
@@ -392,10 +394,91 @@ int mp_file_io(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes,
     return rc;
 }
 
-int mp_file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_req_t *req)
+/* ---- nonblocking accesses made in the background ----
+ * MPI's own nonblocking file accesses fail badly where the file system fails them: MPICH 4.0
+ * never completes one (MPI_Test says pending forever: a full device for writes, EIO for reads)
+ * and Open MPI 4.1's MPI_Test or MPI_Wait on one crashes the process in its error handler
+ * (docs/architecture.md, "MPI libraries' defects").  So at MPI_THREAD_MULTIPLE the access is
+ * made by a thread of its own with the blocking call, whose failures both report, and its
+ * request is an MPI generalized request (MPI-4.0 13.2) that the thread completes: every request
+ * path (test, wait, sets, the GC's mark) treats it as any MPI request.  Below Multiple no other
+ * thread may call MPI, and the access is made inside the post. */
+typedef struct file_job {
+    const file_entry_t *e;
+    int op, count, rc, mpi_class;
+    int64_t offset, bytes, moved;
+    void *buf;
+    MPI_Request greq;
+} file_job_t;
+
+static int job_query(void *extra, MPI_Status *st)
+{
+    const file_job_t *j = extra;
+    pal_mpi.Status_set_elements_x(st, MPI_BYTE, (MPI_Count)j->moved);
+    pal_mpi.Status_set_cancelled(st, 0);
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    return j->rc ? (j->mpi_class ? j->mpi_class : MPI_ERR_OTHER) : MPI_SUCCESS;
+}
+
+static int job_free(void *extra)
+{
+    free(extra);
+    return MPI_SUCCESS;
+}
+
+static int job_cancel(void *extra, int complete)
+{
+    (void)extra;
+    (void)complete; /* an access under way runs to its end; MPI_Test_cancelled then says false */
+    return MPI_SUCCESS;
+}
+
+static int job_run(void *arg)
+{
+    file_job_t *j = arg;
+    MPI_Status st;
+    j->rc = access_file(j->e, j->op, j->offset, j->buf, j->count, j->bytes, &st);
+    if (j->rc)
+        mp_last_error(&j->mpi_class, NULL, 0);
+    else
+        j->moved = pal_status_bytes(&st);
+    mp_blocking_enter();
+    pal_mpi.Grequest_complete(j->greq);
+    mp_blocking_leave();
+    return 0;
+}
+
+/* Starts the access on a thread of its own; *r is its generalized request. */
+static int post_in_background(const file_entry_t *e, int op, int64_t offset, void *buf, int count, int64_t bytes,
+                              MPI_Request *r)
+{
+    thrd_t t;
+    int rc;
+    file_job_t *j = calloc(1, sizeof *j);
+    if (!j)
+        return mp_fail(MP_ENOMEM, "no memory for a nonblocking file access");
+    *j = (file_job_t){ .e = e, .op = op, .count = count, .offset = offset, .bytes = bytes, .buf = buf };
+    if ((rc = MP_MPI_CHECK(pal_mpi.Grequest_start(job_query, job_free, job_cancel, j, &j->greq), "MPI_Grequest_start"))) {
+        free(j);
+        return rc;
+    }
+    if (thrd_create(&t, job_run, j) != thrd_success) {
+        MPI_Request g = j->greq; /* MPI frees the job with the request */
+        pal_mpi.Grequest_complete(g);
+        pal_mpi.Request_free(&g);
+        return mp_fail(MP_ENOMEM, "no thread for a nonblocking file access");
+    }
+    thrd_detach(t);
+    *r = j->greq;
+    return 0;
+}
+
+int mp_file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, void *obj, mp_req_t *req)
 {
     file_entry_t *e = NULL;
     MPI_Status st;
+    MPI_Request r = MPI_REQUEST_NULL;
     mp_status_t done;
     mp_claim_t k;
     int rc, count = 0;
@@ -407,10 +490,12 @@ int mp_file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t byt
         return mp_fail(MP_EINVAL, "nonblocking I/O is MP_IO_READ_AT or MP_IO_WRITE_AT, not %d", op);
     if ((rc = mp_claim(&k)))
         return rc;
-    /* Made inside the post, the request complete at once (MPI allows a nonblocking operation to
-     * complete at any time): an access that fails in the file system never completes in MPICH
-     * 4.0 (MPI_Test says pending forever: a full device for writes, EIO for reads), and Open MPI
-     * 4.1's MPI_Wait on it crashes the process (docs/architecture.md, "MPI libraries' defects"). */
+    if (mp_g_thread_level == MP_THREAD_MULTIPLE) {
+        mp_blocking_enter();
+        rc = post_in_background(e, op, offset, buf, count, bytes, &r);
+        mp_blocking_leave();
+        return mp_claim_posted(&k, rc, r, obj, NULL, 1, req);
+    }
     if ((rc = access_file(e, op, offset, buf, count, bytes, &st)))
         return mp_claim_posted(&k, rc, MPI_REQUEST_NULL, NULL, NULL, 1, req); /* the slot given back */
     file_status(&st, &done);

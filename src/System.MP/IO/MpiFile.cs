@@ -406,8 +406,13 @@ public sealed unsafe class MpiFile : IDisposable
     // ---- nonblocking, explicit offsets ----
 
     /// <summary>
-    /// Reads into <paramref name="buffer"/> from <paramref name="offset"/> without waiting (MPI_File_iread_at): the request completes
-    /// once the data is in the buffer; until then the access may proceed while this rank computes.
+    /// Reads into <paramref name="buffer"/> from <paramref name="offset"/> without waiting (MPI_File_iread_at's semantics): at thread
+    /// level <see cref="ThreadLevel.Multiple"/> the read runs on a thread of its own while this rank
+    /// goes on, and the request completes once the data is in the buffer; below Multiple no other
+    /// thread may call MPI, and the read is made inside this call.  A read that fails in the file
+    /// system throws <see cref="MpiException"/> from the request's completion (from this call below
+    /// Multiple), where MPI's own nonblocking read would never complete (MPICH 4.0) or crash the
+    /// process (Open MPI 4.1).
     /// </summary>
     /// <param name="offset">Where to read: <see cref="FileOffset.Elements"/> of <typeparamref name="T"/> or <see cref="FileOffset.Bytes"/>, in the view's data.</param>
     /// <param name="buffer">Receives the data; do not touch it before the request completes.</param>
@@ -428,8 +433,12 @@ public sealed unsafe class MpiFile : IDisposable
     public Request IReadAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => PostEtypes(CoreConst.IoReadAt, offset, buffer, bufferOffset, count);
 
     /// <summary>
-    /// Writes <paramref name="buffer"/> at <paramref name="offset"/> without waiting (MPI_File_iwrite_at): the request completes
-    /// once the data is in the file; until then the access may proceed while this rank computes.
+    /// Writes <paramref name="buffer"/> at <paramref name="offset"/> without waiting (MPI_File_iwrite_at's semantics): at thread
+    /// level <see cref="ThreadLevel.Multiple"/> the write runs on a thread of its own while this
+    /// rank goes on, and the request completes once the data is written; below Multiple no other
+    /// thread may call MPI, and the write is made inside this call.  A write that fails in the file
+    /// system (a full device) throws <see cref="MpiException"/> of class MPI_ERR_IO from the
+    /// request's completion (from this call below Multiple).
     /// </summary>
     /// <param name="offset">Where to write: <see cref="FileOffset.Elements"/> of <typeparamref name="T"/> or <see cref="FileOffset.Bytes"/>, in the view's data.</param>
     /// <param name="buffer">The data; do not modify it before the request completes.</param>

@@ -594,7 +594,7 @@ internal struct CoreTable
         "BLOCKING int file_set_view(mp_file_t file, int64_t disp, int esize, int64_t block, int64_t stride, mp_info_t info)\n" +
         "BLOCKING int file_set_view_subarray(mp_file_t file, int64_t disp, int esize, int ndims, const int32_t *sizes, const int32_t *subsizes, const int32_t *starts, mp_info_t info)\n" +
         "BLOCKING int file_io(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_status_t *status)\n" +
-        "BLOCKING int file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_req_t *req)\n" +
+        "BLOCKING int file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, void *obj, mp_req_t *req)\n" +
         "BLOCKING int file_seek(mp_file_t file, int64_t offset, int whence, int shared)\n" +
         "BLOCKING int file_position(mp_file_t file, int shared, int64_t *offset)\n" +
         "BLOCKING int file_sync(mp_file_t file)\n" +
@@ -935,8 +935,8 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<int, long, int, int, int*, int*, int*, int, int> FileSetViewSubarray;
     /// <summary>BLOCKING: int mp_file_io(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_status_t *status)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, int, long, void*, long, Status*, int> FileIo;
-    /// <summary>BLOCKING: int mp_file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, long, void*, long, int*, int> FileIpost;
+    /// <summary>BLOCKING: int mp_file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, void *obj, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, long, void*, long, void*, int*, int> FileIpost;
     /// <summary>BLOCKING: int mp_file_seek(mp_file_t file, int64_t offset, int whence, int shared)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, long, int, int, int> FileSeek;
     /// <summary>BLOCKING: int mp_file_position(mp_file_t file, int shared, int64_t *offset)</summary>
@@ -1119,7 +1119,7 @@ internal static unsafe partial class Core
         FileSetView = (delegate* unmanaged[Cdecl]<int, long, int, long, long, int, int>)t->FileSetView;
         FileSetViewSubarray = (delegate* unmanaged[Cdecl]<int, long, int, int, int*, int*, int*, int, int>)t->FileSetViewSubarray;
         FileIo = (delegate* unmanaged[Cdecl]<int, int, long, void*, long, Status*, int>)t->FileIo;
-        FileIpost = (delegate* unmanaged[Cdecl]<int, int, long, void*, long, int*, int>)t->FileIpost;
+        FileIpost = (delegate* unmanaged[Cdecl]<int, int, long, void*, long, void*, int*, int>)t->FileIpost;
         FileSeek = (delegate* unmanaged[Cdecl]<int, long, int, int, int>)t->FileSeek;
         FilePosition = (delegate* unmanaged[Cdecl]<int, int, long*, int>)t->FilePosition;
         FileSync = (delegate* unmanaged[Cdecl]<int, int>)t->FileSync;

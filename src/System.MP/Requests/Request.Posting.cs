@@ -109,19 +109,23 @@ public sealed unsafe partial class Request
     }
 
     /// <summary>
-    /// Posts a nonblocking file access (MpiFile.IReadAt/IWriteAt).  The core makes the access
-    /// inside the call (a failed nonblocking access never completes in MPICH 4.0 and crashes
-    /// Open MPI 4.1's wait) and returns a request complete at once: the array needs no hold
-    /// beyond the <c>fixed</c> of this blocking-kind call, during which the GC may run.
+    /// Posts a nonblocking file access (MpiFile.IReadAt/IWriteAt).  At thread level Multiple the
+    /// core runs it on a thread of its own and the array stays in flight until the request
+    /// completes, held as a receive's is (pinned under dotnet, registered under motor); below
+    /// Multiple the core makes the access inside the call and the request is complete at once.
     /// </summary>
     internal static unsafe Request PostFile<T>(T[] buffer, int offset, int count, int file, int op, long fileOffset)
         where T : unmanaged
     {
         int req = 0, rc;
         RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
-        fixed (T* p = buffer)
-            rc = Core.FileIpost(file, op, fileOffset, p + offset, (long)count * sizeof(T), &req);
-        return Posted(poster, rc, req, null);
+        BufferHold? pin = null;
+        bool register = Mpi.ThreadLevel == ThreadLevel.Multiple // below it the access ends inside the call
+                        && BufferPolicy.Hold(buffer, count, poster, out pin);
+        fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as PostRecv
+            rc = Core.FileIpost(file, op, fileOffset, p + offset, (long)count * sizeof(T),
+                                register ? BufferPolicy.ObjectOf(ref buffer) : null, &req);
+        return Posted(poster, rc, req, pin);
     }
 
     /// <summary>

@@ -21,6 +21,48 @@ public class FileTests
     public void TwoRanks(Scenario scenario, bool hosted, bool openMpi) =>
         Job.RunTwoRanks(scenario, hosted, openMpi);
 
+    /// <summary>
+    /// IWriteAt and IReadAt at thread level Multiple (set for both modes by MOTOR_THREAD_LEVEL):
+    /// the access runs on a thread of its own, so the request is still pending when the call
+    /// returns while another rank holds a lock on the range (scenario FilesInBackground).  ROMIO
+    /// locks a write's range in atomic mode; Open MPI's ufs component decides by file system
+    /// whether to lock, and fs_ufs_lock_algorithm=3 makes it lock the ranges here too.
+    /// </summary>
+    [Theory]
+    [MemberData(nameof(CoresAndModes))]
+    public void NonblockingAccessesRunInTheBackgroundAtMultiple(bool hosted, bool openMpi) =>
+        Job.RunScenario(Scenario.FilesInBackground, 2, hosted: hosted,
+                        env: new Dictionary<string, string> { ["MOTOR_THREAD_LEVEL"] = "multiple", ["OMPI_MCA_fs_ufs_lock_algorithm"] = "3" },
+                        launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+
+    public static TheoryData<bool, bool> CoresAndModes() => Job.CoresAndModes();
+
+    /// <summary>
+    /// Every explicit-offset access taking a <see cref="long"/> offset, whose unit changed with
+    /// SetView, is refused at compile time with a message naming both units, beside a
+    /// <see cref="FileOffset"/> form of the same shape.
+    /// </summary>
+    [Fact]
+    public void LongOffsetsAreRefusedAtCompileTimeBesideFileOffsetForms()
+    {
+        string[] names = ["ReadAt", "WriteAt", "ReadAtAll", "WriteAtAll", "IReadAt", "IWriteAt"];
+        var methods = typeof(MpiFile).GetMethods().Where(m => names.Contains(m.Name)).ToArray();
+        var withLong = methods.Where(m => m.GetParameters()[0].ParameterType == typeof(long)).ToArray();
+        Assert.Equal(16, withLong.Length);
+        foreach (var m in withLong)
+        {
+            var obsolete = m.GetCustomAttributes(typeof(ObsoleteAttribute), false).Cast<ObsoleteAttribute>().SingleOrDefault();
+            Assert.True(obsolete is { IsError: true }, $"{m} is refused at compile time");
+            Assert.Contains("FileOffset.Elements(n)", obsolete!.Message);
+            Assert.Contains("FileOffset.Bytes(n)", obsolete.Message);
+            string[] rest = m.GetParameters().Skip(1).Select(p => p.ParameterType.Name).ToArray();
+            Assert.Contains(methods, f => f.Name == m.Name && f.GetParameters()[0].ParameterType == typeof(FileOffset) &&
+                                          f.GetParameters().Skip(1).Select(p => p.ParameterType.Name).SequenceEqual(rest));
+        }
+        Assert.All(methods.Where(m => m.GetParameters()[0].ParameterType == typeof(FileOffset)),
+                   m => Assert.Empty(m.GetCustomAttributes(typeof(ObsoleteAttribute), false)));
+    }
+
     [Fact]
     public void OneRankWritesWhatDotnetReadsAndReadsWhatDotnetWrote()
     {

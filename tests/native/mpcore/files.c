@@ -32,8 +32,8 @@ void test_files(void)
     CHECK(mp_file_io(f, MP_IO_WRITE_AT, 0, v, 12, NULL) == MP_ECOUNT); /* not whole etypes */
     CHECK(mp_file_io(f, MP_IO_WRITE_AT, -1, v, 8, NULL) == MP_EINVAL);
     CHECK(mp_file_io(f, MP_IO_COUNT, 0, v, 8, NULL) == MP_EINVAL);
-    CHECK(mp_file_ipost(f, MP_IO_READ, 0, v, 8, &r) == MP_EINVAL);
-    CHECK(mp_file_ipost(f, MP_IO_WRITE_AT, 1, v, 32, &r) == 0);
+    CHECK(mp_file_ipost(f, MP_IO_READ, 0, v, 8, NULL, &r) == MP_EINVAL);
+    CHECK(mp_file_ipost(f, MP_IO_WRITE_AT, 1, v, 32, NULL, &r) == 0);
     CHECK(mp_req_wait(r, &st) == 0 && st.bytes == 32);
     CHECK(mp_file_io(f, MP_IO_READ_AT, 1, back, 32, &st) == 0 && st.bytes == 32 && back[3] == 4);
     CHECK(mp_file_get_size(f, &size) == 0 && size == 40);
