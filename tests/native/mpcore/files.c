@@ -35,6 +35,21 @@ void test_files(void)
     CHECK(mp_file_ipost(f, MP_IO_READ, 0, v, 8, NULL, &r) == MP_EINVAL);
     CHECK(mp_file_ipost(f, MP_IO_WRITE_AT, 1, v, 32, NULL, &r) == 0);
     CHECK(mp_req_wait(r, &st) == 0 && st.bytes == 32);
+    {
+        /* A subarray view, the second column of a 2 x 2 array 8 bytes in; refused shapes first. */
+        const int32_t sizes[2] = { 2, 2 }, sub[2] = { 2, 1 }, starts[2] = { 0, 1 }, far[2] = { 0, 2 };
+        int64_t col[2] = { 0 };
+        CHECK(mp_file_set_view_subarray(f, 0, 8, 0, sizes, sub, starts, MP_INFO_NULL) == MP_EINVAL);
+        CHECK(mp_file_set_view_subarray(f, 0, 8, 33, sizes, sub, starts, MP_INFO_NULL) == MP_EINVAL);
+        CHECK(mp_file_set_view_subarray(f, 0, 8, 2, sizes, sub, NULL, MP_INFO_NULL) == MP_EINVAL);
+        CHECK(mp_file_set_view_subarray(f, 0, 8, 2, sizes, sub, far, MP_INFO_NULL) == MP_EINVAL &&
+              last_error_mentions("do not fit"));
+        CHECK(mp_file_set_view_subarray(f, -8, 8, 2, sizes, sub, starts, MP_INFO_NULL) == MP_EINVAL);
+        CHECK(mp_file_set_view_subarray(f, 8, 8, 2, sizes, sub, starts, MP_INFO_NULL) == 0);
+        CHECK(mp_file_io(f, MP_IO_READ_AT, 0, col, 16, &st) == 0 && st.bytes == 16);
+        CHECK(col[0] == 2 && col[1] == 4); /* the file holds 0 1 2 3 4: after 8 bytes, [[1 2] [3 4]] */
+        CHECK(mp_file_set_view(f, 0, 8, 0, 0, MP_INFO_NULL) == 0);
+    }
     CHECK(mp_file_io(f, MP_IO_READ_AT, 1, back, 32, &st) == 0 && st.bytes == 32 && back[3] == 4);
     CHECK(mp_file_get_size(f, &size) == 0 && size == 40);
     CHECK(mp_file_close(f) == 0 && mp_file_close(f) == MP_EHANDLE);

@@ -139,6 +139,10 @@ void test_environment(void)
     n = mp_library_version(text, (int)sizeof text);
     CHECK(n > 0 && strlen(text) > 0);
     CHECK(mp_processor_name(text, (int)sizeof text) > 0);
+    /* MPI-4's optional parts: all in MPICH 4, none in Open MPI 4.1; a feature that is none refused. */
+    for (int f = 0; f < MP_FEATURE_COUNT; f++)
+        CHECK(mp_mpi_has(f) == (mp_mpi_abi() == MP_MPI_ABI_OPENMPI ? 0 : 1));
+    CHECK(mp_mpi_has(MP_FEATURE_COUNT) == MP_EINVAL && mp_mpi_has(-1) == MP_EINVAL);
     {
         /* Wtime counts from an arbitrary origin (Open MPI's starts at 0 at
          * init): check only that it is finite, advances and never goes back. */
