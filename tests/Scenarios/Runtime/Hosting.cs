@@ -30,6 +30,13 @@ internal static class Hosting
         Check.Equal(expected, Mpi.ThreadLevel, $"the configured level ({(Mpi.IsHosted ? "motor" : "dotnet")})");
         Mpi.Init(expected);
         Mpi.Init(ThreadLevel.Single);
+        if (Mpi.IsHosted && expected < ThreadLevel.Multiple)
+        {
+            // MPI cannot start twice: the message names the setting both modes read.
+            InvalidOperationException e = Check.Throws<InvalidOperationException>(() => Mpi.Init(ThreadLevel.Multiple), "more than the VM provided")!;
+            Check.True(e.Message.Contains("<RuntimeHostConfigurationOption Include=\"Motor.ThreadLevel\" Value=\"multiple\" />", StringComparison.Ordinal),
+                       $"the message names the project setting: {e.Message}");
+        }
         if (expected == ThreadLevel.Multiple)
         {
             // Another thread calls MPI while Main's thread waits in MPI: needs Multiple.
