@@ -407,7 +407,10 @@ internal sealed class CodecModel
         return ns + name;
     }
 
-    private static string Display(ISymbol s) => s.ToDisplayString(SymbolDisplayFormat.CSharpErrorMessageFormat);
+    private static readonly SymbolDisplayFormat s_messageFormat = SymbolDisplayFormat.CSharpErrorMessageFormat
+        .RemoveMiscellaneousOptions(SymbolDisplayMiscellaneousOptions.IncludeNullableReferenceTypeModifier);
+
+    private static string Display(ISymbol s) => s.ToDisplayString(s_messageFormat);
 
     private static string FieldName(IFieldSymbol f) => f.AssociatedSymbol?.Name ?? f.Name;
 
