@@ -1,3 +1,4 @@
+using System.MP.Interop;
 using System.Diagnostics.CodeAnalysis;
 using System.MP.Transport;
 
@@ -37,7 +38,7 @@ public partial class Communicator
     /// <exception cref="TransportException">A rank's value may not travel (every rank throws), or a malformed payload.</exception>
     public T? OReduce<T>(T value, Func<T, T, T> op, int root)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("OReduce");
         ArgumentNullException.ThrowIfNull(op);
         CheckRoot(root);
@@ -79,7 +80,7 @@ public partial class Communicator
     /// <exception cref="TransportException">A value or the result may not travel (every rank throws), or a malformed payload.</exception>
     public T? OAllreduce<T>(T value, Func<T, T, T> op)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("OAllreduce");
         ArgumentNullException.ThrowIfNull(op);
         T[]? values = GatherValues(value, 0, h);
@@ -106,7 +107,7 @@ public partial class Communicator
     /// <exception cref="TransportException">A value or a prefix may not travel (every rank throws), or a malformed payload.</exception>
     public T? OScan<T>(T value, Func<T, T, T> op)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("OScan");
         ArgumentNullException.ThrowIfNull(op);
         return Prefixes(value, op, inclusive: true, h);
@@ -130,7 +131,7 @@ public partial class Communicator
     /// <exception cref="TransportException">A value or a prefix may not travel (every rank throws), or a malformed payload.</exception>
     public T? OExscan<T>(T value, Func<T, T, T> op)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("OExscan");
         ArgumentNullException.ThrowIfNull(op);
         return Prefixes(value, op, inclusive: false, h);
@@ -157,7 +158,7 @@ public partial class Communicator
     /// <exception cref="TransportException">An element may not travel (every rank throws), or a malformed payload.</exception>
     public T[] OReduceScatter<T>(T[] values, int[] counts, Func<T, T, T> op)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("OReduceScatter");
         ArgumentNullException.ThrowIfNull(values);
         ArgumentNullException.ThrowIfNull(op);
@@ -204,7 +205,7 @@ public partial class Communicator
     }
 
     /// <summary>Every rank's value at <paramref name="root"/>, in rank order (null elsewhere).</summary>
-    private T[]? GatherValues<T>(T value, int root, int h)
+    private T[]? GatherValues<T>(T value, int root, CommHandle h)
     {
         T[][]? blocks = GatherBlocks<T>([value], root, h);
         if (blocks is null)
@@ -259,7 +260,7 @@ public partial class Communicator
         }
     }
 
-    private T? Prefixes<T>(T value, Func<T, T, T> op, bool inclusive, int h)
+    private T? Prefixes<T>(T value, Func<T, T, T> op, bool inclusive, CommHandle h)
     {
         T[]? values = GatherValues(value, 0, h);
         Failure failure = default;

@@ -26,7 +26,7 @@ public unsafe partial class Communicator
     /// <exception cref="TransportException">At the root, an element may not travel (every rank throws); elsewhere, a malformed payload.</exception>
     public T[]? OScatterv<T>(T[][]? blocks, int root)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckRoot(root);
         if (_isInter && root == Mpi.ProcNull)
             return null;
@@ -53,7 +53,7 @@ public unsafe partial class Communicator
     /// <exception cref="TransportException">At the root, an element may not travel (every rank throws); elsewhere, a malformed payload.</exception>
     public T[]? OScatterv<T>(T[]? array, int[]? counts, int root)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckRoot(root);
         if (_isInter && root == Mpi.ProcNull)
             return null;
@@ -83,7 +83,7 @@ public unsafe partial class Communicator
     /// <exception cref="TransportException">A block's element may not travel (every rank throws), or a malformed payload.</exception>
     public T[][]? OGatherv<T>(T[] block, int root)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return GathersNothing(block, root) ? null : GatherBlocks(block, root, h);
     }
 
@@ -98,7 +98,7 @@ public unsafe partial class Communicator
     /// <exception cref="TransportException">An object may not travel (every rank throws), or a malformed payload.</exception>
     public T?[] OAlltoall<T>(T[] values)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("OAlltoall");
         ArgumentNullException.ThrowIfNull(values);
         if (values.Length != _size)
@@ -117,7 +117,7 @@ public unsafe partial class Communicator
     /// <exception cref="TransportException">An element may not travel (every rank throws), or a malformed payload.</exception>
     public T[][] OAlltoallv<T>(T[][] blocks)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("OAlltoallv");
         ArgumentNullException.ThrowIfNull(blocks);
         CheckBlocksPerRank(blocks, nameof(blocks), _size);
@@ -143,7 +143,7 @@ public unsafe partial class Communicator
     /// rank, so every rank learns of it), then one Allreduce gives every rank the same round plan
     /// (the largest payload and the most bytes any rank sends or receives), then Alltoallv of bytes.
     /// </summary>
-    private TOut?[] ExchangePieces<TOut>(Func<ObjectWriter, int, long> write, int h)
+    private TOut?[] ExchangePieces<TOut>(Func<ObjectWriter, int, long> write, CommHandle h)
     {
         int p = _size;
         var sendCounts = new long[p];

@@ -32,7 +32,7 @@ public unsafe partial class Communicator
     /// <exception cref="TransportException">An object of the graph may not travel; nothing was sent.</exception>
     public void OSend(object? obj, int dest, int tag)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
         ObjectTransport.Encoded payload = ObjectTransport.Encode(obj);
@@ -59,7 +59,7 @@ public unsafe partial class Communicator
     public void OSend(Array array, int offset, int count, int dest, int tag)
     {
         CheckVectorSlice(array, offset, count);
-        int h = Handle;
+        CommHandle h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
         ObjectTransport.Encoded payload = ObjectTransport.Encode(null, array, offset, count);
@@ -88,7 +88,7 @@ public unsafe partial class Communicator
     /// <exception cref="TransportException">The payload is malformed or names a type that may not travel, or its sender gave it up part way (an MPI failure after its first message); the message is consumed.</exception>
     public object? ORecv(int source, int tag, out Status status)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
         return PayloadChannel.Receive(source, tag, h, out status);
@@ -118,7 +118,7 @@ public unsafe partial class Communicator
     /// <exception cref="TransportException">An object of the graph may not travel; nothing was sent.</exception>
     public ObjectRequest OISend(object? obj, int dest, int tag)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
         return ObjectRequest.PostSend(ObjectTransport.Encode(obj), dest, tag, h);
@@ -133,7 +133,7 @@ public unsafe partial class Communicator
     /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
     public ObjectRequest<T> OIRecv<T>(int source, int tag)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
         return new ObjectRequest<T>(this, source, tag, h);
@@ -150,7 +150,7 @@ public unsafe partial class Communicator
     /// <exception cref="TransportException">At the root, an object may not travel (every rank throws); elsewhere, a malformed payload.</exception>
     public T? OBcast<T>(T? obj, int root)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckRoot(root);
         if (_isInter && root == Mpi.ProcNull)
             return default;
@@ -185,7 +185,7 @@ public unsafe partial class Communicator
     /// <exception cref="TransportException">At the root, an element may not travel (every rank throws); elsewhere, a malformed payload.</exception>
     public T[]? OScatter<T>(T[]? array, int root)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckRoot(root);
         if (_isInter && root == Mpi.ProcNull)
             return null;
@@ -225,7 +225,7 @@ public unsafe partial class Communicator
     /// <exception cref="TransportException">A block's element may not travel (every rank throws), or a malformed payload.</exception>
     public T[]? OGather<T>(T[] block, int root)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return GathersNothing(block, root) ? null : GatherObjects(block, root, h);
     }
 
@@ -235,7 +235,7 @@ public unsafe partial class Communicator
     /// <exception cref="TransportException">A block's element may not travel (every rank throws), or a malformed payload.</exception>
     public T[] OAllgather<T>(T[] block)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("OAllgather");
         if (block is null)
             ThrowHelper.ThrowNull(nameof(block));
@@ -256,7 +256,7 @@ public unsafe partial class Communicator
     }
 
     /// <summary>OBcast's transport; a root that <paramref name="failure"/> names sends the failure instead of its object.</summary>
-    private T? BcastObject<T>(T? obj, int root, int h, Failure failure = default)
+    private T? BcastObject<T>(T? obj, int root, CommHandle h, Failure failure = default)
     {
         if (IsRoot(root))
         {
@@ -367,7 +367,7 @@ public unsafe partial class Communicator
         throw marker == MismatchMarker ? new ArgumentException(message) : new MpiException(message);
     }
 
-    private static void BcastBytes(byte* p, long length, int root, int comm)
+    private static void BcastBytes(byte* p, long length, int root, CommHandle comm)
     {
         int chunk = WireFormat.ChunkBytes;
         long off = 0;
