@@ -11,7 +11,12 @@
 #   (motor-no-es: EventSource.IsSupported=false: the runtime's own event sources; System.MP's meter
 #   is not created at start since it waits for a listener), and
 #   motor-lean (that, no concurrent GC thread, no tiered PGO); plus `dotnet Hello.dll`
-#   (library mode), and /bin/true (true: the launcher's own share).  BASELINE=<checkout> adds
+#   (library mode), and /bin/true (true: the launcher's own share).  With a NativeAOT build of
+#   Hello in artifacts/aot/Hello
+#   (`dotnet publish samples/Hello -c Release -r linux-x64 -p:PublishAot=true -o artifacts/aot/Hello`):
+#   aot, that program.  With samples/NativeAot (typed messages and object transport) published into
+#   artifacts/aot/NativeAot (NativeAotTests does): objects-aot, and the same program under the JIT,
+#   objects-dotnet and objects-motor (its codecs generated at compile time either way).  BASELINE=<checkout> adds
 #   `motor Hello.dll` as built in another checkout (baseline: before a change, same rounds);
 #   ONLY="C motor baseline" runs those series alone (C is always needed: the ratios are to it).
 #   The series run interleaved, one of each per round; prints per series the
@@ -40,6 +45,9 @@ if [ "${1:-}" = hello ]; then
   cp -r "$HELLO_DIR" "$OUT/hello-il"
   SERIES=(C true motor motor-serial motor-no-gc-ext motor-no-hook motor-qjfl motor-no-es motor-lean dotnet)
   [ -f "$IL" ] && cp "$IL" "$OUT/hello-il/System.MP.dll" && SERIES+=(motor-il)
+  AOT="$ROOT/artifacts/aot" OBJECTS="$ROOT/artifacts/dotnet/bin/NativeAot/release/NativeAot.dll"
+  [ -x "$AOT/Hello/Hello" ] && SERIES+=(aot)
+  [ -x "$AOT/NativeAot/NativeAot" ] && [ -f "$OBJECTS" ] && SERIES+=(objects-aot objects-dotnet objects-motor)
   if [ -n "${BASELINE:-}" ]; then
     [ -x "$BASELINE/artifacts/bin/motor" ] && [ -f "$BASELINE/artifacts/dotnet/bin/Hello/release/Hello.dll" ] ||
       { echo "BASELINE=$BASELINE has no motor and Hello built" >&2; exit 1; }
@@ -63,6 +71,10 @@ if [ "${1:-}" = hello ]; then
                     -p System.GC.Concurrent=false -p System.Runtime.TieredPGO=false "$HELLO_DIR/Hello.dll" ;;
       motor-il) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$OUT/hello-il/Hello.dll" ;;
       dotnet) "${LAUNCH[@]}" -n "$RANKS" "$@" dotnet "$HELLO_DIR/Hello.dll" ;;
+      aot) "${LAUNCH[@]}" -n "$RANKS" "$@" "$AOT/Hello/Hello" ;;
+      objects-aot) "${LAUNCH[@]}" -n "$RANKS" "$@" "$AOT/NativeAot/NativeAot" ;;
+      objects-dotnet) "${LAUNCH[@]}" -n "$RANKS" "$@" dotnet "$OBJECTS" ;;
+      objects-motor) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$OBJECTS" ;;
       baseline) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BASELINE/artifacts/bin/motor" "$BASELINE/artifacts/dotnet/bin/Hello/release/Hello.dll" ;;
     esac
   }

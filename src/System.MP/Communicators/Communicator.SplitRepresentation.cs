@@ -15,7 +15,6 @@ public unsafe partial class Communicator
     /// Encodes <paramref name="p"/> payloads side by side, payload r written by
     /// <paramref name="write"/>(writer, r) (which returns where it starts).
     /// </summary>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     private static NativeBuffer EncodePieces(int p, long[] starts, long[] counts, Func<ObjectWriter, int, long> write)
     {
         NativeBuffer buffer = BufferPool.Rent(BufferPool.InitialBytes);
@@ -41,7 +40,6 @@ public unsafe partial class Communicator
     }
 
     /// <summary>Encodes consecutive slices of <paramref name="array"/>, slice r of <paramref name="lengths"/>(r) elements, one payload per rank.</summary>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     private static NativeBuffer EncodeSlices<T>(T[] array, int p, long[] starts, long[] counts, Func<int, int> lengths)
     {
         int offset = 0;
@@ -62,7 +60,6 @@ public unsafe partial class Communicator
     /// a marker instead of sizes, and every rank throws.
     /// </summary>
     /// <returns>This rank's payload decoded as a <typeparamref name="TOut"/>; default where nothing is received.</returns>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     private TOut? ScatterPieces<TOut>(Func<long[], long[], NativeBuffer>? encode, int root, CommHandle h, Failure failure = default)
     {
         bool atRoot = IsRoot(root), receives = !_isInter || !atRoot;
@@ -126,7 +123,6 @@ public unsafe partial class Communicator
     /// intracommunicator; on an intercommunicator the sizes meet at the root,
     /// which broadcasts them back to the sending group.
     /// </summary>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     private T[]? GatherObjects<T>(T[]? block, int root, CommHandle h)
     {
         T[][]? blocks = GatherBlocks(block, root, h);
@@ -146,7 +142,6 @@ public unsafe partial class Communicator
     }
 
     /// <summary>The blocks of <see cref="GatherObjects"/>, one per rank in rank order, at the ranks that receive; null elsewhere.</summary>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     private T[][]? GatherBlocks<T>(T[]? block, int root, CommHandle h)
     {
         bool receives = _isInter ? root == Mpi.Root : root < 0 || root == _rank;

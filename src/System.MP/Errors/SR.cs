@@ -84,6 +84,7 @@ internal static class SR
     internal const string DegreesMismatch = "The degrees add up to {0} but destinations has {1} entries.";
 
     internal const string NotTransportable = "Type {0} may not travel in object operations: only types marked [Transportable], primitives, enums, strings and arrays of those can.";
+    internal const string NoCompileTimeCodec = "Type {0} may not travel in this process: it has no codec written at compile time, and without the JIT (NativeAOT) none can be built at run time. The System.MP source generator writes the codec of each [Transportable] class and struct of a C# project that references System.MP, and of its vectors (T[]); it leaves to run time generic types, arrays of arrays, multi-dimensional arrays, types it cannot name and types whose base class is compiled in another assembly (its diagnostic MOTOR005 names them).";
     internal const string BaseNotTransportable = "Type {0} may not travel: its base class {1} is not marked [Transportable].";
     internal const string LowerBounds = "Arrays with non-zero lower bounds ({0}) cannot travel.";
     internal const string PayloadMalformed = "Malformed object payload: {0}";

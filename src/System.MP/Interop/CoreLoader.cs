@@ -118,6 +118,7 @@ internal static unsafe class CoreLoader
                 yield return dir;
     }
 
+    [Diagnostics.CodeAnalysis.UnconditionalSuppressMessage("SingleFile", "IL3000", Justification = "Empty in a single-file or NativeAOT app: the base directory is tried too.")]
     private static nint LoadLibrary()
     {
         var tried = new Collections.Generic.List<string>();
@@ -128,9 +129,7 @@ internal static unsafe class CoreLoader
                 return h;
             throw new DllNotFoundException(SR.Format(SR.CoreLibraryForcedMissing, LibraryEnvironmentVariable, forced));
         }
-#pragma warning disable IL3000 // empty in a single-file app: the base directory is tried too
         string assemblyDir = Path.GetDirectoryName(typeof(CoreLoader).Assembly.Location) ?? "";
-#pragma warning restore IL3000
         foreach (string dir in SearchDirectories(assemblyDir))
         {
             if (string.IsNullOrEmpty(dir))

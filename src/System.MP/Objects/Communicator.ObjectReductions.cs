@@ -36,7 +36,6 @@ public partial class Communicator
     /// <returns>At the root, the combined value; default elsewhere.</returns>
     /// <exception cref="MpiException">The function threw (on the root, or reported by it).</exception>
     /// <exception cref="TransportException">A rank's value may not travel (every rank throws), or a malformed payload.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T? OReduce<T>(T value, Func<T, T, T> op, int root)
     {
         CommHandle h = Handle;
@@ -79,7 +78,6 @@ public partial class Communicator
     /// <returns>The combined value.</returns>
     /// <exception cref="MpiException">The function threw (on rank 0, or reported by it).</exception>
     /// <exception cref="TransportException">A value or the result may not travel (every rank throws), or a malformed payload.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T? OAllreduce<T>(T value, Func<T, T, T> op)
     {
         CommHandle h = Handle;
@@ -107,7 +105,6 @@ public partial class Communicator
     /// <returns>This rank's prefix.</returns>
     /// <exception cref="MpiException">The function threw (on rank 0, or reported by it).</exception>
     /// <exception cref="TransportException">A value or a prefix may not travel (every rank throws), or a malformed payload.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T? OScan<T>(T value, Func<T, T, T> op)
     {
         CommHandle h = Handle;
@@ -132,7 +129,6 @@ public partial class Communicator
     /// <returns>This rank's exclusive prefix.</returns>
     /// <exception cref="MpiException">The function threw (on rank 0, or reported by it).</exception>
     /// <exception cref="TransportException">A value or a prefix may not travel (every rank throws), or a malformed payload.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T? OExscan<T>(T value, Func<T, T, T> op)
     {
         CommHandle h = Handle;
@@ -160,7 +156,6 @@ public partial class Communicator
     /// <exception cref="ArgumentException">Wrong lengths here (before anything is sent), or the ranks' counts or lengths disagree (detected on rank 0; every rank throws).</exception>
     /// <exception cref="MpiException">The function threw (on rank 0, or reported by it).</exception>
     /// <exception cref="TransportException">An element may not travel (every rank throws), or a malformed payload.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T[] OReduceScatter<T>(T[] values, int[] counts, Func<T, T, T> op)
     {
         CommHandle h = Handle;
@@ -210,7 +205,6 @@ public partial class Communicator
     }
 
     /// <summary>Every rank's value at <paramref name="root"/>, in rank order (null elsewhere).</summary>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     private T[]? GatherValues<T>(T value, int root, CommHandle h)
     {
         T[][]? blocks = GatherBlocks<T>([value], root, h);
@@ -266,7 +260,6 @@ public partial class Communicator
         }
     }
 
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     private T? Prefixes<T>(T value, Func<T, T, T> op, bool inclusive, CommHandle h)
     {
         T[]? values = GatherValues(value, 0, h);

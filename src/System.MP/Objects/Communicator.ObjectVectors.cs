@@ -24,7 +24,6 @@ public unsafe partial class Communicator
     /// <returns>This rank's block.</returns>
     /// <exception cref="ArgumentException">At the root, not one block per rank, or a null block (before anything is sent).</exception>
     /// <exception cref="TransportException">At the root, an element may not travel (every rank throws); elsewhere, a malformed payload.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T[]? OScatterv<T>(T[][]? blocks, int root)
     {
         CommHandle h = Handle;
@@ -52,7 +51,6 @@ public unsafe partial class Communicator
     /// <returns>This rank's slice.</returns>
     /// <exception cref="ArgumentException">At the root, counts of the wrong length, negative or not adding up to the array's length (before anything is sent).</exception>
     /// <exception cref="TransportException">At the root, an element may not travel (every rank throws); elsewhere, a malformed payload.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T[]? OScatterv<T>(T[]? array, int[]? counts, int root)
     {
         CommHandle h = Handle;
@@ -83,7 +81,6 @@ public unsafe partial class Communicator
     /// <param name="root">Rank that collects.</param>
     /// <returns>At the root, one array per rank in rank order; null elsewhere.</returns>
     /// <exception cref="TransportException">A block's element may not travel (every rank throws), or a malformed payload.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T[][]? OGatherv<T>(T[] block, int root)
     {
         CommHandle h = Handle;
@@ -99,7 +96,6 @@ public unsafe partial class Communicator
     /// <returns>One object per rank, from each rank in rank order.</returns>
     /// <exception cref="ArgumentException"><paramref name="values"/> has not one element per rank (before anything is sent).</exception>
     /// <exception cref="TransportException">An object may not travel (every rank throws), or a malformed payload.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T?[] OAlltoall<T>(T[] values)
     {
         CommHandle h = Handle;
@@ -119,7 +115,6 @@ public unsafe partial class Communicator
     /// <returns>One array per rank, from each rank in rank order.</returns>
     /// <exception cref="ArgumentException">Not one block per rank, or a null block (before anything is sent).</exception>
     /// <exception cref="TransportException">An element may not travel (every rank throws), or a malformed payload.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T[][] OAlltoallv<T>(T[][] blocks)
     {
         CommHandle h = Handle;
@@ -148,7 +143,6 @@ public unsafe partial class Communicator
     /// rank, so every rank learns of it), then one Allreduce gives every rank the same round plan
     /// (the largest payload and the most bytes any rank sends or receives), then Alltoallv of bytes.
     /// </summary>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     private TOut?[] ExchangePieces<TOut>(Func<ObjectWriter, int, long> write, CommHandle h)
     {
         int p = _size;

@@ -30,7 +30,6 @@ public unsafe partial class Communicator
     /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
     /// <exception cref="TransportException">An object of the graph may not travel; nothing was sent.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public void OSend(object? obj, int dest, int tag)
     {
         CommHandle h = Handle;
@@ -57,7 +56,6 @@ public unsafe partial class Communicator
     /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
     /// <exception cref="TransportException">An element may not travel; nothing was sent.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public void OSend(Array array, int offset, int count, int dest, int tag)
     {
         CheckVectorSlice(array, offset, count);
@@ -80,7 +78,6 @@ public unsafe partial class Communicator
     /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
     /// <returns>A copy of the sent graph's root (null from <see cref="Mpi.ProcNull"/>).</returns>
     /// <exception cref="TransportException">The payload is malformed or names a type that may not travel, or its sender gave it up part way (an MPI failure after its first message); the message is consumed.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public object? ORecv(int source, int tag) => ORecv(source, tag, out _);
 
     /// <summary>Receives an object graph sent with OSend, and its status.</summary>
@@ -89,7 +86,6 @@ public unsafe partial class Communicator
     /// <param name="status">Sender, tag and payload size in bytes.</param>
     /// <returns>A copy of the sent graph's root (null from <see cref="Mpi.ProcNull"/>).</returns>
     /// <exception cref="TransportException">The payload is malformed or names a type that may not travel, or its sender gave it up part way (an MPI failure after its first message); the message is consumed.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public object? ORecv(int source, int tag, out Status status)
     {
         CommHandle h = Handle;
@@ -102,7 +98,6 @@ public unsafe partial class Communicator
     /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
     /// <exception cref="TransportException">The payload is malformed, its sender gave it up part way, or its root is not a <typeparamref name="T"/>.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T? ORecv<T>(int source, int tag) => Expect<T>(ORecv(source, tag, out _));
 
     /// <summary>Receives an object graph whose root must be a <typeparamref name="T"/> (or null), and its status.</summary>
@@ -110,7 +105,6 @@ public unsafe partial class Communicator
     /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
     /// <param name="status">Sender, tag and payload size in bytes.</param>
     /// <exception cref="TransportException">The payload is malformed, its sender gave it up part way, or its root is not a <typeparamref name="T"/>.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T? ORecv<T>(int source, int tag, out Status status) => Expect<T>(ORecv(source, tag, out status));
 
     /// <summary>
@@ -122,7 +116,6 @@ public unsafe partial class Communicator
     /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
     /// <exception cref="TransportException">An object of the graph may not travel; nothing was sent.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public ObjectRequest OISend(object? obj, int dest, int tag)
     {
         CommHandle h = Handle;
@@ -138,7 +131,6 @@ public unsafe partial class Communicator
     /// </summary>
     /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public ObjectRequest<T> OIRecv<T>(int source, int tag)
     {
         CommHandle h = Handle;
@@ -156,7 +148,6 @@ public unsafe partial class Communicator
     /// <param name="obj">At the root, the object (may be null); ignored elsewhere.</param>
     /// <param name="root">Rank whose object is broadcast.</param>
     /// <exception cref="TransportException">At the root, an object may not travel (every rank throws); elsewhere, a malformed payload.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T? OBcast<T>(T? obj, int root)
     {
         CommHandle h = Handle;
@@ -175,7 +166,6 @@ public unsafe partial class Communicator
     /// <param name="root">Rank whose object is broadcast.</param>
     /// <returns>The root's object graph, a copy on every rank other than the root.</returns>
     /// <exception cref="TransportException">A malformed payload.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T? OBcast<T>(int root) => OBcast<T>(default, root);
 
     /// <summary>
@@ -193,7 +183,6 @@ public unsafe partial class Communicator
     /// <param name="root">Rank that scatters.</param>
     /// <returns>This rank's block.</returns>
     /// <exception cref="TransportException">At the root, an element may not travel (every rank throws); elsewhere, a malformed payload.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T[]? OScatter<T>(T[]? array, int root)
     {
         CommHandle h = Handle;
@@ -218,7 +207,6 @@ public unsafe partial class Communicator
     /// <returns>This rank's block.</returns>
     /// <exception cref="ArgumentNullException">Called at the root, which must pass the elements.</exception>
     /// <exception cref="TransportException">A malformed payload.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T[]? OScatter<T>(int root) => OScatter<T>(null, root);
 
     /// <summary>
@@ -235,7 +223,6 @@ public unsafe partial class Communicator
     /// <param name="root">Rank that collects.</param>
     /// <returns>At the root, all elements in rank order; null elsewhere.</returns>
     /// <exception cref="TransportException">A block's element may not travel (every rank throws), or a malformed payload.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T[]? OGather<T>(T[] block, int root)
     {
         CommHandle h = Handle;
@@ -246,7 +233,6 @@ public unsafe partial class Communicator
     /// <param name="block">This rank's elements.</param>
     /// <returns>All elements in rank order.</returns>
     /// <exception cref="TransportException">A block's element may not travel (every rank throws), or a malformed payload.</exception>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T[] OAllgather<T>(T[] block)
     {
         CommHandle h = Handle;
@@ -270,7 +256,6 @@ public unsafe partial class Communicator
     }
 
     /// <summary>OBcast's transport; a root that <paramref name="failure"/> names sends the failure instead of its object.</summary>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     private T? BcastObject<T>(T? obj, int root, CommHandle h, Failure failure = default)
     {
         if (IsRoot(root))
@@ -364,7 +349,7 @@ public unsafe partial class Communicator
     }
 
     /// <summary>At the root, once the marker went out: the message follows, then the root throws.</summary>
-    [DoesNotReturn, RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
+    [DoesNotReturn]
     private void ThrowFailure(Failure failure, int root)
     {
         BcastObject(failure.Message, root, Handle);
@@ -372,7 +357,6 @@ public unsafe partial class Communicator
     }
 
     /// <summary>Away from the root: a negative size is the root's failure marker; throws what the root threw.</summary>
-    [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     private void ThrowIfRootFailed(long marker, int root)
     {
         if (marker >= 0)

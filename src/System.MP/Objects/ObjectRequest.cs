@@ -138,7 +138,6 @@ public abstract class ObjectRequest : MpiRequest
     /// <summary>Releases what an incomplete operation holds (called at most once).</summary>
     private protected abstract void Abandon();
 
-    [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
     internal static ObjectRequest PostSend(ObjectTransport.Encoded payload, int dest, int tag, CommHandle comm) =>
         new SendRequest(payload, dest, tag, comm);
 
@@ -148,7 +147,6 @@ public abstract class ObjectRequest : MpiRequest
     /// before completion, its requests are orphaned like any other (no finalizer
     /// here): the core completes them and the payload is freed then.
     /// </summary>
-    [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
     private sealed unsafe class SendRequest : ObjectRequest
     {
         private readonly Request _first;
@@ -191,7 +189,6 @@ public abstract class ObjectRequest : MpiRequest
 /// (<see cref="Communicator.OIRecv{T}"/>).  <see cref="Result"/> is the object.
 /// </summary>
 /// <typeparam name="T">The type the received root must have.</typeparam>
-[RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
 public sealed class ObjectRequest<T> : ObjectRequest
 {
     private readonly Communicator _comm;

@@ -103,12 +103,9 @@ internal abstract unsafe class ArrayCodec<T> : TypeCodec, ISliceWriter
 /// <summary>Elements without references (primitives, enums, plain structs): one block copy.</summary>
 internal sealed unsafe class BlockArrayCodec<T> : ArrayCodec<T> where T : struct
 {
-    public BlockArrayCodec(Type arrayType) : base(arrayType) =>
-        LayoutHash = typeof(T).IsPrimitive || typeof(T).IsEnum ? 0 : StructLayoutHash();
-
-    [UnconditionalSuppressMessage("AOT", "IL3050", Justification = "Only reached from Codecs, which requires dynamic code.")]
-    [UnconditionalSuppressMessage("Trimming", "IL2026", Justification = "Only reached from Codecs, which requires unreferenced code.")]
-    private static ulong StructLayoutHash() => StructShape<T>.Instance.LayoutHash;
+    public BlockArrayCodec(Type arrayType) : base(arrayType)
+    {
+    }
 
     protected override long ElementBytes => Unsafe.SizeOf<T>();
 
@@ -179,13 +176,13 @@ internal sealed unsafe class BlockArrayCodec<T> : ArrayCodec<T> where T : struct
 }
 
 /// <summary>Structs holding followed references: element by element through the struct's generated code.</summary>
-[RequiresDynamicCode(Codecs.DynamicCodeMessage)]
-[RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
 internal sealed unsafe class StructArrayCodec<T> : ArrayCodec<T> where T : struct
 {
-    private static StructShape<T> Shape => StructShape<T>.Instance;
+    private readonly StructShape<T> _shape;
 
-    public StructArrayCodec(Type arrayType) : base(arrayType) => LayoutHash = Shape.LayoutHash;
+    public StructArrayCodec(Type arrayType, StructShape<T> shape) : base(arrayType) => _shape = shape;
+
+    private StructShape<T> Shape => _shape;
 
     protected override long ElementBytes => Shape.WireBytes;
 

@@ -1,4 +1,5 @@
 using System.Collections.Generic;
+using System.MP.CompilerServices;
 using System.Diagnostics.CodeAnalysis;
 using System.Reflection;
 using System.Reflection.Emit;
@@ -25,14 +26,13 @@ internal enum LeafKind { Primitive, Blit, Reference }
 internal sealed record Leaf(FieldInfo[] Path, LeafKind Kind, Type Type, int Offset, int Size);
 
 /// <summary>
-/// Generates each type's encoder and decoder once, as IL in a DynamicMethod.
-/// Why IL rather than expression trees or a source generator: a DynamicMethod
-/// with skipped visibility stores straight into private and readonly fields
-/// (also of base classes in other assemblies) and works on structs by
-/// reference, so the body of an object is a run of plain loads and stores at
-/// constant offsets with no per-object reflection and no boxing; expression
-/// trees cannot assign readonly fields, and a source generator would need
-/// every user type to be partial and every user project to run it.
+/// Generates each type's encoder and decoder once, as IL in a DynamicMethod: the run-time
+/// path, for types the System.MP source generator wrote no codec for (generic types, F# and
+/// VB projects, MOTOR_OBJECT_CODECS=runtime).  A DynamicMethod with skipped visibility
+/// stores straight into private and readonly fields (also of base classes in other
+/// assemblies) and works on structs by reference, so the body of an object is a run of
+/// plain loads and stores at constant offsets with no per-object reflection and no boxing;
+/// the generated codecs do the same through UnsafeAccessor and write the same bytes.
 /// Nested structs are flattened into their leaves at generation time;
 /// structs without references travel as one block.
 /// </summary>
@@ -100,23 +100,17 @@ internal static unsafe class CodecEmitter
     /// <summary>A hash of the flattened layout, compared by the receiver so that differing builds of a type are refused.</summary>
     internal static ulong LayoutHash(Type type, List<Leaf> leaves, int extra)
     {
-        ulong h = 14695981039346656037UL;
-        void Mix(string s)
-        {
-            foreach (char c in s)
-                h = (h ^ c) * 1099511628211UL;
-            h = (h ^ '|') * 1099511628211UL;
-        }
-        Mix(type.Name);
-        Mix(extra.ToString(Globalization.CultureInfo.InvariantCulture));
+        var h = new TransportLayoutHash(); // the same hash generated codecs compute (CodecRegistry.GeneratedLayoutHash)
+        h.Add(type.Name);
+        h.Add(extra);
         foreach (Leaf l in leaves)
         {
             foreach (FieldInfo f in l.Path)
-                Mix(f.Name);
-            Mix(l.Type.Name);
-            Mix(((int)l.Kind * 1000 + l.Size).ToString(Globalization.CultureInfo.InvariantCulture));
+                h.Add(f.Name);
+            h.Add(l.Type.Name);
+            h.Add((int)l.Kind * 1000 + l.Size);
         }
-        return h;
+        return h.Value;
     }
 
     internal static ClassEncoder ClassEncoderFor(Type type, List<Leaf> leaves) =>

@@ -1,5 +1,6 @@
 using System.Collections.Generic;
 using System.Diagnostics.CodeAnalysis;
+using System.MP.CompilerServices;
 using System.Runtime.CompilerServices;
 
 namespace System.MP.Transport;
@@ -103,21 +104,44 @@ internal sealed unsafe class ClassCodec : TypeCodec
 
 /// <summary>
 /// How a struct travels inside bodies and arrays: one block when it holds no
-/// references (padding included), else its flattened leaves at least one byte.
+/// references (padding included), else its flattened leaves at least one byte,
+/// written by the generated codec (<see cref="Generated"/>) or by IL built at run time
+/// (<see cref="RunTime"/>); both write the same bytes.
 /// </summary>
-[RequiresDynamicCode(Codecs.DynamicCodeMessage)]
-[RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
 internal sealed unsafe class StructShape<T> where T : struct
 {
-    internal static readonly StructShape<T> Instance = new();
+    private static StructShape<T>? s_generated, s_runTime;
+
+    /// <summary>The shape through the registered generated codec.</summary>
+    internal static StructShape<T> Generated => s_generated ??= new StructShape<T>(GeneratedStruct<T>.Codec!);
+
+    /// <summary>The shape through code generated at run time.</summary>
+    internal static StructShape<T> RunTime
+    {
+        [RequiresDynamicCode(Codecs.DynamicCodeMessage)]
+        [RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
+        get => s_runTime ??= new StructShape<T>();
+    }
 
     internal readonly int WireBytes;
     internal readonly bool IsBlock;
     internal readonly bool HasReferences;
     internal readonly ulong LayoutHash;
+    private readonly GeneratedCodec<T>? _generated;
     private readonly StructEncoder<T>? _encode;
     private readonly StructDecoder<T>? _decode;
 
+    private StructShape(GeneratedCodec<T> generated)
+    {
+        IsBlock = !RuntimeHelpers.IsReferenceOrContainsReferences<T>();
+        HasReferences = generated.HasReferences;
+        WireBytes = IsBlock ? Unsafe.SizeOf<T>() : Math.Max(generated.BodyBytes, 1);
+        LayoutHash = CodecRegistry.GeneratedLayoutHash(generated, WireBytes);
+        _generated = generated;
+    }
+
+    [RequiresDynamicCode(Codecs.DynamicCodeMessage)]
+    [RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
     private StructShape()
     {
         List<Leaf> leaves = CodecEmitter.Flatten(typeof(T), out int bytes);
@@ -137,6 +161,8 @@ internal sealed unsafe class StructShape<T> where T : struct
     {
         if (IsBlock)
             Unsafe.WriteUnaligned(body, value);
+        else if (_generated is not null)
+            _generated.Encode(new ObjectEncoder(writer), ref value, ref *body);
         else
             _encode!(writer, ref value, body);
     }
@@ -146,34 +172,38 @@ internal sealed unsafe class StructShape<T> where T : struct
     {
         if (IsBlock)
             value = Unsafe.ReadUnaligned<T>(body);
+        else if (_generated is not null)
+            _generated.Decode(new ObjectDecoder(reader), ref value, ref *body);
         else
             _decode!(reader, ref value, body);
     }
 }
 
 /// <summary>A boxed [Transportable] struct: one struct body.</summary>
-[RequiresDynamicCode(Codecs.DynamicCodeMessage)]
-[RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
 internal sealed unsafe class StructCodec<T> : TypeCodec where T : struct
 {
-    private static StructShape<T> Shape => StructShape<T>.Instance;
+    private readonly StructShape<T> _shape;
 
-    public StructCodec() : base(typeof(T)) => LayoutHash = Shape.LayoutHash;
+    public StructCodec(StructShape<T> shape) : base(typeof(T))
+    {
+        _shape = shape;
+        LayoutHash = shape.LayoutHash;
+    }
 
     internal override void Write(ObjectWriter writer, object obj) =>
-        Shape.Encode(writer, ref Unsafe.Unbox<T>(obj), writer.Reserve(Shape.WireBytes));
+        _shape.Encode(writer, ref Unsafe.Unbox<T>(obj), writer.Reserve(_shape.WireBytes));
 
     internal override object Create(ObjectReader reader)
     {
-        byte* body = reader.Take(Shape.WireBytes);
-        object boxed = RuntimeHelpers.GetUninitializedObject(typeof(T));
-        if (Shape.HasReferences)
+        byte* body = reader.Take(_shape.WireBytes);
+        object boxed = default(T);
+        if (_shape.HasReferences)
             reader.Defer(boxed, this, body);
         else
-            Shape.Decode(reader, ref Unsafe.Unbox<T>(boxed), body);
+            _shape.Decode(reader, ref Unsafe.Unbox<T>(boxed), body);
         return boxed;
     }
 
     internal override void Fill(ObjectReader reader, object obj, byte* body) =>
-        Shape.Decode(reader, ref Unsafe.Unbox<T>(obj), body);
+        _shape.Decode(reader, ref Unsafe.Unbox<T>(obj), body);
 }

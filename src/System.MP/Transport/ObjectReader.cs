@@ -12,8 +12,6 @@ namespace System.MP.Transport;
 /// any, now that every id has its object.  Every reference is checked to be
 /// an instance of the field's or element's type.  One reader per thread.
 /// </summary>
-[RequiresDynamicCode(Codecs.DynamicCodeMessage)]
-[RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
 internal sealed unsafe class ObjectReader
 {
     private const int SmallGraph = 1024;
@@ -233,14 +231,15 @@ internal sealed unsafe class ObjectReader
                 t = WireFormat.Builtins[code];
                 break;
             case WireFormat.EntryVector:
-                t = earlier[EarlierEntry(i)].MakeArrayType();
-                break;
+                Type elementType = earlier[EarlierEntry(i)];
+                codec = Codecs.VectorOf(elementType, Codecs.For(elementType));
+                return codec.Type;
             case WireFormat.EntryMdArray:
                 Type element = earlier[EarlierEntry(i)];
                 int rank = ReadByte();
                 if (rank is < 1 or > WireFormat.MaxRank)
                     throw TransportErrors.Malformed(SR.Format(SR.PayloadRank, rank));
-                t = element.MakeArrayType(rank);
+                t = Codecs.RunTimeArrayType(element, rank, vector: false);
                 break;
             case WireFormat.EntryNamed:
                 string name = ReadName(), assembly = ReadName();
@@ -253,7 +252,7 @@ internal sealed unsafe class ObjectReader
                 if (definition.IsGenericTypeDefinition != (argc > 0) ||
                     (argc > 0 && definition.GetGenericArguments().Length != argc))
                     throw TransportErrors.Malformed(SR.Format(SR.PayloadArity, TransportErrors.Name(definition), argc));
-                t = argc > 0 ? definition.MakeGenericType(args) : definition;
+                t = argc > 0 ? GenericInstance(definition, args) : definition;
                 codec = Codecs.For(t);
                 if (codec.LayoutHash != hash)
                     throw new TransportException(SR.Format(SR.PayloadLayout, TransportErrors.Name(t)));
@@ -263,6 +262,16 @@ internal sealed unsafe class ObjectReader
         }
         codec = Codecs.For(t);
         return t;
+    }
+
+    /// <summary>A generic [Transportable] type's instance (generic types' codecs are built at run time).</summary>
+    [UnconditionalSuppressMessage("AOT", "IL3050", Justification = "Reached only when dynamic code is supported; under NativeAOT the refusal says why.")]
+    [UnconditionalSuppressMessage("Trimming", "IL2055", Justification = "The definition is a loaded [Transportable] type; its instance's codec reads fields by reflection, as the run-time path documents.")]
+    private static Type GenericInstance(Type definition, Type[] args)
+    {
+        if (!RuntimeFeature.IsDynamicCodeSupported)
+            throw new TransportException(Codecs.NoCompileTimeCodec(definition));
+        return definition.MakeGenericType(args);
     }
 
     private int EarlierEntry(int current)

@@ -7,8 +7,6 @@ namespace System.MP.Transport;
 /// Entry points of the serializer for the communicator and for tests:
 /// encode an object into pooled native memory, decode a payload from bytes.
 /// </summary>
-[RequiresDynamicCode(Codecs.DynamicCodeMessage)]
-[RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
 internal static unsafe class ObjectTransport
 {
     /// <summary>An encoded payload in a rented buffer; return it with <see cref="Release"/>.</summary>

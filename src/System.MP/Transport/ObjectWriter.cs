@@ -19,8 +19,6 @@ internal interface ISliceWriter
 /// collection meanwhile changes nothing), then by a reference-identity map
 /// (<see cref="IdentityMap"/>).  One writer per thread, reused across calls.
 /// </summary>
-[RequiresDynamicCode(Codecs.DynamicCodeMessage)]
-[RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
 internal sealed unsafe class ObjectWriter
 {
     private const int SmallGraph = 1024;

@@ -140,7 +140,6 @@ internal static unsafe class PayloadChannel
     /// communicator would; a longer message (not an object payload's) is consumed and refused.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
     internal static object? Receive(int source, int tag, CommHandle comm, out Status status)
     {
         NativeBuffer buffer = BufferPool.Rent(WireFormat.FirstChunkBytes);
@@ -177,7 +176,6 @@ internal static unsafe class PayloadChannel
         PointToPointCore.TryMProbe(source, tag, comm, out message, out first);
 
     /// <summary>Receives a matched first message, then (for a chunked payload) the rest, and decodes the whole.</summary>
-    [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
     internal static object? ReceiveMatched(Status first, MessageHandle msg, CommHandle comm, out Status status)
     {
         NativeBuffer buffer = BufferPool.Rent(first.ByteCount);
@@ -193,7 +191,6 @@ internal static unsafe class PayloadChannel
 
     /// <summary>After the first message arrived in <paramref name="buffer"/>: the rest of a chunked payload, then the decoded whole.</summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
     private static object? Complete(NativeBuffer buffer, Status first, CommHandle comm, out Status status)
     {
         status = first;
@@ -211,7 +208,6 @@ internal static unsafe class PayloadChannel
     /// Decodes a payload that is whole in memory (object collectives, tests): its header is
     /// checked here, the decoder sees the body.
     /// </summary>
-    [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
     internal static object? Decode(byte* payload, long length)
     {
         Header header = ReadHeader(payload, length, whole: true);

@@ -2,6 +2,7 @@ using System.Collections.Generic;
 using System.Collections.Concurrent;
 using System.Diagnostics.CodeAnalysis;
 using System.Reflection;
+using System.Runtime.CompilerServices;
 
 namespace System.MP.Transport;
 
@@ -14,7 +15,6 @@ namespace System.MP.Transport;
 /// (arrays, pointers, generic arguments, assembly qualification) is refused:
 /// those shapes are built from separate table entries, each checked.
 /// </summary>
-[RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
 internal static class TypeResolver
 {
     private static readonly ConcurrentDictionary<(string Name, string Assembly), Type> s_resolved = new();
@@ -26,8 +26,17 @@ internal static class TypeResolver
     /// <exception cref="TransportException">No such loaded type, or it may not travel.</exception>
     internal static Type Resolve(string name, string assembly)
     {
-        if (s_resolved.TryGetValue((name, assembly), out Type? known))
+        if (s_resolved.TryGetValue((name, assembly), out Type? known) || (known = CodecRegistry.Named(name, assembly)) is not null)
             return known;
+        if (!RuntimeFeature.IsDynamicCodeSupported)
+            throw new TransportException(SR.Format(SR.PayloadUnknownType, name, assembly) + " " + SR.Format(SR.NoCompileTimeCodec, name));
+        return ResolveLoaded(name, assembly);
+    }
+
+    /// <summary>Looks the type up by name in the loaded assemblies (the types of generated codecs are known by name without this).</summary>
+    [UnconditionalSuppressMessage("Trimming", "IL2026", Justification = "Types with a generated codec are registered by name; only the others, whose codecs are built at run time, are looked up here.")]
+    private static Type ResolveLoaded(string name, string assembly)
+    {
         Type? t = null;
         if (name.Length > 0 && name.AsSpan().IndexOfAny("[]*&,\\ ") < 0 && Assemblies().TryGetValue(assembly, out Assembly? a))
             t = a.GetType(name, throwOnError: false, ignoreCase: false);

@@ -19,8 +19,6 @@ namespace System.MP.Transport;
 /// copied.  At the first difference the prefix is copied into a table built from there on,
 /// which becomes the one to replay next.
 /// </remarks>
-[RequiresDynamicCode(Codecs.DynamicCodeMessage)]
-[RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
 internal sealed class WriterTypeTable
 {
     // Up to this many entries a type is found by scanning them; beyond, by a dictionary.
@@ -180,7 +178,7 @@ internal sealed class WriterTypeTable
             for (int i = 0; i < args.Length; i++)
                 argIndex[i] = Add(args[i]);
             Append(WireFormat.EntryNamed);
-            Append(s_names.GetOrAdd(t.IsGenericType ? t.GetGenericTypeDefinition() : t, NameBytes));
+            Append(CodecRegistry.NameOf(t) ?? s_names.GetOrAdd(t.IsGenericType ? t.GetGenericTypeDefinition() : t, NameBytes));
             Append(codec.LayoutHash);
             Append((byte)args.Length);
             foreach (int a in argIndex)
@@ -214,17 +212,7 @@ internal sealed class WriterTypeTable
     }
 
     /// <summary>i32 length, UTF-8 full name, i32 length, UTF-8 assembly simple name.</summary>
-    private static byte[] NameBytes(Type t)
-    {
-        byte[] name = Encoding.UTF8.GetBytes(t.FullName!);
-        byte[] assembly = Encoding.UTF8.GetBytes(t.Assembly.GetName().Name!);
-        var bytes = new byte[8 + name.Length + assembly.Length];
-        BitConverter.TryWriteBytes(bytes, name.Length);
-        name.CopyTo(bytes, 4);
-        BitConverter.TryWriteBytes(bytes.AsSpan(4 + name.Length), assembly.Length);
-        assembly.CopyTo(bytes, 8 + name.Length);
-        return bytes;
-    }
+    private static byte[] NameBytes(Type t) => CodecRegistry.NameBytes(t.FullName!, t.Assembly.GetName().Name!);
 
     private static Span<byte> Grow(Table b, int bytes)
     {

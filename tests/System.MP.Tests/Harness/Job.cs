@@ -11,7 +11,7 @@ internal static class Job
     internal static readonly string Root = FindRoot();
 
     /// <summary>Build configuration folder of this test run ("release" or "debug").</summary>
-    private static readonly string Configuration = new DirectoryInfo(AppContext.BaseDirectory).Name;
+    internal static readonly string Configuration = new DirectoryInfo(AppContext.BaseDirectory).Name;
 
     internal sealed record Result(int ExitCode, string Output, bool TimedOut)
     {

@@ -416,10 +416,16 @@ public class ObjectTransportTests
     /// <summary>
     /// 100,000 random mutations of valid payloads: each decodes or throws
     /// TransportException, never anything else, and allocates at most a small
-    /// multiple of the payload.
+    /// multiple of the payload.  Once through the codecs the source generator wrote, once through
+    /// those built at run time.
     /// </summary>
-    [Fact]
-    public void FuzzedPayloadsOnlyEverThrowTransportException()
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void FuzzedPayloadsOnlyEverThrowTransportException(bool runTimeCodecs) =>
+        GeneratedCodecTests.OnCodecs(runTimeCodecs, Fuzz);
+
+    private static bool Fuzz()
     {
         object?[] seeds =
         [
@@ -455,6 +461,7 @@ public class ObjectTransportTests
                 $"iteration {iteration}: {allocated} bytes allocated for a {payload.Length}-byte payload {Convert.ToHexString(payload)}");
         }
         Assert.InRange(rejected, 10_000, 99_000); // most mutations are caught, some still decode (they reached past the header)
+        return true;
     }
 
     private static byte[] Mutate(byte[] original, Random rng)

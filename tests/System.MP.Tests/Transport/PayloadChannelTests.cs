@@ -16,14 +16,18 @@ namespace System.MP.Tests;
 public unsafe class PayloadChannelTests
 {
     [Theory]
-    [InlineData(2, false, false, 64)]
-    [InlineData(3, false, false, 64)]
-    [InlineData(2, true, false, 0)]
-    [InlineData(2, false, true, 64)]
-    [InlineData(2, true, true, 64)]
-    public void ForgedPayloadsThroughMpiNeverHangOrCorruptLegitimateOnes(int ranks, bool hosted, bool openMpi, int chunkBytes)
+    [InlineData(2, false, false, 64, false)]
+    [InlineData(3, false, false, 64, false)]
+    [InlineData(2, true, false, 0, false)]
+    [InlineData(2, false, true, 64, false)]
+    [InlineData(2, true, true, 64, false)]
+    [InlineData(2, false, false, 64, true)]
+    [InlineData(2, true, true, 0, true)]
+    public void ForgedPayloadsThroughMpiNeverHangOrCorruptLegitimateOnes(int ranks, bool hosted, bool openMpi, int chunkBytes, bool runTimeCodecs)
     {
         var env = new Dictionary<string, string> { ["MOTOR_FUZZ_SEED"] = (ranks * 10 + (hosted ? 1 : 0) + (openMpi ? 2 : 0)).ToString() };
+        if (runTimeCodecs)
+            env["MOTOR_OBJECT_CODECS"] = "runtime"; // every rank builds its codecs at run time instead of using the generated ones
         if (chunkBytes > 0)
             env["MOTOR_OBJECT_CHUNK_BYTES"] = chunkBytes.ToString();
         Job.Result r = Job.RunScenario(Scenario.ObjectsFuzz, ranks, timeoutSeconds: 240, hosted: hosted, env: env,
