@@ -447,7 +447,7 @@ internal static class RequestPath
             // A repeated pending request or a null entry is refused before anything completes.
             Request pending = c.IRecv(new int[1], 0, 25);
             Check.Throws<ArgumentException>(() => Request.WaitSome([pending, pending], out _), "WaitSome with a request twice");
-            Check.Throws<ArgumentNullException>(() => Request.TestSome([pending, null!], out _), "TestSome with a null entry");
+            Check.Equal(0, Request.TestSome([pending, default], out _).Length, "TestSome with the null request: skipped, nothing completed");
             c.Send(25, 0, 26);
             Check.Equal(0, Request.WaitSome([pending], out Status[] ps)[0], "the pending one completes");
             Check.Equal(0, ps[0].Source, "its status");
