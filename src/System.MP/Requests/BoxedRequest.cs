@@ -20,6 +20,9 @@ internal sealed unsafe class BoxedRequest : MpiRequest
         _status = Request.EmptyStatus;
     }
 
+    /// <summary>True when this object stands for <paramref name="request"/> (the same use of the same state).</summary>
+    internal bool Holds(Request request) => _request.Equals(request);
+
     public override bool IsCompleted => _completed || Test(out _);
 
     public override Status Wait()

@@ -191,10 +191,23 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
     /// <summary>
     /// The request as an <see cref="MpiRequest"/>, for sets and awaits that mix it with object and
     /// persistent requests.  The object takes over the request: complete it through the object,
-    /// which keeps the status and answers repeated waits with it.
+    /// which keeps the status and answers repeated waits with it.  Converting the same request
+    /// again gives the same object (an await pending on it returns the same task) until its
+    /// state serves a newer operation.
     /// </summary>
     /// <param name="request">The request.</param>
-    public static implicit operator MpiRequest(Request request) => new BoxedRequest(request);
+    public static implicit operator MpiRequest(Request request)
+    {
+        RequestSlot? s = request._slot;
+        if (s is null)
+            return new BoxedRequest(request);
+        if (s.Box is { } box && box.Holds(request))
+            return box;
+        var b = new BoxedRequest(request);
+        if (request.IsLive)
+            s.Box = b;
+        return b;
+    }
 
     /// <summary>True when both name the same use of the same operation (or both are the null request).</summary>
     /// <param name="other">The other request.</param>

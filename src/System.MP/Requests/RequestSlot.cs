@@ -41,6 +41,12 @@ internal sealed class RequestSlot
     /// <summary>The result of a completed operation not yet consumed: 0, or the negative MP_E code it failed with.</summary>
     internal int Result;
 
+    /// <summary>
+    /// The <see cref="MpiRequest"/> the operation was last converted to (for its version only):
+    /// converting one request twice gives one object, so an await pending on it is found again.
+    /// </summary>
+    internal BoxedRequest? Box;
+
     /// <summary>Every request naming this slot was dropped: orphan the operation still in flight.</summary>
     ~RequestSlot()
     {
