@@ -77,15 +77,15 @@ internal sealed unsafe class BoxedRequest : MpiRequest
             _request.Dispose();
     }
 
-    internal override int SetEntry()
+    internal override RequestHandle SetEntry()
     {
         CheckDisposed();
-        return _completed ? CoreConst.ReqNull : _request.SetEntry();
+        return _completed ? RequestHandle.Null : _request.SetEntry();
     }
 
     internal override Status IdleStatus() => _status;
 
-    internal override void CompletedInSet(int rc, int handle, in Status status)
+    internal override void CompletedInSet(int rc, RequestHandle handle, in Status status)
     {
         if (rc < 0 && Core.ReqLive(handle) != 0)
             return; // a refused set (bad or repeated request) stays as it was
@@ -113,8 +113,8 @@ internal sealed unsafe class BoxedRequest : MpiRequest
 
     internal override bool CancelAwaited()
     {
-        int h = _completed ? CoreConst.ReqNull : _request.SetEntry();
-        if (h == CoreConst.ReqNull || Core.ReqIsRecv(h) != 1)
+        RequestHandle h = _completed ? RequestHandle.Null : _request.SetEntry();
+        if (h == RequestHandle.Null || Core.ReqIsRecv(h) != 1)
             return false;
         _request.Cancel();
         return true;

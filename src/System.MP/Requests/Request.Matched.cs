@@ -11,12 +11,13 @@ public readonly unsafe partial struct Request
     /// operation completed and was finished, or once it saw a dropped one complete
     /// (<see cref="Core.ReqLive"/> tells).  ReqNull when already completed here.
     /// </summary>
-    internal int CoreHandle => SetEntry();
+    internal RequestHandle CoreHandle => SetEntry();
 
     /// <summary>Posts the receive of a matched message into <paramref name="count"/> elements at <paramref name="offset"/> (MPI_Imrecv).</summary>
-    internal static Request PostMatchedRecv<T>(T[] buffer, int offset, int count, long message) where T : unmanaged
+    internal static Request PostMatchedRecv<T>(T[] buffer, int offset, int count, MessageHandle message) where T : unmanaged
     {
-        int req = 0, rc;
+        RequestHandle req = RequestHandle.Null;
+        int rc;
         RequestPoster poster = RequestPoster.Current;
         bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
         fixed (T* p = buffer)

@@ -82,11 +82,11 @@ public readonly unsafe partial struct Request
     private static void WaitAllCore(ReadOnlySpan<Request> requests, Span<Status> statuses)
     {
         int n = requests.Length, rc;
-        int[]? heap = n > StackRequests ? new int[n] : null;
-        Span<int> handles = heap ?? stackalloc int[StackRequests];
+        RequestHandle[]? heap = n > StackRequests ? new RequestHandle[n] : null;
+        Span<RequestHandle> handles = heap ?? stackalloc RequestHandle[StackRequests];
         handles = handles[..n];
         Handles(requests, handles);
-        fixed (int* h = handles)
+        fixed (RequestHandle* h = handles)
         fixed (Status* s = statuses)
         {
             var all = new Completion.AllRequests(n, h, s);
@@ -122,15 +122,15 @@ public readonly unsafe partial struct Request
     public static bool TestAll(ReadOnlySpan<Request> requests)
     {
         int n = requests.Length, rc;
-        int[]? heapH = n > StackRequests ? new int[n] : null;
+        RequestHandle[]? heapH = n > StackRequests ? new RequestHandle[n] : null;
         Status[]? heapS = n > StackRequests ? new Status[n] : null;
-        Span<int> handles = heapH ?? stackalloc int[StackRequests];
+        Span<RequestHandle> handles = heapH ?? stackalloc RequestHandle[StackRequests];
         Span<Status> statuses = heapS ?? stackalloc Status[StackRequests];
         handles = handles[..n];
         statuses = statuses[..n];
         Handles(requests, handles);
         MpiRequest.CheckDistinct(handles);
-        fixed (int* h = handles)
+        fixed (RequestHandle* h = handles)
         fixed (Status* s = statuses)
             rc = Core.ReqTestall(n, h, s);
         if (rc == 0)
@@ -149,8 +149,8 @@ public readonly unsafe partial struct Request
     {
         ArgumentNullException.ThrowIfNull(requests);
         int n = requests.Length;
-        int[]? heap = n > StackRequests ? new int[n] : null;
-        Span<int> handles = heap ?? stackalloc int[StackRequests];
+        RequestHandle[]? heap = n > StackRequests ? new RequestHandle[n] : null;
+        Span<RequestHandle> handles = heap ?? stackalloc RequestHandle[StackRequests];
         handles = handles[..n];
         Handles(requests, handles);
         MpiRequest.CheckDistinct(handles);
@@ -188,20 +188,20 @@ public readonly unsafe partial struct Request
 
     /// <summary>Checks every request (none completed or disposed already) before anything is waited for: the core handles of a set.</summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private static void Handles(ReadOnlySpan<Request> requests, Span<int> handles)
+    private static void Handles(ReadOnlySpan<Request> requests, Span<RequestHandle> handles)
     {
         // One length check for the set, none per request (the JIT cannot tell
         // that the two spans are as long as each other; WaitAllCore made them so).
         if (handles.Length < requests.Length)
             ThrowHelper.ThrowStatusesTooShort(handles.Length, requests.Length);
-        ref int h = ref MemoryMarshal.GetReference(handles);
+        ref RequestHandle h = ref MemoryMarshal.GetReference(handles);
         for (int i = 0; i < requests.Length; i++)
             Unsafe.Add(ref h, i) = requests[i].SetEntry();
     }
 
     /// <summary>After the core completed the set: every request is consumed (and the first error thrown).</summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private static void FinishAll(ReadOnlySpan<Request> requests, ReadOnlySpan<int> handles, Span<Status> statuses, int rc)
+    private static void FinishAll(ReadOnlySpan<Request> requests, ReadOnlySpan<RequestHandle> handles, Span<Status> statuses, int rc)
     {
         if (rc < 0)
         {
@@ -212,7 +212,7 @@ public readonly unsafe partial struct Request
         // JIT keeps it in registers; the spans' lengths are checked once, as in Handles.
         if (Math.Min(handles.Length, statuses.Length) < requests.Length)
             ThrowHelper.ThrowStatusesTooShort(Math.Min(handles.Length, statuses.Length), requests.Length);
-        ref int h = ref MemoryMarshal.GetReference(handles);
+        ref RequestHandle h = ref MemoryMarshal.GetReference(handles);
         ref Status st = ref MemoryMarshal.GetReference(statuses);
         RequestPoster poster = RequestPoster.Current;
         int failed = 0;
@@ -221,7 +221,7 @@ public readonly unsafe partial struct Request
             RequestSlot? s = requests[i]._slot;
             if (s is null)
                 Unsafe.Add(ref st, i) = EmptyStatus;
-            else if (Unsafe.Add(ref h, i) != CoreConst.ReqNull)
+            else if (Unsafe.Add(ref h, i) != RequestHandle.Null)
                 Release(s, poster);
             else
                 failed |= TakeDone(s, requests[i]._version, ref Unsafe.Add(ref st, i), poster);
@@ -252,7 +252,7 @@ public readonly unsafe partial struct Request
 
     /// <summary>A set that failed: the requests the core finished are consumed, a refused set (bad or repeated request) stays as it was.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static void FinishFailed(ReadOnlySpan<Request> requests, ReadOnlySpan<int> handles, Span<Status> statuses, int rc)
+    private static void FinishFailed(ReadOnlySpan<Request> requests, ReadOnlySpan<RequestHandle> handles, Span<Status> statuses, int rc)
     {
         Exception error = ThrowHelper.CoreException(rc);
         RequestPoster poster = RequestPoster.Current;
@@ -261,7 +261,7 @@ public readonly unsafe partial struct Request
             RequestSlot? s = requests[i]._slot;
             if (s is null)
                 statuses[i] = EmptyStatus;
-            else if (handles[i] == CoreConst.ReqNull)
+            else if (handles[i] == RequestHandle.Null)
                 TakeDone(s, requests[i]._version, ref statuses[i], poster);
             else if (Core.ReqLive(handles[i]) == 0)
                 Release(s, poster);

@@ -1,4 +1,5 @@
 using System.Collections.Generic;
+using System.MP.Interop;
 
 namespace System.MP;
 
@@ -48,7 +49,7 @@ public readonly partial struct Request
     public static int[] TestSome(Request[] requests, out Status[] statuses)
     {
         ArgumentNullException.ThrowIfNull(requests);
-        var handles = new int[requests.Length];
+        var handles = new RequestHandle[requests.Length];
         Handles(requests, handles);
         MpiRequest.CheckDistinct(handles);
         var done = new List<(int, Status)>();

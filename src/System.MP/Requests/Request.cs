@@ -162,11 +162,11 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
             // On a user thread the request can be tested now: one that is already
             // complete (a send that went out eagerly, ProcNull) is released at once.
             Status st;
-            int h = s.Handle;
+            RequestHandle h = s.Handle;
             if (Core.ReqTest(h, &st) == 0)
             {
                 Abandon(h, s.Pin, s.Pin2);
-                s.Handle = CoreConst.ReqNull;
+                s.Handle = RequestHandle.Null;
                 s.Pin = s.Pin2 = null;
             }
         }
@@ -247,7 +247,7 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
 
     /// <summary>The core's handle of a set's entry: ReqNull for the null request and one completed already; throws when stale.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal int SetEntry() => Live() is { } s ? s.Handle : CoreConst.ReqNull;
+    internal RequestHandle SetEntry() => Live() is { } s ? s.Handle : RequestHandle.Null;
 
     /// <summary>The core completed the operation alone (rc its result): finishes it, throws its error.</summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
@@ -270,7 +270,7 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void ReleaseHolds(RequestSlot s)
     {
-        s.Handle = CoreConst.ReqNull;
+        s.Handle = RequestHandle.Null;
         if (s.Pin is not null)
         {
             s.Pin.Release();

@@ -24,7 +24,7 @@ namespace System.MP;
 internal sealed class RequestSlot
 {
     /// <summary>The core's handle while the operation is in flight here; ReqNull once completed or given up.</summary>
-    internal int Handle = CoreConst.ReqNull;
+    internal RequestHandle Handle = RequestHandle.Null;
 
     /// <summary>Changes each time the slot is released: a request recorded under another version is stale.</summary>
     internal int Version;
@@ -50,7 +50,7 @@ internal sealed class RequestSlot
     /// <summary>Every request naming this slot was dropped: orphan the operation still in flight.</summary>
     ~RequestSlot()
     {
-        if (Handle != CoreConst.ReqNull)
+        if (Handle != RequestHandle.Null)
             Request.Abandon(Handle, Pin, Pin2);
     }
 }
