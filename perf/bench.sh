@@ -27,6 +27,11 @@
 # calling the same MPI library's functions directly from the same process (direct, the reference),
 # on the same buffers: what Motor adds, without what moves separate runs apart.  The same under
 # mpirun.openmpi, Motor on its Open MPI core: latency-paired-ompi and bandwidth-paired-ompi.
+# message-rate: osu_mbw_mr's message rate between one pair (perf/Paired rate: the same windows of
+# 64 nonblocking sends and receives, messages/s) at sizes up to RATE_MAX_BYTES (4096, at most
+# MAX_BYTES): motor (Request objects), motor-list (a RequestList) and direct (MPI called directly,
+# the reference); message-rate-await: the windows awaited (MpiRequest.WhenAll, thread level
+# Multiple) as motor-await, against direct at the same thread level.
 # first-loop: perf/UserLoop, a ping-pong as a new user writes it (no
 # warm-up beyond osu_latency's 100 iterations), against C; its first size (0 B) is the
 # number: under motor's defaults (motor), with .NET's tiering default (motor-qjfl:
@@ -53,7 +58,7 @@ ROUNDS="${ROUNDS:-5}" SCALE="${SCALE:-1}"
 # shorter than this shared VM's slow phases: bandwidth runs 10 times as many
 # windows by default (osu_bw -i), so one round is not one noisy instant.
 BW_SCALE="${BW_SCALE:-10}"
-ONLY="${ONLY:-latency latency-paired bandwidth bandwidth-paired collectives objects objects-steady service first-loop latency-ompi bandwidth-ompi objects-ompi latency-paired-ompi bandwidth-paired-ompi micro instructions}"
+ONLY="${ONLY:-latency latency-paired bandwidth bandwidth-paired message-rate message-rate-await collectives objects objects-steady service first-loop latency-ompi bandwidth-ompi objects-ompi latency-paired-ompi bandwidth-paired-ompi micro instructions}"
 MAX="${MAX_BYTES:-4194304}"              # largest message of the latency/bandwidth sweeps
 RMA_MAX="${RMA_MAX_BYTES:-$MAX}"          # largest Put/Get of the rma-put/rma-get sweeps
 OBJECT_ARGS="${OBJECT_ARGS:-4096 1 40}"   # Figure 11: largest N, rounds, ms budget per point
@@ -64,6 +69,8 @@ SETS="${PAIRED_SETS:-31}"                #  latency-paired, bandwidth-paired: se
 BW_PAIRED_SCALE="$(awk -v s="$BW_SCALE" 'BEGIN { print s / 10 }')"
 FIRST_MAX="${FIRST_LOOP_MAX_BYTES:-1024}"  # largest message of the first-loop sweep (at most MAX_BYTES)
 [ "$FIRST_MAX" -le "$MAX" ] || FIRST_MAX="$MAX"
+RATE_MAX="${RATE_MAX_BYTES:-4096}"       # largest message of the message-rate sweeps (at most MAX_BYTES)
+[ "$RATE_MAX" -le "$MAX" ] || RATE_MAX="$MAX"
 PY="${MPI4PY_PYTHON:-/usr/bin/python3}"   # the Python that has Debian's python3-mpi4py and python3-numpy
 export MOTOR_MICRO_JOB="${MICRO_JOB:-short}"  # BenchmarkDotNet job: short (ShortRun) or dry
 BIN="$ROOT/artifacts/bin" NET="$ROOT/artifacts/dotnet/bin"
@@ -116,6 +123,8 @@ bandwidth|C-net|env BENCH_BUFFER_OFFSETS=$BW_NET $MPIEXEC -n 2 $BIN/bandwidth-c 
 bandwidth|motor-pinned|env BENCH_BUFFER=pinned $MPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
 bandwidth|motor-list|env BENCH_REQUESTS=list $MPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
 bandwidth-paired|table:2=motor,3=motor-list,4=direct|$MPIEXEC -n 2 $MOTOR $(app Paired) bandwidth $MAX $SETS $BW_PAIRED_SCALE
+message-rate|table:2=motor,3=motor-list,4=direct|$MPIEXEC -n 2 $MOTOR $(app Paired) rate $RATE_MAX $SETS $BW_PAIRED_SCALE
+message-rate-await|table:2=motor-await,3=direct|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Paired) rate-await $RATE_MAX $SETS $BW_PAIRED_SCALE
 collectives|C|$MPIEXEC -n 2 $BIN/collectives-c
 collectives|motor|$MPIEXEC -n 2 $MOTOR $(app Collectives)
 collectives|dotnet|$MPIEXEC -n 2 dotnet $(app Collectives)

@@ -9,6 +9,8 @@
 //
 //   mpiexec -n 2 motor Paired.dll latency   [max_bytes=65536] [sets=31] [iteration_scale=1] [min_bytes=0]
 //   mpiexec -n 2 motor Paired.dll bandwidth [max_bytes=65536] [sets=31] [iteration_scale=1] [min_bytes=1]
+//   mpiexec -n 2 motor Paired.dll rate      [max_bytes=65536] [sets=31] [iteration_scale=1] [min_bytes=1]
+//   mpiexec -n 2 motor --thread-level multiple Paired.dll rate-await [max_bytes] [sets] [iteration_scale] [min_bytes]
 //
 // latency: osu_latency's blocking ping-pong; paths motor (Communicator.Send/Recv) and direct
 // (MPI_Send/MPI_Recv); blocks of 1000 round trips up to 8 KiB, 200 up to 64 KiB, 50 up to 512 KiB,
@@ -16,7 +18,13 @@
 // bandwidth: osu_bw's window of 64 nonblocking sends and a 4-byte acknowledgement (perf/Bandwidth's
 // OsuWindow); paths motor (Request objects and Request.WaitAll), motor-list (a RequestList) and
 // direct (MPI_Isend/MPI_Irecv/MPI_Waitall, then MPI_Recv/MPI_Send of the acknowledgement); blocks
-// of 100 windows up to 8 KiB, 20 above; MB/s.  Block sizes times iteration_scale, at least 1.
+// of 100 windows up to 8 KiB, 20 above; MB/s.
+// rate: osu_mbw_mr's message rate between one pair (the same window: 64 nonblocking sends, the
+// receiver's 64 receives, all waited for, and the acknowledgement); paths motor, motor-list and
+// direct as for bandwidth; messages per second.  rate-await (thread level Multiple, which the
+// engine needs): the window's requests awaited together (await MpiRequest.WhenAll) through the
+// progress engine (motor-await), against direct at the same thread level.
+// Block sizes times iteration_scale, at least 1.
 // Prints per size each path's median over its blocks, then for each System.MP path the median of
 // its per-set quotients to direct and their quartiles.
 using System.Globalization;
@@ -25,12 +33,12 @@ using System.Runtime.InteropServices;
 
 const int Window = 64;
 string mode = args.Length > 0 ? args[0] : "latency";
-if (mode is not ("latency" or "bandwidth"))
+if (mode is not ("latency" or "bandwidth" or "rate" or "rate-await"))
 {
-    Console.Error.WriteLine($"Paired: the mode is latency or bandwidth, not '{mode}'");
+    Console.Error.WriteLine($"Paired: the mode is latency, bandwidth, rate or rate-await, not '{mode}'");
     return 2;
 }
-bool latency = mode == "latency";
+bool latency = mode == "latency", rate = mode.StartsWith("rate", StringComparison.Ordinal);
 long max = args.Length > 1 ? long.Parse(args[1], CultureInfo.InvariantCulture) : 65536;
 int sets = args.Length > 2 ? int.Parse(args[2], CultureInfo.InvariantCulture) : 31;
 double scale = args.Length > 3 ? double.Parse(args[3], CultureInfo.InvariantCulture) : 1.0;
@@ -47,13 +55,19 @@ if (world.Size != 2)
     Mpi.Abort(1);
 }
 int rank = world.Rank;
+if (mode == "rate-await" && Mpi.ThreadLevel != ThreadLevel.Multiple)
+{
+    Console.Error.WriteLine("Paired rate-await awaits through the progress engine: run it at thread level Multiple (motor --thread-level multiple)");
+    return 2;
+}
 var direct = new DirectMpi(Mpi.LibraryPath, Mpi.LibraryVersion, Window);
 var send = new byte[Math.Max(max, 1)];
 var recv = new byte[Math.Max(max, 1)];
 Array.Fill(send, (byte)'a');
 var reqs = new Request[Window];
+var awaited = new MpiRequest[Window];
 using var list = new RequestList(Window);
-string[] paths = latency ? ["motor", "direct"] : ["motor", "motor-list", "direct"];
+string[] paths = latency ? ["motor", "direct"] : mode == "rate-await" ? ["motor-await", "direct"] : ["motor", "motor-list", "direct"];
 int directPath = paths.Length - 1;
 var values = new double[paths.Length][];
 var ratios = new double[paths.Length - 1][];
@@ -74,7 +88,7 @@ for (double t = Mpi.Wtime(); world.Bcast(rank == 0 && Mpi.Wtime() - t < 1.0 ? 1 
 if (rank == 0)
 {
     Console.WriteLine($"# paired blocks in one process: {mode}, {sets} sets per size, {(Mpi.IsHosted ? "motor VM" : "library mode")}, " +
-                      $"{Mpi.LibraryVersion.Split('\n')[0].Trim()}; {(latency ? "half round trip, µs" : "MB/s")}");
+                      $"{Mpi.LibraryVersion.Split('\n')[0].Trim()}; {(latency ? "half round trip, µs" : rate ? "messages/s" : "MB/s")}");
     Console.WriteLine($"# {"size",-10} {string.Join(' ', paths.Select(p => $"{p,10}"))} " +
                       string.Join(' ', paths[..^1].Select(p => $"{p + "/direct",14} {"q1",7} {"q3",7}")));
 }
@@ -140,6 +154,10 @@ double Block(int p, int count, int iters)
                 world.Send(send, 0, count, 0, 1);
             }
         }
+        else if (paths[p] == "motor-await")
+        {
+            AwaitWindow(world, send, recv, awaited, count).GetAwaiter().GetResult();
+        }
         else if (p == 0)
         {
             OsuWindow.Exchange(world, send, recv, reqs, count);
@@ -150,7 +168,28 @@ double Block(int p, int count, int iters)
         }
     }
     double seconds = Mpi.Wtime() - t0;
-    return latency ? seconds * 1e6 / (2.0 * iters) : (double)count * Window * iters / seconds / 1e6;
+    return latency ? seconds * 1e6 / (2.0 * iters)
+         : rate ? (double)Window * iters / seconds
+         : (double)count * Window * iters / seconds / 1e6;
+}
+
+// OsuWindow.Exchange with the window's requests awaited together (the engine completes them).
+static async Task AwaitWindow(Communicator comm, byte[] send, byte[] recv, MpiRequest[] reqs, int count)
+{
+    if (comm.Rank == 0)
+    {
+        for (int w = 0; w < reqs.Length; w++)
+            reqs[w] = comm.ISend(send, 0, count, 1, 100);
+        await MpiRequest.WhenAll(reqs).ConfigureAwait(false);
+        comm.Recv<int>(1, 101);
+    }
+    else
+    {
+        for (int w = 0; w < reqs.Length; w++)
+            reqs[w] = comm.IRecv(recv, 0, count, 0, 100);
+        await MpiRequest.WhenAll(reqs).ConfigureAwait(false);
+        comm.Send(0, 0, 101);
+    }
 }
 
 /// <summary>The MPI library System.MP runs on, called as C calls it (the MPICH ABI or Open MPI's).</summary>

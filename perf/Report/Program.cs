@@ -106,6 +106,16 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
             "with Request objects (motor) and with a RequestList (motor-list), and calling the same MPI library's MPI_Isend/MPI_Irecv/MPI_Waitall " +
             "directly from the same process (direct, the reference), on the same buffers, each path first, middle and last in turn. Each value is a " +
             "round's median block; the program also prints the median and quartiles of the per-set quotients (raw/bandwidth-paired/table.*.log).", "direct"),
+        new("message-rate", "Message rate, paired blocks in one process", "msg/s", true, true,
+            "osu_mbw_mr methodology between one pair, perf/Paired rate under motor: per size, sets of three neighbouring blocks of windows of " +
+            "64 nonblocking sends (the receiver posts 64 receives, both wait for all, then a 4-byte acknowledgement; 100 windows per block up to " +
+            "8 KiB, times BW_SCALE / 10; PAIRED_SETS sets), through System.MP with Request objects (motor) and a RequestList (motor-list), and " +
+            "calling the same MPI library's MPI_Isend/MPI_Irecv/MPI_Waitall directly from the same process (direct, the reference); messages per " +
+            "second, sizes up to RATE_MAX_BYTES (4096).", "direct"),
+        new("message-rate-await", "Message rate with awaits, paired blocks in one process", "msg/s", true, true,
+            "As message-rate at thread level Multiple (motor --thread-level multiple): each window's requests awaited together " +
+            "(await MpiRequest.WhenAll, the progress engine completes them; motor-await) against the direct calls in the same process at the " +
+            "same thread level (direct, the reference).", "direct"),
         new("rma-put", "One-sided Put latency", "µs", false, true,
             "osu_put_latency methodology: rank 0 locks rank 1's window (Window.Allocate / MPI_Win_allocate) and times Put + Flush; " +
             "100 warm-up + 10000 timed iterations up to 8 KiB, 10 + 1000 above (times SCALE)."),

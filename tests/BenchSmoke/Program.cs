@@ -25,6 +25,9 @@ try
     string[] bandwidth = [.. p2p, "motor-list"];
     bench.CheckTable("bandwidth", "MBps", "C", bandwidth, sizes);
     bench.CheckTable("bandwidth-paired", "MBps", "direct", ["direct", "motor", "motor-list"], sizes);
+    string[] rateSizes = [.. sizes.TakeWhile(s => long.Parse(s, CultureInfo.InvariantCulture) <= 4096)];
+    bench.CheckTable("message-rate", "msgps", "direct", ["direct", "motor", "motor-list"], rateSizes);
+    bench.CheckTable("message-rate-await", "msgps", "direct", ["direct", "motor-await"], rateSizes);
     bench.CheckTable("collectives", "us", "C", ["C", "motor", "dotnet"], ["allreduce 8", "bcast 1048576", "alltoall 4096"]);
     bench.CheckTable("objects", "us", "raw", objects, ["1", "2", "4", "8", "16", "32", "64"]);
     bench.CheckTable("objects-steady", "us", "raw", ["raw", "motor", "motor-netgen0", "dotnet"], ["1-node list"]);
@@ -47,6 +50,8 @@ try
     bench.CheckPlot("latency-paired", ["direct", "motor"]);
     bench.CheckPlot("bandwidth", bandwidth);
     bench.CheckPlot("bandwidth-paired", ["direct", "motor", "motor-list"]);
+    bench.CheckPlot("message-rate", ["direct", "motor", "motor-list"]);
+    bench.CheckPlot("message-rate-await", ["direct", "motor-await"]);
     bench.CheckPlot("objects", objects);
     bench.CheckPlot("first-loop", ["C", "motor", "motor-qjfl", "motor-before", "dotnet"]);
     bench.CheckPlot("objects-ompi", ["mpi4py", "motor", "mpi4py-raw", "motor-raw"]);
@@ -150,7 +155,8 @@ internal sealed class BenchOutput(string dir, int rounds)
     internal void CheckSummary()
     {
         string summary = File.ReadAllText(Path.Combine(dir, "summary.md"));
-        foreach (string section in new[] { "## Point-to-point latency", "## Point-to-point latency, paired blocks in one process", "## Point-to-point bandwidth", "## Point-to-point bandwidth, paired blocks in one process", "## Collectives",
+        foreach (string section in new[] { "## Point-to-point latency", "## Point-to-point latency, paired blocks in one process", "## Point-to-point bandwidth", "## Point-to-point bandwidth, paired blocks in one process",
+                                           "## Message rate, paired blocks in one process", "## Message rate with awaits, paired blocks in one process", "## Collectives",
                                            "## Object transport (Motor Figure 11)", "## Micro-benchmarks (BenchmarkDotNet)",
                                            "## Instructions per operation (callgrind)", "## MPI bandwidth beside a gRPC service",
                                            "## gRPC calls/s of samples/Service", "## A user's loop from its first iteration",

@@ -40,6 +40,9 @@ public enum Scenario
     DroppedRequest,
     DroppedSelfSend,
 
+    // Pooled request state: spent and stale requests refused, dropped ones reclaimed (Requests/RequestReuse.cs)
+    RequestReuse,
+
     // Buffer collectives (Collectives/Collectives.cs); the last two on 3 ranks
     CollReduce,
     CollMove,

@@ -69,7 +69,7 @@ internal static unsafe class BufferPolicy
     /// buffer looks the array up once and shares one GCHandle.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static bool Hold<T>(T[] buffer, int count, RequestFinalizerBatch.Poster poster, out BufferHold? pin)
+    internal static bool Hold<T>(T[] buffer, int count, RequestPoster poster, out BufferHold? pin)
     {
         pin = null;
         if (count <= 0 || PinnedBuffers.Contains(buffer, ref poster.LastImmobile))
@@ -81,7 +81,7 @@ internal static unsafe class BufferPolicy
     }
 
     /// <summary>Pins <paramref name="array"/> (<see cref="BufferHoldKind.Pin"/>) for one more operation of the calling thread.</summary>
-    internal static BufferHold Pin(Array array) => BufferHold.Acquire(array, ref RequestFinalizerBatch.CurrentPoster.LastPin);
+    internal static BufferHold Pin(Array array) => BufferHold.Acquire(array, ref RequestPoster.Current.LastPin);
 
     /// <summary>The array's object address, which a registering post hands to the core; stable only while the array is fixed.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -128,6 +128,9 @@ internal static class ThrowHelper
     internal static void ThrowRequestActive() => throw new InvalidOperationException(SR.PersistentActive);
 
     [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
+    internal static void ThrowStaleRequest() => throw new ObjectDisposedException(nameof(Request), SR.StaleRequest);
+
+    [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]
     internal static void ThrowRequestDisposed() => throw new ObjectDisposedException(nameof(PersistentRequest));
 
     [DoesNotReturn, MethodImpl(MethodImplOptions.NoInlining)]

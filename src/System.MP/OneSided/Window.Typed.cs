@@ -391,7 +391,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         int rc;
         ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         CheckTarget(target, targetIndex);
-        RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
+        RequestPoster poster = RequestPoster.Current;
         bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
         void* obj = register ? BufferPolicy.ObjectOf(ref buffer) : null;
         fixed (T* p = buffer)

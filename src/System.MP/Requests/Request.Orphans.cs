@@ -5,7 +5,7 @@ using System.Threading;
 namespace System.MP;
 
 // Orphans: operations whose Request was disposed or dropped, completed and released later.
-public sealed unsafe partial class Request
+public readonly unsafe partial struct Request
 {
     private static readonly ConcurrentQueue<(RequestHandle Handle, BufferHold? Pin, BufferHold? Pin2)> s_orphans = new();
 
@@ -25,23 +25,6 @@ public sealed unsafe partial class Request
 
     /// <summary>How many times a sweep has asked the core whether a dropped operation is still in flight (tests).</summary>
     internal static long OrphanChecks => Interlocked.Read(ref Orphans.Checks);
-
-    /// <summary>Gives up an operation nobody will complete (disposed, or its request dropped).</summary>
-    internal static void Abandon(RequestFinalizerBatch group, int index)
-    {
-        RequestHandle h = group.Handles[index];
-        if (h == RequestHandle.Null)
-            return;
-        group.Handles[index] = RequestHandle.Null;
-        if (group.PinSlots is { } slots)
-        {
-            ref RequestFinalizerBatch.Pins op = ref slots[index];
-            Abandon(h, op.Pin, op.Pin2);
-            op.Pin = op.Pin2 = null;
-        }
-        else
-            Abandon(h, null, null);
-    }
 
     /// <summary>
     /// Gives up the operation <paramref name="handle"/> and keeps its pins until the core has

@@ -6,7 +6,7 @@ using System.Threading;
 namespace System.MP;
 
 // Posting: each nonblocking operation holds its buffers as BufferPolicy decides.
-public sealed unsafe partial class Request
+public readonly unsafe partial struct Request
 {
     /// <summary>Posts a nonblocking collective over up to two arrays (send, receive).</summary>
     internal static Request PostCollective<T>(CommHandle comm, CollDesc* d, T[]? send, T[]? recv) where T : unmanaged =>
@@ -33,11 +33,11 @@ public sealed unsafe partial class Request
                 rc = PostCore(comm, d, sendHold == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref send!) : null,
                               recvHold == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref recv!) : null, hood, &req);
             }
-            return Posted(RequestFinalizerBatch.CurrentPoster, rc, req, NativeHold(hood, null, null));
+            return Posted(RequestPoster.Current, rc, req, NativeHold(hood, null, null));
         }
         // The pins keep the arrays in place, so the addresses taken under
         // `fixed` stay valid after it.
-        RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
+        RequestPoster poster = RequestPoster.Current;
         BufferHold? ps = sendHold == BufferHoldKind.Pin ? BufferHold.Acquire(send!, ref poster.LastPin) : null;
         BufferHold? pr = recvHold == BufferHoldKind.Pin ? BufferHold.Acquire(recv!, ref poster.LastPin) : null;
         fixed (T* s = send)
@@ -60,7 +60,7 @@ public sealed unsafe partial class Request
             }
             throw e;
         }
-        return native is not null ? new Request(poster, req, native, null) : new Request(poster, req, ps, pr);
+        return native is not null ? InFlight(poster, req, native, null) : InFlight(poster, req, ps, pr);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -81,7 +81,7 @@ public sealed unsafe partial class Request
     {
         RequestHandle req = RequestHandle.Null;
         int rc;
-        RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
+        RequestPoster poster = RequestPoster.Current;
         bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
         // Under `fixed` until the posting call has registered the array; a
         // pinned (or immobile) array keeps its address after it.  The caller
@@ -103,7 +103,7 @@ public sealed unsafe partial class Request
     {
         RequestHandle req = RequestHandle.Null;
         int rc;
-        RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
+        RequestPoster poster = RequestPoster.Current;
         bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as PostSend
             rc = Core.Irecv(p + offset, (long)count * sizeof(T), source, tag, comm,
@@ -122,7 +122,7 @@ public sealed unsafe partial class Request
     {
         RequestHandle req = RequestHandle.Null;
         int rc;
-        RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
+        RequestPoster poster = RequestPoster.Current;
         BufferHold? pin = null;
         bool register = Mpi.ThreadLevel == ThreadLevel.Multiple // below it the access ends inside the call
                         && BufferPolicy.Hold(buffer, count, poster, out pin);
@@ -141,19 +141,33 @@ public sealed unsafe partial class Request
     internal static Request PostHeldSend(byte* buffer, long bytes, int dest, int tag, CommHandle comm, BufferHold hold)
     {
         RequestHandle req = RequestHandle.Null;
-        RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
+        RequestPoster poster = RequestPoster.Current;
         int rc = Core.Isend(buffer, bytes, dest, tag, comm, CoreConst.SendStandard, null, &req);
         return Posted(poster, rc, req, hold);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static Request Posted(RequestFinalizerBatch.Poster poster, int rc, RequestHandle req, BufferHold? pin)
+    internal static Request Posted(RequestPoster poster, int rc, RequestHandle req, BufferHold? pin)
     {
         if (rc < 0)
             ThrowPostFailed(rc, pin);
         if (Volatile.Read(ref Orphans.Count) != 0)
             SweepOrphans();
-        return new Request(poster, req, pin, null);
+        RequestSlot s = poster.Rent();
+        s.Handle = req;
+        if (pin is not null) // a slot comes back without pins: no write barrier for a null
+            s.Pin = pin;
+        return new Request(s);
+    }
+
+    /// <summary>A request on a pooled slot for the operation <paramref name="req"/> the core accepted, holding its pins.</summary>
+    private static Request InFlight(RequestPoster poster, RequestHandle req, BufferHold? pin, BufferHold? pin2)
+    {
+        RequestSlot s = poster.Rent();
+        s.Handle = req;
+        s.Pin = pin;
+        s.Pin2 = pin2;
+        return new Request(s);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]

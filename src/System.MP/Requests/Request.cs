@@ -1,66 +1,101 @@
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
 using System.Threading;
+using System.Threading.Tasks;
 
 namespace System.MP;
 
 /// <summary>
-/// A nonblocking operation in flight (an MPI request).  Complete it with
-/// <see cref="Wait"/>, <see cref="Test"/> or the static WaitAll/WaitAny/TestAll;
-/// until then the operation's array must not be touched.
+/// A nonblocking operation in flight (an MPI request).  Complete it once, with
+/// <see cref="Wait"/>, a <see cref="Test"/> that returns true, a set (WaitAll, WaitAny,
+/// TestAll, WaitSome, TestSome), an await, or give it up with <see cref="Dispose"/>; until
+/// then the operation's array must not be touched.
 /// </summary>
 /// <remarks>
-/// Buffer lifetime: under motor with its GC extension the array is recorded in
-/// the core's in-flight table by the same call that posts the operation, and
-/// the GC treats it as pinned only while the operation is in flight.  Under
-/// plain dotnet the array is held by a pinned GCHandle until completion (one
-/// handle shared by all operations in flight on the same array).  A request
-/// dropped without completion is noticed by a finalizer (of the group of
-/// requests its thread posted around it) and released once the operation
-/// completes; the array is never moved while MPI may touch it.
+/// <para>
+/// A Request is a small handle (a value type) on pooled state: posting allocates nothing in
+/// steady state.  Each handle records the use of the state it was made for, and every
+/// call checks it, so a copy of a request that has already completed (or been disposed)
+/// throws <see cref="ObjectDisposedException"/> and never touches the newer operation that
+/// reuses the state.  <see cref="IsCompleted"/> does not complete the request: after it
+/// says true, Wait or Test returns the status.  The default value is the null request
+/// (MPI_REQUEST_NULL): complete, with the empty status.  The sets that take an array of
+/// requests write the null request over those they complete, as MPI does.
+/// </para>
+/// <para>
+/// Buffer lifetime: under motor with its GC extension the array is recorded in the core's
+/// in-flight table by the same call that posts the operation, and the GC treats it as pinned
+/// only while the operation is in flight.  Under plain dotnet the array is held by a pinned
+/// GCHandle until completion (one handle shared by all operations in flight on the same
+/// array).  A request dropped without completion is noticed by the finalizer of its state and
+/// released once the operation completes; the array is never moved while MPI may touch it.
 /// A Request is not thread-safe: complete it from one thread.
+/// </para>
 /// </remarks>
-public sealed unsafe partial class Request : MpiRequest
+public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
 {
-    // The core handle and pins live in the group (see RequestFinalizerBatch): no
-    // finalizer per request.
-    private readonly RequestFinalizerBatch _group;
-    private readonly int _index;
-    private bool _disposed;
-    private Status _status;
+    private readonly RequestSlot? _slot;
+    private readonly int _version;
 
-    private Request(RequestFinalizerBatch.Poster poster, RequestHandle handle, BufferHold? pin, BufferHold? pin2) =>
-        _group = RequestFinalizerBatch.Add(poster, handle, pin, pin2, out _index);
-
-    private ref RequestHandle Handle
+    private Request(RequestSlot slot)
     {
-        [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        get => ref _group.Handles[_index];
+        _slot = slot;
+        _version = slot.Version;
     }
+
+    /// <summary>The status of a null request (MPI-4.0 §3.7.3).</summary>
+    internal static Status EmptyStatus => new(Mpi.AnySource, Mpi.AnyTag, 0);
 
     /// <summary>True while this request holds a pinned GCHandle on a buffer (library mode, movable arrays).</summary>
-    internal bool HoldsPin => _group.PinSlots is { } p && (p[_index].Pin is not null || p[_index].Pin2 is not null);
+    internal bool HoldsPin => _slot is { } s && s.Version == _version && (s.Pin is not null || s.Pin2 is not null);
 
-    /// <summary>True once the operation has completed (tests it when not yet known).</summary>
-    public override bool IsCompleted => Handle == RequestHandle.Null || Test(out _);
-
-    /// <summary>Waits for the operation to complete (MPI_Wait).</summary>
-    /// <returns>The operation's status (for a receive: source, tag, size).</returns>
-    /// <exception cref="MessageTruncatedException">A receive got a message longer than its buffer.</exception>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public override unsafe Status Wait()
+    /// <summary>
+    /// True once the operation has completed: the null request, one already completed or
+    /// disposed, or one that MPI reports done (tested when not yet known).  Completes nothing:
+    /// <see cref="Wait"/> or <see cref="Test"/> still returns the status (or the error).
+    /// </summary>
+    public bool IsCompleted
     {
-        RequestHandle h = ActiveHandle();
-        if (h == RequestHandle.Null)
-            return _status;
-        Status st = default;
-        int rc = Completion.PollThenBlock(new Completion.OneRequest(h, &st));
-        return Finish(rc, st);
+        get
+        {
+            RequestSlot? s = _slot;
+            if (s is null || s.Version != _version || s.Done)
+                return true;
+            Status st;
+            int rc = Core.ReqTest(s.Handle, &st);
+            if (rc == 0)
+            {
+                GC.KeepAlive(s);
+                return false;
+            }
+            s.Status = st;
+            s.Result = rc < 0 ? rc : 0;
+            s.Done = true;
+            ReleaseHolds(s);
+            return true;
+        }
     }
 
-    /// <summary>Tests whether the operation completed, without waiting (MPI_Test).</summary>
+    /// <summary>Waits for the operation to complete (MPI_Wait).</summary>
+    /// <returns>The operation's status (for a receive: source, tag, size); the empty status for the null request.</returns>
+    /// <exception cref="MessageTruncatedException">A receive got a message longer than its buffer.</exception>
+    /// <exception cref="ObjectDisposedException">The request was already completed or disposed.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public Status Wait()
+    {
+        RequestSlot? s = Live();
+        if (s is null)
+            return EmptyStatus;
+        if (s.Done)
+            return Finish(s, s.Result, s.Status);
+        Status st = default;
+        int rc = Completion.PollThenBlock(new Completion.OneRequest(s.Handle, &st));
+        return Finish(s, rc, st);
+    }
+
+    /// <summary>Tests whether the operation completed, without waiting (MPI_Test); true completes the request.</summary>
     /// <param name="status">The status when the result is true.</param>
-    /// <returns>True once the operation has completed.</returns>
+    /// <returns>True once the operation has completed (the request is then consumed).</returns>
     /// <remarks>
     /// A test never waits.  When MPI's test fails and MPI keeps the operation, it is cancelled;
     /// while MPI still holds it (an operation under way that it can no longer cancel) the result
@@ -68,23 +103,30 @@ public sealed unsafe partial class Request : MpiRequest
     /// </remarks>
     /// <exception cref="MessageTruncatedException">A receive got a message longer than its buffer.</exception>
     /// <exception cref="MpiException">MPI failed the operation or its test (named MPI_Test).</exception>
+    /// <exception cref="ObjectDisposedException">The request was already completed or disposed.</exception>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public override unsafe bool Test(out Status status)
+    public bool Test(out Status status)
     {
-        RequestHandle h = ActiveHandle();
-        if (h == RequestHandle.Null)
+        RequestSlot? s = Live();
+        if (s is null)
         {
-            status = _status;
+            status = EmptyStatus;
+            return true;
+        }
+        if (s.Done)
+        {
+            status = Finish(s, s.Result, s.Status);
             return true;
         }
         Status st;
-        int rc = Core.ReqTest(h, &st);
+        int rc = Core.ReqTest(s.Handle, &st);
         if (rc == 0)
         {
+            GC.KeepAlive(s);
             status = default;
             return false;
         }
-        status = Finish(rc, st);
+        status = Finish(s, rc, st);
         return true;
     }
 
@@ -93,92 +135,130 @@ public sealed unsafe partial class Request : MpiRequest
     /// afterwards and check <see cref="Status.Cancelled"/>.  A receive that has
     /// not matched a message can always be cancelled.
     /// </summary>
-    public override void Cancel()
+    /// <exception cref="ObjectDisposedException">The request was already completed or disposed.</exception>
+    public void Cancel()
     {
-        RequestHandle h = ActiveHandle();
-        if (h == RequestHandle.Null)
+        RequestSlot? s = Live();
+        if (s is null || s.Done)
             return;
-        int rc = Core.ReqCancel(h);
+        int rc = Core.ReqCancel(s.Handle);
+        GC.KeepAlive(s);
         ThrowHelper.Check(rc);
     }
 
     /// <summary>
     /// Gives up the request without waiting (MPI_Request_free): the operation
-    /// still completes, and its buffer is released when it does.
+    /// still completes, and its buffer is released when it does.  Disposing a
+    /// request already completed or disposed does nothing.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public override void Dispose()
+    public void Dispose()
     {
-        if (_disposed)
+        RequestSlot? s = _slot;
+        if (s is null || s.Version != _version)
             return;
-        _disposed = true;
-        // On a user thread the request can be tested now: one that is already
-        // complete (a send that went out eagerly, ProcNull) is released at once.
-        Status st;
-        RequestHandle h = Handle;
-        if (h != RequestHandle.Null && Core.ReqTest(h, &st) != 0)
-            ReleasePins();
-        else
-            Abandon(_group, _index);
-    }
-
-    /// <summary>Forgets the core's request (completed by the caller) and frees the pins.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void ReleasePins()
-    {
-        Handle = RequestHandle.Null;
-        if (_group.PinSlots is { } slots)
+        if (!s.Done)
         {
-            ref RequestFinalizerBatch.Pins op = ref slots[_index];
-            if (op.Pin is not null)
+            // On a user thread the request can be tested now: one that is already
+            // complete (a send that went out eagerly, ProcNull) is released at once.
+            Status st;
+            RequestHandle h = s.Handle;
+            if (Core.ReqTest(h, &st) == 0)
             {
-                op.Pin.Release();
-                op.Pin = null;
-            }
-            if (op.Pin2 is not null)
-            {
-                op.Pin2.Release();
-                op.Pin2 = null;
+                Abandon(h, s.Pin, s.Pin2);
+                s.Handle = RequestHandle.Null;
+                s.Pin = s.Pin2 = null;
             }
         }
-        if (_index == RequestFinalizerBatch.Capacity - 1)
-            _group.LastCompleted();
+        Release(s, RequestPoster.Current);
     }
 
+    /// <summary>Waits for the operation asynchronously through the progress engine (see <see cref="MpiRequest.WaitAsync"/>).</summary>
+    /// <param name="cancellationToken">Cancels the wait, as for <see cref="MpiRequest.WaitAsync"/>.</param>
+    /// <returns>A task with the operation's status, or its exception.</returns>
+    public Task<Status> WaitAsync(CancellationToken cancellationToken = default) => ((MpiRequest)this).WaitAsync(cancellationToken);
+
+    /// <summary>Makes <c>await request</c> work, as <see cref="MpiRequest.GetAwaiter"/>.</summary>
+    /// <returns>The awaiter; the await's result is the operation's <see cref="Status"/>.</returns>
+    public ConfiguredTaskAwaitable<Status>.ConfiguredTaskAwaiter GetAwaiter() => ((MpiRequest)this).GetAwaiter();
+
+    /// <summary>Awaits the operation, as <see cref="MpiRequest.ConfigureAwait"/>.</summary>
+    /// <param name="continueOnCapturedContext">True: the continuation runs on the captured context; false: on the thread pool.</param>
+    /// <returns>An awaitable whose result is the operation's <see cref="Status"/>.</returns>
+    public ConfiguredTaskAwaitable<Status> ConfigureAwait(bool continueOnCapturedContext) =>
+        ((MpiRequest)this).ConfigureAwait(continueOnCapturedContext);
+
+    /// <summary>
+    /// The request as an <see cref="MpiRequest"/>, for sets and awaits that mix it with object and
+    /// persistent requests.  The object takes over the request: complete it through the object,
+    /// which keeps the status and answers repeated waits with it.  Converting the same request
+    /// again gives the same object (an await pending on it returns the same task) until its
+    /// state serves a newer operation.
+    /// </summary>
+    /// <param name="request">The request.</param>
+    public static implicit operator MpiRequest(Request request)
+    {
+        RequestSlot? s = request._slot;
+        if (s is null)
+            return new BoxedRequest(request);
+        if (s.Box is { } box && box.Holds(request))
+            return box;
+        var b = new BoxedRequest(request);
+        if (request.IsLive)
+            s.Box = b;
+        return b;
+    }
+
+    /// <summary>True when both name the same use of the same operation (or both are the null request).</summary>
+    /// <param name="other">The other request.</param>
+    public bool Equals(Request other) => ReferenceEquals(_slot, other._slot) && _version == other._version;
+
+    /// <inheritdoc/>
+    public override bool Equals(object? obj) => obj is Request r && Equals(r);
+
+    /// <inheritdoc/>
+    public override int GetHashCode() => HashCode.Combine(RuntimeHelpers.GetHashCode(_slot), _version);
+
+    /// <summary>True when both name the same use of the same operation.</summary>
+    /// <param name="left">A request.</param>
+    /// <param name="right">Another request.</param>
+    public static bool operator ==(Request left, Request right) => left.Equals(right);
+
+    /// <summary>True unless both name the same use of the same operation.</summary>
+    /// <param name="left">A request.</param>
+    /// <param name="right">Another request.</param>
+    public static bool operator !=(Request left, Request right) => !left.Equals(right);
+
+    /// <summary>The request's state, null for the null request; throws for a request already completed or disposed.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private RequestHandle ActiveHandle()
+    private RequestSlot? Live()
     {
-        if (_disposed)
-            throw new ObjectDisposedException(nameof(Request));
-        return Handle;
+        RequestSlot? s = _slot;
+        if (s is not null && s.Version != _version)
+            ThrowHelper.ThrowStaleRequest();
+        return s;
     }
 
-    internal override RequestHandle SetEntry() => ActiveHandle();
+    /// <summary>True for the null request (the default value).</summary>
+    internal bool IsNull => _slot is null;
 
-    internal override Status IdleStatus() => _status;
+    /// <summary>True while this request names an operation not yet completed here (not null, not stale).</summary>
+    internal bool IsLive => _slot is { } s && s.Version == _version;
 
-    internal override void CompletedInSet(int rc, RequestHandle handle, in Status status)
-    {
-        if (rc >= 0 || Core.ReqLive(handle) == 0) // a refused set (bad or repeated request) stays as it was
-            Complete(status);
-    }
+    /// <summary>The core's handle of a set's entry: ReqNull for the null request and one completed already; throws when stale.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal RequestHandle SetEntry() => Live() is { } s ? s.Handle : RequestHandle.Null;
 
-    internal override Status FinishAlone(int rc, in Status status) => Finish(rc, status);
-
-    internal override bool CancelAwaited()
-    {
-        RequestHandle h = Handle;
-        if (h == RequestHandle.Null || Core.ReqIsRecv(h) != 1)
-            return false;
-        Cancel();
-        return true;
-    }
-
+    /// <summary>The core completed the operation alone (rc its result): finishes it, throws its error.</summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private Status Finish(int rc, Status st)
+    internal Status FinishAlone(int rc, in Status status) => Finish(_slot!, rc, status);
+
+    /// <summary>Finishes a completed operation: the request is consumed, then its error is thrown.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    private static Status Finish(RequestSlot s, int rc, Status st)
     {
         Exception? error = rc < 0 ? ThrowHelper.CoreException(rc) : null;
-        Complete(st);
+        Release(s, RequestPoster.Current);
         if (Volatile.Read(ref Orphans.Count) != 0)
             SweepOrphans();
         if (error is not null)
@@ -186,11 +266,30 @@ public sealed unsafe partial class Request : MpiRequest
         return st;
     }
 
-    /// <summary>Records the status of an operation the core has finished and lets go of it.</summary>
+    /// <summary>Lets go of the operation's core handle and pins (completed by the caller).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void Complete(in Status st)
+    private static void ReleaseHolds(RequestSlot s)
     {
-        _status = st;
-        ReleasePins();
+        s.Handle = RequestHandle.Null;
+        if (s.Pin is not null)
+        {
+            s.Pin.Release();
+            s.Pin = null;
+        }
+        if (s.Pin2 is not null)
+        {
+            s.Pin2.Release();
+            s.Pin2 = null;
+        }
+    }
+
+    /// <summary>Consumes the request: its state moves to a new version and back to the pool.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void Release(RequestSlot s, RequestPoster poster)
+    {
+        ReleaseHolds(s);
+        s.Done = false;
+        s.Version++;
+        poster.Return(s);
     }
 }

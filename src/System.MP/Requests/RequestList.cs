@@ -228,7 +228,7 @@ public sealed unsafe class RequestList : IDisposable
     /// <summary>BufferPolicy.Hold, out of the posting loop: the loop keeps its values in registers.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static bool HoldByPolicy<T>(T[] buffer, int count, out BufferHold? pin) =>
-        BufferPolicy.Hold(buffer, count, RequestFinalizerBatch.CurrentPoster, out pin);
+        BufferPolicy.Hold(buffer, count, RequestPoster.Current, out pin);
 
     /// <summary>The index the next post takes; a full or disposed list, or one whose next entry the
     /// request pool has no room for, refuses it before anything is posted.</summary>

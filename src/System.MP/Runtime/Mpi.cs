@@ -209,7 +209,7 @@ public static unsafe class Mpi
             if (Core.TagUb(&ub) == 0)
                 (s_mpiTagUpperBound, s_tagUpperBound) = (ub, ub / 2);
             s_threadLevel = (ThreadLevel)provided;
-            RequestFinalizerBatch.UseSharedPoster(s_threadLevel < ThreadLevel.Multiple);
+            RequestPoster.UseSharedPoster(s_threadLevel < ThreadLevel.Multiple);
             // motor sets this property to the level it asks MPI for before MPI says what it
             // provides (MPI starts beside the runtime); it names the level provided from here on.
             if (CoreLoader.IsHosted)

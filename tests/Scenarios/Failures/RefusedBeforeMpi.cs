@@ -69,7 +69,7 @@ internal static class RefusedBeforeMpi
         Check.Equal(0, list.Count, "the refused posts left the list empty");
         Check.Equal(0L, Mpi.GetStatistics().ActiveRequests, "the refused posts left no request in the core");
         list.Dispose();
-        Check.Throws<ArgumentNullException>(() => Request.WaitAll(null!), "null request array");
+        Check.Throws<ArgumentNullException>(() => Request.WaitAll((Request[])null!), "null request array");
         Check.Throws<ArgumentOutOfRangeException>(() => c.Split(-5, 0), "negative split color");
         try
         {

@@ -333,7 +333,7 @@ internal static class RequestPath
                    "the rest of the failing set completed (with the receive the refused sets left alone)");
         using Request last = c.IRecv(new int[2], prev, 82);
         using (c.ISend(new[] { 1, 2, 3 }, next, 82))
-            Check.Throws<MessageTruncatedException>(() => Request.WaitAll(last, pending), "a truncated receive in a buffer set");
+            Check.Throws<MessageTruncatedException>(() => Request.WaitAll(last, c.ISend(new[] { 0 }, Mpi.ProcNull, 0)), "a truncated receive in a buffer set");
         Check.True(last.IsCompleted, "the truncated receive is complete");
         last.Dispose();
         Check.Throws<ObjectDisposedException>(() => MpiRequest.WaitAll(pending, last), "a disposed request in a set");
@@ -447,7 +447,7 @@ internal static class RequestPath
             // A repeated pending request or a null entry is refused before anything completes.
             Request pending = c.IRecv(new int[1], 0, 25);
             Check.Throws<ArgumentException>(() => Request.WaitSome([pending, pending], out _), "WaitSome with a request twice");
-            Check.Throws<ArgumentNullException>(() => Request.TestSome([pending, null!], out _), "TestSome with a null entry");
+            Check.Equal(0, Request.TestSome([pending, default], out _).Length, "TestSome with the null request: skipped, nothing completed");
             c.Send(25, 0, 26);
             Check.Equal(0, Request.WaitSome([pending], out Status[] ps)[0], "the pending one completes");
             Check.Equal(0, ps[0].Source, "its status");

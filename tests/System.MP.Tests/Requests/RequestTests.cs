@@ -5,7 +5,7 @@ using Xunit;
 namespace System.MP.Tests;
 
 /// <summary>
-/// Requests (Request*.cs, RequestFinalizerBatch.cs, Completion.cs, BufferHold.cs): test, wait, cancel
+/// Requests (Request*.cs, RequestSlot.cs, Completion.cs, BufferHold.cs): test, wait, cancel
 /// and dispose; the sets (WaitAll, TestAll, WaitAny, WaitSome, TestSome) and their allocation-free overloads; the pin
 /// shared by the operations in flight on one array (library mode); dropped requests noticed
 /// through their finalizer batch and released.  On one rank (self messages), and a dropped receive in
@@ -27,6 +27,18 @@ public class RequestTests
     public void ADroppedReceiveLeaksNeitherItsBufferNorItsSlot(bool hosted, bool openMpi) =>
         Job.RunScenario(Scenario.DroppedRequest, 2, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
 
+    /// <summary>
+    /// Pooled request state: a spent request (waited twice, or a stale copy whose state a newer
+    /// operation reuses) is refused with ObjectDisposedException and leaves the newer operation
+    /// alone; dropped requests are reclaimed after a forced collection (scenario request-reuse).
+    /// </summary>
+    [Theory]
+    [InlineData(false, false)]
+    [InlineData(true, false)]
+    [InlineData(true, true)]
+    public void SpentAndStaleRequestsAreRefusedAndDroppedOnesReclaimed(bool hosted, bool openMpi) =>
+        Job.RunScenario(Scenario.RequestReuse, 2, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+
     [Fact]
     public void RequestsCancelDisposeAndCompleteOnce()
     {
@@ -35,7 +47,9 @@ public class RequestTests
         Assert.False(r.Test(out _));
         r.Cancel();
         Assert.True(r.Wait().Cancelled);
-        r.Cancel(); // completed: nothing to do
+        Assert.Throws<ObjectDisposedException>(() => r.Cancel()); // completed: this request is spent
+        Assert.True(r.IsCompleted);
+        r.Dispose(); // spent: nothing to give up
 
         Request d = c.IRecv(new int[2], 0, 12);
         d.Dispose();
@@ -44,10 +58,13 @@ public class RequestTests
         Assert.False(c.IProbe(0, 12, out _));
 
         var reqs = new[] { c.IRecv(new int[1], 0, 13), c.ISend(new[] { 3 }, 0, 13) };
+        Request copy = reqs[0];
         Assert.True(SpinTestAll(reqs));
+        Assert.All(reqs, q => Assert.Equal(default, q)); // completed entries become the null request, as in MPI
+        Assert.Throws<ObjectDisposedException>(() => copy.Wait());
         Assert.Equal(Mpi.Undefined, Request.WaitAny(reqs, out _));
         Status[] sts = Request.WaitAll(reqs);
-        Assert.Equal(13, sts[0].Tag);
+        Assert.Equal(Mpi.AnyTag, sts[0].Tag); // the null request's empty status
     }
 
     private static bool SpinTestAll(Request[] reqs)
@@ -93,10 +110,11 @@ public class RequestTests
             Assert.Equal(Enumerable.Range(i * 10, i + 1), recv[i].Take(i + 1));
         }
         Assert.Equal(7, statuses[8].Source);
-        // Completed requests contribute their stored status, as WaitAll(Request[]) does.
-        Status[] again = Request.WaitAll(reqs);
-        Assert.Equal(42, again[2].Tag);
+        // The span form leaves the spent requests in the array: waiting for them again is refused.
+        Assert.Throws<ObjectDisposedException>(() => Request.WaitAll(reqs.AsSpan()));
+        Assert.Throws<ObjectDisposedException>(() => Request.WaitAll(reqs)); // which sets them to the null request
         Assert.True(Request.TestAll(reqs.AsSpan()));
+        Assert.Equal(Mpi.AnyTag, Request.WaitAll(reqs)[2].Tag);
     }
 
     [Fact]
@@ -105,7 +123,6 @@ public class RequestTests
         var buffer = new int[1];
         Request r = Self.IRecv(buffer, 0, 50);
         Assert.Throws<ArgumentException>(() => Request.WaitAll(new[] { r, r }, new Status[1]));
-        Assert.Throws<ArgumentNullException>(() => Request.WaitAll(new Request[] { r, null! }.AsSpan()));
         // The same request twice: MPI would wait on one request twice.
         Request other = Self.IRecv(new int[1], 0, 51);
         Assert.Contains("twice (entries 0 and 2)", Assert.Throws<ArgumentException>(() => Request.WaitAll(r, other, r)).Message);
@@ -166,7 +183,7 @@ public class RequestTests
     }
 
     [Fact]
-    public void DroppedRequestsAreOrphanedOnceTheirGroupIsUnreachable()
+    public void DroppedRequestsAreOrphanedOnceUnreachable()
     {
         Collect();
         long before = Mpi.GetStatistics().ActiveRequests;
@@ -175,14 +192,12 @@ public class RequestTests
         Collect();
         Assert.Equal(before, Mpi.GetStatistics().ActiveRequests);
 
-        // A dropped request whose group still has a reachable request is
-        // released once that one is gone too.
+        // Each request's state has its own finalizer: a dropped request is released while one
+        // posted beside it is still held.
         Request kept = PostKeepOneDropOne();
         Collect();
-        Assert.True(Mpi.GetStatistics().ActiveRequests >= before + 1, "the kept request is still active");
+        Assert.Equal(before + 1, Mpi.GetStatistics().ActiveRequests); // the kept one only
         kept.Wait();
-        kept = null!;
-        Collect();
         Assert.Equal(before, Mpi.GetStatistics().ActiveRequests);
     }
 
@@ -324,15 +339,18 @@ public class RequestTests
         var a = new int[1];
         var b = new int[1];
         Request ra = Self.IRecv(a, 0, 20), rb = Self.IRecv(b, 0, 21);
-        Assert.Empty(Request.TestSome([ra, rb], out _));
+        Request[] set = [ra, rb];
+        Assert.Empty(Request.TestSome(set, out _));
         Self.Send(9, 0, 21);
-        int[] idx = Request.WaitSome([ra, rb], out Status[] st);
+        int[] idx = Request.WaitSome(set, out Status[] st);
         Assert.Equal(new[] { 1 }, idx);
         Assert.Equal(21, st[0].Tag);
+        Assert.Equal(default, set[1]); // completed: the null request
+        Assert.Throws<ObjectDisposedException>(() => rb.Wait());
         Assert.Throws<ArgumentException>(() => Request.TestSome([ra, ra], out _));
         Self.ISsend(new[] { 8 }, 0, 20).Wait();
-        Assert.Equal(new[] { 0 }, Request.WaitSome([ra, rb], out _));
+        Assert.Equal(new[] { 0 }, Request.WaitSome(set, out _));
         Assert.Equal((8, 9), (a[0], b[0]));
-        Assert.Empty(Request.WaitSome([ra, rb], out _));
+        Assert.Empty(Request.WaitSome(set, out _));
     }
 }

@@ -1,0 +1,139 @@
+using System.MP.Interop;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace System.MP;
+
+/// <summary>
+/// The state of one nonblocking operation behind a <see cref="Request"/>: its core handle, its
+/// buffers' pins and, once completed, its status.  Slots are pooled by the posting thread
+/// (<see cref="RequestPoster"/>) and reused, so that posting allocates nothing in steady
+/// state; <see cref="Version"/> tells the uses apart (the .NET pattern of
+/// <c>ManualResetValueTaskSourceCore</c>): a <see cref="Request"/> records the version it was
+/// posted under, and a request whose slot moved on to a newer operation is refused.
+/// </summary>
+/// <remarks>
+/// A slot in flight is reachable only through the requests that name it (the pool lets go of
+/// it while it is rented), so one whose every request was dropped without completion is
+/// finalized, and its finalizer hands the operation to the core as an orphan (released, with
+/// its pins, once it completes).  A stale copy of an older request keeps a reused slot
+/// reachable: the newer operation, if dropped, is then noticed once that copy is gone too,
+/// and its buffer stays held until then (never the unsafe side).  A slot that goes back to
+/// the pool, or that a full pool gives up, is not in flight and needs no finalizer.
+/// </remarks>
+internal sealed class RequestSlot
+{
+    /// <summary>The core's handle while the operation is in flight here; ReqNull once completed or given up.</summary>
+    internal RequestHandle Handle = RequestHandle.Null;
+
+    /// <summary>Changes each time the slot is released: a request recorded under another version is stale.</summary>
+    internal int Version;
+
+    /// <summary>Completed (found by <see cref="Request.IsCompleted"/>) with <see cref="Status"/> kept, not yet consumed.</summary>
+    internal bool Done;
+
+    /// <summary>The pins of the operation's buffers (library mode, movable arrays; a collective's second buffer in Pin2).</summary>
+    internal BufferHold? Pin, Pin2;
+
+    /// <summary>The status of a completed operation not yet consumed (<see cref="Done"/>).</summary>
+    internal Status Status;
+
+    /// <summary>The result of a completed operation not yet consumed: 0, or the negative MP_E code it failed with.</summary>
+    internal int Result;
+
+    /// <summary>
+    /// The <see cref="MpiRequest"/> the operation was last converted to (for its version only):
+    /// converting one request twice gives one object, so an await pending on it is found again.
+    /// </summary>
+    internal BoxedRequest? Box;
+
+    /// <summary>Every request naming this slot was dropped: orphan the operation still in flight.</summary>
+    ~RequestSlot()
+    {
+        if (Handle != RequestHandle.Null)
+            Request.Abandon(Handle, Pin, Pin2);
+    }
+}
+
+/// <summary>
+/// What a posting thread keeps (below <see cref="ThreadLevel.Multiple"/>, the process: one
+/// thread at a time calls MPI): its pool of free request slots, its last pin and the last
+/// immobile array it posted on.
+/// </summary>
+internal sealed class RequestPoster
+{
+    /// <summary>Free slots a poster keeps; a slot released into a full pool is left to the GC.</summary>
+    internal const int PoolLimit = 1024;
+
+    internal GCHandle LastImmobile = GCHandle.Alloc(null, GCHandleType.Weak); // see PinnedBuffers
+    internal BufferHold? LastPin;
+    private RequestSlot?[] _free = new RequestSlot?[64];
+    private int _count;
+
+    ~RequestPoster() => LastImmobile.Free(); // the thread has ended
+
+    [ThreadStatic] private static RequestPoster? t_poster;
+
+    /// <summary>
+    /// The one poster of the process while MPI runs below <see cref="ThreadLevel.Multiple"/>:
+    /// then only one thread at a time makes MPI calls (MPI-4.0 §11.6), so posting needs no
+    /// thread-local lookup (a runtime helper call per operation).  Null at Multiple.
+    /// </summary>
+    private static RequestPoster? s_shared;
+
+    /// <summary>Chooses the posters once MPI's thread level is known (Mpi.Init).</summary>
+    internal static void UseSharedPoster(bool shared) => s_shared = shared ? new RequestPoster() : null;
+
+    /// <summary>This thread's posting state.</summary>
+    internal static RequestPoster Current
+    {
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get => s_shared ?? t_poster ?? NewPoster();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static RequestPoster NewPoster() => t_poster = new RequestPoster();
+
+    /// <summary>A free slot for an operation in flight: the pool forgets it (only its requests keep it).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal RequestSlot Rent()
+    {
+        int n = _count - 1;
+        RequestSlot?[] free = _free;
+        if ((uint)n < (uint)free.Length)
+        {
+            RequestSlot? s = free[n];
+            free[n] = null;
+            _count = n;
+            return s!;
+        }
+        return new RequestSlot();
+    }
+
+    /// <summary>Takes back a slot whose operation has completed or been given up.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void Return(RequestSlot slot)
+    {
+        int n = _count;
+        RequestSlot?[] free = _free;
+        if ((uint)n < (uint)free.Length)
+        {
+            free[n] = slot;
+            _count = n + 1;
+        }
+        else
+            Overflow(slot);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void Overflow(RequestSlot slot)
+    {
+        if (_free.Length < PoolLimit)
+        {
+            Array.Resize(ref _free, _free.Length * 2);
+            Return(slot);
+        }
+        else
+            GC.SuppressFinalize(slot); // left to the GC, with nothing in flight
+    }
+}
