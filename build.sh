@@ -122,6 +122,8 @@ build_native() {
 build_managed() {
   log "managed: System.MP, samples, tests"
   dotnet build "$ROOT/Motor.slnx" -c "$CONFIG" -nologo -v quiet -clp:ErrorsOnly -p:MotorSkipNativeBuild=true
+  # The tools of .config/dotnet-tools.json (dotnet-trace, which the profile's tests run).
+  (cd "$ROOT" && dotnet tool restore >/dev/null)
 }
 
 build() { deps; build_native; build_managed; }

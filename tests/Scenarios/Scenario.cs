@@ -85,6 +85,10 @@ public enum Scenario
     UnhandledBeforeMpi,
     MeterOnDemand,
 
+    // The MPI profile, timeline and EventSource events (Diagnostics/ProfileKnown.cs)
+    ProfileKnown,
+    ProfileListener,
+
     // Errors raised inside MPI (Failures/ErrorsInsideMpi.cs; Failures/ErrorsInsideMpiOnDemand.cs,
     // on the MPI library with failures a test arms)
     MpiErrors,

@@ -20,6 +20,7 @@ public sealed unsafe partial class Request
         where T : unmanaged
     {
         int req = 0, rc;
+        long t0 = MpiProfile.Begin();
         BufferHoldKind sendHold = BufferPolicy.For(send, send?.Length ?? 0);
         BufferHoldKind recvHold = BufferPolicy.For(recv, recv?.Length ?? 0);
         if (sendHold != BufferHoldKind.Pin && recvHold != BufferHoldKind.Pin)
@@ -32,6 +33,7 @@ public sealed unsafe partial class Request
                 rc = PostCore(comm, d, sendHold == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref send!) : null,
                               recvHold == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref recv!) : null, hood, &req);
             }
+            MpiProfile.End(hood is null ? ProfiledCall.NonblockingCollective : ProfiledCall.NonblockingNeighbor, t0, d);
             return Posted(RequestFinalizerBatch.CurrentPoster, rc, req, NativeHold(hood, null, null));
         }
         // The pins keep the arrays in place, so the addresses taken under
@@ -46,6 +48,7 @@ public sealed unsafe partial class Request
             d->RecvBuf = r;
         }
         rc = PostCore(comm, d, null, null, hood, &req);
+        MpiProfile.End(hood is null ? ProfiledCall.NonblockingCollective : ProfiledCall.NonblockingNeighbor, t0, d);
         BufferHold? native = NativeHold(hood, ps, pr);
         if (rc < 0)
         {
@@ -88,9 +91,11 @@ public sealed unsafe partial class Request
         // from a valid address.  The caller checked every argument (communicator,
         // rank, tag, slice): the core's entry trusts that and looks only at MPI's
         // state and the special ranks.
+        long t0 = MpiProfile.Begin();
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
             rc = Core.Isend(p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
                      register ? BufferPolicy.ObjectOf(ref buffer) : null, &req);
+        MpiProfile.End(mode == CoreConst.SendSync ? ProfiledCall.ISsend : ProfiledCall.ISend, t0, (long)count * sizeof(T), dest);
         return Posted(poster, rc, req, pin);
     }
 
@@ -102,9 +107,11 @@ public sealed unsafe partial class Request
         int req = 0, rc;
         RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
         bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
+        long t0 = MpiProfile.Begin();
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as PostSend
             rc = Core.Irecv(p + offset, (long)count * sizeof(T), source, tag, comm,
                      register ? BufferPolicy.ObjectOf(ref buffer) : null, &req);
+        MpiProfile.End(ProfiledCall.IRecv, t0, (long)count * sizeof(T), source);
         return Posted(poster, rc, req, pin);
     }
 
@@ -134,7 +141,9 @@ public sealed unsafe partial class Request
     {
         int req = 0;
         RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
+        long t0 = MpiProfile.Begin();
         int rc = Core.Isend(buffer, bytes, dest, tag, comm, CoreConst.SendStandard, null, &req);
+        MpiProfile.End(ProfiledCall.ISend, t0, bytes, dest);
         return Posted(poster, rc, req, hold);
     }
 

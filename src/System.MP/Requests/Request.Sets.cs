@@ -71,7 +71,9 @@ public sealed unsafe partial class Request
         fixed (Status* s = statuses)
         {
             var all = new Completion.AllRequests(n, h, s);
+            long t0 = MpiProfile.Begin();
             rc = Completion.PollThenBlock(ref all, SetPolls(n));
+            MpiProfile.End(ProfiledCall.WaitAll, t0);
         }
         FinishAll(requests, handles, statuses, rc);
     }

@@ -54,7 +54,9 @@ public sealed unsafe partial class Request : MpiRequest
         if (h == CoreConst.ReqNull)
             return _status;
         Status st = default;
+        long t0 = MpiProfile.Begin();
         int rc = Completion.PollThenBlock(new Completion.OneRequest(h, &st));
+        MpiProfile.End(ProfiledCall.Wait, t0);
         return Finish(rc, st);
     }
 
@@ -78,7 +80,9 @@ public sealed unsafe partial class Request : MpiRequest
             return true;
         }
         Status st;
+        long t0 = MpiProfile.Begin();
         int rc = Core.ReqTest(h, &st);
+        MpiProfile.End(ProfiledCall.Test, t0);
         if (rc == 0)
         {
             status = default;
