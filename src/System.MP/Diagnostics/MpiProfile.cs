@@ -25,9 +25,9 @@ namespace System.MP;
 /// EventSource events: no table, no gathering).  Off, it costs nothing: <see cref="Enabled"/> is
 /// a constant to the JIT, and the hooks at the operations (<see cref="Begin"/>,
 /// <see cref="End(ProfiledCall, long, long, int)"/>) fold away.  The hooks sit where the operations enter the core:
-/// PointToPointCore (blocking point-to-point), Request (posts, waits, tests) and
-/// Communicator.Run / Collective (collectives); request lists and one-sided operations are not
-/// profiled.  An operation that fails is recorded as one that succeeds; the first begin of each
+/// PointToPointCore (blocking point-to-point), Request and RequestList (posts, waits, tests)
+/// and Communicator.Run / Collective (collectives); one-sided operations, file access and the
+/// waits of WaitSome and of awaited requests are not profiled.  An operation that fails is recorded as one that succeeds; the first begin of each
 /// thread is where its timeline starts.
 /// </remarks>
 internal static class MpiProfile

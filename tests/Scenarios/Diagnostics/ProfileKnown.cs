@@ -8,11 +8,16 @@ namespace Scenarios;
 /// A program whose MPI operations are known exactly, for the profile and timeline
 /// (<c>MOTOR_PROFILE</c>, <c>motor --profile</c>) and the EventSource "System.MP": rank 0 sends
 /// <see cref="Sends"/> messages of 8 bytes to rank 1, which receives them, then every rank runs
-/// <see cref="Allreduces"/> Allreduces of one long.
+/// <see cref="Allreduces"/> Allreduces of one long, then exchanges 16 bytes with the other rank
+/// <see cref="Exchanges"/> times through a RequestList and as many times through Requests (each:
+/// one IRecv, one ISend, one WaitAll).
 /// </summary>
 internal static class ProfileKnown
 {
-    internal const int Sends = 1000, Allreduces = 10, Tag = 5;
+    internal const int Sends = 1000, Allreduces = 10, Exchanges = 5, Tag = 5;
+
+    /// <summary>The bytes each rank's operations move: the 8-byte messages, and 16 bytes per nonblocking post.</summary>
+    internal const long BytesPerRank = 8L * (Sends + Allreduces) + 16L * 4 * Exchanges;
 
     internal static void Register(Dictionary<Scenario, Action<Communicator>> s)
     {
@@ -24,6 +29,28 @@ internal static class ProfileKnown
     {
         SendAndReceive(c);
         Reduce(c);
+        Exchange(c);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void Exchange(Communicator c)
+    {
+        int other = 1 - c.Rank;
+        int[] mine = [c.Rank, 1, 2, 3], theirs = new int[4];
+        using (var list = new RequestList(2))
+            for (int i = 0; i < Exchanges; i++)
+            {
+                c.IRecv(theirs, other, Tag + 1, list);
+                c.ISend(mine, other, Tag + 1, list);
+                list.WaitAll();
+                Check.Equal(other, theirs[0], "list exchange");
+            }
+        for (int i = 0; i < Exchanges; i++)
+        {
+            Request r = c.IRecv(theirs, other, Tag + 2), s = c.ISend(mine, other, Tag + 2);
+            Request.WaitAll(r, s);
+            Check.Equal(other, theirs[0], "request exchange");
+        }
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -63,7 +90,10 @@ internal static class ProfileKnown
         Check.Equal(c.Rank == 0 ? Sends : 0, listener.Count("Send"), "Send events");
         Check.Equal(c.Rank == 1 ? Sends : 0, listener.Count("Recv"), "Recv events");
         Check.Equal(Allreduces, listener.Count("Allreduce"), "Allreduce events");
-        Check.Equal(8L * (Sends + Allreduces), listener.Bytes, "bytes of the events");
+        Check.Equal(2 * Exchanges, listener.Count("ISend"), "ISend events");
+        Check.Equal(2 * Exchanges, listener.Count("IRecv"), "IRecv events");
+        Check.Equal(2 * Exchanges, listener.Count("WaitAll"), "WaitAll events");
+        Check.Equal(BytesPerRank, listener.Bytes, "bytes of the events");
     }
 
     /// <summary>Counts the Operation events of "System.MP" by name, and their bytes.</summary>

@@ -10,13 +10,17 @@ namespace System.MP.Tests;
 /// <summary>
 /// The MPI profile, timeline and EventSource events (src/System.MP/Diagnostics/MpiProfile.cs),
 /// on a program whose operations are known (tests/Scenarios/Diagnostics/ProfileKnown.cs: rank 0
-/// sends 1,000 messages of 8 bytes to rank 1, every rank runs 10 Allreduces of one long): the
-/// figures must be exact.  Turned on by <c>MOTOR_PROFILE</c> in library mode and
+/// sends 1,000 messages of 8 bytes to rank 1, every rank runs 10 Allreduces of one long, then
+/// exchanges 16 bytes with the other rank 5 times through a RequestList and 5 times through
+/// Requests): the figures must be exact.  Turned on by <c>MOTOR_PROFILE</c> in library mode and
 /// <c>motor --profile</c> under motor.
 /// </summary>
 public class ProfileTests
 {
-    private const int Sends = 1000, Allreduces = 10;
+    private const int Sends = 1000, Allreduces = 10, Exchanges = 5;
+
+    /// <summary>The bytes of each rank's operations: 8 per message and Allreduce, 16 per nonblocking post.</summary>
+    private const long BytesPerRank = 8L * (Sends + Allreduces) + 16L * 4 * Exchanges;
 
     public static TheoryData<bool, bool> Modes => new() { { false, false }, { true, false }, { false, true }, { true, true } };
 
@@ -43,18 +47,23 @@ public class ProfileTests
         Assert.Equal((Sends, 8L * Sends), Row(table, "Send"));
         Assert.Equal((Sends, 8L * Sends), Row(table, "Recv"));
         Assert.Equal((2L * Allreduces, 2 * 8L * Allreduces), Row(table, "Allreduce"));
+        Assert.Equal((4L * Exchanges, 16 * 4L * Exchanges), Row(table, "ISend"));
+        Assert.Equal((4L * Exchanges, 16 * 4L * Exchanges), Row(table, "IRecv"));
+        Assert.Equal((4L * Exchanges, 0), Row(table, "WaitAll"));
         // Per rank: the known program's calls, and the share of wall time in MPI.
-        Assert.Matches(@"(?m)^   0 +[0-9.]+ +[0-9.]+ +[0-9.]+% +1010$", table);
-        Assert.Matches(@"(?m)^   1 +[0-9.]+ +[0-9.]+ +[0-9.]+% +1010$", table);
+        Assert.Matches(@"(?m)^   0 +[0-9.]+ +[0-9.]+ +[0-9.]+% +1040$", table);
+        Assert.Matches(@"(?m)^   1 +[0-9.]+ +[0-9.]+ +[0-9.]+% +1040$", table);
         Assert.Matches(@"MPI share of wall time: min [0-9.]+% \(rank [01]\), mean [0-9.]+%, max [0-9.]+% \(rank [01]\)", table);
         // The histogram: every message of the program is 8 bytes.
         Assert.Matches(@"(?m)^Send +8 B\.\.15 B: 1000$", table);
         Assert.Matches(@"(?m)^Recv +8 B\.\.15 B: 1000$", table);
         Assert.Matches(@"(?m)^Allreduce +8 B\.\.15 B: 20$", table);
+        Assert.Matches(@"(?m)^ISend +16 B\.\.31 B: 20$", table);
         // The call sites: the program's own methods, with their calls.
         Assert.Matches(@"(?m)^ +[0-9.]+ +1000  Send +Scenarios\.ProfileKnown\.SendAndReceive$", table);
         Assert.Matches(@"(?m)^ +[0-9.]+ +1000  Recv +Scenarios\.ProfileKnown\.SendAndReceive$", table);
         Assert.Matches(@"(?m)^ +[0-9.]+ +20  Allreduce +Scenarios\.ProfileKnown\.Reduce$", table);
+        Assert.Matches(@"(?m)^ +[0-9.]+ +20  WaitAll +Scenarios\.ProfileKnown\.Exchange$", table);
     }
 
     [Theory]
@@ -148,6 +157,9 @@ public class ProfileTests
             Assert.Equal(0, begins.GetValueOrDefault((0, "Recv")));
             Assert.Equal(Allreduces, begins.GetValueOrDefault((0, "Allreduce")));
             Assert.Equal(Allreduces, begins.GetValueOrDefault((1, "Allreduce")));
+            for (int rank = 0; rank < 2; rank++)
+                foreach (string call in new[] { "ISend", "IRecv", "WaitAll" })
+                    Assert.Equal(2 * Exchanges, begins.GetValueOrDefault((rank, call)));
         }
         finally
         {
@@ -206,7 +218,8 @@ public class ProfileTests
                 Assert.Equal(rank == 0 ? Sends : 0, counts.GetValueOrDefault("Send"));
                 Assert.Equal(rank == 1 ? Sends : 0, counts.GetValueOrDefault("Recv"));
                 Assert.Equal(Allreduces, counts.GetValueOrDefault("Allreduce"));
-                Assert.Equal(8L * (Sends + Allreduces), bytes);
+                Assert.Equal(2 * Exchanges, counts.GetValueOrDefault("WaitAll"));
+                Assert.Equal(BytesPerRank, bytes);
             }
         }
         finally
