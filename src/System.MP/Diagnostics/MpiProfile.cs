@@ -1,8 +1,10 @@
 using System.Collections.Generic;
 using System.Diagnostics;
+using System.Diagnostics.CodeAnalysis;
 using System.IO;
 using System.MP.Interop;
 using System.Numerics;
+using System.Reflection;
 using System.Runtime.CompilerServices;
 using System.Threading;
 
@@ -329,13 +331,27 @@ internal static class CallSite
         for (int i = 0; i < trace.FrameCount; i++)
         {
             StackFrame? frame = trace.GetFrame(i);
-            if (frame is null || DiagnosticMethodInfo.Create(frame) is not { } method)
+            if (frame is null)
                 continue;
-            if (method.DeclaringAssemblyName is { } assembly && assembly.StartsWith(s_ownAssembly, StringComparison.Ordinal) &&
-                (assembly.Length == s_ownAssembly.Length || assembly[s_ownAssembly.Length] == ','))
-                continue;
-            return $"{method.DeclaringTypeName}.{method.Name}";
+            if (DiagnosticMethodInfo.Create(frame) is { } method)
+            {
+                if (!IsOwn(method.DeclaringAssemblyName))
+                    return $"{method.DeclaringTypeName}.{method.Name}";
+            }
+            else if (MethodOf(frame) is { } m && !IsOwn(m.Module.Assembly.FullName))
+                return $"{m.DeclaringType?.FullName}.{m.Name}";
         }
         return "(unknown)";
     }
+
+    private static bool IsOwn(string? assembly) =>
+        assembly is not null && assembly.StartsWith(s_ownAssembly, StringComparison.Ordinal) &&
+        (assembly.Length == s_ownAssembly.Length || assembly[s_ownAssembly.Length] == ',');
+
+    /// <summary>
+    /// The method of a frame that DiagnosticMethodInfo does not describe (a loop's on-stack
+    /// replacement code, as in a Main whose loop was compiled again while it ran).
+    /// </summary>
+    [UnconditionalSuppressMessage("Trimming", "IL2026", Justification = "Only names the method; where trimming removed it the site reads (unknown).")]
+    private static MethodBase? MethodOf(StackFrame frame) => frame.GetMethod();
 }

@@ -113,7 +113,7 @@ internal static class ProfileReport
             s.AppendLine(inv, $"{ProfiledCalls.Names[c],-20} {calls,11} {ranks.Sum(p => p.Bytes[c]),15} {Ms(t[lo], f),20} ({lo}) {(mean * 1000 / f).ToString("F3", inv),10} {Ms(t[hi], f),10} ({hi}) {ratio,8}");
         }
         s.AppendLine();
-        s.AppendLine("message sizes (all ranks): operation, then calls per size range");
+        s.AppendLine("message sizes (all ranks): operation, then calls per size range [from, to)");
         for (int c = 0; c < (int)ProfiledCall.Count; c++)
         {
             if (ranks.Sum(p => p.Bytes[c]) == 0)
@@ -124,7 +124,7 @@ internal static class ProfileReport
                 long k = ranks.Sum(p => p.Sizes[c * ProfiledCalls.SizeBuckets + b]);
                 if (k == 0)
                     continue;
-                string range = b == 0 ? "0 B" : $"{Size(ProfiledCalls.BucketLow(b))}..{Size(2 * ProfiledCalls.BucketLow(b) - 1)}";
+                string range = b == 0 ? "0 B" : $"[{Size(ProfiledCalls.BucketLow(b))}, {Size(2 * ProfiledCalls.BucketLow(b))})";
                 s.Append(inv, $"  {range}: {k}");
             }
             s.AppendLine();

@@ -55,10 +55,10 @@ public class ProfileTests
         Assert.Matches(@"(?m)^   1 +[0-9.]+ +[0-9.]+ +[0-9.]+% +1040$", table);
         Assert.Matches(@"MPI share of wall time: min [0-9.]+% \(rank [01]\), mean [0-9.]+%, max [0-9.]+% \(rank [01]\)", table);
         // The histogram: every message of the program is 8 bytes.
-        Assert.Matches(@"(?m)^Send +8 B\.\.15 B: 1000$", table);
-        Assert.Matches(@"(?m)^Recv +8 B\.\.15 B: 1000$", table);
-        Assert.Matches(@"(?m)^Allreduce +8 B\.\.15 B: 20$", table);
-        Assert.Matches(@"(?m)^ISend +16 B\.\.31 B: 20$", table);
+        Assert.Matches(@"(?m)^Send +\[8 B, 16 B\): 1000$", table);
+        Assert.Matches(@"(?m)^Recv +\[8 B, 16 B\): 1000$", table);
+        Assert.Matches(@"(?m)^Allreduce +\[8 B, 16 B\): 20$", table);
+        Assert.Matches(@"(?m)^ISend +\[16 B, 32 B\): 20$", table);
         // The call sites: the program's own methods, with their calls.
         Assert.Matches(@"(?m)^ +[0-9.]+ +1000  Send +Scenarios\.ProfileKnown\.SendAndReceive$", table);
         Assert.Matches(@"(?m)^ +[0-9.]+ +1000  Recv +Scenarios\.ProfileKnown\.SendAndReceive$", table);
