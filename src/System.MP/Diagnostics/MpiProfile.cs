@@ -40,26 +40,32 @@ internal static class MpiProfile
     /// <summary>The default file of a timeline.</summary>
     internal const string DefaultTraceFile = "motor-trace.json";
 
+    /// <summary>
+    /// The setting, read by a field initializer and not a static constructor: the class is then
+    /// beforefieldinit, so code compiled before it is initialized reads <see cref="Enabled"/>
+    /// with a plain load and no initialization check (a Main compiled before MPI starts, with
+    /// the ISend it inlines, in library mode without tiered compilation); code compiled after,
+    /// which is all code under motor and, with tiering, every hot loop, has the hooks folded away.
+    /// </summary>
+    private static readonly Settings s_settings = Settings.Read(AppContext.GetData(Property) as string ?? Environment.GetEnvironmentVariable(Variable));
+
     /// <summary>True when the profile is on in any mode (and its setting was valid).</summary>
-    internal static readonly bool Enabled;
+    internal static readonly bool Enabled = s_settings.Enabled;
 
     /// <summary>Each call's begin and end is kept for the timeline.</summary>
-    internal static readonly bool Timeline;
+    internal static readonly bool Timeline = s_settings.TracePath is not null;
 
     /// <summary>A table is gathered and written at shutdown (not in <c>events</c> mode).</summary>
-    internal static readonly bool Report;
+    internal static readonly bool Report = s_settings.Report;
 
     /// <summary>Where the table goes (null: rank 0's stderr).</summary>
-    internal static readonly string? ReportPath;
+    internal static readonly string? ReportPath = s_settings.ReportPath;
 
     /// <summary>Where the timeline goes.</summary>
-    internal static readonly string? TracePath;
+    internal static readonly string? TracePath = s_settings.TracePath;
 
     /// <summary>Events a thread keeps for the timeline; past it, the rest are counted as dropped.</summary>
     internal static readonly int MaxEventsPerThread = 4_000_000;
-
-    private static readonly string? s_error;
-    private static readonly string? s_setting;
 
     /// <summary>Set once the profile is written: calls after it (the gathering itself) are not recorded.</summary>
     private static volatile bool s_stopped;
@@ -68,38 +74,25 @@ internal static class MpiProfile
 
     [ThreadStatic] private static ThreadLog? t_log;
 
-    static MpiProfile()
+    /// <summary>What the setting asks for, or the error it is.</summary>
+    private readonly record struct Settings(bool Enabled, bool Report, string? ReportPath, string? TracePath, string? Setting, string? Error)
     {
-        string? setting = AppContext.GetData(Property) as string ?? Environment.GetEnvironmentVariable(Variable);
-        if (string.IsNullOrWhiteSpace(setting) || setting == "0")
-            return;
-        s_setting = setting;
-        int colon = setting.IndexOf(':');
-        string mode = colon < 0 ? setting : setting[..colon];
-        string? path = colon < 0 ? null : setting[(colon + 1)..];
-        if (path is { Length: 0 })
+        internal static Settings Read(string? setting)
         {
-            s_error = SR.Format(SR.BadProfileSetting, setting);
-            return;
+            if (string.IsNullOrWhiteSpace(setting) || setting == "0")
+                return default;
+            int colon = setting.IndexOf(':');
+            string mode = colon < 0 ? setting : setting[..colon];
+            string? path = colon < 0 ? null : setting[(colon + 1)..];
+            return (mode, path) switch
+            {
+                (_, { Length: 0 }) => new(false, false, null, null, setting, SR.Format(SR.BadProfileSetting, setting)),
+                ("1" or "profile", _) => new(true, true, path, null, setting, null),
+                ("trace", _) => new(true, true, null, path ?? DefaultTraceFile, setting, null),
+                ("events", null) => new(true, false, null, null, setting, null),
+                _ => new(false, false, null, null, setting, SR.Format(SR.BadProfileSetting, setting)),
+            };
         }
-        switch (mode)
-        {
-            case "1" or "profile":
-                ReportPath = path;
-                break;
-            case "trace":
-                TracePath = path ?? DefaultTraceFile;
-                Timeline = true;
-                break;
-            case "events" when path is null:
-                Enabled = true;
-                return;
-            default:
-                s_error = SR.Format(SR.BadProfileSetting, setting);
-                return;
-        }
-        Report = true;
-        Enabled = true;
     }
 
     /// <summary>
@@ -108,8 +101,8 @@ internal static class MpiProfile
     /// </summary>
     internal static void Start()
     {
-        if (s_error is not null)
-            throw new ArgumentException(s_error);
+        if (s_settings.Error is { } error)
+            throw new ArgumentException(error);
         if (!Enabled)
             return;
         CheckWritable(ReportPath);
@@ -134,7 +127,7 @@ internal static class MpiProfile
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException or NotSupportedException or ArgumentException)
         {
-            throw new ArgumentException(SR.Format(SR.ProfileFileUnwritable, s_setting, Path.GetFullPath(path), e.Message), e);
+            throw new ArgumentException(SR.Format(SR.ProfileFileUnwritable, s_settings.Setting, Path.GetFullPath(path), e.Message), e);
         }
     }
 
