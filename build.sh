@@ -125,6 +125,8 @@ build_native() {
 build_managed() {
   log "managed: System.MP, samples, tests"
   dotnet build "$ROOT/Motor.slnx" -c "$CONFIG" -nologo -v quiet -clp:ErrorsOnly -p:MotorSkipNativeBuild=true
+  # The tools of .config/dotnet-tools.json (dotnet-trace, which the profile's tests run; docfx).
+  (cd "$ROOT" && dotnet tool restore >/dev/null)
   log "managed: the guide's programs (docs/guide)"
   "$ROOT/docs/guide/examples.sh" "$ROOT/artifacts/guide"
   dotnet build "$ROOT/artifacts/guide/Guide.slnx" -c "$CONFIG" -nologo -v quiet -clp:ErrorsOnly -p:MotorSkipNativeBuild=true

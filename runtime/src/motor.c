@@ -139,6 +139,12 @@ static void usage(FILE *f)
         "                             the wait and the thread's managed stack; then keep\n"
         "                             waiting, or with ,abort end the job (library mode:\n"
         "                             MOTOR_HANG_REPORT=<seconds>[,abort])\n"
+        "  --profile <mode>           profile the job's MPI operations: 1 or profile (a table\n"
+        "                             at exit on rank 0's stderr), profile:FILE (the table in\n"
+        "                             FILE), trace[:FILE] (the table, and every operation's\n"
+        "                             begin and end as Chrome trace JSON in FILE, default\n"
+        "                             motor-trace.json), events (EventSource System.MP only)\n"
+        "                             (library mode: MOTOR_PROFILE=<mode>)\n"
         "  --dotnet-root <dir>        .NET installation to use (default: DOTNET_ROOT, then\n"
         "                             a dotnet folder beside motor, then the registered or\n"
         "                             default location)\n"
@@ -188,6 +194,32 @@ static int is_option(const char *arg, const char *name)
 {
     size_t n = strlen(name);
     return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+/* Adds a runtime property; 0 (said on stderr) when there are too many. */
+static int add_property(options_t *o, const char *name, const char *value)
+{
+    if (o->nprops == MAX_PROPERTIES) {
+        fprintf(stderr, "motor: at most %d runtime properties\n", MAX_PROPERTIES);
+        return 0;
+    }
+    o->prop_names[o->nprops] = name;
+    o->prop_values[o->nprops++] = value;
+    return 1;
+}
+
+/* A --profile mode System.MP accepts (MpiProfile.cs): MODE or MODE:FILE, FILE not empty, events alone. */
+static int profile_mode_valid(const char *v)
+{
+    const char *colon = strchr(v, ':');
+    size_t n = colon ? (size_t)(colon - v) : strlen(v);
+    if (colon && colon[1] == '\0')
+        return 0;
+    if (n == 7 && strncmp(v, "profile", 7) == 0)
+        return 1;
+    if ((n == 1 && v[0] == '1') || (n == 5 && strncmp(v, "trace", 5) == 0))
+        return 1;
+    return !colon && strcmp(v, "events") == 0;
 }
 
 /* Returns 0 to run, 1 when done (help/version printed), or an exit code + 100 on error. */
@@ -244,12 +276,17 @@ static int parse(int argc, char **argv, options_t *o, int *want_version)
                 fprintf(stderr, "motor: --hang-report '%s' is not SECONDS or SECONDS,abort (SECONDS > 0)\n", v);
                 return 100 + EXIT_USAGE;
             }
-            if (o->nprops == MAX_PROPERTIES) {
-                fprintf(stderr, "motor: at most %d runtime properties\n", MAX_PROPERTIES);
+            if (!add_property(o, "Motor.HangReport", v)) /* read by System.MP (HangReport.cs) */
+                return 100 + EXIT_USAGE;
+        } else if (is_option(a, "--profile")) {
+            if (!(v = option_value(argc, argv, &i, "--profile")))
+                return 100 + EXIT_USAGE;
+            if (!profile_mode_valid(v)) {
+                fprintf(stderr, "motor: --profile '%s' is not 1, profile, profile:FILE, trace, trace:FILE or events\n", v);
                 return 100 + EXIT_USAGE;
             }
-            o->prop_names[o->nprops] = "Motor.HangReport"; /* read by System.MP (HangReport.cs) */
-            o->prop_values[o->nprops++] = v;
+            if (!add_property(o, "Motor.Profile", v)) /* read by System.MP (MpiProfile.cs) */
+                return 100 + EXIT_USAGE;
         } else if (is_option(a, "--dotnet-root")) {
             if (!(o->dotnet_root = option_value(argc, argv, &i, "--dotnet-root")))
                 return 100 + EXIT_USAGE;
@@ -262,12 +299,8 @@ static int parse(int argc, char **argv, options_t *o, int *want_version)
                 fprintf(stderr, "motor: runtime property '%s' is not <name>=<value>\n", v);
                 return 100 + EXIT_USAGE;
             }
-            if (o->nprops == MAX_PROPERTIES) {
-                fprintf(stderr, "motor: at most %d runtime properties\n", MAX_PROPERTIES);
+            if (!add_property(o, strndup(v, (size_t)(eq - v)), eq + 1))
                 return 100 + EXIT_USAGE;
-            }
-            o->prop_names[o->nprops] = strndup(v, (size_t)(eq - v));
-            o->prop_values[o->nprops++] = eq + 1;
         } else {
             fprintf(stderr, "motor: unknown option '%s' (see motor --help)\n", a);
             return 100 + EXIT_USAGE;

@@ -90,6 +90,10 @@ public enum Scenario
     ThreadLevelFromSettings,
     ConsoleFirstLine,
 
+    // The MPI profile, timeline and EventSource events (Diagnostics/ProfileKnown.cs)
+    ProfileKnown,
+    ProfileListener,
+
     // Errors raised inside MPI (Failures/ErrorsInsideMpi.cs; Failures/ErrorsInsideMpiOnDemand.cs,
     // on the MPI library with failures a test arms)
     MpiErrors,

@@ -82,8 +82,9 @@ internal unsafe ref struct Collective<T> where T : unmanaged
             d.SDispls = sd;
             d.RecvCounts = rc;
             d.RDispls = rd;
+            long t0 = MpiProfile.Begin();
             if (Neighbor)
-                ThrowHelper.Check(Core.NeighborRun(comm, &d, sb, rb));
+                ThrowHelper.Check(MpiProfile.Ended(Core.NeighborRun(comm, &d, sb, rb), ProfiledCall.Neighbor, t0, &d));
             else
                 Communicator.Run(comm, &d, _userOp);
         }

@@ -269,7 +269,9 @@ public unsafe partial class Communicator
     /// <summary>Runs a blocking collective in the core: the one place a descriptor reaches <c>mp_coll_run</c>.</summary>
     internal static void Run(CommHandle h, CollDesc* d, bool userOp)
     {
+        long t0 = MpiProfile.Begin();
         int rc = HangReport.Enabled ? HangReport.Collective(h, d) : Core.CollRun(h, d);
+        MpiProfile.End(ProfiledCall.Collective, t0, d);
         if (userOp)
             Op.EndCollective(rc); // also when MPI failed: what the operation threw is taken either way
         else

@@ -14,6 +14,11 @@ internal static class SR
     internal const string HostedThreadLevel = "The program asks for MPI thread level {0}, but the motor VM initialized MPI at {1} before Main, and MPI cannot be initialized twice. Set the level where both motor and dotnet read it: <RuntimeHostConfigurationOption Include=\"Motor.ThreadLevel\" Value=\"{2}\" /> in the project (or MOTOR_THREAD_LEVEL={2}, or 'motor --thread-level {2}').";
     internal const string ThreadLevelSetting = "{0} '{1}' is not single, funneled, serialized or multiple.";
     internal const string BadHangReport = "The hang report setting '{0}' (motor --hang-report, or MOTOR_HANG_REPORT) is not SECONDS or SECONDS,abort with SECONDS a positive number.";
+    internal const string BadProfileSetting = "The profile setting '{0}' (motor --profile, or MOTOR_PROFILE) is not one of 1, profile, profile:FILE, trace, trace:FILE or events.";
+    internal const string ProfileFileUnwritable = "The profile setting '{0}' names the file {1}, which cannot be written: {2}";
+    internal const string ProfileFileIsDirectory = "it is a directory.";
+    internal const string ProfileWritten = "motor profile: {0} written to {1}";
+    internal const string ProfileWriteFailed = "motor profile: the {0} could not be written to {1}: {2}";
     internal const string HangReportAbort = "motor hang report: {0} is still blocked; aborting the job (hang report with abort).";
     internal const string FailedExitAborts = "[rank {0}] exiting with code {1} while MPI is in use; aborting the MPI job so that no rank waits for this one forever.";
     internal const string AwaitThreadLevel = "Awaiting an MPI request needs thread level Multiple (the progress engine calls MPI from its own thread), but MPI was initialized at {0}. Call Mpi.Init(ThreadLevel.Multiple) before any other MPI use; under motor, start the program with 'motor --thread-level multiple' or set the runtime property Motor.ThreadLevel (multiple).";

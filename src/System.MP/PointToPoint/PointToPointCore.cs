@@ -35,9 +35,11 @@ internal static unsafe class PointToPointCore
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static void Send(void* p, long bytes, int dest, int tag, CommHandle comm, int mode)
     {
+        long t0 = MpiProfile.Begin();
         if (!HangReport.Enabled)
         {
             int done = Core.Send(p, bytes, dest, tag, comm, mode);
+            MpiProfile.End(mode == CoreConst.SendSync ? ProfiledCall.Ssend : ProfiledCall.Send, t0, bytes, dest);
             ThrowHelper.Check(done);
             return;
         }
@@ -46,6 +48,7 @@ internal static unsafe class PointToPointCore
         HangReport.Describe(mode == CoreConst.SendSync ? "Ssend" : "Send", comm, dest, tag, "dest");
         if (rc == 0)
             rc = Completion.PollThenBlock(new Completion.Token(token, null));
+        MpiProfile.End(mode == CoreConst.SendSync ? ProfiledCall.Ssend : ProfiledCall.Send, t0, bytes, dest);
         ThrowHelper.Check(rc);
     }
 
@@ -65,6 +68,15 @@ internal static unsafe class PointToPointCore
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static int Recv(void* p, long bytes, int source, int tag, CommHandle comm, Status* status)
+    {
+        long t0 = MpiProfile.Begin();
+        int rc = RecvCore(p, bytes, source, tag, comm, status);
+        MpiProfile.End(ProfiledCall.Recv, t0, bytes, source);
+        return rc;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int RecvCore(void* p, long bytes, int source, int tag, CommHandle comm, Status* status)
     {
         if (tag == Mpi.AnyTag)
             return RecvAnyTag(p, bytes, source, comm, status);
@@ -100,6 +112,7 @@ internal static unsafe class PointToPointCore
     internal static Status SendRecv(void* s, long sendBytes, int dest, int sendTag,
                                     void* r, long recvBytes, int source, int recvTag, CommHandle comm)
     {
+        long t0 = MpiProfile.Begin();
         Status status;
         int done;
         if (recvTag == Mpi.AnyTag)
@@ -108,6 +121,7 @@ internal static unsafe class PointToPointCore
             done = HangReport.Enabled
                 ? HangReport.SendRecv(s, sendBytes, dest, sendTag, r, recvBytes, source, recvTag, comm, &status)
                 : Core.Sendrecv(s, sendBytes, dest, sendTag, r, recvBytes, source, recvTag, comm, &status);
+        MpiProfile.End(ProfiledCall.SendRecv, t0, sendBytes + recvBytes, dest);
         ThrowHelper.Check(done);
         return status;
     }
@@ -134,6 +148,14 @@ internal static unsafe class PointToPointCore
     /// for one (MPI_Iprobe): 1 with its status (a blocking probe: 0 or 1), 0 for none, or a negative MP_E*.
     /// </summary>
     internal static int Probe(int source, int tag, CommHandle comm, Status* status, bool block)
+    {
+        long t0 = MpiProfile.Begin();
+        int rc = ProbeCore(source, tag, comm, status, block);
+        MpiProfile.End(ProfiledCall.Probe, t0, 0, source);
+        return rc;
+    }
+
+    private static int ProbeCore(int source, int tag, CommHandle comm, Status* status, bool block)
     {
         while (true)
         {
@@ -193,7 +215,9 @@ internal static unsafe class PointToPointCore
             return MProbeAnyTag(source, comm, out message);
         Status status;
         MessageHandle msg;
+        long t0 = MpiProfile.Begin();
         int rc = Completion.PollThenBlock(new Completion.MatchedProbe(source, tag, comm, &msg, &status));
+        MpiProfile.End(ProfiledCall.MProbe, t0, 0, source);
         ThrowHelper.Check(rc);
         message = msg;
         return status;
@@ -247,7 +271,9 @@ internal static unsafe class PointToPointCore
     internal static Status MRecv(void* p, long bytes, MessageHandle message)
     {
         Status status;
+        long t0 = MpiProfile.Begin();
         int rc = MRecv(p, bytes, message, &status);
+        MpiProfile.End(ProfiledCall.MRecv, t0, bytes, status.Source);
         ThrowHelper.Check(rc);
         return status;
     }

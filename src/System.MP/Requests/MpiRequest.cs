@@ -185,7 +185,9 @@ public abstract unsafe partial class MpiRequest : IDisposable
         handles = handles[..n];
         if (Entries(requests, handles))
             return PollAny(requests, handles, out status);
+        long t0 = MpiProfile.Begin();
         int index = Completion.WaitAny(handles, out int result, out Status st);
+        MpiProfile.End(ProfiledCall.WaitAny, t0);
         status = index == Mpi.Undefined ? EmptyStatus : requests[index].FinishAlone(result, st);
         return index;
     }

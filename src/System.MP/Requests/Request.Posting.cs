@@ -21,6 +21,7 @@ public readonly unsafe partial struct Request
     {
         RequestHandle req = RequestHandle.Null;
         int rc;
+        long t0 = MpiProfile.Begin();
         BufferHoldKind sendHold = BufferPolicy.For(send, send?.Length ?? 0);
         BufferHoldKind recvHold = BufferPolicy.For(recv, recv?.Length ?? 0);
         if (sendHold != BufferHoldKind.Pin && recvHold != BufferHoldKind.Pin)
@@ -33,6 +34,7 @@ public readonly unsafe partial struct Request
                 rc = PostCore(comm, d, sendHold == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref send!) : null,
                               recvHold == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref recv!) : null, hood, &req);
             }
+            MpiProfile.End(hood is null ? ProfiledCall.NonblockingCollective : ProfiledCall.NonblockingNeighbor, t0, d);
             return Posted(RequestPoster.Current, rc, req, NativeHold(hood, null, null));
         }
         // The pins keep the arrays in place, so the addresses taken under
@@ -47,6 +49,7 @@ public readonly unsafe partial struct Request
             d->RecvBuf = r;
         }
         rc = PostCore(comm, d, null, null, hood, &req);
+        MpiProfile.End(hood is null ? ProfiledCall.NonblockingCollective : ProfiledCall.NonblockingNeighbor, t0, d);
         BufferHold? native = NativeHold(hood, ps, pr);
         if (rc < 0)
         {
@@ -90,9 +93,11 @@ public readonly unsafe partial struct Request
         // from a valid address.  The caller checked every argument (communicator,
         // rank, tag, slice): the core's entry trusts that and looks only at MPI's
         // state and the special ranks.
+        long t0 = MpiProfile.Begin();
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
             rc = Core.Isend(p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
                      register ? BufferPolicy.ObjectOf(ref buffer) : null, &req);
+        MpiProfile.End(mode == CoreConst.SendSync ? ProfiledCall.ISsend : ProfiledCall.ISend, t0, (long)count * sizeof(T), dest);
         return Posted(poster, rc, req, pin);
     }
 
@@ -105,9 +110,11 @@ public readonly unsafe partial struct Request
         int rc;
         RequestPoster poster = RequestPoster.Current;
         bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
+        long t0 = MpiProfile.Begin();
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as PostSend
             rc = Core.Irecv(p + offset, (long)count * sizeof(T), source, tag, comm,
                      register ? BufferPolicy.ObjectOf(ref buffer) : null, &req);
+        MpiProfile.End(ProfiledCall.IRecv, t0, (long)count * sizeof(T), source);
         return Posted(poster, rc, req, pin);
     }
 
@@ -142,7 +149,9 @@ public readonly unsafe partial struct Request
     {
         RequestHandle req = RequestHandle.Null;
         RequestPoster poster = RequestPoster.Current;
+        long t0 = MpiProfile.Begin();
         int rc = Core.Isend(buffer, bytes, dest, tag, comm, CoreConst.SendStandard, null, &req);
+        MpiProfile.End(ProfiledCall.ISend, t0, bytes, dest);
         return Posted(poster, rc, req, hold);
     }
 

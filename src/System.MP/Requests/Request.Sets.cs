@@ -90,7 +90,9 @@ public readonly unsafe partial struct Request
         fixed (Status* s = statuses)
         {
             var all = new Completion.AllRequests(n, h, s);
+            long t0 = MpiProfile.Begin();
             rc = Completion.PollThenBlock(ref all, SetPolls(n));
+            MpiProfile.End(ProfiledCall.WaitAll, t0);
         }
         FinishAll(requests, handles, statuses, rc);
     }

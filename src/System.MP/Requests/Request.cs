@@ -89,7 +89,9 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
         if (s.Done)
             return Finish(s, s.Result, s.Status);
         Status st = default;
+        long t0 = MpiProfile.Begin();
         int rc = Completion.PollThenBlock(new Completion.OneRequest(s.Handle, &st));
+        MpiProfile.End(ProfiledCall.Wait, t0);
         return Finish(s, rc, st);
     }
 
@@ -119,7 +121,9 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
             return true;
         }
         Status st;
+        long t0 = MpiProfile.Begin();
         int rc = Core.ReqTest(s.Handle, &st);
+        MpiProfile.End(ProfiledCall.Test, t0);
         if (rc == 0)
         {
             GC.KeepAlive(s);

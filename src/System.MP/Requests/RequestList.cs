@@ -181,17 +181,20 @@ public sealed unsafe class RequestList : IDisposable
     internal int PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, CommHandle comm, int mode) where T : unmanaged
     {
         int i = NextEntry(), rc;
+        long t0 = MpiProfile.Begin();
         if (Registers)
         {
             fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as Request.PostSend
                 rc = Core.ListIsend(_list, p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
                                     count > 0 ? BufferPolicy.ObjectOf(ref buffer) : null);
+            MpiProfile.End(mode == CoreConst.SendSync ? ProfiledCall.ISsend : ProfiledCall.ISend, t0, (long)count * sizeof(T), dest);
             return Added(i, rc, null);
         }
         bool register = HoldByPolicy(buffer, count, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
             rc = Core.ListIsend(_list, p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
                                 register ? BufferPolicy.ObjectOf(ref buffer) : null);
+        MpiProfile.End(mode == CoreConst.SendSync ? ProfiledCall.ISsend : ProfiledCall.ISend, t0, (long)count * sizeof(T), dest);
         return Added(i, rc, pin);
     }
 
@@ -200,17 +203,20 @@ public sealed unsafe class RequestList : IDisposable
     internal int PostRecv<T>(T[] buffer, int offset, int count, int source, int tag, CommHandle comm) where T : unmanaged
     {
         int i = NextEntry(), rc;
+        long t0 = MpiProfile.Begin();
         if (Registers)
         {
             fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
                 rc = Core.ListIrecv(_list, p + offset, (long)count * sizeof(T), source, tag, comm,
                                     count > 0 ? BufferPolicy.ObjectOf(ref buffer) : null);
+            MpiProfile.End(ProfiledCall.IRecv, t0, (long)count * sizeof(T), source);
             return Added(i, rc, null);
         }
         bool register = HoldByPolicy(buffer, count, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
             rc = Core.ListIrecv(_list, p + offset, (long)count * sizeof(T), source, tag, comm,
                                 register ? BufferPolicy.ObjectOf(ref buffer) : null);
+        MpiProfile.End(ProfiledCall.IRecv, t0, (long)count * sizeof(T), source);
         return Added(i, rc, pin);
     }
 
@@ -303,7 +309,9 @@ public sealed unsafe class RequestList : IDisposable
             return;
         }
         var all = new Completion.ListRequests(_list, n, statuses);
+        long t0 = MpiProfile.Begin();
         rc = Completion.PollThenBlock(ref all, Request.SetPolls(n));
+        MpiProfile.End(ProfiledCall.WaitAll, t0);
         Finish(n, rc);
     }
 

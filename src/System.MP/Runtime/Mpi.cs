@@ -201,6 +201,7 @@ public static unsafe class Mpi
                 throw new InvalidOperationException(SR.AfterShutdown);
             CoreLoader.EnsureLoaded();
             HangReport.Start(); // refuses a malformed setting before MPI starts
+            MpiProfile.Start(); // the same, and a profile file that cannot be written
             if (!CoreLoader.IsHosted && ConfiguredThreadLevel() is ThreadLevel configured && configured > required)
                 required = configured;
             int provided = 0, ub = 0;
@@ -306,6 +307,7 @@ public static unsafe class Mpi
         {
             if (s_state != StateReady)
                 return;
+            MpiProfile.Finish(); // collective over World, so before anything else of the shutdown
             s_self!.DeleteAttributes(); // MPI_Finalize first frees MPI_COMM_SELF's attributes (MPI-4.0 §11.2.4)
             ProgressEngine.Stop(); // it calls MPI: before MPI_Finalize
             s_state = StateShutDown;
