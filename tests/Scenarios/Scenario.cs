@@ -27,6 +27,7 @@ public enum Scenario
     Issend,
     SendrecvReplace,
     MprobeTyped,
+    ScalarSendRecvIRecv, // PointToPoint/ScalarForms.cs
 
     // Use refused before MPI: bad arguments, a freed communicator, calls after shutdown (Failures/RefusedBeforeMpi.cs)
     BadArgs,
@@ -55,6 +56,11 @@ public enum Scenario
     CollUnevenBadArgs,
     CollReduceScatterEmptyBlock,
     CollIntercommVector,
+
+    // The v-collectives' packed blocks and null arguments, intercommunicator roots without buffers (Collectives/VectorDefaults.cs)
+    CollVectorDefaults,
+    CollInterRootsWithoutBuffers,
+    CollSlicesInPlace,
 
     // Groups and Cartesian topologies (Communicators/Communicators.cs)
     Groups,
@@ -137,6 +143,7 @@ public enum Scenario
     RmaMisuse,
     RmaDynamic,
     RmaDynamicGcTorture,
+    RmaOrdinaryArray, // OneSided/RmaOrdinaryArray.cs
 
     // Parallel I/O (IO/Files.cs)
     FilesRoundTrip,
@@ -177,6 +184,9 @@ public enum Scenario
 
     // Object reductions, all-to-all and v-forms; communicator attributes (Objects/ObjectCollectives.cs)
     ObjectCollectivesReductions,
+
+    // Symmetric OBcast, OSendRecv, OScatter of elements, element-wise ops, Op.Create over classes, intercommunicators (Objects/ObjectForms.cs)
+    ObjectEverydayForms,
     CommunicatorAttributes,
 
     // ORecv's first message in one posted receive (Objects/ObjectEager.cs)

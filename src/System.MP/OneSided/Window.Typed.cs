@@ -2,6 +2,7 @@ using System.Buffers;
 using System.Collections.Generic;
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace System.MP;
 
@@ -17,7 +18,8 @@ namespace System.MP;
 /// <para>The window's memory is memory MPI may access at any time, so the GC never
 /// owns it: <see cref="Allocate"/> and <see cref="AllocateShared"/> take it from MPI,
 /// <see cref="Create(Communicator, int, Info)"/> uses an array of the pinned object heap
-/// that the window keeps alive.  <see cref="Memory"/> and <see cref="Span"/> give this
+/// that the window keeps alive, and <see cref="Create(Communicator, T[], Info)"/> over an ordinary
+/// array pins it for the window's life.  <see cref="Memory"/> and <see cref="Span"/> give this
 /// rank's part; once the window is disposed they throw <see cref="ObjectDisposedException"/>.
 /// A <see cref="Span{T}"/> taken before <see cref="Window.Dispose"/> cannot be revoked:
 /// do not keep one across it (memory from MPI is gone then).</para>
@@ -34,15 +36,18 @@ namespace System.MP;
 public sealed unsafe class Window<T> : Window where T : unmanaged
 {
     private readonly T* _base;       // MPI's memory (Allocate, AllocateShared), else null
-    private readonly T[]? _array;    // the pinned-heap array (Create), else null
+    private readonly T[]? _array;    // the array of Create, else null
+    private GCHandle _pin;           // pins an ordinary array of Create until the window is freed
     private readonly int _length;
     private readonly bool _shared;
     private readonly Segment _local;
     private readonly List<T[]>? _attached; // a dynamic window's attached arrays, held until detached; else null
 
-    private Window(int handle, Communicator comm, T* baseAddress, T[]? array, int length, bool shared, bool dynamic = false)
+    private Window(int handle, Communicator comm, T* baseAddress, T[]? array, int length, bool shared, bool dynamic = false,
+                   GCHandle pin = default)
         : base(handle, comm)
     {
+        _pin = pin;
         _attached = dynamic ? [] : null;
         _base = baseAddress;
         _array = array;
@@ -80,22 +85,35 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     }
 
     /// <summary>
-    /// A window over <paramref name="array"/>, which must come from <see cref="Mpi.AllocatePinned{T}"/>
-    /// (MPI may access it at any time, so it must never move); the window keeps it alive
-    /// until disposed (MPI_Win_create).  Collective.
+    /// A window over <paramref name="array"/>, which the window keeps alive and in place until
+    /// disposed (MPI_Win_create).  Collective.
     /// </summary>
-    /// <exception cref="ArgumentException">The array is not on the pinned object heap.</exception>
+    /// <remarks>
+    /// MPI may access a window's memory at any time, so the array must not move while the window
+    /// lives.  An array from <see cref="Mpi.AllocatePinned{T}"/> never moves; any other array is
+    /// pinned (a pinned GCHandle, in both modes) from here until <see cref="Window.Dispose"/>.
+    /// Operations on either run at the same speed; a long-lived pin in the middle of the heap keeps
+    /// the GC from compacting past it, which is what the pinned object heap avoids, so arrays made
+    /// for a window are best made by <see cref="Mpi.AllocatePinned{T}"/> (or use
+    /// <see cref="Create(Communicator, int, Info)"/> or <see cref="Allocate"/>).
+    /// </remarks>
+    /// <param name="comm">The ranks that share the window (an intracommunicator).</param>
+    /// <param name="array">This rank's part of the window (any length, 0 allowed).</param>
+    /// <param name="info">Hints, or null.</param>
     public static Window<T> Create(Communicator comm, T[] array, Info? info = null)
     {
         ArgumentNullException.ThrowIfNull(comm);
         ArgumentNullException.ThrowIfNull(array);
-        if (!PinnedBuffers.Contains(array))
-            throw new ArgumentException(SR.WindowArrayNotPinned, nameof(array));
         int c = comm.Handle, i = Info.HandleOf(info), win = 0, rc;
+        GCHandle pin = array.Length == 0 || PinnedBuffers.Contains(array) ? default : GCHandle.Alloc(array, GCHandleType.Pinned);
         fixed (T* p = array)
             rc = Core.WinCreate(c, p, (long)array.Length * sizeof(T), sizeof(T), i, &win);
+        if (rc < 0 && pin.IsAllocated)
+            pin.Free();
         ThrowHelper.Check(rc);
-        return new Window<T>(win, comm, null, array, array.Length, shared: false);
+        if (pin.IsAllocated)
+            BufferHold.CountPins(1, 1);
+        return new Window<T>(win, comm, null, array, array.Length, shared: false, pin: pin);
     }
 
     /// <summary>
@@ -391,6 +409,11 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     private protected override void OnFreed()
     {
         _local.Revoke();
+        if (_pin.IsAllocated) // MPI no longer touches the array: it may move again
+        {
+            _pin.Free();
+            BufferHold.CountPins(-1, 0);
+        }
         if (_attached is not null) // the core detached them before MPI_Win_free
         {
             lock (_attached)
@@ -470,7 +493,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
             Span<T> s = GetSpan();
             if ((uint)elementIndex > (uint)s.Length)
                 throw new ArgumentOutOfRangeException(nameof(elementIndex));
-            // Pinned-heap arrays and MPI's memory never move: nothing to pin.
+            // Pinned-heap arrays, arrays the window pins and MPI's memory never move: nothing to pin.
             return new MemoryHandle(Unsafe.AsPointer(ref Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetReference(s), elementIndex)));
         }
 
