@@ -36,9 +36,18 @@ public unsafe partial class Communicator
         else if (atRoot)
             RequireLength(recv, nameof(recv), 0);
         long count = send?.Length ?? (atRoot ? recv!.Length : 0);
-        Collective<T> c = new(CollKind.Reduce, count, root, send, recv, sends: OutsideRootGroup(root), receives: atRoot);
+        // MPI ignores the root's send buffer but refuses a null one (MPICH): it gets a placeholder.
+        if (send is null && atRoot)
+            send = IgnoredBuffer<T>.Array;
+        Collective<T> c = new(CollKind.Reduce, count, root, send, recv, sends: OutsideRootGroup(root) || atRoot, receives: atRoot);
         c.Reduce(op, blocking);
         return c;
+    }
+
+    /// <summary>What a rank passes MPI for a buffer MPI ignores there but must not be null: one element that never moves.</summary>
+    private static class IgnoredBuffer<T> where T : unmanaged
+    {
+        internal static readonly T[] Array = PinnedBuffers.Allocate<T>(1);
     }
 
     /// <summary>

@@ -38,7 +38,7 @@ public partial class Communicator
     {
         int h = Handle;
         Collective<T> c = ReduceArgs(send, recv, root, op, blocking: false);
-        return c.Init(h, c.SendArray is null ? 0 : c.Desc.Count, c.Desc.Count);
+        return c.Init(h, OutsideRootGroup(root) ? c.Desc.Count : 0, c.Desc.Count);
     }
 
     /// <summary>Makes a persistent all-reduce (MPI_Allreduce_init).</summary>

@@ -42,12 +42,20 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     private readonly bool _shared;
     private readonly Segment _local;
     private readonly List<T[]>? _attached; // a dynamic window's attached arrays, held until detached; else null
+    // Create's windows start at a 16-byte boundary at or below the array's first element (MPICH 4.0
+    // with UCX misplaces data at a base that is 8 bytes past one, and a .NET array's elements may
+    // start there): in MPI units of _unit bytes, element i of rank r's array is at _skip[r] + i * _scale.
+    private readonly int _unit, _scale = 1;
+    private readonly long[]? _skip;
 
     private Window(int handle, Communicator comm, T* baseAddress, T[]? array, int length, bool shared, bool dynamic = false,
-                   GCHandle pin = default)
+                   GCHandle pin = default, int unit = 0, long[]? skip = null)
         : base(handle, comm)
     {
         _pin = pin;
+        _unit = unit == 0 ? sizeof(T) : unit;
+        _scale = sizeof(T) / _unit;
+        _skip = skip;
         _attached = dynamic ? [] : null;
         _base = baseAddress;
         _array = array;
@@ -106,14 +114,21 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         ArgumentNullException.ThrowIfNull(array);
         int c = comm.Handle, i = Info.HandleOf(info), win = 0, rc;
         GCHandle pin = array.Length == 0 || PinnedBuffers.Contains(array) ? default : GCHandle.Alloc(array, GCHandleType.Pinned);
+        // The unit divides both the element size and 8, so the 0 or 8 bytes down to the boundary
+        // (the array's own length field) are whole units.
+        int unit = Math.Min(sizeof(T) & -sizeof(T), 8), below;
         fixed (T* p = array)
-            rc = Core.WinCreate(c, p, (long)array.Length * sizeof(T), sizeof(T), i, &win);
+        {
+            below = (int)((nint)p % 16) % unit == 0 ? (int)((nint)p % 16) : 0;
+            rc = Core.WinCreate(c, p == null ? null : (byte*)p - below, (long)array.Length * sizeof(T) + below, unit, i, &win);
+        }
         if (rc < 0 && pin.IsAllocated)
             pin.Free();
         ThrowHelper.Check(rc);
         if (pin.IsAllocated)
             BufferHold.CountPins(1, 1);
-        return new Window<T>(win, comm, null, array, array.Length, shared: false, pin: pin);
+        long[] skip = comm.Allgather((long)(below / unit));
+        return new Window<T>(win, comm, null, array, array.Length, shared: false, pin: pin, unit: unit, skip: skip);
     }
 
     /// <summary>
@@ -242,7 +257,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         int unit = 0, h = Handle;
         CheckRank(rank);
         ThrowHelper.Check(Core.WinSize(h, rank, &bytes, &unit));
-        return bytes / sizeof(T);
+        return (bytes - (_skip is null ? 0 : _skip[rank] * _unit)) / sizeof(T);
     }
 
     /// <summary>
@@ -286,8 +301,8 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         fixed (T* p = array)
         {
             void* obj = hold == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref array) : null;
-            CheckOp(put ? Core.WinPut(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, null)
-                        : Core.WinGet(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, null));
+            CheckOp(put ? Core.WinPut(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, Disp(target, targetIndex), obj, null)
+                        : Core.WinGet(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, Disp(target, targetIndex), obj, null));
             if (hold == BufferHoldKind.Pin)
                 Hold(array, target);
         }
@@ -306,7 +321,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         fixed (T* p = data)
         {
             void* obj = hold == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref data) : null;
-            CheckOp(Core.WinAccumulateHeld(h, p + offset, null, count, ElementType<T>.Code, sizeof(T), code, target, targetIndex, obj, null));
+            CheckOp(Core.WinAccumulateHeld(h, p + offset, null, count, ElementType<T>.Code, sizeof(T), code, target, Disp(target, targetIndex), obj, null));
             if (hold == BufferHoldKind.Pin)
                 Hold(data, target);
         }
@@ -333,7 +348,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         {
             void* dataObj = holdData == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref data) : null;
             void* resultObj = holdResult == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref result) : null;
-            CheckOp(Core.WinAccumulateHeld(h, p, r, count, ElementType<T>.Code, sizeof(T), code, target, targetIndex, dataObj, resultObj));
+            CheckOp(Core.WinAccumulateHeld(h, p, r, count, ElementType<T>.Code, sizeof(T), code, target, Disp(target, targetIndex), dataObj, resultObj));
             if (holdData == BufferHoldKind.Pin)
                 Hold(data, target);
             if (holdResult == BufferHoldKind.Pin)
@@ -351,7 +366,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         int h = Handle, code = OpCode(op);
         CheckTarget(target, targetIndex);
         T result = default;
-        CheckOp(Core.WinFetch(h, &value, null, &result, ElementType<T>.Code, sizeof(T), code, target, targetIndex));
+        CheckOp(Core.WinFetch(h, &value, null, &result, ElementType<T>.Code, sizeof(T), code, target, Disp(target, targetIndex)));
         return result;
     }
 
@@ -372,7 +387,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
             throw new ArgumentException(SR.Format(SR.WindowCasType, typeof(T).Name));
         CheckTarget(target, targetIndex);
         T result = default;
-        CheckOp(Core.WinFetch(h, &value, &compare, &result, ElementType<T>.Code, sizeof(T), 0, target, targetIndex));
+        CheckOp(Core.WinFetch(h, &value, &compare, &result, ElementType<T>.Code, sizeof(T), 0, target, Disp(target, targetIndex)));
         return result;
     }
 
@@ -399,8 +414,8 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
         void* obj = register ? BufferPolicy.ObjectOf(ref buffer) : null;
         fixed (T* p = buffer)
-            rc = put ? Core.WinPut(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, &req)
-                     : Core.WinGet(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, &req);
+            rc = put ? Core.WinPut(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, Disp(target, targetIndex), obj, &req)
+                     : Core.WinGet(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, Disp(target, targetIndex), obj, &req);
         if (rc < 0)
             Request.ThrowPostFailed(rc, pin, nameof(targetIndex)); // as CheckOp
         return Request.Posted(poster, rc, req, pin);
@@ -463,6 +478,11 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
             ThrowHelper.ThrowRank(target, Size, "Mpi.ProcNull", nameof(target));
         }
     }
+
+    /// <summary>The MPI displacement of element <paramref name="targetIndex"/> of <paramref name="target"/>'s window (checked already).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private long Disp(int target, long targetIndex) =>
+        _skip is null || target == Mpi.ProcNull ? targetIndex : _skip[target] + targetIndex * _scale;
 
     /// <summary>An operation's core result: its range error (the elements do not fit the target's window) names targetIndex.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
