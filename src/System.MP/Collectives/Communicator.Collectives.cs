@@ -13,7 +13,7 @@ public partial class Communicator
     /// <summary>Waits until every rank of the communicator has called it (MPI_Barrier).</summary>
     public void Barrier()
     {
-        int h = Handle;
+        CommHandle h = Handle;
         new Collective<byte>(CollKind.Barrier, 0, 0).Run(h);
     }
 
@@ -26,7 +26,7 @@ public partial class Communicator
     /// <param name="root">Rank whose data is broadcast.</param>
     public void Bcast<T>(T[]? buffer, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         BcastArgs(buffer, root).Run(h);
     }
 
@@ -35,7 +35,7 @@ public partial class Communicator
     /// <param name="root">Rank whose data is broadcast.</param>
     public void Bcast<T>(Span<T> buffer, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckRoot(root);
         Collective<T> c = new(CollKind.Bcast, buffer.Length, root) { Recv = buffer };
         c.Run(h);
@@ -68,7 +68,7 @@ public partial class Communicator
     /// <param name="root">Rank that gets the result.</param>
     public void Reduce<T>(T[]? send, T[]? recv, Op op, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         ReduceArgs(send, recv, root, op, blocking: true).Run(h);
     }
 
@@ -78,7 +78,7 @@ public partial class Communicator
     /// <param name="root">Rank that gets the result.</param>
     public T Reduce<T>(T value, Op op, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckRoot(root);
         T result = Reduction(h, CollKind.Reduce, value, op, root);
         return IsRoot(root) ? result : default;
@@ -90,7 +90,7 @@ public partial class Communicator
     /// <param name="op">The operation.</param>
     public void Allreduce<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         AllreduceArgs(send, recv, op, blocking: true).Run(h);
     }
 
@@ -116,7 +116,7 @@ public partial class Communicator
     /// <param name="op">The operation.</param>
     public void Allreduce<T>(Span<T> buffer, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("Allreduce in place");
         Collective<T> c = new(CollKind.Allreduce, buffer.Length, 0) { Send = buffer, Recv = buffer };
         c.Reduce(op, userAllowed: true);
@@ -128,7 +128,7 @@ public partial class Communicator
     /// <param name="op">The operation.</param>
     public T Allreduce<T>(T value, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return Reduction(h, CollKind.Allreduce, value, op, 0);
     }
 
@@ -137,7 +137,7 @@ public partial class Communicator
     /// <param name="op">The operation.</param>
     public T Scan<T>(T value, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("Scan");
         return Reduction(h, CollKind.Scan, value, op, 0);
     }
@@ -148,7 +148,7 @@ public partial class Communicator
     /// <param name="op">The operation.</param>
     public void Scan<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         AllreduceArgs(send, recv, op, blocking: true, CollKind.Scan, "Scan").Run(h);
     }
 
@@ -160,7 +160,7 @@ public partial class Communicator
     /// <param name="op">The operation.</param>
     public T Exscan<T>(T value, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("Exscan");
         T result = Reduction(h, CollKind.Exscan, value, op, 0);
         return _rank == 0 ? default : result;
@@ -179,7 +179,7 @@ public partial class Communicator
     /// <param name="op">The operation.</param>
     public void ReduceScatterBlock<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         ReduceScatterBlockArgs(send, recv, op, blocking: true).Run(h);
     }
 
@@ -192,7 +192,7 @@ public partial class Communicator
     /// <param name="op">The operation.</param>
     public void Exscan<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         AllreduceArgs(send, recv, op, blocking: true, CollKind.Exscan, "Exscan").Run(h);
         if (_rank == 0) // MPI leaves rank 0's result undefined (MPI-4.0 §6.11.2)
             Array.Clear(recv, 0, send.Length);
@@ -215,7 +215,7 @@ public partial class Communicator
     /// <exception cref="ArgumentException">A count is negative, <paramref name="counts"/> has not one entry per rank, or a buffer is too short.</exception>
     public void ReduceScatter<T>(T[] send, T[] recv, int[] counts, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         ReduceScatterArgs(send, recv, counts, op, blocking: true).Run(h);
     }
 
@@ -224,7 +224,7 @@ public partial class Communicator
     /// <returns>One value per rank (on an intercommunicator: per rank of the remote group).</returns>
     public T[] Allgather<T>(T value) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         var all = new T[_peerSize];
         Collective<T> c = new(CollKind.Allgather, 1, 0) { Send = new Span<T>(ref value), Recv = all };
         c.Run(h);
@@ -237,7 +237,7 @@ public partial class Communicator
     /// <returns>At the root, the values; null elsewhere.</returns>
     public T[]? Gather<T>(T value, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckRoot(root);
         T[]? all = IsRoot(root) ? new T[_peerSize] : null;
         Collective<T> c = new(CollKind.Gather, 1, root) { Send = new Span<T>(ref value), Recv = all };
@@ -251,7 +251,7 @@ public partial class Communicator
     /// <returns>This rank's value (default on an intercommunicator's root group).</returns>
     public T Scatter<T>(T[]? values, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckRoot(root);
         if (IsRoot(root))
             RequireLength(values, nameof(values), _peerSize);
@@ -267,7 +267,7 @@ public partial class Communicator
     /// <param name="root">Rank that collects.</param>
     public void Gather<T>(T[] send, T[]? recv, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         GatherArgs(send, recv, root).Run(h);
     }
 
@@ -277,7 +277,7 @@ public partial class Communicator
     /// <param name="root">Rank that scatters.</param>
     public void Scatter<T>(T[]? send, T[] recv, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         ScatterArgs(send, recv, root).Run(h);
     }
 
@@ -286,7 +286,7 @@ public partial class Communicator
     /// <param name="recv">Room for Size blocks.</param>
     public void Allgather<T>(T[] send, T[] recv) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         AllgatherArgs(send, recv).Run(h);
     }
 
@@ -298,7 +298,7 @@ public partial class Communicator
     /// <param name="recv">Room for Size blocks of the same length.</param>
     public void Alltoall<T>(T[] send, T[] recv) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         AlltoallArgs(send, recv).Run(h);
     }
 
@@ -311,7 +311,7 @@ public partial class Communicator
     /// <param name="recv">Room for Size blocks of the same length; must not overlap <paramref name="send"/>.</param>
     public void Alltoall<T>(ReadOnlySpan<T> send, Span<T> recv) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckSpans(send, recv);
         if (send.Length % _peerSize != 0)
             throw new ArgumentException(SR.Format(SR.LengthNotMultiple, nameof(send), send.Length, _peerSize), nameof(send));
@@ -334,7 +334,7 @@ public partial class Communicator
     public void Alltoallv<T>(ReadOnlySpan<T> send, int[] sendCounts, int[]? sendDispls,
                              Span<T> recv, int[] recvCounts, int[]? recvDispls) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckSpans(send, recv);
         Collective<T> c = VectorExchange<T>(CollKind.Alltoallv, _peerSize, _peerSize, SR.CountsLength, send.Length, sendCounts, sendDispls,
                                             recv.Length, recvCounts, recvDispls);
@@ -355,7 +355,7 @@ public partial class Communicator
     /// <param name="root">Rank that collects.</param>
     public void Gatherv<T>(T[]? send, T[]? recv, int[]? counts, int[]? displs, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         GathervArgs(send, recv, counts, displs, root).Run(h);
     }
 
@@ -378,7 +378,7 @@ public partial class Communicator
     /// <param name="root">Rank that scatters.</param>
     public void Scatterv<T>(T[]? send, int[]? counts, int[]? displs, T[]? recv, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         ScattervArgs(send, counts, displs, recv, root).Run(h);
     }
 
@@ -396,7 +396,7 @@ public partial class Communicator
     /// <param name="displs">Where each block starts in <paramref name="recv"/> (blocks may not overlap), or null for blocks packed in rank order.</param>
     public void Allgatherv<T>(T[] send, T[] recv, int[] counts, int[]? displs) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         AllgathervArgs(send, recv, counts, displs).Run(h);
     }
 
@@ -416,7 +416,7 @@ public partial class Communicator
     public void Alltoallv<T>(T[] send, int[] sendCounts, int[]? sendDispls,
                              T[] recv, int[] recvCounts, int[]? recvDispls) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls).Run(h);
     }
 

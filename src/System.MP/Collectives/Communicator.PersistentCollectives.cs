@@ -12,7 +12,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest BarrierInit()
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return new Collective<byte>(CollKind.Barrier, 0, 0).Init(h, 0, 0);
     }
 
@@ -22,7 +22,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest BcastInit<T>(T[]? buffer, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         Collective<T> c = BcastArgs(buffer, root);
         bool sends = IsRoot(root), receives = !sends && root != Mpi.ProcNull;
         return c.Init(h, 0, c.Desc.Count, recvIn: sends, recvOut: receives);
@@ -36,7 +36,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest ReduceInit<T>(T[]? send, T[]? recv, Op op, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         Collective<T> c = ReduceArgs(send, recv, root, op, blocking: false);
         return c.Init(h, OutsideRootGroup(root) ? c.Desc.Count : 0, c.Desc.Count);
     }
@@ -48,7 +48,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest AllreduceInit<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AllreduceArgs(send, recv, op, blocking: false).Init(h, send.Length, send.Length);
     }
 
@@ -59,7 +59,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest GatherInit<T>(T[] send, T[]? recv, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return GatherArgs(send, recv, root).Init(h, send.Length, (long)send.Length * _peerSize);
     }
 
@@ -70,7 +70,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest ScatterInit<T>(T[]? send, T[] recv, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return ScatterArgs(send, recv, root)
             .Init(h, (long)recv.Length * _peerSize, recv.Length, recvOut: OutsideRootGroup(root));
     }
@@ -81,7 +81,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest AllgatherInit<T>(T[] send, T[] recv) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AllgatherArgs(send, recv).Init(h, send.Length, (long)send.Length * _peerSize);
     }
 
@@ -91,7 +91,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest AlltoallInit<T>(T[] send, T[] recv) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AlltoallArgs(send, recv).Init(h, send.Length, send.Length);
     }
 
@@ -102,7 +102,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest ScanInit<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AllreduceArgs(send, recv, op, blocking: false, CollKind.Scan, "ScanInit").Init(h, send.Length, send.Length);
     }
 
@@ -116,7 +116,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest ExscanInit<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AllreduceArgs(send, recv, op, blocking: false, CollKind.Exscan, "ExscanInit")
             .Init(h, send.Length, send.Length, recvIn: _rank == 0);
     }
@@ -128,7 +128,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest ReduceScatterBlockInit<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return ReduceScatterBlockArgs(send, recv, op, blocking: false).Init(h, (long)recv.Length * _peerSize, recv.Length);
     }
 
@@ -140,7 +140,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest ReduceScatterInit<T>(T[] send, T[] recv, int[] counts, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         Collective<T> c = ReduceScatterArgs(send, recv, counts, op, blocking: false);
         long total = 0;
         foreach (int n in counts)
@@ -157,7 +157,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest GathervInit<T>(T[]? send, T[]? recv, int[]? counts, int[]? displs, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         Collective<T> c = GathervArgs(send, recv, counts, displs, root);
         // At the root the whole extent is staged both ways: the gaps between blocks keep their contents.
         return c.Init(h, c.Desc.Count, c.RecvArray is null ? 0 : Extent(c.RecvCounts!, c.RecvDispls!), recvIn: true);
@@ -181,7 +181,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest ScattervInit<T>(T[]? send, int[]? counts, int[]? displs, T[]? recv, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         Collective<T> c = ScattervArgs(send, counts, displs, recv, root);
         return c.Init(h, c.SendArray is null ? 0 : Extent(c.SendCounts!, c.SendDispls!), c.Desc.Count);
     }
@@ -203,7 +203,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest AllgathervInit<T>(T[] send, T[] recv, int[] counts, int[]? displs) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         Collective<T> c = AllgathervArgs(send, recv, counts, displs);
         return c.Init(h, send.Length, Extent(c.RecvCounts!, c.RecvDispls!), recvIn: true);
     }
@@ -227,7 +227,7 @@ public partial class Communicator
     public PersistentRequest AlltoallvInit<T>(T[] send, int[] sendCounts, int[]? sendDispls,
                                               T[] recv, int[] recvCounts, int[]? recvDispls) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         Collective<T> c = AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls);
         return c.Init(h, Extent(c.SendCounts!, c.SendDispls!), Extent(c.RecvCounts!, c.RecvDispls!), recvIn: true);
     }

@@ -1,3 +1,4 @@
+using System.MP.Interop;
 using System.Diagnostics.CodeAnalysis;
 using System.MP.Transport;
 
@@ -46,7 +47,7 @@ public partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T? OReduce<T>(T value, Func<T, T, T> op, int root)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         ArgumentNullException.ThrowIfNull(op);
         CheckRoot(root);
         if (_isInter && root == Mpi.ProcNull)
@@ -93,7 +94,7 @@ public partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T? OAllreduce<T>(T value, Func<T, T, T> op)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         ArgumentNullException.ThrowIfNull(op);
         if (_isInter)
             return FoldHere(GatherValues(value, AllRanks, h)!, op);
@@ -122,7 +123,7 @@ public partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T? OScan<T>(T value, Func<T, T, T> op)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("OScan");
         ArgumentNullException.ThrowIfNull(op);
         return Prefixes(value, op, inclusive: true, h);
@@ -147,7 +148,7 @@ public partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T? OExscan<T>(T value, Func<T, T, T> op)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("OExscan");
         ArgumentNullException.ThrowIfNull(op);
         return Prefixes(value, op, inclusive: false, h);
@@ -181,7 +182,7 @@ public partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T[] OReduceScatter<T>(T[] values, int[] counts, Func<T, T, T> op)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         ArgumentNullException.ThrowIfNull(values);
         ArgumentNullException.ThrowIfNull(op);
         long total = CheckObjectCounts(counts, nameof(counts), _size);
@@ -230,7 +231,7 @@ public partial class Communicator
 
     /// <summary>Every rank's value at <paramref name="root"/>, in rank order (null elsewhere).</summary>
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
-    private T[]? GatherValues<T>(T value, int root, int h)
+    private T[]? GatherValues<T>(T value, int root, CommHandle h)
     {
         T[][]? blocks = GatherBlocks<T>([value], root, h);
         if (blocks is null)
@@ -315,7 +316,7 @@ public partial class Communicator
     }
 
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
-    private T? Prefixes<T>(T value, Func<T, T, T> op, bool inclusive, int h)
+    private T? Prefixes<T>(T value, Func<T, T, T> op, bool inclusive, CommHandle h)
     {
         T[]? values = GatherValues(value, 0, h);
         Failure failure = default;

@@ -48,7 +48,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     private readonly int _unit, _scale = 1;
     private readonly long[]? _skip;
 
-    private Window(int handle, Communicator comm, T* baseAddress, T[]? array, int length, bool shared, bool dynamic = false,
+    private Window(WindowHandle handle, Communicator comm, T* baseAddress, T[]? array, int length, bool shared, bool dynamic = false,
                    GCHandle pin = default, int unit = 0, long[]? skip = null)
         : base(handle, comm)
     {
@@ -112,7 +112,10 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     {
         ArgumentNullException.ThrowIfNull(comm);
         ArgumentNullException.ThrowIfNull(array);
-        int c = comm.Handle, i = Info.HandleOf(info), win = 0, rc;
+        CommHandle c = comm.Handle;
+        InfoHandle i = Info.HandleOf(info);
+        WindowHandle win = WindowHandle.Null;
+        int rc;
         GCHandle pin = array.Length == 0 || PinnedBuffers.Contains(array) ? default : GCHandle.Alloc(array, GCHandleType.Pinned);
         // The unit divides both the element size and 8, so the 0 or 8 bytes down to the boundary
         // (the array's own length field) are whole units.
@@ -155,7 +158,9 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     public static Window<T> CreateDynamic(Communicator comm, Info? info = null)
     {
         ArgumentNullException.ThrowIfNull(comm);
-        int c = comm.Handle, i = Info.HandleOf(info), win = 0;
+        CommHandle c = comm.Handle;
+        InfoHandle i = Info.HandleOf(info);
+        WindowHandle win = WindowHandle.Null;
         int rc = Core.WinCreateDynamic(c, i, &win);
         ThrowHelper.Check(rc);
         return new Window<T>(win, comm, null, null, 0, shared: false, dynamic: true);
@@ -175,7 +180,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     /// <exception cref="ObjectDisposedException">The window is disposed.</exception>
     public long Attach(T[] array)
     {
-        int h = Handle;
+        WindowHandle h = Handle;
         ArgumentNullException.ThrowIfNull(array);
         List<T[]> attached = Attached();
         if (array.Length == 0)
@@ -203,7 +208,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     /// <exception cref="ObjectDisposedException">The window is disposed (which detached everything).</exception>
     public void Detach(T[] array)
     {
-        int h = Handle;
+        WindowHandle h = Handle;
         ArgumentNullException.ThrowIfNull(array);
         List<T[]> attached = Attached();
         lock (attached)
@@ -223,7 +228,9 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     {
         ArgumentNullException.ThrowIfNull(comm);
         ArgumentOutOfRangeException.ThrowIfNegative(length);
-        int c = comm.Handle, i = Info.HandleOf(info), win = 0;
+        CommHandle c = comm.Handle;
+        InfoHandle i = Info.HandleOf(info);
+        WindowHandle win = WindowHandle.Null;
         void* mem = null;
         int rc = Core.WinAllocate(c, (long)length * sizeof(T), sizeof(T), flavor, i, &mem, &win);
         ThrowHelper.Check(rc);
@@ -254,7 +261,9 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     public long LengthOf(int rank)
     {
         long bytes = 0;
-        int unit = 0, h = Handle;
+        int unit = 0;
+        WindowHandle h = Handle;
+
         CheckRank(rank);
         ThrowHelper.Check(Core.WinSize(h, rank, &bytes, &unit));
         return (bytes - (_skip is null ? 0 : _skip[rank] * _unit)) / sizeof(T);
@@ -267,7 +276,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     /// <exception cref="InvalidOperationException">The window was not made by <see cref="AllocateShared"/>.</exception>
     public Memory<T> SharedMemory(int rank)
     {
-        int h = Handle;
+        WindowHandle h = Handle;
         if (!_shared)
             throw new InvalidOperationException(SR.WindowNotShared);
         CheckRank(rank);
@@ -294,7 +303,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
 
     private void Transfer(T[] array, int offset, int count, int target, long targetIndex, bool put)
     {
-        int h = Handle;
+        WindowHandle h = Handle;
         ThrowHelper.CheckSlice(array, offset, count, nameof(array));
         CheckTarget(target, targetIndex);
         BufferHoldKind hold = HoldFor(array, count, target);
@@ -314,7 +323,8 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     /// <summary>Accumulates <paramref name="count"/> elements of <paramref name="data"/> from <paramref name="offset"/> (MPI_Accumulate).</summary>
     public void Accumulate(T[] data, int offset, int count, Op op, int target, long targetIndex)
     {
-        int h = Handle, code = OpCode(op);
+        WindowHandle h = Handle;
+        int code = OpCode(op);
         ThrowHelper.CheckSlice(data, offset, count, nameof(data));
         CheckTarget(target, targetIndex);
         BufferHoldKind hold = HoldFor(data, count, target);
@@ -336,7 +346,8 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     /// overlapping origin and result buffers), or shorter than it.</exception>
     public void GetAccumulate(T[] data, T[] result, Op op, int target, long targetIndex)
     {
-        int h = Handle, code = OpCode(op), count = Whole(data);
+        WindowHandle h = Handle;
+        int code = OpCode(op), count = Whole(data);
         ArgumentNullException.ThrowIfNull(result);
         Communicator.CheckDistinct(data, result, nameof(result), SR.GetAccumulateSameArray);
         if (result.Length < count)
@@ -363,7 +374,8 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     /// </summary>
     public T FetchAndOp(T value, Op op, int target, long targetIndex)
     {
-        int h = Handle, code = OpCode(op);
+        WindowHandle h = Handle;
+        int code = OpCode(op);
         CheckTarget(target, targetIndex);
         T result = default;
         CheckOp(Core.WinFetch(h, &value, null, &result, ElementType<T>.Code, sizeof(T), code, target, Disp(target, targetIndex)));
@@ -382,7 +394,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     /// </remarks>
     public T CompareAndSwap(T value, T compare, int target, long targetIndex)
     {
-        int h = Handle;
+        WindowHandle h = Handle;
         if (!ElementType<T>.IsInteger && ElementType<T>.Code != ElementType<T>.Bool)
             throw new ArgumentException(SR.Format(SR.WindowCasType, typeof(T).Name));
         CheckTarget(target, targetIndex);
@@ -407,7 +419,9 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
 
     private Request PostRequest(T[] buffer, int offset, int count, int target, long targetIndex, bool put)
     {
-        int h = Handle, req = 0, rc;
+        WindowHandle h = Handle;
+        RequestHandle req = RequestHandle.Null;
+        int rc;
         ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         CheckTarget(target, targetIndex);
         RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
