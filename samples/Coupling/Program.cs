@@ -4,7 +4,7 @@
 // effective conductivity of that cell's microstructure at the cell's current
 // temperature - a fine-scale problem.  The macro job spawns a sub-job of
 // micro solvers (running this same program), hands them [Transportable] work
-// objects across the intercommunicator (OScatter), and gathers the results
+// objects across the intercommunicator (OScatterBlocks), and gathers the results
 // (OGather).  At the end the macro job repeats the whole run serially and
 // checks that the coupled answer is identical.
 //
@@ -53,7 +53,7 @@ for (int step = 0; step < steps; step++)
 {
     micro.OBcast(new Command { Step = step, Done = false }, root);
     MicroTask[]? tasks = driver ? Macro.Tasks(bar) : null;
-    micro.OScatter(tasks, root);
+    micro.OScatterBlocks(tasks, root);
     MicroResult[]? results = micro.OGather(Array.Empty<MicroResult>(), root);
     if (driver)
     {
@@ -190,7 +190,7 @@ namespace Coupling
                 Command? command = parent.OBcast<Command>(null, 0);
                 if (command is null || command.Done)
                     break;
-                MicroTask[] mine = parent.OScatter<MicroTask>(null, 0)!;
+                MicroTask[] mine = parent.OScatterBlocks<MicroTask>(null, 0)!;
                 var results = new MicroResult[mine.Length];
                 for (int i = 0; i < mine.Length; i++)
                 {

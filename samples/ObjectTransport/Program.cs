@@ -1,7 +1,7 @@
 // ObjectTransport: object graphs between ranks, with no serialization code.
 // Rank 0 builds particles that share Species objects and pair up with each
 // other (references going both ways), broadcasts the settings (OBcast),
-// deals the particles out (OScatter: each rank gets its block as a graph of
+// deals the particles out (OScatterBlocks: each rank gets its block as a graph of
 // its own), every rank moves its particles, and rank 0 collects them
 // (OGather) and checks them against the same steps done serially.  Finally
 // a token object travels round the ring of ranks (OSend/ORecv).
@@ -17,7 +17,7 @@ int rank = world.Rank, size = world.Size;
 
 Settings settings = world.OBcast(rank == 0 ? new Settings { Dt = 0.01, Steps = steps, Label = "ballistic" } : null, 0)!;
 Particle[]? all = rank == 0 ? Particle.Make(count) : null;
-Particle[] mine = world.OScatter(all, 0)!;
+Particle[] mine = world.OScatterBlocks(all, 0)!;
 
 // Shared references survive inside a block: particles of one species point at one Species object.
 int speciesObjects = mine.Select(p => p.Kind).Distinct(ReferenceEqualityComparer.Instance).Count();

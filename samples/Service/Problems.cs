@@ -220,7 +220,7 @@ public static class Solvers
         return new PlateOutcome { Id = p.Id, Rank = rank, Mean = sum / (p.Width * p.Height), Change = change };
     }
 
-    /// <summary>The block of <paramref name="n"/> items rank r of p gets (OScatter's rule): n/p, plus one when r &lt; n % p.</summary>
+    /// <summary>The block of <paramref name="n"/> items rank r of p gets (OScatterBlocks' rule): n/p, plus one when r &lt; n % p.</summary>
     public static (long First, long End) Block(long n, int p, int r)
     {
         long q = n / p, extra = n % p;

@@ -66,7 +66,7 @@ public sealed class SolverService(JobEngine engine, IHostApplicationLifetime lif
     }
 
     /// <summary>
-    /// Deals <paramref name="items"/> to the ranks in blocks (OScatter's rule), block(first, end) being
+    /// Deals <paramref name="items"/> to the ranks in blocks (OScatterBlocks' rule), block(first, end) being
     /// rank r's work, and returns every rank's outcome in rank order with the call's number; the call
     /// stops on every rank when <paramref name="context"/>'s deadline passes or its caller cancels.
     /// </summary>

@@ -1,5 +1,5 @@
 // Sweep: a parameter sweep in F#.  Rank 0 broadcasts the run settings (OBcast
-// of an F# record), deals the oscillators out (OScatter: each rank gets its block
+// of an F# record), deals the oscillators out (OScatterBlocks: each rank gets its block
 // of records), every rank integrates its damped oscillators, the per-rank step
 // counts are summed (typed Allreduce) and the outcomes are collected at rank 0
 // (OGather of records carrying float arrays).  Neighbouring ranks swap their
@@ -61,7 +61,7 @@ let main argv =
     let settings =
         if rank = 0 then world.OBcast({ Steps = steps; Dt = 0.01; Method = "semi-implicit Euler" }, 0)
         else world.OBcast<Settings>(0)
-    let mine = (if rank = 0 then world.OScatter(sweep count, 0) else world.OScatter<Oscillator>(0))
+    let mine = (if rank = 0 then world.OScatterBlocks(sweep count, 0) else world.OScatterBlocks<Oscillator>(0))
     let outcomes =
         mine |> Array.map (fun o ->
             let final, energies = integrate settings o

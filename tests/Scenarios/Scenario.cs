@@ -27,6 +27,7 @@ public enum Scenario
     Issend,
     SendrecvReplace,
     MprobeTyped,
+    ScalarSendRecvIRecv, // PointToPoint/ScalarForms.cs
 
     // Use refused before MPI: bad arguments, a freed communicator, calls after shutdown (Failures/RefusedBeforeMpi.cs)
     BadArgs,
@@ -58,6 +59,11 @@ public enum Scenario
     CollUnevenBadArgs,
     CollReduceScatterEmptyBlock,
     CollIntercommVector,
+
+    // The v-collectives' packed blocks and null arguments, intercommunicator roots without buffers (Collectives/VectorDefaults.cs)
+    CollVectorDefaults,
+    CollInterRootsWithoutBuffers,
+    CollSlicesInPlace,
 
     // Groups and Cartesian topologies (Communicators/Communicators.cs)
     Groups,
@@ -146,6 +152,7 @@ public enum Scenario
     RmaMisuse,
     RmaDynamic,
     RmaDynamicGcTorture,
+    RmaOrdinaryArray, // OneSided/RmaOrdinaryArray.cs
 
     // Parallel I/O (IO/Files.cs)
     FilesRoundTrip,
@@ -190,6 +197,9 @@ public enum Scenario
 
     // Object reductions, all-to-all and v-forms; communicator attributes (Objects/ObjectCollectives.cs)
     ObjectCollectivesReductions,
+
+    // Symmetric OBcast, OSendRecv, OScatter of elements, element-wise ops, Op.Create over classes, intercommunicators (Objects/ObjectForms.cs)
+    ObjectEverydayForms,
     CommunicatorAttributes,
 
     // ORecv's first message in one posted receive (Objects/ObjectEager.cs)

@@ -175,7 +175,8 @@ enum mp_coll_kind { MP_COLL_KINDS(MP_ENUM_ITEM) MP_COLL_KIND_COUNT };
 /* One collective call.  Counts and displacements are in elements.  Which
  * fields matter follows MPI: e.g. bcast uses recvbuf (the buffer), count and
  * root; gather sends count elements and the root receives count per rank;
- * gatherv's root uses recvcounts/rdispls (comm size entries each). */
+ * gatherv's root uses recvcounts/rdispls (comm size entries each); an allreduce
+ * whose sendbuf is its recvbuf runs in place (MPI_IN_PLACE). */
 /* kind: MP_COLL_*; root: rooted collectives; dtype: MP_DT_*; elem_size: bytes per element
  * (checked against dtype); op: MP_OP_* or a user op handle, reductions only. */
 #define MP_COLL_FIELDS(X)                                                                      \

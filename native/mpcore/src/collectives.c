@@ -387,7 +387,8 @@ static int issue(const comm_entry_t *ce, const mp_coll_t *c, const coll_args_t *
     case MP_COLL_REDUCE:
         return COLL(Reduce, Ireduce, sb, rb, n, t, op, root, m);
     case MP_COLL_ALLREDUCE:
-        return COLL(Allreduce, Iallreduce, sb, rb, n, t, op, m);
+        /* One buffer as both: MPI_IN_PLACE, the buffer holds this rank's contribution (MPI-4.0 §6.9.6). */
+        return COLL(Allreduce, Iallreduce, sb == rb && sb != NULL ? MPI_IN_PLACE : sb, rb, n, t, op, m);
     case MP_COLL_SCAN:
         return COLL(Scan, Iscan, sb, rb, n, t, op, m);
     case MP_COLL_EXSCAN:

@@ -333,7 +333,7 @@ public static class Cg
         private readonly int[] _rowStart, _column;
         private readonly double[] _value;
         private readonly double[] _x, _z, _p, _q, _r, _w, _partner;
-        private readonly double[] _norms = new double[2], _normSums = new double[2];
+        private readonly double[] _norms = new double[2]; // summed in place over the row
         private readonly RequestList _requests = new(2);
         // Recursive doubling over the process row: partner column and the part exchanged at each step.
         private readonly int[] _stepPartner, _stepSendStart, _stepSendCount, _stepRecvCount;
@@ -407,10 +407,10 @@ public static class Cg
             _norms[0] = xz;
             _norms[1] = zz;
             _timers.Start((int)T.NormCommunication);
-            _g.Row.Allreduce(_norms, _normSums, Op.Sum);
+            _g.Row.Allreduce(_norms, Op.Sum);
             _timers.Stop((int)T.NormCommunication);
-            zeta = shift + 1.0 / _normSums[0];
-            double scale = 1.0 / Math.Sqrt(_normSums[1]);
+            zeta = shift + 1.0 / _norms[0];
+            double scale = 1.0 / Math.Sqrt(_norms[1]);
             fixed (double* x = _x, z = _z)
             {
                 for (int j = 0; j < _ncols; j++)

@@ -1,33 +1,53 @@
 using System.Diagnostics.CodeAnalysis;
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace System.MP;
 
 // The checked arguments of the collectives: each method checks what its blocking, nonblocking and
 // persistent forms take, in the same order, and describes the call (Collective<T>), before any
 // native call.  No collective takes the same array as its send and its receive buffer
-// (CheckDistinct, on every rank: there is no MPI_IN_PLACE form).
+// (CheckDistinct, on every rank: there is no MPI_IN_PLACE form).  Displacements left out (null)
+// are the packed ones (Packed); arguments MPI ignores on a rank are not looked at there.
 public unsafe partial class Communicator
 {
-    private Collective<T> BcastArgs<T>(T[] buffer, int root) where T : unmanaged
+    // An intercommunicator's ranks that pass Mpi.ProcNull take part without data: their buffer may be null.
+    private Collective<T> BcastArgs<T>(T[]? buffer, int root) where T : unmanaged
     {
-        if (buffer is null)
-            ThrowHelper.ThrowNull(nameof(buffer));
         CheckRoot(root);
-        return new(CollKind.Bcast, buffer.Length, root, null, buffer);
+        if (buffer is null && !(_isInter && root == Mpi.ProcNull))
+            ThrowHelper.ThrowNull(nameof(buffer));
+        return new(CollKind.Bcast, buffer?.Length ?? 0, root, null, buffer);
     }
 
     // The reductions take user-defined operations in their blocking forms only (Collective<T>.Reduce).
 
-    private Collective<T> ReduceArgs<T>(T[] send, T[]? recv, int root, Op op, bool blocking) where T : unmanaged
+    /// <summary>
+    /// A reduction to a root.  An intercommunicator's root group (MPI-4.0 §6.9.1) sends nothing:
+    /// there <paramref name="send"/> may be null, and the root's count is then its recv's length.
+    /// </summary>
+    private Collective<T> ReduceArgs<T>(T[]? send, T[]? recv, int root, Op op, bool blocking) where T : unmanaged
     {
         CheckRoot(root);
         bool atRoot = IsRoot(root);
-        ReductionArgs(send, recv, atRoot);
-        Collective<T> c = new(CollKind.Reduce, send.Length, root, send, recv, receives: atRoot);
+        if (OutsideRootGroup(root) || send is not null)
+            ReductionArgs(send, recv, atRoot);
+        else if (atRoot)
+            RequireLength(recv, nameof(recv), 0);
+        long count = send?.Length ?? (atRoot ? recv!.Length : 0);
+        // MPI ignores the root's send buffer but refuses a null one (MPICH): it gets a placeholder.
+        if (send is null && atRoot)
+            send = IgnoredBuffer<T>.Array;
+        Collective<T> c = new(CollKind.Reduce, count, root, send, recv, sends: OutsideRootGroup(root) || atRoot, receives: atRoot);
         c.Reduce(op, blocking);
         return c;
+    }
+
+    /// <summary>What a rank passes MPI for a buffer MPI ignores there but must not be null: one element that never moves.</summary>
+    private static class IgnoredBuffer<T> where T : unmanaged
+    {
+        internal static readonly T[] Array = PinnedBuffers.Allocate<T>(1);
     }
 
     /// <summary>
@@ -94,7 +114,8 @@ public unsafe partial class Communicator
         return new(CollKind.Alltoall, send.Length / _peerSize, 0, send, recv);
     }
 
-    private Collective<T> GathervArgs<T>(T[]? send, T[]? recv, int[] counts, int[] displs, int root) where T : unmanaged
+    // Off the root only send is looked at (recv, counts and displs may be null there).
+    private Collective<T> GathervArgs<T>(T[]? send, T[]? recv, int[]? counts, int[]? displs, int root) where T : unmanaged
     {
         CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         CheckRoot(root);
@@ -105,7 +126,10 @@ public unsafe partial class Communicator
         {
             if (recv is null)
                 throw new ArgumentNullException(nameof(recv), SR.Format(SR.BufferRequiredAtRoot, nameof(recv)));
-            CheckBlocks(counts, nameof(counts), displs, nameof(displs), recv.Length, nameof(recv), noOverlap: true);
+            RequiredAtRoot(counts, nameof(counts));
+            string displsName = displs is null ? nameof(counts) : nameof(displs); // what a misplaced block names
+            displs ??= Packed(counts, nameof(counts));
+            CheckBlocks(counts, nameof(counts), displs, displsName, recv.Length, nameof(recv), noOverlap: true);
             if (!_isInter)
                 CheckOwnCount(send!.Length, nameof(send), counts, nameof(counts));
         }
@@ -118,7 +142,8 @@ public unsafe partial class Communicator
         return c;
     }
 
-    private Collective<T> ScattervArgs<T>(T[]? send, int[] counts, int[] displs, T[]? recv, int root) where T : unmanaged
+    // Off the root counts may be null: this rank then receives recv.Length elements.
+    private Collective<T> ScattervArgs<T>(T[]? send, int[]? counts, int[]? displs, T[]? recv, int root) where T : unmanaged
     {
         CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         CheckRoot(root);
@@ -127,7 +152,10 @@ public unsafe partial class Communicator
         {
             if (send is null)
                 throw new ArgumentNullException(nameof(send), SR.Format(SR.BufferRequiredAtRoot, nameof(send)));
-            CheckBlocks(counts, nameof(counts), displs, nameof(displs), send.Length, nameof(send), noOverlap: false);
+            RequiredAtRoot(counts, nameof(counts));
+            string displsName = displs is null ? nameof(counts) : nameof(displs);
+            displs ??= Packed(counts, nameof(counts));
+            CheckBlocks(counts, nameof(counts), displs, displsName, send.Length, nameof(send), noOverlap: false);
         }
         Collective<T> c = new(CollKind.Scatterv, 0, root, send, recv, sends: atRoot, receives: receives);
         if (atRoot)
@@ -139,6 +167,11 @@ public unsafe partial class Communicator
             return c;
         if (recv is null)
             ThrowHelper.ThrowNull(nameof(recv));
+        if (counts is null && !atRoot)
+        {
+            c.Desc.Count = recv.Length;
+            return c;
+        }
         CheckLocalCounts(counts);
         int mine = counts[_rank];
         if (mine < 0)
@@ -150,7 +183,7 @@ public unsafe partial class Communicator
 
     // On an intercommunicator the counts are the remote group's: only an intracommunicator's
     // own entry must match the send length.
-    private Collective<T> AllgathervArgs<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged =>
+    private Collective<T> AllgathervArgs<T>(T[] send, T[] recv, int[] counts, int[]? displs) where T : unmanaged =>
         AllgathervArgs(CollKind.Allgatherv, _peerSize, SR.CountsLength, send, recv, counts, displs, ownCount: !_isInter);
 
     /// <summary>
@@ -158,18 +191,20 @@ public unsafe partial class Communicator
     /// displacements (<paramref name="lengthMessage"/> when they are not), one per rank or source.
     /// </summary>
     private protected Collective<T> AllgathervArgs<T>(int kind, int blocks, string lengthMessage, T[] send, T[] recv,
-                                                      int[] counts, int[] displs, bool ownCount, bool neighbor = false)
+                                                      int[] counts, int[]? displs, bool ownCount, bool neighbor = false)
         where T : unmanaged
     {
         CheckPair(send, recv);
-        CheckBlocks(blocks, lengthMessage, counts, nameof(counts), displs, nameof(displs), 1, recv.Length, nameof(recv), noOverlap: true);
+        string displsName = displs is null ? nameof(counts) : nameof(displs);
+        displs ??= Packed(counts, nameof(counts));
+        CheckBlocks(blocks, lengthMessage, counts, nameof(counts), displs, displsName, 1, recv.Length, nameof(recv), noOverlap: true);
         if (ownCount)
             CheckOwnCount(send.Length, nameof(send), counts, nameof(counts));
         return new(kind, send.Length, 0, send, recv) { RecvCounts = counts, RecvDispls = displs, Neighbor = neighbor };
     }
 
-    private Collective<T> AlltoallvArgs<T>(T[] send, int[] sendCounts, int[] sendDispls,
-                                           T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged =>
+    private Collective<T> AlltoallvArgs<T>(T[] send, int[] sendCounts, int[]? sendDispls,
+                                           T[] recv, int[] recvCounts, int[]? recvDispls) where T : unmanaged =>
         AlltoallvArgs(CollKind.Alltoallv, _peerSize, _peerSize, SR.CountsLength,
                       send, sendCounts, sendDispls, recv, recvCounts, recvDispls);
 
@@ -178,24 +213,54 @@ public unsafe partial class Communicator
     /// <paramref name="recvBlocks"/> entries (ranks, or a topology's destinations and sources).
     /// </summary>
     private protected static Collective<T> AlltoallvArgs<T>(int kind, int sendBlocks, int recvBlocks, string lengthMessage,
-                                                            T[] send, int[] sendCounts, int[] sendDispls,
-                                                            T[] recv, int[] recvCounts, int[] recvDispls, bool neighbor = false)
+                                                            T[] send, int[] sendCounts, int[]? sendDispls,
+                                                            T[] recv, int[] recvCounts, int[]? recvDispls, bool neighbor = false)
         where T : unmanaged
     {
         CheckPair(send, recv);
-        CheckBlocks(sendBlocks, lengthMessage, sendCounts, nameof(sendCounts), sendDispls, nameof(sendDispls), 1,
-                    send.Length, nameof(send), noOverlap: false);
-        CheckBlocks(recvBlocks, lengthMessage, recvCounts, nameof(recvCounts), recvDispls, nameof(recvDispls), 1,
-                    recv.Length, nameof(recv), noOverlap: true);
-        return new(kind, 0, 0, send, recv)
+        Collective<T> c = VectorExchange<T>(kind, sendBlocks, recvBlocks, lengthMessage, send.Length, sendCounts, sendDispls,
+                                            recv.Length, recvCounts, recvDispls);
+        c.Send = send;
+        c.Recv = recv;
+        c.SendArray = send;
+        c.RecvArray = recv;
+        c.Neighbor = neighbor;
+        return c;
+    }
+
+    /// <summary>The checked counts and displacements of a personalized exchange between buffers of the given lengths; the caller sets the buffers.</summary>
+    private protected static Collective<T> VectorExchange<T>(int kind, int sendBlocks, int recvBlocks, string lengthMessage,
+                                                             int sendLength, int[] sendCounts, int[]? sendDispls,
+                                                             int recvLength, int[] recvCounts, int[]? recvDispls)
+        where T : unmanaged
+    {
+        string sendDisplsName = sendDispls is null ? nameof(sendCounts) : nameof(sendDispls);
+        string recvDisplsName = recvDispls is null ? nameof(recvCounts) : nameof(recvDispls);
+        sendDispls ??= Packed(sendCounts, nameof(sendCounts));
+        recvDispls ??= Packed(recvCounts, nameof(recvCounts));
+        CheckBlocks(sendBlocks, lengthMessage, sendCounts, nameof(sendCounts), sendDispls, sendDisplsName, 1,
+                    sendLength, "send", noOverlap: false);
+        CheckBlocks(recvBlocks, lengthMessage, recvCounts, nameof(recvCounts), recvDispls, recvDisplsName, 1,
+                    recvLength, "recv", noOverlap: true);
+        return new(kind, 0, 0)
         {
             SendCounts = sendCounts,
             SendDispls = sendDispls,
             RecvCounts = recvCounts,
             RecvDispls = recvDispls,
-            Neighbor = neighbor,
         };
     }
+
+    /// <summary>The spans of a blocking exchange: never overlapping (MPI forbids aliased buffers).</summary>
+    private static void CheckSpans<T>(ReadOnlySpan<T> send, Span<T> recv)
+    {
+        if (send.Overlaps(recv))
+            throw new ArgumentException(SR.SpansOverlap, nameof(recv));
+    }
+
+    /// <summary>A read-only span as the span a blocking call passes MPI as its send buffer (MPI only reads it).</summary>
+    private static Span<T> Writable<T>(ReadOnlySpan<T> span) =>
+        MemoryMarshal.CreateSpan(ref MemoryMarshal.GetReference(span), span.Length);
 
     // On an intercommunicator (MPI-4.0 §6.10.1-2) each group reduces the other group's data and
     // scatters it over its own ranks: counts and send lengths are of the local group.
@@ -231,6 +296,33 @@ public unsafe partial class Communicator
 
     // ---- shared checks ----
 
+    /// <summary>
+    /// The displacements of blocks laid end to end in rank (or neighbour) order, what a v-collective
+    /// whose displacements are left out uses: entry i is counts[0] + … + counts[i-1].  A negative count
+    /// adds nothing here; the block check that follows refuses it.
+    /// </summary>
+    private protected static int[] Packed([NotNull] int[]? counts, string countsName)
+    {
+        if (counts is null)
+            ThrowHelper.ThrowNull(countsName);
+        var displs = new int[counts.Length];
+        long at = 0;
+        for (int i = 0; i < counts.Length; i++)
+        {
+            if (at > int.MaxValue)
+                throw new ArgumentException(SR.Format(SR.PackedDisplsTooLarge, countsName, at, i, int.MaxValue), countsName);
+            displs[i] = (int)at;
+            at += Math.Max(counts[i], 0);
+        }
+        return displs;
+    }
+
+    private static void RequiredAtRoot<TElem>([NotNull] TElem[]? array, string name)
+    {
+        if (array is null)
+            throw new ArgumentNullException(name, SR.Format(SR.BufferRequiredAtRoot, name));
+    }
+
     /// <summary>The descriptor of a collective over elements of T; the operation and the count arrays are set by the caller.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static CollDesc Desc<T>(int kind, long count, void* send, void* recv, int root) where T : unmanaged
@@ -247,7 +339,7 @@ public unsafe partial class Communicator
     }
 
     /// <summary>Checks a reduction's arrays: where this rank receives, recv as long as send; never the same array.</summary>
-    private static void ReductionArgs<T>(T[] send, T[]? recv, bool receives = true)
+    private static void ReductionArgs<T>([NotNull] T[]? send, T[]? recv, bool receives = true)
     {
         CheckDistinct(send, recv); // first: the aliasing, not the lengths it makes inconsistent
         if (send is null)

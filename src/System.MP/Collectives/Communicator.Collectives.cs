@@ -18,13 +18,16 @@ public partial class Communicator
     }
 
     /// <summary>Copies the root's array into the array of every rank (MPI_Bcast).</summary>
-    /// <param name="buffer">At the root, the data; elsewhere, where it goes (same length on every rank).</param>
+    /// <param name="buffer">
+    /// At the root, the data; elsewhere, where it goes (same length on every rank).  On an
+    /// intercommunicator the ranks that pass <see cref="Mpi.ProcNull"/> take part without data and
+    /// may pass null.
+    /// </param>
     /// <param name="root">Rank whose data is broadcast.</param>
-    public void Bcast<T>(T[] buffer, int root) where T : unmanaged
+    public void Bcast<T>(T[]? buffer, int root) where T : unmanaged
     {
-        if (buffer is null)
-            ThrowHelper.ThrowNull(nameof(buffer));
-        Bcast(buffer.AsSpan(), root);
+        CommHandle h = Handle;
+        BcastArgs(buffer, root).Run(h);
     }
 
     /// <summary>Copies the root's span into the span of every rank (MPI_Bcast).</summary>
@@ -53,11 +56,17 @@ public partial class Communicator
     public void Bcast<T>(ref T value, int root) where T : unmanaged => Bcast(new Span<T>(ref value), root);
 
     /// <summary>Combines the arrays of all ranks element by element into the root's <paramref name="recv"/> (MPI_Reduce).</summary>
-    /// <param name="send">This rank's contribution (same length on every rank).</param>
+    /// <remarks>
+    /// On an intercommunicator (MPI-4.0 §6.9.1) the root passes <see cref="Mpi.Root"/> and gets the
+    /// reduction of the remote group's arrays; neither it nor the rest of its group (which passes
+    /// <see cref="Mpi.ProcNull"/>) sends, so their <paramref name="send"/> may be null: the root
+    /// then takes <paramref name="recv"/>'s length as the remote group's.
+    /// </remarks>
+    /// <param name="send">This rank's contribution (same length on every rank); null where this rank sends nothing (an intercommunicator's root group).</param>
     /// <param name="recv">At the root, at least as long as <paramref name="send"/>; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
     /// <param name="op">The operation.</param>
     /// <param name="root">Rank that gets the result.</param>
-    public void Reduce<T>(T[] send, T[]? recv, Op op, int root) where T : unmanaged
+    public void Reduce<T>(T[]? send, T[]? recv, Op op, int root) where T : unmanaged
     {
         CommHandle h = Handle;
         ReduceArgs(send, recv, root, op, blocking: true).Run(h);
@@ -83,6 +92,35 @@ public partial class Communicator
     {
         CommHandle h = Handle;
         AllreduceArgs(send, recv, op, blocking: true).Run(h);
+    }
+
+    /// <summary>
+    /// Combines the arrays of all ranks element by element in place: <paramref name="buffer"/>
+    /// holds this rank's contribution and then the result (MPI_Allreduce with MPI_IN_PLACE).
+    /// Intracommunicators only.
+    /// </summary>
+    /// <param name="buffer">This rank's contribution, replaced by the result (same length on every rank).</param>
+    /// <param name="op">The operation.</param>
+    public void Allreduce<T>(T[] buffer, Op op) where T : unmanaged
+    {
+        if (buffer is null)
+            ThrowHelper.ThrowNull(nameof(buffer));
+        Allreduce(buffer.AsSpan(), op);
+    }
+
+    /// <summary>
+    /// Combines the spans of all ranks element by element in place (MPI_Allreduce with MPI_IN_PLACE):
+    /// a slice of a larger array is reduced where it lies.  Intracommunicators only.
+    /// </summary>
+    /// <param name="buffer">This rank's contribution, replaced by the result (same length on every rank).</param>
+    /// <param name="op">The operation.</param>
+    public void Allreduce<T>(Span<T> buffer, Op op) where T : unmanaged
+    {
+        CommHandle h = Handle;
+        RequireIntra("Allreduce in place");
+        Collective<T> c = new(CollKind.Allreduce, buffer.Length, 0) { Send = buffer, Recv = buffer };
+        c.Reduce(op, userAllowed: true);
+        c.Run(h);
     }
 
     /// <summary>Combines one value per rank; every rank gets the result (MPI_Allreduce).</summary>
@@ -264,6 +302,47 @@ public partial class Communicator
         AlltoallArgs(send, recv).Run(h);
     }
 
+    /// <summary>
+    /// Personalized exchange over slices (MPI_Alltoall): block j of <paramref name="send"/> goes to
+    /// rank j, block i of <paramref name="recv"/> comes from rank i; e.g. <c>array.AsSpan(offset, count)</c>
+    /// exchanges part of a larger array without copying it.
+    /// </summary>
+    /// <param name="send">Size equal blocks, one per destination.</param>
+    /// <param name="recv">Room for Size blocks of the same length; must not overlap <paramref name="send"/>.</param>
+    public void Alltoall<T>(ReadOnlySpan<T> send, Span<T> recv) where T : unmanaged
+    {
+        CommHandle h = Handle;
+        CheckSpans(send, recv);
+        if (send.Length % _peerSize != 0)
+            throw new ArgumentException(SR.Format(SR.LengthNotMultiple, nameof(send), send.Length, _peerSize), nameof(send));
+        if (recv.Length < send.Length)
+            throw new ArgumentException(SR.Format(SR.BufferTooSmall, nameof(recv), recv.Length, send.Length), nameof(recv));
+        Collective<T> c = new(CollKind.Alltoall, send.Length / _peerSize, 0) { Send = Writable(send), Recv = recv };
+        c.Run(h);
+    }
+
+    /// <summary>
+    /// Personalized exchange with blocks of different lengths over slices (MPI_Alltoallv); displacements
+    /// are relative to the start of each span, null for blocks packed in rank order.
+    /// </summary>
+    /// <param name="send">The outgoing data.</param>
+    /// <param name="sendCounts">Elements for each destination.</param>
+    /// <param name="sendDispls">Where each destination's block starts in <paramref name="send"/>, or null for blocks packed in rank order.</param>
+    /// <param name="recv">Where incoming blocks go; must not overlap <paramref name="send"/>.</param>
+    /// <param name="recvCounts">Elements from each source.</param>
+    /// <param name="recvDispls">Where each source's block starts in <paramref name="recv"/> (blocks may not overlap), or null for blocks packed in rank order.</param>
+    public void Alltoallv<T>(ReadOnlySpan<T> send, int[] sendCounts, int[]? sendDispls,
+                             Span<T> recv, int[] recvCounts, int[]? recvDispls) where T : unmanaged
+    {
+        CommHandle h = Handle;
+        CheckSpans(send, recv);
+        Collective<T> c = VectorExchange<T>(CollKind.Alltoallv, _peerSize, _peerSize, SR.CountsLength, send.Length, sendCounts, sendDispls,
+                                            recv.Length, recvCounts, recvDispls);
+        c.Send = Writable(send);
+        c.Recv = recv;
+        c.Run(h);
+    }
+
     // The v-collectives on an intercommunicator (MPI-4.0 §6.2.2): counts and
     // displacements describe the remote group's blocks, and the root's group
     // passes Mpi.Root (the root) or Mpi.ProcNull (the others) as root.
@@ -271,49 +350,81 @@ public partial class Communicator
     /// <summary>Collects blocks of different lengths at the root (MPI_Gatherv).</summary>
     /// <param name="send">This rank's block (ignored, may be null, in an intercommunicator's root group).</param>
     /// <param name="recv">At the root, where the blocks go; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
-    /// <param name="counts">At the root, each rank's block length (one entry per rank).</param>
-    /// <param name="displs">At the root, where each rank's block starts in <paramref name="recv"/>; blocks may not overlap.</param>
+    /// <param name="counts">At the root, each rank's block length (one entry per rank); ignored elsewhere (may be null).</param>
+    /// <param name="displs">At the root, where each rank's block starts in <paramref name="recv"/> (blocks may not overlap), or null for blocks packed in rank order; ignored elsewhere.</param>
     /// <param name="root">Rank that collects.</param>
-    public void Gatherv<T>(T[] send, T[]? recv, int[] counts, int[] displs, int root) where T : unmanaged
+    public void Gatherv<T>(T[]? send, T[]? recv, int[]? counts, int[]? displs, int root) where T : unmanaged
     {
         CommHandle h = Handle;
         GathervArgs(send, recv, counts, displs, root).Run(h);
     }
 
+    /// <summary>Collects blocks of different lengths at the root, packed in rank order (MPI_Gatherv with displacements 0, counts[0], counts[0] + counts[1], …).</summary>
+    /// <param name="send">This rank's block (ignored, may be null, in an intercommunicator's root group).</param>
+    /// <param name="recv">At the root, where the blocks go; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
+    /// <param name="counts">At the root, each rank's block length (one entry per rank); ignored elsewhere (may be null).</param>
+    /// <param name="root">Rank that collects.</param>
+    public void Gatherv<T>(T[]? send, T[]? recv, int[]? counts, int root) where T : unmanaged => Gatherv(send, recv, counts, null, root);
+
     /// <summary>Sends blocks of different lengths from the root; rank r gets counts[r] elements (MPI_Scatterv).</summary>
     /// <param name="send">At the root, the data; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
-    /// <param name="counts">Each rank's block length (one entry per rank, the same on every rank; on an intercommunicator, the root's names the remote group's ranks).</param>
-    /// <param name="displs">At the root, where each block starts in <paramref name="send"/>.</param>
-    /// <param name="recv">This rank's block: at least counts[Rank] elements (ignored in an intercommunicator's root group).</param>
+    /// <param name="counts">
+    /// Each rank's block length (one entry per rank; on an intercommunicator, the root's names the remote
+    /// group's ranks).  Required at the root; elsewhere null means this rank's block is <paramref name="recv"/>'s
+    /// whole length.
+    /// </param>
+    /// <param name="displs">At the root, where each block starts in <paramref name="send"/>, or null for blocks packed in rank order; ignored elsewhere.</param>
+    /// <param name="recv">This rank's block: at least counts[Rank] elements (ignored, may be null, in an intercommunicator's root group).</param>
     /// <param name="root">Rank that scatters.</param>
-    public void Scatterv<T>(T[]? send, int[] counts, int[] displs, T[] recv, int root) where T : unmanaged
+    public void Scatterv<T>(T[]? send, int[]? counts, int[]? displs, T[]? recv, int root) where T : unmanaged
     {
         CommHandle h = Handle;
         ScattervArgs(send, counts, displs, recv, root).Run(h);
     }
 
+    /// <summary>Sends blocks of different lengths from the root, packed in rank order in <paramref name="send"/> (MPI_Scatterv).</summary>
+    /// <param name="send">At the root, the blocks one after another; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
+    /// <param name="counts">Each rank's block length; required at the root, elsewhere null means <paramref name="recv"/>'s whole length.</param>
+    /// <param name="recv">This rank's block (ignored, may be null, in an intercommunicator's root group).</param>
+    /// <param name="root">Rank that scatters.</param>
+    public void Scatterv<T>(T[]? send, int[]? counts, T[]? recv, int root) where T : unmanaged => Scatterv(send, counts, null, recv, root);
+
     /// <summary>Every rank gets every rank's block of its own length (MPI_Allgatherv).</summary>
     /// <param name="send">This rank's block: counts[Rank] elements (on an intracommunicator).</param>
     /// <param name="recv">Where the blocks go.</param>
     /// <param name="counts">Each rank's block length (on an intercommunicator: each remote rank's).</param>
-    /// <param name="displs">Where each block starts in <paramref name="recv"/>; blocks may not overlap.</param>
-    public void Allgatherv<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
+    /// <param name="displs">Where each block starts in <paramref name="recv"/> (blocks may not overlap), or null for blocks packed in rank order.</param>
+    public void Allgatherv<T>(T[] send, T[] recv, int[] counts, int[]? displs) where T : unmanaged
     {
         CommHandle h = Handle;
         AllgathervArgs(send, recv, counts, displs).Run(h);
     }
 
+    /// <summary>Every rank gets every rank's block of its own length, packed in rank order in <paramref name="recv"/> (MPI_Allgatherv).</summary>
+    /// <param name="send">This rank's block: counts[Rank] elements (on an intracommunicator).</param>
+    /// <param name="recv">Where the blocks go, one after another.</param>
+    /// <param name="counts">Each rank's block length (on an intercommunicator: each remote rank's).</param>
+    public void Allgatherv<T>(T[] send, T[] recv, int[] counts) where T : unmanaged => Allgatherv(send, recv, counts, null);
+
     /// <summary>Personalized exchange with blocks of different lengths (MPI_Alltoallv).</summary>
     /// <param name="send">The outgoing data.</param>
     /// <param name="sendCounts">Elements for each destination.</param>
-    /// <param name="sendDispls">Where each destination's block starts in <paramref name="send"/>.</param>
+    /// <param name="sendDispls">Where each destination's block starts in <paramref name="send"/>, or null for blocks packed in rank order.</param>
     /// <param name="recv">Where incoming blocks go.</param>
     /// <param name="recvCounts">Elements from each source.</param>
-    /// <param name="recvDispls">Where each source's block starts in <paramref name="recv"/>; blocks may not overlap.</param>
-    public void Alltoallv<T>(T[] send, int[] sendCounts, int[] sendDispls,
-                             T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
+    /// <param name="recvDispls">Where each source's block starts in <paramref name="recv"/> (blocks may not overlap), or null for blocks packed in rank order.</param>
+    public void Alltoallv<T>(T[] send, int[] sendCounts, int[]? sendDispls,
+                             T[] recv, int[] recvCounts, int[]? recvDispls) where T : unmanaged
     {
         CommHandle h = Handle;
         AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls).Run(h);
     }
+
+    /// <summary>Personalized exchange with blocks of different lengths, packed in rank order in both arrays (MPI_Alltoallv).</summary>
+    /// <param name="send">The outgoing blocks, one after another.</param>
+    /// <param name="sendCounts">Elements for each destination.</param>
+    /// <param name="recv">Where incoming blocks go, one after another.</param>
+    /// <param name="recvCounts">Elements from each source.</param>
+    public void Alltoallv<T>(T[] send, int[] sendCounts, T[] recv, int[] recvCounts) where T : unmanaged =>
+        Alltoallv(send, sendCounts, null, recv, recvCounts, null);
 }

@@ -14,20 +14,20 @@ public partial class Communicator
     }
 
     /// <summary>Starts a broadcast of the root's array (MPI_Ibcast).</summary>
-    /// <param name="buffer">At the root, the data; elsewhere, where it goes.  Untouchable until completion.</param>
+    /// <param name="buffer">At the root, the data; elsewhere, where it goes.  Untouchable until completion.  May be null at an intercommunicator's <see cref="Mpi.ProcNull"/> ranks.</param>
     /// <param name="root">Rank whose data is broadcast.</param>
-    public Request IBcast<T>(T[] buffer, int root) where T : unmanaged
+    public Request IBcast<T>(T[]? buffer, int root) where T : unmanaged
     {
         CommHandle h = Handle;
         return BcastArgs(buffer, root).Post(h);
     }
 
     /// <summary>Starts a reduction to the root (MPI_Ireduce).  Built-in operations only.</summary>
-    /// <param name="send">This rank's contribution.</param>
+    /// <param name="send">This rank's contribution; null where this rank sends nothing (an intercommunicator's root group, as for <see cref="Reduce{T}(T[], T[], Op, int)"/>).</param>
     /// <param name="recv">At the root, room for the result; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
     /// <param name="op">A built-in operation.</param>
     /// <param name="root">Rank that gets the result.</param>
-    public Request IReduce<T>(T[] send, T[]? recv, Op op, int root) where T : unmanaged
+    public Request IReduce<T>(T[]? send, T[]? recv, Op op, int root) where T : unmanaged
     {
         CommHandle h = Handle;
         return ReduceArgs(send, recv, root, op, blocking: false).Post(h);
@@ -126,52 +126,80 @@ public partial class Communicator
         return ReduceScatterArgs(send, recv, counts, op, blocking: false).Post(h);
     }
 
-    /// <summary>Starts a gather of blocks of different lengths (MPI_Igatherv); arguments as for <see cref="Gatherv"/>.</summary>
+    /// <summary>Starts a gather of blocks of different lengths (MPI_Igatherv); arguments as for <see cref="Gatherv{T}(T[], T[], int[], int[], int)"/>.</summary>
     /// <param name="send">This rank's block.</param>
     /// <param name="recv">At the root, where the blocks go; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
-    /// <param name="counts">At the root, each rank's block length (copied: the array may change once this returns).</param>
-    /// <param name="displs">At the root, where each block starts in <paramref name="recv"/> (copied).</param>
+    /// <param name="counts">At the root, each rank's block length (copied: the array may change once this returns); ignored elsewhere (may be null).</param>
+    /// <param name="displs">At the root, where each block starts in <paramref name="recv"/> (copied), or null for blocks packed in rank order.</param>
     /// <param name="root">Rank that collects.</param>
-    public Request IGatherv<T>(T[] send, T[]? recv, int[] counts, int[] displs, int root) where T : unmanaged
+    public Request IGatherv<T>(T[]? send, T[]? recv, int[]? counts, int[]? displs, int root) where T : unmanaged
     {
         CommHandle h = Handle;
         return GathervArgs(send, recv, counts, displs, root).Post(h);
     }
 
-    /// <summary>Starts a scatter of blocks of different lengths (MPI_Iscatterv); arguments as for <see cref="Scatterv"/>.</summary>
+    /// <summary>Starts a gather of blocks of different lengths packed in rank order (MPI_Igatherv); arguments as for <see cref="Gatherv{T}(T[], T[], int[], int)"/>.</summary>
+    /// <param name="send">This rank's block.</param>
+    /// <param name="recv">At the root, where the blocks go; ignored elsewhere (may be null).</param>
+    /// <param name="counts">At the root, each rank's block length (copied); ignored elsewhere (may be null).</param>
+    /// <param name="root">Rank that collects.</param>
+    public Request IGatherv<T>(T[]? send, T[]? recv, int[]? counts, int root) where T : unmanaged => IGatherv(send, recv, counts, null, root);
+
+    /// <summary>Starts a scatter of blocks of different lengths (MPI_Iscatterv); arguments as for <see cref="Scatterv{T}(T[], int[], int[], T[], int)"/>.</summary>
     /// <param name="send">At the root, the data; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
-    /// <param name="counts">Each rank's block length (copied: the array may change once this returns).</param>
-    /// <param name="displs">At the root, where each block starts in <paramref name="send"/> (copied).</param>
+    /// <param name="counts">Each rank's block length (copied: the array may change once this returns); off the root null means <paramref name="recv"/>'s whole length.</param>
+    /// <param name="displs">At the root, where each block starts in <paramref name="send"/> (copied), or null for blocks packed in rank order.</param>
     /// <param name="recv">This rank's block.</param>
     /// <param name="root">Rank that scatters.</param>
-    public Request IScatterv<T>(T[]? send, int[] counts, int[] displs, T[] recv, int root) where T : unmanaged
+    public Request IScatterv<T>(T[]? send, int[]? counts, int[]? displs, T[]? recv, int root) where T : unmanaged
     {
         CommHandle h = Handle;
         return ScattervArgs(send, counts, displs, recv, root).Post(h);
     }
 
-    /// <summary>Starts an all-gather of blocks of different lengths (MPI_Iallgatherv); arguments as for <see cref="Allgatherv"/>.</summary>
+    /// <summary>Starts a scatter of blocks of different lengths packed in rank order (MPI_Iscatterv); arguments as for <see cref="Scatterv{T}(T[], int[], T[], int)"/>.</summary>
+    /// <param name="send">At the root, the blocks one after another; ignored elsewhere (may be null).</param>
+    /// <param name="counts">Each rank's block length (copied); off the root null means <paramref name="recv"/>'s whole length.</param>
+    /// <param name="recv">This rank's block.</param>
+    /// <param name="root">Rank that scatters.</param>
+    public Request IScatterv<T>(T[]? send, int[]? counts, T[]? recv, int root) where T : unmanaged => IScatterv(send, counts, null, recv, root);
+
+    /// <summary>Starts an all-gather of blocks of different lengths (MPI_Iallgatherv); arguments as for <see cref="Allgatherv{T}(T[], T[], int[], int[])"/>.</summary>
     /// <param name="send">This rank's block.</param>
     /// <param name="recv">Where the blocks go.</param>
     /// <param name="counts">Each rank's block length (copied: the array may change once this returns).</param>
-    /// <param name="displs">Where each block starts in <paramref name="recv"/> (copied).</param>
-    public Request IAllgatherv<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
+    /// <param name="displs">Where each block starts in <paramref name="recv"/> (copied), or null for blocks packed in rank order.</param>
+    public Request IAllgatherv<T>(T[] send, T[] recv, int[] counts, int[]? displs) where T : unmanaged
     {
         CommHandle h = Handle;
         return AllgathervArgs(send, recv, counts, displs).Post(h);
     }
 
-    /// <summary>Starts a personalized exchange of blocks of different lengths (MPI_Ialltoallv); arguments as for <see cref="Alltoallv"/>.</summary>
+    /// <summary>Starts an all-gather of blocks of different lengths packed in rank order (MPI_Iallgatherv).</summary>
+    /// <param name="send">This rank's block.</param>
+    /// <param name="recv">Where the blocks go, one after another.</param>
+    /// <param name="counts">Each rank's block length (copied).</param>
+    public Request IAllgatherv<T>(T[] send, T[] recv, int[] counts) where T : unmanaged => IAllgatherv(send, recv, counts, null);
+
+    /// <summary>Starts a personalized exchange of blocks of different lengths (MPI_Ialltoallv); arguments as for <see cref="Alltoallv{T}(T[], int[], int[], T[], int[], int[])"/>.</summary>
     /// <param name="send">The outgoing data.</param>
     /// <param name="sendCounts">Elements for each destination (copied: the array may change once this returns).</param>
-    /// <param name="sendDispls">Where each destination's block starts in <paramref name="send"/> (copied).</param>
+    /// <param name="sendDispls">Where each destination's block starts in <paramref name="send"/> (copied), or null for blocks packed in rank order.</param>
     /// <param name="recv">Where incoming blocks go.</param>
     /// <param name="recvCounts">Elements from each source (copied).</param>
-    /// <param name="recvDispls">Where each source's block starts in <paramref name="recv"/> (copied).</param>
-    public Request IAlltoallv<T>(T[] send, int[] sendCounts, int[] sendDispls,
-                                 T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
+    /// <param name="recvDispls">Where each source's block starts in <paramref name="recv"/> (copied), or null for blocks packed in rank order.</param>
+    public Request IAlltoallv<T>(T[] send, int[] sendCounts, int[]? sendDispls,
+                                 T[] recv, int[] recvCounts, int[]? recvDispls) where T : unmanaged
     {
         CommHandle h = Handle;
         return AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls).Post(h);
     }
+
+    /// <summary>Starts a personalized exchange of blocks of different lengths packed in rank order (MPI_Ialltoallv).</summary>
+    /// <param name="send">The outgoing blocks, one after another.</param>
+    /// <param name="sendCounts">Elements for each destination (copied).</param>
+    /// <param name="recv">Where incoming blocks go, one after another.</param>
+    /// <param name="recvCounts">Elements from each source (copied).</param>
+    public Request IAlltoallv<T>(T[] send, int[] sendCounts, T[] recv, int[] recvCounts) where T : unmanaged =>
+        IAlltoallv(send, sendCounts, null, recv, recvCounts, null);
 }

@@ -17,27 +17,28 @@ public partial class Communicator
     }
 
     /// <summary>Makes a persistent broadcast of the root's array (MPI_Bcast_init).</summary>
-    /// <param name="buffer">At the root, the data each instance sends; elsewhere, where it goes.</param>
+    /// <param name="buffer">At the root, the data each instance sends; elsewhere, where it goes.  May be null at an intercommunicator's <see cref="Mpi.ProcNull"/> ranks.</param>
     /// <param name="root">Rank whose data is broadcast.</param>
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
-    public PersistentRequest BcastInit<T>(T[] buffer, int root) where T : unmanaged
+    public PersistentRequest BcastInit<T>(T[]? buffer, int root) where T : unmanaged
     {
         CommHandle h = Handle;
         Collective<T> c = BcastArgs(buffer, root);
         bool sends = IsRoot(root), receives = !sends && root != Mpi.ProcNull;
-        return c.Init(h, 0, buffer.Length, recvIn: sends, recvOut: receives);
+        return c.Init(h, 0, c.Desc.Count, recvIn: sends, recvOut: receives);
     }
 
     /// <summary>Makes a persistent reduction to the root (MPI_Reduce_init).</summary>
-    /// <param name="send">This rank's contribution.</param>
+    /// <param name="send">This rank's contribution; null where this rank sends nothing (an intercommunicator's root group, as for <see cref="Reduce{T}(T[], T[], Op, int)"/>).</param>
     /// <param name="recv">At the root, room for the result; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
     /// <param name="op">A built-in operation.</param>
     /// <param name="root">Rank that gets the result.</param>
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
-    public PersistentRequest ReduceInit<T>(T[] send, T[]? recv, Op op, int root) where T : unmanaged
+    public PersistentRequest ReduceInit<T>(T[]? send, T[]? recv, Op op, int root) where T : unmanaged
     {
         CommHandle h = Handle;
-        return ReduceArgs(send, recv, root, op, blocking: false).Init(h, send.Length, send.Length);
+        Collective<T> c = ReduceArgs(send, recv, root, op, blocking: false);
+        return c.Init(h, OutsideRootGroup(root) ? c.Desc.Count : 0, c.Desc.Count);
     }
 
     /// <summary>Makes a persistent all-reduce (MPI_Allreduce_init).</summary>
@@ -147,62 +148,98 @@ public partial class Communicator
         return c.Init(h, total, c.Desc.Count);
     }
 
-    /// <summary>Makes a persistent gather of blocks of different lengths (MPI_Gatherv_init); arguments as for <see cref="Gatherv"/>.</summary>
+    /// <summary>Makes a persistent gather of blocks of different lengths (MPI_Gatherv_init); arguments as for <see cref="Gatherv{T}(T[], T[], int[], int[], int)"/>.</summary>
     /// <param name="send">This rank's block.</param>
     /// <param name="recv">At the root, where the blocks go; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
-    /// <param name="counts">At the root, each rank's block length (copied: the array may change once this returns).</param>
-    /// <param name="displs">At the root, where each block starts in <paramref name="recv"/> (copied).</param>
+    /// <param name="counts">At the root, each rank's block length (copied: the array may change once this returns); ignored elsewhere (may be null).</param>
+    /// <param name="displs">At the root, where each block starts in <paramref name="recv"/> (copied), or null for blocks packed in rank order.</param>
     /// <param name="root">Rank that collects.</param>
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
-    public PersistentRequest GathervInit<T>(T[] send, T[]? recv, int[] counts, int[] displs, int root) where T : unmanaged
+    public PersistentRequest GathervInit<T>(T[]? send, T[]? recv, int[]? counts, int[]? displs, int root) where T : unmanaged
     {
         CommHandle h = Handle;
         Collective<T> c = GathervArgs(send, recv, counts, displs, root);
         // At the root the whole extent is staged both ways: the gaps between blocks keep their contents.
-        return c.Init(h, c.Desc.Count, c.RecvArray is null ? 0 : Extent(counts, displs), recvIn: true);
+        return c.Init(h, c.Desc.Count, c.RecvArray is null ? 0 : Extent(c.RecvCounts!, c.RecvDispls!), recvIn: true);
     }
 
-    /// <summary>Makes a persistent scatter of blocks of different lengths (MPI_Scatterv_init); arguments as for <see cref="Scatterv"/>.</summary>
+    /// <summary>Makes a persistent gather of blocks packed in rank order (MPI_Gatherv_init); arguments as for <see cref="Gatherv{T}(T[], T[], int[], int)"/>.</summary>
+    /// <param name="send">This rank's block.</param>
+    /// <param name="recv">At the root, where the blocks go; ignored elsewhere (may be null).</param>
+    /// <param name="counts">At the root, each rank's block length (copied); ignored elsewhere (may be null).</param>
+    /// <param name="root">Rank that collects.</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest GathervInit<T>(T[]? send, T[]? recv, int[]? counts, int root) where T : unmanaged =>
+        GathervInit(send, recv, counts, null, root);
+
+    /// <summary>Makes a persistent scatter of blocks of different lengths (MPI_Scatterv_init); arguments as for <see cref="Scatterv{T}(T[], int[], int[], T[], int)"/>.</summary>
     /// <param name="send">At the root, the data; ignored elsewhere (may be null, but never the array passed as the other buffer).</param>
-    /// <param name="counts">Each rank's block length (copied: the array may change once this returns).</param>
-    /// <param name="displs">At the root, where each block starts in <paramref name="send"/> (copied).</param>
+    /// <param name="counts">Each rank's block length (copied: the array may change once this returns); off the root null means <paramref name="recv"/>'s whole length.</param>
+    /// <param name="displs">At the root, where each block starts in <paramref name="send"/> (copied), or null for blocks packed in rank order.</param>
     /// <param name="recv">This rank's block.</param>
     /// <param name="root">Rank that scatters.</param>
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
-    public PersistentRequest ScattervInit<T>(T[]? send, int[] counts, int[] displs, T[] recv, int root) where T : unmanaged
+    public PersistentRequest ScattervInit<T>(T[]? send, int[]? counts, int[]? displs, T[]? recv, int root) where T : unmanaged
     {
         CommHandle h = Handle;
         Collective<T> c = ScattervArgs(send, counts, displs, recv, root);
-        return c.Init(h, c.SendArray is null ? 0 : Extent(counts, displs), c.Desc.Count);
+        return c.Init(h, c.SendArray is null ? 0 : Extent(c.SendCounts!, c.SendDispls!), c.Desc.Count);
     }
 
-    /// <summary>Makes a persistent all-gather of blocks of different lengths (MPI_Allgatherv_init); arguments as for <see cref="Allgatherv"/>.</summary>
+    /// <summary>Makes a persistent scatter of blocks packed in rank order (MPI_Scatterv_init); arguments as for <see cref="Scatterv{T}(T[], int[], T[], int)"/>.</summary>
+    /// <param name="send">At the root, the blocks one after another; ignored elsewhere (may be null).</param>
+    /// <param name="counts">Each rank's block length (copied); off the root null means <paramref name="recv"/>'s whole length.</param>
+    /// <param name="recv">This rank's block.</param>
+    /// <param name="root">Rank that scatters.</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest ScattervInit<T>(T[]? send, int[]? counts, T[]? recv, int root) where T : unmanaged =>
+        ScattervInit(send, counts, null, recv, root);
+
+    /// <summary>Makes a persistent all-gather of blocks of different lengths (MPI_Allgatherv_init); arguments as for <see cref="Allgatherv{T}(T[], T[], int[], int[])"/>.</summary>
     /// <param name="send">This rank's block.</param>
     /// <param name="recv">Where the blocks go.</param>
     /// <param name="counts">Each rank's block length (copied: the array may change once this returns).</param>
-    /// <param name="displs">Where each block starts in <paramref name="recv"/> (copied).</param>
+    /// <param name="displs">Where each block starts in <paramref name="recv"/> (copied), or null for blocks packed in rank order.</param>
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
-    public PersistentRequest AllgathervInit<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
+    public PersistentRequest AllgathervInit<T>(T[] send, T[] recv, int[] counts, int[]? displs) where T : unmanaged
     {
         CommHandle h = Handle;
-        return AllgathervArgs(send, recv, counts, displs).Init(h, send.Length, Extent(counts, displs), recvIn: true);
+        Collective<T> c = AllgathervArgs(send, recv, counts, displs);
+        return c.Init(h, send.Length, Extent(c.RecvCounts!, c.RecvDispls!), recvIn: true);
     }
 
-    /// <summary>Makes a persistent personalized exchange of blocks of different lengths (MPI_Alltoallv_init); arguments as for <see cref="Alltoallv"/>.</summary>
+    /// <summary>Makes a persistent all-gather of blocks packed in rank order (MPI_Allgatherv_init).</summary>
+    /// <param name="send">This rank's block.</param>
+    /// <param name="recv">Where the blocks go, one after another.</param>
+    /// <param name="counts">Each rank's block length (copied).</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest AllgathervInit<T>(T[] send, T[] recv, int[] counts) where T : unmanaged =>
+        AllgathervInit(send, recv, counts, null);
+
+    /// <summary>Makes a persistent personalized exchange of blocks of different lengths (MPI_Alltoallv_init); arguments as for <see cref="Alltoallv{T}(T[], int[], int[], T[], int[], int[])"/>.</summary>
     /// <param name="send">The outgoing data.</param>
     /// <param name="sendCounts">Elements for each destination (copied: the array may change once this returns).</param>
-    /// <param name="sendDispls">Where each destination's block starts in <paramref name="send"/> (copied).</param>
+    /// <param name="sendDispls">Where each destination's block starts in <paramref name="send"/> (copied), or null for blocks packed in rank order.</param>
     /// <param name="recv">Where incoming blocks go.</param>
     /// <param name="recvCounts">Elements from each source (copied).</param>
-    /// <param name="recvDispls">Where each source's block starts in <paramref name="recv"/> (copied).</param>
+    /// <param name="recvDispls">Where each source's block starts in <paramref name="recv"/> (copied), or null for blocks packed in rank order.</param>
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
-    public PersistentRequest AlltoallvInit<T>(T[] send, int[] sendCounts, int[] sendDispls,
-                                              T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
+    public PersistentRequest AlltoallvInit<T>(T[] send, int[] sendCounts, int[]? sendDispls,
+                                              T[] recv, int[] recvCounts, int[]? recvDispls) where T : unmanaged
     {
         CommHandle h = Handle;
-        return AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls)
-            .Init(h, Extent(sendCounts, sendDispls), Extent(recvCounts, recvDispls), recvIn: true);
+        Collective<T> c = AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls);
+        return c.Init(h, Extent(c.SendCounts!, c.SendDispls!), Extent(c.RecvCounts!, c.RecvDispls!), recvIn: true);
     }
+
+    /// <summary>Makes a persistent personalized exchange of blocks packed in rank order (MPI_Alltoallv_init).</summary>
+    /// <param name="send">The outgoing blocks, one after another.</param>
+    /// <param name="sendCounts">Elements for each destination (copied).</param>
+    /// <param name="recv">Where incoming blocks go, one after another.</param>
+    /// <param name="recvCounts">Elements from each source (copied).</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest AlltoallvInit<T>(T[] send, int[] sendCounts, T[] recv, int[] recvCounts) where T : unmanaged =>
+        AlltoallvInit(send, sendCounts, null, recv, recvCounts, null);
 
     /// <summary>Elements from the start of a buffer to the end of its last block (counts and displacements already checked).</summary>
     private static long Extent(int[] counts, int[] displs)

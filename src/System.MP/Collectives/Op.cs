@@ -81,17 +81,24 @@ public sealed unsafe class Op : IDisposable
     /// combines elements as <c>function(earlierRanks, laterRanks)</c>, so a
     /// non-commutative function gets its operands in rank order.
     /// </summary>
+    /// <typeparam name="T">
+    /// The element type: a struct without references (<c>unmanaged</c>) for the buffer collectives, or
+    /// any type the object reductions take (a [Transportable] class, a string, an array...) for
+    /// <see cref="Communicator.OReduce{T}(T, Op, int)"/>, <see cref="Communicator.OAllreduce{T}(T, Op)"/>,
+    /// OScan, OExscan and OReduceScatter.  A buffer collective over another element type refuses the
+    /// operation with <see cref="ArgumentException"/> before anything is sent.
+    /// </typeparam>
     /// <param name="function">The combining function, applied element by element.</param>
-    /// <param name="commutative">False when the order of operands matters.</param>
+    /// <param name="commutative">False when the order of operands matters (the object reductions always fold in rank order).</param>
     /// <remarks>
-    /// Usable in blocking collectives only: MPI calls it inside the collective.
+    /// In the buffer collectives it is usable in blocking collectives only: MPI calls it inside the collective.
     /// An exception it throws surfaces as an <see cref="MpiException"/> on the
     /// rank where it was thrown, after the collective returns; when MPI also
     /// failed in that collective, MPI's error is thrown instead, with the
     /// function's exception as its <see cref="Exception.InnerException"/>.
     /// Either way the next collective on the thread starts afresh.
     /// </remarks>
-    public static Op Create<T>(Func<T, T, T> function, bool commutative = true) where T : unmanaged
+    public static Op Create<T>(Func<T, T, T> function, bool commutative = true)
     {
         ArgumentNullException.ThrowIfNull(function);
         return new Op(new Impl<T>(function), commutative);
@@ -255,7 +262,9 @@ public sealed unsafe class Op : IDisposable
         internal abstract void Apply(void* input, void* inout, long count);
     }
 
-    private sealed class Impl<T>(Func<T, T, T> function) : Impl where T : unmanaged
+    // Any T: an object reduction only calls the function.  MPI calls Apply only through a handle,
+    // which CodeFor makes for an unmanaged T alone, so the elements it walks are plain values.
+    private sealed class Impl<T>(Func<T, T, T> function) : Impl
     {
         internal override Type ElementType => typeof(T);
 
@@ -263,9 +272,9 @@ public sealed unsafe class Op : IDisposable
 
         internal override void Apply(void* input, void* inout, long count)
         {
-            T* a = (T*)input, b = (T*)inout;
-            for (long i = 0; i < count; i++)
-                b[i] = function(a[i], b[i]);
+            ref T a = ref Unsafe.AsRef<T>(input), b = ref Unsafe.AsRef<T>(inout);
+            for (nint i = 0; i < (nint)count; i++)
+                Unsafe.Add(ref b, i) = function(Unsafe.Add(ref a, i), Unsafe.Add(ref b, i));
         }
     }
 }

@@ -20,12 +20,18 @@ public abstract unsafe partial class TopologyCommunicator
     /// <param name="send">This rank's block (sent whole to every destination).</param>
     /// <param name="recv">Where the blocks go.</param>
     /// <param name="counts">Elements from each source (<see cref="InDegree"/> entries).</param>
-    /// <param name="displs">Where each source's block starts in <paramref name="recv"/>; blocks may not overlap.</param>
-    public void NeighborAllgatherv<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
+    /// <param name="displs">Where each source's block starts in <paramref name="recv"/> (blocks may not overlap), or null for blocks packed in <see cref="Sources"/> order.</param>
+    public void NeighborAllgatherv<T>(T[] send, T[] recv, int[] counts, int[]? displs) where T : unmanaged
     {
         CommHandle h = Handle;
         AllgathervArgs(send, recv, counts, displs).Run(h);
     }
+
+    /// <summary>Gathers blocks of different lengths from the sources, packed in <see cref="Sources"/> order (MPI_Neighbor_allgatherv).</summary>
+    /// <param name="send">This rank's block (sent whole to every destination).</param>
+    /// <param name="recv">Where the blocks go, one after another.</param>
+    /// <param name="counts">Elements from each source (<see cref="InDegree"/> entries).</param>
+    public void NeighborAllgatherv<T>(T[] send, T[] recv, int[] counts) where T : unmanaged => NeighborAllgatherv(send, recv, counts, null);
 
     /// <summary>Sends a block of <paramref name="count"/> elements to each destination and receives one from each source (MPI_Neighbor_alltoall).</summary>
     /// <param name="send"><see cref="OutDegree"/> blocks, in <see cref="Destinations"/> order.</param>
@@ -40,16 +46,24 @@ public abstract unsafe partial class TopologyCommunicator
     /// <summary>Personalized exchange with blocks of different lengths along the edges (MPI_Neighbor_alltoallv).</summary>
     /// <param name="send">The outgoing data.</param>
     /// <param name="sendCounts">Elements for each destination (<see cref="OutDegree"/> entries).</param>
-    /// <param name="sendDispls">Where each destination's block starts in <paramref name="send"/>.</param>
+    /// <param name="sendDispls">Where each destination's block starts in <paramref name="send"/>. Null: blocks packed in <see cref="Destinations"/> order.</param>
     /// <param name="recv">Where incoming blocks go.</param>
     /// <param name="recvCounts">Elements from each source (<see cref="InDegree"/> entries).</param>
-    /// <param name="recvDispls">Where each source's block starts in <paramref name="recv"/>; blocks may not overlap.</param>
-    public void NeighborAlltoallv<T>(T[] send, int[] sendCounts, int[] sendDispls,
-                                     T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
+    /// <param name="recvDispls">Where each source's block starts in <paramref name="recv"/>; blocks may not overlap. Null: blocks packed in <see cref="Sources"/> order.</param>
+    public void NeighborAlltoallv<T>(T[] send, int[] sendCounts, int[]? sendDispls,
+                                     T[] recv, int[] recvCounts, int[]? recvDispls) where T : unmanaged
     {
         CommHandle h = Handle;
         AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls).Run(h);
     }
+
+    /// <summary>Personalized exchange with blocks of different lengths along the edges, packed in neighbour order in both arrays (MPI_Neighbor_alltoallv).</summary>
+    /// <param name="send">The outgoing blocks, in <see cref="Destinations"/> order.</param>
+    /// <param name="sendCounts">Elements for each destination (<see cref="OutDegree"/> entries).</param>
+    /// <param name="recv">Where incoming blocks go, in <see cref="Sources"/> order.</param>
+    /// <param name="recvCounts">Elements from each source (<see cref="InDegree"/> entries).</param>
+    public void NeighborAlltoallv<T>(T[] send, int[] sendCounts, T[] recv, int[] recvCounts) where T : unmanaged =>
+        NeighborAlltoallv(send, sendCounts, null, recv, recvCounts, null);
 
     /// <summary>
     /// Personalized exchange whose blocks are placed by byte displacements (MPI_Neighbor_alltoallw).
@@ -89,12 +103,18 @@ public abstract unsafe partial class TopologyCommunicator
     /// <param name="send">This rank's block.</param>
     /// <param name="recv">Where the blocks go.</param>
     /// <param name="counts">Elements from each source (<see cref="InDegree"/> entries).</param>
-    /// <param name="displs">Where each source's block starts in <paramref name="recv"/>.</param>
-    public Request INeighborAllgatherv<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
+    /// <param name="displs">Where each source's block starts in <paramref name="recv"/>, or null for blocks packed in <see cref="Sources"/> order.</param>
+    public Request INeighborAllgatherv<T>(T[] send, T[] recv, int[] counts, int[]? displs) where T : unmanaged
     {
         CommHandle h = Handle;
         return AllgathervArgs(send, recv, counts, displs).Post(h);
     }
+
+    /// <summary>Starts a neighborhood all-gather of blocks packed in <see cref="Sources"/> order (MPI_Ineighbor_allgatherv).</summary>
+    /// <param name="send">This rank's block.</param>
+    /// <param name="recv">Where the blocks go, one after another.</param>
+    /// <param name="counts">Elements from each source (<see cref="InDegree"/> entries).</param>
+    public Request INeighborAllgatherv<T>(T[] send, T[] recv, int[] counts) where T : unmanaged => INeighborAllgatherv(send, recv, counts, null);
 
     /// <summary>Starts a neighborhood personalized exchange (MPI_Ineighbor_alltoall).</summary>
     /// <param name="send"><see cref="OutDegree"/> blocks.</param>
@@ -109,16 +129,24 @@ public abstract unsafe partial class TopologyCommunicator
     /// <summary>Starts a neighborhood exchange of blocks of different lengths (MPI_Ineighbor_alltoallv).</summary>
     /// <param name="send">The outgoing data.</param>
     /// <param name="sendCounts">Elements for each destination.</param>
-    /// <param name="sendDispls">Where each destination's block starts in <paramref name="send"/>.</param>
+    /// <param name="sendDispls">Where each destination's block starts in <paramref name="send"/>. Null: blocks packed in <see cref="Destinations"/> order.</param>
     /// <param name="recv">Where incoming blocks go.</param>
     /// <param name="recvCounts">Elements from each source.</param>
-    /// <param name="recvDispls">Where each source's block starts in <paramref name="recv"/>.</param>
-    public Request INeighborAlltoallv<T>(T[] send, int[] sendCounts, int[] sendDispls,
-                                         T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
+    /// <param name="recvDispls">Where each source's block starts in <paramref name="recv"/>. Null: blocks packed in <see cref="Sources"/> order.</param>
+    public Request INeighborAlltoallv<T>(T[] send, int[] sendCounts, int[]? sendDispls,
+                                         T[] recv, int[] recvCounts, int[]? recvDispls) where T : unmanaged
     {
         CommHandle h = Handle;
         return AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls).Post(h);
     }
+
+    /// <summary>Starts a neighborhood exchange of blocks packed in neighbour order in both arrays (MPI_Ineighbor_alltoallv).</summary>
+    /// <param name="send">The outgoing blocks, in <see cref="Destinations"/> order.</param>
+    /// <param name="sendCounts">Elements for each destination.</param>
+    /// <param name="recv">Where incoming blocks go, in <see cref="Sources"/> order.</param>
+    /// <param name="recvCounts">Elements from each source.</param>
+    public Request INeighborAlltoallv<T>(T[] send, int[] sendCounts, T[] recv, int[] recvCounts) where T : unmanaged =>
+        INeighborAlltoallv(send, sendCounts, null, recv, recvCounts, null);
 
     /// <summary>Starts a neighborhood exchange placed by byte displacements (MPI_Ineighbor_alltoallw); see <see cref="NeighborAlltoallw{T}"/>.</summary>
     /// <param name="send">The outgoing data.</param>
@@ -151,13 +179,21 @@ public abstract unsafe partial class TopologyCommunicator
     /// <param name="send">This rank's block.</param>
     /// <param name="recv">Where the blocks go.</param>
     /// <param name="counts">Elements from each source (copied: later changes do not count).</param>
-    /// <param name="displs">Where each source's block starts in <paramref name="recv"/>.</param>
+    /// <param name="displs">Where each source's block starts in <paramref name="recv"/>, or null for blocks packed in <see cref="Sources"/> order.</param>
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
-    public PersistentRequest NeighborAllgathervInit<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
+    public PersistentRequest NeighborAllgathervInit<T>(T[] send, T[] recv, int[] counts, int[]? displs) where T : unmanaged
     {
         CommHandle h = Handle;
         return AllgathervArgs(send, recv, counts, displs).Init(h, send.Length, recv.Length, recvIn: true);
     }
+
+    /// <summary>Makes a persistent neighborhood all-gather of blocks packed in <see cref="Sources"/> order (MPI_Neighbor_allgatherv_init).</summary>
+    /// <param name="send">This rank's block.</param>
+    /// <param name="recv">Where the blocks go, one after another.</param>
+    /// <param name="counts">Elements from each source (copied).</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest NeighborAllgathervInit<T>(T[] send, T[] recv, int[] counts) where T : unmanaged =>
+        NeighborAllgathervInit(send, recv, counts, null);
 
     /// <summary>Makes a persistent neighborhood personalized exchange (MPI_Neighbor_alltoall_init).</summary>
     /// <param name="send"><see cref="OutDegree"/> blocks.</param>
@@ -173,18 +209,27 @@ public abstract unsafe partial class TopologyCommunicator
     /// <summary>Makes a persistent neighborhood exchange of blocks of different lengths (MPI_Neighbor_alltoallv_init).</summary>
     /// <param name="send">The outgoing data.</param>
     /// <param name="sendCounts">Elements for each destination (copied).</param>
-    /// <param name="sendDispls">Where each destination's block starts in <paramref name="send"/> (copied).</param>
+    /// <param name="sendDispls">Where each destination's block starts in <paramref name="send"/> (copied). Null: blocks packed in <see cref="Destinations"/> order.</param>
     /// <param name="recv">Where incoming blocks go.</param>
     /// <param name="recvCounts">Elements from each source (copied).</param>
-    /// <param name="recvDispls">Where each source's block starts in <paramref name="recv"/> (copied).</param>
+    /// <param name="recvDispls">Where each source's block starts in <paramref name="recv"/> (copied). Null: blocks packed in <see cref="Sources"/> order.</param>
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
-    public PersistentRequest NeighborAlltoallvInit<T>(T[] send, int[] sendCounts, int[] sendDispls,
-                                                      T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
+    public PersistentRequest NeighborAlltoallvInit<T>(T[] send, int[] sendCounts, int[]? sendDispls,
+                                                      T[] recv, int[] recvCounts, int[]? recvDispls) where T : unmanaged
     {
         CommHandle h = Handle;
         return AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls)
             .Init(h, send.Length, recv.Length, recvIn: true);
     }
+
+    /// <summary>Makes a persistent neighborhood exchange of blocks packed in neighbour order in both arrays (MPI_Neighbor_alltoallv_init).</summary>
+    /// <param name="send">The outgoing blocks, in <see cref="Destinations"/> order.</param>
+    /// <param name="sendCounts">Elements for each destination (copied).</param>
+    /// <param name="recv">Where incoming blocks go, in <see cref="Sources"/> order.</param>
+    /// <param name="recvCounts">Elements from each source (copied).</param>
+    /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
+    public PersistentRequest NeighborAlltoallvInit<T>(T[] send, int[] sendCounts, T[] recv, int[] recvCounts) where T : unmanaged =>
+        NeighborAlltoallvInit(send, sendCounts, null, recv, recvCounts, null);
 
     // ---- the checked arguments, shared by the three forms (never one array as send and recv:
     // CheckDistinct, as for every collective) ----
@@ -192,7 +237,7 @@ public abstract unsafe partial class TopologyCommunicator
     private Collective<T> AllgatherArgs<T>(T[] send, T[] recv) where T : unmanaged =>
         AllgatherArgs(NeighborKind.Allgather, InDegree, send, recv, neighbor: true);
 
-    private Collective<T> AllgathervArgs<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged =>
+    private Collective<T> AllgathervArgs<T>(T[] send, T[] recv, int[] counts, int[]? displs) where T : unmanaged =>
         AllgathervArgs(NeighborKind.Allgatherv, InDegree, SR.NeighborCountsLength, send, recv, counts, displs,
                        ownCount: false, neighbor: true);
 
@@ -206,8 +251,8 @@ public abstract unsafe partial class TopologyCommunicator
         return new(NeighborKind.Alltoall, count, 0, send, recv) { Neighbor = true };
     }
 
-    private Collective<T> AlltoallvArgs<T>(T[] send, int[] sendCounts, int[] sendDispls,
-                                           T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged =>
+    private Collective<T> AlltoallvArgs<T>(T[] send, int[] sendCounts, int[]? sendDispls,
+                                           T[] recv, int[] recvCounts, int[]? recvDispls) where T : unmanaged =>
         AlltoallvArgs(NeighborKind.Alltoallv, OutDegree, InDegree, SR.NeighborCountsLength,
                       send, sendCounts, sendDispls, recv, recvCounts, recvDispls, neighbor: true);
 

@@ -117,11 +117,12 @@ public unsafe partial class Communicator
 
     /// <summary>
     /// OGather (root ≥ 0, or <see cref="Mpi.Root"/> / the root's rank on an
-    /// intercommunicator) or OAllgather (root -1): the payload sizes first, then
-    /// the payloads in rounds.  Every rank learns every size (and so every
-    /// encoding failure and the same round plan): by Allgather on an
-    /// intracommunicator; on an intercommunicator the sizes meet at the root,
-    /// which broadcasts them back to the sending group.
+    /// intercommunicator) or OAllgather (root <see cref="AllRanks"/>): the payload sizes first, then
+    /// the payloads in rounds.  Every rank learns every size it receives (and so every
+    /// encoding failure) and the same round plan: by Allgather on an intracommunicator; on an
+    /// intercommunicator the sizes meet at the root, which broadcasts them back to the sending
+    /// group, or (OAllgather) each group gets the other's by Allgather and the plan by
+    /// <see cref="JobMax"/>.
     /// </summary>
     private T[]? GatherObjects<T>(T[]? block, int root, CommHandle h)
     {
@@ -141,11 +142,18 @@ public unsafe partial class Communicator
         return result;
     }
 
-    /// <summary>The blocks of <see cref="GatherObjects"/>, one per rank in rank order, at the ranks that receive; null elsewhere.</summary>
+    /// <summary>The root argument of <see cref="GatherBlocks"/> that makes it an all-gather (no MPI rank or constant).</summary>
+    private const int AllRanks = int.MinValue;
+
+    /// <summary>Whether this rank receives the blocks of a gather to <paramref name="root"/> (<see cref="AllRanks"/>: every rank does).</summary>
+    private bool GathersAt(int root) => root == AllRanks || (_isInter ? root == Mpi.Root : root == _rank);
+
+    /// <summary>The blocks of <see cref="GatherObjects"/>, one per rank in rank order (on an intercommunicator, per remote rank), at the ranks that receive; null elsewhere.</summary>
     private T[][]? GatherBlocks<T>(T[]? block, int root, CommHandle h)
     {
-        bool receives = _isInter ? root == Mpi.Root : root < 0 || root == _rank;
-        bool sends = !(_isInter && receives);
+        bool all = root == AllRanks;
+        bool receives = GathersAt(root);
+        bool sends = all || !(_isInter && receives);
         int p = _isInter && receives ? _peerSize : _size; // the ranks whose blocks are collected
         ObjectTransport.Encoded mine = default;
         TransportException? failure = null;
@@ -162,10 +170,8 @@ public unsafe partial class Communicator
         try
         {
             long[] size = [failure is null ? mine.Length : -1L];
-            if (!_isInter)
-            {
+            if (all || !_isInter)
                 Allgather(size, counts);
-            }
             else
             {
                 Gather(size, receives ? counts : null, root);
@@ -183,22 +189,24 @@ public unsafe partial class Communicator
                 starts[r] = total;
                 total += counts[r];
             }
-            NativeBuffer all = BufferPool.Rent(receives ? total : 0);
+            NativeBuffer received = BufferPool.Rent(receives ? total : 0);
             try
             {
-                var plan = new RoundPlan(counts, p);
+                // Across an intercommunicator each group knows only the other's sizes: the plan is job-wide.
+                RoundPlan plan = all && _isInter ? RoundPlan.Across(this, counts) : new RoundPlan(counts, p);
+                long own = sends ? mine.Length : 0;
                 for (int k = 0; k < plan.Rounds; k++)
-                    GathervRound(plan, k, sends ? mine.Pointer : null, all, starts, counts, root, h);
+                    GathervRound(plan, k, sends ? mine.Pointer : null, plan.Part(own, k), received, starts, counts, root, h);
                 if (!receives)
                     return null;
                 var blocks = new T[p][];
                 for (int r = 0; r < p; r++)
-                    blocks[r] = Expect<T[]>(PayloadChannel.Decode(all.Pointer + starts[r], counts[r]))!;
+                    blocks[r] = Expect<T[]>(PayloadChannel.Decode(received.Pointer + starts[r], counts[r]))!;
                 return blocks;
             }
             finally
             {
-                BufferPool.Return(all);
+                BufferPool.Return(received);
             }
         }
         finally
@@ -206,6 +214,24 @@ public unsafe partial class Communicator
             if (failure is null && sends)
                 mine.Release();
         }
+    }
+
+    /// <summary>
+    /// The element-wise maximum over every rank of the job of <paramref name="values"/>.  On an
+    /// intercommunicator an Allreduce gives each group the other group's maximum; a second one,
+    /// of that, gives each group its own: the two together are the same on every rank.
+    /// </summary>
+    private long[] JobMax(long[] values)
+    {
+        var remote = new long[values.Length];
+        Allreduce(values, remote, Op.Max);
+        if (!_isInter)
+            return remote;
+        var local = new long[values.Length];
+        Allreduce(remote, local, Op.Max);
+        for (int i = 0; i < values.Length; i++)
+            remote[i] = Math.Max(remote[i], local[i]);
+        return remote;
     }
 
     /// <summary>
@@ -230,6 +256,17 @@ public unsafe partial class Communicator
             max = Math.Max(max, 1);
             Slice = sum <= WireFormat.ChunkBytes ? max : Math.Max(WireFormat.ChunkBytes / p, 1);
             Rounds = (int)((max + Slice - 1) / Slice);
+        }
+
+        /// <summary>
+        /// The plan of an exchange across an intercommunicator where each rank knows the
+        /// <paramref name="counts"/> it receives: both groups' sums and largest payloads, and the
+        /// larger group's size, so that every rank of both groups runs the same rounds.
+        /// </summary>
+        internal static RoundPlan Across(Communicator comm, long[] counts)
+        {
+            long[] job = comm.JobMax([Sum(counts), Max(counts)]);
+            return new RoundPlan(job[0], job[1], Math.Max(comm._size, comm._peerSize));
         }
 
         internal static long Sum(long[] counts)
@@ -323,14 +360,15 @@ public unsafe partial class Communicator
         }
     }
 
-    private void GathervRound(in RoundPlan plan, int k, byte* mine, NativeBuffer all, long[] starts, long[] counts, int root, CommHandle h)
+    // mine: this rank's payload, of which part bytes travel in round k (null: it sends nothing).
+    private void GathervRound(in RoundPlan plan, int k, byte* mine, int part, NativeBuffer all, long[] starts, long[] counts, int root, CommHandle h)
     {
         var parts = new int[counts.Length];
         var displs = new int[counts.Length];
         NativeBuffer? staging = null;
         try
         {
-            bool receives = _isInter ? root == Mpi.Root : root < 0 || root == _rank;
+            bool receives = GathersAt(root);
             byte* recv = receives ? Layout(plan, k, all.Pointer, starts, counts, parts, displs, ref staging, pack: false) : null;
             for (int r = 0; r < parts.Length; r++)
                 parts[r] = plan.Part(counts[r], k);
@@ -338,9 +376,9 @@ public unsafe partial class Communicator
             fixed (int* dp = displs)
             {
                 // An intercommunicator's root sends nothing (mine is null there).
-                bool sends = !(_isInter && receives);
-                CollDesc d = Desc<byte>(root == -1 ? CollKind.Allgatherv : CollKind.Gatherv, sends ? parts[_rank] : 0,
-                                        sends ? mine + k * plan.Slice : null, recv, root == -1 ? 0 : root);
+                bool allgather = root == AllRanks;
+                CollDesc d = Desc<byte>(allgather ? CollKind.Allgatherv : CollKind.Gatherv, mine is null ? 0 : part,
+                                        mine is null ? null : mine + k * plan.Slice, recv, allgather ? 0 : root);
                 d.RecvCounts = c;
                 d.RDispls = dp;
                 Run(h, &d, false);

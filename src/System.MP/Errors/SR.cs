@@ -124,7 +124,6 @@ internal static class SR
     internal const string RankEncodeFailed = "Rank {0} could not serialize its block; see the TransportException on that rank.";
 
     // One-sided communication (Window.cs, Window.Typed.cs) and info objects (Info.cs).
-    internal const string WindowArrayNotPinned = "The window's array must live on the pinned object heap (Mpi.AllocatePinned), since MPI may access it at any time.";
     internal const string WindowLength = "A window of {0} elements of {1} bytes is larger than {2} bytes.";
     internal const string WindowNotShared = "Only a window made by AllocateShared has memory other ranks share.";
     internal const string WindowUserOp = "One-sided accumulates take MPI's built-in operations, Replace or NoOp; {0} is user-defined (MPI-4.0 12.3.4).";
@@ -174,6 +173,10 @@ internal static class SR
 
     // Object reductions, object all-to-all and v-forms (Communicator.ObjectReductions.cs, Communicator.ObjectVectors.cs).
     internal const string ObjectOpThrew = "The reduction function threw on rank {0}: {1}: {2}";
+    internal const string ObjectArrayOperands = "An element-wise operation on arrays needs two arrays of the same length; got lengths {0} and {1} (-1: null).";
+    internal const string ObjectScatterLength = "{0} has {1} elements; OScatter gives one to each rank ({2}). OScatterBlocks deals an array of any length in blocks.";
+    internal const string PackedDisplsTooLarge = "{0} add up to {1} elements before entry {2}, past the largest displacement MPI takes ({3}); pass displacements.";
+    internal const string SpansOverlap = "send and recv overlap; MPI's buffers of one call must be distinct.";
     internal const string ObjectOneValue = "Rank {0} sent {1} values to an object reduction, which takes one per rank (did every rank call the same collective?).";
     internal const string ObjectCountsTotal = "{0} has {1} elements but {2} add up to {3}.";
     internal const string ObjectCountsTooLarge = "{0} add up to {1}, more than an array can hold.";

@@ -18,17 +18,25 @@ namespace System.MP;
 // A function that throws does so on the combining rank only; that rank tells the others and
 // every rank throws MpiException: there its InnerException is the function's exception,
 // elsewhere the message names the rank, the exception type and its message.  The job goes on.
+//
+// On an intercommunicator (MPI-4.0 §6.9.1, §6.10.1) results come from the remote group: OReduce's
+// root (Mpi.Root) folds the other group's values; OAllreduce and OReduceScatter give every rank the
+// remote group's values (the split representation of OAllgather), and each rank folds them itself,
+// in the remote group's rank order, so a throwing function throws on every rank that folds.
 public partial class Communicator
 {
     /// <summary>
     /// Combines one object per rank at <paramref name="root"/>: the values of ranks 0, 1, …, Size-1
-    /// folded from the left, <c>op(op(v0, v1), v2)…</c>.  Collective; intracommunicators only.
+    /// folded from the left, <c>op(op(v0, v1), v2)…</c>.  Collective.
     /// </summary>
     /// <remarks>
     /// The values meet at the root, which runs <paramref name="op"/> Size - 1 times in rank order;
     /// the function is assumed associative, not commutative, and the result is exactly the serial
     /// fold.  When <paramref name="op"/> throws, every rank throws <see cref="MpiException"/>: at the
-    /// root with the function's exception as InnerException, elsewhere naming it.
+    /// root with the function's exception as InnerException, elsewhere naming it.  On an
+    /// intercommunicator the root passes <see cref="Mpi.Root"/> and gets the fold of the remote
+    /// group's values (its own <paramref name="value"/> is ignored), the rest of its group passes
+    /// <see cref="Mpi.ProcNull"/>, and the other group passes the root's rank.
     /// </remarks>
     /// <param name="value">This rank's value (a [Transportable] object, string, array, number...).</param>
     /// <param name="op">The combining function.</param>
@@ -39,11 +47,12 @@ public partial class Communicator
     public T? OReduce<T>(T value, Func<T, T, T> op, int root)
     {
         CommHandle h = Handle;
-        RequireIntra("OReduce");
         ArgumentNullException.ThrowIfNull(op);
         CheckRoot(root);
+        if (_isInter && root == Mpi.ProcNull)
+            return default;
         T[]? values = GatherValues(value, root, h);
-        if (_rank != root)
+        if (!IsRoot(root))
         {
             ThrowIfRootFailed(Bcast(0L, root), root);
             return default;
@@ -57,10 +66,12 @@ public partial class Communicator
 
     /// <summary>
     /// <see cref="OReduce{T}(T, Func{T, T, T}, int)"/> with <see cref="Op.Sum"/>, <see cref="Op.Product"/>,
-    /// <see cref="Op.Min"/>, <see cref="Op.Max"/>, or an operation made by <see cref="Op.Create{T}"/>:
+    /// <see cref="Op.Min"/>, <see cref="Op.Max"/>, or an operation made by <see cref="Op.Create{T}"/> over the same T:
     /// the built-in operations work through T's generic-math operators (<c>IAdditionOperators</c>,
     /// <c>IMultiplyOperators</c>, <c>IComparisonOperators</c>, or the matching public operators), strings
-    /// sum by concatenation and compare ordinally.  Min and Max keep the earlier rank's value on ties.
+    /// sum by concatenation and compare ordinally, and one-dimensional arrays combine element by element
+    /// (arrays of the same length; each element by its own type's rule).  Min and Max keep the earlier
+    /// rank's value on ties.
     /// </summary>
     /// <param name="value">This rank's value.</param>
     /// <param name="op">The operation.</param>
@@ -71,25 +82,27 @@ public partial class Communicator
 
     /// <summary>
     /// Combines one object per rank as <see cref="OReduce{T}(T, Func{T, T, T}, int)"/> does (at rank 0)
-    /// and gives every rank the result: rank 0 its own, the others a copy.  Collective; intracommunicators only.
+    /// and gives every rank the result: rank 0 its own, the others a copy.  Collective.  On an
+    /// intercommunicator every rank gets the fold of the remote group's values, which it folds itself.
     /// </summary>
     /// <param name="value">This rank's value.</param>
-    /// <param name="op">The combining function (run on rank 0 only, in rank order).</param>
+    /// <param name="op">The combining function (run on rank 0 only, in rank order; on an intercommunicator on every rank).</param>
     /// <returns>The combined value.</returns>
     /// <exception cref="MpiException">The function threw (on rank 0, or reported by it).</exception>
     /// <exception cref="TransportException">A value or the result may not travel (every rank throws), or a malformed payload.</exception>
     public T? OAllreduce<T>(T value, Func<T, T, T> op)
     {
         CommHandle h = Handle;
-        RequireIntra("OAllreduce");
         ArgumentNullException.ThrowIfNull(op);
+        if (_isInter)
+            return FoldHere(GatherValues(value, AllRanks, h)!, op);
         T[]? values = GatherValues(value, 0, h);
         Failure failure = default;
         T? result = _rank == 0 ? Combine(values!, op, out failure) : default;
         return BcastObject(result, 0, h, failure);
     }
 
-    /// <summary><see cref="OAllreduce{T}(T, Func{T, T, T})"/> with a built-in operation (see <see cref="OReduce{T}(T, Op, int)"/>).</summary>
+    /// <summary><see cref="OAllreduce{T}(T, Func{T, T, T})"/> with a built-in operation or one made by <see cref="Op.Create{T}"/> (see <see cref="OReduce{T}(T, Op, int)"/>).</summary>
     /// <param name="value">This rank's value.</param>
     /// <param name="op">The operation.</param>
     /// <exception cref="ArgumentException"><paramref name="op"/> is not defined for T.</exception>
@@ -147,11 +160,17 @@ public partial class Communicator
     /// <summary>
     /// Combines the ranks' arrays element by element (element i folded over the ranks in rank
     /// order) and scatters the result: rank r gets <paramref name="counts"/>[r] elements, starting
-    /// after the blocks of ranks 0..r-1 (MPI_Reduce_scatter for objects).  Collective; intracommunicators only.
+    /// after the blocks of ranks 0..r-1 (MPI_Reduce_scatter for objects).  Collective.
     /// </summary>
+    /// <remarks>
+    /// On an intercommunicator (MPI-4.0 §6.10.1) each group's arrays are combined and scattered over
+    /// the other group: <paramref name="counts"/> has one entry per rank of the local group, and
+    /// both groups' counts add up to the same total, the length of every rank's array.  Each rank
+    /// then receives the remote group's arrays and folds its own block itself.
+    /// </remarks>
     /// <param name="values">This rank's elements: exactly the sum of <paramref name="counts"/>.</param>
     /// <param name="counts">Each rank's block length, one entry per rank, the same on every rank.</param>
-    /// <param name="op">The combining function (run on rank 0 only).</param>
+    /// <param name="op">The combining function (run on rank 0 only; on an intercommunicator on every rank).</param>
     /// <returns>This rank's block of the result.</returns>
     /// <exception cref="ArgumentException">Wrong lengths here (before anything is sent), or the ranks' counts or lengths disagree (detected on rank 0; every rank throws).</exception>
     /// <exception cref="MpiException">The function threw (on rank 0, or reported by it).</exception>
@@ -159,17 +178,18 @@ public partial class Communicator
     public T[] OReduceScatter<T>(T[] values, int[] counts, Func<T, T, T> op)
     {
         CommHandle h = Handle;
-        RequireIntra("OReduceScatter");
         ArgumentNullException.ThrowIfNull(values);
         ArgumentNullException.ThrowIfNull(op);
         long total = CheckObjectCounts(counts, nameof(counts), _size);
         if (values.Length != total)
             throw new ArgumentException(SR.Format(SR.ObjectCountsTotal, nameof(values), values.Length, nameof(counts), total), nameof(values));
+        if (_isInter)
+            return ReduceScatterHere(GatherValues(values, AllRanks, h)!, counts, (int)total, op);
         // Rank 0 checks that every rank passed the same counts (p ints each: small next to the objects).
         int p = _size;
         int[]? allCounts = _rank == 0 ? new int[p * p] : null;
         Gather(counts, allCounts, 0);
-        T[][]? arrays = GatherBlocks<T[]>([values], 0, h) is { } b ? Array.ConvertAll(b, x => x[0]) : null;
+        T[][]? arrays = GatherValues(values, 0, h);
         Failure failure = default;
         T[]? combined = null;
         if (_rank == 0)
@@ -218,6 +238,35 @@ public partial class Communicator
             values[r] = blocks[r][0];
         }
         return values;
+    }
+
+    /// <summary>The left fold of values this rank holds (an intercommunicator's remote group's): a throwing function throws here.</summary>
+    private T FoldHere<T>(T[] values, Func<T, T, T> op)
+    {
+        T result = Combine(values, op, out Failure failure);
+        if (failure.Happened)
+            throw failure.ToException();
+        return result;
+    }
+
+    /// <summary>
+    /// An intercommunicator's reduce-scatter at one rank: the remote group's <paramref name="arrays"/>
+    /// (each <paramref name="total"/> long) combined element by element, this rank's block of it.
+    /// </summary>
+    private T[] ReduceScatterHere<T>(T[][] arrays, int[] counts, int total, Func<T, T, T> op)
+    {
+        for (int r = 0; r < arrays.Length; r++)
+            if (arrays[r]?.Length != total)
+                throw new ArgumentException(SR.Format(SR.ObjectLengthsDisagree, r, arrays[r]?.Length ?? -1, total));
+        if (arrays.Length == 0)
+            return [];
+        T[]? combined = CombineElements(arrays, total, op, out Failure failure);
+        if (failure.Happened)
+            throw failure.ToException();
+        int start = 0;
+        for (int r = 0; r < _rank; r++)
+            start += counts[r];
+        return combined.AsSpan(start, counts[_rank]).ToArray();
     }
 
     /// <summary>The left fold of <paramref name="values"/>; a throwing function becomes the failure every rank learns.</summary>

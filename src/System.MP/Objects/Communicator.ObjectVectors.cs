@@ -90,37 +90,37 @@ public unsafe partial class Communicator
     /// <summary>
     /// Every rank sends <paramref name="values"/>[j] to rank j and gets, in element i of the
     /// result, the object rank i sent it (MPI_Alltoall of objects).  Each object travels as its
-    /// own payload. Collective; intracommunicators only.
+    /// own payload. Collective.  On an intercommunicator j and i are ranks of the remote group
+    /// (MPI-4.0 §6.8): <paramref name="values"/> and the result have RemoteSize elements.
     /// </summary>
-    /// <param name="values">One object per rank.</param>
+    /// <param name="values">One object per rank (of the remote group on an intercommunicator).</param>
     /// <returns>One object per rank, from each rank in rank order.</returns>
     /// <exception cref="ArgumentException"><paramref name="values"/> has not one element per rank (before anything is sent).</exception>
     /// <exception cref="TransportException">An object may not travel (every rank throws), or a malformed payload.</exception>
     public T?[] OAlltoall<T>(T[] values)
     {
         CommHandle h = Handle;
-        RequireIntra("OAlltoall");
         ArgumentNullException.ThrowIfNull(values);
-        if (values.Length != _size)
-            throw new ArgumentException(SR.Format(SR.ObjectBlocksLength, nameof(values), values.Length, _size), nameof(values));
+        if (values.Length != _peerSize)
+            throw new ArgumentException(SR.Format(SR.ObjectBlocksLength, nameof(values), values.Length, _peerSize), nameof(values));
         return ExchangePieces<T>((w, r) => w.WritePiece(values[r]), h);
     }
 
     /// <summary>
     /// Every rank sends <paramref name="blocks"/>[j] (any length, empty for nothing) to rank j and
     /// gets, in element i of the result, the block rank i sent it (MPI_Alltoallv of objects).
-    /// Each block travels as its own payload. Collective; intracommunicators only.
+    /// Each block travels as its own payload. Collective.  On an intercommunicator j and i are
+    /// ranks of the remote group.
     /// </summary>
-    /// <param name="blocks">One array per rank.</param>
+    /// <param name="blocks">One array per rank (of the remote group on an intercommunicator).</param>
     /// <returns>One array per rank, from each rank in rank order.</returns>
     /// <exception cref="ArgumentException">Not one block per rank, or a null block (before anything is sent).</exception>
     /// <exception cref="TransportException">An element may not travel (every rank throws), or a malformed payload.</exception>
     public T[][] OAlltoallv<T>(T[][] blocks)
     {
         CommHandle h = Handle;
-        RequireIntra("OAlltoallv");
         ArgumentNullException.ThrowIfNull(blocks);
-        CheckBlocksPerRank(blocks, nameof(blocks), _size);
+        CheckBlocksPerRank(blocks, nameof(blocks), _peerSize);
         return ExchangePieces<T[]>((w, r) => w.WritePiece(null, blocks[r], 0, blocks[r].Length), h)!;
     }
 
@@ -139,13 +139,14 @@ public unsafe partial class Communicator
 
     /// <summary>
     /// The all-to-all exchange of payloads: payload j (written by <paramref name="write"/>) goes
-    /// to rank j.  The sizes go first by Alltoall (a rank that could not encode sends -1 to every
-    /// rank, so every rank learns of it), then one Allreduce gives every rank the same round plan
-    /// (the largest payload and the most bytes any rank sends or receives), then Alltoallv of bytes.
+    /// to rank j (of the remote group on an intercommunicator).  The sizes go first by Alltoall
+    /// (a rank that could not encode sends -1 to every rank, so every rank learns of it), then
+    /// <see cref="JobMax"/> gives every rank the same round plan (the largest payload and the
+    /// most bytes any rank sends or receives), then Alltoallv of bytes.
     /// </summary>
     private TOut?[] ExchangePieces<TOut>(Func<ObjectWriter, int, long> write, CommHandle h)
     {
-        int p = _size;
+        int p = _peerSize;
         var sendCounts = new long[p];
         var sendStarts = new long[p];
         NativeBuffer? pieces = null;
@@ -169,10 +170,8 @@ public unsafe partial class Communicator
                 if (recvCounts[r] < 0)
                     throw new TransportException(SR.Format(SR.RankEncodeFailed, r));
             long sent = RoundPlan.Sum(sendCounts), received = RoundPlan.Sum(recvCounts);
-            long[] extent = [Math.Max(sent, received), RoundPlan.Max(sendCounts)];
-            long[] job = new long[2];
-            Allreduce(extent, job, Op.Max);
-            var plan = new RoundPlan(job[0], job[1], p);
+            long[] job = JobMax([Math.Max(sent, received), RoundPlan.Max(sendCounts)]);
+            var plan = new RoundPlan(job[0], job[1], Math.Max(_size, _peerSize));
             var recvStarts = new long[p];
             for (int r = 1; r < p; r++)
                 recvStarts[r] = recvStarts[r - 1] + recvCounts[r - 1];

@@ -140,14 +140,60 @@ public unsafe partial class Communicator
     }
 
     /// <summary>
+    /// Sends an object graph to <paramref name="dest"/> and receives one from <paramref name="source"/>,
+    /// free of the deadlock an OSend and an ORecv on each side could cause (MPI_Sendrecv for objects):
+    /// the graph is serialized and its send started before the receive.
+    /// </summary>
+    /// <param name="obj">The root of the graph to send (may be null).</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="sendTag">Tag of the outgoing message, in [0, MPI_TAG_UB].</param>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="recvTag">Tag of the incoming message, or <see cref="Mpi.AnyTag"/>.</param>
+    /// <returns>A copy of the received graph's root, which must be a <typeparamref name="T"/> (null from <see cref="Mpi.ProcNull"/>).</returns>
+    /// <exception cref="TransportException">An object of the outgoing graph may not travel (nothing was sent or received), or the incoming payload is malformed or not a <typeparamref name="T"/>.</exception>
+    public T? OSendRecv<T>(T? obj, int dest, int sendTag, int source, int recvTag) =>
+        OSendRecv(obj, dest, sendTag, source, recvTag, out _);
+
+    /// <summary>
+    /// Sends an object graph and receives one (MPI_Sendrecv for objects), with the receive's status;
+    /// see <see cref="OSendRecv{T}(T, int, int, int, int)"/>.
+    /// </summary>
+    /// <param name="obj">The root of the graph to send (may be null).</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="sendTag">Tag of the outgoing message, in [0, MPI_TAG_UB].</param>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="recvTag">Tag of the incoming message, or <see cref="Mpi.AnyTag"/>.</param>
+    /// <param name="status">Sender, tag and payload size in bytes of the incoming graph.</param>
+    /// <returns>A copy of the received graph's root (null from <see cref="Mpi.ProcNull"/>).</returns>
+    /// <exception cref="TransportException">An object of the outgoing graph may not travel (nothing was sent or received), or the incoming payload is malformed or not a <typeparamref name="T"/>.</exception>
+    public T? OSendRecv<T>(T? obj, int dest, int sendTag, int source, int recvTag, out Status status)
+    {
+        CommHandle h = Handle;
+        CheckSendRecv(dest, sendTag, source, recvTag);
+        using ObjectRequest send = ObjectRequest.PostSend(ObjectTransport.Encode(obj), dest, sendTag, h);
+        T? received = Expect<T>(PayloadChannel.Receive(source, recvTag, h, out status));
+        send.Wait();
+        return received;
+    }
+
+    /// <summary>
     /// Broadcasts the root's object graph: the root gets its object back, every other rank a copy. Collective.
+    /// Every rank may pass the same variable and take the result back, as in
+    /// <c>run = world.OBcast(run, root: 0)</c>: what ranks other than the root pass is ignored.
     /// On an intercommunicator the root passes <see cref="Mpi.Root"/>, the rest of its group
     /// <see cref="Mpi.ProcNull"/> (they get default), and the other group the root's rank; every
     /// rank of the other group gets a copy.
     /// </summary>
+    /// <remarks>
+    /// The result is declared not null where <paramref name="obj"/> is not: the program passes a
+    /// non-null object on every rank exactly when its root does.  A rank that has no object to
+    /// pass calls <see cref="OBcast{T}(int)"/>.
+    /// </remarks>
     /// <param name="obj">At the root, the object (may be null); ignored elsewhere.</param>
     /// <param name="root">Rank whose object is broadcast.</param>
+    /// <returns>The root's object graph: at the root <paramref name="obj"/> itself, elsewhere a copy.</returns>
     /// <exception cref="TransportException">At the root, an object may not travel (every rank throws); elsewhere, a malformed payload.</exception>
+    [return: NotNullIfNotNull(nameof(obj))]
     public T? OBcast<T>(T? obj, int root)
     {
         CommHandle h = Handle;
@@ -169,6 +215,48 @@ public unsafe partial class Communicator
     public T? OBcast<T>(int root) => OBcast<T>(default, root);
 
     /// <summary>
+    /// Gives element r of the root's array to rank r (MPI_Scatter of one object per rank). Each
+    /// element travels as its own payload. Collective.
+    /// </summary>
+    /// <remarks>
+    /// On an intercommunicator the root (<see cref="Mpi.Root"/>) passes one element per rank of
+    /// the other group, which passes the root's rank; the root and the rest of its group
+    /// (<see cref="Mpi.ProcNull"/>) get default.  To deal an array of any length in blocks, use
+    /// <see cref="OScatterBlocks{T}(T[], int)"/>.
+    /// </remarks>
+    /// <param name="values">At the root, one element per rank; ignored elsewhere (may be null).</param>
+    /// <param name="root">Rank that scatters.</param>
+    /// <returns>This rank's element (a copy, the root's own element at the root).</returns>
+    /// <exception cref="ArgumentException">At the root, not one element per rank (before anything is sent).</exception>
+    /// <exception cref="TransportException">At the root, an element may not travel (every rank throws); elsewhere, a malformed payload.</exception>
+    public T? OScatter<T>(T[]? values, int root)
+    {
+        CommHandle h = Handle;
+        CheckRoot(root);
+        if (_isInter && root == Mpi.ProcNull)
+            return default;
+        if (IsRoot(root))
+        {
+            if (values is null)
+                throw new ArgumentNullException(nameof(values), SR.Format(SR.BufferRequiredAtRoot, nameof(values)));
+            if (values.Length != _peerSize)
+                throw new ArgumentException(SR.Format(SR.ObjectScatterLength, nameof(values), values.Length, _peerSize), nameof(values));
+        }
+        return ScatterPieces<T>((starts, counts) => EncodePieces(counts.Length, starts, counts, (w, r) => w.WritePiece(values![r])), root, h);
+    }
+
+    /// <summary>
+    /// The form of <see cref="OScatter{T}(T[], int)"/> for ranks other than the root, which
+    /// have no array to pass (the same as passing null; the root must pass its array).
+    /// Collective.
+    /// </summary>
+    /// <param name="root">Rank that scatters.</param>
+    /// <returns>This rank's element.</returns>
+    /// <exception cref="ArgumentNullException">Called at the root, which must pass the elements.</exception>
+    /// <exception cref="TransportException">A malformed payload.</exception>
+    public T? OScatter<T>(int root) => OScatter<T>(null, root);
+
+    /// <summary>
     /// Splits the root's array into Size blocks in rank order and gives block r
     /// to rank r: with n elements and p ranks, rank r gets n / p elements, plus
     /// one when r &lt; n % p.  Each block travels as its own payload, so
@@ -183,7 +271,7 @@ public unsafe partial class Communicator
     /// <param name="root">Rank that scatters.</param>
     /// <returns>This rank's block.</returns>
     /// <exception cref="TransportException">At the root, an element may not travel (every rank throws); elsewhere, a malformed payload.</exception>
-    public T[]? OScatter<T>(T[]? array, int root)
+    public T[]? OScatterBlocks<T>(T[]? array, int root)
     {
         CommHandle h = Handle;
         CheckRoot(root);
@@ -199,7 +287,7 @@ public unsafe partial class Communicator
     }
 
     /// <summary>
-    /// The form of <see cref="OScatter{T}(T[], int)"/> for ranks other than the root, which
+    /// The form of <see cref="OScatterBlocks{T}(T[], int)"/> for ranks other than the root, which
     /// have no array to pass (the same as passing null; the root must pass its array).
     /// Collective.
     /// </summary>
@@ -207,7 +295,7 @@ public unsafe partial class Communicator
     /// <returns>This rank's block.</returns>
     /// <exception cref="ArgumentNullException">Called at the root, which must pass the elements.</exception>
     /// <exception cref="TransportException">A malformed payload.</exception>
-    public T[]? OScatter<T>(int root) => OScatter<T>(null, root);
+    public T[]? OScatterBlocks<T>(int root) => OScatterBlocks<T>(null, root);
 
     /// <summary>
     /// Collects every rank's block at the root, concatenated in rank order.
@@ -229,17 +317,19 @@ public unsafe partial class Communicator
         return GathersNothing(block, root) ? null : GatherObjects(block, root, h);
     }
 
-    /// <summary>Every rank gets every rank's block, concatenated in rank order. Collective; intracommunicators only.</summary>
+    /// <summary>
+    /// Every rank gets every rank's block, concatenated in rank order. Collective.  On an
+    /// intercommunicator every rank gets the blocks of the remote group's ranks (MPI-4.0 §6.7).
+    /// </summary>
     /// <param name="block">This rank's elements.</param>
-    /// <returns>All elements in rank order.</returns>
+    /// <returns>All elements in rank order (of the remote group on an intercommunicator).</returns>
     /// <exception cref="TransportException">A block's element may not travel (every rank throws), or a malformed payload.</exception>
     public T[] OAllgather<T>(T[] block)
     {
         CommHandle h = Handle;
-        RequireIntra("OAllgather");
         if (block is null)
             ThrowHelper.ThrowNull(nameof(block));
-        return GatherObjects(block, -1, h)!;
+        return GatherObjects(block, AllRanks, h)!;
     }
 
     // ---- machinery ----

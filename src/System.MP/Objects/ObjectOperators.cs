@@ -12,6 +12,16 @@ namespace System.MP;
 /// Strings sum by concatenation and compare ordinally.  Min and Max keep the earlier rank's
 /// operand on ties, so the result does not depend on the order of equal values.
 /// </summary>
+/// <remarks>
+/// A one-dimensional array combines element by element, each pair of elements by the element
+/// type's own rule (so <c>int[]</c> sums as MPI sums a buffer, <c>string[]</c> concatenates each
+/// position, <c>double[][]</c> goes two levels down); the two arrays must have the same length, and
+/// a null array or one of another length makes the operation throw <see cref="ArgumentException"/>
+/// (on the combining rank, which tells the others).  String concatenation is not an MPI
+/// operation (MPI reduces numbers only): it is what folding strings in rank order with <c>+</c>
+/// gives, and MPI's rank-order rule for non-commutative operations (MPI-4.0 §6.9.1) keeps it
+/// deterministic.
+/// </remarks>
 [RequiresDynamicCode(Transport.Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Transport.Codecs.DynamicCodeMessage)]
 internal static class ObjectOperators
 {
@@ -23,6 +33,9 @@ internal static class ObjectOperators
         private static Func<T, T, T>? Make(int i)
         {
             Type t = typeof(T);
+            if (t.IsSZArray)
+                return (Func<T, T, T>?)typeof(ObjectOperators).GetMethod(nameof(ElementWise), BindingFlags.NonPublic | BindingFlags.Static)!
+                                                              .MakeGenericMethod(t.GetElementType()!).Invoke(null, [i]);
             if (t == typeof(string))
             {
                 Func<string, string, string> f = i switch
@@ -65,6 +78,22 @@ internal static class ObjectOperators
 
     /// <summary>Sum (0), Product (1), Min (2) or Max (3) of T; null when T has no such operator.</summary>
     internal static Func<T, T, T>? For<T>(int i) => Cache<T>.Ops[i];
+
+    /// <summary>Operation <paramref name="i"/> on arrays of <typeparamref name="TElement"/>, element by element (null: the element type has none).</summary>
+    private static Func<TElement[], TElement[], TElement[]>? ElementWise<TElement>(int i)
+    {
+        if (For<TElement>(i) is not { } element)
+            return null;
+        return (a, b) =>
+        {
+            if (a is null || b is null || a.Length != b.Length)
+                throw new ArgumentException(SR.Format(SR.ObjectArrayOperands, a?.Length ?? -1, b?.Length ?? -1));
+            var result = new TElement[a.Length];
+            for (int k = 0; k < result.Length; k++)
+                result[k] = element(a[k], b[k]);
+            return result;
+        };
+    }
 
     private static Func<T, T, T> Add<T>() where T : IAdditionOperators<T, T, T> => (a, b) => a + b;
 

@@ -2,6 +2,7 @@ using System.Buffers;
 using System.Collections.Generic;
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace System.MP;
 
@@ -17,7 +18,8 @@ namespace System.MP;
 /// <para>The window's memory is memory MPI may access at any time, so the GC never
 /// owns it: <see cref="Allocate"/> and <see cref="AllocateShared"/> take it from MPI,
 /// <see cref="Create(Communicator, int, Info)"/> uses an array of the pinned object heap
-/// that the window keeps alive.  <see cref="Memory"/> and <see cref="Span"/> give this
+/// that the window keeps alive, and <see cref="Create(Communicator, T[], Info)"/> over an ordinary
+/// array pins it for the window's life.  <see cref="Memory"/> and <see cref="Span"/> give this
 /// rank's part; once the window is disposed they throw <see cref="ObjectDisposedException"/>.
 /// A <see cref="Span{T}"/> taken before <see cref="Window.Dispose"/> cannot be revoked:
 /// do not keep one across it (memory from MPI is gone then).</para>
@@ -34,15 +36,26 @@ namespace System.MP;
 public sealed unsafe class Window<T> : Window where T : unmanaged
 {
     private readonly T* _base;       // MPI's memory (Allocate, AllocateShared), else null
-    private readonly T[]? _array;    // the pinned-heap array (Create), else null
+    private readonly T[]? _array;    // the array of Create, else null
+    private GCHandle _pin;           // pins an ordinary array of Create until the window is freed
     private readonly int _length;
     private readonly bool _shared;
     private readonly Segment _local;
     private readonly List<T[]>? _attached; // a dynamic window's attached arrays, held until detached; else null
+    // Create's windows start at a 16-byte boundary at or below the array's first element (MPICH 4.0
+    // with UCX misplaces data at a base that is 8 bytes past one, and a .NET array's elements may
+    // start there): in MPI units of _unit bytes, element i of rank r's array is at _skip[r] + i * _scale.
+    private readonly int _unit, _scale = 1;
+    private readonly long[]? _skip;
 
-    private Window(WindowHandle handle, Communicator comm, T* baseAddress, T[]? array, int length, bool shared, bool dynamic = false)
+    private Window(WindowHandle handle, Communicator comm, T* baseAddress, T[]? array, int length, bool shared, bool dynamic = false,
+                   GCHandle pin = default, int unit = 0, long[]? skip = null)
         : base(handle, comm)
     {
+        _pin = pin;
+        _unit = unit == 0 ? sizeof(T) : unit;
+        _scale = sizeof(T) / _unit;
+        _skip = skip;
         _attached = dynamic ? [] : null;
         _base = baseAddress;
         _array = array;
@@ -80,25 +93,45 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     }
 
     /// <summary>
-    /// A window over <paramref name="array"/>, which must come from <see cref="Mpi.AllocatePinned{T}"/>
-    /// (MPI may access it at any time, so it must never move); the window keeps it alive
-    /// until disposed (MPI_Win_create).  Collective.
+    /// A window over <paramref name="array"/>, which the window keeps alive and in place until
+    /// disposed (MPI_Win_create).  Collective.
     /// </summary>
-    /// <exception cref="ArgumentException">The array is not on the pinned object heap.</exception>
+    /// <remarks>
+    /// MPI may access a window's memory at any time, so the array must not move while the window
+    /// lives.  An array from <see cref="Mpi.AllocatePinned{T}"/> never moves; any other array is
+    /// pinned (a pinned GCHandle, in both modes) from here until <see cref="Window.Dispose"/>.
+    /// Operations on either run at the same speed; a long-lived pin in the middle of the heap keeps
+    /// the GC from compacting past it, which is what the pinned object heap avoids, so arrays made
+    /// for a window are best made by <see cref="Mpi.AllocatePinned{T}"/> (or use
+    /// <see cref="Create(Communicator, int, Info)"/> or <see cref="Allocate"/>).
+    /// </remarks>
+    /// <param name="comm">The ranks that share the window (an intracommunicator).</param>
+    /// <param name="array">This rank's part of the window (any length, 0 allowed).</param>
+    /// <param name="info">Hints, or null.</param>
     public static Window<T> Create(Communicator comm, T[] array, Info? info = null)
     {
         ArgumentNullException.ThrowIfNull(comm);
         ArgumentNullException.ThrowIfNull(array);
-        if (!PinnedBuffers.Contains(array))
-            throw new ArgumentException(SR.WindowArrayNotPinned, nameof(array));
         CommHandle c = comm.Handle;
         InfoHandle i = Info.HandleOf(info);
         WindowHandle win = WindowHandle.Null;
         int rc;
+        GCHandle pin = array.Length == 0 || PinnedBuffers.Contains(array) ? default : GCHandle.Alloc(array, GCHandleType.Pinned);
+        // The unit divides both the element size and 8, so the 0 or 8 bytes down to the boundary
+        // (the array's own length field) are whole units.
+        int unit = Math.Min(sizeof(T) & -sizeof(T), 8), below;
         fixed (T* p = array)
-            rc = Core.WinCreate(c, p, (long)array.Length * sizeof(T), sizeof(T), i, &win);
+        {
+            below = (int)((nint)p % 16) % unit == 0 ? (int)((nint)p % 16) : 0;
+            rc = Core.WinCreate(c, p == null ? null : (byte*)p - below, (long)array.Length * sizeof(T) + below, unit, i, &win);
+        }
+        if (rc < 0 && pin.IsAllocated)
+            pin.Free();
         ThrowHelper.Check(rc);
-        return new Window<T>(win, comm, null, array, array.Length, shared: false);
+        if (pin.IsAllocated)
+            BufferHold.CountPins(1, 1);
+        long[] skip = comm.Allgather((long)(below / unit));
+        return new Window<T>(win, comm, null, array, array.Length, shared: false, pin: pin, unit: unit, skip: skip);
     }
 
     /// <summary>
@@ -233,7 +266,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
 
         CheckRank(rank);
         ThrowHelper.Check(Core.WinSize(h, rank, &bytes, &unit));
-        return bytes / sizeof(T);
+        return (bytes - (_skip is null ? 0 : _skip[rank] * _unit)) / sizeof(T);
     }
 
     /// <summary>
@@ -277,8 +310,8 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         fixed (T* p = array)
         {
             void* obj = hold == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref array) : null;
-            CheckOp(put ? Core.WinPut(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, null)
-                        : Core.WinGet(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, null));
+            CheckOp(put ? Core.WinPut(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, Disp(target, targetIndex), obj, null)
+                        : Core.WinGet(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, Disp(target, targetIndex), obj, null));
             if (hold == BufferHoldKind.Pin)
                 Hold(array, target);
         }
@@ -298,7 +331,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         fixed (T* p = data)
         {
             void* obj = hold == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref data) : null;
-            CheckOp(Core.WinAccumulateHeld(h, p + offset, null, count, ElementType<T>.Code, sizeof(T), code, target, targetIndex, obj, null));
+            CheckOp(Core.WinAccumulateHeld(h, p + offset, null, count, ElementType<T>.Code, sizeof(T), code, target, Disp(target, targetIndex), obj, null));
             if (hold == BufferHoldKind.Pin)
                 Hold(data, target);
         }
@@ -326,7 +359,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         {
             void* dataObj = holdData == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref data) : null;
             void* resultObj = holdResult == BufferHoldKind.Register ? BufferPolicy.ObjectOf(ref result) : null;
-            CheckOp(Core.WinAccumulateHeld(h, p, r, count, ElementType<T>.Code, sizeof(T), code, target, targetIndex, dataObj, resultObj));
+            CheckOp(Core.WinAccumulateHeld(h, p, r, count, ElementType<T>.Code, sizeof(T), code, target, Disp(target, targetIndex), dataObj, resultObj));
             if (holdData == BufferHoldKind.Pin)
                 Hold(data, target);
             if (holdResult == BufferHoldKind.Pin)
@@ -345,7 +378,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         int code = OpCode(op);
         CheckTarget(target, targetIndex);
         T result = default;
-        CheckOp(Core.WinFetch(h, &value, null, &result, ElementType<T>.Code, sizeof(T), code, target, targetIndex));
+        CheckOp(Core.WinFetch(h, &value, null, &result, ElementType<T>.Code, sizeof(T), code, target, Disp(target, targetIndex)));
         return result;
     }
 
@@ -366,7 +399,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
             throw new ArgumentException(SR.Format(SR.WindowCasType, typeof(T).Name));
         CheckTarget(target, targetIndex);
         T result = default;
-        CheckOp(Core.WinFetch(h, &value, &compare, &result, ElementType<T>.Code, sizeof(T), 0, target, targetIndex));
+        CheckOp(Core.WinFetch(h, &value, &compare, &result, ElementType<T>.Code, sizeof(T), 0, target, Disp(target, targetIndex)));
         return result;
     }
 
@@ -395,8 +428,8 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
         void* obj = register ? BufferPolicy.ObjectOf(ref buffer) : null;
         fixed (T* p = buffer)
-            rc = put ? Core.WinPut(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, &req)
-                     : Core.WinGet(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, targetIndex, obj, &req);
+            rc = put ? Core.WinPut(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, Disp(target, targetIndex), obj, &req)
+                     : Core.WinGet(h, p + offset, count, ElementType<T>.Code, sizeof(T), target, Disp(target, targetIndex), obj, &req);
         if (rc < 0)
             Request.ThrowPostFailed(rc, pin, nameof(targetIndex)); // as CheckOp
         return Request.Posted(poster, rc, req, pin);
@@ -405,6 +438,11 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     private protected override void OnFreed()
     {
         _local.Revoke();
+        if (_pin.IsAllocated) // MPI no longer touches the array: it may move again
+        {
+            _pin.Free();
+            BufferHold.CountPins(-1, 0);
+        }
         if (_attached is not null) // the core detached them before MPI_Win_free
         {
             lock (_attached)
@@ -455,6 +493,11 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         }
     }
 
+    /// <summary>The MPI displacement of element <paramref name="targetIndex"/> of <paramref name="target"/>'s window (checked already).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private long Disp(int target, long targetIndex) =>
+        _skip is null || target == Mpi.ProcNull ? targetIndex : _skip[target] + targetIndex * _scale;
+
     /// <summary>An operation's core result: its range error (the elements do not fit the target's window) names targetIndex.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void CheckOp(int rc)
@@ -484,7 +527,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
             Span<T> s = GetSpan();
             if ((uint)elementIndex > (uint)s.Length)
                 throw new ArgumentOutOfRangeException(nameof(elementIndex));
-            // Pinned-heap arrays and MPI's memory never move: nothing to pin.
+            // Pinned-heap arrays, arrays the window pins and MPI's memory never move: nothing to pin.
             return new MemoryHandle(Unsafe.AsPointer(ref Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetReference(s), elementIndex)));
         }
 

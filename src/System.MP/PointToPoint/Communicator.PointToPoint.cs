@@ -199,6 +199,40 @@ public unsafe partial class Communicator
     }
 
     /// <summary>
+    /// Sends one value and receives one, in one operation free of the deadlock two blocking
+    /// calls could cause (MPI_Sendrecv of one element each way).
+    /// </summary>
+    /// <param name="value">The value to send.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="sendTag">Tag of the outgoing message.</param>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="recvTag">Tag of the incoming message, or <see cref="Mpi.AnyTag"/>.</param>
+    /// <returns>The value received; default when <paramref name="source"/> is <see cref="Mpi.ProcNull"/>.</returns>
+    /// <exception cref="MpiException">The incoming message was shorter than one value.</exception>
+    public T SendRecv<T>(T value, int dest, int sendTag, int source, int recvTag) where T : unmanaged =>
+        SendRecv(value, dest, sendTag, source, recvTag, out _);
+
+    /// <summary>Sends one value and receives one (MPI_Sendrecv of one element each way), with the receive's status.</summary>
+    /// <param name="value">The value to send.</param>
+    /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="sendTag">Tag of the outgoing message.</param>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="recvTag">Tag of the incoming message, or <see cref="Mpi.AnyTag"/>.</param>
+    /// <param name="status">Who sent the incoming value and with which tag.</param>
+    /// <returns>The value received; default when <paramref name="source"/> is <see cref="Mpi.ProcNull"/>.</returns>
+    /// <exception cref="MpiException">The incoming message was shorter than one value.</exception>
+    public unsafe T SendRecv<T>(T value, int dest, int sendTag, int source, int recvTag, out Status status) where T : unmanaged
+    {
+        CommHandle h = Handle;
+        CheckSendRecv(dest, sendTag, source, recvTag);
+        T result = default;
+        status = PointToPointCore.SendRecv(&value, sizeof(T), dest, sendTag, &result, sizeof(T), source, recvTag, h);
+        if (status.ByteCount != sizeof(T) && status.Source != Mpi.ProcNull)
+            ThrowHelper.ThrowShortScalar(status.ByteCount, typeof(T), sizeof(T));
+        return result;
+    }
+
+    /// <summary>
     /// Sends the array and receives into it the incoming message, which may have
     /// another length, in one step (MPI_Sendrecv_replace): what leaves is the
     /// array's content before the call.
@@ -380,6 +414,19 @@ public unsafe partial class Communicator
         if (buffer is null)
             ThrowHelper.ThrowNull(nameof(buffer));
         return IRecv(buffer, 0, buffer.Length, source, tag);
+    }
+
+    /// <summary>
+    /// Starts receiving one value (MPI_Irecv of one element); the request's
+    /// <see cref="ValueRequest{T}.Result"/> (or <c>await</c>) gives it once it has arrived.
+    /// </summary>
+    /// <param name="source">Source rank, <see cref="Mpi.AnySource"/> or <see cref="Mpi.ProcNull"/>.</param>
+    /// <param name="tag">Message tag, or <see cref="Mpi.AnyTag"/>.</param>
+    /// <returns>The receive in flight.</returns>
+    public ValueRequest<T> IRecv<T>(int source, int tag) where T : unmanaged
+    {
+        var box = new T[1];
+        return new ValueRequest<T>(IRecv(box, 0, 1, source, tag), box);
     }
 
     /// <summary>Starts receiving into <paramref name="count"/> elements from <paramref name="offset"/> (MPI_Irecv).</summary>

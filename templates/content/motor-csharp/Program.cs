@@ -10,20 +10,17 @@ int rank = world.Rank, size = world.Size;
 int left = (rank + size - 1) % size, right = (rank + 1) % size;
 
 // Typed, zero-copy messages: every rank sends its square to the next rank round the ring.
-int[] square = [rank * rank];
-int[] fromLeft = new int[1];
-world.SendRecv(square, right, 0, fromLeft, left, 0);
+int fromLeft = world.SendRecv(rank * rank, right, 0, left, 0);
 
 // A collective: the sum of all ranks, on every rank.
 long sum = world.Allreduce((long)rank, Op.Sum);
 
-// Whole objects: rank 0 broadcasts a Run; every other rank gets its own copy.
-Run run = rank == 0 ? new Run { Name = "first run", Steps = 10 } : world.OBcast<Run>(0)!;
-if (rank == 0)
-    world.OBcast(run, 0);
+// Whole objects: every rank takes rank 0's Run (what the others pass is ignored; each gets its own copy).
+Run run = rank == 0 ? new Run { Name = "first run", Steps = 10 } : new Run();
+run = world.OBcast(run, root: 0);
 
 Console.WriteLine($"rank {rank} of {size} ({(Mpi.IsHosted ? "Motor VM" : "library mode")}): " +
-                  $"{fromLeft[0]} from rank {left}, sum of ranks {sum}, run '{run.Name}' of {run.Steps} steps");
+                  $"{fromLeft} from rank {left}, sum of ranks {sum}, run '{run.Name}' of {run.Steps} steps");
 
 /// <summary>What rank 0 shares.  Value fields always travel; a reference field travels when marked.</summary>
 [Transportable]

@@ -20,7 +20,7 @@ internal static class Objects
     /// Object operations across an intercommunicator between the two halves of
     /// the job: point-to-point to the remote group, OBcast, OScatter and OGather
     /// with Mpi.Root / ProcNull at the root's side, an encoding failure that
-    /// fails every rank, and OAllgather refused.
+    /// fails every rank, and OAllgather of the remote group's blocks.
     /// </summary>
     private static void Intercomm(Communicator c)
     {
@@ -47,7 +47,7 @@ internal static class Objects
         int scatterRoot = color == 1 ? (me == 0 ? Mpi.Root : Mpi.ProcNull) : 0;
         int n = 2 * half + 1;
         string[]? all = color == 1 && me == 0 ? [.. Enumerable.Range(0, n).Select(i => $"w{i}")] : null;
-        string[]? block = inter.OScatter(all, scatterRoot);
+        string[]? block = inter.OScatterBlocks(all, scatterRoot);
         if (color == 0)
         {
             int size = n / half + (me < n % half ? 1 : 0), first = me * (n / half) + Math.Min(me, n % half);
@@ -86,7 +86,8 @@ internal static class Objects
         if (color == 1)
             Check.Equal(25, after, "the intercommunicator works after the failure");
 
-        Check.Throws<NotSupportedException>(() => inter.OAllgather(new[] { 1 }), "OAllgather is intracommunicator-only");
+        int[] fromRemote = inter.OAllgather(new[] { 100 * color + me });
+        Check.Sequence<int>([.. Enumerable.Range(0, remote).Select(i => 100 * (1 - color) + i)], fromRemote, "OAllgather across gives the remote group's blocks");
         Check.Throws<ArgumentOutOfRangeException>(() => inter.OBcast(1, remote + 3), "root outside the remote group");
     }
 
@@ -212,7 +213,7 @@ internal static class Objects
         foreach (int n in new[] { 7, p - 1, 0, 2 * p })
         {
             string[]? all = r == 0 ? [.. Enumerable.Range(0, n).Select(i => $"s{i}")] : null;
-            string[] block = c.OScatter(all, 0)!;
+            string[] block = c.OScatterBlocks(all, 0)!;
             int size = n / p + (r < n % p ? 1 : 0), first = r * (n / p) + Math.Min(r, n % p);
             Check.Sequence<string>([.. Enumerable.Range(first, size).Select(i => $"s{i}")], block, $"OScatter n={n}");
         }
@@ -221,7 +222,7 @@ internal static class Objects
         var a = new Shape { Name = "A" };
         var b = new Shape { Name = "B" };
         Shape[]? shapes = r == 2 % p ? [a, a, b, b, a, a] : null;
-        Shape[] mine = c.OScatter(shapes, 2 % p)!;
+        Shape[] mine = c.OScatterBlocks(shapes, 2 % p)!;
         Check.Equal(6 / p + (r < 6 % p ? 1 : 0), mine.Length, "shared-reference block size");
         if (p == 3)
         {
@@ -297,7 +298,7 @@ internal static class Objects
         }
         // Collectives: a refused object at the root fails every rank instead of hanging them; the next call works.
         Check.Throws<TransportException>(() => c.OBcast<object>(c.Rank == 0 ? new Plain() : null, 0), "OBcast of an unmarked type");
-        Check.Throws<TransportException>(() => c.OScatter<object>(c.Rank == 0 ? [1, new Plain()] : null, 0), "OScatter of an unmarked type");
+        Check.Throws<TransportException>(() => c.OScatterBlocks<object>(c.Rank == 0 ? [1, new Plain()] : null, 0), "OScatter of an unmarked type");
         Check.Throws<TransportException>(() => c.OAllgather<object>(c.Rank == 1 ? [new Plain()] : [1]), "OAllgather with one bad block");
         Check.Equal("fine", c.OBcast(c.Rank == 0 ? "fine" : null, 0), "OBcast after the failures");
         Check.Equal(c.Size, c.OAllgather(new[] { c.Rank }).Length, "OAllgather after the failures");
@@ -396,7 +397,7 @@ internal static class Objects
             Check.Null(TransportSamples.CheckFigure5(bcast, 200), "chunked OBcast");
         int n = 100 * p + 1;
         string[]? all = r == 0 ? [.. Enumerable.Range(0, n).Select(i => $"string number {i}")] : null;
-        string[] block = c.OScatter(all, 0)!;
+        string[] block = c.OScatterBlocks(all, 0)!;
         int first = r * (n / p) + Math.Min(r, n % p);
         Check.Sequence<string>([.. Enumerable.Range(first, n / p + (r < n % p ? 1 : 0)).Select(i => $"string number {i}")], block, "chunked OScatter");
         string[]? gathered = c.OGather(block, 0);
@@ -424,12 +425,12 @@ internal static class Objects
         Check.Throws<ArgumentOutOfRangeException>(() => c.OISend(a, c.Size, 0), "OISend dest");
         Check.Throws<ArgumentOutOfRangeException>(() => c.OIRecv<int[]>(0, -2), "OIRecv tag");
         Check.Throws<ArgumentOutOfRangeException>(() => c.OBcast(a, c.Size), "OBcast root");
-        Check.Throws<ArgumentOutOfRangeException>(() => c.OScatter(a, -1), "OScatter root");
+        Check.Throws<ArgumentOutOfRangeException>(() => c.OScatterBlocks(a, -1), "OScatter root");
         Check.Throws<ArgumentOutOfRangeException>(() => c.OGather(a, c.Size), "OGather root");
         Check.Throws<ArgumentNullException>(() => c.OGather<int>(null!, 0), "OGather null block");
         Check.Throws<ArgumentNullException>(() => c.OAllgather<int>(null!), "OAllgather null block");
         if (c.Rank == 0)
-            Check.Throws<ArgumentNullException>(() => c.OScatter<int>(null, 0), "OScatter null array at the root");
+            Check.Throws<ArgumentNullException>(() => c.OScatterBlocks<int>(null, 0), "OScatter null array at the root");
         Communicator d = c.Dup();
         d.Dispose();
         Check.Throws<ObjectDisposedException>(() => d.OSend(a, 0, 0), "OSend on a disposed communicator");

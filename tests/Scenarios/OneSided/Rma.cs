@@ -420,7 +420,6 @@ internal static class Rma
             pwin.Flush(right);
             pwin.UnlockAll();
         }
-        Check.Throws<ArgumentException>(() => Window<int>.Create(c, new int[4]), "Create over a movable array");
         // Post and Start towards a group with a rank outside the window's group: named, no epoch opened.
         using (var selfWin = Window<long>.Allocate(Communicator.Self, 1))
         using (Group all = c.Group)

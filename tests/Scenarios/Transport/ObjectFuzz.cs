@@ -291,7 +291,7 @@ internal static class ObjectFuzz
             {
                 try
                 {
-                    FuzzEnvelope[]? mine = c.OScatter(c.Rank == 0 ? Envelopes(i, c.Size) : null, 0);
+                    FuzzEnvelope[]? mine = c.OScatterBlocks(c.Rank == 0 ? Envelopes(i, c.Size) : null, 0);
                     if (forge)
                     {
                         decoded++; // a mutation may be another valid payload
@@ -313,7 +313,7 @@ internal static class ObjectFuzz
                 }
             }
         }
-        FuzzEnvelope[]? last = c.OScatter(c.Rank == 0 ? Envelopes(-1, c.Size) : null, 0);
+        FuzzEnvelope[]? last = c.OScatterBlocks(c.Rank == 0 ? Envelopes(-1, c.Size) : null, 0);
         CheckBlock(last, -1, c.Size, c.Rank);
         if (c.Rank != 0)
         {

@@ -75,6 +75,29 @@ public class CollectiveTests
     public void UnevenAndScalarForms(Scenario[] scenarios, int ranks, bool hosted, bool openMpi) =>
         Job.RunScenarios(scenarios, ranks, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
 
+    /// <summary>
+    /// The v-collectives with packed blocks (no displacements) and null where MPI ignores an
+    /// argument, in every form, intercommunicator roots without placeholder buffers, Alltoall(v)
+    /// over slices and Allreduce in place: 2 ranks
+    /// in both modes on both MPIs; 3 ranks (a root group with a Mpi.ProcNull rank) once per MPI.
+    /// </summary>
+    public static TheoryData<Scenario[], int, bool, bool> DefaultsJobs()
+    {
+        Scenario[] scenarios = [Scenario.CollVectorDefaults, Scenario.CollInterRootsWithoutBuffers, Scenario.CollSlicesInPlace];
+        var data = new TheoryData<Scenario[], int, bool, bool>();
+        foreach (bool hosted in new[] { false, true })
+            foreach (bool openMpi in new[] { false, true })
+                data.Add(scenarios, 2, hosted, openMpi);
+        data.Add(scenarios, 3, true, false);
+        data.Add(scenarios, 3, false, true);
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(DefaultsJobs))]
+    public void PackedBlocksAndNullArguments(Scenario[] scenarios, int ranks, bool hosted, bool openMpi) =>
+        Job.RunScenarios(scenarios, ranks, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+
     private static Communicator Self => Communicator.Self;
 
     [Fact]

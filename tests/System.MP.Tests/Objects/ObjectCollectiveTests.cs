@@ -30,6 +30,21 @@ public class ObjectCollectiveTests
     public void RunsOnThreeRanks(bool hosted, bool openMpi) =>
         Job.RunScenario(Scenario.ObjectCollectivesReductions, 3, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
 
+    /// <summary>
+    /// The symmetric OBcast, OSendRecv, OScatter of one element per rank, element-wise operations
+    /// on arrays, Op.Create over a [Transportable] class and the object collectives across an
+    /// intercommunicator: 2 ranks in both modes on both MPIs, and 3 (a group of two) once per MPI.
+    /// </summary>
+    [Theory]
+    [InlineData(2, false, false)]
+    [InlineData(2, false, true)]
+    [InlineData(2, true, false)]
+    [InlineData(2, true, true)]
+    [InlineData(3, true, false)]
+    [InlineData(3, false, true)]
+    public void EverydayForms(int ranks, bool hosted, bool openMpi) =>
+        Job.RunScenario(Scenario.ObjectEverydayForms, ranks, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+
     [Fact]
     public void OneRankReducesToItsOwnValue()
     {

@@ -15,7 +15,7 @@ public class RmaTests
 {
     public static TheoryData<Scenario, bool, bool> Jobs() =>
         Job.EveryCoreAndMode(Scenario.RmaOperations, Scenario.RmaGcTorture, Scenario.RmaMisuse,
-            Scenario.RmaDynamic, Scenario.RmaDynamicGcTorture);
+            Scenario.RmaDynamic, Scenario.RmaDynamicGcTorture, Scenario.RmaOrdinaryArray);
 
     [Theory]
     [MemberData(nameof(Jobs))]

@@ -1,3 +1,4 @@
+using System.Collections.Generic;
 using Scenarios;
 using Xunit;
 
@@ -139,6 +140,19 @@ public class PointToPointTests
     public void SyncSendsReplacesAndTypedMatchedReceives(bool hosted, bool openMpi) =>
         Job.RunScenarios([Scenario.Issend, Scenario.SendrecvReplace, Scenario.MprobeTyped], 2, hosted: hosted,
                          launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+
+    /// <summary>
+    /// One value by SendRecv and by IRecv&lt;T&gt; (Result, TryGetResult, a request set, await, a short
+    /// message, refusals; ScalarForms.cs) at thread level Multiple, which await needs: 2 ranks on
+    /// both cores, in library mode and under motor.
+    /// </summary>
+    [Theory]
+    [MemberData(nameof(AsyncTests.CoresAndModes), MemberType = typeof(AsyncTests))]
+    public void OneValueBySendRecvAndIRecv(bool hosted, bool openMpi) =>
+        Job.RunScenario(Scenario.ScalarSendRecvIRecv, 2, hosted: hosted,
+                        env: hosted ? null : new Dictionary<string, string> { ["SCENARIOS_THREAD_LEVEL"] = "Multiple" },
+                        motorOptions: hosted ? "--thread-level multiple" : "",
+                        launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
 
     [Fact]
     public void ASendRecvReplaceToItselfKeepsTheArray()

@@ -37,7 +37,7 @@ public class ServiceTests
         using GrpcChannel channel = GrpcChannel.ForAddress($"http://127.0.0.1:{job.Port}");
         var solver = new Solver.SolverClient(channel);
 
-        // Answers against the serial computation; plates dealt in blocks by OScatter's rule.
+        // Answers against the serial computation; plates dealt in blocks by OScatterBlocks' rule.
         PiReply pi = await solver.PiAsync(new PiRequest { Intervals = 300_000 });
         Assert.Equal(ranks, pi.Ranks);
         Assert.Equal(SerialPi(300_000), pi.Pi, 1e-12);
@@ -265,7 +265,7 @@ public class ServiceTests
 
     /// <summary>
     /// Each plate's mean and last change equal a serial relaxation; the plates come back in request
-    /// order from the ranks OScatter's rule deals them to (<paramref name="changeTolerance"/>: relative,
+    /// order from the ranks OScatterBlocks' rule deals them to (<paramref name="changeTolerance"/>: relative,
     /// for a change printed with 3 digits).
     /// </summary>
     private static void AssertRelaxed(HeatRequest request, (int Id, double Mean, double Change, int Rank)[] got, int ranks, double changeTolerance = 1e-12)
