@@ -10,7 +10,9 @@
 #   QuickJitForLoops=true (.NET's tiering default instead of motor's), without EventSource
 #   (motor-no-es: EventSource.IsSupported=false: the runtime's own event sources; System.MP's meter
 #   is not created at start since it waits for a listener), and
-#   motor-lean (that, no concurrent GC thread, no tiered PGO); plus `dotnet Hello.dll`
+#   motor-lean (that, no concurrent GC thread, no tiered PGO), motor-hostfxr-entry (MOTOR_NATIVE_ENTRY=0:
+#   System.MP's entry found through hostfxr's hdt_get_function_pointer instead of the runtime's native
+#   loader), motor-no-wx and dotnet-no-wx (DOTNET_EnableWriteXorExecute=0); plus `dotnet Hello.dll`
 #   (library mode), and /bin/true (true: the launcher's own share).  BASELINE=<checkout> adds
 #   `motor Hello.dll` as built in another checkout (baseline: before a change, same rounds);
 #   ONLY="C motor baseline" runs those series alone (C is always needed: the ratios are to it).
@@ -38,7 +40,8 @@ if [ "${1:-}" = hello ]; then
   trap 'rm -rf "$OUT"' EXIT
   # Hello with System.MP as the compiler wrote it (no ReadyToRun), when the build kept that copy.
   cp -r "$HELLO_DIR" "$OUT/hello-il"
-  SERIES=(C true motor motor-serial motor-no-gc-ext motor-no-hook motor-qjfl motor-no-es motor-lean dotnet)
+  SERIES=(C true motor motor-serial motor-no-gc-ext motor-no-hook motor-qjfl motor-no-es motor-lean motor-hostfxr-entry
+          motor-no-wx dotnet dotnet-no-wx)
   [ -f "$IL" ] && cp "$IL" "$OUT/hello-il/System.MP.dll" && SERIES+=(motor-il)
   if [ -n "${BASELINE:-}" ]; then
     [ -x "$BASELINE/artifacts/bin/motor" ] && [ -f "$BASELINE/artifacts/dotnet/bin/Hello/release/Hello.dll" ] ||
@@ -62,7 +65,10 @@ if [ "${1:-}" = hello ]; then
       motor-lean) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" -p System.Diagnostics.Tracing.EventSource.IsSupported=false \
                     -p System.GC.Concurrent=false -p System.Runtime.TieredPGO=false "$HELLO_DIR/Hello.dll" ;;
       motor-il) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$OUT/hello-il/Hello.dll" ;;
+      motor-hostfxr-entry) MOTOR_NATIVE_ENTRY=0 "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$HELLO_DIR/Hello.dll" ;;
+      motor-no-wx) DOTNET_EnableWriteXorExecute=0 "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$HELLO_DIR/Hello.dll" ;;
       dotnet) "${LAUNCH[@]}" -n "$RANKS" "$@" dotnet "$HELLO_DIR/Hello.dll" ;;
+      dotnet-no-wx) DOTNET_EnableWriteXorExecute=0 "${LAUNCH[@]}" -n "$RANKS" "$@" dotnet "$HELLO_DIR/Hello.dll" ;;
       baseline) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BASELINE/artifacts/bin/motor" "$BASELINE/artifacts/dotnet/bin/Hello/release/Hello.dll" ;;
     esac
   }

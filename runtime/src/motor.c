@@ -551,6 +551,7 @@ static void *start_runtime(void *arg)
     struct timespec t0;
     void *delegate = NULL;
     void (*(*prepare)(const char *app))(void) = NULL;
+    const char *v = getenv("MOTOR_NATIVE_ENTRY");
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (s->fx->set_error_writer) /* hostfxr's error writer is per thread */
         s->fx->set_error_writer(error_writer);
@@ -558,11 +559,18 @@ static void *start_runtime(void *arg)
     trace_mark("runtime started (%.2f ms, %s)", ms_since(&t0), s->thread);
     if (s->rc < 0 || !s->prepare)
         return NULL;
-    prepare = (void (*(*)(const char *))(void))find_prepare();
-    if (!prepare && delegate &&
-        ((get_function_pointer_fn)delegate)("HostEntry, System.MP", "Prepare", UNMANAGEDCALLERSONLY_METHOD,
-                                            NULL, NULL, (void **)&prepare) != 0)
+    /* MOTOR_NATIVE_ENTRY=0 takes hostfxr's way in, for measuring and testing it. */
+    if (!(v && strcmp(v, "0") == 0))
+        prepare = (void (*(*)(const char *))(void))find_prepare();
+    if (prepare) {
+        trace_mark("System.MP entry found (runtime's native loader)");
+    } else if (delegate &&
+               ((get_function_pointer_fn)delegate)("HostEntry, System.MP", "Prepare", UNMANAGEDCALLERSONLY_METHOD,
+                                                   NULL, NULL, (void **)&prepare) == 0 && prepare) {
+        trace_mark("System.MP entry found (hostfxr)");
+    } else {
         prepare = NULL;
+    }
     if (prepare)
         s->start = prepare(s->app);
     return NULL;
