@@ -24,9 +24,10 @@ namespace System.MP;
 internal static unsafe class ReservedPieces
 {
     /// <summary>A kept piece: its bytes in native memory until <see cref="MoveTo"/>.</summary>
-    internal sealed class Piece(int comm, int source, int tag, byte* bytes, long length)
+    internal sealed class Piece(CommHandle comm, int source, int tag, byte* bytes, long length)
     {
-        internal readonly int Comm = comm, Source = source, Tag = tag;
+        internal readonly CommHandle Comm = comm;
+        internal readonly int Source = source, Tag = tag;
         internal readonly long Length = length;
 
         /// <summary>Copies the piece to <paramref name="destination"/> and frees its memory.</summary>
@@ -49,7 +50,7 @@ internal static unsafe class ReservedPieces
     /// one is pending (MPI_Improbe), keeping every reserved piece met first: 1 with the
     /// message's handle and status, 0 for none, or a negative MP_E*.
     /// </summary>
-    internal static int MatchAnyTag(int source, int comm, long* message, Status* status)
+    internal static int MatchAnyTag(int source, CommHandle comm, MessageHandle* message, Status* status)
     {
         lock (s_gate)
         {
@@ -70,7 +71,7 @@ internal static unsafe class ReservedPieces
     /// kept here (<paramref name="kept"/>), 2 with one matched now (<paramref name="message"/>,
     /// <paramref name="status"/>; receive it), 0 for none yet, or a negative MP_E*.
     /// </summary>
-    internal static int Next(int source, int tag, int comm, out Piece? kept, long* message, Status* status)
+    internal static int Next(int source, int tag, CommHandle comm, out Piece? kept, MessageHandle* message, Status* status)
     {
         lock (s_gate)
         {
@@ -82,7 +83,7 @@ internal static unsafe class ReservedPieces
     }
 
     /// <summary>Receives a reserved piece matched by <paramref name="message"/> and keeps it: 0, or a negative MP_E*.  Under the lock.</summary>
-    private static int Keep(long message, in Status matched, int comm)
+    private static int Keep(MessageHandle message, in Status matched, CommHandle comm)
     {
         long length = matched.ByteCount;
         byte* bytes = (byte*)NativeMemory.Alloc((nuint)Math.Max(length, 1));
@@ -103,9 +104,9 @@ internal static unsafe class ReservedPieces
     /// <paramref name="tag"/> that a probe reported: 0 once kept, or when another thread took
     /// it first; a negative MP_E* on failure.
     /// </summary>
-    internal static int TakeAside(int source, int tag, int comm)
+    internal static int TakeAside(int source, int tag, CommHandle comm)
     {
-        long msg;
+        MessageHandle msg;
         Status st;
         lock (s_gate)
         {
@@ -115,7 +116,7 @@ internal static unsafe class ReservedPieces
     }
 
     /// <summary>The earliest kept piece from <paramref name="source"/> under <paramref name="tag"/> on <paramref name="comm"/>, if any.  Under the lock.</summary>
-    private static bool TryTake(int source, int tag, int comm, out Piece? piece)
+    private static bool TryTake(int source, int tag, CommHandle comm, out Piece? piece)
     {
         piece = null;
         if (s_count == 0)

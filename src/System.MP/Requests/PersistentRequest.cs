@@ -43,7 +43,7 @@ public unsafe class PersistentRequest : MpiRequest
         internal BufferHold? Pinned; // a large array used in place: pinned until the request is freed
     }
 
-    private int _handle;
+    private RequestHandle _handle;
     private readonly Array? _buffer;     // point-to-point: the array (kept alive by the request)
     private readonly long _byteOffset; // long: an offset into an array above 2 GiB
     private readonly BufferHoldKind _hold; // how each start holds the array (BufferPolicy)
@@ -52,7 +52,7 @@ public unsafe class PersistentRequest : MpiRequest
     private BufferHold? _pin;
     private Status _status;
 
-    private protected PersistentRequest(int handle, Array? buffer, long byteOffset, long bytes)
+    private protected PersistentRequest(RequestHandle handle, Array? buffer, long byteOffset, long bytes)
     {
         _handle = handle;
         _buffer = buffer;
@@ -71,10 +71,11 @@ public unsafe class PersistentRequest : MpiRequest
 
     // ---- making ----
 
-    internal static PersistentRequest InitPointToPoint<T>(T[] buffer, int offset, int count, int peer, int tag, int comm, int mode, bool receive)
+    internal static PersistentRequest InitPointToPoint<T>(T[] buffer, int offset, int count, int peer, int tag, CommHandle comm, int mode, bool receive)
         where T : unmanaged
     {
-        int req = 0, rc;
+        RequestHandle req = RequestHandle.Null;
+        int rc;
         long bytes = (long)count * sizeof(T);
         fixed (T* p = buffer)
             rc = receive ? Core.RecvInit(p + offset, bytes, peer, tag, comm, &req)
@@ -88,7 +89,7 @@ public unsafe class PersistentRequest : MpiRequest
     /// <paramref name="recv"/> is written (<paramref name="recvOut"/>) and, for a
     /// broadcast's root, read (<paramref name="recvIn"/>).  Arrays that may move are staged.
     /// </summary>
-    internal static PersistentRequest InitCollective<T>(int comm, CollDesc d, T[]? send, long sendCount,
+    internal static PersistentRequest InitCollective<T>(CommHandle comm, CollDesc d, T[]? send, long sendCount,
                                                         T[]? recv, long recvCount, bool recvIn, bool recvOut,
                                                         bool neighbor = false)
         where T : unmanaged
@@ -97,7 +98,8 @@ public unsafe class PersistentRequest : MpiRequest
         Side r = NewSide(recv, recvCount * sizeof(T), (recv?.LongLength ?? 0) * sizeof(T), recvIn, recvOut);
         long* stageBytes = stackalloc long[2] { s.In ? s.Bytes : 0, r.In || r.Out ? r.Bytes : 0 };
         void** stages = stackalloc void*[2] { null, null };
-        int req = 0, rc;
+        RequestHandle req = RequestHandle.Null;
+        int rc;
         fixed (T* sp = send)
         fixed (T* rp = recv)
         {
@@ -135,7 +137,7 @@ public unsafe class PersistentRequest : MpiRequest
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public void Start()
     {
-        int h = StartableHandle();
+        RequestHandle h = StartableHandle();
         int rc;
         if (_buffer is null)
         {
@@ -175,8 +177,8 @@ public unsafe class PersistentRequest : MpiRequest
     public static void StartAll(ReadOnlySpan<PersistentRequest> requests)
     {
         int n = requests.Length;
-        int[]? heap = n > StackRequests ? new int[n] : null;
-        Span<int> handles = heap ?? stackalloc int[StackRequests];
+        RequestHandle[]? heap = n > StackRequests ? new RequestHandle[n] : null;
+        Span<RequestHandle> handles = heap ?? stackalloc RequestHandle[StackRequests];
         handles = handles[..n];
         for (int i = 0; i < n; i++)
         {
@@ -185,7 +187,7 @@ public unsafe class PersistentRequest : MpiRequest
             handles[i] = requests[i].StartableHandle();
         }
         CheckDistinct(handles);
-        int* h = stackalloc int[StartChunk];
+        RequestHandle* h = stackalloc RequestHandle[StartChunk];
         void** bufs = stackalloc void*[StartChunk];
         void** objs = stackalloc void*[StartChunk];
         for (int first = 0; first < n; first += StartChunk)
@@ -209,7 +211,7 @@ public unsafe class PersistentRequest : MpiRequest
     }
 
     /// <summary>Fixes the array of request <paramref name="i"/> of the chunk, and the rest in nested frames, then starts them all.</summary>
-    private static int StartFixed(ReadOnlySpan<PersistentRequest> chunk, int i, int* handles, void** bufs, void** objs, int* started)
+    private static int StartFixed(ReadOnlySpan<PersistentRequest> chunk, int i, RequestHandle* handles, void** bufs, void** objs, int* started)
     {
         if (i == chunk.Length)
             return Core.ReqStartall(chunk.Length, handles, bufs, objs, started);
@@ -235,9 +237,9 @@ public unsafe class PersistentRequest : MpiRequest
         ThrowHelper.ThrowCore(rc);
     }
 
-    private int StartableHandle()
+    private RequestHandle StartableHandle()
     {
-        int h = LiveHandle();
+        RequestHandle h = LiveHandle();
         if (_active)
             ThrowHelper.ThrowRequestActive();
         return h;
@@ -254,7 +256,7 @@ public unsafe class PersistentRequest : MpiRequest
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public override Status Wait()
     {
-        int h = LiveHandle();
+        RequestHandle h = LiveHandle();
         if (!_active)
             return EmptyStatus;
         Status st = default;
@@ -268,7 +270,7 @@ public unsafe class PersistentRequest : MpiRequest
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public override bool Test(out Status status)
     {
-        int h = LiveHandle();
+        RequestHandle h = LiveHandle();
         if (!_active)
         {
             status = EmptyStatus;
@@ -288,7 +290,7 @@ public unsafe class PersistentRequest : MpiRequest
     /// <summary>Asks MPI to cancel the active instance (MPI_Cancel); complete it afterwards.  Nothing happens when none is active.</summary>
     public override void Cancel()
     {
-        int h = LiveHandle();
+        RequestHandle h = LiveHandle();
         if (!_active)
             return;
         int rc = Core.ReqCancel(h);
@@ -326,10 +328,10 @@ public unsafe class PersistentRequest : MpiRequest
     /// <returns>Its index, or <see cref="Mpi.Undefined"/> when none was active.</returns>
     public static int WaitAny(PersistentRequest[] requests, out Status status) => MpiRequest.WaitAny(requests, out status);
 
-    internal override int SetEntry()
+    internal override RequestHandle SetEntry()
     {
-        int h = LiveHandle();
-        return _active ? h : CoreConst.ReqNull;
+        RequestHandle h = LiveHandle();
+        return _active ? h : RequestHandle.Null;
     }
 
     internal override Status IdleStatus() => EmptyStatus;
@@ -337,7 +339,7 @@ public unsafe class PersistentRequest : MpiRequest
     // The set was checked first, so an error is an operation's own.  An instance the failed set
     // left pending (MPI_ERR_PENDING: MPICH's MPI_Waitall stops at the first failed operation) is
     // still active in MPI and the core: it stays active here, for a later Wait or Test.
-    internal override void CompletedInSet(int rc, int handle, in Status status)
+    internal override void CompletedInSet(int rc, RequestHandle handle, in Status status)
     {
         if (status.ErrorCode != CoreError.Pending)
             Completed(status);
@@ -407,10 +409,10 @@ public unsafe class PersistentRequest : MpiRequest
     /// </summary>
     public override void Dispose()
     {
-        int h = _handle;
-        if (h == CoreConst.ReqNull)
+        RequestHandle h = _handle;
+        if (h == RequestHandle.Null)
             return;
-        _handle = CoreConst.ReqNull;
+        _handle = RequestHandle.Null;
         GC.SuppressFinalize(this);
         if (_active)
         {
@@ -430,7 +432,7 @@ public unsafe class PersistentRequest : MpiRequest
     }
 
     /// <summary>Hands the request to the core, which frees it once no instance is active (calls no MPI: any thread).</summary>
-    private void Abandon(int h)
+    private void Abandon(RequestHandle h)
     {
         Core.ReqOrphan(h);
         // A collective holds no per-instance pin, only its arrays' pins for life.
@@ -443,14 +445,14 @@ public unsafe class PersistentRequest : MpiRequest
     /// <summary>Dropped without <see cref="Dispose"/>: the core frees it at its next sweep.</summary>
     ~PersistentRequest()
     {
-        if (_handle != CoreConst.ReqNull)
+        if (_handle != RequestHandle.Null)
             Abandon(_handle);
     }
 
-    private protected int LiveHandle()
+    private protected RequestHandle LiveHandle()
     {
-        int h = _handle;
-        if (h == CoreConst.ReqNull)
+        RequestHandle h = _handle;
+        if (h == RequestHandle.Null)
             ThrowHelper.ThrowRequestDisposed();
         return h;
     }
