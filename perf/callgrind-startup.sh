@@ -7,7 +7,8 @@
 #
 # Series (default all): C (perf/native/hello.c), motor, motor-no-hook (MOTOR_STARTUP_HOOK=0),
 # motor-qjfl (QuickJitForLoops=true), motor-no-es (EventSource.IsSupported=false), motor-lean (that,
-# no concurrent GC, no tiered PGO), dotnet (library mode); as in perf/compare-startup.sh hello;
+# no concurrent GC, no tiered PGO), motor-hostfxr-entry (MOTOR_NATIVE_ENTRY=0), dotnet (library mode);
+# as in perf/compare-startup.sh hello;
 # with BASELINE=<checkout>, also baseline: that checkout's motor and Hello (before a change).
 # Each runs once as a one-rank job of MPICH's launcher; prints the instructions of the rank and
 # those in libclrjit.so (the JIT's own code, exclusive).  Profiles stay in
@@ -27,7 +28,7 @@ mkdir -p "$OUT"
 objcopy --strip-debug "$BIN/motor" "$BIN/motor-nodebug"
 export DOTNET_JitEnableOptionalRelocs=0
 SERIES=("$@")
-[ ${#SERIES[@]} -gt 0 ] || SERIES=(C motor motor-no-hook motor-qjfl motor-no-es motor-lean dotnet ${BASELINE:+baseline})
+[ ${#SERIES[@]} -gt 0 ] || SERIES=(C motor motor-no-hook motor-qjfl motor-no-es motor-lean motor-hostfxr-entry dotnet ${BASELINE:+baseline})
 if [ -n "${BASELINE:-}" ]; then
   [ -x "$BASELINE/artifacts/bin/motor" ] || { echo "BASELINE=$BASELINE has no motor built" >&2; exit 1; }
   objcopy --strip-debug "$BASELINE/artifacts/bin/motor" "$OUT/motor-baseline"
@@ -45,6 +46,7 @@ for s in "${SERIES[@]}"; do
     motor-no-es) cmd=(valgrind "$MOTOR" -p System.Diagnostics.Tracing.EventSource.IsSupported=false "$HELLO") ;;
     motor-lean) cmd=(valgrind "$MOTOR" -p System.Diagnostics.Tracing.EventSource.IsSupported=false -p System.GC.Concurrent=false
                      -p System.Runtime.TieredPGO=false "$HELLO") ;;
+    motor-hostfxr-entry) cmd=(-genv MOTOR_NATIVE_ENTRY 0 valgrind "$MOTOR" "$HELLO") ;;
     dotnet) cmd=(valgrind dotnet "$HELLO") ;;
     baseline) cmd=(valgrind "$OUT/motor-baseline" "$BASELINE/artifacts/dotnet/bin/Hello/release/Hello.dll") ;;
     *) echo "callgrind-startup.sh: unknown series '$s'" >&2; exit 2 ;;

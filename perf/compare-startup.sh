@@ -10,7 +10,9 @@
 #   QuickJitForLoops=true (.NET's tiering default instead of motor's), without EventSource
 #   (motor-no-es: EventSource.IsSupported=false: the runtime's own event sources; System.MP's meter
 #   is not created at start since it waits for a listener), and
-#   motor-lean (that, no concurrent GC thread, no tiered PGO); plus `dotnet Hello.dll`
+#   motor-lean (that, no concurrent GC thread, no tiered PGO), motor-hostfxr-entry (MOTOR_NATIVE_ENTRY=0:
+#   System.MP's entry found through hostfxr's hdt_get_function_pointer instead of the runtime's native
+#   loader), motor-no-wx and dotnet-no-wx (DOTNET_EnableWriteXorExecute=0); plus `dotnet Hello.dll`
 #   (library mode), and /bin/true (true: the launcher's own share).  With a NativeAOT build of
 #   Hello in artifacts/aot/Hello
 #   (`dotnet publish samples/Hello -c Release -r linux-x64 -p:PublishAot=true -o artifacts/aot/Hello`):
@@ -43,7 +45,8 @@ if [ "${1:-}" = hello ]; then
   trap 'rm -rf "$OUT"' EXIT
   # Hello with System.MP as the compiler wrote it (no ReadyToRun), when the build kept that copy.
   cp -r "$HELLO_DIR" "$OUT/hello-il"
-  SERIES=(C true motor motor-serial motor-no-gc-ext motor-no-hook motor-qjfl motor-no-es motor-lean dotnet)
+  SERIES=(C true motor motor-serial motor-no-gc-ext motor-no-hook motor-qjfl motor-no-es motor-lean motor-hostfxr-entry
+          motor-no-wx dotnet dotnet-no-wx)
   [ -f "$IL" ] && cp "$IL" "$OUT/hello-il/System.MP.dll" && SERIES+=(motor-il)
   AOT="$ROOT/artifacts/aot" OBJECTS="$ROOT/artifacts/dotnet/bin/NativeAot/release/NativeAot.dll"
   [ -x "$AOT/Hello/Hello" ] && SERIES+=(aot)
@@ -70,11 +73,14 @@ if [ "${1:-}" = hello ]; then
       motor-lean) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" -p System.Diagnostics.Tracing.EventSource.IsSupported=false \
                     -p System.GC.Concurrent=false -p System.Runtime.TieredPGO=false "$HELLO_DIR/Hello.dll" ;;
       motor-il) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$OUT/hello-il/Hello.dll" ;;
+      motor-hostfxr-entry) MOTOR_NATIVE_ENTRY=0 "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$HELLO_DIR/Hello.dll" ;;
+      motor-no-wx) DOTNET_EnableWriteXorExecute=0 "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$HELLO_DIR/Hello.dll" ;;
       dotnet) "${LAUNCH[@]}" -n "$RANKS" "$@" dotnet "$HELLO_DIR/Hello.dll" ;;
       aot) "${LAUNCH[@]}" -n "$RANKS" "$@" "$AOT/Hello/Hello" ;;
       objects-aot) "${LAUNCH[@]}" -n "$RANKS" "$@" "$AOT/NativeAot/NativeAot" ;;
       objects-dotnet) "${LAUNCH[@]}" -n "$RANKS" "$@" dotnet "$OBJECTS" ;;
       objects-motor) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$OBJECTS" ;;
+      dotnet-no-wx) DOTNET_EnableWriteXorExecute=0 "${LAUNCH[@]}" -n "$RANKS" "$@" dotnet "$HELLO_DIR/Hello.dll" ;;
       baseline) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BASELINE/artifacts/bin/motor" "$BASELINE/artifacts/dotnet/bin/Hello/release/Hello.dll" ;;
     esac
   }

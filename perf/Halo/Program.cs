@@ -9,7 +9,10 @@
 //   neighbor             NeighborAlltoall on a distributed graph (sources = destinations
 //                        = [left, right]);
 //   neighbor persistent  NeighborAlltoallInit, Start and Wait (MPI 4: MPICH 4.0; "-"
-//                        on Open MPI 4.1, where it throws NotSupportedException).
+//                        on Open MPI 4.1, where it throws NotSupportedException);
+//   ... on pinned arrays the same on arrays from Mpi.AllocatePinned, which MPI uses in place
+//                        (last column; compare-halo.sh leaves it out): what the arrays'
+//                        holding costs beside what MPI's collective costs.
 //
 //   mpiexec -n 2 dotnet Halo.dll [rounds=20000] [reps=7] [sizes=8,1024,65536]
 //   mpiexec -n 2 motor  Halo.dll ...
@@ -32,8 +35,8 @@ int left = (world.Rank + world.Size - 1) % world.Size, right = (world.Rank + 1) 
 if (world.Rank == 0)
 {
     Console.WriteLine($"# halo exchange, {world.Size} ranks, {(Mpi.IsHosted ? "motor" : "dotnet")}, {rounds} rounds x {reps} blocks per form");
-    Console.WriteLine("| bytes per halo | nonblocking us/round | persistent us/round | neighbor us/round | neighbor persistent us/round | ratio persistent/nonblocking |");
-    Console.WriteLine("|---|---|---|---|---|---|");
+    Console.WriteLine("| bytes per halo | nonblocking us/round | persistent us/round | neighbor us/round | neighbor persistent us/round | ratio persistent/nonblocking | neighbor persistent on pinned arrays us/round |");
+    Console.WriteLine("|---|---|---|---|---|---|---|");
 }
 using DistributedGraphCommunicator ring = world.CreateDistributedGraphAdjacent([left, right], [1, 1], [left, right], [1, 1]);
 foreach (int bytes in sizes)
@@ -51,10 +54,12 @@ foreach (int bytes in sizes)
     // The neighborhood forms move both halos in one array each: [left | right].
     // Ordinary arrays, like the other forms: the persistent one runs on a staging copy.
     byte[] sendBoth = new byte[2 * bytes], recvBoth = new byte[2 * bytes];
-    PersistentRequest? hood = null;
+    byte[] sendPinned = Mpi.AllocatePinned<byte>(2 * bytes), recvPinned = Mpi.AllocatePinned<byte>(2 * bytes);
+    PersistentRequest? hood = null, hoodPinned = null;
     try
     {
         hood = ring.NeighborAlltoallInit(sendBoth, recvBoth, bytes);
+        hoodPinned = ring.NeighborAlltoallInit(sendPinned, recvPinned, bytes);
     }
     catch (NotSupportedException)
     {
@@ -97,14 +102,14 @@ foreach (int bytes in sizes)
         return Stopwatch.GetElapsedTime(t0).TotalMicroseconds / n;
     }
 
-    double NeighborPersistent(int n)
+    double NeighborPersistent(PersistentRequest request, int n)
     {
         world.Barrier();
         long t0 = Stopwatch.GetTimestamp();
         for (int i = 0; i < n; i++)
         {
-            hood!.Start();
-            hood.Wait();
+            request.Start();
+            request.Wait();
         }
         return Stopwatch.GetElapsedTime(t0).TotalMicroseconds / n;
     }
@@ -113,28 +118,37 @@ foreach (int bytes in sizes)
     Persistent(rounds / 4);
     Neighbor(rounds / 4);
     if (hood is not null)
-        NeighborPersistent(rounds / 4);
+    {
+        NeighborPersistent(hood, rounds / 4);
+        NeighborPersistent(hoodPinned!, rounds / 4);
+    }
     var nb = new double[reps];
     var pe = new double[reps];
     var ne = new double[reps];
     var np = new double[reps];
+    var npp = new double[reps];
     var ratio = new double[reps];
     for (int r = 0; r < reps; r++)
     {
         nb[r] = Nonblocking(rounds);
         pe[r] = Persistent(rounds);
         ne[r] = Neighbor(rounds);
-        np[r] = hood is null ? double.NaN : NeighborPersistent(rounds);
+        np[r] = hood is null ? double.NaN : NeighborPersistent(hood, rounds);
+        npp[r] = hoodPinned is null ? double.NaN : NeighborPersistent(hoodPinned, rounds);
         ratio[r] = pe[r] / nb[r];
     }
     foreach (PersistentRequest p in preqs)
         p.Dispose();
     hood?.Dispose();
+    hoodPinned?.Dispose();
     if (world.Rank == 0)
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"| {bytes} | {Median(nb):F3} | {Median(pe):F3} | {Median(ne):F3} | {(hood is null ? "-" : Median(np).ToString("F3", CultureInfo.InvariantCulture))} | {Median(ratio):F3} |"));
+            $"| {bytes} | {Median(nb):F3} | {Median(pe):F3} | {Median(ne):F3} | {PersistentMedian(np)} | {Median(ratio):F3} | {PersistentMedian(npp)} |"));
 }
 return 0;
+
+static string PersistentMedian(double[] times) =>
+    double.IsNaN(times[0]) ? "-" : Median(times).ToString("F3", CultureInfo.InvariantCulture);
 
 static double Median(double[] values)
 {

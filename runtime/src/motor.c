@@ -535,27 +535,76 @@ typedef struct runtime_start {
     void (*start)(void); /* HostEntry.Start, as Prepare returned it; NULL without System.MP */
 } runtime_start_t;
 
+/* CoreCLR's own hosting interface, which the runtime exports beside hostfxr's: an
+ * ICLRRuntimeHost4 object (GetCLRRuntimeHost) and coreclr_create_delegate, which finds a
+ * static [UnmanagedCallersOnly] method by assembly, type and method name in the runtime's
+ * native loader.  The object acts on the runtime already running in the process; only its
+ * IUnknown slots are called here (Release is slot 2). */
+typedef struct { uint32_t a; uint16_t b, c; uint8_t d[8]; } clr_iid_t;
+static const clr_iid_t k_iid_runtime_host4 = /* IID_ICLRRuntimeHost4 */
+    { 0x64F6D366, 0xD7C2, 0x4F1F, { 0xB4, 0xB2, 0xE8, 0x16, 0x0C, 0xAC, 0x43, 0xAF } };
+enum { CLR_DEFAULT_DOMAIN = 1 };
+typedef int32_t (*clr_get_host_fn)(const clr_iid_t *iid, void **host);
+typedef int (*clr_create_delegate_fn)(void *host, unsigned domain, const char *assembly, const char *type,
+                                      const char *method, void **fn);
+
+/* System.MP's HostEntry.Prepare, found by the runtime's native loader (above), or NULL when
+ * the runtime lacks those exports or System.MP cannot be loaded.  hostfxr's only way in,
+ * hdt_get_function_pointer, finds a method with CoreLib's managed ComponentActivator: it
+ * parses the type's name, reflects over the type and checks its attributes, code that CoreLib
+ * has not all precompiled, so the JIT compiles it first. */
+static void *find_prepare(void)
+{
+    char path[PATH_CAP];
+    void *lib, *host = NULL, *fn = NULL;
+    clr_get_host_fn get_host;
+    clr_create_delegate_fn create;
+    if (pal_module_path("libcoreclr.so", path, (int)sizeof path) != 0 || !(lib = pal_dl_open(path, 0)))
+        return NULL;
+    get_host = (clr_get_host_fn)pal_dl_sym(lib, "GetCLRRuntimeHost");
+    create = (clr_create_delegate_fn)pal_dl_sym(lib, "coreclr_create_delegate");
+    if (get_host && create && get_host(&k_iid_runtime_host4, &host) >= 0 && host) {
+        if (create(host, CLR_DEFAULT_DOMAIN, "System.MP", "HostEntry", "Prepare", &fn) < 0)
+            fn = NULL;
+        ((uint32_t (**)(void *))*(void **)host)[2](host); /* IUnknown::Release */
+    }
+    return fn;
+}
+
 /* Starts CoreCLR for the prepared app: hostfxr_get_runtime_delegate loads the runtime (its GC,
  * CoreLib, the app's properties); hostfxr_run_app then runs Main in that runtime.  On the host
  * thread, while MPI initializes, it also lets System.MP do what the main thread would otherwise
  * do after MPI_Init (HostEntry.Prepare: bind to the core, load the app); that calls nothing
- * in MPI and runs no code of the app.  Prepare hands back HostEntry.Start for the main thread:
- * looking a method up by its type's name is the runtime's slowest way in (it parses the name
- * with code CoreLib has not precompiled), so it is done once, here. */
+ * in MPI and runs no code of the app.  Prepare is found by the runtime's native loader
+ * (find_prepare), else through hostfxr's hdt_get_function_pointer; it hands back
+ * HostEntry.Start for the main thread, so no method is looked up by name there. */
 static void *start_runtime(void *arg)
 {
     runtime_start_t *s = arg;
     struct timespec t0;
     void *delegate = NULL;
     void (*(*prepare)(const char *app))(void) = NULL;
+    const char *v = getenv("MOTOR_NATIVE_ENTRY");
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (s->fx->set_error_writer) /* hostfxr's error writer is per thread */
         s->fx->set_error_writer(error_writer);
     s->rc = s->fx->get_delegate(s->h, hdt_get_function_pointer, &delegate);
     trace_mark("runtime started (%.2f ms, %s)", ms_since(&t0), s->thread);
-    if (s->rc >= 0 && s->prepare && delegate &&
-        ((get_function_pointer_fn)delegate)("HostEntry, System.MP", "Prepare", UNMANAGEDCALLERSONLY_METHOD,
-                                            NULL, NULL, (void **)&prepare) == 0 && prepare)
+    if (s->rc < 0 || !s->prepare)
+        return NULL;
+    /* MOTOR_NATIVE_ENTRY=0 takes hostfxr's way in, for measuring and testing it. */
+    if (!(v && strcmp(v, "0") == 0))
+        prepare = (void (*(*)(const char *))(void))find_prepare();
+    if (prepare) {
+        trace_mark("System.MP entry found (runtime's native loader)");
+    } else if (delegate &&
+               ((get_function_pointer_fn)delegate)("HostEntry, System.MP", "Prepare", UNMANAGEDCALLERSONLY_METHOD,
+                                                   NULL, NULL, (void **)&prepare) == 0 && prepare) {
+        trace_mark("System.MP entry found (hostfxr)");
+    } else {
+        prepare = NULL;
+    }
+    if (prepare)
         s->start = prepare(s->app);
     return NULL;
 }

@@ -56,6 +56,26 @@ internal static unsafe class BufferPolicy
     internal static bool Moves(Array? array, long bytes) =>
         array is not null && bytes > 0 && !PinnedBuffers.Contains(array);
 
+    /// <summary>The runtime's default large-object threshold: arrays of this many bytes or more are allocated on the large object heap.</summary>
+    internal const long LargeObjectBytes = 85_000;
+
+    /// <summary>
+    /// Whether an operation whose buffer address MPI binds when it is made may pin
+    /// <paramref name="array"/> (<paramref name="arrayBytes"/> long) for as long as the operation
+    /// lives instead of staging it: a large array the GC already keeps in its oldest generation
+    /// (the large object heap, which is compacted only when asked), where a long pin costs the GC
+    /// next to nothing and a staging copy at every start would cost as much as the transfer.
+    /// </summary>
+    internal static bool MayPinForLife(Array array, long arrayBytes) =>
+        arrayBytes >= LargeObjectBytes && GC.GetGeneration(array) == GC.MaxGeneration;
+
+    /// <summary>A pinned GCHandle of its own on <paramref name="array"/>, shared with no operation: released by its owner.</summary>
+    internal static BufferHold PinForLife(Array array)
+    {
+        BufferHold? none = null;
+        return BufferHold.Acquire(array, ref none);
+    }
+
     /// <summary>What keeps <paramref name="bytes"/> of <paramref name="array"/> in place while an operation on them is in flight.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static BufferHoldKind For(Array? array, long bytes) =>

@@ -21,7 +21,9 @@ namespace System.MP;
 /// <see cref="MpiStatistics.PersistentRecreated"/>).  A persistent collective
 /// cannot be made again by one rank alone (its initialization is collective), so
 /// on an ordinary array it runs on a staging copy the request owns: the data is
-/// copied in at <see cref="Start"/> and out at completion.  Arrays from
+/// copied in at <see cref="Start"/> and out at completion.  A large array the GC keeps
+/// on its large object heap (85,000 bytes or more) is pinned instead, from the collective's
+/// making until <see cref="Dispose"/>, and used in place.  Arrays from
 /// <see cref="Mpi.AllocatePinned{T}"/> never move: they are used in place, with no
 /// pin and no copy.  A request dropped without <see cref="Dispose"/> is freed
 /// once its last instance completes.  Not thread-safe: use it from one thread.
@@ -31,13 +33,14 @@ public unsafe class PersistentRequest : MpiRequest
     /// <summary>Requests started by one MPI_Startall (their arrays are fixed by as many nested frames).</summary>
     private const int StartChunk = 32;
 
-    /// <summary>One buffer of a collective: the array, the bytes MPI uses, and its staging copy.</summary>
+    /// <summary>One buffer of a collective: the array, the bytes MPI uses, and its staging copy or pin.</summary>
     private protected struct Side
     {
         internal Array? Array;
         internal long Bytes;
         internal bool In, Out; // copied to the staging buffer at Start, from it at completion
         internal byte* Stage;  // owned by the core; null when the array is used in place
+        internal BufferHold? Pinned; // a large array used in place: pinned until the request is freed
     }
 
     private RequestHandle _handle;
@@ -91,8 +94,8 @@ public unsafe class PersistentRequest : MpiRequest
                                                         bool neighbor = false)
         where T : unmanaged
     {
-        Side s = NewSide(send, sendCount * sizeof(T), true, false);
-        Side r = NewSide(recv, recvCount * sizeof(T), recvIn, recvOut);
+        Side s = NewSide(send, sendCount * sizeof(T), (send?.LongLength ?? 0) * sizeof(T), true, false);
+        Side r = NewSide(recv, recvCount * sizeof(T), (recv?.LongLength ?? 0) * sizeof(T), recvIn, recvOut);
         long* stageBytes = stackalloc long[2] { s.In ? s.Bytes : 0, r.In || r.Out ? r.Bytes : 0 };
         void** stages = stackalloc void*[2] { null, null };
         RequestHandle req = RequestHandle.Null;
@@ -105,16 +108,25 @@ public unsafe class PersistentRequest : MpiRequest
             rc = neighbor ? Core.NeighborInit(comm, &d, stageBytes, stages, &req)
                           : Core.CollInit(comm, &d, stageBytes, stages, &req);
         }
-        ThrowHelper.Check(rc);
+        if (rc < 0)
+        {
+            BufferHold.Release(ref s.Pinned);
+            BufferHold.Release(ref r.Pinned);
+            ThrowHelper.ThrowCore(rc);
+        }
         s.Stage = (byte*)stages[0];
         r.Stage = (byte*)stages[1];
         return new PersistentRequest(req, null, 0, 0) { _send = s, _recv = r };
     }
 
-    private static Side NewSide(Array? array, long bytes, bool copyIn, bool copyOut)
+    /// <summary>How one array of a collective is held: in place (never moves, or pinned for life), or staged.</summary>
+    private static Side NewSide(Array? array, long bytes, long arrayBytes, bool copyIn, bool copyOut)
     {
-        bool staged = BufferPolicy.Moves(array, bytes);
-        return new Side { Array = array, Bytes = bytes, In = staged && copyIn, Out = staged && copyOut };
+        if (!BufferPolicy.Moves(array, bytes))
+            return new Side { Array = array, Bytes = bytes };
+        if (BufferPolicy.MayPinForLife(array!, arrayBytes))
+            return new Side { Array = array, Bytes = bytes, Pinned = BufferPolicy.PinForLife(array!) };
+        return new Side { Array = array, Bytes = bytes, In = copyIn, Out = copyOut };
     }
 
     // ---- starting ----
@@ -415,17 +427,19 @@ public unsafe class PersistentRequest : MpiRequest
         }
         int rc = Core.ReqFree(h);
         ThrowHelper.Check(rc);
+        BufferHold.Release(ref _send.Pinned);
+        BufferHold.Release(ref _recv.Pinned);
     }
 
     /// <summary>Hands the request to the core, which frees it once no instance is active (calls no MPI: any thread).</summary>
     private void Abandon(RequestHandle h)
     {
         Core.ReqOrphan(h);
-        if (_pin is { } pin)
-        {
-            _pin = null;
-            Request.AbandonPins(h, pin, null);
-        }
+        // A collective holds no per-instance pin, only its arrays' pins for life.
+        BufferHold? first = _pin ?? _send.Pinned, second = _pin is null ? _recv.Pinned : null;
+        _pin = _send.Pinned = _recv.Pinned = null;
+        if (first is not null || second is not null)
+            Request.AbandonPins(h, first, second);
     }
 
     /// <summary>Dropped without <see cref="Dispose"/>: the core frees it at its next sweep.</summary>

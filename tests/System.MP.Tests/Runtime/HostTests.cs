@@ -239,12 +239,18 @@ public class HostTests
     /// MOTOR_STARTUP_TRACE=1 times motor's phases, and System.MP's, in order: MPI_Init on the main
     /// thread and the runtime's start on a host thread (then System.MP binding and loading the app there)
     /// run at the same time, so those come in either order, each once, between the MPI library's
-    /// load and the join.  MOTOR_STARTUP_HOOK=0 (measuring only) still runs the app.
+    /// load and the join.  MOTOR_STARTUP_HOOK=0 (measuring only) still runs the app.  System.MP's
+    /// entry is found by the runtime's native loader, or with MOTOR_NATIVE_ENTRY=0 through hostfxr.
     /// </summary>
-    [Fact]
-    public void StartupTraceNamesEveryPhaseInOrder()
+    [Theory]
+    [InlineData("1", "runtime's native loader")]
+    [InlineData("0", "hostfxr")]
+    public void StartupTraceNamesEveryPhaseInOrder(string nativeEntry, string entryFoundBy)
     {
-        Job.Result r = Job.Mpi(1, Hello, hosted: true, env: new Dictionary<string, string> { ["MOTOR_STARTUP_TRACE"] = "1", ["MOTOR_STARTUP_HOOK"] = "0" });
+        Job.Result r = Job.Mpi(1, Hello, hosted: true, env: new Dictionary<string, string>
+        {
+            ["MOTOR_STARTUP_TRACE"] = "1", ["MOTOR_STARTUP_HOOK"] = "0", ["MOTOR_NATIVE_ENTRY"] = nativeEntry,
+        });
         Assert.True(r.ExitCode == 0, r.ToString());
         Assert.Contains("Hello from rank 0 of 1", r.Output);
         string[] lines = r.Output.Split('\n').Where(l => l.StartsWith("motor[", StringComparison.Ordinal)).ToArray();
@@ -265,9 +271,10 @@ public class HostTests
         }
         InOrder(" ms main", "hostfxr loaded", "app prepared", "runtime properties set", "MPI library loaded", "MPI initialized (",
                 "joined; running Main", "Mpi.Shutdown: finalizing MPI", "Mpi.Shutdown: MPI finalized", "Main returned", " ms MPI finalized");
-        InOrder("MPI library loaded", "runtime started (", "System.MP bound and the app loaded", "joined; running Main");
+        InOrder("MPI library loaded", "runtime started (", "System.MP entry found (", "System.MP bound and the app loaded", "joined; running Main");
         Assert.Contains("host thread)", lines[At("runtime started (")]);
-        Assert.Equal(13, lines.Length);
+        Assert.Contains($"({entryFoundBy})", lines[At("System.MP entry found (")]);
+        Assert.Equal(14, lines.Length);
     }
 
     public static TheoryData<Scenario, bool, bool> StartPath => Job.EveryCoreAndMode(Scenario.HostedBinding, Scenario.MeterOnDemand);
