@@ -43,7 +43,7 @@ internal static unsafe class PointToPointCore
         }
         TokenHandle token;
         int rc = Core.SendStart(p, bytes, dest, tag, comm, mode, &token);
-        HangReport.Describe(mode == CoreConst.SendSync ? "Ssend" : "Send", comm, dest, tag, "dest");
+        HangReport.Describe(mode == CoreSendMode.Sync ? "Ssend" : "Send", comm, dest, tag, "dest");
         if (rc == 0)
             rc = Completion.PollThenBlock(new Completion.Token(token, null));
         ThrowHelper.Check(rc);
@@ -116,7 +116,7 @@ internal static unsafe class PointToPointCore
                                       void* r, long recvBytes, int source, CommHandle comm, Status* status)
     {
         TokenHandle token;
-        int sent = Core.SendStart(s, sendBytes, dest, sendTag, comm, CoreConst.SendStandard, &token);
+        int sent = Core.SendStart(s, sendBytes, dest, sendTag, comm, CoreSendMode.Standard, &token);
         if (sent < 0)
             return sent;
         int rc = RecvAnyTag(r, recvBytes, source, comm, status);

@@ -138,7 +138,7 @@ public sealed unsafe partial class Request
     {
         RequestHandle req = RequestHandle.Null;
         RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
-        int rc = Core.Isend(buffer, bytes, dest, tag, comm, CoreConst.SendStandard, null, &req);
+        int rc = Core.Isend(buffer, bytes, dest, tag, comm, CoreSendMode.Standard, null, &req);
         return Posted(poster, rc, req, hold);
     }
 

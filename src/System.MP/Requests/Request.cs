@@ -77,16 +77,9 @@ public sealed unsafe partial class Request : MpiRequest
             status = _status;
             return true;
         }
-        Status st;
-        int rc = Core.ReqTest(h, &st);
-        if (rc == 0)
-        {
-            status = default;
-            return false;
-        }
-        status = Finish(rc, st);
-        return true;
+        return TestCore(h, out status);
     }
+
 
     /// <summary>
     /// Asks MPI to cancel the operation (MPI_Cancel); complete the request
@@ -127,6 +120,8 @@ public sealed unsafe partial class Request : MpiRequest
     private void ReleasePins()
     {
         Handle = RequestHandle.Null;
+
+
         if (_group.PinSlots is { } slots)
         {
             ref RequestFinalizerBatch.Pins op = ref slots[_index];

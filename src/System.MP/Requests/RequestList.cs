@@ -41,7 +41,7 @@ namespace System.MP;
 public sealed unsafe class RequestList : IDisposable
 {
     /// <summary>The largest capacity a list can have.</summary>
-    public const int MaxCapacity = CoreConst.ListMaxCapacity;
+    public const int MaxCapacity = CoreLimit.ListMaxCapacity;
 
     private ListHandle _list; // the core's request list; default (NULL) once disposed
     private int _room; // entries the core counted against the request pool (mp_list_reserve, at most the capacity), 0 once disposed: one check per post for all three
