@@ -65,16 +65,6 @@ enum mp_error {
 #define MP_ROOT        (-4) /* the root of an intercommunicator collective */
 
 
-enum mp_thread_level { MP_THREAD_SINGLE = 0, MP_THREAD_FUNNELED = 1,
-                       MP_THREAD_SERIALIZED = 2, MP_THREAD_MULTIPLE = 3 };
-
-enum mp_send_mode { MP_SEND_STANDARD = 0, MP_SEND_SYNC = 1 };
-
-enum mp_state { MP_STATE_UNINIT = 0, MP_STATE_READY = 1, MP_STATE_FINALIZED = 2 };
-
-/* MPI ABIs a core can be built for (mpi_abi). */
-enum mp_mpi_abi { MP_MPI_ABI_MPICH = 1, MP_MPI_ABI_OPENMPI = 2 };
-
 /* What crosses to System.MP as numbers and layouts comes from lists, X-macros as
  * MP_ERROR_MAP: an enumeration is X(PREFIX_, NAME, value), a struct X(type, field).  Each
  * list makes the C enum or struct here, and gen_binding writes the C# constants of the same
@@ -125,7 +115,28 @@ enum mp_win_handle { MP_WIN_HANDLES(MP_ENUM_ITEM) };
 enum mp_file_handle { MP_FILE_HANDLES(MP_ENUM_ITEM) };
 enum mp_session_handle { MP_SESSION_HANDLES(MP_ENUM_ITEM) };
 
-#define MP_LIST_MAX_CAPACITY (1 << 24) /* the most operations a list holds */
+#define MP_THREAD_LEVELS(X)                                                                    \
+    X(MP_THREAD_, SINGLE, 0) X(MP_THREAD_, FUNNELED, 1) X(MP_THREAD_, SERIALIZED, 2) X(MP_THREAD_, MULTIPLE, 3)
+enum mp_thread_level { MP_THREAD_LEVELS(MP_ENUM_ITEM) };
+
+#define MP_SEND_MODES(X) X(MP_SEND_, STANDARD, 0) X(MP_SEND_, SYNC, 1)
+enum mp_send_mode { MP_SEND_MODES(MP_ENUM_ITEM) };
+
+#define MP_STATES(X) X(MP_STATE_, UNINIT, 0) X(MP_STATE_, READY, 1) X(MP_STATE_, FINALIZED, 2)
+enum mp_state { MP_STATES(MP_ENUM_ITEM) };
+
+/* MPI ABIs a core can be built for (mpi_abi). */
+#define MP_MPI_ABIS(X) X(MP_MPI_ABI_, MPICH, 1) X(MP_MPI_ABI_, OPENMPI, 2)
+enum mp_mpi_abi { MP_MPI_ABIS(MP_ENUM_ITEM) };
+
+/* Limits: LIST_MAX_CAPACITY, the most operations a request list holds. */
+#define MP_LIMITS(X) X(MP_, LIST_MAX_CAPACITY, 1 << 24)
+enum mp_limit { MP_LIMITS(MP_ENUM_ITEM) };
+
+/* A predefined attribute of MPI_COMM_WORLD (world_attr's which). */
+#define MP_WORLD_ATTRS(X)                                                                      \
+    X(MP_WORLD_, TAG_UB, 0) X(MP_WORLD_, WTIME_IS_GLOBAL, 1) X(MP_WORLD_, UNIVERSE_SIZE, 2) X(MP_WORLD_, APPNUM, 3)
+enum mp_world_attr { MP_WORLD_ATTRS(MP_ENUM_ITEM) };
 
 /* Fixed layout shared with managed code (24 bytes): source is a Motor rank (MP_PROC_NULL for a
  * ProcNull peer), error MP_OK or the operation's MP_E*, cancelled 1 when it was cancelled, bytes
@@ -136,22 +147,26 @@ typedef struct mp_status {
 } mp_status_t;
 
 /* ---- Groups and communicator construction (MPI-4.0 chapter 7) ---- */
-enum mp_compare { MP_IDENT = 0, MP_CONGRUENT = 1, MP_SIMILAR = 2, MP_UNEQUAL = 3 };
-enum mp_group_setop { MP_GROUP_UNION = 0, MP_GROUP_INTERSECTION = 1, MP_GROUP_DIFFERENCE = 2 };
-enum mp_split_type { MP_SPLIT_SHARED = 0 };
+#define MP_COMPARES(X) X(MP_, IDENT, 0) X(MP_, CONGRUENT, 1) X(MP_, SIMILAR, 2) X(MP_, UNEQUAL, 3)
+enum mp_compare { MP_COMPARES(MP_ENUM_ITEM) };
+#define MP_GROUP_SETOPS(X) X(MP_GROUP_, UNION, 0) X(MP_GROUP_, INTERSECTION, 1) X(MP_GROUP_, DIFFERENCE, 2)
+enum mp_group_setop { MP_GROUP_SETOPS(MP_ENUM_ITEM) };
+#define MP_SPLIT_TYPES(X) X(MP_SPLIT_, SHARED, 0)
+enum mp_split_type { MP_SPLIT_TYPES(MP_ENUM_ITEM) };
 
 /* ---- Collectives ---- */
 
 /* Element types.  The pair types match MPI's MINLOC/MAXLOC pairs with C
- * layout: {float,int}, {double,int}, {int64,int}, {int,int}, {short,int}.
+ * layout: {float,int}, {double,int}, {int64,int}, {int,int} (MPI_2INT), {short,int}.
  * MP_DT_OPAQUE is elem_size bytes moved as one unit (never reduced by a
  * built-in op). */
-enum mp_dtype {
-    MP_DT_OPAQUE = 0, MP_DT_INT8, MP_DT_UINT8, MP_DT_INT16, MP_DT_UINT16, MP_DT_INT32,
-    MP_DT_UINT32, MP_DT_INT64, MP_DT_UINT64, MP_DT_FLOAT, MP_DT_DOUBLE, MP_DT_BOOL,
-    MP_DT_FLOAT_INT, MP_DT_DOUBLE_INT, MP_DT_LONG_INT, MP_DT_2INT, MP_DT_SHORT_INT,
-    MP_DT_COUNT
-};
+#define MP_DTYPES(X)                                                                           \
+    X(MP_DT_, OPAQUE, 0) X(MP_DT_, INT8, 1) X(MP_DT_, UINT8, 2) X(MP_DT_, INT16, 3)              \
+    X(MP_DT_, UINT16, 4) X(MP_DT_, INT32, 5) X(MP_DT_, UINT32, 6) X(MP_DT_, INT64, 7)            \
+    X(MP_DT_, UINT64, 8) X(MP_DT_, FLOAT, 9) X(MP_DT_, DOUBLE, 10) X(MP_DT_, BOOL, 11)           \
+    X(MP_DT_, FLOAT_INT, 12) X(MP_DT_, DOUBLE_INT, 13) X(MP_DT_, LONG_INT, 14)                   \
+    X(MP_DT_, INT_INT, 15) X(MP_DT_, SHORT_INT, 16)
+enum mp_dtype { MP_DTYPES(MP_ENUM_ITEM) MP_DT_COUNT };
 
 /* Built-in reduction operations; user operations have handles >= MP_OP_USER.  REPLACE and
  * NO_OP: one-sided accumulates only (MPI-4.0 12.3.4). */
@@ -201,28 +216,32 @@ enum mp_win_flavor { MP_WIN_FLAVORS(MP_ENUM_ITEM) };
     X(MP_WIN_, POST, 10) X(MP_WIN_, START, 11) X(MP_WIN_, COMPLETE, 12) X(MP_WIN_, WAIT, 13)
 enum mp_win_sync { MP_WIN_SYNCS(MP_ENUM_ITEM) MP_WIN_SYNC_COUNT };
 /* Assertions of the synchronization calls (MPI_MODE_*), or-ed. */
-enum mp_win_assert { MP_MODE_NOCHECK = 1, MP_MODE_NOSTORE = 2, MP_MODE_NOPUT = 4,
-                     MP_MODE_NOPRECEDE = 8, MP_MODE_NOSUCCEED = 16 };
+#define MP_WIN_ASSERTS(X)                                                                      \
+    X(MP_MODE_, NOCHECK, 1) X(MP_MODE_, NOSTORE, 2) X(MP_MODE_, NOPUT, 4) X(MP_MODE_, NOPRECEDE, 8) \
+    X(MP_MODE_, NOSUCCEED, 16)
+enum mp_win_assert { MP_WIN_ASSERTS(MP_ENUM_ITEM) };
 /* ---- Parallel I/O (MPI-4.0 chapter 14) and info objects (chapter 10) ---- */
 /* Access modes (MPI-4.0 14.2.1), Motor's bits; the core maps them to MPI's. */
-enum mp_file_mode {
-    MP_MODE_RDONLY = 1, MP_MODE_WRONLY = 2, MP_MODE_RDWR = 4, MP_MODE_CREATE = 8,
-    MP_MODE_EXCL = 16, MP_MODE_DELETE_ON_CLOSE = 32, MP_MODE_UNIQUE_OPEN = 64,
-    MP_MODE_SEQUENTIAL = 128, MP_MODE_APPEND = 256
-};
+#define MP_FILE_MODES(X)                                                                       \
+    X(MP_MODE_, RDONLY, 1) X(MP_MODE_, WRONLY, 2) X(MP_MODE_, RDWR, 4) X(MP_MODE_, CREATE, 8)    \
+    X(MP_MODE_, EXCL, 16) X(MP_MODE_, DELETE_ON_CLOSE, 32) X(MP_MODE_, UNIQUE_OPEN, 64)          \
+    X(MP_MODE_, SEQUENTIAL, 128) X(MP_MODE_, APPEND, 256)
+enum mp_file_mode { MP_FILE_MODES(MP_ENUM_ITEM) };
 /* Data accesses (MPI-4.0 14.4): positioning (explicit offset, individual or
  * shared pointer) x coordination; even codes read, odd codes write. */
-enum mp_io {
-    MP_IO_READ_AT = 0, MP_IO_WRITE_AT, MP_IO_READ_AT_ALL, MP_IO_WRITE_AT_ALL,
-    MP_IO_READ, MP_IO_WRITE, MP_IO_READ_ALL, MP_IO_WRITE_ALL,
-    MP_IO_READ_SHARED, MP_IO_WRITE_SHARED, MP_IO_READ_ORDERED, MP_IO_WRITE_ORDERED,
-    MP_IO_COUNT
-};
+#define MP_IOS(X)                                                                              \
+    X(MP_IO_, READ_AT, 0) X(MP_IO_, WRITE_AT, 1) X(MP_IO_, READ_AT_ALL, 2) X(MP_IO_, WRITE_AT_ALL, 3) \
+    X(MP_IO_, READ, 4) X(MP_IO_, WRITE, 5) X(MP_IO_, READ_ALL, 6) X(MP_IO_, WRITE_ALL, 7)        \
+    X(MP_IO_, READ_SHARED, 8) X(MP_IO_, WRITE_SHARED, 9) X(MP_IO_, READ_ORDERED, 10)             \
+    X(MP_IO_, WRITE_ORDERED, 11)
+enum mp_io { MP_IOS(MP_ENUM_ITEM) MP_IO_COUNT };
 /* Seek origins (MPI_SEEK_SET/CUR/END); the values of .NET's SeekOrigin. */
-enum mp_seek { MP_SEEK_SET = 0, MP_SEEK_CUR = 1, MP_SEEK_END = 2 };
+#define MP_SEEKS(X) X(MP_SEEK_, SET, 0) X(MP_SEEK_, CUR, 1) X(MP_SEEK_, END, 2)
+enum mp_seek { MP_SEEKS(MP_ENUM_ITEM) };
 
 /* Topologies (MPI_Topo_test, MPI-4.0 8.5.5). */
-enum mp_topo { MP_TOPO_NONE = 0, MP_TOPO_CART = 1, MP_TOPO_GRAPH = 2, MP_TOPO_DIST_GRAPH = 3 };
+#define MP_TOPOS(X) X(MP_TOPO_, NONE, 0) X(MP_TOPO_, CART, 1) X(MP_TOPO_, GRAPH, 2) X(MP_TOPO_, DIST_GRAPH, 3)
+enum mp_topo { MP_TOPOS(MP_ENUM_ITEM) };
 
 /* Neighborhood collectives (MPI-4.0 8.6), described by an mp_coll_t whose
  * kind is one of these: sendcounts/sdispls have outdegree entries,

@@ -15,10 +15,10 @@ int mp_world_attr(int which, int *value, int *flag)
     if (!value || !flag)
         return mp_fail(MP_EINVAL, "world_attr value or flag is NULL");
     switch (which) {
-    case 0: key = MPI_TAG_UB; break;
-    case 1: key = MPI_WTIME_IS_GLOBAL; break;
-    case 2: key = MPI_UNIVERSE_SIZE; break;
-    case 3: key = MPI_APPNUM; break;
+    case MP_WORLD_TAG_UB: key = MPI_TAG_UB; break;
+    case MP_WORLD_WTIME_IS_GLOBAL: key = MPI_WTIME_IS_GLOBAL; break;
+    case MP_WORLD_UNIVERSE_SIZE: key = MPI_UNIVERSE_SIZE; break;
+    case MP_WORLD_APPNUM: key = MPI_APPNUM; break;
     default: return mp_fail(MP_EINVAL, "predefined attribute %d is not one of 0 (MPI_TAG_UB), 1 (MPI_WTIME_IS_GLOBAL), "
                                        "2 (MPI_UNIVERSE_SIZE), 3 (MPI_APPNUM)", which);
     }

@@ -47,7 +47,7 @@ static dtype_info_t dtype_builtin(int dt)
     case MP_DT_FLOAT_INT: d = (dtype_info_t){ MPI_FLOAT_INT, 8, CLS_PAIR }; break;
     case MP_DT_DOUBLE_INT: d = (dtype_info_t){ MPI_DOUBLE_INT, 16, CLS_PAIR }; break;
     case MP_DT_LONG_INT: d = (dtype_info_t){ MPI_LONG_INT, 16, CLS_PAIR }; break;
-    case MP_DT_2INT: d = (dtype_info_t){ MPI_2INT, 8, CLS_PAIR }; break;
+    case MP_DT_INT_INT: d = (dtype_info_t){ MPI_2INT, 8, CLS_PAIR }; break;
     case MP_DT_SHORT_INT: d = (dtype_info_t){ MPI_SHORT_INT, 8, CLS_PAIR }; break;
     default: break;
     }

@@ -1,9 +1,13 @@
 /*
  * gen_binding.c - writes System.MP's binding of the core (Core.g.cs) from the
  * one interface list, mpcore_calls.def, the error map MP_ERROR_MAP, the
- * statistics' fields MP_STATS_FIELDS, and mpcore.h's lists of the enumerations
- * System.MP passes (MP_OPS, MP_COLL_KINDS, ...) and of the structs it mirrors
- * (MP_STATUS_FIELDS, MP_COLL_FIELDS: their C layout, for CoreInterfaceTests).
+ * statistics' fields MP_STATS_FIELDS, and mpcore.h's lists of the handle kinds
+ * (MP_HANDLE_KINDS: a C# struct each, with the handles of fixed value from
+ * MP_*_HANDLES), of the enumerations System.MP passes (MP_OPS, MP_COLL_KINDS,
+ * MP_DTYPES, MP_IOS, ...) and of the structs it mirrors (MP_STATUS_FIELDS,
+ * MP_COLL_FIELDS: their C layout, for CoreInterfaceTests).  Nothing is listed
+ * here by hand.
+
  *
  *   gen_binding OUTPUT.cs     (rewrites OUTPUT only when its text changes)
  *
@@ -70,7 +74,23 @@ static const enum_row_t k_coll_kinds[] = { MP_COLL_KINDS(MP_ENUM_ROW) };
 static const enum_row_t k_neighbor_kinds[] = { MP_NEIGHBOR_KINDS(MP_ENUM_ROW) };
 static const enum_row_t k_win[] = { MP_WIN_FLAVORS(MP_ENUM_ROW) MP_WIN_SYNCS(MP_ENUM_ROW) };
 static const enum_row_t k_features[] = { MP_FEATURES(MP_ENUM_ROW) };
+static const enum_row_t k_win_asserts[] = { MP_WIN_ASSERTS(MP_ENUM_ROW) };
+static const enum_row_t k_thread_levels[] = { MP_THREAD_LEVELS(MP_ENUM_ROW) };
+static const enum_row_t k_send_modes[] = { MP_SEND_MODES(MP_ENUM_ROW) };
+static const enum_row_t k_states[] = { MP_STATES(MP_ENUM_ROW) };
+static const enum_row_t k_mpi_abis[] = { MP_MPI_ABIS(MP_ENUM_ROW) };
+static const enum_row_t k_limits[] = { MP_LIMITS(MP_ENUM_ROW) };
+static const enum_row_t k_world_attrs[] = { MP_WORLD_ATTRS(MP_ENUM_ROW) };
+static const enum_row_t k_compares[] = { MP_COMPARES(MP_ENUM_ROW) };
+static const enum_row_t k_group_setops[] = { MP_GROUP_SETOPS(MP_ENUM_ROW) };
+static const enum_row_t k_split_types[] = { MP_SPLIT_TYPES(MP_ENUM_ROW) };
+static const enum_row_t k_dtypes[] = { MP_DTYPES(MP_ENUM_ROW) };
+static const enum_row_t k_file_modes[] = { MP_FILE_MODES(MP_ENUM_ROW) };
+static const enum_row_t k_ios[] = { MP_IOS(MP_ENUM_ROW) };
+static const enum_row_t k_seeks[] = { MP_SEEKS(MP_ENUM_ROW) };
+static const enum_row_t k_topos[] = { MP_TOPOS(MP_ENUM_ROW) };
 #undef MP_ENUM_ROW
+#define ROWS(a) a, sizeof a / sizeof *a
 static const struct {
     const char *cs, *doc;
     const enum_row_t *rows;
@@ -81,8 +101,24 @@ static const struct {
     { "NeighborKind", "Neighborhood collective kinds (MP_NEIGHBOR_KINDS: mp_neighbor_kind)", k_neighbor_kinds,
       sizeof k_neighbor_kinds / sizeof *k_neighbor_kinds },
     { "CoreWin", "Window flavors and synchronization calls (MP_WIN_FLAVORS, MP_WIN_SYNCS)", k_win, sizeof k_win / sizeof *k_win },
-    { "CoreFeature", "Optional MPI-4 features (MP_FEATURES: mp_feature)", k_features, sizeof k_features / sizeof *k_features },
+    { "CoreFeature", "Optional MPI-4 features (MP_FEATURES: mp_feature)", ROWS(k_features) },
+    { "CoreWinAssert", "Assertions of the window synchronization calls (MP_WIN_ASSERTS: mp_win_assert)", ROWS(k_win_asserts) },
+    { "CoreThreadLevel", "Thread levels (MP_THREAD_LEVELS: mp_thread_level)", ROWS(k_thread_levels) },
+    { "CoreSendMode", "Send modes (MP_SEND_MODES: mp_send_mode)", ROWS(k_send_modes) },
+    { "CoreState", "The core's states (MP_STATES: mp_state)", ROWS(k_states) },
+    { "CoreMpiAbi", "MPI ABIs a core is built for (MP_MPI_ABIS: mp_mpi_abi)", ROWS(k_mpi_abis) },
+    { "CoreLimit", "Limits (MP_LIMITS: mp_limit)", ROWS(k_limits) },
+    { "CoreWorldAttr", "Predefined attributes of MPI_COMM_WORLD (MP_WORLD_ATTRS: mp_world_attr)", ROWS(k_world_attrs) },
+    { "CoreCompare", "Results of comparing groups and communicators (MP_COMPARES: mp_compare)", ROWS(k_compares) },
+    { "CoreGroupSetop", "Group set operations (MP_GROUP_SETOPS: mp_group_setop)", ROWS(k_group_setops) },
+    { "CoreSplitType", "Split types (MP_SPLIT_TYPES: mp_split_type)", ROWS(k_split_types) },
+    { "CoreDType", "Element types (MP_DTYPES: mp_dtype)", ROWS(k_dtypes) },
+    { "CoreFileMode", "File access modes (MP_FILE_MODES: mp_file_mode)", ROWS(k_file_modes) },
+    { "CoreIo", "File data accesses (MP_IOS: mp_io)", ROWS(k_ios) },
+    { "CoreSeek", "Seek origins (MP_SEEKS: mp_seek)", ROWS(k_seeks) },
+    { "CoreTopo", "Topologies (MP_TOPOS: mp_topo)", ROWS(k_topos) },
 };
+#undef ROWS
 
 /* The C layout of the structs System.MP mirrors: each field's offset, and the size. */
 typedef struct field_row {
@@ -272,7 +308,8 @@ static void put_cs_string(FILE *f, const char *s)
 }
 
 /* One handle kind as a C# struct: one field of the C type's size (a pointer: nint), equality, the
- * handles with a fixed value as members, and the number itself for diagnostics only. */
+ * handles with a fixed value as members, and the number itself for diagnostics only.  == and != take
+ * their operands by reference (in), so that the JIT compares a handle in an array with no load first. */
 static void put_handle(FILE *f, const handle_kind_t *h)
 {
     const char *repr = strchr(h->repr, '*') ? "nint" : h->size == 4 ? "int" : h->size == 8 ? "long" : NULL;
@@ -304,9 +341,10 @@ static void put_handle(FILE *f, const handle_kind_t *h)
                "    /// <inheritdoc/>\n    public override int GetHashCode() => _value.GetHashCode();\n\n"
                "    /// <inheritdoc/>\n    public override string ToString() => $\"%s {_value}\";\n\n"
                "    /// <summary>True when both name the same handle.</summary>\n"
-               "    public static bool operator ==(%s a, %s b) => a._value == b._value;\n\n"
+               "    public static bool operator ==(in %s a, in %s b) => a._value == b._value;\n\n"
                "    /// <summary>True when they name different handles.</summary>\n"
-               "    public static bool operator !=(%s a, %s b) => a._value != b._value;\n}\n\n",
+               "    public static bool operator !=(in %s a, in %s b) => a._value != b._value;\n}\n\n",
+
             h->cs, h->cs, h->c, h->cs, h->cs, h->cs, h->cs);
 }
 
@@ -327,29 +365,6 @@ static void generate(FILE *f)
     for (size_t i = 0; i < sizeof k_errors / sizeof *k_errors; i++)
         fprintf(f, "    /// <summary>MP_%s: %s.</summary>\n    internal const int %s = %d;\n",
                 k_errors[i].cname, k_errors[i].message, k_errors[i].csname, k_errors[i].code);
-    fputs("}\n\n"
-          "/// <summary>mpcore's constants that System.MP passes (mpcore.h): the values, not copies typed by hand.</summary>\n"
-          "internal static class CoreConst\n{\n", f);
-    {
-        static const struct { const char *name; long value; } k_consts[] = {
-            { "SendStandard", MP_SEND_STANDARD }, { "SendSync", MP_SEND_SYNC },
-            { "StateUninit", MP_STATE_UNINIT },   { "StateReady", MP_STATE_READY },
-            { "StateFinalized", MP_STATE_FINALIZED },
-            { "ListMaxCapacity", MP_LIST_MAX_CAPACITY },
-            { "ModeRdonly", MP_MODE_RDONLY }, { "ModeWronly", MP_MODE_WRONLY }, { "ModeRdwr", MP_MODE_RDWR },
-            { "ModeCreate", MP_MODE_CREATE }, { "ModeExcl", MP_MODE_EXCL },
-            { "ModeDeleteOnClose", MP_MODE_DELETE_ON_CLOSE }, { "ModeUniqueOpen", MP_MODE_UNIQUE_OPEN },
-            { "ModeSequential", MP_MODE_SEQUENTIAL }, { "ModeAppend", MP_MODE_APPEND },
-            { "IoReadAt", MP_IO_READ_AT }, { "IoWriteAt", MP_IO_WRITE_AT },
-            { "IoReadAtAll", MP_IO_READ_AT_ALL }, { "IoWriteAtAll", MP_IO_WRITE_AT_ALL },
-            { "IoRead", MP_IO_READ }, { "IoWrite", MP_IO_WRITE },
-            { "IoReadAll", MP_IO_READ_ALL }, { "IoWriteAll", MP_IO_WRITE_ALL },
-            { "IoReadShared", MP_IO_READ_SHARED }, { "IoWriteShared", MP_IO_WRITE_SHARED },
-            { "IoReadOrdered", MP_IO_READ_ORDERED }, { "IoWriteOrdered", MP_IO_WRITE_ORDERED },
-        };
-        for (size_t i = 0; i < sizeof k_consts / sizeof *k_consts; i++)
-            fprintf(f, "    internal const int %s = %ld;\n", k_consts[i].name, k_consts[i].value);
-    }
     fputs("}\n\n", f);
     for (size_t h = 0; h < sizeof k_handles / sizeof *k_handles; h++)
         put_handle(f, &k_handles[h]);

@@ -1,3 +1,4 @@
+using System.MP.Interop;
 using System.Runtime.CompilerServices;
 
 namespace System.MP;
@@ -43,40 +44,36 @@ internal static class ElementType<T> where T : unmanaged
     internal static readonly int Code = Classify();
     internal static readonly int Size = Unsafe.SizeOf<T>();
 
-    internal const int Opaque = 0, Int8 = 1, UInt8 = 2, Int16 = 3, UInt16 = 4, Int32 = 5, UInt32 = 6,
-        Int64 = 7, UInt64 = 8, Float = 9, Double = 10, Bool = 11, FloatInt = 12, DoubleInt = 13,
-        LongInt = 14, TwoInt = 15, ShortInt = 16;
-
     private static int Classify()
     {
         Type t = typeof(T);
-        if (t == typeof(sbyte)) return Int8;
-        if (t == typeof(byte)) return UInt8;
-        if (t == typeof(short)) return Int16;
-        if (t == typeof(ushort) || t == typeof(char)) return UInt16;
-        if (t == typeof(int)) return Int32;
-        if (t == typeof(uint)) return UInt32;
-        if (t == typeof(long) || (t == typeof(nint) && IntPtr.Size == 8)) return Int64;
-        if (t == typeof(ulong) || (t == typeof(nuint) && IntPtr.Size == 8)) return UInt64;
-        if (t == typeof(float)) return Float;
-        if (t == typeof(double)) return Double;
-        if (t == typeof(bool)) return Bool;
-        if (t == typeof(ValueIndex<float>)) return FloatInt;
-        if (t == typeof(ValueIndex<double>)) return DoubleInt;
-        if (t == typeof(ValueIndex<long>)) return LongInt;
-        if (t == typeof(ValueIndex<int>)) return TwoInt;
-        if (t == typeof(ValueIndex<short>)) return ShortInt;
+        if (t == typeof(sbyte)) return CoreDType.Int8;
+        if (t == typeof(byte)) return CoreDType.Uint8;
+        if (t == typeof(short)) return CoreDType.Int16;
+        if (t == typeof(ushort) || t == typeof(char)) return CoreDType.Uint16;
+        if (t == typeof(int)) return CoreDType.Int32;
+        if (t == typeof(uint)) return CoreDType.Uint32;
+        if (t == typeof(long) || (t == typeof(nint) && IntPtr.Size == 8)) return CoreDType.Int64;
+        if (t == typeof(ulong) || (t == typeof(nuint) && IntPtr.Size == 8)) return CoreDType.Uint64;
+        if (t == typeof(float)) return CoreDType.Float;
+        if (t == typeof(double)) return CoreDType.Double;
+        if (t == typeof(bool)) return CoreDType.Bool;
+        if (t == typeof(ValueIndex<float>)) return CoreDType.FloatInt;
+        if (t == typeof(ValueIndex<double>)) return CoreDType.DoubleInt;
+        if (t == typeof(ValueIndex<long>)) return CoreDType.LongInt;
+        if (t == typeof(ValueIndex<int>)) return CoreDType.IntInt;
+        if (t == typeof(ValueIndex<short>)) return CoreDType.ShortInt;
         if (t.IsEnum)
             return Type.GetTypeCode(Enum.GetUnderlyingType(t)) switch
             {
-                TypeCode.SByte => Int8, TypeCode.Byte => UInt8, TypeCode.Int16 => Int16,
-                TypeCode.UInt16 => UInt16, TypeCode.Int32 => Int32, TypeCode.UInt32 => UInt32,
-                TypeCode.Int64 => Int64, _ => UInt64,
+                TypeCode.SByte => CoreDType.Int8, TypeCode.Byte => CoreDType.Uint8, TypeCode.Int16 => CoreDType.Int16,
+                TypeCode.UInt16 => CoreDType.Uint16, TypeCode.Int32 => CoreDType.Int32, TypeCode.UInt32 => CoreDType.Uint32,
+                TypeCode.Int64 => CoreDType.Int64, _ => CoreDType.Uint64,
             };
-        return Opaque;
+        return CoreDType.Opaque;
     }
 
-    internal static bool IsInteger => Code is >= Int8 and <= UInt64;
-    internal static bool IsFloat => Code is Float or Double;
-    internal static bool IsPair => Code is >= FloatInt and <= ShortInt;
+    internal static bool IsInteger => Code is >= CoreDType.Int8 and <= CoreDType.Uint64;
+    internal static bool IsFloat => Code is CoreDType.Float or CoreDType.Double;
+    internal static bool IsPair => Code is >= CoreDType.FloatInt and <= CoreDType.ShortInt;
 }

@@ -1,4 +1,5 @@
 using System.MP.Interop;
+using System.Runtime.CompilerServices;
 
 namespace System.MP;
 
@@ -64,29 +65,43 @@ internal unsafe ref struct Collective<T> where T : unmanaged
     }
 
     /// <summary>Runs the blocking form: the buffers and counts stay pinned for the one core call.</summary>
-    internal readonly void Run(CommHandle comm)
+    internal readonly void Run(CommHandle comm) => WithCounts(comm, persistent: false, 0, 0, false, false);
+
+    /// <summary>
+    /// The one place that pins the counts and displacements into the descriptor: for the persistent
+    /// form (the core copies them) it makes the request; for the blocking form it pins the buffers
+    /// too and runs the collective.  Inlined into both, so <paramref name="persistent"/> is a constant there.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private readonly PersistentRequest? WithCounts(CommHandle comm, bool persistent, long sendExtent, long recvExtent, bool recvIn, bool recvOut)
     {
         CollDesc d = Desc;
-        fixed (T* s = Send)
-        fixed (T* r = Recv)
         fixed (int* sc = SendCounts)
         fixed (int* sd = SendDispls)
         fixed (int* rc = RecvCounts)
         fixed (int* rd = RecvDispls)
-        fixed (long* sb = SendBytes)
-        fixed (long* rb = RecvBytes)
         {
-            d.SendBuf = s;
-            d.RecvBuf = r;
             d.SendCounts = sc;
             d.SDispls = sd;
             d.RecvCounts = rc;
             d.RDispls = rd;
-            long t0 = MpiProfile.Begin();
-            if (Neighbor)
-                ThrowHelper.Check(MpiProfile.Ended(Core.NeighborRun(comm, &d, sb, rb), ProfiledCall.Neighbor, t0, &d));
-            else
-                Communicator.Run(comm, &d, _userOp);
+            if (persistent)
+                return PersistentRequest.InitCollective(comm, d, SendArray, sendExtent, RecvArray, recvExtent,
+                                                        recvIn, recvOut, Neighbor);
+            fixed (T* s = Send)
+            fixed (T* r = Recv)
+            fixed (long* sb = SendBytes)
+            fixed (long* rb = RecvBytes)
+            {
+                d.SendBuf = s;
+                d.RecvBuf = r;
+                long t0 = MpiProfile.Begin();
+                if (Neighbor)
+                    ThrowHelper.Check(MpiProfile.Ended(Core.NeighborRun(comm, &d, sb, rb), ProfiledCall.Neighbor, t0, &d));
+                else
+                    Communicator.Run(comm, &d, _userOp);
+            }
+            return null;
         }
     }
 
@@ -130,20 +145,7 @@ internal unsafe ref struct Collective<T> where T : unmanaged
     /// where <paramref name="recvIn"/> (a broadcast's root, blocks MPI may leave unwritten) and out
     /// where <paramref name="recvOut"/>.
     /// </summary>
-    internal readonly PersistentRequest Init(CommHandle comm, long sendExtent, long recvExtent, bool recvIn = false, bool recvOut = true)
-    {
-        CollDesc d = Desc;
-        fixed (int* sc = SendCounts)
-        fixed (int* sd = SendDispls)
-        fixed (int* rc = RecvCounts)
-        fixed (int* rd = RecvDispls)
-        {
-            d.SendCounts = sc;
-            d.SDispls = sd;
-            d.RecvCounts = rc;
-            d.RDispls = rd;
-            return PersistentRequest.InitCollective(comm, d, SendArray, sendExtent, RecvArray, recvExtent,
-                                                    recvIn, recvOut, Neighbor);
-        }
-    }
+    internal readonly PersistentRequest Init(CommHandle comm, long sendExtent, long recvExtent, bool recvIn = false, bool recvOut = true) =>
+        WithCounts(comm, persistent: true, sendExtent, recvExtent, recvIn, recvOut)!;
+
 }

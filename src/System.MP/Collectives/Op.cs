@@ -130,9 +130,9 @@ public sealed unsafe class Op : IDisposable
     /// </summary>
     internal Op For<T>() where T : unmanaged
     {
-        if (_code is < 1 or > 4 || ElementType<T>.IsInteger || ElementType<T>.IsFloat)
+        if (_code is < CoreOp.Sum or > CoreOp.Max || ElementType<T>.IsInteger || ElementType<T>.IsFloat)
             return this;
-        return OperatorOps<T>.Get(_code - 1) ?? this;
+        return OperatorOps<T>.Get(_code - CoreOp.Sum) ?? this;
     }
 
     /// <summary>Sum, Product, Min and Max of T made from T's operators, once per type (null: T lacks them).</summary>
@@ -147,7 +147,7 @@ public sealed unsafe class Op : IDisposable
             {
                 if (!s_made[i])
                 {
-                    s_ops[i] = FromOperators<T>(i + 1);
+                    s_ops[i] = FromOperators<T>(CoreOp.Sum + i);
                     s_made[i] = true;
                 }
                 return s_ops[i];
@@ -161,14 +161,14 @@ public sealed unsafe class Op : IDisposable
     {
         Type t = typeof(T);
         const BindingFlags Public = BindingFlags.Public | BindingFlags.Static;
-        string name = code switch { 1 => "op_Addition", 2 => "op_Multiply", 3 => "op_LessThan", _ => "op_GreaterThan" };
+        string name = code switch { CoreOp.Sum => "op_Addition", CoreOp.Prod => "op_Multiply", CoreOp.Min => "op_LessThan", _ => "op_GreaterThan" };
         MethodInfo? m = t.GetMethod(name, Public, [t, t]);
-        string opName = $"{(code switch { 1 => nameof(Sum), 2 => nameof(Product), 3 => nameof(Min), _ => nameof(Max) })} of {t.Name} (its {name})";
-        if (code <= 2)
+        string opName = $"{(code switch { CoreOp.Sum => nameof(Sum), CoreOp.Prod => nameof(Product), CoreOp.Min => nameof(Min), _ => nameof(Max) })} of {t.Name} (its {name})";
+        if (code is CoreOp.Sum or CoreOp.Prod)
         {
             if (m is null || m.ReturnType != t)
                 return null;
-            return new Op(new Impl<T>(m.CreateDelegate<Func<T, T, T>>()), commutative: code == 1, opName);
+            return new Op(new Impl<T>(m.CreateDelegate<Func<T, T, T>>()), commutative: code == CoreOp.Sum, opName);
         }
         if (m is null || m.ReturnType != typeof(bool))
             return null;
@@ -184,7 +184,8 @@ public sealed unsafe class Op : IDisposable
     [RequiresDynamicCode(Transport.Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Transport.Codecs.DynamicCodeMessage)]
     internal Func<T, T, T> ObjectFunction<T>(string paramName) =>
         _impl?.Function as Func<T, T, T>
-        ?? (_code is >= 1 and <= 4 ? ObjectOperators.For<T>(_code - 1) : null)
+        ?? (_code is >= CoreOp.Sum and <= CoreOp.Max ? ObjectOperators.For<T>(_code - CoreOp.Sum) : null)
+
         ?? throw new ArgumentException(SR.Format(SR.OpNotForType, _name, typeof(T).Name), paramName);
 
     /// <summary>The core's op code for elements of T; throws ArgumentException when the op does not apply to T.</summary>
@@ -192,11 +193,12 @@ public sealed unsafe class Op : IDisposable
     {
         bool ok = _code switch
         {
-            1 or 2 or 3 or 4 => ElementType<T>.IsInteger || ElementType<T>.IsFloat,
-            5 or 6 or 7 => ElementType<T>.IsInteger || ElementType<T>.Code == ElementType<T>.Bool,
-            8 or 9 or 10 => ElementType<T>.IsInteger,
-            11 or 12 => ElementType<T>.IsPair,
-            13 or 14 => true,
+            CoreOp.Sum or CoreOp.Prod or CoreOp.Min or CoreOp.Max => ElementType<T>.IsInteger || ElementType<T>.IsFloat,
+            CoreOp.Land or CoreOp.Lor or CoreOp.Lxor => ElementType<T>.IsInteger || ElementType<T>.Code == CoreDType.Bool,
+            CoreOp.Band or CoreOp.Bor or CoreOp.Bxor => ElementType<T>.IsInteger,
+            CoreOp.Minloc or CoreOp.Maxloc => ElementType<T>.IsPair,
+            CoreOp.Replace or CoreOp.NoOp => true,
+
             _ => _impl!.ElementType == typeof(T),
         };
         if (!ok)

@@ -87,7 +87,7 @@ public unsafe partial class Communicator
     public Communicator SplitShared(int key = 0)
     {
         CommHandle c = CommHandle.Null;
-        ThrowHelper.Check(Core.CommSplitType(Handle, 0, key, &c));
+        ThrowHelper.Check(Core.CommSplitType(Handle, CoreSplitType.Shared, key, &c));
         return Wrap(c)!;
     }
 

@@ -161,7 +161,7 @@ public unsafe partial class Communicator : IDisposable
     {
         CommHandle h = _handle;
         _handle = CommHandle.Null;
-        if (Core.State() == CoreConst.StateReady) // also when MPI runs through sessions alone
+        if (Core.State() == CoreState.Ready) // also when MPI runs through sessions alone
         {
             int rc = Core.CommFree(h);
             ThrowHelper.Check(rc);

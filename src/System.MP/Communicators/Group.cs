@@ -6,13 +6,13 @@ namespace System.MP;
 public enum Comparison
 {
     /// <summary>The same object (communicators) or the same members in the same order (groups).</summary>
-    Identical,
+    Identical = CoreCompare.Ident,
     /// <summary>Communicators with the same members in the same order but different contexts.</summary>
-    Congruent,
+    Congruent = CoreCompare.Congruent,
     /// <summary>The same members in a different order.</summary>
-    Similar,
+    Similar = CoreCompare.Similar,
     /// <summary>Different members.</summary>
-    Unequal,
+    Unequal = CoreCompare.Unequal,
 }
 
 /// <summary>An ordered set of processes (MPI_Group), used to build communicators.</summary>
@@ -68,13 +68,13 @@ public sealed unsafe class Group : IDisposable
     }
 
     /// <summary>Members of <paramref name="a"/>, then those of <paramref name="b"/> not in <paramref name="a"/>.</summary>
-    public static Group Union(Group a, Group b) => SetOp(0, a, b);
+    public static Group Union(Group a, Group b) => SetOp(CoreGroupSetop.Union, a, b);
 
     /// <summary>Members of <paramref name="a"/> that are also in <paramref name="b"/>, in <paramref name="a"/>'s order.</summary>
-    public static Group Intersection(Group a, Group b) => SetOp(1, a, b);
+    public static Group Intersection(Group a, Group b) => SetOp(CoreGroupSetop.Intersection, a, b);
 
     /// <summary>Members of <paramref name="a"/> that are not in <paramref name="b"/>, in <paramref name="a"/>'s order.</summary>
-    public static Group Difference(Group a, Group b) => SetOp(2, a, b);
+    public static Group Difference(Group a, Group b) => SetOp(CoreGroupSetop.Difference, a, b);
 
     /// <summary>The members with the given ranks, in the given order (MPI_Group_incl).</summary>
     /// <param name="ranks">Distinct ranks of this group.</param>
@@ -116,7 +116,7 @@ public sealed unsafe class Group : IDisposable
             return;
         _handle = GroupHandle.Null;
 
-        if (Core.State() == CoreConst.StateReady) // also when MPI runs through sessions alone
+        if (Core.State() == CoreState.Ready) // also when MPI runs through sessions alone
             ThrowHelper.Check(Core.GroupFree(h));
     }
 

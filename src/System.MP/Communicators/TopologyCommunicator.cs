@@ -7,13 +7,13 @@ namespace System.MP;
 public enum Topology
 {
     /// <summary>No topology: a plain communicator.</summary>
-    None = 0,
+    None = CoreTopo.None,
     /// <summary>A Cartesian grid (<see cref="CartesianCommunicator"/>).</summary>
-    Cartesian = 1,
+    Cartesian = CoreTopo.Cart,
     /// <summary>A graph known to every rank (<see cref="GraphCommunicator"/>).</summary>
-    Graph = 2,
+    Graph = CoreTopo.Graph,
     /// <summary>A distributed graph, each rank knowing its own edges (<see cref="DistributedGraphCommunicator"/>).</summary>
-    DistributedGraph = 3,
+    DistributedGraph = CoreTopo.DistGraph,
 }
 
 /// <summary>

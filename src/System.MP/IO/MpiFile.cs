@@ -247,7 +247,7 @@ public sealed unsafe class MpiFile : IDisposable
     private static bool IsWrite(int op) => (op & 1) != 0;
 
     private static int Positioning(int op) =>
-        op <= CoreConst.IoWriteAtAll ? AccessAt : op <= CoreConst.IoWriteAll ? AccessIndividual : AccessShared;
+        op <= CoreIo.WriteAtAll ? AccessAt : op <= CoreIo.WriteAll ? AccessIndividual : AccessShared;
 
     /// <summary>Checks an access against the mode, offset and view; returns the file handle.</summary>
     private FileHandle Check(int op, long offset, long bytes, string paramName)
@@ -315,97 +315,97 @@ public sealed unsafe class MpiFile : IDisposable
     /// <param name="offset">Where reads: <see cref="FileOffset.Elements"/> of <typeparamref name="T"/> or <see cref="FileOffset.Bytes"/>, in the view's data.</param>
     /// <param name="buffer">Receives the data; fewer elements arrive at the end of the file (see <see cref="Status.GetCount{T}"/>).</param>
     /// <returns>The status: <see cref="Status.GetCount{T}"/> gives the elements read.</returns>
-    public Status ReadAt<T>(FileOffset offset, Span<T> buffer) where T : unmanaged => Access(CoreConst.IoReadAt, At<T>(offset), (ReadOnlySpan<T>)buffer);
+    public Status ReadAt<T>(FileOffset offset, Span<T> buffer) where T : unmanaged => Access(CoreIo.ReadAt, At<T>(offset), (ReadOnlySpan<T>)buffer);
     /// <inheritdoc cref="ReadAt{T}(FileOffset, Span{T})"/>
-    public Status ReadAt<T>(FileOffset offset, T[] buffer) where T : unmanaged => Access(CoreConst.IoReadAt, At<T>(offset), buffer, 0, Length(buffer));
+    public Status ReadAt<T>(FileOffset offset, T[] buffer) where T : unmanaged => Access(CoreIo.ReadAt, At<T>(offset), buffer, 0, Length(buffer));
     /// <inheritdoc cref="ReadAt{T}(FileOffset, Span{T})"/>
     /// <param name="offset">Where reads, in elements of <typeparamref name="T"/> or bytes of the view's data.</param>
     /// <param name="buffer">Receives the data.</param>
     /// <param name="bufferOffset">First element of <paramref name="buffer"/> to fill.</param>
     /// <param name="count">Elements to read.</param>
-    public Status ReadAt<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreConst.IoReadAt, At<T>(offset), buffer, bufferOffset, count);
+    public Status ReadAt<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreIo.ReadAt, At<T>(offset), buffer, bufferOffset, count);
 
     /// <summary>Refused at compile time: a <see cref="long"/> offset counts bytes until SetView and view elements after; pass a <see cref="FileOffset"/>.</summary>
     [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status ReadAt<T>(long offset, Span<T> buffer) where T : unmanaged => Access(CoreConst.IoReadAt, offset, (ReadOnlySpan<T>)buffer);
+    public Status ReadAt<T>(long offset, Span<T> buffer) where T : unmanaged => Access(CoreIo.ReadAt, offset, (ReadOnlySpan<T>)buffer);
     /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
     [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status ReadAt<T>(long offset, T[] buffer) where T : unmanaged => Access(CoreConst.IoReadAt, offset, buffer, 0, Length(buffer));
+    public Status ReadAt<T>(long offset, T[] buffer) where T : unmanaged => Access(CoreIo.ReadAt, offset, buffer, 0, Length(buffer));
     /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
     [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status ReadAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreConst.IoReadAt, offset, buffer, bufferOffset, count);
+    public Status ReadAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreIo.ReadAt, offset, buffer, bufferOffset, count);
 
     /// <summary>Writes <paramref name="buffer"/> at <paramref name="offset"/> (MPI_File_write_at).</summary>
     /// <param name="offset">Where writes: <see cref="FileOffset.Elements"/> of <typeparamref name="T"/> or <see cref="FileOffset.Bytes"/>, in the view's data.</param>
     /// <param name="buffer">The data.</param>
     /// <returns>The status: <see cref="Status.GetCount{T}"/> gives the elements written.</returns>
-    public Status WriteAt<T>(FileOffset offset, ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreConst.IoWriteAt, At<T>(offset), buffer);
+    public Status WriteAt<T>(FileOffset offset, ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreIo.WriteAt, At<T>(offset), buffer);
     /// <inheritdoc cref="WriteAt{T}(FileOffset, ReadOnlySpan{T})"/>
-    public Status WriteAt<T>(FileOffset offset, T[] buffer) where T : unmanaged => Access(CoreConst.IoWriteAt, At<T>(offset), buffer, 0, Length(buffer));
+    public Status WriteAt<T>(FileOffset offset, T[] buffer) where T : unmanaged => Access(CoreIo.WriteAt, At<T>(offset), buffer, 0, Length(buffer));
     /// <inheritdoc cref="WriteAt{T}(FileOffset, ReadOnlySpan{T})"/>
     /// <param name="offset">Where writes, in elements of <typeparamref name="T"/> or bytes of the view's data.</param>
     /// <param name="buffer">The data.</param>
     /// <param name="bufferOffset">First element of <paramref name="buffer"/> to write.</param>
     /// <param name="count">Elements to write.</param>
-    public Status WriteAt<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreConst.IoWriteAt, At<T>(offset), buffer, bufferOffset, count);
+    public Status WriteAt<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreIo.WriteAt, At<T>(offset), buffer, bufferOffset, count);
 
     /// <summary>Refused at compile time: a <see cref="long"/> offset counts bytes until SetView and view elements after; pass a <see cref="FileOffset"/>.</summary>
     [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status WriteAt<T>(long offset, ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreConst.IoWriteAt, offset, buffer);
+    public Status WriteAt<T>(long offset, ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreIo.WriteAt, offset, buffer);
     /// <inheritdoc cref="WriteAt{T}(long, ReadOnlySpan{T})"/>
     [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status WriteAt<T>(long offset, T[] buffer) where T : unmanaged => Access(CoreConst.IoWriteAt, offset, buffer, 0, Length(buffer));
+    public Status WriteAt<T>(long offset, T[] buffer) where T : unmanaged => Access(CoreIo.WriteAt, offset, buffer, 0, Length(buffer));
     /// <inheritdoc cref="WriteAt{T}(long, ReadOnlySpan{T})"/>
     [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status WriteAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreConst.IoWriteAt, offset, buffer, bufferOffset, count);
+    public Status WriteAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreIo.WriteAt, offset, buffer, bufferOffset, count);
 
     /// <summary>Collective <see cref="ReadAt{T}(FileOffset, Span{T})"/> (MPI_File_read_at_all): every rank calls it, with its own offset and buffer.</summary>
     /// <param name="offset">Where this rank reads: <see cref="FileOffset.Elements"/> of <typeparamref name="T"/> or <see cref="FileOffset.Bytes"/>, in the view's data.</param>
     /// <param name="buffer">Receives the data.</param>
     /// <returns>The status: <see cref="Status.GetCount{T}"/> gives the elements read.</returns>
-    public Status ReadAtAll<T>(FileOffset offset, Span<T> buffer) where T : unmanaged => Access(CoreConst.IoReadAtAll, At<T>(offset), (ReadOnlySpan<T>)buffer);
+    public Status ReadAtAll<T>(FileOffset offset, Span<T> buffer) where T : unmanaged => Access(CoreIo.ReadAtAll, At<T>(offset), (ReadOnlySpan<T>)buffer);
     /// <inheritdoc cref="ReadAtAll{T}(FileOffset, Span{T})"/>
-    public Status ReadAtAll<T>(FileOffset offset, T[] buffer) where T : unmanaged => Access(CoreConst.IoReadAtAll, At<T>(offset), buffer, 0, Length(buffer));
+    public Status ReadAtAll<T>(FileOffset offset, T[] buffer) where T : unmanaged => Access(CoreIo.ReadAtAll, At<T>(offset), buffer, 0, Length(buffer));
     /// <inheritdoc cref="ReadAtAll{T}(FileOffset, Span{T})"/>
     /// <param name="offset">Where this rank reads, in elements of <typeparamref name="T"/> or bytes of the view's data.</param>
     /// <param name="buffer">Receives the data.</param>
     /// <param name="bufferOffset">First element of <paramref name="buffer"/> to fill.</param>
     /// <param name="count">Elements to read.</param>
-    public Status ReadAtAll<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreConst.IoReadAtAll, At<T>(offset), buffer, bufferOffset, count);
+    public Status ReadAtAll<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreIo.ReadAtAll, At<T>(offset), buffer, bufferOffset, count);
 
     /// <summary>Refused at compile time: a <see cref="long"/> offset counts bytes until SetView and view elements after; pass a <see cref="FileOffset"/>.</summary>
     [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status ReadAtAll<T>(long offset, Span<T> buffer) where T : unmanaged => Access(CoreConst.IoReadAtAll, offset, (ReadOnlySpan<T>)buffer);
+    public Status ReadAtAll<T>(long offset, Span<T> buffer) where T : unmanaged => Access(CoreIo.ReadAtAll, offset, (ReadOnlySpan<T>)buffer);
     /// <inheritdoc cref="ReadAtAll{T}(long, Span{T})"/>
     [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status ReadAtAll<T>(long offset, T[] buffer) where T : unmanaged => Access(CoreConst.IoReadAtAll, offset, buffer, 0, Length(buffer));
+    public Status ReadAtAll<T>(long offset, T[] buffer) where T : unmanaged => Access(CoreIo.ReadAtAll, offset, buffer, 0, Length(buffer));
     /// <inheritdoc cref="ReadAtAll{T}(long, Span{T})"/>
     [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status ReadAtAll<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreConst.IoReadAtAll, offset, buffer, bufferOffset, count);
+    public Status ReadAtAll<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreIo.ReadAtAll, offset, buffer, bufferOffset, count);
 
     /// <summary>Collective <see cref="WriteAt{T}(FileOffset, ReadOnlySpan{T})"/> (MPI_File_write_at_all): every rank calls it, with its own offset and data.</summary>
     /// <param name="offset">Where this rank writes: <see cref="FileOffset.Elements"/> of <typeparamref name="T"/> or <see cref="FileOffset.Bytes"/>, in the view's data.</param>
     /// <param name="buffer">The data.</param>
     /// <returns>The status: <see cref="Status.GetCount{T}"/> gives the elements written.</returns>
-    public Status WriteAtAll<T>(FileOffset offset, ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreConst.IoWriteAtAll, At<T>(offset), buffer);
+    public Status WriteAtAll<T>(FileOffset offset, ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreIo.WriteAtAll, At<T>(offset), buffer);
     /// <inheritdoc cref="WriteAtAll{T}(FileOffset, ReadOnlySpan{T})"/>
-    public Status WriteAtAll<T>(FileOffset offset, T[] buffer) where T : unmanaged => Access(CoreConst.IoWriteAtAll, At<T>(offset), buffer, 0, Length(buffer));
+    public Status WriteAtAll<T>(FileOffset offset, T[] buffer) where T : unmanaged => Access(CoreIo.WriteAtAll, At<T>(offset), buffer, 0, Length(buffer));
     /// <inheritdoc cref="WriteAtAll{T}(FileOffset, ReadOnlySpan{T})"/>
     /// <param name="offset">Where this rank writes, in elements of <typeparamref name="T"/> or bytes of the view's data.</param>
     /// <param name="buffer">The data.</param>
     /// <param name="bufferOffset">First element of <paramref name="buffer"/> to write.</param>
     /// <param name="count">Elements to write.</param>
-    public Status WriteAtAll<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreConst.IoWriteAtAll, At<T>(offset), buffer, bufferOffset, count);
+    public Status WriteAtAll<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreIo.WriteAtAll, At<T>(offset), buffer, bufferOffset, count);
 
     /// <summary>Refused at compile time: a <see cref="long"/> offset counts bytes until SetView and view elements after; pass a <see cref="FileOffset"/>.</summary>
     [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status WriteAtAll<T>(long offset, ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreConst.IoWriteAtAll, offset, buffer);
+    public Status WriteAtAll<T>(long offset, ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreIo.WriteAtAll, offset, buffer);
     /// <inheritdoc cref="WriteAtAll{T}(long, ReadOnlySpan{T})"/>
     [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status WriteAtAll<T>(long offset, T[] buffer) where T : unmanaged => Access(CoreConst.IoWriteAtAll, offset, buffer, 0, Length(buffer));
+    public Status WriteAtAll<T>(long offset, T[] buffer) where T : unmanaged => Access(CoreIo.WriteAtAll, offset, buffer, 0, Length(buffer));
     /// <inheritdoc cref="WriteAtAll{T}(long, ReadOnlySpan{T})"/>
     [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status WriteAtAll<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreConst.IoWriteAtAll, offset, buffer, bufferOffset, count);
+    public Status WriteAtAll<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreIo.WriteAtAll, offset, buffer, bufferOffset, count);
 
     // ---- nonblocking, explicit offsets ----
 
@@ -421,20 +421,20 @@ public sealed unsafe class MpiFile : IDisposable
     /// <param name="offset">Where to read: <see cref="FileOffset.Elements"/> of <typeparamref name="T"/> or <see cref="FileOffset.Bytes"/>, in the view's data.</param>
     /// <param name="buffer">Receives the data; do not touch it before the request completes.</param>
     /// <returns>The request; its status gives the elements read.</returns>
-    public Request IReadAt<T>(FileOffset offset, T[] buffer) where T : unmanaged => Post<T>(CoreConst.IoReadAt, offset, buffer, 0, Length(buffer));
+    public Request IReadAt<T>(FileOffset offset, T[] buffer) where T : unmanaged => Post<T>(CoreIo.ReadAt, offset, buffer, 0, Length(buffer));
     /// <inheritdoc cref="IReadAt{T}(FileOffset, T[])"/>
     /// <param name="offset">Where to read, in elements of <typeparamref name="T"/> or bytes of the view's data.</param>
     /// <param name="buffer">Receives the data; do not touch it before the request completes.</param>
     /// <param name="bufferOffset">First element of <paramref name="buffer"/> to fill.</param>
     /// <param name="count">Elements to read.</param>
-    public Request IReadAt<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Post<T>(CoreConst.IoReadAt, offset, buffer, bufferOffset, count);
+    public Request IReadAt<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Post<T>(CoreIo.ReadAt, offset, buffer, bufferOffset, count);
 
     /// <summary>Refused at compile time: a <see cref="long"/> offset counts bytes until SetView and view elements after; pass a <see cref="FileOffset"/>.</summary>
     [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Request IReadAt<T>(long offset, T[] buffer) where T : unmanaged => PostEtypes(CoreConst.IoReadAt, offset, buffer, 0, Length(buffer));
+    public Request IReadAt<T>(long offset, T[] buffer) where T : unmanaged => PostEtypes(CoreIo.ReadAt, offset, buffer, 0, Length(buffer));
     /// <inheritdoc cref="IReadAt{T}(long, T[])"/>
     [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Request IReadAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => PostEtypes(CoreConst.IoReadAt, offset, buffer, bufferOffset, count);
+    public Request IReadAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => PostEtypes(CoreIo.ReadAt, offset, buffer, bufferOffset, count);
 
     /// <summary>
     /// Writes <paramref name="buffer"/> at <paramref name="offset"/> without waiting (MPI_File_iwrite_at's semantics): at thread
@@ -447,60 +447,60 @@ public sealed unsafe class MpiFile : IDisposable
     /// <param name="offset">Where to write: <see cref="FileOffset.Elements"/> of <typeparamref name="T"/> or <see cref="FileOffset.Bytes"/>, in the view's data.</param>
     /// <param name="buffer">The data; do not modify it before the request completes.</param>
     /// <returns>The request; its status gives the elements written.</returns>
-    public Request IWriteAt<T>(FileOffset offset, T[] buffer) where T : unmanaged => Post<T>(CoreConst.IoWriteAt, offset, buffer, 0, Length(buffer));
+    public Request IWriteAt<T>(FileOffset offset, T[] buffer) where T : unmanaged => Post<T>(CoreIo.WriteAt, offset, buffer, 0, Length(buffer));
     /// <inheritdoc cref="IWriteAt{T}(FileOffset, T[])"/>
     /// <param name="offset">Where to write, in elements of <typeparamref name="T"/> or bytes of the view's data.</param>
     /// <param name="buffer">The data; do not modify it before the request completes.</param>
     /// <param name="bufferOffset">First element of <paramref name="buffer"/> to write.</param>
     /// <param name="count">Elements to write.</param>
-    public Request IWriteAt<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Post<T>(CoreConst.IoWriteAt, offset, buffer, bufferOffset, count);
+    public Request IWriteAt<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Post<T>(CoreIo.WriteAt, offset, buffer, bufferOffset, count);
 
     /// <summary>Refused at compile time: a <see cref="long"/> offset counts bytes until SetView and view elements after; pass a <see cref="FileOffset"/>.</summary>
     [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Request IWriteAt<T>(long offset, T[] buffer) where T : unmanaged => PostEtypes(CoreConst.IoWriteAt, offset, buffer, 0, Length(buffer));
+    public Request IWriteAt<T>(long offset, T[] buffer) where T : unmanaged => PostEtypes(CoreIo.WriteAt, offset, buffer, 0, Length(buffer));
     /// <inheritdoc cref="IWriteAt{T}(long, T[])"/>
     [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Request IWriteAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => PostEtypes(CoreConst.IoWriteAt, offset, buffer, bufferOffset, count);
+    public Request IWriteAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => PostEtypes(CoreIo.WriteAt, offset, buffer, bufferOffset, count);
 
     // ---- this rank's file pointer ----
 
     /// <summary>Reads at this rank's file pointer and advances it (MPI_File_read).</summary>
     /// <param name="buffer">Receives the data.</param>
     /// <returns>The status: <see cref="Status.GetCount{T}"/> gives the elements read.</returns>
-    public Status Read<T>(Span<T> buffer) where T : unmanaged => Access(CoreConst.IoRead, 0, (ReadOnlySpan<T>)buffer);
+    public Status Read<T>(Span<T> buffer) where T : unmanaged => Access(CoreIo.Read, 0, (ReadOnlySpan<T>)buffer);
     /// <inheritdoc cref="Read{T}(Span{T})"/>
-    public Status Read<T>(T[] buffer) where T : unmanaged => Access(CoreConst.IoRead, 0, buffer, 0, Length(buffer));
+    public Status Read<T>(T[] buffer) where T : unmanaged => Access(CoreIo.Read, 0, buffer, 0, Length(buffer));
     /// <inheritdoc cref="Read{T}(Span{T})"/>
     /// <param name="buffer">Receives the data.</param>
     /// <param name="offset">First element of <paramref name="buffer"/> to fill.</param>
     /// <param name="count">Elements to read.</param>
-    public Status Read<T>(T[] buffer, int offset, int count) where T : unmanaged => Access(CoreConst.IoRead, 0, buffer, offset, count);
+    public Status Read<T>(T[] buffer, int offset, int count) where T : unmanaged => Access(CoreIo.Read, 0, buffer, offset, count);
 
     /// <summary>Writes at this rank's file pointer and advances it (MPI_File_write).</summary>
     /// <param name="buffer">The data.</param>
     /// <returns>The status: <see cref="Status.GetCount{T}"/> gives the elements written.</returns>
-    public Status Write<T>(ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreConst.IoWrite, 0, buffer);
+    public Status Write<T>(ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreIo.Write, 0, buffer);
     /// <inheritdoc cref="Write{T}(ReadOnlySpan{T})"/>
-    public Status Write<T>(T[] buffer) where T : unmanaged => Access(CoreConst.IoWrite, 0, buffer, 0, Length(buffer));
+    public Status Write<T>(T[] buffer) where T : unmanaged => Access(CoreIo.Write, 0, buffer, 0, Length(buffer));
     /// <inheritdoc cref="Write{T}(ReadOnlySpan{T})"/>
     /// <param name="buffer">The data.</param>
     /// <param name="offset">First element of <paramref name="buffer"/> to write.</param>
     /// <param name="count">Elements to write.</param>
-    public Status Write<T>(T[] buffer, int offset, int count) where T : unmanaged => Access(CoreConst.IoWrite, 0, buffer, offset, count);
+    public Status Write<T>(T[] buffer, int offset, int count) where T : unmanaged => Access(CoreIo.Write, 0, buffer, offset, count);
 
     /// <summary>Collective <see cref="Read{T}(Span{T})"/> (MPI_File_read_all): each rank reads at its own file pointer.</summary>
     /// <param name="buffer">Receives the data.</param>
     /// <returns>The status: <see cref="Status.GetCount{T}"/> gives the elements read.</returns>
-    public Status ReadAll<T>(Span<T> buffer) where T : unmanaged => Access(CoreConst.IoReadAll, 0, (ReadOnlySpan<T>)buffer);
+    public Status ReadAll<T>(Span<T> buffer) where T : unmanaged => Access(CoreIo.ReadAll, 0, (ReadOnlySpan<T>)buffer);
     /// <inheritdoc cref="ReadAll{T}(Span{T})"/>
-    public Status ReadAll<T>(T[] buffer) where T : unmanaged => Access(CoreConst.IoReadAll, 0, buffer, 0, Length(buffer));
+    public Status ReadAll<T>(T[] buffer) where T : unmanaged => Access(CoreIo.ReadAll, 0, buffer, 0, Length(buffer));
 
     /// <summary>Collective <see cref="Write{T}(ReadOnlySpan{T})"/> (MPI_File_write_all): each rank writes at its own file pointer.</summary>
     /// <param name="buffer">The data.</param>
     /// <returns>The status: <see cref="Status.GetCount{T}"/> gives the elements written.</returns>
-    public Status WriteAll<T>(ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreConst.IoWriteAll, 0, buffer);
+    public Status WriteAll<T>(ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreIo.WriteAll, 0, buffer);
     /// <inheritdoc cref="WriteAll{T}(ReadOnlySpan{T})"/>
-    public Status WriteAll<T>(T[] buffer) where T : unmanaged => Access(CoreConst.IoWriteAll, 0, buffer, 0, Length(buffer));
+    public Status WriteAll<T>(T[] buffer) where T : unmanaged => Access(CoreIo.WriteAll, 0, buffer, 0, Length(buffer));
 
     /// <summary>Moves this rank's file pointer (MPI_File_seek); <paramref name="offset"/> counts elements of the view.</summary>
     public void Seek(long offset, SeekOrigin origin = SeekOrigin.Begin) => SeekPointer(offset, origin, shared: 0);
@@ -513,30 +513,30 @@ public sealed unsafe class MpiFile : IDisposable
     /// <summary>Reads at the shared file pointer and advances it for every rank (MPI_File_read_shared); ranks calling it at once are served in some order.</summary>
     /// <param name="buffer">Receives the data.</param>
     /// <returns>The status: <see cref="Status.GetCount{T}"/> gives the elements read.</returns>
-    public Status ReadShared<T>(Span<T> buffer) where T : unmanaged => Access(CoreConst.IoReadShared, 0, (ReadOnlySpan<T>)buffer);
+    public Status ReadShared<T>(Span<T> buffer) where T : unmanaged => Access(CoreIo.ReadShared, 0, (ReadOnlySpan<T>)buffer);
     /// <inheritdoc cref="ReadShared{T}(Span{T})"/>
-    public Status ReadShared<T>(T[] buffer) where T : unmanaged => Access(CoreConst.IoReadShared, 0, buffer, 0, Length(buffer));
+    public Status ReadShared<T>(T[] buffer) where T : unmanaged => Access(CoreIo.ReadShared, 0, buffer, 0, Length(buffer));
 
     /// <summary>Writes at the shared file pointer and advances it for every rank (MPI_File_write_shared).</summary>
     /// <param name="buffer">The data.</param>
     /// <returns>The status: <see cref="Status.GetCount{T}"/> gives the elements written.</returns>
-    public Status WriteShared<T>(ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreConst.IoWriteShared, 0, buffer);
+    public Status WriteShared<T>(ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreIo.WriteShared, 0, buffer);
     /// <inheritdoc cref="WriteShared{T}(ReadOnlySpan{T})"/>
-    public Status WriteShared<T>(T[] buffer) where T : unmanaged => Access(CoreConst.IoWriteShared, 0, buffer, 0, Length(buffer));
+    public Status WriteShared<T>(T[] buffer) where T : unmanaged => Access(CoreIo.WriteShared, 0, buffer, 0, Length(buffer));
 
     /// <summary>Collective read at the shared file pointer in rank order (MPI_File_read_ordered): rank 0's data first, then rank 1's, ...</summary>
     /// <param name="buffer">Receives this rank's part.</param>
     /// <returns>The status: <see cref="Status.GetCount{T}"/> gives the elements read.</returns>
-    public Status ReadOrdered<T>(Span<T> buffer) where T : unmanaged => Access(CoreConst.IoReadOrdered, 0, (ReadOnlySpan<T>)buffer);
+    public Status ReadOrdered<T>(Span<T> buffer) where T : unmanaged => Access(CoreIo.ReadOrdered, 0, (ReadOnlySpan<T>)buffer);
     /// <inheritdoc cref="ReadOrdered{T}(Span{T})"/>
-    public Status ReadOrdered<T>(T[] buffer) where T : unmanaged => Access(CoreConst.IoReadOrdered, 0, buffer, 0, Length(buffer));
+    public Status ReadOrdered<T>(T[] buffer) where T : unmanaged => Access(CoreIo.ReadOrdered, 0, buffer, 0, Length(buffer));
 
     /// <summary>Collective write at the shared file pointer in rank order (MPI_File_write_ordered): rank 0's data first, then rank 1's, ...</summary>
     /// <param name="buffer">This rank's part.</param>
     /// <returns>The status: <see cref="Status.GetCount{T}"/> gives the elements written.</returns>
-    public Status WriteOrdered<T>(ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreConst.IoWriteOrdered, 0, buffer);
+    public Status WriteOrdered<T>(ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreIo.WriteOrdered, 0, buffer);
     /// <inheritdoc cref="WriteOrdered{T}(ReadOnlySpan{T})"/>
-    public Status WriteOrdered<T>(T[] buffer) where T : unmanaged => Access(CoreConst.IoWriteOrdered, 0, buffer, 0, Length(buffer));
+    public Status WriteOrdered<T>(T[] buffer) where T : unmanaged => Access(CoreIo.WriteOrdered, 0, buffer, 0, Length(buffer));
 
     /// <summary>Moves the shared file pointer (MPI_File_seek_shared). Collective: every rank passes the same values.</summary>
     public void SeekShared(long offset, SeekOrigin origin = SeekOrigin.Begin) => SeekPointer(offset, origin, shared: 1);

@@ -1,3 +1,5 @@
+using System.MP.Interop;
+
 namespace System.MP;
 
 /// <summary>
@@ -10,21 +12,21 @@ namespace System.MP;
 public enum MpiFileMode
 {
     /// <summary>Read only (MPI_MODE_RDONLY).</summary>
-    ReadOnly = 1,
+    ReadOnly = CoreFileMode.Rdonly,
     /// <summary>Write only (MPI_MODE_WRONLY).</summary>
-    WriteOnly = 2,
+    WriteOnly = CoreFileMode.Wronly,
     /// <summary>Reading and writing (MPI_MODE_RDWR).</summary>
-    ReadWrite = 4,
+    ReadWrite = CoreFileMode.Rdwr,
     /// <summary>Create the file if it does not exist (MPI_MODE_CREATE).</summary>
-    Create = 8,
+    Create = CoreFileMode.Create,
     /// <summary>With <see cref="Create"/>: fail if the file exists (MPI_MODE_EXCL).</summary>
-    Exclusive = 16,
+    Exclusive = CoreFileMode.Excl,
     /// <summary>Delete the file when it is closed (MPI_MODE_DELETE_ON_CLOSE).</summary>
-    DeleteOnClose = 32,
+    DeleteOnClose = CoreFileMode.DeleteOnClose,
     /// <summary>No other process opens the file concurrently (MPI_MODE_UNIQUE_OPEN).</summary>
-    UniqueOpen = 64,
+    UniqueOpen = CoreFileMode.UniqueOpen,
     /// <summary>The file is accessed sequentially, through the shared file pointer only (MPI_MODE_SEQUENTIAL).</summary>
-    Sequential = 128,
+    Sequential = CoreFileMode.Sequential,
     /// <summary>Both file pointers start at the end of the file (MPI_MODE_APPEND).</summary>
-    Append = 256,
+    Append = CoreFileMode.Append,
 }

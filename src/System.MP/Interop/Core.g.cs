@@ -46,38 +46,6 @@ internal static class CoreError
     internal const int NotSupported = -15;
 }
 
-/// <summary>mpcore's constants that System.MP passes (mpcore.h): the values, not copies typed by hand.</summary>
-internal static class CoreConst
-{
-    internal const int SendStandard = 0;
-    internal const int SendSync = 1;
-    internal const int StateUninit = 0;
-    internal const int StateReady = 1;
-    internal const int StateFinalized = 2;
-    internal const int ListMaxCapacity = 16777216;
-    internal const int ModeRdonly = 1;
-    internal const int ModeWronly = 2;
-    internal const int ModeRdwr = 4;
-    internal const int ModeCreate = 8;
-    internal const int ModeExcl = 16;
-    internal const int ModeDeleteOnClose = 32;
-    internal const int ModeUniqueOpen = 64;
-    internal const int ModeSequential = 128;
-    internal const int ModeAppend = 256;
-    internal const int IoReadAt = 0;
-    internal const int IoWriteAt = 1;
-    internal const int IoReadAtAll = 2;
-    internal const int IoWriteAtAll = 3;
-    internal const int IoRead = 4;
-    internal const int IoWrite = 5;
-    internal const int IoReadAll = 6;
-    internal const int IoWriteAll = 7;
-    internal const int IoReadShared = 8;
-    internal const int IoWriteShared = 9;
-    internal const int IoReadOrdered = 10;
-    internal const int IoWriteOrdered = 11;
-}
-
 /// <summary>mp_comm_t (int32_t): a communicator.</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal readonly struct CommHandle : IEquatable<CommHandle>
@@ -112,10 +80,10 @@ internal readonly struct CommHandle : IEquatable<CommHandle>
     public override string ToString() => $"mp_comm_t {_value}";
 
     /// <summary>True when both name the same handle.</summary>
-    public static bool operator ==(CommHandle a, CommHandle b) => a._value == b._value;
+    public static bool operator ==(in CommHandle a, in CommHandle b) => a._value == b._value;
 
     /// <summary>True when they name different handles.</summary>
-    public static bool operator !=(CommHandle a, CommHandle b) => a._value != b._value;
+    public static bool operator !=(in CommHandle a, in CommHandle b) => a._value != b._value;
 }
 
 /// <summary>mp_group_t (int32_t): a group.</summary>
@@ -149,10 +117,10 @@ internal readonly struct GroupHandle : IEquatable<GroupHandle>
     public override string ToString() => $"mp_group_t {_value}";
 
     /// <summary>True when both name the same handle.</summary>
-    public static bool operator ==(GroupHandle a, GroupHandle b) => a._value == b._value;
+    public static bool operator ==(in GroupHandle a, in GroupHandle b) => a._value == b._value;
 
     /// <summary>True when they name different handles.</summary>
-    public static bool operator !=(GroupHandle a, GroupHandle b) => a._value != b._value;
+    public static bool operator !=(in GroupHandle a, in GroupHandle b) => a._value != b._value;
 }
 
 /// <summary>mp_req_t (int32_t): a nonblocking or persistent request (slot + generation).</summary>
@@ -183,10 +151,10 @@ internal readonly struct RequestHandle : IEquatable<RequestHandle>
     public override string ToString() => $"mp_req_t {_value}";
 
     /// <summary>True when both name the same handle.</summary>
-    public static bool operator ==(RequestHandle a, RequestHandle b) => a._value == b._value;
+    public static bool operator ==(in RequestHandle a, in RequestHandle b) => a._value == b._value;
 
     /// <summary>True when they name different handles.</summary>
-    public static bool operator !=(RequestHandle a, RequestHandle b) => a._value != b._value;
+    public static bool operator !=(in RequestHandle a, in RequestHandle b) => a._value != b._value;
 }
 
 /// <summary>mp_token_t (int64_t): a blocking operation's pending part, waited on once.</summary>
@@ -214,10 +182,10 @@ internal readonly struct TokenHandle : IEquatable<TokenHandle>
     public override string ToString() => $"mp_token_t {_value}";
 
     /// <summary>True when both name the same handle.</summary>
-    public static bool operator ==(TokenHandle a, TokenHandle b) => a._value == b._value;
+    public static bool operator ==(in TokenHandle a, in TokenHandle b) => a._value == b._value;
 
     /// <summary>True when they name different handles.</summary>
-    public static bool operator !=(TokenHandle a, TokenHandle b) => a._value != b._value;
+    public static bool operator !=(in TokenHandle a, in TokenHandle b) => a._value != b._value;
 }
 
 /// <summary>mp_msg_t (int64_t): a message matched by improbe or mprobe, received once.</summary>
@@ -245,10 +213,10 @@ internal readonly struct MessageHandle : IEquatable<MessageHandle>
     public override string ToString() => $"mp_msg_t {_value}";
 
     /// <summary>True when both name the same handle.</summary>
-    public static bool operator ==(MessageHandle a, MessageHandle b) => a._value == b._value;
+    public static bool operator ==(in MessageHandle a, in MessageHandle b) => a._value == b._value;
 
     /// <summary>True when they name different handles.</summary>
-    public static bool operator !=(MessageHandle a, MessageHandle b) => a._value != b._value;
+    public static bool operator !=(in MessageHandle a, in MessageHandle b) => a._value != b._value;
 }
 
 /// <summary>mp_list_t (struct mp_list *): a request list (list_create).</summary>
@@ -276,10 +244,10 @@ internal readonly struct ListHandle : IEquatable<ListHandle>
     public override string ToString() => $"mp_list_t {_value}";
 
     /// <summary>True when both name the same handle.</summary>
-    public static bool operator ==(ListHandle a, ListHandle b) => a._value == b._value;
+    public static bool operator ==(in ListHandle a, in ListHandle b) => a._value == b._value;
 
     /// <summary>True when they name different handles.</summary>
-    public static bool operator !=(ListHandle a, ListHandle b) => a._value != b._value;
+    public static bool operator !=(in ListHandle a, in ListHandle b) => a._value != b._value;
 }
 
 /// <summary>mp_win_t (int32_t): a one-sided window.</summary>
@@ -310,10 +278,10 @@ internal readonly struct WindowHandle : IEquatable<WindowHandle>
     public override string ToString() => $"mp_win_t {_value}";
 
     /// <summary>True when both name the same handle.</summary>
-    public static bool operator ==(WindowHandle a, WindowHandle b) => a._value == b._value;
+    public static bool operator ==(in WindowHandle a, in WindowHandle b) => a._value == b._value;
 
     /// <summary>True when they name different handles.</summary>
-    public static bool operator !=(WindowHandle a, WindowHandle b) => a._value != b._value;
+    public static bool operator !=(in WindowHandle a, in WindowHandle b) => a._value != b._value;
 }
 
 /// <summary>mp_file_t (int32_t): an open file.</summary>
@@ -344,10 +312,10 @@ internal readonly struct FileHandle : IEquatable<FileHandle>
     public override string ToString() => $"mp_file_t {_value}";
 
     /// <summary>True when both name the same handle.</summary>
-    public static bool operator ==(FileHandle a, FileHandle b) => a._value == b._value;
+    public static bool operator ==(in FileHandle a, in FileHandle b) => a._value == b._value;
 
     /// <summary>True when they name different handles.</summary>
-    public static bool operator !=(FileHandle a, FileHandle b) => a._value != b._value;
+    public static bool operator !=(in FileHandle a, in FileHandle b) => a._value != b._value;
 }
 
 /// <summary>mp_info_t (int32_t): an info object.</summary>
@@ -378,10 +346,10 @@ internal readonly struct InfoHandle : IEquatable<InfoHandle>
     public override string ToString() => $"mp_info_t {_value}";
 
     /// <summary>True when both name the same handle.</summary>
-    public static bool operator ==(InfoHandle a, InfoHandle b) => a._value == b._value;
+    public static bool operator ==(in InfoHandle a, in InfoHandle b) => a._value == b._value;
 
     /// <summary>True when they name different handles.</summary>
-    public static bool operator !=(InfoHandle a, InfoHandle b) => a._value != b._value;
+    public static bool operator !=(in InfoHandle a, in InfoHandle b) => a._value != b._value;
 }
 
 /// <summary>mp_session_t (int32_t): a session.</summary>
@@ -412,10 +380,10 @@ internal readonly struct SessionHandle : IEquatable<SessionHandle>
     public override string ToString() => $"mp_session_t {_value}";
 
     /// <summary>True when both name the same handle.</summary>
-    public static bool operator ==(SessionHandle a, SessionHandle b) => a._value == b._value;
+    public static bool operator ==(in SessionHandle a, in SessionHandle b) => a._value == b._value;
 
     /// <summary>True when they name different handles.</summary>
-    public static bool operator !=(SessionHandle a, SessionHandle b) => a._value != b._value;
+    public static bool operator !=(in SessionHandle a, in SessionHandle b) => a._value != b._value;
 }
 
 /// <summary>Built-in reduction operations (MP_OPS: mp_op) in mpcore.h.</summary>
@@ -491,13 +459,153 @@ internal static class CoreWin
     internal const int Wait = 13;
 }
 
-/// <summary>Optional MPI-4 features (MP_FEATURES: mp_feature) in mpcore.h.</summary>
-internal static class CoreFeature
+/// <summary>Assertions of the window synchronization calls (MP_WIN_ASSERTS: mp_win_assert) in mpcore.h.</summary>
+internal static class CoreWinAssert
 {
-    internal const int PersistentCollectives = 0;
-    internal const int PersistentNeighborhood = 1;
-    internal const int Partitioned = 2;
-    internal const int Sessions = 3;
+    internal const int Nocheck = 1;
+    internal const int Nostore = 2;
+    internal const int Noput = 4;
+    internal const int Noprecede = 8;
+    internal const int Nosucceed = 16;
+}
+
+/// <summary>Thread levels (MP_THREAD_LEVELS: mp_thread_level) in mpcore.h.</summary>
+internal static class CoreThreadLevel
+{
+    internal const int Single = 0;
+    internal const int Funneled = 1;
+    internal const int Serialized = 2;
+    internal const int Multiple = 3;
+}
+
+/// <summary>Send modes (MP_SEND_MODES: mp_send_mode) in mpcore.h.</summary>
+internal static class CoreSendMode
+{
+    internal const int Standard = 0;
+    internal const int Sync = 1;
+}
+
+/// <summary>The core's states (MP_STATES: mp_state) in mpcore.h.</summary>
+internal static class CoreState
+{
+    internal const int Uninit = 0;
+    internal const int Ready = 1;
+    internal const int Finalized = 2;
+}
+
+/// <summary>MPI ABIs a core is built for (MP_MPI_ABIS: mp_mpi_abi) in mpcore.h.</summary>
+internal static class CoreMpiAbi
+{
+    internal const int Mpich = 1;
+    internal const int Openmpi = 2;
+}
+
+/// <summary>Limits (MP_LIMITS: mp_limit) in mpcore.h.</summary>
+internal static class CoreLimit
+{
+    internal const int ListMaxCapacity = 16777216;
+}
+
+/// <summary>Predefined attributes of MPI_COMM_WORLD (MP_WORLD_ATTRS: mp_world_attr) in mpcore.h.</summary>
+internal static class CoreWorldAttr
+{
+    internal const int TagUb = 0;
+    internal const int WtimeIsGlobal = 1;
+    internal const int UniverseSize = 2;
+    internal const int Appnum = 3;
+}
+
+/// <summary>Results of comparing groups and communicators (MP_COMPARES: mp_compare) in mpcore.h.</summary>
+internal static class CoreCompare
+{
+    internal const int Ident = 0;
+    internal const int Congruent = 1;
+    internal const int Similar = 2;
+    internal const int Unequal = 3;
+}
+
+/// <summary>Group set operations (MP_GROUP_SETOPS: mp_group_setop) in mpcore.h.</summary>
+internal static class CoreGroupSetop
+{
+    internal const int Union = 0;
+    internal const int Intersection = 1;
+    internal const int Difference = 2;
+}
+
+/// <summary>Split types (MP_SPLIT_TYPES: mp_split_type) in mpcore.h.</summary>
+internal static class CoreSplitType
+{
+    internal const int Shared = 0;
+}
+
+/// <summary>Element types (MP_DTYPES: mp_dtype) in mpcore.h.</summary>
+internal static class CoreDType
+{
+    internal const int Opaque = 0;
+    internal const int Int8 = 1;
+    internal const int Uint8 = 2;
+    internal const int Int16 = 3;
+    internal const int Uint16 = 4;
+    internal const int Int32 = 5;
+    internal const int Uint32 = 6;
+    internal const int Int64 = 7;
+    internal const int Uint64 = 8;
+    internal const int Float = 9;
+    internal const int Double = 10;
+    internal const int Bool = 11;
+    internal const int FloatInt = 12;
+    internal const int DoubleInt = 13;
+    internal const int LongInt = 14;
+    internal const int IntInt = 15;
+    internal const int ShortInt = 16;
+}
+
+/// <summary>File access modes (MP_FILE_MODES: mp_file_mode) in mpcore.h.</summary>
+internal static class CoreFileMode
+{
+    internal const int Rdonly = 1;
+    internal const int Wronly = 2;
+    internal const int Rdwr = 4;
+    internal const int Create = 8;
+    internal const int Excl = 16;
+    internal const int DeleteOnClose = 32;
+    internal const int UniqueOpen = 64;
+    internal const int Sequential = 128;
+    internal const int Append = 256;
+}
+
+/// <summary>File data accesses (MP_IOS: mp_io) in mpcore.h.</summary>
+internal static class CoreIo
+{
+    internal const int ReadAt = 0;
+    internal const int WriteAt = 1;
+    internal const int ReadAtAll = 2;
+    internal const int WriteAtAll = 3;
+    internal const int Read = 4;
+    internal const int Write = 5;
+    internal const int ReadAll = 6;
+    internal const int WriteAll = 7;
+    internal const int ReadShared = 8;
+    internal const int WriteShared = 9;
+    internal const int ReadOrdered = 10;
+    internal const int WriteOrdered = 11;
+}
+
+/// <summary>Seek origins (MP_SEEKS: mp_seek) in mpcore.h.</summary>
+internal static class CoreSeek
+{
+    internal const int Set = 0;
+    internal const int Cur = 1;
+    internal const int End = 2;
+}
+
+/// <summary>Topologies (MP_TOPOS: mp_topo) in mpcore.h.</summary>
+internal static class CoreTopo
+{
+    internal const int None = 0;
+    internal const int Cart = 1;
+    internal const int Graph = 2;
+    internal const int DistGraph = 3;
 }
 
 /// <summary>
@@ -608,7 +716,6 @@ internal struct CoreTable
     internal nint TagUb;
     internal nint LibraryPath;
     internal nint MpiAbi;
-    internal nint MpiHas;
     internal nint Stats;
     internal nint SessionInit;
     internal nint SessionFinalize;
@@ -751,7 +858,6 @@ internal struct CoreTable
     internal nint FileClose;
     internal nint FileDelete;
     internal nint FileSetView;
-    internal nint FileSetViewSubarray;
     internal nint FileIo;
     internal nint FileIpost;
     internal nint FileSeek;
@@ -766,7 +872,7 @@ internal struct CoreTable
     internal nint GcAttach;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 29;
+    internal const uint ExpectedAbiVersion = 28;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -785,7 +891,6 @@ internal struct CoreTable
         "FAST int tag_ub(int *tag_ub)\n" +
         "ANY const char * library_path(void)\n" +
         "ANY int mpi_abi(void)\n" +
-        "BLOCKING int mpi_has(int feature)\n" +
         "ANY void stats(mp_stats_t *out)\n" +
         "BLOCKING int session_init(mp_info_t info, mp_session_t *session)\n" +
         "BLOCKING int session_finalize(mp_session_t session)\n" +
@@ -928,9 +1033,8 @@ internal struct CoreTable
         "BLOCKING int file_close(mp_file_t file)\n" +
         "BLOCKING int file_delete(const char *path, mp_info_t info)\n" +
         "BLOCKING int file_set_view(mp_file_t file, int64_t disp, int esize, int64_t block, int64_t stride, mp_info_t info)\n" +
-        "BLOCKING int file_set_view_subarray(mp_file_t file, int64_t disp, int esize, int ndims, const int32_t *sizes, const int32_t *subsizes, const int32_t *starts, mp_info_t info)\n" +
         "BLOCKING int file_io(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_status_t *status)\n" +
-        "BLOCKING int file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, void *obj, mp_req_t *req)\n" +
+        "BLOCKING int file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_req_t *req)\n" +
         "BLOCKING int file_seek(mp_file_t file, int64_t offset, int whence, int shared)\n" +
         "BLOCKING int file_position(mp_file_t file, int shared, int64_t *offset)\n" +
         "BLOCKING int file_sync(mp_file_t file)\n" +
@@ -981,8 +1085,6 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<byte*> LibraryPath;
     /// <summary>ANY: int mp_mpi_abi(void)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int> MpiAbi;
-    /// <summary>BLOCKING: int mp_mpi_has(int feature)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int> MpiHas;
     /// <summary>ANY: void mp_stats(mp_stats_t *out)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CoreStats*, void> Stats;
     /// <summary>BLOCKING: int mp_session_init(mp_info_t info, mp_session_t *session)</summary>
@@ -1267,12 +1369,10 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<byte*, InfoHandle, int> FileDelete;
     /// <summary>BLOCKING: int mp_file_set_view(mp_file_t file, int64_t disp, int esize, int64_t block, int64_t stride, mp_info_t info)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<FileHandle, long, int, long, long, InfoHandle, int> FileSetView;
-    /// <summary>BLOCKING: int mp_file_set_view_subarray(mp_file_t file, int64_t disp, int esize, int ndims, const int32_t *sizes, const int32_t *subsizes, const int32_t *starts, mp_info_t info)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<FileHandle, long, int, int, int*, int*, int*, InfoHandle, int> FileSetViewSubarray;
     /// <summary>BLOCKING: int mp_file_io(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_status_t *status)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<FileHandle, int, long, void*, long, Status*, int> FileIo;
-    /// <summary>BLOCKING: int mp_file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, void *obj, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<FileHandle, int, long, void*, long, void*, RequestHandle*, int> FileIpost;
+    /// <summary>BLOCKING: int mp_file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<FileHandle, int, long, void*, long, RequestHandle*, int> FileIpost;
     /// <summary>BLOCKING: int mp_file_seek(mp_file_t file, int64_t offset, int whence, int shared)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<FileHandle, long, int, int, int> FileSeek;
     /// <summary>BLOCKING: int mp_file_position(mp_file_t file, int shared, int64_t *offset)</summary>
@@ -1310,7 +1410,6 @@ internal static unsafe partial class Core
         TagUb = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int>)t->TagUb;
         LibraryPath = (delegate* unmanaged[Cdecl, SuppressGCTransition]<byte*>)t->LibraryPath;
         MpiAbi = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)t->MpiAbi;
-        MpiHas = (delegate* unmanaged[Cdecl]<int, int>)t->MpiHas;
         Stats = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CoreStats*, void>)t->Stats;
         SessionInit = (delegate* unmanaged[Cdecl]<InfoHandle, SessionHandle*, int>)t->SessionInit;
         SessionFinalize = (delegate* unmanaged[Cdecl]<SessionHandle, int>)t->SessionFinalize;
@@ -1453,9 +1552,8 @@ internal static unsafe partial class Core
         FileClose = (delegate* unmanaged[Cdecl]<FileHandle, int>)t->FileClose;
         FileDelete = (delegate* unmanaged[Cdecl]<byte*, InfoHandle, int>)t->FileDelete;
         FileSetView = (delegate* unmanaged[Cdecl]<FileHandle, long, int, long, long, InfoHandle, int>)t->FileSetView;
-        FileSetViewSubarray = (delegate* unmanaged[Cdecl]<FileHandle, long, int, int, int*, int*, int*, InfoHandle, int>)t->FileSetViewSubarray;
         FileIo = (delegate* unmanaged[Cdecl]<FileHandle, int, long, void*, long, Status*, int>)t->FileIo;
-        FileIpost = (delegate* unmanaged[Cdecl]<FileHandle, int, long, void*, long, void*, RequestHandle*, int>)t->FileIpost;
+        FileIpost = (delegate* unmanaged[Cdecl]<FileHandle, int, long, void*, long, RequestHandle*, int>)t->FileIpost;
         FileSeek = (delegate* unmanaged[Cdecl]<FileHandle, long, int, int, int>)t->FileSeek;
         FilePosition = (delegate* unmanaged[Cdecl]<FileHandle, int, long*, int>)t->FilePosition;
         FileSync = (delegate* unmanaged[Cdecl]<FileHandle, int>)t->FileSync;

@@ -395,7 +395,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     public T CompareAndSwap(T value, T compare, int target, long targetIndex)
     {
         WindowHandle h = Handle;
-        if (!ElementType<T>.IsInteger && ElementType<T>.Code != ElementType<T>.Bool)
+        if (!ElementType<T>.IsInteger && ElementType<T>.Code != CoreDType.Bool)
             throw new ArgumentException(SR.Format(SR.WindowCasType, typeof(T).Name));
         CheckTarget(target, targetIndex);
         T result = default;

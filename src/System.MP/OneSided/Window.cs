@@ -25,15 +25,15 @@ public enum WindowAssert
     /// <summary>No promise.</summary>
     None = 0,
     /// <summary>No conflicting lock or matching Post is pending (MPI_MODE_NOCHECK).</summary>
-    NoCheck = 1,
+    NoCheck = CoreWinAssert.Nocheck,
     /// <summary>The local window was not updated by local stores since the last synchronization (MPI_MODE_NOSTORE).</summary>
-    NoStore = 2,
+    NoStore = CoreWinAssert.Nostore,
     /// <summary>The local window will not be updated by Put or Accumulate until the next synchronization (MPI_MODE_NOPUT).</summary>
-    NoPut = 4,
+    NoPut = CoreWinAssert.Noput,
     /// <summary>The fence completes no operations of this process (MPI_MODE_NOPRECEDE).</summary>
-    NoPrecede = 8,
+    NoPrecede = CoreWinAssert.Noprecede,
     /// <summary>The fence starts no epoch: no operations follow it (MPI_MODE_NOSUCCEED).</summary>
-    NoSucceed = 16,
+    NoSucceed = CoreWinAssert.Nosucceed,
 }
 
 /// <summary>

@@ -24,7 +24,7 @@ public unsafe partial class Communicator
         CheckDest(dest);
         CheckSendTag(tag);
         fixed (T* p = buffer)
-            PointToPointCore.Send(p, (long)buffer.Length * sizeof(T), dest, tag, h, CoreConst.SendStandard);
+            PointToPointCore.Send(p, (long)buffer.Length * sizeof(T), dest, tag, h, CoreSendMode.Standard);
     }
 
     /// <summary>Sends <paramref name="count"/> elements starting at <paramref name="offset"/> (MPI_Send).</summary>
@@ -41,7 +41,7 @@ public unsafe partial class Communicator
         CheckDest(dest);
         CheckSendTag(tag);
         fixed (T* p = buffer)
-            PointToPointCore.Send(p + offset, (long)count * sizeof(T), dest, tag, h, CoreConst.SendStandard);
+            PointToPointCore.Send(p + offset, (long)count * sizeof(T), dest, tag, h, CoreSendMode.Standard);
     }
 
     /// <summary>Sends the elements of a span (MPI_Send).</summary>
@@ -55,7 +55,7 @@ public unsafe partial class Communicator
         CheckDest(dest);
         CheckSendTag(tag);
         fixed (T* p = buffer)
-            PointToPointCore.Send(p, (long)buffer.Length * sizeof(T), dest, tag, h, CoreConst.SendStandard);
+            PointToPointCore.Send(p, (long)buffer.Length * sizeof(T), dest, tag, h, CoreSendMode.Standard);
     }
 
     /// <summary>Sends one value (MPI_Send of one element).</summary>
@@ -68,7 +68,7 @@ public unsafe partial class Communicator
         CommHandle h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
-        PointToPointCore.Send(&value, sizeof(T), dest, tag, h, CoreConst.SendStandard);
+        PointToPointCore.Send(&value, sizeof(T), dest, tag, h, CoreSendMode.Standard);
     }
 
     /// <summary>
@@ -87,7 +87,7 @@ public unsafe partial class Communicator
         CheckDest(dest);
         CheckSendTag(tag);
         fixed (T* p = buffer)
-            PointToPointCore.Send(p, (long)buffer.Length * sizeof(T), dest, tag, h, CoreConst.SendSync);
+            PointToPointCore.Send(p, (long)buffer.Length * sizeof(T), dest, tag, h, CoreSendMode.Sync);
     }
 
     /// <summary>Receives into the whole array (MPI_Recv).</summary>
@@ -366,7 +366,7 @@ public unsafe partial class Communicator
         CommHandle h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
-        return Request.PostSend(buffer, offset, count, dest, tag, h, CoreConst.SendStandard);
+        return Request.PostSend(buffer, offset, count, dest, tag, h, CoreSendMode.Standard);
     }
 
     /// <summary>
@@ -401,7 +401,7 @@ public unsafe partial class Communicator
         CommHandle h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
-        return Request.PostSend(buffer, offset, count, dest, tag, h, CoreConst.SendSync);
+        return Request.PostSend(buffer, offset, count, dest, tag, h, CoreSendMode.Sync);
     }
 
     /// <summary>Starts receiving into the whole array (MPI_Irecv).  Do not touch the array until the request completes.</summary>
@@ -473,7 +473,7 @@ public unsafe partial class Communicator
     /// <exception cref="ObjectDisposedException">The list or the communicator was disposed.</exception>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public int ISend<T>(T[] buffer, int offset, int count, int dest, int tag, RequestList requests) where T : unmanaged =>
-        PostSend(buffer, offset, count, dest, tag, requests, CoreConst.SendStandard);
+        PostSend(buffer, offset, count, dest, tag, requests, CoreSendMode.Standard);
 
     /// <summary>Starts a synchronous send of the whole array (MPI_Issend) as the next operation of <paramref name="requests"/>.</summary>
     /// <param name="buffer">The elements to send; unchanged until the list completes.</param>
@@ -499,7 +499,7 @@ public unsafe partial class Communicator
     /// <exception cref="InsufficientMemoryException">The process's pending requests fill the MPI library's pool (see <see cref="RequestList"/>; nothing is sent).</exception>
     /// <exception cref="ObjectDisposedException">The list or the communicator was disposed.</exception>
     public int ISsend<T>(T[] buffer, int offset, int count, int dest, int tag, RequestList requests) where T : unmanaged =>
-        PostSend(buffer, offset, count, dest, tag, requests, CoreConst.SendSync);
+        PostSend(buffer, offset, count, dest, tag, requests, CoreSendMode.Sync);
 
     /// <summary>Checks a send's arguments, then posts it into the list (ISend and ISsend into a RequestList).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -562,7 +562,7 @@ public unsafe partial class Communicator
     /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
     public PersistentRequest SendInit<T>(T[] buffer, int dest, int tag) where T : unmanaged =>
-        SendInit(buffer, 0, WholeLength(buffer), dest, tag, CoreConst.SendStandard);
+        SendInit(buffer, 0, WholeLength(buffer), dest, tag, CoreSendMode.Standard);
 
     /// <summary>Makes a persistent send of <paramref name="count"/> elements from <paramref name="offset"/> (MPI_Send_init).</summary>
     /// <param name="buffer">The array holding the elements.</param>
@@ -571,7 +571,7 @@ public unsafe partial class Communicator
     /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
     public PersistentRequest SendInit<T>(T[] buffer, int offset, int count, int dest, int tag) where T : unmanaged =>
-        SendInit(buffer, offset, count, dest, tag, CoreConst.SendStandard);
+        SendInit(buffer, offset, count, dest, tag, CoreSendMode.Standard);
 
     /// <summary>
     /// Makes a persistent synchronous send of the whole array (MPI_Ssend_init): each
@@ -581,7 +581,7 @@ public unsafe partial class Communicator
     /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
     public PersistentRequest SsendInit<T>(T[] buffer, int dest, int tag) where T : unmanaged =>
-        SendInit(buffer, 0, WholeLength(buffer), dest, tag, CoreConst.SendSync);
+        SendInit(buffer, 0, WholeLength(buffer), dest, tag, CoreSendMode.Sync);
 
     /// <summary>The length of an array passed whole, refusing null.</summary>
     private static int WholeLength(Array buffer)
@@ -598,7 +598,7 @@ public unsafe partial class Communicator
     /// <param name="dest">Destination rank, or <see cref="Mpi.ProcNull"/>.</param>
     /// <param name="tag">Message tag in [0, MPI_TAG_UB].</param>
     public PersistentRequest SsendInit<T>(T[] buffer, int offset, int count, int dest, int tag) where T : unmanaged =>
-        SendInit(buffer, offset, count, dest, tag, CoreConst.SendSync);
+        SendInit(buffer, offset, count, dest, tag, CoreSendMode.Sync);
 
     private PersistentRequest SendInit<T>(T[] buffer, int offset, int count, int dest, int tag, int mode) where T : unmanaged
     {

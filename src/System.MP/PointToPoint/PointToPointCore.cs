@@ -39,16 +39,16 @@ internal static unsafe class PointToPointCore
         if (!HangReport.Enabled)
         {
             int done = Core.Send(p, bytes, dest, tag, comm, mode);
-            MpiProfile.End(mode == CoreConst.SendSync ? ProfiledCall.Ssend : ProfiledCall.Send, t0, bytes, dest);
+            MpiProfile.End(mode == CoreSendMode.Sync ? ProfiledCall.Ssend : ProfiledCall.Send, t0, bytes, dest);
             ThrowHelper.Check(done);
             return;
         }
         TokenHandle token;
         int rc = Core.SendStart(p, bytes, dest, tag, comm, mode, &token);
-        HangReport.Describe(mode == CoreConst.SendSync ? "Ssend" : "Send", comm, dest, tag, "dest");
+        HangReport.Describe(mode == CoreSendMode.Sync ? "Ssend" : "Send", comm, dest, tag, "dest");
         if (rc == 0)
             rc = Completion.PollThenBlock(new Completion.Token(token, null));
-        MpiProfile.End(mode == CoreConst.SendSync ? ProfiledCall.Ssend : ProfiledCall.Send, t0, bytes, dest);
+        MpiProfile.End(mode == CoreSendMode.Sync ? ProfiledCall.Ssend : ProfiledCall.Send, t0, bytes, dest);
         ThrowHelper.Check(rc);
     }
 
@@ -130,7 +130,7 @@ internal static unsafe class PointToPointCore
                                       void* r, long recvBytes, int source, CommHandle comm, Status* status)
     {
         TokenHandle token;
-        int sent = Core.SendStart(s, sendBytes, dest, sendTag, comm, CoreConst.SendStandard, &token);
+        int sent = Core.SendStart(s, sendBytes, dest, sendTag, comm, CoreSendMode.Standard, &token);
         if (sent < 0)
             return sent;
         int rc = RecvAnyTag(r, recvBytes, source, comm, status);

@@ -68,6 +68,26 @@ public abstract unsafe partial class MpiRequest : IDisposable
     /// <summary>The core completed the operation alone (rc its result): finishes it, throws its error.</summary>
     internal abstract Status FinishAlone(int rc, in Status status);
 
+    /// <summary>
+    /// One MPI_Test of the core request <paramref name="h"/> (a buffer or persistent request's active
+    /// operation): false while it is in flight, else the request finishes as after a wait
+    /// (<see cref="FinishAlone"/>, devirtualized where this is inlined into a sealed request's Test).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private protected bool TestCore(RequestHandle h, out Status status)
+    {
+        Status st;
+        int rc = Core.ReqTest(h, &st);
+        if (rc == 0)
+        {
+            status = default;
+            return false;
+        }
+        status = FinishAlone(rc, st);
+        return true;
+    }
+
+
     // ---- sets ----
 
     /// <summary>Waits for every request (MPI_Waitall); any mix of buffer, object and persistent requests.</summary>

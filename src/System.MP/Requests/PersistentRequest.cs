@@ -276,16 +276,9 @@ public unsafe class PersistentRequest : MpiRequest
             status = EmptyStatus;
             return true;
         }
-        Status st;
-        int rc = Core.ReqTest(h, &st);
-        if (rc == 0)
-        {
-            status = default;
-            return false;
-        }
-        status = Finish(rc, st);
-        return true;
+        return TestCore(h, out status);
     }
+
 
     /// <summary>Asks MPI to cancel the active instance (MPI_Cancel); complete it afterwards.  Nothing happens when none is active.</summary>
     public override void Cancel()
@@ -345,7 +338,7 @@ public unsafe class PersistentRequest : MpiRequest
             Completed(status);
     }
 
-    internal override Status FinishAlone(int rc, in Status status) => Finish(rc, status);
+    internal sealed override Status FinishAlone(int rc, in Status status) => Finish(rc, status);
 
     internal override bool CancelAwaited()
     {

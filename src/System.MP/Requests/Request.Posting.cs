@@ -97,7 +97,7 @@ public readonly unsafe partial struct Request
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
             rc = Core.Isend(p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
                      register ? BufferPolicy.ObjectOf(ref buffer) : null, &req);
-        MpiProfile.End(mode == CoreConst.SendSync ? ProfiledCall.ISsend : ProfiledCall.ISend, t0, (long)count * sizeof(T), dest);
+        MpiProfile.End(mode == CoreSendMode.Sync ? ProfiledCall.ISsend : ProfiledCall.ISend, t0, (long)count * sizeof(T), dest);
         return Posted(poster, rc, req, pin);
     }
 
@@ -150,7 +150,7 @@ public readonly unsafe partial struct Request
         RequestHandle req = RequestHandle.Null;
         RequestPoster poster = RequestPoster.Current;
         long t0 = MpiProfile.Begin();
-        int rc = Core.Isend(buffer, bytes, dest, tag, comm, CoreConst.SendStandard, null, &req);
+        int rc = Core.Isend(buffer, bytes, dest, tag, comm, CoreSendMode.Standard, null, &req);
         MpiProfile.End(ProfiledCall.ISend, t0, bytes, dest);
         return Posted(poster, rc, req, hold);
     }

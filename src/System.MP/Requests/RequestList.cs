@@ -41,7 +41,7 @@ namespace System.MP;
 public sealed unsafe class RequestList : IDisposable
 {
     /// <summary>The largest capacity a list can have.</summary>
-    public const int MaxCapacity = CoreConst.ListMaxCapacity;
+    public const int MaxCapacity = CoreLimit.ListMaxCapacity;
 
     private ListHandle _list; // the core's request list; default (NULL) once disposed
     private int _room; // entries the core counted against the request pool (mp_list_reserve, at most the capacity), 0 once disposed: one check per post for all three
@@ -187,14 +187,14 @@ public sealed unsafe class RequestList : IDisposable
             fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as Request.PostSend
                 rc = Core.ListIsend(_list, p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
                                     count > 0 ? BufferPolicy.ObjectOf(ref buffer) : null);
-            MpiProfile.End(mode == CoreConst.SendSync ? ProfiledCall.ISsend : ProfiledCall.ISend, t0, (long)count * sizeof(T), dest);
+            MpiProfile.End(mode == CoreSendMode.Sync ? ProfiledCall.ISsend : ProfiledCall.ISend, t0, (long)count * sizeof(T), dest);
             return Added(i, rc, null);
         }
         bool register = HoldByPolicy(buffer, count, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
             rc = Core.ListIsend(_list, p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
                                 register ? BufferPolicy.ObjectOf(ref buffer) : null);
-        MpiProfile.End(mode == CoreConst.SendSync ? ProfiledCall.ISsend : ProfiledCall.ISend, t0, (long)count * sizeof(T), dest);
+        MpiProfile.End(mode == CoreSendMode.Sync ? ProfiledCall.ISsend : ProfiledCall.ISend, t0, (long)count * sizeof(T), dest);
         return Added(i, rc, pin);
     }
 

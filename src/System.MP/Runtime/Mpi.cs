@@ -67,19 +67,19 @@ public static unsafe class Mpi
     internal static int MpiTagUpperBound => s_mpiTagUpperBound;
 
     /// <summary>True when <see cref="Wtime"/> is synchronized across all ranks of the job (MPI_WTIME_IS_GLOBAL).</summary>
-    public static bool WtimeIsGlobal => WorldAttribute(1) == 1;
+    public static bool WtimeIsGlobal => WorldAttribute(CoreWorldAttr.WtimeIsGlobal) == 1;
 
     /// <summary>
     /// How many processes the job may have in all, counting those that spawning
     /// may add (MPI_UNIVERSE_SIZE); null when the launcher does not say.
     /// </summary>
-    public static int? UniverseSize => WorldAttribute(2);
+    public static int? UniverseSize => WorldAttribute(CoreWorldAttr.UniverseSize);
 
     /// <summary>
     /// Which application of a multiple-program launch (<c>mpiexec -n 2 a : -n 2 b</c>) this
     /// process belongs to, from 0 (MPI_APPNUM); null when the launcher does not say.
     /// </summary>
-    public static int? AppNum => WorldAttribute(3);
+    public static int? AppNum => WorldAttribute(CoreWorldAttr.Appnum);
 
     /// <summary>A predefined attribute of MPI_COMM_WORLD (the core's world_attr); null when unset.</summary>
     private static int? WorldAttribute(int which)

@@ -141,7 +141,7 @@ public sealed unsafe class Session : IDisposable
     /// <summary>MPI started through sessions alone ends with them (the world model finalizes everything itself).</summary>
     private static void OnProcessExit(object? sender, EventArgs e)
     {
-        if (!Mpi.IsInitialized && Core.State() == CoreConst.StateReady)
+        if (!Mpi.IsInitialized && Core.State() == CoreState.Ready)
             Core.Finalize(Environment.ExitCode);
     }
 }

@@ -63,7 +63,7 @@ internal static unsafe class PayloadChannel
             var (off, bytes, c, t) = Piece(i, payload.Length, comm, tag, continuationTag);
             try
             {
-                PointToPointCore.Send(payload.Pointer + off, bytes, dest, t, c, CoreConst.SendStandard);
+                PointToPointCore.Send(payload.Pointer + off, bytes, dest, t, c, CoreSendMode.Standard);
             }
             catch (Exception) when (i > 0) // the first message went: the receiver is waiting for the rest
             {
@@ -85,7 +85,7 @@ internal static unsafe class PayloadChannel
         byte none = 0;
         try
         {
-            PointToPointCore.Send(&none, 0, dest, continuationTag, comm, CoreConst.SendStandard);
+            PointToPointCore.Send(&none, 0, dest, continuationTag, comm, CoreSendMode.Standard);
         }
         catch (Exception e) when (e is MpiException or InsufficientMemoryException)
         {
