@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the table layout or any signature changes. */
-#define MP_ABI_VERSION 29
+#define MP_ABI_VERSION 30
 
 /* ---- Errors: one table, X-macro generated (C name, code, C# name, message). ---- */
 #define MP_ERROR_MAP(X)                                                                 \
@@ -64,10 +64,6 @@ enum mp_error {
 #define MP_UNDEFINED   (-3)
 #define MP_ROOT        (-4) /* the root of an intercommunicator collective */
 
-#define MP_COMM_WORLD  0
-#define MP_COMM_SELF   1
-#define MP_COMM_NULL   (-1)
-#define MP_REQ_NULL    (-1)
 
 enum mp_thread_level { MP_THREAD_SINGLE = 0, MP_THREAD_FUNNELED = 1,
                        MP_THREAD_SERIALIZED = 2, MP_THREAD_MULTIPLE = 3 };
@@ -79,22 +75,51 @@ enum mp_state { MP_STATE_UNINIT = 0, MP_STATE_READY = 1, MP_STATE_FINALIZED = 2 
 /* MPI ABIs a core can be built for (mpi_abi). */
 enum mp_mpi_abi { MP_MPI_ABI_MPICH = 1, MP_MPI_ABI_OPENMPI = 2 };
 
-typedef int32_t mp_comm_t;  /* communicator handle */
-typedef int32_t mp_req_t;   /* nonblocking request handle (slot + generation) */
-typedef int64_t mp_token_t; /* a blocking operation's pending part; wait on it once */
-typedef int64_t mp_msg_t;   /* a message matched by improbe/mprobe, received once */
-typedef int32_t mp_group_t; /* group handle */
-/* A request list (list_create): the core's counterpart of a C program's array of
- * MPI_Request; posting into it and completing it allocate nothing per operation. */
-typedef struct mp_list *mp_list_t;
-#define MP_LIST_MAX_CAPACITY (1 << 24) /* the most operations a list holds */
-
 /* What crosses to System.MP as numbers and layouts comes from lists, X-macros as
  * MP_ERROR_MAP: an enumeration is X(PREFIX_, NAME, value), a struct X(type, field).  Each
  * list makes the C enum or struct here, and gen_binding writes the C# constants of the same
  * values and the C layout (sizes, offsets) that CoreInterfaceTests holds System.MP's mirrors to. */
 #define MP_ENUM_ITEM(prefix, name, value) prefix##name = (value),
 #define MP_STRUCT_FIELD(type, field) type field;
+
+/* Handle kinds: X(C type, representation, C# type, what it names).  Each is a typedef here and
+ * its own C# type in System.MP (gen_binding: a struct of one field of the representation's
+ * size), so managed code cannot pass one kind of handle where another is wanted.  A request
+ * list (list_create) is the core's counterpart of a C program's array of MPI_Request: posting
+ * into it and completing it allocate nothing per operation. */
+#define MP_HANDLE_KINDS(X)                                                                      \
+    X(mp_comm_t, int32_t, CommHandle, "a communicator")                                       \
+    X(mp_group_t, int32_t, GroupHandle, "a group")                                            \
+    X(mp_req_t, int32_t, RequestHandle, "a nonblocking or persistent request (slot + generation)") \
+    X(mp_token_t, int64_t, TokenHandle, "a blocking operation's pending part, waited on once") \
+    X(mp_msg_t, int64_t, MessageHandle, "a message matched by improbe or mprobe, received once") \
+    X(mp_list_t, struct mp_list *, ListHandle, "a request list (list_create)")                \
+    X(mp_win_t, int32_t, WindowHandle, "a one-sided window")                                  \
+    X(mp_file_t, int32_t, FileHandle, "an open file")                                         \
+    X(mp_info_t, int32_t, InfoHandle, "an info object")                                       \
+    X(mp_session_t, int32_t, SessionHandle, "a session")
+#define MP_HANDLE_TYPEDEF(ctype, repr, cs, what) typedef repr ctype;
+MP_HANDLE_KINDS(MP_HANDLE_TYPEDEF)
+#undef MP_HANDLE_TYPEDEF
+
+/* The handles with a fixed value, per kind (X(PREFIX_, NAME, value), as enumerations).  A NULL
+ * names no object: the core never hands it out. */
+#define MP_COMM_HANDLES(X) X(MP_COMM_, WORLD, 0) X(MP_COMM_, SELF, 1) X(MP_COMM_, NULL, -1)
+#define MP_REQ_HANDLES(X) X(MP_REQ_, NULL, -1)
+#define MP_GROUP_HANDLES(X) X(MP_GROUP_, EMPTY, 0) X(MP_GROUP_, NULL, -1)
+#define MP_INFO_HANDLES(X) X(MP_INFO_, NULL, 0)
+#define MP_WIN_HANDLES(X) X(MP_WIN_, NULL, 0)
+#define MP_FILE_HANDLES(X) X(MP_FILE_, NULL, -1)
+#define MP_SESSION_HANDLES(X) X(MP_SESSION_, NULL, 0)
+enum mp_comm_handle { MP_COMM_HANDLES(MP_ENUM_ITEM) };
+enum mp_req_handle { MP_REQ_HANDLES(MP_ENUM_ITEM) };
+enum mp_group_handle { MP_GROUP_HANDLES(MP_ENUM_ITEM) };
+enum mp_info_handle { MP_INFO_HANDLES(MP_ENUM_ITEM) };
+enum mp_win_handle { MP_WIN_HANDLES(MP_ENUM_ITEM) };
+enum mp_file_handle { MP_FILE_HANDLES(MP_ENUM_ITEM) };
+enum mp_session_handle { MP_SESSION_HANDLES(MP_ENUM_ITEM) };
+
+#define MP_LIST_MAX_CAPACITY (1 << 24) /* the most operations a list holds */
 
 /* Fixed layout shared with managed code (24 bytes): source is a Motor rank (MP_PROC_NULL for a
  * ProcNull peer), error MP_OK or the operation's MP_E*, cancelled 1 when it was cancelled, bytes
@@ -105,7 +130,6 @@ typedef struct mp_status {
 } mp_status_t;
 
 /* ---- Groups and communicator construction (MPI-4.0 chapter 7) ---- */
-#define MP_GROUP_EMPTY 0
 enum mp_compare { MP_IDENT = 0, MP_CONGRUENT = 1, MP_SIMILAR = 2, MP_UNEQUAL = 3 };
 enum mp_group_setop { MP_GROUP_UNION = 0, MP_GROUP_INTERSECTION = 1, MP_GROUP_DIFFERENCE = 2 };
 enum mp_split_type { MP_SPLIT_SHARED = 0 };
@@ -173,9 +197,6 @@ enum mp_win_sync { MP_WIN_SYNCS(MP_ENUM_ITEM) MP_WIN_SYNC_COUNT };
 enum mp_win_assert { MP_MODE_NOCHECK = 1, MP_MODE_NOSTORE = 2, MP_MODE_NOPUT = 4,
                      MP_MODE_NOPRECEDE = 8, MP_MODE_NOSUCCEED = 16 };
 /* ---- Parallel I/O (MPI-4.0 chapter 14) and info objects (chapter 10) ---- */
-typedef int32_t mp_file_t;  /* file handle */
-typedef int32_t mp_info_t;  /* info handle; MP_INFO_NULL for none */
-#define MP_INFO_NULL 0
 /* Access modes (MPI-4.0 14.2.1), Motor's bits; the core maps them to MPI's. */
 enum mp_file_mode {
     MP_MODE_RDONLY = 1, MP_MODE_WRONLY = 2, MP_MODE_RDWR = 4, MP_MODE_CREATE = 8,

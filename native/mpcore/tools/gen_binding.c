@@ -105,15 +105,53 @@ static const struct {
     { "Coll", "mp_coll_t", sizeof(mp_coll_t), k_coll_fields, sizeof k_coll_fields / sizeof *k_coll_fields },
 };
 
-/* C base types (after const and '*' are taken off) and their C# names. */
+/* The handle kinds (MP_HANDLE_KINDS): each a C# struct of one field, the size of its C type. */
+typedef struct handle_kind {
+    const char *c, *repr, *cs, *what;
+    size_t size;
+} handle_kind_t;
+static const handle_kind_t k_handles[] = {
+#define MP_HANDLE_ROW(ctype, repr, cs, what) { #ctype, #repr, #cs, what, sizeof(ctype) },
+    MP_HANDLE_KINDS(MP_HANDLE_ROW)
+#undef MP_HANDLE_ROW
+};
+
+/* The handles with a fixed value, as members of their kind's struct (CommHandle.World, ...). */
+typedef struct handle_value {
+    const char *cname, *name; /* "MP_COMM_WORLD", "WORLD" */
+    long value;
+} handle_value_t;
+#define MP_HANDLE_VALUE_ROW(prefix, name, value) { #prefix #name, #name, value },
+static const handle_value_t k_comm_handles[] = { MP_COMM_HANDLES(MP_HANDLE_VALUE_ROW) };
+static const handle_value_t k_req_handles[] = { MP_REQ_HANDLES(MP_HANDLE_VALUE_ROW) };
+static const handle_value_t k_group_handles[] = { MP_GROUP_HANDLES(MP_HANDLE_VALUE_ROW) };
+static const handle_value_t k_info_handles[] = { MP_INFO_HANDLES(MP_HANDLE_VALUE_ROW) };
+static const handle_value_t k_win_handles[] = { MP_WIN_HANDLES(MP_HANDLE_VALUE_ROW) };
+static const handle_value_t k_file_handles[] = { MP_FILE_HANDLES(MP_HANDLE_VALUE_ROW) };
+static const handle_value_t k_session_handles[] = { MP_SESSION_HANDLES(MP_HANDLE_VALUE_ROW) };
+#undef MP_HANDLE_VALUE_ROW
+static const struct {
+    const char *c;
+    const handle_value_t *rows;
+    size_t n;
+} k_handle_values[] = {
+    { "mp_comm_t", k_comm_handles, sizeof k_comm_handles / sizeof *k_comm_handles },
+    { "mp_req_t", k_req_handles, sizeof k_req_handles / sizeof *k_req_handles },
+    { "mp_group_t", k_group_handles, sizeof k_group_handles / sizeof *k_group_handles },
+    { "mp_info_t", k_info_handles, sizeof k_info_handles / sizeof *k_info_handles },
+    { "mp_win_t", k_win_handles, sizeof k_win_handles / sizeof *k_win_handles },
+    { "mp_file_t", k_file_handles, sizeof k_file_handles / sizeof *k_file_handles },
+    { "mp_session_t", k_session_handles, sizeof k_session_handles / sizeof *k_session_handles },
+
+};
+
+/* C base types (after const and '*' are taken off) and their C# names; handle kinds come from k_handles. */
 static const char *const k_types[][2] = {
     { "void", "void" },         { "int", "int" },          { "int32_t", "int" },
     { "uint32_t", "uint" },     { "int64_t", "long" },     { "uint64_t", "ulong" },
-    { "double", "double" },     { "char", "byte" },        { "mp_comm_t", "int" },
-    { "mp_req_t", "int" },      { "mp_group_t", "int" },   { "mp_token_t", "long" },
-    { "mp_msg_t", "long" },     { "mp_status_t", "Status" }, { "mp_coll_t", "CollDesc" },
+    { "double", "double" },     { "char", "byte" },
+    { "mp_status_t", "Status" }, { "mp_coll_t", "CollDesc" },
     { "mp_stats_t", "CoreStats" },
-    { "mp_file_t", "int" },     { "mp_info_t", "int" },     { "mp_list_t", "nint" },
     { "mp_user_fn", "delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>" },
 };
 
@@ -148,14 +186,19 @@ static void cs_type(const char *c, char *out, size_t cap)
             p++;
         }
     }
-    for (size_t i = 0; i < sizeof k_types / sizeof *k_types; i++) {
-        if (strcmp(base, k_types[i][0]) == 0) {
-            n = (size_t)snprintf(out, cap, "%s", k_types[i][1]);
-            for (int s = 0; s < stars && n + 1 < cap; s++)
-                out[n++] = '*';
-            out[n] = '\0';
-            return;
-        }
+    const char *cs = NULL;
+    for (size_t i = 0; i < sizeof k_handles / sizeof *k_handles; i++)
+        if (strcmp(base, k_handles[i].c) == 0)
+            cs = k_handles[i].cs;
+    for (size_t i = 0; !cs && i < sizeof k_types / sizeof *k_types; i++)
+        if (strcmp(base, k_types[i][0]) == 0)
+            cs = k_types[i][1];
+    if (cs) {
+        n = (size_t)snprintf(out, cap, "%s", cs);
+        for (int s = 0; s < stars && n + 1 < cap; s++)
+            out[n++] = '*';
+        out[n] = '\0';
+        return;
     }
     die("no C# type for this C type (add it to k_types)", c);
 }
@@ -226,6 +269,45 @@ static void put_cs_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* One handle kind as a C# struct: one field of the C type's size (a pointer: nint), equality, the
+ * handles with a fixed value as members, and the number itself for diagnostics only. */
+static void put_handle(FILE *f, const handle_kind_t *h)
+{
+    const char *repr = strchr(h->repr, '*') ? "nint" : h->size == 4 ? "int" : h->size == 8 ? "long" : NULL;
+    char name[64];
+    if (!repr)
+        die("a handle kind of no C# size", h->c);
+    fprintf(f, "/// <summary>%s (%s): %s.</summary>\n"
+               "[StructLayout(LayoutKind.Sequential)]\n"
+               "internal readonly struct %s : IEquatable<%s>\n{\n"
+               "    private readonly %s _value;\n\n"
+               "    /// <summary>The handle the core knows by this number.</summary>\n"
+               "    internal %s(%s value) => _value = value;\n\n"
+               "    /// <summary>The core's number for the handle: for diagnostics, never to pass as another kind.</summary>\n"
+               "    internal %s Value => _value;\n\n",
+            h->c, h->repr, h->what, h->cs, h->cs, repr, h->cs, repr, repr);
+    for (size_t k = 0; k < sizeof k_handle_values / sizeof *k_handle_values; k++) {
+        if (strcmp(k_handle_values[k].c, h->c) != 0)
+            continue;
+        for (size_t i = 0; i < k_handle_values[k].n; i++) {
+            pascal_upper(k_handle_values[k].rows[i].name, name, sizeof name);
+            fprintf(f, "    /// <summary>%s (%ld).</summary>\n    internal static %s %s => new(%ld);\n\n",
+                    k_handle_values[k].rows[i].cname, k_handle_values[k].rows[i].value, h->cs, name,
+                    k_handle_values[k].rows[i].value);
+        }
+    }
+    fprintf(f, "    /// <summary>True when both name the same handle.</summary>\n"
+               "    public bool Equals(%s other) => _value == other._value;\n\n"
+               "    /// <inheritdoc/>\n    public override bool Equals(object? obj) => obj is %s other && Equals(other);\n\n"
+               "    /// <inheritdoc/>\n    public override int GetHashCode() => _value.GetHashCode();\n\n"
+               "    /// <inheritdoc/>\n    public override string ToString() => $\"%s {_value}\";\n\n"
+               "    /// <summary>True when both name the same handle.</summary>\n"
+               "    public static bool operator ==(%s a, %s b) => a._value == b._value;\n\n"
+               "    /// <summary>True when they name different handles.</summary>\n"
+               "    public static bool operator !=(%s a, %s b) => a._value != b._value;\n}\n\n",
+            h->cs, h->cs, h->c, h->cs, h->cs, h->cs, h->cs);
+}
+
 static void generate(FILE *f)
 {
     const size_t ncalls = sizeof k_calls / sizeof *k_calls;
@@ -236,7 +318,7 @@ static void generate(FILE *f)
           "// layouts), at every native build.\n"
           "// Do not edit: change the list and run ./build.sh build.\n"
           "// </auto-generated>\n"
-          "using System.Runtime.InteropServices;\n\n"
+          "#nullable enable\nusing System.Runtime.InteropServices;\n\n"
           "namespace System.MP.Interop;\n\n"
           "/// <summary>Error codes of mpcore (MP_ERROR_MAP in mpcore.h).</summary>\n"
           "internal static class CoreError\n{\n", f);
@@ -251,10 +333,7 @@ static void generate(FILE *f)
             { "SendStandard", MP_SEND_STANDARD }, { "SendSync", MP_SEND_SYNC },
             { "StateUninit", MP_STATE_UNINIT },   { "StateReady", MP_STATE_READY },
             { "StateFinalized", MP_STATE_FINALIZED },
-            { "CommWorld", MP_COMM_WORLD },       { "CommSelf", MP_COMM_SELF },
-            { "CommNull", MP_COMM_NULL },
-            { "ReqNull", MP_REQ_NULL },         { "ListMaxCapacity", MP_LIST_MAX_CAPACITY },
-            { "InfoNull", MP_INFO_NULL },
+            { "ListMaxCapacity", MP_LIST_MAX_CAPACITY },
             { "ModeRdonly", MP_MODE_RDONLY }, { "ModeWronly", MP_MODE_WRONLY }, { "ModeRdwr", MP_MODE_RDWR },
             { "ModeCreate", MP_MODE_CREATE }, { "ModeExcl", MP_MODE_EXCL },
             { "ModeDeleteOnClose", MP_MODE_DELETE_ON_CLOSE }, { "ModeUniqueOpen", MP_MODE_UNIQUE_OPEN },
@@ -270,6 +349,8 @@ static void generate(FILE *f)
             fprintf(f, "    internal const int %s = %ld;\n", k_consts[i].name, k_consts[i].value);
     }
     fputs("}\n\n", f);
+    for (size_t h = 0; h < sizeof k_handles / sizeof *k_handles; h++)
+        put_handle(f, &k_handles[h]);
     for (size_t e = 0; e < sizeof k_enums / sizeof *k_enums; e++) {
         fprintf(f, "/// <summary>%s in mpcore.h.</summary>\ninternal static class %s\n{\n", k_enums[e].doc, k_enums[e].cs);
         for (size_t i = 0; i < k_enums[e].n; i++) {

@@ -1,3 +1,5 @@
+using Npb.Common;
+
 namespace Npb.BT;
 
 /// <summary>
@@ -14,17 +16,8 @@ internal static class Flow
     /// <summary>Entries of one 5×5 block of the block-tridiagonal systems (row-major).</summary>
     public const int Block = Vars * Vars;
 
-    /// <summary>γ; γ − 1; the viscous scale; the conductivity scale; γ (c1..c5 of the specification).</summary>
-    public const double C1 = 1.4, C2 = 0.4, C3 = 0.1, C4 = 1.0, C5 = 1.4;
-
     /// <summary>Second-difference dissipation along x, y and z (dx, dy, dz), equal for the five equations.</summary>
     public static ReadOnlySpan<double> Dissipation => [0.75, 0.75, 1.0];
-
-    /// <summary>Fourth-difference dissipation: max(dx, dy, dz) / 4.</summary>
-    public const double Dssp = 0.25;
-
-    public const double C1C2 = C1 * C2, C1C5 = C1 * C5, C3C4 = C3 * C4, C1345 = C1C5 * C3C4;
-    public const double Con43 = 4.0 / 3.0, Con16 = 1.0 / 6.0;
 }
 
 /// <summary>The constants of the discretization that depend on the grid size and the time step (NPB's set_constants).</summary>
@@ -52,11 +45,6 @@ internal sealed class Coefficients
         InverseH = 1.0 / H;
         T1 = 1.0 / (H * H);
         T2 = 1.0 / (2.0 * H);
-        double c3c4t3 = Flow.C3C4 * InverseH;
-        Con1 = c3c4t3 * Flow.Con43 * InverseH;
-        Con2 = c3c4t3 * InverseH;
-        Con3 = c3c4t3 * (1.0 - Flow.C1C5) * InverseH;
-        Con4 = c3c4t3 * Flow.Con16 * InverseH;
-        Con5 = c3c4t3 * Flow.C1C5 * InverseH;
+        (Con1, Con2, Con3, Con4, Con5) = Gas.Viscous(InverseH);
     }
 }

@@ -3,6 +3,7 @@ using System.MP;
 using System.Runtime.Intrinsics;
 using Npb.Common;
 using static Npb.BT.Flow;
+using static Npb.Common.Gas;
 
 namespace Npb.BT;
 

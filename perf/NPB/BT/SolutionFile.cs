@@ -1,6 +1,7 @@
 using Partition = Npb.Multipartition.MultiPartition<Npb.BT.Cell>;
 using System.MP;
 using static Npb.BT.Flow;
+using static Npb.Common.Gas;
 
 namespace Npb.BT;
 

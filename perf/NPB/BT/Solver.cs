@@ -3,6 +3,7 @@ using System.MP;
 using Npb.Common;
 using Npb.Multipartition;
 using static Npb.BT.Flow;
+using static Npb.Common.Gas;
 
 namespace Npb.BT;
 

@@ -171,21 +171,29 @@ public static class Is
                     _bucketSize[_buckets + i] = _keyArray[index % _keys];
             }
 
-            int shift = _shift, n = _keys;
-            fixed (int* keys = _keyArray, sizes = _bucketSize, start = _bucketStart, bucketed = _bucketed)
+            // Pointer-stepped loops with unsigned keys: an int index or a signed key costs a
+            // sign extension per access, and these loops are IS's time.
+            int shift = _shift;
+            fixed (int* keyArray = _keyArray, sizeArray = _bucketSize, startArray = _bucketStart, bucketArray = _bucketed)
             {
-                for (int i = 0; i < n; i++)
-                    sizes[keys[i] >> shift]++;
+                uint* keys = (uint*)keyArray, end = keys + _keys;
+                int* sizes = sizeArray, start = startArray;
+                uint* bucketed = (uint*)bucketArray;
+                for (uint* k = keys; k < end; k++)
+                    sizes[*k >> shift]++;
                 int sum = 0;
                 for (int b = 0; b < _buckets; b++)
                 {
                     start[b] = sum;
                     sum += sizes[b];
                 }
-                for (int i = 0; i < n; i++)
+                for (uint* k = keys; k < end; k++)
                 {
-                    int key = keys[i];
-                    bucketed[start[key >> shift]++] = key;
+                    uint key = *k;
+                    int* next = start + (key >> shift);
+                    uint at = (uint)*next;
+                    *next = (int)at + 1;
+                    bucketed[at] = key;
                 }
             }
             timers?.Stop((int)T.Rank);
@@ -273,15 +281,20 @@ public static class Is
 
             if (range > 0)
             {
-                fixed (int* population = _population, received = _received)
+                fixed (int* populationArray = _population, receivedArray = _received)
                 {
+                    int* population = populationArray, populationEnd = population + range;
                     new Span<int>(population, range).Clear();
                     int* counts = population - _minKey;
-                    int n = _receivedCount;
-                    for (int i = 0; i < n; i++)
-                        counts[received[i]]++;
-                    for (int k = 1; k < range; k++)
-                        population[k] += population[k - 1];
+                    uint* received = (uint*)receivedArray, end = received + _receivedCount;
+                    for (uint* key = received; key < end; key++)
+                        counts[*key]++;
+                    int running = 0;
+                    for (int* q = population; q < populationEnd; q++)
+                    {
+                        running += *q;
+                        *q = running;
+                    }
                 }
             }
 
@@ -305,14 +318,16 @@ public static class Is
         /// prefix count names), then checks they are in order and that the previous rank's
         /// largest key is not above this rank's smallest.
         /// </summary>
-        public void FullVerify()
+        public unsafe void FullVerify()
         {
             int n = _receivedCount;
             int[] sorted = _keyArray.Length >= n ? _keyArray : new int[n];
-            for (int i = 0; i < n; i++)
+            fixed (int* sortedArray = sorted, populationArray = _population, receivedArray = _received)
             {
-                int key = _received[i];
-                sorted[--_population[key - _minKey]] = key;
+                int* into = sortedArray, slots = populationArray - _minKey;
+                uint* received = (uint*)receivedArray, end = received + n;
+                for (uint* key = received; key < end; key++)
+                    into[--slots[*key]] = (int)*key;
             }
 
             // Each rank's largest key goes to the next rank (a rank with no keys sends 0, which

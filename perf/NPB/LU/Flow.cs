@@ -9,14 +9,8 @@ namespace Npb.LU;
 /// </summary>
 internal static class Flow
 {
-    /// <summary>γ; γ − 1; the viscous scale; the conductivity scale; γ (c1..c5 of the specification).</summary>
-    public const double C1 = 1.4, C2 = 0.4, C3 = 0.1, C4 = 1.0, C5 = 1.4;
-
     /// <summary>Second-difference dissipation along i, j and k (dx, dy, dz), equal for the five equations.</summary>
     public const double DissI = 0.75, DissJ = 0.75, DissK = 1.0;
-
-    /// <summary>Fourth-difference dissipation: max(dx, dy, dz) / 4.</summary>
-    public const double Dssp = 0.25;
 
     /// <summary>SSOR over-relaxation factor.</summary>
     public const double Omega = 1.2;

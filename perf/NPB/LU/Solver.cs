@@ -1,6 +1,7 @@
 using System.MP;
 using Npb.Common;
 using static Npb.LU.Flow;
+using static Npb.Common.Gas;
 
 namespace Npb.LU;
 

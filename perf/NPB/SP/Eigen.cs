@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using static Npb.SP.Model;
+using static Npb.Common.Gas;
 using static Npb.SP.Rhs;
 
 namespace Npb.SP;

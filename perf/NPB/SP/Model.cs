@@ -1,5 +1,6 @@
 using Npb.Common;
 using Npb.Multipartition;
+using static Npb.Common.Gas;
 
 namespace Npb.SP;
 
@@ -10,19 +11,11 @@ namespace Npb.SP;
 /// </summary>
 internal sealed class Model
 {
-    /// <summary>γ; γ − 1; the viscous scale; the conductivity scale; γ (c1..c5).</summary>
-    public const double C1 = 1.4, C2 = 0.4, C3 = 0.1, C4 = 1.0, C5 = 1.4;
-
-    public const double C1C2 = C1 * C2, C1C5 = C1 * C5, C3C4 = C3 * C4, Con43 = 4.0 / 3.0, Con16 = 1.0 / 6.0;
-
     /// <summary>1/√2, the scaling of the eigenvector transforms.</summary>
     public static readonly double Bt = Math.Sqrt(0.5);
 
     /// <summary>1/(γ − 1) for the u−c/u+c transform of the z factor.</summary>
     public const double C2Iv = 2.5;
-
-    /// <summary>Fourth-difference dissipation: max(dx, dy, dz)/4.</summary>
-    public const double Dssp = 0.25;
 
     public readonly int N;
     public readonly double Dt;
@@ -95,12 +88,7 @@ internal sealed class AxisConstants
         T3 = 1.0 / h;
         D = d;
         DT1 = d * T1;
-        double c3c4t3 = Model.C3C4 * T3;
-        Con1 = c3c4t3 * Model.Con43 * T3;
-        Con2 = c3c4t3 * T3;
-        Con3 = c3c4t3 * (1.0 - Model.C1C5) * T3;
-        Con4 = c3c4t3 * Model.Con16 * T3;
-        Con5 = c3c4t3 * Model.C1C5 * T3;
+        (Con1, Con2, Con3, Con4, Con5) = Gas.Viscous(T3);
         Dtt1 = dt * T1;
         Dtt2 = dt * T2;
         C2Dtt1 = 2.0 * Dtt1;

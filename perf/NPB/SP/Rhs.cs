@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using static Npb.SP.Model;
+using static Npb.Common.Gas;
 
 namespace Npb.SP;
 

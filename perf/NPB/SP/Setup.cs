@@ -1,3 +1,4 @@
+using Npb.Common;
 namespace Npb.SP;
 
 /// <summary>
@@ -133,8 +134,8 @@ internal static class Setup
                         {
                             if (m == va)
                             {
-                                f[m] = f[m] - ax.T2 * ((ue[P + m] * buf[P + va] + Model.C2 * (ue[P + 4] - q[3]))
-                                                     - (ue[M + m] * buf[M + va] + Model.C2 * (ue[M + 4] - q[1])))
+                                f[m] = f[m] - ax.T2 * ((ue[P + m] * buf[P + va] + Gas.C2 * (ue[P + 4] - q[3]))
+                                                     - (ue[M + m] * buf[M + va] + Gas.C2 * (ue[M + 4] - q[1])))
                                     + ax.Con1 * (buf[P + m] - 2.0 * buf[C + m] + buf[M + m])
                                     + ax.DT1 * (ue[P + m] - 2.0 * ue[C + m] + ue[M + m]);
                             }
@@ -145,8 +146,8 @@ internal static class Setup
                                     + ax.DT1 * (ue[P + m] - 2.0 * ue[C + m] + ue[M + m]);
                             }
                         }
-                        f[4] = f[4] - ax.T2 * (buf[P + va] * (Model.C1 * ue[P + 4] - Model.C2 * q[3])
-                                             - buf[M + va] * (Model.C1 * ue[M + 4] - Model.C2 * q[1]))
+                        f[4] = f[4] - ax.T2 * (buf[P + va] * (Gas.C1 * ue[P + 4] - Gas.C2 * q[3])
+                                             - buf[M + va] * (Gas.C1 * ue[M + 4] - Gas.C2 * q[1]))
                             + 0.5 * ax.Con3 * (buf[P] - 2.0 * buf[C] + buf[M])
                             + ax.Con4 * (cuf[3] - 2.0 * cuf[2] + cuf[1])
                             + ax.Con5 * (buf[P + 4] - 2.0 * buf[C + 4] + buf[M + 4])
@@ -155,7 +156,7 @@ internal static class Setup
                         int at = g[a];
                         for (int m = 0; m < Cell.Vars; m++)
                         {
-                            f[m] = f[m] - Model.Dssp * (d[0][at] * ue[m] + d[1][at] * ue[5 + m] + d[2][at] * ue[10 + m]
+                            f[m] = f[m] - Gas.Dssp * (d[0][at] * ue[m] + d[1][at] * ue[5 + m] + d[2][at] * ue[10 + m]
                                                         + d[3][at] * ue[15 + m] + d[4][at] * ue[20 + m]);
                         }
                     }

@@ -64,7 +64,7 @@ internal unsafe ref struct Collective<T> where T : unmanaged
     }
 
     /// <summary>Runs the blocking form: the buffers and counts stay pinned for the one core call.</summary>
-    internal readonly void Run(int comm)
+    internal readonly void Run(CommHandle comm)
     {
         CollDesc d = Desc;
         fixed (T* s = Send)
@@ -94,7 +94,7 @@ internal unsafe ref struct Collective<T> where T : unmanaged
     /// counts and displacements, which MPI reads until completion, are copied to native memory
     /// the request keeps (<see cref="VectorCounts"/>).
     /// </summary>
-    internal readonly Request Post(int comm)
+    internal readonly Request Post(CommHandle comm)
     {
         CollDesc d = Desc;
         bool counted = SendCounts is not null || SendDispls is not null || RecvCounts is not null || RecvDispls is not null;
@@ -129,7 +129,7 @@ internal unsafe ref struct Collective<T> where T : unmanaged
     /// where <paramref name="recvIn"/> (a broadcast's root, blocks MPI may leave unwritten) and out
     /// where <paramref name="recvOut"/>.
     /// </summary>
-    internal readonly PersistentRequest Init(int comm, long sendExtent, long recvExtent, bool recvIn = false, bool recvOut = true)
+    internal readonly PersistentRequest Init(CommHandle comm, long sendExtent, long recvExtent, bool recvIn = false, bool recvOut = true)
     {
         CollDesc d = Desc;
         fixed (int* sc = SendCounts)

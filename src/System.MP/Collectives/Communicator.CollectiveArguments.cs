@@ -257,7 +257,7 @@ public unsafe partial class Communicator
     }
 
     /// <summary>A blocking reduction of one value per rank; returns this rank's result.</summary>
-    private static T Reduction<T>(int h, int kind, T value, Op op, int root) where T : unmanaged
+    private static T Reduction<T>(CommHandle h, int kind, T value, Op op, int root) where T : unmanaged
     {
         T result = default;
         Collective<T> c = new(kind, 1, root) { Send = new Span<T>(ref value), Recv = new Span<T>(ref result) };
@@ -267,7 +267,7 @@ public unsafe partial class Communicator
     }
 
     /// <summary>Runs a blocking collective in the core: the one place a descriptor reaches <c>mp_coll_run</c>.</summary>
-    internal static void Run(int h, CollDesc* d, bool userOp)
+    internal static void Run(CommHandle h, CollDesc* d, bool userOp)
     {
         int rc = HangReport.Enabled ? HangReport.Collective(h, d) : Core.CollRun(h, d);
         if (userOp)

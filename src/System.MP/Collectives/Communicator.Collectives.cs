@@ -13,7 +13,7 @@ public partial class Communicator
     /// <summary>Waits until every rank of the communicator has called it (MPI_Barrier).</summary>
     public void Barrier()
     {
-        int h = Handle;
+        CommHandle h = Handle;
         new Collective<byte>(CollKind.Barrier, 0, 0).Run(h);
     }
 
@@ -32,7 +32,7 @@ public partial class Communicator
     /// <param name="root">Rank whose data is broadcast.</param>
     public void Bcast<T>(Span<T> buffer, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckRoot(root);
         Collective<T> c = new(CollKind.Bcast, buffer.Length, root) { Recv = buffer };
         c.Run(h);
@@ -59,7 +59,7 @@ public partial class Communicator
     /// <param name="root">Rank that gets the result.</param>
     public void Reduce<T>(T[] send, T[]? recv, Op op, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         ReduceArgs(send, recv, root, op, blocking: true).Run(h);
     }
 
@@ -69,7 +69,7 @@ public partial class Communicator
     /// <param name="root">Rank that gets the result.</param>
     public T Reduce<T>(T value, Op op, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckRoot(root);
         T result = Reduction(h, CollKind.Reduce, value, op, root);
         return IsRoot(root) ? result : default;
@@ -81,7 +81,7 @@ public partial class Communicator
     /// <param name="op">The operation.</param>
     public void Allreduce<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         AllreduceArgs(send, recv, op, blocking: true).Run(h);
     }
 
@@ -90,7 +90,7 @@ public partial class Communicator
     /// <param name="op">The operation.</param>
     public T Allreduce<T>(T value, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return Reduction(h, CollKind.Allreduce, value, op, 0);
     }
 
@@ -99,7 +99,7 @@ public partial class Communicator
     /// <param name="op">The operation.</param>
     public T Scan<T>(T value, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("Scan");
         return Reduction(h, CollKind.Scan, value, op, 0);
     }
@@ -110,7 +110,7 @@ public partial class Communicator
     /// <param name="op">The operation.</param>
     public void Scan<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         AllreduceArgs(send, recv, op, blocking: true, CollKind.Scan, "Scan").Run(h);
     }
 
@@ -122,7 +122,7 @@ public partial class Communicator
     /// <param name="op">The operation.</param>
     public T Exscan<T>(T value, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("Exscan");
         T result = Reduction(h, CollKind.Exscan, value, op, 0);
         return _rank == 0 ? default : result;
@@ -141,7 +141,7 @@ public partial class Communicator
     /// <param name="op">The operation.</param>
     public void ReduceScatterBlock<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         ReduceScatterBlockArgs(send, recv, op, blocking: true).Run(h);
     }
 
@@ -154,7 +154,7 @@ public partial class Communicator
     /// <param name="op">The operation.</param>
     public void Exscan<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         AllreduceArgs(send, recv, op, blocking: true, CollKind.Exscan, "Exscan").Run(h);
         if (_rank == 0) // MPI leaves rank 0's result undefined (MPI-4.0 §6.11.2)
             Array.Clear(recv, 0, send.Length);
@@ -177,7 +177,7 @@ public partial class Communicator
     /// <exception cref="ArgumentException">A count is negative, <paramref name="counts"/> has not one entry per rank, or a buffer is too short.</exception>
     public void ReduceScatter<T>(T[] send, T[] recv, int[] counts, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         ReduceScatterArgs(send, recv, counts, op, blocking: true).Run(h);
     }
 
@@ -186,7 +186,7 @@ public partial class Communicator
     /// <returns>One value per rank (on an intercommunicator: per rank of the remote group).</returns>
     public T[] Allgather<T>(T value) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         var all = new T[_peerSize];
         Collective<T> c = new(CollKind.Allgather, 1, 0) { Send = new Span<T>(ref value), Recv = all };
         c.Run(h);
@@ -199,7 +199,7 @@ public partial class Communicator
     /// <returns>At the root, the values; null elsewhere.</returns>
     public T[]? Gather<T>(T value, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckRoot(root);
         T[]? all = IsRoot(root) ? new T[_peerSize] : null;
         Collective<T> c = new(CollKind.Gather, 1, root) { Send = new Span<T>(ref value), Recv = all };
@@ -213,7 +213,7 @@ public partial class Communicator
     /// <returns>This rank's value (default on an intercommunicator's root group).</returns>
     public T Scatter<T>(T[]? values, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckRoot(root);
         if (IsRoot(root))
             RequireLength(values, nameof(values), _peerSize);
@@ -229,7 +229,7 @@ public partial class Communicator
     /// <param name="root">Rank that collects.</param>
     public void Gather<T>(T[] send, T[]? recv, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         GatherArgs(send, recv, root).Run(h);
     }
 
@@ -239,7 +239,7 @@ public partial class Communicator
     /// <param name="root">Rank that scatters.</param>
     public void Scatter<T>(T[]? send, T[] recv, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         ScatterArgs(send, recv, root).Run(h);
     }
 
@@ -248,7 +248,7 @@ public partial class Communicator
     /// <param name="recv">Room for Size blocks.</param>
     public void Allgather<T>(T[] send, T[] recv) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         AllgatherArgs(send, recv).Run(h);
     }
 
@@ -260,7 +260,7 @@ public partial class Communicator
     /// <param name="recv">Room for Size blocks of the same length.</param>
     public void Alltoall<T>(T[] send, T[] recv) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         AlltoallArgs(send, recv).Run(h);
     }
 
@@ -276,7 +276,7 @@ public partial class Communicator
     /// <param name="root">Rank that collects.</param>
     public void Gatherv<T>(T[] send, T[]? recv, int[] counts, int[] displs, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         GathervArgs(send, recv, counts, displs, root).Run(h);
     }
 
@@ -288,7 +288,7 @@ public partial class Communicator
     /// <param name="root">Rank that scatters.</param>
     public void Scatterv<T>(T[]? send, int[] counts, int[] displs, T[] recv, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         ScattervArgs(send, counts, displs, recv, root).Run(h);
     }
 
@@ -299,7 +299,7 @@ public partial class Communicator
     /// <param name="displs">Where each block starts in <paramref name="recv"/>; blocks may not overlap.</param>
     public void Allgatherv<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         AllgathervArgs(send, recv, counts, displs).Run(h);
     }
 
@@ -313,7 +313,7 @@ public partial class Communicator
     public void Alltoallv<T>(T[] send, int[] sendCounts, int[] sendDispls,
                              T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls).Run(h);
     }
 }

@@ -9,7 +9,7 @@ public partial class Communicator
     /// <summary>Starts a barrier (MPI_Ibarrier); it completes once every rank has started it.</summary>
     public Request IBarrier()
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return new Collective<byte>(CollKind.Barrier, 0, 0).Post(h);
     }
 
@@ -18,7 +18,7 @@ public partial class Communicator
     /// <param name="root">Rank whose data is broadcast.</param>
     public Request IBcast<T>(T[] buffer, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return BcastArgs(buffer, root).Post(h);
     }
 
@@ -29,7 +29,7 @@ public partial class Communicator
     /// <param name="root">Rank that gets the result.</param>
     public Request IReduce<T>(T[] send, T[]? recv, Op op, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return ReduceArgs(send, recv, root, op, blocking: false).Post(h);
     }
 
@@ -39,7 +39,7 @@ public partial class Communicator
     /// <param name="op">A built-in operation.</param>
     public Request IAllreduce<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AllreduceArgs(send, recv, op, blocking: false).Post(h);
     }
 
@@ -49,7 +49,7 @@ public partial class Communicator
     /// <param name="root">Rank that collects.</param>
     public Request IGather<T>(T[] send, T[]? recv, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return GatherArgs(send, recv, root).Post(h);
     }
 
@@ -59,7 +59,7 @@ public partial class Communicator
     /// <param name="root">Rank that scatters.</param>
     public Request IScatter<T>(T[]? send, T[] recv, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return ScatterArgs(send, recv, root).Post(h);
     }
 
@@ -68,7 +68,7 @@ public partial class Communicator
     /// <param name="recv">Room for Size blocks.</param>
     public Request IAllgather<T>(T[] send, T[] recv) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AllgatherArgs(send, recv).Post(h);
     }
 
@@ -77,7 +77,7 @@ public partial class Communicator
     /// <param name="recv">Room for Size blocks.</param>
     public Request IAlltoall<T>(T[] send, T[] recv) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AlltoallArgs(send, recv).Post(h);
     }
 
@@ -87,7 +87,7 @@ public partial class Communicator
     /// <param name="op">A built-in operation.</param>
     public Request IScan<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AllreduceArgs(send, recv, op, blocking: false, CollKind.Scan, "IScan").Post(h);
     }
 
@@ -101,7 +101,7 @@ public partial class Communicator
     /// <param name="op">A built-in operation.</param>
     public Request IExscan<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AllreduceArgs(send, recv, op, blocking: false, CollKind.Exscan, "IExscan").Post(h);
     }
 
@@ -111,7 +111,7 @@ public partial class Communicator
     /// <param name="op">A built-in operation.</param>
     public Request IReduceScatterBlock<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return ReduceScatterBlockArgs(send, recv, op, blocking: false).Post(h);
     }
 
@@ -122,7 +122,7 @@ public partial class Communicator
     /// <param name="op">A built-in operation.</param>
     public Request IReduceScatter<T>(T[] send, T[] recv, int[] counts, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return ReduceScatterArgs(send, recv, counts, op, blocking: false).Post(h);
     }
 
@@ -134,7 +134,7 @@ public partial class Communicator
     /// <param name="root">Rank that collects.</param>
     public Request IGatherv<T>(T[] send, T[]? recv, int[] counts, int[] displs, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return GathervArgs(send, recv, counts, displs, root).Post(h);
     }
 
@@ -146,7 +146,7 @@ public partial class Communicator
     /// <param name="root">Rank that scatters.</param>
     public Request IScatterv<T>(T[]? send, int[] counts, int[] displs, T[] recv, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return ScattervArgs(send, counts, displs, recv, root).Post(h);
     }
 
@@ -157,7 +157,7 @@ public partial class Communicator
     /// <param name="displs">Where each block starts in <paramref name="recv"/> (copied).</param>
     public Request IAllgatherv<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AllgathervArgs(send, recv, counts, displs).Post(h);
     }
 
@@ -171,7 +171,7 @@ public partial class Communicator
     public Request IAlltoallv<T>(T[] send, int[] sendCounts, int[] sendDispls,
                                  T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls).Post(h);
     }
 }

@@ -12,7 +12,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest BarrierInit()
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return new Collective<byte>(CollKind.Barrier, 0, 0).Init(h, 0, 0);
     }
 
@@ -22,7 +22,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest BcastInit<T>(T[] buffer, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         Collective<T> c = BcastArgs(buffer, root);
         bool sends = IsRoot(root), receives = !sends && root != Mpi.ProcNull;
         return c.Init(h, 0, buffer.Length, recvIn: sends, recvOut: receives);
@@ -36,7 +36,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest ReduceInit<T>(T[] send, T[]? recv, Op op, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return ReduceArgs(send, recv, root, op, blocking: false).Init(h, send.Length, send.Length);
     }
 
@@ -47,7 +47,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest AllreduceInit<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AllreduceArgs(send, recv, op, blocking: false).Init(h, send.Length, send.Length);
     }
 
@@ -58,7 +58,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest GatherInit<T>(T[] send, T[]? recv, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return GatherArgs(send, recv, root).Init(h, send.Length, (long)send.Length * _peerSize);
     }
 
@@ -69,7 +69,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest ScatterInit<T>(T[]? send, T[] recv, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return ScatterArgs(send, recv, root)
             .Init(h, (long)recv.Length * _peerSize, recv.Length, recvOut: OutsideRootGroup(root));
     }
@@ -80,7 +80,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest AllgatherInit<T>(T[] send, T[] recv) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AllgatherArgs(send, recv).Init(h, send.Length, (long)send.Length * _peerSize);
     }
 
@@ -90,7 +90,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest AlltoallInit<T>(T[] send, T[] recv) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AlltoallArgs(send, recv).Init(h, send.Length, send.Length);
     }
 
@@ -101,7 +101,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest ScanInit<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AllreduceArgs(send, recv, op, blocking: false, CollKind.Scan, "ScanInit").Init(h, send.Length, send.Length);
     }
 
@@ -115,7 +115,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest ExscanInit<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AllreduceArgs(send, recv, op, blocking: false, CollKind.Exscan, "ExscanInit")
             .Init(h, send.Length, send.Length, recvIn: _rank == 0);
     }
@@ -127,7 +127,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest ReduceScatterBlockInit<T>(T[] send, T[] recv, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return ReduceScatterBlockArgs(send, recv, op, blocking: false).Init(h, (long)recv.Length * _peerSize, recv.Length);
     }
 
@@ -139,7 +139,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest ReduceScatterInit<T>(T[] send, T[] recv, int[] counts, Op op) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         Collective<T> c = ReduceScatterArgs(send, recv, counts, op, blocking: false);
         long total = 0;
         foreach (int n in counts)
@@ -156,7 +156,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest GathervInit<T>(T[] send, T[]? recv, int[] counts, int[] displs, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         Collective<T> c = GathervArgs(send, recv, counts, displs, root);
         // At the root the whole extent is staged both ways: the gaps between blocks keep their contents.
         return c.Init(h, c.Desc.Count, c.RecvArray is null ? 0 : Extent(counts, displs), recvIn: true);
@@ -171,7 +171,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest ScattervInit<T>(T[]? send, int[] counts, int[] displs, T[] recv, int root) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         Collective<T> c = ScattervArgs(send, counts, displs, recv, root);
         return c.Init(h, c.SendArray is null ? 0 : Extent(counts, displs), c.Desc.Count);
     }
@@ -184,7 +184,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest AllgathervInit<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AllgathervArgs(send, recv, counts, displs).Init(h, send.Length, Extent(counts, displs), recvIn: true);
     }
 
@@ -199,7 +199,7 @@ public partial class Communicator
     public PersistentRequest AlltoallvInit<T>(T[] send, int[] sendCounts, int[] sendDispls,
                                               T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls)
             .Init(h, Extent(sendCounts, sendDispls), Extent(recvCounts, recvDispls), recvIn: true);
     }

@@ -12,7 +12,7 @@ public abstract unsafe partial class TopologyCommunicator
     /// <param name="recv">Room for <see cref="InDegree"/> blocks of send.Length elements, in <see cref="Sources"/> order.</param>
     public void NeighborAllgather<T>(T[] send, T[] recv) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         AllgatherArgs(send, recv).Run(h);
     }
 
@@ -23,7 +23,7 @@ public abstract unsafe partial class TopologyCommunicator
     /// <param name="displs">Where each source's block starts in <paramref name="recv"/>; blocks may not overlap.</param>
     public void NeighborAllgatherv<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         AllgathervArgs(send, recv, counts, displs).Run(h);
     }
 
@@ -33,7 +33,7 @@ public abstract unsafe partial class TopologyCommunicator
     /// <param name="count">Elements per block (the same on every rank).</param>
     public void NeighborAlltoall<T>(T[] send, T[] recv, int count) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         AlltoallArgs(send, recv, count).Run(h);
     }
 
@@ -47,7 +47,7 @@ public abstract unsafe partial class TopologyCommunicator
     public void NeighborAlltoallv<T>(T[] send, int[] sendCounts, int[] sendDispls,
                                      T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls).Run(h);
     }
 
@@ -69,7 +69,7 @@ public abstract unsafe partial class TopologyCommunicator
     public void NeighborAlltoallw<T>(T[] send, int[] sendCounts, long[] sendByteDispls,
                                      T[] recv, int[] recvCounts, long[] recvByteDispls) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         AlltoallwArgs(send, sendCounts, sendByteDispls, recv, recvCounts, recvByteDispls).Run(h);
     }
 
@@ -81,7 +81,7 @@ public abstract unsafe partial class TopologyCommunicator
     /// <param name="recv">Room for <see cref="InDegree"/> blocks of send.Length elements.</param>
     public Request INeighborAllgather<T>(T[] send, T[] recv) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AllgatherArgs(send, recv).Post(h);
     }
 
@@ -92,7 +92,7 @@ public abstract unsafe partial class TopologyCommunicator
     /// <param name="displs">Where each source's block starts in <paramref name="recv"/>.</param>
     public Request INeighborAllgatherv<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AllgathervArgs(send, recv, counts, displs).Post(h);
     }
 
@@ -102,7 +102,7 @@ public abstract unsafe partial class TopologyCommunicator
     /// <param name="count">Elements per block.</param>
     public Request INeighborAlltoall<T>(T[] send, T[] recv, int count) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AlltoallArgs(send, recv, count).Post(h);
     }
 
@@ -116,7 +116,7 @@ public abstract unsafe partial class TopologyCommunicator
     public Request INeighborAlltoallv<T>(T[] send, int[] sendCounts, int[] sendDispls,
                                          T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls).Post(h);
     }
 
@@ -130,7 +130,7 @@ public abstract unsafe partial class TopologyCommunicator
     public Request INeighborAlltoallw<T>(T[] send, int[] sendCounts, long[] sendByteDispls,
                                          T[] recv, int[] recvCounts, long[] recvByteDispls) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AlltoallwArgs(send, sendCounts, sendByteDispls, recv, recvCounts, recvByteDispls).Post(h);
     }
 
@@ -143,7 +143,7 @@ public abstract unsafe partial class TopologyCommunicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest NeighborAllgatherInit<T>(T[] send, T[] recv) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AllgatherArgs(send, recv).Init(h, send.Length, (long)send.Length * InDegree, recvIn: true);
     }
 
@@ -155,7 +155,7 @@ public abstract unsafe partial class TopologyCommunicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest NeighborAllgathervInit<T>(T[] send, T[] recv, int[] counts, int[] displs) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AllgathervArgs(send, recv, counts, displs).Init(h, send.Length, recv.Length, recvIn: true);
     }
 
@@ -166,7 +166,7 @@ public abstract unsafe partial class TopologyCommunicator
     /// <exception cref="NotSupportedException">The MPI library has no persistent collectives.</exception>
     public PersistentRequest NeighborAlltoallInit<T>(T[] send, T[] recv, int count) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AlltoallArgs(send, recv, count).Init(h, (long)count * OutDegree, (long)count * InDegree, recvIn: true);
     }
 
@@ -181,7 +181,7 @@ public abstract unsafe partial class TopologyCommunicator
     public PersistentRequest NeighborAlltoallvInit<T>(T[] send, int[] sendCounts, int[] sendDispls,
                                                       T[] recv, int[] recvCounts, int[] recvDispls) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return AlltoallvArgs(send, sendCounts, sendDispls, recv, recvCounts, recvDispls)
             .Init(h, send.Length, recv.Length, recvIn: true);
     }

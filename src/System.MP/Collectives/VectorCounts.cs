@@ -14,7 +14,7 @@ namespace System.MP;
 /// </summary>
 internal static unsafe class VectorCounts
 {
-    private static readonly List<(int Request, nint Memory)> s_live = [];
+    private static readonly List<(RequestHandle Request, nint Memory)> s_live = [];
 
     /// <summary>
     /// Copies the non-null counts and displacements into one native block and points
@@ -66,8 +66,8 @@ internal static unsafe class VectorCounts
     /// <summary>Keeps <paramref name="p"/> until the core frees <paramref name="request"/>'s operation.</summary>
     internal static void Track(Request request, void* p)
     {
-        int h = request.CoreHandle;
-        if (h == CoreConst.ReqNull)
+        RequestHandle h = request.CoreHandle;
+        if (h == RequestHandle.Null)
         {
             Free(p);
             return;

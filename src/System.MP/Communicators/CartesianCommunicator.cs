@@ -7,7 +7,7 @@ namespace System.MP;
 /// <summary>A communicator whose ranks form a Cartesian grid (MPI-4.0 §8.5): coordinates, neighbours, sub-grids.</summary>
 public sealed unsafe class CartesianCommunicator : TopologyCommunicator
 {
-    internal CartesianCommunicator(int handle) : base(handle)
+    internal CartesianCommunicator(CommHandle handle) : base(handle)
     {
         int n = 0;
         ThrowHelper.Check(Core.CartNdims(handle, &n));
@@ -75,7 +75,7 @@ public sealed unsafe class CartesianCommunicator : TopologyCommunicator
     /// <summary>Coordinates of <paramref name="rank"/> (MPI_Cart_coords).</summary>
     public int[] GetCoordinates(int rank)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         if ((uint)rank >= (uint)Size)
             ThrowHelper.ThrowRank(rank, Size, "a member", nameof(rank));
         var coords = new int[_dims.Length];
@@ -88,7 +88,8 @@ public sealed unsafe class CartesianCommunicator : TopologyCommunicator
     public int GetRank(params int[] coordinates)
     {
         ArgumentNullException.ThrowIfNull(coordinates);
-        int h = Handle, r = 0;
+        CommHandle h = Handle;
+        int r = 0;
         if (coordinates.Length != _dims.Length)
             throw new ArgumentException(SR.Format(SR.PeriodsLength, coordinates.Length, _dims.Length), nameof(coordinates));
         for (int i = 0; i < coordinates.Length; i++)
@@ -106,7 +107,8 @@ public sealed unsafe class CartesianCommunicator : TopologyCommunicator
     /// </summary>
     public (int Source, int Dest) Shift(int dimension, int displacement)
     {
-        int h = Handle, s = 0, d = 0;
+        CommHandle h = Handle;
+        int s = 0, d = 0;
         if ((uint)dimension >= (uint)_dims.Length)
             throw new ArgumentOutOfRangeException(nameof(dimension), dimension, SR.Format(SR.CoordinateOutOfRange, dimension, _dims.Length));
         ThrowHelper.Check(Core.CartShift(h, dimension, displacement, &s, &d));
@@ -119,7 +121,7 @@ public sealed unsafe class CartesianCommunicator : TopologyCommunicator
         ArgumentNullException.ThrowIfNull(keep);
         if (keep.Length != _dims.Length)
             throw new ArgumentException(SR.Format(SR.PeriodsLength, keep.Length, _dims.Length), nameof(keep));
-        int h = Handle, c = 0;
+        CommHandle h = Handle, c = CommHandle.Null;
         fixed (int* k = Flags(keep))
             ThrowHelper.Check(Core.CartSub(h, k, &c));
         return new CartesianCommunicator(c);

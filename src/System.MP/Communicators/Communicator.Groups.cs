@@ -12,7 +12,7 @@ public unsafe partial class Communicator
     {
         get
         {
-            int g = 0;
+            GroupHandle g = GroupHandle.Null;
             ThrowHelper.Check(Core.CommGroup(Handle, &g));
             return new Group(g);
         }
@@ -31,7 +31,7 @@ public unsafe partial class Communicator
         set
         {
             ArgumentNullException.ThrowIfNull(value);
-            int h = Handle;
+            CommHandle h = Handle;
             byte[] bytes = Encoding.UTF8.GetBytes(value + "\0");
             if (bytes.Length > 128)
                 throw new ArgumentException(SR.NameTooLong, nameof(value));
@@ -48,7 +48,7 @@ public unsafe partial class Communicator
     public Communicator? Create(Group group)
     {
         ArgumentNullException.ThrowIfNull(group);
-        int c = 0;
+        CommHandle c = CommHandle.Null;
         ThrowHelper.Check(Core.CommCreate(Handle, group.Handle, &c));
         return Wrap(c);
     }
@@ -72,7 +72,8 @@ public unsafe partial class Communicator
         byte[] t = Encoding.UTF8.GetBytes(tag + "\0");
         if (tag.Length == 0 || t.Length - 1 > 256 || tag.Contains('\0'))
             throw new ArgumentException(SR.StringTag, nameof(tag));
-        int g = group.Handle, c = 0;
+        GroupHandle g = group.Handle;
+        CommHandle c = CommHandle.Null;
         fixed (byte* p = t)
             ThrowHelper.Check(Core.CommCreateFromGroup(g, p, &c));
         return Wrap(c)!;
@@ -85,7 +86,7 @@ public unsafe partial class Communicator
     /// <param name="key">Orders the ranks within each part (ties by old rank).</param>
     public Communicator SplitShared(int key = 0)
     {
-        int c = 0;
+        CommHandle c = CommHandle.Null;
         ThrowHelper.Check(Core.CommSplitType(Handle, 0, key, &c));
         return Wrap(c)!;
     }
@@ -128,12 +129,13 @@ public unsafe partial class Communicator
         for (int i = 0; i < dims.Length; i++)
             if ((cells *= dims[i]) > _size)
                 throw new ArgumentException(SR.Format(SR.GridTooLarge, _size, i + 1, dims.Length, cells), nameof(dims));
-        int h = Handle, c = 0;
+        CommHandle h = Handle, c = CommHandle.Null;
         int[] flags = Flags(periods); // on the heap: a grid may have any number of dimensions
         fixed (int* d = dims)
         fixed (int* per = flags)
             ThrowHelper.Check(Core.CartCreate(h, dims.Length, d, per, reorder ? 1 : 0, &c));
-        return c == CoreConst.CommNull ? null : new CartesianCommunicator(c);
+        return c == CommHandle.Null
+ ? null : new CartesianCommunicator(c);
     }
 
     /// <summary>
@@ -180,11 +182,12 @@ public unsafe partial class Communicator
         if ((nodes == 0 ? 0 : index[^1]) != edges.Length)
             throw new ArgumentException(SR.Format(SR.GraphEdgesLength, edges.Length, nodes == 0 ? 0 : index[^1]), nameof(edges));
         CheckNodes(edges, nameof(edges), nodes);
-        int h = Handle, c = 0;
+        CommHandle h = Handle, c = CommHandle.Null;
         fixed (int* ip = index)
         fixed (int* ep = edges)
             ThrowHelper.Check(Core.GraphCreate(h, nodes, ip, ep, reorder ? 1 : 0, &c));
-        return c == CoreConst.CommNull ? null : new GraphCommunicator(c);
+        return c == CommHandle.Null
+ ? null : new GraphCommunicator(c);
     }
 
     /// <summary>
@@ -223,7 +226,7 @@ public unsafe partial class Communicator
         CheckNodes(destinations, nameof(destinations), _size);
         CheckWeights(sourceWeights, nameof(sourceWeights), sources.Length);
         CheckWeights(destinationWeights, nameof(destinationWeights), destinations.Length);
-        int h = Handle, c = 0;
+        CommHandle h = Handle, c = CommHandle.Null;
         fixed (int* s = sources)
         fixed (int* sw = sourceWeights)
         fixed (int* d = destinations)
@@ -263,7 +266,7 @@ public unsafe partial class Communicator
             throw new ArgumentException(SR.Format(SR.DegreesMismatch, total, destinations.Length), nameof(destinations));
         CheckNodes(destinations, nameof(destinations), _size);
         CheckWeights(weights, nameof(weights), destinations.Length);
-        int h = Handle, c = 0;
+        CommHandle h = Handle, c = CommHandle.Null;
         fixed (int* s = sources)
         fixed (int* dg = degrees)
         fixed (int* d = destinations)

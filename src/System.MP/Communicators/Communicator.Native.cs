@@ -38,7 +38,8 @@ public unsafe partial class Communicator
     public int FortranHandle => (int)MpiHandleOf(Core.CommHandle, Handle, fortran: true);
 
     /// <summary>The C form (a long) or the Fortran form of the MPI handle behind a core handle, by the core's comm_handle or group_handle.</summary>
-    internal static long MpiHandleOf(delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int*, int> get, int handle, bool fortran)
+    internal static long MpiHandleOf<THandle>(delegate* unmanaged[Cdecl, SuppressGCTransition]<THandle, long*, int*, int> get, THandle handle, bool fortran)
+        where THandle : unmanaged
     {
         long c = 0;
         int f = 0;
@@ -76,14 +77,10 @@ public unsafe partial class Communicator
         if (ownership is not (HandleOwnership.Borrowed or HandleOwnership.Owned))
             throw new ArgumentOutOfRangeException(nameof(ownership), ownership, SR.HandleOwnershipUnknown);
         Mpi.EnsureInitialized();
-        int comm = CoreConst.CommNull;
+        CommHandle comm = CommHandle.Null;
         int rc = Core.CommFromHandle(handle, fortran, ownership == HandleOwnership.Owned ? 1 : 0, &comm);
         ThrowHelper.Check(rc);
-        return comm switch
-        {
-            CoreConst.CommWorld => World,
-            CoreConst.CommSelf => Self,
-            _ => Wrap(comm)!,
-        };
+        return comm == CommHandle.World ? World : comm == CommHandle.Self ? Self : Wrap(comm)!;
+
     }
 }

@@ -63,7 +63,7 @@ public unsafe partial class Communicator
     /// </summary>
     /// <returns>This rank's payload decoded as a <typeparamref name="TOut"/>; default where nothing is received.</returns>
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
-    private TOut? ScatterPieces<TOut>(Func<long[], long[], NativeBuffer>? encode, int root, int h, Failure failure = default)
+    private TOut? ScatterPieces<TOut>(Func<long[], long[], NativeBuffer>? encode, int root, CommHandle h, Failure failure = default)
     {
         bool atRoot = IsRoot(root), receives = !_isInter || !atRoot;
         int p = _isInter && atRoot ? _peerSize : _size; // the ranks that get a payload
@@ -127,7 +127,7 @@ public unsafe partial class Communicator
     /// which broadcasts them back to the sending group.
     /// </summary>
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
-    private T[]? GatherObjects<T>(T[]? block, int root, int h)
+    private T[]? GatherObjects<T>(T[]? block, int root, CommHandle h)
     {
         T[][]? blocks = GatherBlocks(block, root, h);
         if (blocks is null)
@@ -147,7 +147,7 @@ public unsafe partial class Communicator
 
     /// <summary>The blocks of <see cref="GatherObjects"/>, one per rank in rank order, at the ranks that receive; null elsewhere.</summary>
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
-    private T[][]? GatherBlocks<T>(T[]? block, int root, int h)
+    private T[][]? GatherBlocks<T>(T[]? block, int root, CommHandle h)
     {
         bool receives = _isInter ? root == Mpi.Root : root < 0 || root == _rank;
         bool sends = !(_isInter && receives);
@@ -301,7 +301,7 @@ public unsafe partial class Communicator
     }
 
     // mine: where this rank's part of round k goes (null: it receives nothing).
-    private void ScattervRound(in RoundPlan plan, int k, NativeBuffer? pieces, long[] starts, long[] counts, byte* mine, int root, int h)
+    private void ScattervRound(in RoundPlan plan, int k, NativeBuffer? pieces, long[] starts, long[] counts, byte* mine, int root, CommHandle h)
     {
         var parts = new int[counts.Length];
         var displs = new int[counts.Length];
@@ -328,7 +328,7 @@ public unsafe partial class Communicator
         }
     }
 
-    private void GathervRound(in RoundPlan plan, int k, byte* mine, NativeBuffer all, long[] starts, long[] counts, int root, int h)
+    private void GathervRound(in RoundPlan plan, int k, byte* mine, NativeBuffer all, long[] starts, long[] counts, int root, CommHandle h)
     {
         var parts = new int[counts.Length];
         var displs = new int[counts.Length];
@@ -361,7 +361,7 @@ public unsafe partial class Communicator
     }
 
     private void AlltoallvRound(in RoundPlan plan, int k, byte* send, long[] sendStarts, long[] sendCounts,
-                                byte* recv, long[] recvStarts, long[] recvCounts, int h)
+                                byte* recv, long[] recvStarts, long[] recvCounts, CommHandle h)
     {
         int p = sendCounts.Length;
         int[] sparts = new int[p], sdispls = new int[p], rparts = new int[p], rdispls = new int[p];

@@ -18,14 +18,14 @@ namespace System.MP;
 /// </remarks>
 public unsafe partial class Communicator : IDisposable
 {
-    private int _handle;
+    private CommHandle _handle;
     private readonly int _rank;
     private readonly int _size;
     private readonly int _peerSize; // ranks that peer and root arguments refer to
     private readonly bool _isInter;
     private readonly bool _predefined;
 
-    internal unsafe Communicator(int handle, bool predefined)
+    internal unsafe Communicator(CommHandle handle, bool predefined)
     {
         int rank = 0, size = 0, peer = 0, inter = 0;
         ThrowHelper.Check(Core.CommRank(handle, &rank));
@@ -41,9 +41,9 @@ public unsafe partial class Communicator : IDisposable
     }
 
     /// <summary>Wraps a new core handle as a Communicator, an Intercommunicator or the class of its topology (null for MP_COMM_NULL).</summary>
-    internal static unsafe Communicator? Wrap(int handle)
+    internal static unsafe Communicator? Wrap(CommHandle handle)
     {
-        if (handle == CoreConst.CommNull)
+        if (handle == CommHandle.Null)
             return null;
         int inter = 0;
         int rc = Core.CommIsInter(handle, &inter);
@@ -92,16 +92,16 @@ public unsafe partial class Communicator : IDisposable
     }
 
     /// <summary>True after <see cref="Dispose()"/> (never for World or Self).</summary>
-    public bool IsDisposed => _handle < 0;
+    public bool IsDisposed => _handle == CommHandle.Null;
 
     /// <summary>The core handle; throws <see cref="ObjectDisposedException"/> once disposed.</summary>
-    internal int Handle
+    internal CommHandle Handle
     {
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         get
         {
-            int h = _handle;
-            if (h < 0)
+            CommHandle h = _handle;
+            if (h == CommHandle.Null)
                 ThrowHelper.ThrowDisposed();
             return h;
         }
@@ -114,7 +114,7 @@ public unsafe partial class Communicator : IDisposable
     /// <exception cref="Exception">What a copy function threw: the duplicate was freed on this rank.</exception>
     public unsafe Communicator Dup()
     {
-        int h = Handle, dup = 0;
+        CommHandle h = Handle, dup = CommHandle.Null;
         int rc = Core.CommDup(h, &dup);
         ThrowHelper.Check(rc);
         Communicator copy = Wrap(dup)!;
@@ -129,7 +129,7 @@ public unsafe partial class Communicator : IDisposable
     /// <returns>This rank's new communicator, or null when <paramref name="color"/> is <see cref="Mpi.Undefined"/>.</returns>
     public unsafe Communicator? Split(int color, int key)
     {
-        int h = Handle, part = 0;
+        CommHandle h = Handle, part = CommHandle.Null;
         if (color < 0 && color != Mpi.Undefined)
             throw new ArgumentOutOfRangeException(nameof(color), color, SR.Format(SR.SplitColor, color));
         int rc = Core.CommSplit(h, color, key, &part);
@@ -151,7 +151,7 @@ public unsafe partial class Communicator : IDisposable
     /// <summary>Frees the communicator when <paramref name="disposing"/>.</summary>
     protected virtual void Dispose(bool disposing)
     {
-        if (_predefined || _handle < 0 || !disposing)
+        if (_predefined || _handle == CommHandle.Null || !disposing)
             return;
         DeleteAttributes();
         Free();
@@ -159,8 +159,8 @@ public unsafe partial class Communicator : IDisposable
 
     private void Free()
     {
-        int h = _handle;
-        _handle = -1;
+        CommHandle h = _handle;
+        _handle = CommHandle.Null;
         if (Core.State() == CoreConst.StateReady) // also when MPI runs through sessions alone
         {
             int rc = Core.CommFree(h);
@@ -170,7 +170,8 @@ public unsafe partial class Communicator : IDisposable
 
     /// <inheritdoc/>
     public override string ToString() =>
-        _handle < 0 ? "Communicator(disposed)" : $"Communicator(rank {_rank} of {_size})";
+        _handle == CommHandle.Null ? "Communicator(disposed)"
+ : $"Communicator(rank {_rank} of {_size})";
 
     // ---- argument checks shared by every operation (before any native call) ----
 

@@ -11,7 +11,7 @@ public sealed unsafe class GraphCommunicator : TopologyCommunicator
 {
     private readonly int[] _index, _edges, _neighbors;
 
-    internal GraphCommunicator(int handle) : base(handle)
+    internal GraphCommunicator(CommHandle handle) : base(handle)
     {
         int nodes = 0, edges = 0;
         ThrowHelper.Check(Core.GraphDims(handle, &nodes, &edges));
@@ -47,7 +47,8 @@ public sealed unsafe class GraphCommunicator : TopologyCommunicator
     /// <summary>The neighbours of <paramref name="rank"/> (MPI_Graph_neighbors).</summary>
     public int[] NeighborsOf(int rank)
     {
-        int h = Handle, n = 0;
+        CommHandle h = Handle;
+        int n = 0;
         if ((uint)rank >= (uint)Size)
             ThrowHelper.ThrowRank(rank, Size, "a member", nameof(rank));
         ThrowHelper.Check(Core.GraphNeighborsCount(h, rank, &n));
@@ -65,7 +66,7 @@ public sealed unsafe class GraphCommunicator : TopologyCommunicator
 /// </summary>
 public sealed unsafe class DistributedGraphCommunicator : TopologyCommunicator
 {
-    internal DistributedGraphCommunicator(int handle) : base(handle)
+    internal DistributedGraphCommunicator(CommHandle handle) : base(handle)
     {
         var sources = new int[InDegree];
         var destinations = new int[OutDegree];

@@ -18,18 +18,18 @@ public enum Comparison
 /// <summary>An ordered set of processes (MPI_Group), used to build communicators.</summary>
 public sealed unsafe class Group : IDisposable
 {
-    private int _handle;
+    private GroupHandle _handle;
 
-    internal Group(int handle) => _handle = handle;
+    internal Group(GroupHandle handle) => _handle = handle;
 
     /// <summary>The group with no members (MPI_GROUP_EMPTY).</summary>
-    public static Group Empty { get; } = new(0);
+    public static Group Empty { get; } = new(GroupHandle.Empty);
 
-    internal int Handle
+    internal GroupHandle Handle
     {
         get
         {
-            if (_handle < 0)
+            if (_handle == GroupHandle.Null)
                 throw new ObjectDisposedException(nameof(Group));
             return _handle;
         }
@@ -111,10 +111,11 @@ public sealed unsafe class Group : IDisposable
     /// <summary>Frees the group (MPI_Group_free); <see cref="Empty"/> is never freed.</summary>
     public void Dispose()
     {
-        int h = _handle;
-        if (h <= 0)
+        GroupHandle h = _handle;
+        if (h == GroupHandle.Empty || h == GroupHandle.Null)
             return;
-        _handle = -1;
+        _handle = GroupHandle.Null;
+
         if (Core.State() == CoreConst.StateReady) // also when MPI runs through sessions alone
             ThrowHelper.Check(Core.GroupFree(h));
     }
@@ -123,7 +124,7 @@ public sealed unsafe class Group : IDisposable
     {
         ArgumentNullException.ThrowIfNull(a);
         ArgumentNullException.ThrowIfNull(b);
-        int g = 0;
+        GroupHandle g = GroupHandle.Null;
         ThrowHelper.Check(Core.GroupSetop(op, a.Handle, b.Handle, &g));
         return new Group(g);
     }
@@ -131,7 +132,9 @@ public sealed unsafe class Group : IDisposable
     private Group Select(int exclude, int[] ranks)
     {
         ArgumentNullException.ThrowIfNull(ranks);
-        int size = Size, g = 0;
+        int size = Size;
+        GroupHandle g = GroupHandle.Null;
+
         for (int i = 0; i < ranks.Length; i++)
         {
             if ((uint)ranks[i] >= (uint)size)

@@ -12,19 +12,19 @@ namespace System.MP;
 /// </summary>
 public sealed unsafe class Info : IDisposable
 {
-    private int _handle;
+    private InfoHandle _handle; // InfoHandle.Null once disposed
 
     /// <summary>Creates an empty info object (MPI_Info_create); initializes MPI if needed.</summary>
     public Info()
     {
         Mpi.EnsureInitialized();
-        int h = 0;
+        InfoHandle h = InfoHandle.Null;
         int rc = Core.InfoCreate(&h);
         ThrowHelper.Check(rc);
         _handle = h;
     }
 
-    internal Info(int handle) => _handle = handle; // one the library made (a process set's info)
+    internal Info(InfoHandle handle) => _handle = handle; // one the library made (a process set's info)
 
     /// <summary>The value of <paramref name="key"/>, or null when it is not set (MPI_Info_get); setting stores it (MPI_Info_set).</summary>
     /// <param name="key">A non-empty key shorter than the MPI library's MPI_MAX_INFO_KEY.</param>
@@ -35,7 +35,7 @@ public sealed unsafe class Info : IDisposable
     {
         get
         {
-            int h = Handle;
+            InfoHandle h = Handle;
             byte[] k = KeyBytes(key);
             int found = 0, rc;
             fixed (byte* pk = k)
@@ -53,7 +53,7 @@ public sealed unsafe class Info : IDisposable
         }
         set
         {
-            int h = Handle;
+            InfoHandle h = Handle;
             byte[] k = KeyBytes(key);
             if (value is null)
                 ThrowHelper.ThrowNull(nameof(value));
@@ -71,29 +71,30 @@ public sealed unsafe class Info : IDisposable
     /// <summary>Frees the info object (MPI_Info_free).  Calling it again does nothing.</summary>
     public void Dispose()
     {
-        int h = _handle;
-        if (h <= 0)
+        InfoHandle h = _handle;
+        if (h == InfoHandle.Null)
             return;
-        _handle = -1;
+        _handle = InfoHandle.Null;
         int rc = Core.InfoFree(h);
         ThrowHelper.Check(rc);
     }
 
     /// <summary>The core handle; throws <see cref="ObjectDisposedException"/> once disposed.</summary>
-    internal int Handle
+    internal InfoHandle Handle
     {
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         get
         {
-            int h = _handle;
-            if (h <= 0)
+            InfoHandle h = _handle;
+            if (h == InfoHandle.Null)
                 throw new ObjectDisposedException(nameof(Info));
             return h;
         }
     }
 
-    /// <summary>The core handle of an optional info: <see cref="CoreConst.InfoNull"/> for none.</summary>
-    internal static int HandleOf(Info? info) => info is null ? CoreConst.InfoNull : info.Handle;
+    /// <summary>The core handle of an optional info: <see cref="InfoHandle.Null"/> for none.</summary>
+    internal static InfoHandle HandleOf(Info? info) => info is null ? InfoHandle.Null : info.Handle;
+
 
     private static byte[] KeyBytes(string key)
     {

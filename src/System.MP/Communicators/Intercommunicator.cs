@@ -12,7 +12,7 @@ namespace System.MP;
 /// </summary>
 public sealed unsafe class Intercommunicator : Communicator
 {
-    internal Intercommunicator(int handle) : base(handle, predefined: false) { }
+    internal Intercommunicator(CommHandle handle) : base(handle, predefined: false) { }
 
     /// <summary>Number of ranks in the remote group.</summary>
     public int RemoteSize
@@ -38,14 +38,14 @@ public sealed unsafe class Intercommunicator : Communicator
     {
         ArgumentNullException.ThrowIfNull(local);
         ArgumentNullException.ThrowIfNull(peer);
-        int h = local.Handle, c = 0;
+        CommHandle h = local.Handle, c = CommHandle.Null;
         if ((uint)localLeader >= (uint)local.Size)
             ThrowHelper.ThrowRank(localLeader, local.Size, "a member", nameof(localLeader));
         if (local.Rank == localLeader && (uint)remoteLeader >= (uint)peer.Size)
             ThrowHelper.ThrowRank(remoteLeader, peer.Size, "a member", nameof(remoteLeader));
         if ((uint)tag > (uint)Mpi.TagUpperBound)
             ThrowHelper.ThrowTag(tag, allowAny: false, nameof(tag));
-        ThrowHelper.Check(Core.IntercommCreate(h, localLeader, local.Rank == localLeader ? peer.Handle : CoreConst.CommNull, remoteLeader, tag, &c));
+        ThrowHelper.Check(Core.IntercommCreate(h, localLeader, local.Rank == localLeader ? peer.Handle : CommHandle.Null, remoteLeader, tag, &c));
         return new Intercommunicator(c);
     }
 
@@ -55,7 +55,7 @@ public sealed unsafe class Intercommunicator : Communicator
     /// <param name="high">The group passing true is ordered after the other.</param>
     public Communicator Merge(bool high)
     {
-        int c = 0;
+        CommHandle c = CommHandle.Null;
         ThrowHelper.Check(Core.IntercommMerge(Handle, high ? 1 : 0, &c));
         return Wrap(c)!;
     }
@@ -63,7 +63,7 @@ public sealed unsafe class Intercommunicator : Communicator
     /// <summary>Waits for pending communication on it, then frees it (MPI_Comm_disconnect). Collective.</summary>
     public void Disconnect()
     {
-        int h = Handle;
+        CommHandle h = Handle;
         MarkDisposed();
         ThrowHelper.Check(Core.CommDisconnect(h));
     }

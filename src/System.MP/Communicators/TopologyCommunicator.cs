@@ -26,7 +26,7 @@ public enum Topology
 /// </summary>
 public abstract unsafe partial class TopologyCommunicator : Communicator
 {
-    private protected TopologyCommunicator(int handle) : base(handle, predefined: false)
+    private protected TopologyCommunicator(CommHandle handle) : base(handle, predefined: false)
     {
         int inDegree = 0, outDegree = 0, weighted = 0;
         ThrowHelper.Check(Core.TopoDegrees(handle, &inDegree, &outDegree, &weighted));

@@ -71,10 +71,10 @@ internal static class HangReport
     }
 
     /// <summary>What the next blocking wait of this thread is (called only when <see cref="Enabled"/>).</summary>
-    internal static void Describe(string call, int comm, int peer, int tag, string peerName = "source") =>
+    internal static void Describe(string call, CommHandle comm, int peer, int tag, string peerName = "source") =>
         t_call = $"{call}({peerName} {Peer(peer)}, tag {Tag(tag)}) on {CommName(comm)}";
 
-    /// <inheritdoc cref="Describe(string, int, int, int, string)"/>
+    /// <inheritdoc cref="Describe(string, CommHandle, int, int, string)"/>
     internal static void Describe(string call) => t_call = call;
 
     /// <summary>Blocks in <paramref name="op"/> with this thread's wait recorded for the watchdog.</summary>
@@ -94,7 +94,7 @@ internal static class HangReport
 
     /// <summary>A blocking collective with its wait recorded for the watchdog.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    internal static unsafe int Collective(int comm, CollDesc* d)
+    internal static unsafe int Collective(CommHandle comm, CollDesc* d)
     {
         string name = (uint)d->Kind < (uint)Records.Collectives.Length ? Records.Collectives[d->Kind] : $"collective {d->Kind}";
         bool rooted = d->Kind is CollKind.Bcast or CollKind.Reduce or CollKind.Gather or CollKind.Scatter
@@ -116,7 +116,7 @@ internal static class HangReport
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     internal static unsafe int SendRecv(void* s, long sendBytes, int dest, int sendTag, void* r, long recvBytes,
-                                        int source, int recvTag, int comm, Status* status)
+                                        int source, int recvTag, CommHandle comm, Status* status)
     {
         Waiter w = Begin($"SendRecv(dest {Peer(dest)}, tag {Tag(sendTag)}; source {Peer(source)}, tag {Tag(recvTag)}) on {CommName(comm)}");
         try
@@ -169,12 +169,9 @@ internal static class HangReport
 
     private static string Tag(int tag) => tag == Mpi.AnyTag ? "any" : tag.ToString(CultureInfo.InvariantCulture);
 
-    private static string CommName(int comm) => comm switch
-    {
-        CoreConst.CommWorld => "World",
-        CoreConst.CommSelf => "Self",
-        _ => $"communicator {comm}",
-    };
+    private static string CommName(CommHandle comm) =>
+        comm == CommHandle.World ? "World" : comm == CommHandle.Self ? "Self" : $"communicator {comm.Value}";
+
 
     private static void Watch()
     {

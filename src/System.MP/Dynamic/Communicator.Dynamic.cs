@@ -16,9 +16,9 @@ public unsafe partial class Communicator
         get
         {
             Mpi.EnsureInitialized();
-            int c = 0;
+            CommHandle c = CommHandle.Null;
             ThrowHelper.Check(Core.CommGetParent(&c));
-            if (c == CoreConst.CommNull)
+            if (c == CommHandle.Null)
                 return null;
             return s_parent ??= new Intercommunicator(c);
         }
@@ -59,7 +59,7 @@ public unsafe partial class Communicator
             ThrowHelper.ThrowRank(root, _size, "a member", nameof(root));
         if (_rank == root && (string.IsNullOrEmpty(command) || maxProcs <= 0 || args is null))
             throw new ArgumentException(SR.SpawnArgs, string.IsNullOrEmpty(command) ? nameof(command) : nameof(maxProcs));
-        int ih = Info.HandleOf(info);
+        InfoHandle ih = Info.HandleOf(info);
         return SpawnPinned([SpawnCommand.Unchecked(command ?? "", args ?? [], Math.Max(maxProcs, 1))], [ih], root, multiple: false);
     }
 
@@ -85,7 +85,7 @@ public unsafe partial class Communicator
         ArgumentNullException.ThrowIfNull(commands);
         if (commands.Count == 0)
             throw new ArgumentException(SR.SpawnMultipleNone, nameof(commands));
-        var infos = new int[commands.Count];
+        var infos = new InfoHandle[commands.Count];
         for (int i = 0; i < commands.Count; i++)
         {
             SpawnCommand? sc = commands[i];
@@ -98,9 +98,10 @@ public unsafe partial class Communicator
 
     // Pins every command and argument as a NUL-terminated UTF-8 string for the length of the
     // call and spawns: MPI_Comm_spawn for one command (Spawn), MPI_Comm_spawn_multiple else.
-    private Intercommunicator SpawnPinned(IReadOnlyList<SpawnCommand> commands, int[] infos, int root, bool multiple)
+    private Intercommunicator SpawnPinned(IReadOnlyList<SpawnCommand> commands, InfoHandle[] infos, int root, bool multiple)
     {
-        int h = Handle, c = 0, n = commands.Count, procs = 0, strings = 0;
+        CommHandle h = Handle, c = CommHandle.Null;
+        int n = commands.Count, procs = 0, strings = 0;
         foreach (SpawnCommand sc in commands)
         {
             procs += sc.MaxProcs;
@@ -126,7 +127,9 @@ public unsafe partial class Communicator
                 counts[i] = commands[i].MaxProcs;
             }
             fixed (nint* pCmd = cmd, pArgv = argv, pArgvs = argvs)
-            fixed (int* pCounts = counts, pInfos = infos, pErrors = errors)
+            fixed (int* pCounts = counts, pErrors = errors)
+            fixed (InfoHandle* pInfos = infos)
+
             {
                 for (int i = 0; i < n; i++)
                     pArgvs[i] = (nint)(pArgv + argvs[i]);
@@ -173,7 +176,7 @@ public unsafe partial class Communicator
 
     private Intercommunicator AcceptOrConnect(bool connect, string port, int root)
     {
-        int h = Handle, c = 0;
+        CommHandle h = Handle, c = CommHandle.Null;
         if ((uint)root >= (uint)_size)
             ThrowHelper.ThrowRank(root, _size, "a member", nameof(root));
         if (_rank == root)
@@ -184,5 +187,5 @@ public unsafe partial class Communicator
     }
 
     /// <summary>Marks this communicator freed without calling MPI (after a disconnect).</summary>
-    private protected void MarkDisposed() => _handle = -1;
+    private protected void MarkDisposed() => _handle = CommHandle.Null;
 }

@@ -28,11 +28,11 @@ namespace System.MP;
 /// </remarks>
 public sealed unsafe class MpiFile : IDisposable
 {
-    private int _handle;
+    private FileHandle _handle;
     private int _elementSize = 1;
     private readonly MpiFileMode _mode;
 
-    private MpiFile(int handle, MpiFileMode mode, string path)
+    private MpiFile(FileHandle handle, MpiFileMode mode, string path)
     {
         _handle = handle;
         _mode = mode;
@@ -46,7 +46,7 @@ public sealed unsafe class MpiFile : IDisposable
     public MpiFileMode Mode => _mode;
 
     /// <summary>True once the file is closed.</summary>
-    public bool IsClosed => _handle < 0;
+    public bool IsClosed => _handle == FileHandle.Null;
 
     /// <summary>Bytes per element of the current view (1 until <see cref="SetView{T}(long, Info?)"/>).</summary>
     public int ElementSize => _elementSize;
@@ -65,7 +65,10 @@ public sealed unsafe class MpiFile : IDisposable
         ArgumentNullException.ThrowIfNull(communicator);
         byte[] p = PathBytes(path);
         CheckMode(mode);
-        int comm = communicator.Handle, infoHandle = Info.HandleOf(info), file = 0, rc;
+        CommHandle comm = communicator.Handle;
+        InfoHandle infoHandle = Info.HandleOf(info);
+        FileHandle file = FileHandle.Null;
+        int rc;
         fixed (byte* pp = p)
             rc = Core.FileOpen(comm, pp, (int)mode, infoHandle, &file);
         ThrowHelper.Check(rc);
@@ -77,7 +80,8 @@ public sealed unsafe class MpiFile : IDisposable
     public static void Delete(string path, Info? info = null)
     {
         byte[] p = PathBytes(path);
-        int infoHandle = Info.HandleOf(info), rc;
+        InfoHandle infoHandle = Info.HandleOf(info);
+        int rc;
         fixed (byte* pp = p)
             rc = Core.FileDelete(pp, infoHandle);
         ThrowHelper.Check(rc);
@@ -86,10 +90,10 @@ public sealed unsafe class MpiFile : IDisposable
     /// <summary>Closes the file (MPI_File_close). Collective.  Calling it again does nothing.</summary>
     public void Close()
     {
-        int h = _handle;
-        if (h < 0)
+        FileHandle h = _handle;
+        if (h == FileHandle.Null)
             return;
-        _handle = -1;
+        _handle = FileHandle.Null;
         int rc = Core.FileClose(h);
         ThrowHelper.Check(rc);
     }
@@ -124,13 +128,13 @@ public sealed unsafe class MpiFile : IDisposable
     }
 
     /// <summary>The core handle; throws <see cref="ObjectDisposedException"/> once closed.</summary>
-    private int Handle
+    private FileHandle Handle
     {
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         get
         {
-            int h = _handle;
-            if (h < 0)
+            FileHandle h = _handle;
+            if (h == FileHandle.Null)
                 throw new ObjectDisposedException(nameof(MpiFile));
             return h;
         }
@@ -169,7 +173,7 @@ public sealed unsafe class MpiFile : IDisposable
 
     private void SetView(long displacement, int elementSize, int blockLength, int stride, Info? info)
     {
-        int h = Handle;
+        FileHandle h = Handle;
         if (displacement < 0)
             throw new ArgumentOutOfRangeException(nameof(displacement), displacement, SR.Format(SR.FileOffsetNegative, displacement));
         int rc = Core.FileSetView(h, displacement, elementSize, blockLength, stride, Info.HandleOf(info));
@@ -187,9 +191,9 @@ public sealed unsafe class MpiFile : IDisposable
         op <= CoreConst.IoWriteAtAll ? AccessAt : op <= CoreConst.IoWriteAll ? AccessIndividual : AccessShared;
 
     /// <summary>Checks an access against the mode, offset and view; returns the file handle.</summary>
-    private int Check(int op, long offset, long bytes, string paramName)
+    private FileHandle Check(int op, long offset, long bytes, string paramName)
     {
-        int h = Handle;
+        FileHandle h = Handle;
         if (IsWrite(op) ? (_mode & MpiFileMode.ReadOnly) != 0 : (_mode & MpiFileMode.WriteOnly) != 0)
             throw new NotSupportedException(SR.Format(IsWrite(op) ? SR.FileNotWritable : SR.FileNotReadable, _mode));
         int positioning = Positioning(op);
@@ -205,7 +209,7 @@ public sealed unsafe class MpiFile : IDisposable
     private Status Access<T>(int op, long offset, ReadOnlySpan<T> buffer) where T : unmanaged
     {
         long bytes = (long)buffer.Length * sizeof(T);
-        int h = Check(op, offset, bytes, nameof(buffer));
+        FileHandle h = Check(op, offset, bytes, nameof(buffer));
         Status st = default;
         int rc;
         fixed (T* p = buffer) // null for an empty span
@@ -230,7 +234,7 @@ public sealed unsafe class MpiFile : IDisposable
     private Request Post<T>(int op, long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged
     {
         ThrowHelper.CheckSlice(buffer, bufferOffset, count, nameof(buffer));
-        int h = Check(op, offset, (long)count * sizeof(T), nameof(buffer));
+        FileHandle h = Check(op, offset, (long)count * sizeof(T), nameof(buffer));
         return Request.PostFile(buffer, bufferOffset, count, h, op, offset);
     }
 
@@ -414,7 +418,7 @@ public sealed unsafe class MpiFile : IDisposable
 
     private void SeekPointer(long offset, SeekOrigin origin, int shared)
     {
-        int h = Handle;
+        FileHandle h = Handle;
         if (origin is not (SeekOrigin.Begin or SeekOrigin.Current or SeekOrigin.End))
             throw new ArgumentOutOfRangeException(nameof(origin), origin, null);
         if (shared == 0 && (_mode & MpiFileMode.Sequential) != 0)
@@ -427,7 +431,7 @@ public sealed unsafe class MpiFile : IDisposable
 
     private long GetPosition(int shared)
     {
-        int h = Handle;
+        FileHandle h = Handle;
         long position = 0;
         int rc = Core.FilePosition(h, shared, &position);
         ThrowHelper.Check(rc);
@@ -442,7 +446,7 @@ public sealed unsafe class MpiFile : IDisposable
     /// <summary>The file's size in bytes (MPI_File_get_size).</summary>
     public long GetSize()
     {
-        int h = Handle;
+        FileHandle h = Handle;
         long bytes = 0;
         ThrowHelper.Check(Core.FileGetSize(h, &bytes));
         return bytes;
@@ -462,7 +466,8 @@ public sealed unsafe class MpiFile : IDisposable
     {
         get
         {
-            int h = Handle, atomic = 0;
+            FileHandle h = Handle;
+            int atomic = 0;
             ThrowHelper.Check(Core.FileGetAtomicity(h, &atomic));
             return atomic != 0;
         }
@@ -473,5 +478,6 @@ public sealed unsafe class MpiFile : IDisposable
         bytes >= 0 ? bytes : throw new ArgumentOutOfRangeException(nameof(bytes), bytes, SR.Format(SR.FileSizeNegative, bytes));
 
     /// <summary>The path and state, for debugging.</summary>
-    public override string ToString() => _handle < 0 ? $"MpiFile({Path}, closed)" : $"MpiFile({Path}, {_mode})";
+    public override string ToString() => _handle == FileHandle.Null ?
+ $"MpiFile({Path}, closed)" : $"MpiFile({Path}, {_mode})";
 }

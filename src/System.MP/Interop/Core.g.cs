@@ -4,6 +4,7 @@
 // layouts), at every native build.
 // Do not edit: change the list and run ./build.sh build.
 // </auto-generated>
+#nullable enable
 using System.Runtime.InteropServices;
 
 namespace System.MP.Interop;
@@ -53,12 +54,7 @@ internal static class CoreConst
     internal const int StateUninit = 0;
     internal const int StateReady = 1;
     internal const int StateFinalized = 2;
-    internal const int CommWorld = 0;
-    internal const int CommSelf = 1;
-    internal const int CommNull = -1;
-    internal const int ReqNull = -1;
     internal const int ListMaxCapacity = 16777216;
-    internal const int InfoNull = 0;
     internal const int ModeRdonly = 1;
     internal const int ModeWronly = 2;
     internal const int ModeRdwr = 4;
@@ -80,6 +76,346 @@ internal static class CoreConst
     internal const int IoWriteShared = 9;
     internal const int IoReadOrdered = 10;
     internal const int IoWriteOrdered = 11;
+}
+
+/// <summary>mp_comm_t (int32_t): a communicator.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal readonly struct CommHandle : IEquatable<CommHandle>
+{
+    private readonly int _value;
+
+    /// <summary>The handle the core knows by this number.</summary>
+    internal CommHandle(int value) => _value = value;
+
+    /// <summary>The core's number for the handle: for diagnostics, never to pass as another kind.</summary>
+    internal int Value => _value;
+
+    /// <summary>MP_COMM_WORLD (0).</summary>
+    internal static CommHandle World => new(0);
+
+    /// <summary>MP_COMM_SELF (1).</summary>
+    internal static CommHandle Self => new(1);
+
+    /// <summary>MP_COMM_NULL (-1).</summary>
+    internal static CommHandle Null => new(-1);
+
+    /// <summary>True when both name the same handle.</summary>
+    public bool Equals(CommHandle other) => _value == other._value;
+
+    /// <inheritdoc/>
+    public override bool Equals(object? obj) => obj is CommHandle other && Equals(other);
+
+    /// <inheritdoc/>
+    public override int GetHashCode() => _value.GetHashCode();
+
+    /// <inheritdoc/>
+    public override string ToString() => $"mp_comm_t {_value}";
+
+    /// <summary>True when both name the same handle.</summary>
+    public static bool operator ==(CommHandle a, CommHandle b) => a._value == b._value;
+
+    /// <summary>True when they name different handles.</summary>
+    public static bool operator !=(CommHandle a, CommHandle b) => a._value != b._value;
+}
+
+/// <summary>mp_group_t (int32_t): a group.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal readonly struct GroupHandle : IEquatable<GroupHandle>
+{
+    private readonly int _value;
+
+    /// <summary>The handle the core knows by this number.</summary>
+    internal GroupHandle(int value) => _value = value;
+
+    /// <summary>The core's number for the handle: for diagnostics, never to pass as another kind.</summary>
+    internal int Value => _value;
+
+    /// <summary>MP_GROUP_EMPTY (0).</summary>
+    internal static GroupHandle Empty => new(0);
+
+    /// <summary>MP_GROUP_NULL (-1).</summary>
+    internal static GroupHandle Null => new(-1);
+
+    /// <summary>True when both name the same handle.</summary>
+    public bool Equals(GroupHandle other) => _value == other._value;
+
+    /// <inheritdoc/>
+    public override bool Equals(object? obj) => obj is GroupHandle other && Equals(other);
+
+    /// <inheritdoc/>
+    public override int GetHashCode() => _value.GetHashCode();
+
+    /// <inheritdoc/>
+    public override string ToString() => $"mp_group_t {_value}";
+
+    /// <summary>True when both name the same handle.</summary>
+    public static bool operator ==(GroupHandle a, GroupHandle b) => a._value == b._value;
+
+    /// <summary>True when they name different handles.</summary>
+    public static bool operator !=(GroupHandle a, GroupHandle b) => a._value != b._value;
+}
+
+/// <summary>mp_req_t (int32_t): a nonblocking or persistent request (slot + generation).</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal readonly struct RequestHandle : IEquatable<RequestHandle>
+{
+    private readonly int _value;
+
+    /// <summary>The handle the core knows by this number.</summary>
+    internal RequestHandle(int value) => _value = value;
+
+    /// <summary>The core's number for the handle: for diagnostics, never to pass as another kind.</summary>
+    internal int Value => _value;
+
+    /// <summary>MP_REQ_NULL (-1).</summary>
+    internal static RequestHandle Null => new(-1);
+
+    /// <summary>True when both name the same handle.</summary>
+    public bool Equals(RequestHandle other) => _value == other._value;
+
+    /// <inheritdoc/>
+    public override bool Equals(object? obj) => obj is RequestHandle other && Equals(other);
+
+    /// <inheritdoc/>
+    public override int GetHashCode() => _value.GetHashCode();
+
+    /// <inheritdoc/>
+    public override string ToString() => $"mp_req_t {_value}";
+
+    /// <summary>True when both name the same handle.</summary>
+    public static bool operator ==(RequestHandle a, RequestHandle b) => a._value == b._value;
+
+    /// <summary>True when they name different handles.</summary>
+    public static bool operator !=(RequestHandle a, RequestHandle b) => a._value != b._value;
+}
+
+/// <summary>mp_token_t (int64_t): a blocking operation's pending part, waited on once.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal readonly struct TokenHandle : IEquatable<TokenHandle>
+{
+    private readonly long _value;
+
+    /// <summary>The handle the core knows by this number.</summary>
+    internal TokenHandle(long value) => _value = value;
+
+    /// <summary>The core's number for the handle: for diagnostics, never to pass as another kind.</summary>
+    internal long Value => _value;
+
+    /// <summary>True when both name the same handle.</summary>
+    public bool Equals(TokenHandle other) => _value == other._value;
+
+    /// <inheritdoc/>
+    public override bool Equals(object? obj) => obj is TokenHandle other && Equals(other);
+
+    /// <inheritdoc/>
+    public override int GetHashCode() => _value.GetHashCode();
+
+    /// <inheritdoc/>
+    public override string ToString() => $"mp_token_t {_value}";
+
+    /// <summary>True when both name the same handle.</summary>
+    public static bool operator ==(TokenHandle a, TokenHandle b) => a._value == b._value;
+
+    /// <summary>True when they name different handles.</summary>
+    public static bool operator !=(TokenHandle a, TokenHandle b) => a._value != b._value;
+}
+
+/// <summary>mp_msg_t (int64_t): a message matched by improbe or mprobe, received once.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal readonly struct MessageHandle : IEquatable<MessageHandle>
+{
+    private readonly long _value;
+
+    /// <summary>The handle the core knows by this number.</summary>
+    internal MessageHandle(long value) => _value = value;
+
+    /// <summary>The core's number for the handle: for diagnostics, never to pass as another kind.</summary>
+    internal long Value => _value;
+
+    /// <summary>True when both name the same handle.</summary>
+    public bool Equals(MessageHandle other) => _value == other._value;
+
+    /// <inheritdoc/>
+    public override bool Equals(object? obj) => obj is MessageHandle other && Equals(other);
+
+    /// <inheritdoc/>
+    public override int GetHashCode() => _value.GetHashCode();
+
+    /// <inheritdoc/>
+    public override string ToString() => $"mp_msg_t {_value}";
+
+    /// <summary>True when both name the same handle.</summary>
+    public static bool operator ==(MessageHandle a, MessageHandle b) => a._value == b._value;
+
+    /// <summary>True when they name different handles.</summary>
+    public static bool operator !=(MessageHandle a, MessageHandle b) => a._value != b._value;
+}
+
+/// <summary>mp_list_t (struct mp_list *): a request list (list_create).</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal readonly struct ListHandle : IEquatable<ListHandle>
+{
+    private readonly nint _value;
+
+    /// <summary>The handle the core knows by this number.</summary>
+    internal ListHandle(nint value) => _value = value;
+
+    /// <summary>The core's number for the handle: for diagnostics, never to pass as another kind.</summary>
+    internal nint Value => _value;
+
+    /// <summary>True when both name the same handle.</summary>
+    public bool Equals(ListHandle other) => _value == other._value;
+
+    /// <inheritdoc/>
+    public override bool Equals(object? obj) => obj is ListHandle other && Equals(other);
+
+    /// <inheritdoc/>
+    public override int GetHashCode() => _value.GetHashCode();
+
+    /// <inheritdoc/>
+    public override string ToString() => $"mp_list_t {_value}";
+
+    /// <summary>True when both name the same handle.</summary>
+    public static bool operator ==(ListHandle a, ListHandle b) => a._value == b._value;
+
+    /// <summary>True when they name different handles.</summary>
+    public static bool operator !=(ListHandle a, ListHandle b) => a._value != b._value;
+}
+
+/// <summary>mp_win_t (int32_t): a one-sided window.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal readonly struct WindowHandle : IEquatable<WindowHandle>
+{
+    private readonly int _value;
+
+    /// <summary>The handle the core knows by this number.</summary>
+    internal WindowHandle(int value) => _value = value;
+
+    /// <summary>The core's number for the handle: for diagnostics, never to pass as another kind.</summary>
+    internal int Value => _value;
+
+    /// <summary>MP_WIN_NULL (0).</summary>
+    internal static WindowHandle Null => new(0);
+
+    /// <summary>True when both name the same handle.</summary>
+    public bool Equals(WindowHandle other) => _value == other._value;
+
+    /// <inheritdoc/>
+    public override bool Equals(object? obj) => obj is WindowHandle other && Equals(other);
+
+    /// <inheritdoc/>
+    public override int GetHashCode() => _value.GetHashCode();
+
+    /// <inheritdoc/>
+    public override string ToString() => $"mp_win_t {_value}";
+
+    /// <summary>True when both name the same handle.</summary>
+    public static bool operator ==(WindowHandle a, WindowHandle b) => a._value == b._value;
+
+    /// <summary>True when they name different handles.</summary>
+    public static bool operator !=(WindowHandle a, WindowHandle b) => a._value != b._value;
+}
+
+/// <summary>mp_file_t (int32_t): an open file.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal readonly struct FileHandle : IEquatable<FileHandle>
+{
+    private readonly int _value;
+
+    /// <summary>The handle the core knows by this number.</summary>
+    internal FileHandle(int value) => _value = value;
+
+    /// <summary>The core's number for the handle: for diagnostics, never to pass as another kind.</summary>
+    internal int Value => _value;
+
+    /// <summary>MP_FILE_NULL (-1).</summary>
+    internal static FileHandle Null => new(-1);
+
+    /// <summary>True when both name the same handle.</summary>
+    public bool Equals(FileHandle other) => _value == other._value;
+
+    /// <inheritdoc/>
+    public override bool Equals(object? obj) => obj is FileHandle other && Equals(other);
+
+    /// <inheritdoc/>
+    public override int GetHashCode() => _value.GetHashCode();
+
+    /// <inheritdoc/>
+    public override string ToString() => $"mp_file_t {_value}";
+
+    /// <summary>True when both name the same handle.</summary>
+    public static bool operator ==(FileHandle a, FileHandle b) => a._value == b._value;
+
+    /// <summary>True when they name different handles.</summary>
+    public static bool operator !=(FileHandle a, FileHandle b) => a._value != b._value;
+}
+
+/// <summary>mp_info_t (int32_t): an info object.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal readonly struct InfoHandle : IEquatable<InfoHandle>
+{
+    private readonly int _value;
+
+    /// <summary>The handle the core knows by this number.</summary>
+    internal InfoHandle(int value) => _value = value;
+
+    /// <summary>The core's number for the handle: for diagnostics, never to pass as another kind.</summary>
+    internal int Value => _value;
+
+    /// <summary>MP_INFO_NULL (0).</summary>
+    internal static InfoHandle Null => new(0);
+
+    /// <summary>True when both name the same handle.</summary>
+    public bool Equals(InfoHandle other) => _value == other._value;
+
+    /// <inheritdoc/>
+    public override bool Equals(object? obj) => obj is InfoHandle other && Equals(other);
+
+    /// <inheritdoc/>
+    public override int GetHashCode() => _value.GetHashCode();
+
+    /// <inheritdoc/>
+    public override string ToString() => $"mp_info_t {_value}";
+
+    /// <summary>True when both name the same handle.</summary>
+    public static bool operator ==(InfoHandle a, InfoHandle b) => a._value == b._value;
+
+    /// <summary>True when they name different handles.</summary>
+    public static bool operator !=(InfoHandle a, InfoHandle b) => a._value != b._value;
+}
+
+/// <summary>mp_session_t (int32_t): a session.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal readonly struct SessionHandle : IEquatable<SessionHandle>
+{
+    private readonly int _value;
+
+    /// <summary>The handle the core knows by this number.</summary>
+    internal SessionHandle(int value) => _value = value;
+
+    /// <summary>The core's number for the handle: for diagnostics, never to pass as another kind.</summary>
+    internal int Value => _value;
+
+    /// <summary>MP_SESSION_NULL (0).</summary>
+    internal static SessionHandle Null => new(0);
+
+    /// <summary>True when both name the same handle.</summary>
+    public bool Equals(SessionHandle other) => _value == other._value;
+
+    /// <inheritdoc/>
+    public override bool Equals(object? obj) => obj is SessionHandle other && Equals(other);
+
+    /// <inheritdoc/>
+    public override int GetHashCode() => _value.GetHashCode();
+
+    /// <inheritdoc/>
+    public override string ToString() => $"mp_session_t {_value}";
+
+    /// <summary>True when both name the same handle.</summary>
+    public static bool operator ==(SessionHandle a, SessionHandle b) => a._value == b._value;
+
+    /// <summary>True when they name different handles.</summary>
+    public static bool operator !=(SessionHandle a, SessionHandle b) => a._value != b._value;
 }
 
 /// <summary>Built-in reduction operations (MP_OPS: mp_op) in mpcore.h.</summary>
@@ -425,7 +761,7 @@ internal struct CoreTable
     internal nint GcAttach;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 29;
+    internal const uint ExpectedAbiVersion = 30;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -445,11 +781,11 @@ internal struct CoreTable
         "ANY const char * library_path(void)\n" +
         "ANY int mpi_abi(void)\n" +
         "ANY void stats(mp_stats_t *out)\n" +
-        "BLOCKING int session_init(mp_info_t info, int32_t *session)\n" +
-        "BLOCKING int session_finalize(int32_t session)\n" +
-        "FAST int session_num_psets(int32_t session, int *count)\n" +
-        "FAST int session_nth_pset(int32_t session, int n, char *buf, int cap)\n" +
-        "FAST int session_pset_info(int32_t session, const char *pset, mp_info_t *info)\n" +
+        "BLOCKING int session_init(mp_info_t info, mp_session_t *session)\n" +
+        "BLOCKING int session_finalize(mp_session_t session)\n" +
+        "FAST int session_num_psets(mp_session_t session, int *count)\n" +
+        "FAST int session_nth_pset(mp_session_t session, int n, char *buf, int cap)\n" +
+        "FAST int session_pset_info(mp_session_t session, const char *pset, mp_info_t *info)\n" +
         "FAST int is_thread_main(int *flag)\n" +
         "FAST int send_start(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, mp_token_t *token)\n" +
         "FAST int recv_start(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status, mp_token_t *token)\n" +
@@ -529,7 +865,7 @@ internal struct CoreTable
         "FAST int comm_is_inter(mp_comm_t comm, int *flag)\n" +
         "BLOCKING int intercomm_create(mp_comm_t local, int local_leader, mp_comm_t peer, int remote_leader, int tag, mp_comm_t *newcomm)\n" +
         "BLOCKING int intercomm_merge(mp_comm_t inter, int high, mp_comm_t *newcomm)\n" +
-        "FAST int group_from_pset(int32_t session, const char *pset, mp_group_t *group)\n" +
+        "FAST int group_from_pset(mp_session_t session, const char *pset, mp_group_t *group)\n" +
         "BLOCKING int comm_create_from_group(mp_group_t group, const char *tag, mp_comm_t *comm)\n" +
         "FAST int comm_handle(mp_comm_t comm, int64_t *c_handle, int32_t *f_handle)\n" +
         "FAST int group_handle(mp_group_t group, int64_t *c_handle, int32_t *f_handle)\n" +
@@ -572,20 +908,20 @@ internal struct CoreTable
         "BLOCKING int lookup_name(const char *service, char *buf, int cap)\n" +
         "BLOCKING int comm_spawn_info(const char *command, const char *const *argv, int maxprocs, mp_info_t info, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)\n" +
         "BLOCKING int comm_spawn_multiple(int count, const char *const *commands, const char *const *const *argvs, const int32_t *maxprocs, const mp_info_t *infos, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)\n" +
-        "BLOCKING int win_allocate(mp_comm_t comm, int64_t bytes, int disp_unit, int flavor, mp_info_t info, void **base, int32_t *win)\n" +
-        "BLOCKING int win_create(mp_comm_t comm, void *base, int64_t bytes, int disp_unit, mp_info_t info, int32_t *win)\n" +
-        "BLOCKING int win_free(int32_t win)\n" +
-        "FAST int win_size(int32_t win, int rank, int64_t *bytes, int *disp_unit)\n" +
-        "FAST int win_shared_query(int32_t win, int rank, int64_t *bytes, int *disp_unit, void **base)\n" +
-        "BLOCKING int win_sync(int32_t win, int kind, int arg, int mode)\n" +
-        "FAST int win_put(int32_t win, const void *origin, int64_t count, int dtype, int elem_size, int target, int64_t disp, void *obj, mp_req_t *req)\n" +
-        "FAST int win_get(int32_t win, void *origin, int64_t count, int dtype, int elem_size, int target, int64_t disp, void *obj, mp_req_t *req)\n" +
-        "FAST int win_accumulate(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp)\n" +
-        "BLOCKING int win_fetch(int32_t win, const void *origin, const void *compare, void *result, int dtype, int elem_size, int op, int target, int64_t disp)\n" +
-        "FAST int win_accumulate_held(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp, void *origin_obj, void *result_obj)\n" +
-        "BLOCKING int win_create_dynamic(mp_comm_t comm, mp_info_t info, int32_t *win)\n" +
-        "BLOCKING int win_attach(int32_t win, void *base, int64_t bytes, int64_t *address)\n" +
-        "BLOCKING int win_detach(int32_t win, void *base)\n" +
+        "BLOCKING int win_allocate(mp_comm_t comm, int64_t bytes, int disp_unit, int flavor, mp_info_t info, void **base, mp_win_t *win)\n" +
+        "BLOCKING int win_create(mp_comm_t comm, void *base, int64_t bytes, int disp_unit, mp_info_t info, mp_win_t *win)\n" +
+        "BLOCKING int win_free(mp_win_t win)\n" +
+        "FAST int win_size(mp_win_t win, int rank, int64_t *bytes, int *disp_unit)\n" +
+        "FAST int win_shared_query(mp_win_t win, int rank, int64_t *bytes, int *disp_unit, void **base)\n" +
+        "BLOCKING int win_sync(mp_win_t win, int kind, int arg, int mode)\n" +
+        "FAST int win_put(mp_win_t win, const void *origin, int64_t count, int dtype, int elem_size, int target, int64_t disp, void *obj, mp_req_t *req)\n" +
+        "FAST int win_get(mp_win_t win, void *origin, int64_t count, int dtype, int elem_size, int target, int64_t disp, void *obj, mp_req_t *req)\n" +
+        "FAST int win_accumulate(mp_win_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp)\n" +
+        "BLOCKING int win_fetch(mp_win_t win, const void *origin, const void *compare, void *result, int dtype, int elem_size, int op, int target, int64_t disp)\n" +
+        "FAST int win_accumulate_held(mp_win_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp, void *origin_obj, void *result_obj)\n" +
+        "BLOCKING int win_create_dynamic(mp_comm_t comm, mp_info_t info, mp_win_t *win)\n" +
+        "BLOCKING int win_attach(mp_win_t win, void *base, int64_t bytes, int64_t *address)\n" +
+        "BLOCKING int win_detach(mp_win_t win, void *base)\n" +
         "BLOCKING int file_open(mp_comm_t comm, const char *path, int amode, mp_info_t info, mp_file_t *file)\n" +
         "BLOCKING int file_close(mp_file_t file)\n" +
         "BLOCKING int file_delete(const char *path, mp_info_t info)\n" +
@@ -625,7 +961,7 @@ internal static unsafe partial class Core
     /// <summary>ANY: int mp_state(void)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int> State;
     /// <summary>BLOCKING: int mp_abort(mp_comm_t comm, int errorcode)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int> Abort;
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, int, int> Abort;
     /// <summary>FAST: double mp_wtime(void)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<double> Wtime;
     /// <summary>FAST: double mp_wtick(void)</summary>
@@ -644,250 +980,250 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int> MpiAbi;
     /// <summary>ANY: void mp_stats(mp_stats_t *out)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CoreStats*, void> Stats;
-    /// <summary>BLOCKING: int mp_session_init(mp_info_t info, int32_t *session)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int*, int> SessionInit;
-    /// <summary>BLOCKING: int mp_session_finalize(int32_t session)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int> SessionFinalize;
-    /// <summary>FAST: int mp_session_num_psets(int32_t session, int *count)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> SessionNumPsets;
-    /// <summary>FAST: int mp_session_nth_pset(int32_t session, int n, char *buf, int cap)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, byte*, int, int> SessionNthPset;
-    /// <summary>FAST: int mp_session_pset_info(int32_t session, const char *pset, mp_info_t *info)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int*, int> SessionPsetInfo;
+    /// <summary>BLOCKING: int mp_session_init(mp_info_t info, mp_session_t *session)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<InfoHandle, SessionHandle*, int> SessionInit;
+    /// <summary>BLOCKING: int mp_session_finalize(mp_session_t session)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<SessionHandle, int> SessionFinalize;
+    /// <summary>FAST: int mp_session_num_psets(mp_session_t session, int *count)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<SessionHandle, int*, int> SessionNumPsets;
+    /// <summary>FAST: int mp_session_nth_pset(mp_session_t session, int n, char *buf, int cap)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<SessionHandle, int, byte*, int, int> SessionNthPset;
+    /// <summary>FAST: int mp_session_pset_info(mp_session_t session, const char *pset, mp_info_t *info)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<SessionHandle, byte*, InfoHandle*, int> SessionPsetInfo;
     /// <summary>FAST: int mp_is_thread_main(int *flag)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int> IsThreadMain;
     /// <summary>FAST: int mp_send_start(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, mp_token_t *token)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, long*, int> SendStart;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, CommHandle, int, TokenHandle*, int> SendStart;
     /// <summary>FAST: int mp_recv_start(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status, mp_token_t *token)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, Status*, long*, int> RecvStart;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, CommHandle, Status*, TokenHandle*, int> RecvStart;
     /// <summary>FAST: int mp_token_test(mp_token_t token, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<long, Status*, int> TokenTest;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<TokenHandle, Status*, int> TokenTest;
     /// <summary>BLOCKING: int mp_token_wait(mp_token_t token, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<long, Status*, int> TokenWait;
+    internal static readonly delegate* unmanaged[Cdecl]<TokenHandle, Status*, int> TokenWait;
     /// <summary>BLOCKING: int mp_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, int, int, int> Send;
+    internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, CommHandle, int, int> Send;
     /// <summary>BLOCKING: int mp_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, int, Status*, int> Recv;
+    internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, CommHandle, Status*, int> Recv;
     /// <summary>BLOCKING: int mp_sendrecv(const void *sendbuf, int64_t sendbytes, int dest, int sendtag, void *recvbuf, int64_t recvbytes, int source, int recvtag, mp_comm_t comm, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, void*, long, int, int, int, Status*, int> Sendrecv;
+    internal static readonly delegate* unmanaged[Cdecl]<void*, long, int, int, void*, long, int, int, CommHandle, Status*, int> Sendrecv;
     /// <summary>FAST: int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int> Isend;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, CommHandle, int, void*, RequestHandle*, int> Isend;
     /// <summary>FAST: int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, void*, int*, int> Irecv;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, CommHandle, void*, RequestHandle*, int> Irecv;
     /// <summary>FAST: int mp_iprobe(int source, int tag, mp_comm_t comm, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, Status*, int> Iprobe;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, CommHandle, Status*, int> Iprobe;
     /// <summary>BLOCKING: int mp_probe(int source, int tag, mp_comm_t comm, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, Status*, int> Probe;
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, CommHandle, Status*, int> Probe;
     /// <summary>FAST: int mp_improbe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, long*, Status*, int> Improbe;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, CommHandle, MessageHandle*, Status*, int> Improbe;
     /// <summary>BLOCKING: int mp_mprobe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, long*, Status*, int> Mprobe;
+    internal static readonly delegate* unmanaged[Cdecl]<int, int, CommHandle, MessageHandle*, Status*, int> Mprobe;
     /// <summary>FAST: int mp_mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status, mp_token_t *token)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, Status*, long*, int> MrecvStart;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, MessageHandle, Status*, TokenHandle*, int> MrecvStart;
     /// <summary>BLOCKING: int mp_mrecv(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<void*, long, long, Status*, int> Mrecv;
+    internal static readonly delegate* unmanaged[Cdecl]<void*, long, MessageHandle, Status*, int> Mrecv;
     /// <summary>FAST: int mp_imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, void*, int*, int> Imrecv;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, MessageHandle, void*, RequestHandle*, int> Imrecv;
     /// <summary>FAST: int mp_match_any_tag(int source, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, long*, Status*, int> MatchAnyTag;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CommHandle, MessageHandle*, Status*, int> MatchAnyTag;
     /// <summary>FAST: int mp_piece_aside(int source, int tag, mp_comm_t comm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int> PieceAside;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, CommHandle, int> PieceAside;
     /// <summary>FAST: int mp_piece_next(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status, void **piece)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, long*, Status*, void**, int> PieceNext;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, CommHandle, MessageHandle*, Status*, void**, int> PieceNext;
     /// <summary>BLOCKING: int mp_piece_take(void *piece, void *dest)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<void*, void*, int> PieceTake;
     /// <summary>FAST: int mp_psend_init(const void *buf, int partitions, int64_t part_bytes, int dest, int tag, mp_comm_t comm, void **stage, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, int, void**, int*, int> PsendInit;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, CommHandle, void**, RequestHandle*, int> PsendInit;
     /// <summary>FAST: int mp_precv_init(void *buf, int partitions, int64_t part_bytes, int source, int tag, mp_comm_t comm, void **stage, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, int, void**, int*, int> PrecvInit;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, CommHandle, void**, RequestHandle*, int> PrecvInit;
     /// <summary>FAST: int mp_pready(mp_req_t req, int first, int last, const int32_t *list)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int> Pready;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, int, int, int*, int> Pready;
     /// <summary>FAST: int mp_parrived(mp_req_t req, int part, int *flag)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> Parrived;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, int, int*, int> Parrived;
     /// <summary>FAST: int mp_req_test(mp_req_t req, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, Status*, int> ReqTest;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, Status*, int> ReqTest;
     /// <summary>BLOCKING: int mp_req_wait(mp_req_t req, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, Status*, int> ReqWait;
+    internal static readonly delegate* unmanaged[Cdecl]<RequestHandle, Status*, int> ReqWait;
     /// <summary>FAST: int mp_req_cancel(mp_req_t req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> ReqCancel;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, int> ReqCancel;
     /// <summary>ANY: int mp_req_orphan(mp_req_t req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> ReqOrphan;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, int> ReqOrphan;
     /// <summary>FAST: int mp_req_sweep(void)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int> ReqSweep;
     /// <summary>ANY: int mp_req_live(mp_req_t req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> ReqLive;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, int> ReqLive;
     /// <summary>FAST: int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, Status*, int> ReqTestall;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, RequestHandle*, Status*, int> ReqTestall;
     /// <summary>BLOCKING: int mp_req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int*, Status*, int> ReqWaitall;
+    internal static readonly delegate* unmanaged[Cdecl]<int, RequestHandle*, Status*, int> ReqWaitall;
     /// <summary>BLOCKING: int mp_req_waitany(int n, const mp_req_t *reqs, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int*, Status*, int> ReqWaitany;
+    internal static readonly delegate* unmanaged[Cdecl]<int, RequestHandle*, Status*, int> ReqWaitany;
     /// <summary>FAST: int mp_req_active(void)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int> ReqActive;
     /// <summary>FAST: int mp_list_create(int capacity, mp_list_t *list)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, nint*, int> ListCreate;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, ListHandle*, int> ListCreate;
     /// <summary>ANY: int mp_list_free(mp_list_t list, mp_req_t *pending)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int*, int> ListFree;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, RequestHandle*, int> ListFree;
     /// <summary>FAST: int mp_list_count(mp_list_t list)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int> ListCount;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, int> ListCount;
     /// <summary>FAST: int mp_list_reserve(mp_list_t list, int index)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int, int> ListReserve;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, int, int> ListReserve;
     /// <summary>FAST: int mp_list_isend(mp_list_t list, const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, int, void*, int> ListIsend;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, void*, long, int, int, CommHandle, int, void*, int> ListIsend;
     /// <summary>FAST: int mp_list_irecv(mp_list_t list, void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, void*, int> ListIrecv;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, void*, long, int, int, CommHandle, void*, int> ListIrecv;
     /// <summary>FAST: int mp_list_refused(mp_list_t list, int index, int mpi_error)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int, int, int> ListRefused;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, int, int, int> ListRefused;
     /// <summary>FAST: int mp_list_pending(mp_list_t list, int index)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int, int> ListPending;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, int, int> ListPending;
     /// <summary>BLOCKING: int mp_list_waitall(mp_list_t list, mp_status_t *statuses)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<nint, Status*, int> ListWaitall;
+    internal static readonly delegate* unmanaged[Cdecl]<ListHandle, Status*, int> ListWaitall;
     /// <summary>FAST: int mp_list_testall(mp_list_t list, mp_status_t *statuses)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, Status*, int> ListTestall;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, Status*, int> ListTestall;
     /// <summary>FAST: int mp_send_init(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, int*, int> SendInit;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, CommHandle, int, RequestHandle*, int> SendInit;
     /// <summary>FAST: int mp_recv_init(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int*, int> RecvInit;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, CommHandle, RequestHandle*, int> RecvInit;
     /// <summary>BLOCKING: int mp_coll_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, CollDesc*, long*, void**, int*, int> CollInit;
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, CollDesc*, long*, void**, RequestHandle*, int> CollInit;
     /// <summary>FAST: int mp_req_start(mp_req_t req, void *buf, void *obj)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, int> ReqStart;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, void*, void*, int> ReqStart;
     /// <summary>FAST: int mp_req_startall(int n, const mp_req_t *reqs, void *const *bufs, void *const *objs, int *started)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, void**, void**, int*, int> ReqStartall;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, RequestHandle*, void**, void**, int*, int> ReqStartall;
     /// <summary>FAST: int mp_req_free(mp_req_t req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> ReqFree;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, int> ReqFree;
     /// <summary>FAST: int mp_req_testsome(int n, const mp_req_t *reqs, int *indices, mp_status_t *statuses)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, Status*, int> ReqTestsome;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, RequestHandle*, int*, Status*, int> ReqTestsome;
     /// <summary>ANY: int mp_req_is_recv(mp_req_t req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> ReqIsRecv;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, int> ReqIsRecv;
     /// <summary>BLOCKING: int mp_coll_run(mp_comm_t comm, const mp_coll_t *c)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, CollDesc*, int> CollRun;
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, CollDesc*, int> CollRun;
     /// <summary>FAST: int mp_coll_post(mp_comm_t comm, const mp_coll_t *c, void *send_obj, void *recv_obj, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, void*, void*, int*, int> CollPost;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, CollDesc*, void*, void*, RequestHandle*, int> CollPost;
     /// <summary>BLOCKING: int mp_op_create(mp_user_fn fn, void *state, int commutative, int32_t *op)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>, void*, int, int*, int> OpCreate;
     /// <summary>BLOCKING: int mp_op_free(int32_t op)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, int> OpFree;
     /// <summary>FAST: int mp_comm_rank(mp_comm_t comm, int *rank)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CommRank;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int*, int> CommRank;
     /// <summary>FAST: int mp_comm_size(mp_comm_t comm, int *size)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CommSize;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int*, int> CommSize;
     /// <summary>BLOCKING: int mp_comm_dup(mp_comm_t comm, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int*, int> CommDup;
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, CommHandle*, int> CommDup;
     /// <summary>BLOCKING: int mp_comm_split(mp_comm_t comm, int color, int key, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, int*, int> CommSplit;
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, int, int, CommHandle*, int> CommSplit;
     /// <summary>BLOCKING: int mp_comm_free(mp_comm_t comm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int> CommFree;
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, int> CommFree;
     /// <summary>FAST: int mp_comm_compare(mp_comm_t a, mp_comm_t b, int *result)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> CommCompare;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, CommHandle, int*, int> CommCompare;
     /// <summary>BLOCKING: int mp_comm_split_type(mp_comm_t comm, int split_type, int key, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, int*, int> CommSplitType;
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, int, int, CommHandle*, int> CommSplitType;
     /// <summary>FAST: int mp_comm_set_name(mp_comm_t comm, const char *name)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int> CommSetName;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, byte*, int> CommSetName;
     /// <summary>FAST: int mp_comm_get_name(mp_comm_t comm, char *buf, int cap)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int, int> CommGetName;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, byte*, int, int> CommGetName;
     /// <summary>FAST: int mp_comm_group(mp_comm_t comm, mp_group_t *group)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CommGroup;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, GroupHandle*, int> CommGroup;
     /// <summary>FAST: int mp_group_size(mp_group_t group, int *size)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> GroupSize;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<GroupHandle, int*, int> GroupSize;
     /// <summary>FAST: int mp_group_rank(mp_group_t group, int *rank)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> GroupRank;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<GroupHandle, int*, int> GroupRank;
     /// <summary>FAST: int mp_group_setop(int op, mp_group_t a, mp_group_t b, mp_group_t *out)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int> GroupSetop;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, GroupHandle, GroupHandle, GroupHandle*, int> GroupSetop;
     /// <summary>FAST: int mp_group_select(mp_group_t group, int exclude, int n, const int32_t *ranks, mp_group_t *out)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int> GroupSelect;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<GroupHandle, int, int, int*, GroupHandle*, int> GroupSelect;
     /// <summary>FAST: int mp_group_translate(mp_group_t a, int n, const int32_t *ranks_a, mp_group_t b, int32_t *ranks_b)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int, int*, int> GroupTranslate;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<GroupHandle, int, int*, GroupHandle, int*, int> GroupTranslate;
     /// <summary>FAST: int mp_group_compare(mp_group_t a, mp_group_t b, int *result)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> GroupCompare;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<GroupHandle, GroupHandle, int*, int> GroupCompare;
     /// <summary>FAST: int mp_group_free(mp_group_t group)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> GroupFree;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<GroupHandle, int> GroupFree;
     /// <summary>BLOCKING: int mp_comm_create(mp_comm_t comm, mp_group_t group, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int> CommCreate;
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, GroupHandle, CommHandle*, int> CommCreate;
     /// <summary>FAST: int mp_comm_remote_size(mp_comm_t comm, int *size)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CommRemoteSize;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int*, int> CommRemoteSize;
     /// <summary>FAST: int mp_comm_is_inter(mp_comm_t comm, int *flag)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CommIsInter;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int*, int> CommIsInter;
     /// <summary>BLOCKING: int mp_intercomm_create(mp_comm_t local, int local_leader, mp_comm_t peer, int remote_leader, int tag, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, int, int, int*, int> IntercommCreate;
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, int, CommHandle, int, int, CommHandle*, int> IntercommCreate;
     /// <summary>BLOCKING: int mp_intercomm_merge(mp_comm_t inter, int high, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int> IntercommMerge;
-    /// <summary>FAST: int mp_group_from_pset(int32_t session, const char *pset, mp_group_t *group)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int*, int> GroupFromPset;
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, int, CommHandle*, int> IntercommMerge;
+    /// <summary>FAST: int mp_group_from_pset(mp_session_t session, const char *pset, mp_group_t *group)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<SessionHandle, byte*, GroupHandle*, int> GroupFromPset;
     /// <summary>BLOCKING: int mp_comm_create_from_group(mp_group_t group, const char *tag, mp_comm_t *comm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, byte*, int*, int> CommCreateFromGroup;
+    internal static readonly delegate* unmanaged[Cdecl]<GroupHandle, byte*, CommHandle*, int> CommCreateFromGroup;
     /// <summary>FAST: int mp_comm_handle(mp_comm_t comm, int64_t *c_handle, int32_t *f_handle)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int*, int> CommHandle;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, long*, int*, int> CommHandle;
     /// <summary>FAST: int mp_group_handle(mp_group_t group, int64_t *c_handle, int32_t *f_handle)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int*, int> GroupHandle;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<GroupHandle, long*, int*, int> GroupHandle;
     /// <summary>FAST: int mp_comm_from_handle(int64_t handle, int fortran, int owned, mp_comm_t *comm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<long, int, int, int*, int> CommFromHandle;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<long, int, int, CommHandle*, int> CommFromHandle;
     /// <summary>BLOCKING: int mp_cart_create(mp_comm_t comm, int ndims, const int32_t *dims, const int32_t *periods, int reorder, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int> CartCreate;
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, int, int*, int*, int, CommHandle*, int> CartCreate;
     /// <summary>FAST: int mp_cart_ndims(mp_comm_t comm, int *ndims)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> CartNdims;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int*, int> CartNdims;
     /// <summary>FAST: int mp_cart_get(mp_comm_t comm, int ndims, int32_t *dims, int32_t *periods, int32_t *coords)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int*, int*, int> CartGet;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int, int*, int*, int*, int> CartGet;
     /// <summary>FAST: int mp_cart_rank(mp_comm_t comm, const int32_t *coords, int *rank)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int> CartRank;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int*, int*, int> CartRank;
     /// <summary>FAST: int mp_cart_coords(mp_comm_t comm, int rank, int ndims, int32_t *coords)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int> CartCoords;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int, int, int*, int> CartCoords;
     /// <summary>FAST: int mp_cart_shift(mp_comm_t comm, int direction, int disp, int *source, int *dest)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int> CartShift;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int, int, int*, int*, int> CartShift;
     /// <summary>BLOCKING: int mp_cart_sub(mp_comm_t comm, const int32_t *remain, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int*, int*, int> CartSub;
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, int*, CommHandle*, int> CartSub;
     /// <summary>FAST: int mp_dims_create(int nnodes, int ndims, int32_t *dims)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> DimsCreate;
     /// <summary>FAST: int mp_topo_test(mp_comm_t comm, int *topo)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> TopoTest;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int*, int> TopoTest;
     /// <summary>BLOCKING: int mp_graph_create(mp_comm_t comm, int nnodes, const int32_t *index, const int32_t *edges, int reorder, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int> GraphCreate;
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, int, int*, int*, int, CommHandle*, int> GraphCreate;
     /// <summary>FAST: int mp_graph_dims(mp_comm_t comm, int *nnodes, int *nedges)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int> GraphDims;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int*, int*, int> GraphDims;
     /// <summary>FAST: int mp_graph_get(mp_comm_t comm, int nnodes, int nedges, int32_t *index, int32_t *edges)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int> GraphGet;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int, int, int*, int*, int> GraphGet;
     /// <summary>FAST: int mp_graph_neighbors_count(mp_comm_t comm, int rank, int *count)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int> GraphNeighborsCount;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int, int*, int> GraphNeighborsCount;
     /// <summary>FAST: int mp_graph_neighbors(mp_comm_t comm, int rank, int max, int32_t *neighbors)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int> GraphNeighbors;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int, int, int*, int> GraphNeighbors;
     /// <summary>BLOCKING: int mp_dist_graph_create_adjacent(mp_comm_t comm, int indegree, const int32_t *sources, const int32_t *sourceweights, int outdegree, const int32_t *destinations, const int32_t *destweights, int weighted, int reorder, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int*, int, int, int*, int> DistGraphCreateAdjacent;
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, int, int*, int*, int, int*, int*, int, int, CommHandle*, int> DistGraphCreateAdjacent;
     /// <summary>BLOCKING: int mp_dist_graph_create(mp_comm_t comm, int n, const int32_t *sources, const int32_t *degrees, const int32_t *destinations, const int32_t *weights, int weighted, int reorder, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int*, int*, int*, int, int, int*, int> DistGraphCreate;
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, int, int*, int*, int*, int*, int, int, CommHandle*, int> DistGraphCreate;
     /// <summary>FAST: int mp_topo_degrees(mp_comm_t comm, int *indegree, int *outdegree, int *weighted)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int*, int> TopoDegrees;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int*, int*, int*, int> TopoDegrees;
     /// <summary>FAST: int mp_dist_graph_neighbors(mp_comm_t comm, int maxin, int32_t *sources, int32_t *sourceweights, int maxout, int32_t *destinations, int32_t *destweights)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int*, int, int*, int*, int> DistGraphNeighbors;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int, int*, int*, int, int*, int*, int> DistGraphNeighbors;
     /// <summary>BLOCKING: int mp_neighbor_run(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, const int64_t *rbytes)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, CollDesc*, long*, long*, int> NeighborRun;
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, CollDesc*, long*, long*, int> NeighborRun;
     /// <summary>FAST: int mp_neighbor_post(mp_comm_t comm, const mp_coll_t *c, const int64_t *sbytes, const int64_t *rbytes, void *scratch, void *send_obj, void *recv_obj, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, long*, long*, void*, void*, void*, int*, int> NeighborPost;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, CollDesc*, long*, long*, void*, void*, void*, RequestHandle*, int> NeighborPost;
     /// <summary>BLOCKING: int mp_neighbor_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, CollDesc*, long*, void**, int*, int> NeighborInit;
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, CollDesc*, long*, void**, RequestHandle*, int> NeighborInit;
     /// <summary>FAST: int mp_info_create(mp_info_t *info)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int> InfoCreate;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<InfoHandle*, int> InfoCreate;
     /// <summary>FAST: int mp_info_set(mp_info_t info, const char *key, const char *value)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, byte*, int> InfoSet;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<InfoHandle, byte*, byte*, int> InfoSet;
     /// <summary>FAST: int mp_info_get(mp_info_t info, const char *key, char *buf, int cap, int *found)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, byte*, int, int*, int> InfoGet;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<InfoHandle, byte*, byte*, int, int*, int> InfoGet;
     /// <summary>FAST: int mp_info_free(mp_info_t info)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> InfoFree;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<InfoHandle, int> InfoFree;
     /// <summary>FAST: int mp_world_attr(int which, int *value, int *flag)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int> WorldAttr;
     /// <summary>BLOCKING: int mp_comm_spawn(const char *command, const char *const *argv, int maxprocs, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<byte*, byte**, int, int, int, int*, int*, int> CommSpawn;
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, byte**, int, int, CommHandle, CommHandle*, int*, int> CommSpawn;
     /// <summary>FAST: int mp_comm_get_parent(mp_comm_t *parent)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int> CommGetParent;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle*, int> CommGetParent;
     /// <summary>BLOCKING: int mp_open_port(char *buf, int cap)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<byte*, int, int> OpenPort;
     /// <summary>BLOCKING: int mp_close_port(const char *port)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<byte*, int> ClosePort;
     /// <summary>BLOCKING: int mp_comm_accept(const char *port, int root, mp_comm_t comm, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<byte*, int, int, int*, int> CommAccept;
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, int, CommHandle, CommHandle*, int> CommAccept;
     /// <summary>BLOCKING: int mp_comm_connect(const char *port, int root, mp_comm_t comm, mp_comm_t *newcomm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<byte*, int, int, int*, int> CommConnect;
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, int, CommHandle, CommHandle*, int> CommConnect;
     /// <summary>BLOCKING: int mp_comm_disconnect(mp_comm_t comm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int> CommDisconnect;
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, int> CommDisconnect;
     /// <summary>BLOCKING: int mp_publish_name(const char *service, const char *port)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<byte*, byte*, int> PublishName;
     /// <summary>BLOCKING: int mp_unpublish_name(const char *service, const char *port)</summary>
@@ -895,65 +1231,65 @@ internal static unsafe partial class Core
     /// <summary>BLOCKING: int mp_lookup_name(const char *service, char *buf, int cap)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<byte*, byte*, int, int> LookupName;
     /// <summary>BLOCKING: int mp_comm_spawn_info(const char *command, const char *const *argv, int maxprocs, mp_info_t info, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<byte*, byte**, int, int, int, int, int*, int*, int> CommSpawnInfo;
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, byte**, int, InfoHandle, int, CommHandle, CommHandle*, int*, int> CommSpawnInfo;
     /// <summary>BLOCKING: int mp_comm_spawn_multiple(int count, const char *const *commands, const char *const *const *argvs, const int32_t *maxprocs, const mp_info_t *infos, int root, mp_comm_t comm, mp_comm_t *intercomm, int32_t *errcodes)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, byte**, byte***, int*, int*, int, int, int*, int*, int> CommSpawnMultiple;
-    /// <summary>BLOCKING: int mp_win_allocate(mp_comm_t comm, int64_t bytes, int disp_unit, int flavor, mp_info_t info, void **base, int32_t *win)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, long, int, int, int, void**, int*, int> WinAllocate;
-    /// <summary>BLOCKING: int mp_win_create(mp_comm_t comm, void *base, int64_t bytes, int disp_unit, mp_info_t info, int32_t *win)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, void*, long, int, int, int*, int> WinCreate;
-    /// <summary>BLOCKING: int mp_win_free(int32_t win)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int> WinFree;
-    /// <summary>FAST: int mp_win_size(int32_t win, int rank, int64_t *bytes, int *disp_unit)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, long*, int*, int> WinSize;
-    /// <summary>FAST: int mp_win_shared_query(int32_t win, int rank, int64_t *bytes, int *disp_unit, void **base)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, long*, int*, void**, int> WinSharedQuery;
-    /// <summary>BLOCKING: int mp_win_sync(int32_t win, int kind, int arg, int mode)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int, int, int> WinSync;
-    /// <summary>FAST: int mp_win_put(int32_t win, const void *origin, int64_t count, int dtype, int elem_size, int target, int64_t disp, void *obj, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, long, int, int, int, long, void*, int*, int> WinPut;
-    /// <summary>FAST: int mp_win_get(int32_t win, void *origin, int64_t count, int dtype, int elem_size, int target, int64_t disp, void *obj, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, long, int, int, int, long, void*, int*, int> WinGet;
-    /// <summary>FAST: int mp_win_accumulate(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, int> WinAccumulate;
-    /// <summary>BLOCKING: int mp_win_fetch(int32_t win, const void *origin, const void *compare, void *result, int dtype, int elem_size, int op, int target, int64_t disp)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, void*, void*, void*, int, int, int, int, long, int> WinFetch;
-    /// <summary>FAST: int mp_win_accumulate_held(int32_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp, void *origin_obj, void *result_obj)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, void*, void*, int> WinAccumulateHeld;
-    /// <summary>BLOCKING: int mp_win_create_dynamic(mp_comm_t comm, mp_info_t info, int32_t *win)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int*, int> WinCreateDynamic;
-    /// <summary>BLOCKING: int mp_win_attach(int32_t win, void *base, int64_t bytes, int64_t *address)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, void*, long, long*, int> WinAttach;
-    /// <summary>BLOCKING: int mp_win_detach(int32_t win, void *base)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, void*, int> WinDetach;
+    internal static readonly delegate* unmanaged[Cdecl]<int, byte**, byte***, int*, InfoHandle*, int, CommHandle, CommHandle*, int*, int> CommSpawnMultiple;
+    /// <summary>BLOCKING: int mp_win_allocate(mp_comm_t comm, int64_t bytes, int disp_unit, int flavor, mp_info_t info, void **base, mp_win_t *win)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, long, int, int, InfoHandle, void**, WindowHandle*, int> WinAllocate;
+    /// <summary>BLOCKING: int mp_win_create(mp_comm_t comm, void *base, int64_t bytes, int disp_unit, mp_info_t info, mp_win_t *win)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, void*, long, int, InfoHandle, WindowHandle*, int> WinCreate;
+    /// <summary>BLOCKING: int mp_win_free(mp_win_t win)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<WindowHandle, int> WinFree;
+    /// <summary>FAST: int mp_win_size(mp_win_t win, int rank, int64_t *bytes, int *disp_unit)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<WindowHandle, int, long*, int*, int> WinSize;
+    /// <summary>FAST: int mp_win_shared_query(mp_win_t win, int rank, int64_t *bytes, int *disp_unit, void **base)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<WindowHandle, int, long*, int*, void**, int> WinSharedQuery;
+    /// <summary>BLOCKING: int mp_win_sync(mp_win_t win, int kind, int arg, int mode)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<WindowHandle, int, int, int, int> WinSync;
+    /// <summary>FAST: int mp_win_put(mp_win_t win, const void *origin, int64_t count, int dtype, int elem_size, int target, int64_t disp, void *obj, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<WindowHandle, void*, long, int, int, int, long, void*, RequestHandle*, int> WinPut;
+    /// <summary>FAST: int mp_win_get(mp_win_t win, void *origin, int64_t count, int dtype, int elem_size, int target, int64_t disp, void *obj, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<WindowHandle, void*, long, int, int, int, long, void*, RequestHandle*, int> WinGet;
+    /// <summary>FAST: int mp_win_accumulate(mp_win_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<WindowHandle, void*, void*, long, int, int, int, int, long, int> WinAccumulate;
+    /// <summary>BLOCKING: int mp_win_fetch(mp_win_t win, const void *origin, const void *compare, void *result, int dtype, int elem_size, int op, int target, int64_t disp)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<WindowHandle, void*, void*, void*, int, int, int, int, long, int> WinFetch;
+    /// <summary>FAST: int mp_win_accumulate_held(mp_win_t win, const void *origin, void *result, int64_t count, int dtype, int elem_size, int op, int target, int64_t disp, void *origin_obj, void *result_obj)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<WindowHandle, void*, void*, long, int, int, int, int, long, void*, void*, int> WinAccumulateHeld;
+    /// <summary>BLOCKING: int mp_win_create_dynamic(mp_comm_t comm, mp_info_t info, mp_win_t *win)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, InfoHandle, WindowHandle*, int> WinCreateDynamic;
+    /// <summary>BLOCKING: int mp_win_attach(mp_win_t win, void *base, int64_t bytes, int64_t *address)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<WindowHandle, void*, long, long*, int> WinAttach;
+    /// <summary>BLOCKING: int mp_win_detach(mp_win_t win, void *base)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<WindowHandle, void*, int> WinDetach;
     /// <summary>BLOCKING: int mp_file_open(mp_comm_t comm, const char *path, int amode, mp_info_t info, mp_file_t *file)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, byte*, int, int, int*, int> FileOpen;
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, byte*, int, InfoHandle, FileHandle*, int> FileOpen;
     /// <summary>BLOCKING: int mp_file_close(mp_file_t file)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int> FileClose;
+    internal static readonly delegate* unmanaged[Cdecl]<FileHandle, int> FileClose;
     /// <summary>BLOCKING: int mp_file_delete(const char *path, mp_info_t info)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<byte*, int, int> FileDelete;
+    internal static readonly delegate* unmanaged[Cdecl]<byte*, InfoHandle, int> FileDelete;
     /// <summary>BLOCKING: int mp_file_set_view(mp_file_t file, int64_t disp, int esize, int64_t block, int64_t stride, mp_info_t info)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, long, int, long, long, int, int> FileSetView;
+    internal static readonly delegate* unmanaged[Cdecl]<FileHandle, long, int, long, long, InfoHandle, int> FileSetView;
     /// <summary>BLOCKING: int mp_file_io(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, long, void*, long, Status*, int> FileIo;
+    internal static readonly delegate* unmanaged[Cdecl]<FileHandle, int, long, void*, long, Status*, int> FileIo;
     /// <summary>BLOCKING: int mp_file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, long, void*, long, int*, int> FileIpost;
+    internal static readonly delegate* unmanaged[Cdecl]<FileHandle, int, long, void*, long, RequestHandle*, int> FileIpost;
     /// <summary>BLOCKING: int mp_file_seek(mp_file_t file, int64_t offset, int whence, int shared)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, long, int, int, int> FileSeek;
+    internal static readonly delegate* unmanaged[Cdecl]<FileHandle, long, int, int, int> FileSeek;
     /// <summary>BLOCKING: int mp_file_position(mp_file_t file, int shared, int64_t *offset)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, long*, int> FilePosition;
+    internal static readonly delegate* unmanaged[Cdecl]<FileHandle, int, long*, int> FilePosition;
     /// <summary>BLOCKING: int mp_file_sync(mp_file_t file)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int> FileSync;
+    internal static readonly delegate* unmanaged[Cdecl]<FileHandle, int> FileSync;
     /// <summary>BLOCKING: int mp_file_set_size(mp_file_t file, int64_t bytes)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, long, int> FileSetSize;
+    internal static readonly delegate* unmanaged[Cdecl]<FileHandle, long, int> FileSetSize;
     /// <summary>BLOCKING: int mp_file_preallocate(mp_file_t file, int64_t bytes)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, long, int> FilePreallocate;
+    internal static readonly delegate* unmanaged[Cdecl]<FileHandle, long, int> FilePreallocate;
     /// <summary>BLOCKING: int mp_file_get_size(mp_file_t file, int64_t *bytes)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, long*, int> FileGetSize;
+    internal static readonly delegate* unmanaged[Cdecl]<FileHandle, long*, int> FileGetSize;
     /// <summary>BLOCKING: int mp_file_set_atomicity(mp_file_t file, int atomic)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<int, int, int> FileSetAtomicity;
+    internal static readonly delegate* unmanaged[Cdecl]<FileHandle, int, int> FileSetAtomicity;
     /// <summary>FAST: int mp_file_get_atomicity(mp_file_t file, int *atomic)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int> FileGetAtomicity;
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<FileHandle, int*, int> FileGetAtomicity;
 
 #pragma warning disable CA1810 // the table must be validated before any field is read
     static Core()
@@ -966,7 +1302,7 @@ internal static unsafe partial class Core
         Init = (delegate* unmanaged[Cdecl]<int, int*, int>)t->Init;
         Finalize = (delegate* unmanaged[Cdecl]<int, int>)t->Finalize;
         State = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)t->State;
-        Abort = (delegate* unmanaged[Cdecl]<int, int, int>)t->Abort;
+        Abort = (delegate* unmanaged[Cdecl]<CommHandle, int, int>)t->Abort;
         Wtime = (delegate* unmanaged[Cdecl, SuppressGCTransition]<double>)t->Wtime;
         Wtick = (delegate* unmanaged[Cdecl, SuppressGCTransition]<double>)t->Wtick;
         ThreadLevel = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int>)t->ThreadLevel;
@@ -976,160 +1312,160 @@ internal static unsafe partial class Core
         LibraryPath = (delegate* unmanaged[Cdecl, SuppressGCTransition]<byte*>)t->LibraryPath;
         MpiAbi = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)t->MpiAbi;
         Stats = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CoreStats*, void>)t->Stats;
-        SessionInit = (delegate* unmanaged[Cdecl]<int, int*, int>)t->SessionInit;
-        SessionFinalize = (delegate* unmanaged[Cdecl]<int, int>)t->SessionFinalize;
-        SessionNumPsets = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->SessionNumPsets;
-        SessionNthPset = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, byte*, int, int>)t->SessionNthPset;
-        SessionPsetInfo = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int*, int>)t->SessionPsetInfo;
+        SessionInit = (delegate* unmanaged[Cdecl]<InfoHandle, SessionHandle*, int>)t->SessionInit;
+        SessionFinalize = (delegate* unmanaged[Cdecl]<SessionHandle, int>)t->SessionFinalize;
+        SessionNumPsets = (delegate* unmanaged[Cdecl, SuppressGCTransition]<SessionHandle, int*, int>)t->SessionNumPsets;
+        SessionNthPset = (delegate* unmanaged[Cdecl, SuppressGCTransition]<SessionHandle, int, byte*, int, int>)t->SessionNthPset;
+        SessionPsetInfo = (delegate* unmanaged[Cdecl, SuppressGCTransition]<SessionHandle, byte*, InfoHandle*, int>)t->SessionPsetInfo;
         IsThreadMain = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int>)t->IsThreadMain;
-        SendStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, long*, int>)t->SendStart;
-        RecvStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, Status*, long*, int>)t->RecvStart;
-        TokenTest = (delegate* unmanaged[Cdecl, SuppressGCTransition]<long, Status*, int>)t->TokenTest;
-        TokenWait = (delegate* unmanaged[Cdecl]<long, Status*, int>)t->TokenWait;
-        Send = (delegate* unmanaged[Cdecl]<void*, long, int, int, int, int, int>)t->Send;
-        Recv = (delegate* unmanaged[Cdecl]<void*, long, int, int, int, Status*, int>)t->Recv;
-        Sendrecv = (delegate* unmanaged[Cdecl]<void*, long, int, int, void*, long, int, int, int, Status*, int>)t->Sendrecv;
-        Isend = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, void*, int*, int>)t->Isend;
-        Irecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, void*, int*, int>)t->Irecv;
-        Iprobe = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, Status*, int>)t->Iprobe;
-        Probe = (delegate* unmanaged[Cdecl]<int, int, int, Status*, int>)t->Probe;
-        Improbe = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, long*, Status*, int>)t->Improbe;
-        Mprobe = (delegate* unmanaged[Cdecl]<int, int, int, long*, Status*, int>)t->Mprobe;
-        MrecvStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, Status*, long*, int>)t->MrecvStart;
-        Mrecv = (delegate* unmanaged[Cdecl]<void*, long, long, Status*, int>)t->Mrecv;
-        Imrecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, long, void*, int*, int>)t->Imrecv;
-        MatchAnyTag = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, long*, Status*, int>)t->MatchAnyTag;
-        PieceAside = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int>)t->PieceAside;
-        PieceNext = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, long*, Status*, void**, int>)t->PieceNext;
+        SendStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, CommHandle, int, TokenHandle*, int>)t->SendStart;
+        RecvStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, CommHandle, Status*, TokenHandle*, int>)t->RecvStart;
+        TokenTest = (delegate* unmanaged[Cdecl, SuppressGCTransition]<TokenHandle, Status*, int>)t->TokenTest;
+        TokenWait = (delegate* unmanaged[Cdecl]<TokenHandle, Status*, int>)t->TokenWait;
+        Send = (delegate* unmanaged[Cdecl]<void*, long, int, int, CommHandle, int, int>)t->Send;
+        Recv = (delegate* unmanaged[Cdecl]<void*, long, int, int, CommHandle, Status*, int>)t->Recv;
+        Sendrecv = (delegate* unmanaged[Cdecl]<void*, long, int, int, void*, long, int, int, CommHandle, Status*, int>)t->Sendrecv;
+        Isend = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, CommHandle, int, void*, RequestHandle*, int>)t->Isend;
+        Irecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, CommHandle, void*, RequestHandle*, int>)t->Irecv;
+        Iprobe = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, CommHandle, Status*, int>)t->Iprobe;
+        Probe = (delegate* unmanaged[Cdecl]<int, int, CommHandle, Status*, int>)t->Probe;
+        Improbe = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, CommHandle, MessageHandle*, Status*, int>)t->Improbe;
+        Mprobe = (delegate* unmanaged[Cdecl]<int, int, CommHandle, MessageHandle*, Status*, int>)t->Mprobe;
+        MrecvStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, MessageHandle, Status*, TokenHandle*, int>)t->MrecvStart;
+        Mrecv = (delegate* unmanaged[Cdecl]<void*, long, MessageHandle, Status*, int>)t->Mrecv;
+        Imrecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, MessageHandle, void*, RequestHandle*, int>)t->Imrecv;
+        MatchAnyTag = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CommHandle, MessageHandle*, Status*, int>)t->MatchAnyTag;
+        PieceAside = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, CommHandle, int>)t->PieceAside;
+        PieceNext = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, CommHandle, MessageHandle*, Status*, void**, int>)t->PieceNext;
         PieceTake = (delegate* unmanaged[Cdecl]<void*, void*, int>)t->PieceTake;
-        PsendInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, int, void**, int*, int>)t->PsendInit;
-        PrecvInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, int, void**, int*, int>)t->PrecvInit;
-        Pready = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int>)t->Pready;
-        Parrived = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->Parrived;
-        ReqTest = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, Status*, int>)t->ReqTest;
-        ReqWait = (delegate* unmanaged[Cdecl]<int, Status*, int>)t->ReqWait;
-        ReqCancel = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqCancel;
-        ReqOrphan = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqOrphan;
+        PsendInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, CommHandle, void**, RequestHandle*, int>)t->PsendInit;
+        PrecvInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, CommHandle, void**, RequestHandle*, int>)t->PrecvInit;
+        Pready = (delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, int, int, int*, int>)t->Pready;
+        Parrived = (delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, int, int*, int>)t->Parrived;
+        ReqTest = (delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, Status*, int>)t->ReqTest;
+        ReqWait = (delegate* unmanaged[Cdecl]<RequestHandle, Status*, int>)t->ReqWait;
+        ReqCancel = (delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, int>)t->ReqCancel;
+        ReqOrphan = (delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, int>)t->ReqOrphan;
         ReqSweep = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)t->ReqSweep;
-        ReqLive = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqLive;
-        ReqTestall = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, Status*, int>)t->ReqTestall;
-        ReqWaitall = (delegate* unmanaged[Cdecl]<int, int*, Status*, int>)t->ReqWaitall;
-        ReqWaitany = (delegate* unmanaged[Cdecl]<int, int*, Status*, int>)t->ReqWaitany;
+        ReqLive = (delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, int>)t->ReqLive;
+        ReqTestall = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, RequestHandle*, Status*, int>)t->ReqTestall;
+        ReqWaitall = (delegate* unmanaged[Cdecl]<int, RequestHandle*, Status*, int>)t->ReqWaitall;
+        ReqWaitany = (delegate* unmanaged[Cdecl]<int, RequestHandle*, Status*, int>)t->ReqWaitany;
         ReqActive = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)t->ReqActive;
-        ListCreate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, nint*, int>)t->ListCreate;
-        ListFree = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int*, int>)t->ListFree;
-        ListCount = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int>)t->ListCount;
-        ListReserve = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int, int>)t->ListReserve;
-        ListIsend = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, int, void*, int>)t->ListIsend;
-        ListIrecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, void*, long, int, int, int, void*, int>)t->ListIrecv;
-        ListRefused = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int, int, int>)t->ListRefused;
-        ListPending = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, int, int>)t->ListPending;
-        ListWaitall = (delegate* unmanaged[Cdecl]<nint, Status*, int>)t->ListWaitall;
-        ListTestall = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint, Status*, int>)t->ListTestall;
-        SendInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int, int*, int>)t->SendInit;
-        RecvInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, int, int*, int>)t->RecvInit;
-        CollInit = (delegate* unmanaged[Cdecl]<int, CollDesc*, long*, void**, int*, int>)t->CollInit;
-        ReqStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, int>)t->ReqStart;
-        ReqStartall = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, void**, void**, int*, int>)t->ReqStartall;
-        ReqFree = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqFree;
-        ReqTestsome = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, Status*, int>)t->ReqTestsome;
-        ReqIsRecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReqIsRecv;
-        CollRun = (delegate* unmanaged[Cdecl]<int, CollDesc*, int>)t->CollRun;
-        CollPost = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, void*, void*, int*, int>)t->CollPost;
+        ListCreate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, ListHandle*, int>)t->ListCreate;
+        ListFree = (delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, RequestHandle*, int>)t->ListFree;
+        ListCount = (delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, int>)t->ListCount;
+        ListReserve = (delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, int, int>)t->ListReserve;
+        ListIsend = (delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, void*, long, int, int, CommHandle, int, void*, int>)t->ListIsend;
+        ListIrecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, void*, long, int, int, CommHandle, void*, int>)t->ListIrecv;
+        ListRefused = (delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, int, int, int>)t->ListRefused;
+        ListPending = (delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, int, int>)t->ListPending;
+        ListWaitall = (delegate* unmanaged[Cdecl]<ListHandle, Status*, int>)t->ListWaitall;
+        ListTestall = (delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, Status*, int>)t->ListTestall;
+        SendInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, CommHandle, int, RequestHandle*, int>)t->SendInit;
+        RecvInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, CommHandle, RequestHandle*, int>)t->RecvInit;
+        CollInit = (delegate* unmanaged[Cdecl]<CommHandle, CollDesc*, long*, void**, RequestHandle*, int>)t->CollInit;
+        ReqStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, void*, void*, int>)t->ReqStart;
+        ReqStartall = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, RequestHandle*, void**, void**, int*, int>)t->ReqStartall;
+        ReqFree = (delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, int>)t->ReqFree;
+        ReqTestsome = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, RequestHandle*, int*, Status*, int>)t->ReqTestsome;
+        ReqIsRecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, int>)t->ReqIsRecv;
+        CollRun = (delegate* unmanaged[Cdecl]<CommHandle, CollDesc*, int>)t->CollRun;
+        CollPost = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, CollDesc*, void*, void*, RequestHandle*, int>)t->CollPost;
         OpCreate = (delegate* unmanaged[Cdecl]<delegate* unmanaged[Cdecl]<void*, void*, long, void*, void>, void*, int, int*, int>)t->OpCreate;
         OpFree = (delegate* unmanaged[Cdecl]<int, int>)t->OpFree;
-        CommRank = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CommRank;
-        CommSize = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CommSize;
-        CommDup = (delegate* unmanaged[Cdecl]<int, int*, int>)t->CommDup;
-        CommSplit = (delegate* unmanaged[Cdecl]<int, int, int, int*, int>)t->CommSplit;
-        CommFree = (delegate* unmanaged[Cdecl]<int, int>)t->CommFree;
-        CommCompare = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->CommCompare;
-        CommSplitType = (delegate* unmanaged[Cdecl]<int, int, int, int*, int>)t->CommSplitType;
-        CommSetName = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int>)t->CommSetName;
-        CommGetName = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int, int>)t->CommGetName;
-        CommGroup = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CommGroup;
-        GroupSize = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->GroupSize;
-        GroupRank = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->GroupRank;
-        GroupSetop = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int>)t->GroupSetop;
-        GroupSelect = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int>)t->GroupSelect;
-        GroupTranslate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int, int*, int>)t->GroupTranslate;
-        GroupCompare = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->GroupCompare;
-        GroupFree = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->GroupFree;
-        CommCreate = (delegate* unmanaged[Cdecl]<int, int, int*, int>)t->CommCreate;
-        CommRemoteSize = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CommRemoteSize;
-        CommIsInter = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CommIsInter;
-        IntercommCreate = (delegate* unmanaged[Cdecl]<int, int, int, int, int, int*, int>)t->IntercommCreate;
-        IntercommMerge = (delegate* unmanaged[Cdecl]<int, int, int*, int>)t->IntercommMerge;
-        GroupFromPset = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, int*, int>)t->GroupFromPset;
-        CommCreateFromGroup = (delegate* unmanaged[Cdecl]<int, byte*, int*, int>)t->CommCreateFromGroup;
-        CommHandle = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int*, int>)t->CommHandle;
-        GroupHandle = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, long*, int*, int>)t->GroupHandle;
-        CommFromHandle = (delegate* unmanaged[Cdecl, SuppressGCTransition]<long, int, int, int*, int>)t->CommFromHandle;
-        CartCreate = (delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int>)t->CartCreate;
-        CartNdims = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->CartNdims;
-        CartGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int*, int*, int>)t->CartGet;
-        CartRank = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int>)t->CartRank;
-        CartCoords = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int>)t->CartCoords;
-        CartShift = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int>)t->CartShift;
-        CartSub = (delegate* unmanaged[Cdecl]<int, int*, int*, int>)t->CartSub;
+        CommRank = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int*, int>)t->CommRank;
+        CommSize = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int*, int>)t->CommSize;
+        CommDup = (delegate* unmanaged[Cdecl]<CommHandle, CommHandle*, int>)t->CommDup;
+        CommSplit = (delegate* unmanaged[Cdecl]<CommHandle, int, int, CommHandle*, int>)t->CommSplit;
+        CommFree = (delegate* unmanaged[Cdecl]<CommHandle, int>)t->CommFree;
+        CommCompare = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, CommHandle, int*, int>)t->CommCompare;
+        CommSplitType = (delegate* unmanaged[Cdecl]<CommHandle, int, int, CommHandle*, int>)t->CommSplitType;
+        CommSetName = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, byte*, int>)t->CommSetName;
+        CommGetName = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, byte*, int, int>)t->CommGetName;
+        CommGroup = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, GroupHandle*, int>)t->CommGroup;
+        GroupSize = (delegate* unmanaged[Cdecl, SuppressGCTransition]<GroupHandle, int*, int>)t->GroupSize;
+        GroupRank = (delegate* unmanaged[Cdecl, SuppressGCTransition]<GroupHandle, int*, int>)t->GroupRank;
+        GroupSetop = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, GroupHandle, GroupHandle, GroupHandle*, int>)t->GroupSetop;
+        GroupSelect = (delegate* unmanaged[Cdecl, SuppressGCTransition]<GroupHandle, int, int, int*, GroupHandle*, int>)t->GroupSelect;
+        GroupTranslate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<GroupHandle, int, int*, GroupHandle, int*, int>)t->GroupTranslate;
+        GroupCompare = (delegate* unmanaged[Cdecl, SuppressGCTransition]<GroupHandle, GroupHandle, int*, int>)t->GroupCompare;
+        GroupFree = (delegate* unmanaged[Cdecl, SuppressGCTransition]<GroupHandle, int>)t->GroupFree;
+        CommCreate = (delegate* unmanaged[Cdecl]<CommHandle, GroupHandle, CommHandle*, int>)t->CommCreate;
+        CommRemoteSize = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int*, int>)t->CommRemoteSize;
+        CommIsInter = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int*, int>)t->CommIsInter;
+        IntercommCreate = (delegate* unmanaged[Cdecl]<CommHandle, int, CommHandle, int, int, CommHandle*, int>)t->IntercommCreate;
+        IntercommMerge = (delegate* unmanaged[Cdecl]<CommHandle, int, CommHandle*, int>)t->IntercommMerge;
+        GroupFromPset = (delegate* unmanaged[Cdecl, SuppressGCTransition]<SessionHandle, byte*, GroupHandle*, int>)t->GroupFromPset;
+        CommCreateFromGroup = (delegate* unmanaged[Cdecl]<GroupHandle, byte*, CommHandle*, int>)t->CommCreateFromGroup;
+        CommHandle = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, long*, int*, int>)t->CommHandle;
+        GroupHandle = (delegate* unmanaged[Cdecl, SuppressGCTransition]<GroupHandle, long*, int*, int>)t->GroupHandle;
+        CommFromHandle = (delegate* unmanaged[Cdecl, SuppressGCTransition]<long, int, int, CommHandle*, int>)t->CommFromHandle;
+        CartCreate = (delegate* unmanaged[Cdecl]<CommHandle, int, int*, int*, int, CommHandle*, int>)t->CartCreate;
+        CartNdims = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int*, int>)t->CartNdims;
+        CartGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int, int*, int*, int*, int>)t->CartGet;
+        CartRank = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int*, int*, int>)t->CartRank;
+        CartCoords = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int, int, int*, int>)t->CartCoords;
+        CartShift = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int, int, int*, int*, int>)t->CartShift;
+        CartSub = (delegate* unmanaged[Cdecl]<CommHandle, int*, CommHandle*, int>)t->CartSub;
         DimsCreate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->DimsCreate;
-        TopoTest = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->TopoTest;
-        GraphCreate = (delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int>)t->GraphCreate;
-        GraphDims = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int>)t->GraphDims;
-        GraphGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int*, int>)t->GraphGet;
-        GraphNeighborsCount = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int>)t->GraphNeighborsCount;
-        GraphNeighbors = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int, int*, int>)t->GraphNeighbors;
-        DistGraphCreateAdjacent = (delegate* unmanaged[Cdecl]<int, int, int*, int*, int, int*, int*, int, int, int*, int>)t->DistGraphCreateAdjacent;
-        DistGraphCreate = (delegate* unmanaged[Cdecl]<int, int, int*, int*, int*, int*, int, int, int*, int>)t->DistGraphCreate;
-        TopoDegrees = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int*, int>)t->TopoDegrees;
-        DistGraphNeighbors = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, int*, int*, int, int*, int*, int>)t->DistGraphNeighbors;
-        NeighborRun = (delegate* unmanaged[Cdecl]<int, CollDesc*, long*, long*, int>)t->NeighborRun;
-        NeighborPost = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CollDesc*, long*, long*, void*, void*, void*, int*, int>)t->NeighborPost;
-        NeighborInit = (delegate* unmanaged[Cdecl]<int, CollDesc*, long*, void**, int*, int>)t->NeighborInit;
-        InfoCreate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int>)t->InfoCreate;
-        InfoSet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, byte*, int>)t->InfoSet;
-        InfoGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, byte*, byte*, int, int*, int>)t->InfoGet;
-        InfoFree = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->InfoFree;
+        TopoTest = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int*, int>)t->TopoTest;
+        GraphCreate = (delegate* unmanaged[Cdecl]<CommHandle, int, int*, int*, int, CommHandle*, int>)t->GraphCreate;
+        GraphDims = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int*, int*, int>)t->GraphDims;
+        GraphGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int, int, int*, int*, int>)t->GraphGet;
+        GraphNeighborsCount = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int, int*, int>)t->GraphNeighborsCount;
+        GraphNeighbors = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int, int, int*, int>)t->GraphNeighbors;
+        DistGraphCreateAdjacent = (delegate* unmanaged[Cdecl]<CommHandle, int, int*, int*, int, int*, int*, int, int, CommHandle*, int>)t->DistGraphCreateAdjacent;
+        DistGraphCreate = (delegate* unmanaged[Cdecl]<CommHandle, int, int*, int*, int*, int*, int, int, CommHandle*, int>)t->DistGraphCreate;
+        TopoDegrees = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int*, int*, int*, int>)t->TopoDegrees;
+        DistGraphNeighbors = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, int, int*, int*, int, int*, int*, int>)t->DistGraphNeighbors;
+        NeighborRun = (delegate* unmanaged[Cdecl]<CommHandle, CollDesc*, long*, long*, int>)t->NeighborRun;
+        NeighborPost = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle, CollDesc*, long*, long*, void*, void*, void*, RequestHandle*, int>)t->NeighborPost;
+        NeighborInit = (delegate* unmanaged[Cdecl]<CommHandle, CollDesc*, long*, void**, RequestHandle*, int>)t->NeighborInit;
+        InfoCreate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<InfoHandle*, int>)t->InfoCreate;
+        InfoSet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<InfoHandle, byte*, byte*, int>)t->InfoSet;
+        InfoGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<InfoHandle, byte*, byte*, int, int*, int>)t->InfoGet;
+        InfoFree = (delegate* unmanaged[Cdecl, SuppressGCTransition]<InfoHandle, int>)t->InfoFree;
         WorldAttr = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int*, int>)t->WorldAttr;
-        CommSpawn = (delegate* unmanaged[Cdecl]<byte*, byte**, int, int, int, int*, int*, int>)t->CommSpawn;
-        CommGetParent = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int>)t->CommGetParent;
+        CommSpawn = (delegate* unmanaged[Cdecl]<byte*, byte**, int, int, CommHandle, CommHandle*, int*, int>)t->CommSpawn;
+        CommGetParent = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CommHandle*, int>)t->CommGetParent;
         OpenPort = (delegate* unmanaged[Cdecl]<byte*, int, int>)t->OpenPort;
         ClosePort = (delegate* unmanaged[Cdecl]<byte*, int>)t->ClosePort;
-        CommAccept = (delegate* unmanaged[Cdecl]<byte*, int, int, int*, int>)t->CommAccept;
-        CommConnect = (delegate* unmanaged[Cdecl]<byte*, int, int, int*, int>)t->CommConnect;
-        CommDisconnect = (delegate* unmanaged[Cdecl]<int, int>)t->CommDisconnect;
+        CommAccept = (delegate* unmanaged[Cdecl]<byte*, int, CommHandle, CommHandle*, int>)t->CommAccept;
+        CommConnect = (delegate* unmanaged[Cdecl]<byte*, int, CommHandle, CommHandle*, int>)t->CommConnect;
+        CommDisconnect = (delegate* unmanaged[Cdecl]<CommHandle, int>)t->CommDisconnect;
         PublishName = (delegate* unmanaged[Cdecl]<byte*, byte*, int>)t->PublishName;
         UnpublishName = (delegate* unmanaged[Cdecl]<byte*, byte*, int>)t->UnpublishName;
         LookupName = (delegate* unmanaged[Cdecl]<byte*, byte*, int, int>)t->LookupName;
-        CommSpawnInfo = (delegate* unmanaged[Cdecl]<byte*, byte**, int, int, int, int, int*, int*, int>)t->CommSpawnInfo;
-        CommSpawnMultiple = (delegate* unmanaged[Cdecl]<int, byte**, byte***, int*, int*, int, int, int*, int*, int>)t->CommSpawnMultiple;
-        WinAllocate = (delegate* unmanaged[Cdecl]<int, long, int, int, int, void**, int*, int>)t->WinAllocate;
-        WinCreate = (delegate* unmanaged[Cdecl]<int, void*, long, int, int, int*, int>)t->WinCreate;
-        WinFree = (delegate* unmanaged[Cdecl]<int, int>)t->WinFree;
-        WinSize = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, long*, int*, int>)t->WinSize;
-        WinSharedQuery = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, long*, int*, void**, int>)t->WinSharedQuery;
-        WinSync = (delegate* unmanaged[Cdecl]<int, int, int, int, int>)t->WinSync;
-        WinPut = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, long, int, int, int, long, void*, int*, int>)t->WinPut;
-        WinGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, long, int, int, int, long, void*, int*, int>)t->WinGet;
-        WinAccumulate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, int>)t->WinAccumulate;
-        WinFetch = (delegate* unmanaged[Cdecl]<int, void*, void*, void*, int, int, int, int, long, int>)t->WinFetch;
-        WinAccumulateHeld = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, void*, void*, long, int, int, int, int, long, void*, void*, int>)t->WinAccumulateHeld;
-        WinCreateDynamic = (delegate* unmanaged[Cdecl]<int, int, int*, int>)t->WinCreateDynamic;
-        WinAttach = (delegate* unmanaged[Cdecl]<int, void*, long, long*, int>)t->WinAttach;
-        WinDetach = (delegate* unmanaged[Cdecl]<int, void*, int>)t->WinDetach;
-        FileOpen = (delegate* unmanaged[Cdecl]<int, byte*, int, int, int*, int>)t->FileOpen;
-        FileClose = (delegate* unmanaged[Cdecl]<int, int>)t->FileClose;
-        FileDelete = (delegate* unmanaged[Cdecl]<byte*, int, int>)t->FileDelete;
-        FileSetView = (delegate* unmanaged[Cdecl]<int, long, int, long, long, int, int>)t->FileSetView;
-        FileIo = (delegate* unmanaged[Cdecl]<int, int, long, void*, long, Status*, int>)t->FileIo;
-        FileIpost = (delegate* unmanaged[Cdecl]<int, int, long, void*, long, int*, int>)t->FileIpost;
-        FileSeek = (delegate* unmanaged[Cdecl]<int, long, int, int, int>)t->FileSeek;
-        FilePosition = (delegate* unmanaged[Cdecl]<int, int, long*, int>)t->FilePosition;
-        FileSync = (delegate* unmanaged[Cdecl]<int, int>)t->FileSync;
-        FileSetSize = (delegate* unmanaged[Cdecl]<int, long, int>)t->FileSetSize;
-        FilePreallocate = (delegate* unmanaged[Cdecl]<int, long, int>)t->FilePreallocate;
-        FileGetSize = (delegate* unmanaged[Cdecl]<int, long*, int>)t->FileGetSize;
-        FileSetAtomicity = (delegate* unmanaged[Cdecl]<int, int, int>)t->FileSetAtomicity;
-        FileGetAtomicity = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int*, int>)t->FileGetAtomicity;
+        CommSpawnInfo = (delegate* unmanaged[Cdecl]<byte*, byte**, int, InfoHandle, int, CommHandle, CommHandle*, int*, int>)t->CommSpawnInfo;
+        CommSpawnMultiple = (delegate* unmanaged[Cdecl]<int, byte**, byte***, int*, InfoHandle*, int, CommHandle, CommHandle*, int*, int>)t->CommSpawnMultiple;
+        WinAllocate = (delegate* unmanaged[Cdecl]<CommHandle, long, int, int, InfoHandle, void**, WindowHandle*, int>)t->WinAllocate;
+        WinCreate = (delegate* unmanaged[Cdecl]<CommHandle, void*, long, int, InfoHandle, WindowHandle*, int>)t->WinCreate;
+        WinFree = (delegate* unmanaged[Cdecl]<WindowHandle, int>)t->WinFree;
+        WinSize = (delegate* unmanaged[Cdecl, SuppressGCTransition]<WindowHandle, int, long*, int*, int>)t->WinSize;
+        WinSharedQuery = (delegate* unmanaged[Cdecl, SuppressGCTransition]<WindowHandle, int, long*, int*, void**, int>)t->WinSharedQuery;
+        WinSync = (delegate* unmanaged[Cdecl]<WindowHandle, int, int, int, int>)t->WinSync;
+        WinPut = (delegate* unmanaged[Cdecl, SuppressGCTransition]<WindowHandle, void*, long, int, int, int, long, void*, RequestHandle*, int>)t->WinPut;
+        WinGet = (delegate* unmanaged[Cdecl, SuppressGCTransition]<WindowHandle, void*, long, int, int, int, long, void*, RequestHandle*, int>)t->WinGet;
+        WinAccumulate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<WindowHandle, void*, void*, long, int, int, int, int, long, int>)t->WinAccumulate;
+        WinFetch = (delegate* unmanaged[Cdecl]<WindowHandle, void*, void*, void*, int, int, int, int, long, int>)t->WinFetch;
+        WinAccumulateHeld = (delegate* unmanaged[Cdecl, SuppressGCTransition]<WindowHandle, void*, void*, long, int, int, int, int, long, void*, void*, int>)t->WinAccumulateHeld;
+        WinCreateDynamic = (delegate* unmanaged[Cdecl]<CommHandle, InfoHandle, WindowHandle*, int>)t->WinCreateDynamic;
+        WinAttach = (delegate* unmanaged[Cdecl]<WindowHandle, void*, long, long*, int>)t->WinAttach;
+        WinDetach = (delegate* unmanaged[Cdecl]<WindowHandle, void*, int>)t->WinDetach;
+        FileOpen = (delegate* unmanaged[Cdecl]<CommHandle, byte*, int, InfoHandle, FileHandle*, int>)t->FileOpen;
+        FileClose = (delegate* unmanaged[Cdecl]<FileHandle, int>)t->FileClose;
+        FileDelete = (delegate* unmanaged[Cdecl]<byte*, InfoHandle, int>)t->FileDelete;
+        FileSetView = (delegate* unmanaged[Cdecl]<FileHandle, long, int, long, long, InfoHandle, int>)t->FileSetView;
+        FileIo = (delegate* unmanaged[Cdecl]<FileHandle, int, long, void*, long, Status*, int>)t->FileIo;
+        FileIpost = (delegate* unmanaged[Cdecl]<FileHandle, int, long, void*, long, RequestHandle*, int>)t->FileIpost;
+        FileSeek = (delegate* unmanaged[Cdecl]<FileHandle, long, int, int, int>)t->FileSeek;
+        FilePosition = (delegate* unmanaged[Cdecl]<FileHandle, int, long*, int>)t->FilePosition;
+        FileSync = (delegate* unmanaged[Cdecl]<FileHandle, int>)t->FileSync;
+        FileSetSize = (delegate* unmanaged[Cdecl]<FileHandle, long, int>)t->FileSetSize;
+        FilePreallocate = (delegate* unmanaged[Cdecl]<FileHandle, long, int>)t->FilePreallocate;
+        FileGetSize = (delegate* unmanaged[Cdecl]<FileHandle, long*, int>)t->FileGetSize;
+        FileSetAtomicity = (delegate* unmanaged[Cdecl]<FileHandle, int, int>)t->FileSetAtomicity;
+        FileGetAtomicity = (delegate* unmanaged[Cdecl, SuppressGCTransition]<FileHandle, int*, int>)t->FileGetAtomicity;
     }
 }

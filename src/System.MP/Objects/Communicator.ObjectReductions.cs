@@ -1,3 +1,4 @@
+using System.MP.Interop;
 using System.Diagnostics.CodeAnalysis;
 using System.MP.Transport;
 
@@ -38,7 +39,7 @@ public partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T? OReduce<T>(T value, Func<T, T, T> op, int root)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("OReduce");
         ArgumentNullException.ThrowIfNull(op);
         CheckRoot(root);
@@ -81,7 +82,7 @@ public partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T? OAllreduce<T>(T value, Func<T, T, T> op)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("OAllreduce");
         ArgumentNullException.ThrowIfNull(op);
         T[]? values = GatherValues(value, 0, h);
@@ -109,7 +110,7 @@ public partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T? OScan<T>(T value, Func<T, T, T> op)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("OScan");
         ArgumentNullException.ThrowIfNull(op);
         return Prefixes(value, op, inclusive: true, h);
@@ -134,7 +135,7 @@ public partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T? OExscan<T>(T value, Func<T, T, T> op)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("OExscan");
         ArgumentNullException.ThrowIfNull(op);
         return Prefixes(value, op, inclusive: false, h);
@@ -162,7 +163,7 @@ public partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T[] OReduceScatter<T>(T[] values, int[] counts, Func<T, T, T> op)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("OReduceScatter");
         ArgumentNullException.ThrowIfNull(values);
         ArgumentNullException.ThrowIfNull(op);
@@ -210,7 +211,7 @@ public partial class Communicator
 
     /// <summary>Every rank's value at <paramref name="root"/>, in rank order (null elsewhere).</summary>
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
-    private T[]? GatherValues<T>(T value, int root, int h)
+    private T[]? GatherValues<T>(T value, int root, CommHandle h)
     {
         T[][]? blocks = GatherBlocks<T>([value], root, h);
         if (blocks is null)
@@ -266,7 +267,7 @@ public partial class Communicator
     }
 
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
-    private T? Prefixes<T>(T value, Func<T, T, T> op, bool inclusive, int h)
+    private T? Prefixes<T>(T value, Func<T, T, T> op, bool inclusive, CommHandle h)
     {
         T[]? values = GatherValues(value, 0, h);
         Failure failure = default;

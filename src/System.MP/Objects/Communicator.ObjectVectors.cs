@@ -27,7 +27,7 @@ public unsafe partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T[]? OScatterv<T>(T[][]? blocks, int root)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckRoot(root);
         if (_isInter && root == Mpi.ProcNull)
             return null;
@@ -55,7 +55,7 @@ public unsafe partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T[]? OScatterv<T>(T[]? array, int[]? counts, int root)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckRoot(root);
         if (_isInter && root == Mpi.ProcNull)
             return null;
@@ -86,7 +86,7 @@ public unsafe partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T[][]? OGatherv<T>(T[] block, int root)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return GathersNothing(block, root) ? null : GatherBlocks(block, root, h);
     }
 
@@ -102,7 +102,7 @@ public unsafe partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T?[] OAlltoall<T>(T[] values)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("OAlltoall");
         ArgumentNullException.ThrowIfNull(values);
         if (values.Length != _size)
@@ -122,7 +122,7 @@ public unsafe partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T[][] OAlltoallv<T>(T[][] blocks)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("OAlltoallv");
         ArgumentNullException.ThrowIfNull(blocks);
         CheckBlocksPerRank(blocks, nameof(blocks), _size);
@@ -149,7 +149,7 @@ public unsafe partial class Communicator
     /// (the largest payload and the most bytes any rank sends or receives), then Alltoallv of bytes.
     /// </summary>
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
-    private TOut?[] ExchangePieces<TOut>(Func<ObjectWriter, int, long> write, int h)
+    private TOut?[] ExchangePieces<TOut>(Func<ObjectWriter, int, long> write, CommHandle h)
     {
         int p = _size;
         var sendCounts = new long[p];

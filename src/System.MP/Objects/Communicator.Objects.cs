@@ -33,7 +33,7 @@ public unsafe partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public void OSend(object? obj, int dest, int tag)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
         ObjectTransport.Encoded payload = ObjectTransport.Encode(obj);
@@ -61,7 +61,7 @@ public unsafe partial class Communicator
     public void OSend(Array array, int offset, int count, int dest, int tag)
     {
         CheckVectorSlice(array, offset, count);
-        int h = Handle;
+        CommHandle h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
         ObjectTransport.Encoded payload = ObjectTransport.Encode(null, array, offset, count);
@@ -92,7 +92,7 @@ public unsafe partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public object? ORecv(int source, int tag, out Status status)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
         return PayloadChannel.Receive(source, tag, h, out status);
@@ -125,7 +125,7 @@ public unsafe partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public ObjectRequest OISend(object? obj, int dest, int tag)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
         return ObjectRequest.PostSend(ObjectTransport.Encode(obj), dest, tag, h);
@@ -141,7 +141,7 @@ public unsafe partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public ObjectRequest<T> OIRecv<T>(int source, int tag)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
         return new ObjectRequest<T>(this, source, tag, h);
@@ -159,7 +159,7 @@ public unsafe partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T? OBcast<T>(T? obj, int root)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckRoot(root);
         if (_isInter && root == Mpi.ProcNull)
             return default;
@@ -196,7 +196,7 @@ public unsafe partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T[]? OScatter<T>(T[]? array, int root)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckRoot(root);
         if (_isInter && root == Mpi.ProcNull)
             return null;
@@ -238,7 +238,7 @@ public unsafe partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T[]? OGather<T>(T[] block, int root)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         return GathersNothing(block, root) ? null : GatherObjects(block, root, h);
     }
 
@@ -249,7 +249,7 @@ public unsafe partial class Communicator
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
     public T[] OAllgather<T>(T[] block)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         RequireIntra("OAllgather");
         if (block is null)
             ThrowHelper.ThrowNull(nameof(block));
@@ -271,7 +271,7 @@ public unsafe partial class Communicator
 
     /// <summary>OBcast's transport; a root that <paramref name="failure"/> names sends the failure instead of its object.</summary>
     [RequiresDynamicCode(ObjectsNeedDynamicCode), RequiresUnreferencedCode(ObjectsNeedDynamicCode)]
-    private T? BcastObject<T>(T? obj, int root, int h, Failure failure = default)
+    private T? BcastObject<T>(T? obj, int root, CommHandle h, Failure failure = default)
     {
         if (IsRoot(root))
         {
@@ -383,7 +383,7 @@ public unsafe partial class Communicator
         throw marker == MismatchMarker ? new ArgumentException(message) : new MpiException(message);
     }
 
-    private static void BcastBytes(byte* p, long length, int root, int comm)
+    private static void BcastBytes(byte* p, long length, int root, CommHandle comm)
     {
         int chunk = WireFormat.ChunkBytes;
         long off = 0;

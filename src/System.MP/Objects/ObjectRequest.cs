@@ -88,16 +88,16 @@ public abstract class ObjectRequest : MpiRequest
     /// <summary>Cancels the operation if it has not started to move data: true when it did.</summary>
     private protected abstract bool CancelPending();
 
-    internal override int SetEntry()
+    internal override RequestHandle SetEntry()
     {
         ObjectDisposedException.ThrowIf(_disposed && !_completed, this);
-        return _completed ? CoreConst.ReqNull : ObjectPending;
+        return _completed ? RequestHandle.Null : ObjectPending;
     }
 
     internal override Status IdleStatus() => Outcome();
 
     // An object request has no core handle: a set completes it through Test.
-    internal override void CompletedInSet(int rc, int handle, in Status status) => throw new UnreachableException();
+    internal override void CompletedInSet(int rc, RequestHandle handle, in Status status) => throw new UnreachableException();
 
     internal override Status FinishAlone(int rc, in Status status) => throw new UnreachableException();
 
@@ -139,7 +139,7 @@ public abstract class ObjectRequest : MpiRequest
     private protected abstract void Abandon();
 
     [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
-    internal static ObjectRequest PostSend(ObjectTransport.Encoded payload, int dest, int tag, int comm) =>
+    internal static ObjectRequest PostSend(ObjectTransport.Encoded payload, int dest, int tag, CommHandle comm) =>
         new SendRequest(payload, dest, tag, comm);
 
     /// <summary>
@@ -155,7 +155,7 @@ public abstract class ObjectRequest : MpiRequest
         private readonly Request[]? _more; // the rest of a chunked payload
         private int _next; // chunks before this one have completed
 
-        internal SendRequest(ObjectTransport.Encoded payload, int dest, int tag, int comm) =>
+        internal SendRequest(ObjectTransport.Encoded payload, int dest, int tag, CommHandle comm) =>
             _first = PayloadChannel.Post(payload, dest, tag, comm, out _more);
 
         private int Chunks => 1 + (_more?.Length ?? 0);
@@ -197,10 +197,11 @@ public sealed class ObjectRequest<T> : ObjectRequest
     private readonly Communicator _comm;
     private readonly int _source;
     private readonly int _tag;
-    private readonly int _handle;
+    private readonly CommHandle _handle;
     private T? _result;
 
-    internal ObjectRequest(Communicator comm, int source, int tag, int handle)
+    internal ObjectRequest(Communicator comm, int source, int tag, CommHandle handle)
+
     {
         _comm = comm;
         _source = source;
@@ -244,7 +245,7 @@ public sealed class ObjectRequest<T> : ObjectRequest
         object? obj;
         if (block)
             obj = PayloadChannel.Receive(_source, _tag, _handle, out status);
-        else if (PayloadChannel.TryMatch(_source, _tag, _handle, out Status first, out long msg))
+        else if (PayloadChannel.TryMatch(_source, _tag, _handle, out Status first, out MessageHandle msg))
             obj = PayloadChannel.ReceiveMatched(first, msg, _handle, out status);
         else
             return false;

@@ -40,7 +40,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     private readonly Segment _local;
     private readonly List<T[]>? _attached; // a dynamic window's attached arrays, held until detached; else null
 
-    private Window(int handle, Communicator comm, T* baseAddress, T[]? array, int length, bool shared, bool dynamic = false)
+    private Window(WindowHandle handle, Communicator comm, T* baseAddress, T[]? array, int length, bool shared, bool dynamic = false)
         : base(handle, comm)
     {
         _attached = dynamic ? [] : null;
@@ -91,7 +91,10 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         ArgumentNullException.ThrowIfNull(array);
         if (!PinnedBuffers.Contains(array))
             throw new ArgumentException(SR.WindowArrayNotPinned, nameof(array));
-        int c = comm.Handle, i = Info.HandleOf(info), win = 0, rc;
+        CommHandle c = comm.Handle;
+        InfoHandle i = Info.HandleOf(info);
+        WindowHandle win = WindowHandle.Null;
+        int rc;
         fixed (T* p = array)
             rc = Core.WinCreate(c, p, (long)array.Length * sizeof(T), sizeof(T), i, &win);
         ThrowHelper.Check(rc);
@@ -122,7 +125,9 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     public static Window<T> CreateDynamic(Communicator comm, Info? info = null)
     {
         ArgumentNullException.ThrowIfNull(comm);
-        int c = comm.Handle, i = Info.HandleOf(info), win = 0;
+        CommHandle c = comm.Handle;
+        InfoHandle i = Info.HandleOf(info);
+        WindowHandle win = WindowHandle.Null;
         int rc = Core.WinCreateDynamic(c, i, &win);
         ThrowHelper.Check(rc);
         return new Window<T>(win, comm, null, null, 0, shared: false, dynamic: true);
@@ -142,7 +147,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     /// <exception cref="ObjectDisposedException">The window is disposed.</exception>
     public long Attach(T[] array)
     {
-        int h = Handle;
+        WindowHandle h = Handle;
         ArgumentNullException.ThrowIfNull(array);
         List<T[]> attached = Attached();
         if (array.Length == 0)
@@ -170,7 +175,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     /// <exception cref="ObjectDisposedException">The window is disposed (which detached everything).</exception>
     public void Detach(T[] array)
     {
-        int h = Handle;
+        WindowHandle h = Handle;
         ArgumentNullException.ThrowIfNull(array);
         List<T[]> attached = Attached();
         lock (attached)
@@ -190,7 +195,9 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     {
         ArgumentNullException.ThrowIfNull(comm);
         ArgumentOutOfRangeException.ThrowIfNegative(length);
-        int c = comm.Handle, i = Info.HandleOf(info), win = 0;
+        CommHandle c = comm.Handle;
+        InfoHandle i = Info.HandleOf(info);
+        WindowHandle win = WindowHandle.Null;
         void* mem = null;
         int rc = Core.WinAllocate(c, (long)length * sizeof(T), sizeof(T), flavor, i, &mem, &win);
         ThrowHelper.Check(rc);
@@ -221,7 +228,9 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     public long LengthOf(int rank)
     {
         long bytes = 0;
-        int unit = 0, h = Handle;
+        int unit = 0;
+        WindowHandle h = Handle;
+
         CheckRank(rank);
         ThrowHelper.Check(Core.WinSize(h, rank, &bytes, &unit));
         return bytes / sizeof(T);
@@ -234,7 +243,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     /// <exception cref="InvalidOperationException">The window was not made by <see cref="AllocateShared"/>.</exception>
     public Memory<T> SharedMemory(int rank)
     {
-        int h = Handle;
+        WindowHandle h = Handle;
         if (!_shared)
             throw new InvalidOperationException(SR.WindowNotShared);
         CheckRank(rank);
@@ -261,7 +270,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
 
     private void Transfer(T[] array, int offset, int count, int target, long targetIndex, bool put)
     {
-        int h = Handle;
+        WindowHandle h = Handle;
         ThrowHelper.CheckSlice(array, offset, count, nameof(array));
         CheckTarget(target, targetIndex);
         BufferHoldKind hold = HoldFor(array, count, target);
@@ -281,7 +290,8 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     /// <summary>Accumulates <paramref name="count"/> elements of <paramref name="data"/> from <paramref name="offset"/> (MPI_Accumulate).</summary>
     public void Accumulate(T[] data, int offset, int count, Op op, int target, long targetIndex)
     {
-        int h = Handle, code = OpCode(op);
+        WindowHandle h = Handle;
+        int code = OpCode(op);
         ThrowHelper.CheckSlice(data, offset, count, nameof(data));
         CheckTarget(target, targetIndex);
         BufferHoldKind hold = HoldFor(data, count, target);
@@ -303,7 +313,8 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     /// overlapping origin and result buffers), or shorter than it.</exception>
     public void GetAccumulate(T[] data, T[] result, Op op, int target, long targetIndex)
     {
-        int h = Handle, code = OpCode(op), count = Whole(data);
+        WindowHandle h = Handle;
+        int code = OpCode(op), count = Whole(data);
         ArgumentNullException.ThrowIfNull(result);
         Communicator.CheckDistinct(data, result, nameof(result), SR.GetAccumulateSameArray);
         if (result.Length < count)
@@ -330,7 +341,8 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     /// </summary>
     public T FetchAndOp(T value, Op op, int target, long targetIndex)
     {
-        int h = Handle, code = OpCode(op);
+        WindowHandle h = Handle;
+        int code = OpCode(op);
         CheckTarget(target, targetIndex);
         T result = default;
         CheckOp(Core.WinFetch(h, &value, null, &result, ElementType<T>.Code, sizeof(T), code, target, targetIndex));
@@ -349,7 +361,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     /// </remarks>
     public T CompareAndSwap(T value, T compare, int target, long targetIndex)
     {
-        int h = Handle;
+        WindowHandle h = Handle;
         if (!ElementType<T>.IsInteger && ElementType<T>.Code != ElementType<T>.Bool)
             throw new ArgumentException(SR.Format(SR.WindowCasType, typeof(T).Name));
         CheckTarget(target, targetIndex);
@@ -374,7 +386,9 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
 
     private Request PostRequest(T[] buffer, int offset, int count, int target, long targetIndex, bool put)
     {
-        int h = Handle, req = 0, rc;
+        WindowHandle h = Handle;
+        RequestHandle req = RequestHandle.Null;
+        int rc;
         ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
         CheckTarget(target, targetIndex);
         RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;

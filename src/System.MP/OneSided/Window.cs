@@ -73,7 +73,7 @@ public abstract unsafe class Window : IDisposable
     // so neither the window nor its array may be collected before Dispose.
     private static readonly HashSet<Window> s_live = [];
 
-    private int _handle;
+    private WindowHandle _handle;
     private readonly int _rank, _size;
     // Library mode: arrays pinned for operations not yet completed, and pinned
     // handles let go of (their Target null), kept for the next operations.
@@ -92,7 +92,7 @@ public abstract unsafe class Window : IDisposable
         internal bool Done; // a flush completed its operations: let go at the next synchronization unless reused
     }
 
-    private protected Window(int handle, Communicator comm)
+    private protected Window(WindowHandle handle, Communicator comm)
     {
         _handle = handle;
         _rank = comm.Rank;
@@ -108,16 +108,16 @@ public abstract unsafe class Window : IDisposable
     public int Size => _size;
 
     /// <summary>True after <see cref="Dispose"/>.</summary>
-    public bool IsDisposed => _handle == 0;
+    public bool IsDisposed => _handle == WindowHandle.Null;
 
     /// <summary>The core handle; throws <see cref="ObjectDisposedException"/> once disposed.</summary>
-    internal int Handle
+    internal WindowHandle Handle
     {
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         get
         {
-            int h = _handle;
-            if (h == 0)
+            WindowHandle h = _handle;
+            if (h == WindowHandle.Null)
                 ThrowDisposed();
             return h;
         }
@@ -164,14 +164,15 @@ public abstract unsafe class Window : IDisposable
     public void Post(Group group, WindowAssert assert = WindowAssert.None)
     {
         ArgumentNullException.ThrowIfNull(group);
-        Sync(CoreWin.Post, group.Handle, assert, int.MinValue, rangeParam: nameof(group));
+        Sync(CoreWin.Post, group.Handle.Value, assert, int.MinValue, rangeParam: nameof(group)); // win_sync's arg: a group handle for Post
     }
 
     /// <summary>Starts an access epoch towards the ranks of <paramref name="group"/>, which must Post (MPI_Win_start).</summary>
     public void Start(Group group, WindowAssert assert = WindowAssert.None)
     {
         ArgumentNullException.ThrowIfNull(group);
-        Sync(CoreWin.Start, group.Handle, assert, int.MinValue, rangeParam: nameof(group));
+        Sync(CoreWin.Start, group.Handle.Value, assert, int.MinValue, rangeParam: nameof(group)); // and for Start
+
     }
 
     /// <summary>Ends the access epoch of <see cref="Start"/> (MPI_Win_complete).</summary>
@@ -187,15 +188,15 @@ public abstract unsafe class Window : IDisposable
     /// <exception cref="InvalidOperationException">This process has a Lock, LockAll, Start or Post epoch open on it.</exception>
     public void Dispose()
     {
-        int h = _handle;
-        if (h == 0)
+        WindowHandle h = _handle;
+        if (h == WindowHandle.Null)
             return;
         if (Mpi.IsInitialized)
         {
             int rc = Core.WinFree(h);
             if (rc == CoreError.State && Mpi.IsInitialized)
                 ThrowHelper.ThrowCore(rc); // an epoch is open: the window stays usable
-            _handle = 0;
+            _handle = WindowHandle.Null;
             FreePins();
             lock (s_live)
                 s_live.Remove(this);
@@ -203,7 +204,7 @@ public abstract unsafe class Window : IDisposable
             ThrowHelper.Check(rc);
             return;
         }
-        _handle = 0;
+        _handle = WindowHandle.Null;
         FreePins();
         lock (s_live)
             s_live.Remove(this);

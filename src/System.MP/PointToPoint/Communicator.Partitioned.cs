@@ -1,3 +1,5 @@
+using System.MP.Interop;
+
 namespace System.MP;
 
 // Partitioned point-to-point communication (MPI-4.0 chapter 4).
@@ -20,7 +22,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no partitioned communication (Open MPI 4.1).</exception>
     public PartitionedRequest PsendInit<T>(T[] buffer, int partitions, int count, int dest, int tag) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
         return PartitionedRequest.Make(buffer, partitions, count, dest, tag, h, send: true);
@@ -42,7 +44,7 @@ public partial class Communicator
     /// <exception cref="NotSupportedException">The MPI library has no partitioned communication (Open MPI 4.1).</exception>
     public PartitionedRequest PrecvInit<T>(T[] buffer, int partitions, int count, int source, int tag) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckDest(source, nameof(source)); // a rank or Mpi.ProcNull: no wildcard (MPI-4.0 4.2.2)
         CheckSendTag(tag);
         return PartitionedRequest.Make(buffer, partitions, count, source, tag, h, send: false);

@@ -20,7 +20,7 @@ public unsafe partial class Communicator
     {
         if (buffer is null)
             ThrowHelper.ThrowNull(nameof(buffer));
-        int h = Handle;
+        CommHandle h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
         fixed (T* p = buffer)
@@ -37,7 +37,7 @@ public unsafe partial class Communicator
     public unsafe void Send<T>(T[] buffer, int offset, int count, int dest, int tag) where T : unmanaged
     {
         ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
-        int h = Handle;
+        CommHandle h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
         fixed (T* p = buffer)
@@ -51,7 +51,7 @@ public unsafe partial class Communicator
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe void Send<T>(ReadOnlySpan<T> buffer, int dest, int tag) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
         fixed (T* p = buffer)
@@ -65,7 +65,7 @@ public unsafe partial class Communicator
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe void Send<T>(T value, int dest, int tag) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
         PointToPointCore.Send(&value, sizeof(T), dest, tag, h, CoreConst.SendStandard);
@@ -83,7 +83,7 @@ public unsafe partial class Communicator
     {
         if (buffer is null)
             ThrowHelper.ThrowNull(nameof(buffer));
-        int h = Handle;
+        CommHandle h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
         fixed (T* p = buffer)
@@ -101,7 +101,7 @@ public unsafe partial class Communicator
     {
         if (buffer is null)
             ThrowHelper.ThrowNull(nameof(buffer));
-        int h = Handle;
+        CommHandle h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
         fixed (T* p = buffer)
@@ -120,7 +120,7 @@ public unsafe partial class Communicator
     public unsafe Status Recv<T>(T[] buffer, int offset, int count, int source, int tag) where T : unmanaged
     {
         ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
-        int h = Handle;
+        CommHandle h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
         fixed (T* p = buffer)
@@ -136,7 +136,7 @@ public unsafe partial class Communicator
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe Status Recv<T>(Span<T> buffer, int source, int tag) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
         fixed (T* p = buffer)
@@ -159,7 +159,7 @@ public unsafe partial class Communicator
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe T Recv<T>(int source, int tag, out Status status) where T : unmanaged
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
         T value = default;
@@ -189,7 +189,7 @@ public unsafe partial class Communicator
             ThrowHelper.ThrowNull(nameof(sendBuffer));
         if (recvBuffer is null)
             ThrowHelper.ThrowNull(nameof(recvBuffer));
-        int h = Handle;
+        CommHandle h = Handle;
         CheckSendRecv(dest, sendTag, source, recvTag);
         CheckDistinct(sendBuffer, recvBuffer, nameof(recvBuffer), SR.SendRecvSameArray);
         fixed (T* r = recvBuffer)
@@ -214,7 +214,7 @@ public unsafe partial class Communicator
     {
         if (buffer is null)
             ThrowHelper.ThrowNull(nameof(buffer));
-        int h = Handle;
+        CommHandle h = Handle;
         CheckSendRecv(dest, sendTag, source, recvTag);
         // The outgoing copy lives in native memory: MPI's own replace stages the same way.
         long bytes = (long)buffer.Length * sizeof(T);
@@ -249,7 +249,7 @@ public unsafe partial class Communicator
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe Status Probe(int source, int tag)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
         Status status;
@@ -267,7 +267,7 @@ public unsafe partial class Communicator
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public unsafe bool IProbe(int source, int tag, out Status status)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
         Status st;
@@ -286,10 +286,10 @@ public unsafe partial class Communicator
     /// <returns>The message; receive it with <see cref="Message.Recv{T}(T[])"/>.</returns>
     public Message MProbe(int source, int tag)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
-        Status status = PointToPointCore.MProbe(source, tag, h, out long msg);
+        Status status = PointToPointCore.MProbe(source, tag, h, out MessageHandle msg);
         return new Message(msg, status);
     }
 
@@ -299,10 +299,10 @@ public unsafe partial class Communicator
     /// <param name="message">The message when the result is true.</param>
     public bool IMProbe(int source, int tag, [Diagnostics.CodeAnalysis.NotNullWhen(true)] out Message? message)
     {
-        int h = Handle;
+        CommHandle h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
-        bool matched = PointToPointCore.TryMProbe(source, tag, h, out long msg, out Status status);
+        bool matched = PointToPointCore.TryMProbe(source, tag, h, out MessageHandle msg, out Status status);
         message = matched ? new Message(msg, status) : null;
         return matched;
     }
@@ -329,7 +329,7 @@ public unsafe partial class Communicator
     public Request ISend<T>(T[] buffer, int offset, int count, int dest, int tag) where T : unmanaged
     {
         ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
-        int h = Handle;
+        CommHandle h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
         return Request.PostSend(buffer, offset, count, dest, tag, h, CoreConst.SendStandard);
@@ -364,7 +364,7 @@ public unsafe partial class Communicator
     public Request ISsend<T>(T[] buffer, int offset, int count, int dest, int tag) where T : unmanaged
     {
         ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
-        int h = Handle;
+        CommHandle h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
         return Request.PostSend(buffer, offset, count, dest, tag, h, CoreConst.SendSync);
@@ -392,7 +392,7 @@ public unsafe partial class Communicator
     public Request IRecv<T>(T[] buffer, int offset, int count, int source, int tag) where T : unmanaged
     {
         ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
-        int h = Handle;
+        CommHandle h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
         return Request.PostRecv(buffer, offset, count, source, tag, h);
@@ -460,7 +460,7 @@ public unsafe partial class Communicator
         where T : unmanaged
     {
         ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
-        int h = Handle;
+        CommHandle h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
         if (requests is null)
@@ -496,7 +496,7 @@ public unsafe partial class Communicator
     public int IRecv<T>(T[] buffer, int offset, int count, int source, int tag, RequestList requests) where T : unmanaged
     {
         ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
-        int h = Handle;
+        CommHandle h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
         if (requests is null)
@@ -556,7 +556,7 @@ public unsafe partial class Communicator
     private PersistentRequest SendInit<T>(T[] buffer, int offset, int count, int dest, int tag, int mode) where T : unmanaged
     {
         ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
-        int h = Handle;
+        CommHandle h = Handle;
         CheckDest(dest);
         CheckSendTag(tag);
         return PersistentRequest.InitPointToPoint(buffer, offset, count, dest, tag, h, mode, receive: false);
@@ -581,7 +581,7 @@ public unsafe partial class Communicator
     public PersistentRequest RecvInit<T>(T[] buffer, int offset, int count, int source, int tag) where T : unmanaged
     {
         ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
-        int h = Handle;
+        CommHandle h = Handle;
         CheckSource(source);
         CheckRecvTag(tag);
         return PersistentRequest.InitPointToPoint(buffer, offset, count, source, tag, h, 0, receive: true);

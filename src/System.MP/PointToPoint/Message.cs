@@ -1,3 +1,4 @@
+using System.MP.Interop;
 
 namespace System.MP;
 
@@ -9,10 +10,10 @@ namespace System.MP;
 /// </summary>
 public sealed unsafe class Message
 {
-    private long _handle;
+    private MessageHandle _handle;
     private bool _received;
 
-    internal Message(long handle, Status status)
+    internal Message(MessageHandle handle, Status status)
     {
         _handle = handle;
         Status = status;
@@ -39,7 +40,7 @@ public sealed unsafe class Message
     /// <exception cref="InvalidOperationException">The message was already received.</exception>
     public Status Recv<T>(Span<T> buffer) where T : unmanaged
     {
-        long handle = Take();
+        MessageHandle handle = Take();
         fixed (T* p = buffer)
             return PointToPointCore.MRecv(p, (long)buffer.Length * sizeof(T), handle);
     }
@@ -76,7 +77,7 @@ public sealed unsafe class Message
     public Request IRecv<T>(T[] buffer, int offset, int count) where T : unmanaged
     {
         ThrowHelper.CheckSlice(buffer, offset, count, nameof(buffer));
-        long handle = Take();
+        MessageHandle handle = Take();
         try
         {
             return Request.PostMatchedRecv(buffer, offset, count, handle);
@@ -92,13 +93,14 @@ public sealed unsafe class Message
     }
 
     /// <summary>The handle, once: a Message is received exactly once.</summary>
-    private long Take()
+    private MessageHandle Take()
+
     {
         if (_received)
             throw new InvalidOperationException(SR.MessageReceived);
         _received = true;
-        long handle = _handle;
-        _handle = 0;
+        MessageHandle handle = _handle;
+        _handle = default;
         return handle;
     }
 }

@@ -30,7 +30,7 @@ public sealed unsafe class PartitionedRequest : PersistentRequest
     private readonly Array _array;
     private readonly byte* _stage; // null: the array is used in place
 
-    private PartitionedRequest(int handle, bool isSend, Array array, int partitions, int partitionLength, long partBytes, byte* stage)
+    private PartitionedRequest(RequestHandle handle, bool isSend, Array array, int partitions, int partitionLength, long partBytes, byte* stage)
         : base(handle, null, 0, 0)
     {
         _isSend = isSend;
@@ -53,7 +53,7 @@ public sealed unsafe class PartitionedRequest : PersistentRequest
     /// <summary>True for a partitioned send, false for a receive.</summary>
     public bool IsSend => _isSend;
 
-    internal static PartitionedRequest Make<T>(T[] buffer, int partitions, int count, int peer, int tag, int comm, bool send)
+    internal static PartitionedRequest Make<T>(T[] buffer, int partitions, int count, int peer, int tag, CommHandle comm, bool send)
         where T : unmanaged
     {
         if (buffer is null)
@@ -67,7 +67,8 @@ public sealed unsafe class PartitionedRequest : PersistentRequest
         long partBytes = (long)count * sizeof(T);
         bool staged = BufferPolicy.Moves(buffer, partBytes);
         void* stage = null;
-        int req = 0, rc;
+        RequestHandle req = RequestHandle.Null;
+        int rc;
         fixed (T* p = buffer)
             rc = send ? Core.PsendInit(staged ? null : p, partitions, partBytes, peer, tag, comm, staged ? &stage : null, &req)
                       : Core.PrecvInit(staged ? null : p, partitions, partBytes, peer, tag, comm, staged ? &stage : null, &req);
@@ -90,7 +91,7 @@ public sealed unsafe class PartitionedRequest : PersistentRequest
     /// <exception cref="ObjectDisposedException">The request was disposed.</exception>
     public void PreadyRange(int first, int last)
     {
-        int h = SendHandle();
+        RequestHandle h = SendHandle();
         CheckPartition(first, nameof(first));
         CheckPartition(last, nameof(last));
         if (last < first)
@@ -107,7 +108,7 @@ public sealed unsafe class PartitionedRequest : PersistentRequest
     /// <exception cref="ObjectDisposedException">The request was disposed.</exception>
     public void PreadyList(ReadOnlySpan<int> partitions)
     {
-        int h = SendHandle();
+        RequestHandle h = SendHandle();
         foreach (int p in partitions)
             CheckPartition(p, nameof(partitions));
         if (partitions.IsEmpty)
@@ -129,7 +130,7 @@ public sealed unsafe class PartitionedRequest : PersistentRequest
     /// <exception cref="ObjectDisposedException">The request was disposed.</exception>
     public bool Parrived(int partition)
     {
-        int h = LiveHandle();
+        RequestHandle h = LiveHandle();
         if (_isSend)
             throw new InvalidOperationException(SR.PartitionedNotReceive);
         CheckPartition(partition, nameof(partition));
@@ -140,9 +141,9 @@ public sealed unsafe class PartitionedRequest : PersistentRequest
         return flag != 0;
     }
 
-    private int SendHandle()
+    private RequestHandle SendHandle()
     {
-        int h = LiveHandle();
+        RequestHandle h = LiveHandle();
         if (!_isSend)
             throw new InvalidOperationException(SR.PartitionedNotSend);
         if (!IsActive)

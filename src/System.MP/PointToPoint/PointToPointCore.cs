@@ -34,7 +34,7 @@ internal static unsafe class PointToPointCore
 
     /// <summary>Sends <paramref name="bytes"/> bytes at <paramref name="p"/> (MPI_Send or MPI_Ssend by <paramref name="mode"/>).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static void Send(void* p, long bytes, int dest, int tag, int comm, int mode)
+    internal static void Send(void* p, long bytes, int dest, int tag, CommHandle comm, int mode)
     {
         if (!HangReport.Enabled)
         {
@@ -42,7 +42,7 @@ internal static unsafe class PointToPointCore
             ThrowHelper.Check(done);
             return;
         }
-        long token;
+        TokenHandle token;
         int rc = Core.SendStart(p, bytes, dest, tag, comm, mode, &token);
         HangReport.Describe(mode == CoreConst.SendSync ? "Ssend" : "Send", comm, dest, tag, "dest");
         if (rc == 0)
@@ -52,7 +52,7 @@ internal static unsafe class PointToPointCore
 
     /// <summary>Receives into <paramref name="bytes"/> bytes at <paramref name="p"/> (MPI_Recv) and returns the status.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static Status Recv(void* p, long bytes, int source, int tag, int comm)
+    internal static Status Recv(void* p, long bytes, int source, int tag, CommHandle comm)
     {
         Status status;
         int rc = Recv(p, bytes, source, tag, comm, &status);
@@ -61,17 +61,17 @@ internal static unsafe class PointToPointCore
     }
 
     /// <summary>
-    /// <see cref="Recv(void*, long, int, int, int)"/> with the core's result returned (0 or 1,
+    /// <see cref="Recv(void*, long, int, int, CommHandle)"/> with the core's result returned (0 or 1,
     /// or a negative MP_E*) instead of thrown: for callers that turn an error into another.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static int Recv(void* p, long bytes, int source, int tag, int comm, Status* status)
+    internal static int Recv(void* p, long bytes, int source, int tag, CommHandle comm, Status* status)
     {
         if (tag == Mpi.AnyTag)
             return RecvAnyTag(p, bytes, source, comm, status);
         if (!HangReport.Enabled)
             return Core.Recv(p, bytes, source, tag, comm, status);
-        long token;
+        TokenHandle token;
         int rc = Core.RecvStart(p, bytes, source, tag, comm, status, &token);
         HangReport.Describe("Recv", comm, source, tag);
         if (rc == 0)
@@ -81,11 +81,11 @@ internal static unsafe class PointToPointCore
 
     /// <summary>A receive with any tag: a matched probe that passes over reserved pieces, then the message's receive.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static int RecvAnyTag(void* p, long bytes, int source, int comm, Status* status)
+    private static int RecvAnyTag(void* p, long bytes, int source, CommHandle comm, Status* status)
     {
         if (HangReport.Enabled)
             HangReport.Describe("Recv", comm, source, Mpi.AnyTag);
-        long msg;
+        MessageHandle msg;
         int rc = MProbe(source, Mpi.AnyTag, comm, &msg, status, block: true);
         return rc < 0 ? rc : MRecv(p, bytes, msg, status);
     }
@@ -99,7 +99,7 @@ internal static unsafe class PointToPointCore
     /// (the same order), the receive goes through <see cref="RecvAnyTag"/>, then the send completes.
     /// </summary>
     internal static Status SendRecv(void* s, long sendBytes, int dest, int sendTag,
-                                    void* r, long recvBytes, int source, int recvTag, int comm)
+                                    void* r, long recvBytes, int source, int recvTag, CommHandle comm)
     {
         Status status;
         int done;
@@ -114,9 +114,9 @@ internal static unsafe class PointToPointCore
     }
 
     private static int SendRecvAnyTag(void* s, long sendBytes, int dest, int sendTag,
-                                      void* r, long recvBytes, int source, int comm, Status* status)
+                                      void* r, long recvBytes, int source, CommHandle comm, Status* status)
     {
-        long token;
+        TokenHandle token;
         int sent = Core.SendStart(s, sendBytes, dest, sendTag, comm, CoreConst.SendStandard, &token);
         if (sent < 0)
             return sent;
@@ -134,7 +134,7 @@ internal static unsafe class PointToPointCore
     /// Waits for a matching message (MPI_Probe), or with <paramref name="block"/> false looks
     /// for one (MPI_Iprobe): 1 with its status (a blocking probe: 0 or 1), 0 for none, or a negative MP_E*.
     /// </summary>
-    internal static int Probe(int source, int tag, int comm, Status* status, bool block)
+    internal static int Probe(int source, int tag, CommHandle comm, Status* status, bool block)
     {
         while (true)
         {
@@ -155,7 +155,7 @@ internal static unsafe class PointToPointCore
     /// not blocking), or a negative MP_E*.  A reserved piece met by any tag is received aside.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static int MProbe(int source, int tag, int comm, long* message, Status* status, bool block)
+    internal static int MProbe(int source, int tag, CommHandle comm, MessageHandle* message, Status* status, bool block)
     {
         if (tag == Mpi.AnyTag)
             return block
@@ -171,7 +171,7 @@ internal static unsafe class PointToPointCore
     /// loop of polls that yields the processor between them, so that hang reports time it as
     /// they time a wait in MPI.
     /// </summary>
-    private readonly struct AnyTagMatch(int source, int comm, long* message, Status* status) : IPollThenBlock
+    private readonly struct AnyTagMatch(int source, CommHandle comm, MessageHandle* message, Status* status) : IPollThenBlock
     {
         public string Describe() => "MProbe";
         public int Poll() => ReservedPieces.MatchAnyTag(source, comm, message, status);
@@ -186,14 +186,14 @@ internal static unsafe class PointToPointCore
     }
 
     /// <summary>Blocking matched probe that throws the core's error (the public MProbe).</summary>
-    internal static Status MProbe(int source, int tag, int comm, out long message)
+    internal static Status MProbe(int source, int tag, CommHandle comm, out MessageHandle message)
     {
         if (HangReport.Enabled)
             HangReport.Describe("MProbe", comm, source, tag);
         if (tag == Mpi.AnyTag)
             return MProbeAnyTag(source, comm, out message);
         Status status;
-        long msg;
+        MessageHandle msg;
         int rc = Completion.PollThenBlock(new Completion.MatchedProbe(source, tag, comm, &msg, &status));
         ThrowHelper.Check(rc);
         message = msg;
@@ -201,21 +201,21 @@ internal static unsafe class PointToPointCore
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static Status MProbeAnyTag(int source, int comm, out long message)
+    private static Status MProbeAnyTag(int source, CommHandle comm, out MessageHandle message)
     {
         MProbeOrThrow(source, Mpi.AnyTag, comm, block: true, out message, out Status status);
         return status;
     }
 
     /// <summary>Nonblocking matched probe that throws the core's error (the public IMProbe).</summary>
-    internal static bool TryMProbe(int source, int tag, int comm, out long message, out Status status) =>
+    internal static bool TryMProbe(int source, int tag, CommHandle comm, out MessageHandle message, out Status status) =>
         MProbeOrThrow(source, tag, comm, block: false, out message, out status) == 1;
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static int MProbeOrThrow(int source, int tag, int comm, bool block, out long message, out Status status)
+    private static int MProbeOrThrow(int source, int tag, CommHandle comm, bool block, out MessageHandle message, out Status status)
     {
         Status st;
-        long msg;
+        MessageHandle msg;
         int rc = MProbe(source, tag, comm, &msg, &st, block);
         ThrowHelper.Check(rc);
         message = msg;
@@ -228,11 +228,11 @@ internal static unsafe class PointToPointCore
     /// (MPI_Mrecv): 0 with the status, or a negative MP_E*.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static int MRecv(void* p, long bytes, long message, Status* status)
+    internal static int MRecv(void* p, long bytes, MessageHandle message, Status* status)
     {
         if (!HangReport.Enabled)
             return Core.Mrecv(p, bytes, message, status);
-        long token;
+        TokenHandle token;
         int rc = Core.MrecvStart(p, bytes, message, status, &token);
         if (rc == 0)
             rc = Completion.PollThenBlock(new Completion.Token(token, status));
@@ -240,12 +240,12 @@ internal static unsafe class PointToPointCore
     }
 
     /// <summary>
-    /// <see cref="MRecv(void*, long, long, Status*)"/> that throws the core's error.  Never
+    /// <see cref="MRecv(void*, long, MessageHandle, Status*)"/> that throws the core's error.  Never
     /// inlined: the object transport calls it inside exception regions, where the JIT would
     /// call the P/Invoke through an IL stub.
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    internal static Status MRecv(void* p, long bytes, long message)
+    internal static Status MRecv(void* p, long bytes, MessageHandle message)
     {
         Status status;
         int rc = MRecv(p, bytes, message, &status);

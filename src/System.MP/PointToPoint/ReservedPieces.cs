@@ -28,7 +28,7 @@ internal static unsafe class ReservedPieces
     /// matching, if one is pending (MPI_Improbe), keeping every reserved piece met first: 1
     /// with the message's handle and status, 0 for none, or a negative MP_E*.
     /// </summary>
-    internal static int MatchAnyTag(int source, int comm, long* message, Status* status) =>
+    internal static int MatchAnyTag(int source, CommHandle comm, MessageHandle* message, Status* status) =>
         Core.MatchAnyTag(source, comm, message, status);
 
     /// <summary>
@@ -37,7 +37,7 @@ internal static unsafe class ReservedPieces
     /// <see cref="MoveTo"/>), 2 with one matched now (<paramref name="message"/>,
     /// <paramref name="status"/>; receive it), 0 for none yet, or a negative MP_E*.
     /// </summary>
-    internal static int Next(int source, int tag, int comm, void** kept, long* message, Status* status) =>
+    internal static int Next(int source, int tag, CommHandle comm, void** kept, MessageHandle* message, Status* status) =>
         Core.PieceNext(source, tag, comm, message, status, kept);
 
     /// <summary>Waits for a kept piece's receive, copies it to <paramref name="destination"/> (unless null) and frees it.</summary>
@@ -48,5 +48,5 @@ internal static unsafe class ReservedPieces
     /// <paramref name="tag"/> that a probe reported: 0 once kept, or when another thread took
     /// it first; a negative MP_E* on failure.
     /// </summary>
-    internal static int TakeAside(int source, int tag, int comm) => Core.PieceAside(source, tag, comm);
+    internal static int TakeAside(int source, int tag, CommHandle comm) => Core.PieceAside(source, tag, comm);
 }

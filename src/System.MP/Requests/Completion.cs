@@ -58,7 +58,7 @@ internal static unsafe class Completion
     internal static int PollThenBlock<TOp>(TOp op) where TOp : struct, IPollThenBlock => PollThenBlock(ref op, SpinPolls);
 
     /// <summary>The pending part of a blocking send or receive (mp_token_*).</summary>
-    internal readonly struct Token(long token, Status* status) : IPollThenBlock
+    internal readonly struct Token(TokenHandle token, Status* status) : IPollThenBlock
     {
         public string Describe() => "a send or receive";
         public int Poll() => Core.TokenTest(token, status);
@@ -66,7 +66,7 @@ internal static unsafe class Completion
     }
 
     /// <summary>One nonblocking request (mp_req_test / mp_req_wait).</summary>
-    internal readonly struct OneRequest(int handle, Status* status) : IPollThenBlock
+    internal readonly struct OneRequest(RequestHandle handle, Status* status) : IPollThenBlock
     {
         public string Describe() => "Request.Wait";
         public int Poll() => Core.ReqTest(handle, status);
@@ -74,7 +74,7 @@ internal static unsafe class Completion
     }
 
     /// <summary>A set of requests completed together (mp_req_testall / mp_req_waitall).</summary>
-    internal readonly struct AllRequests(int n, int* handles, Status* statuses) : IPollThenBlock
+    internal readonly struct AllRequests(int n, RequestHandle* handles, Status* statuses) : IPollThenBlock
     {
         public string Describe() => $"Request.WaitAll ({n} requests)";
         public int Poll() => Core.ReqTestall(n, handles, statuses);
@@ -82,7 +82,7 @@ internal static unsafe class Completion
     }
 
     /// <summary>A request list's operations, completed together (mp_list_testall / mp_list_waitall).</summary>
-    internal readonly struct ListRequests(nint list, int n, Status* statuses) : IPollThenBlock
+    internal readonly struct ListRequests(ListHandle list, int n, Status* statuses) : IPollThenBlock
     {
         public string Describe() => $"RequestList.WaitAll ({n} operations)";
         public int Poll() => Core.ListTestall(list, statuses);
@@ -93,7 +93,7 @@ internal static unsafe class Completion
     /// The first of a set of requests to complete: a poll tests every pending one once;
     /// <see cref="Index"/> and <see cref="Result"/> say which completed and how.
     /// </summary>
-    internal struct AnyRequest(int n, int* handles, Status* status) : IPollThenBlock
+    internal struct AnyRequest(int n, RequestHandle* handles, Status* status) : IPollThenBlock
     {
         public string Describe() => $"Request.WaitAny ({n} requests)";
         /// <summary>The completed request's index, or <see cref="Mpi.Undefined"/> when none was pending.</summary>
@@ -106,7 +106,7 @@ internal static unsafe class Completion
         {
             for (int i = 0; i < n; i++)
             {
-                if (handles[i] == CoreConst.ReqNull)
+                if (handles[i] == RequestHandle.Null)
                     continue;
                 int rc = Core.ReqTest(handles[i], status);
                 if (rc != 0)
@@ -133,12 +133,12 @@ internal static unsafe class Completion
     /// mp_req_waitany); ReqNull entries are skipped, and the set holds no repeat.
     /// </summary>
     /// <returns>Its index, or <see cref="Mpi.Undefined"/> when none was pending.</returns>
-    internal static int WaitAny(ReadOnlySpan<int> handles, out int result, out Status status)
+    internal static int WaitAny(ReadOnlySpan<RequestHandle> handles, out int result, out Status status)
     {
         Status st = default;
         AnyRequest any;
         int rc;
-        fixed (int* h = handles)
+        fixed (RequestHandle* h = handles)
         {
             any = new AnyRequest(handles.Length, h, &st);
             rc = PollThenBlock(ref any, SpinPolls);
@@ -149,7 +149,7 @@ internal static unsafe class Completion
     }
 
     /// <summary>A probe (mp_iprobe / mp_probe).</summary>
-    internal readonly struct Probe(int source, int tag, int comm, Status* status) : IPollThenBlock
+    internal readonly struct Probe(int source, int tag, CommHandle comm, Status* status) : IPollThenBlock
     {
         public string Describe() => "Probe";
         public int Poll() => Core.Iprobe(source, tag, comm, status);
@@ -157,7 +157,7 @@ internal static unsafe class Completion
     }
 
     /// <summary>A matched probe (mp_improbe / mp_mprobe).</summary>
-    internal readonly struct MatchedProbe(int source, int tag, int comm, long* message, Status* status) : IPollThenBlock
+    internal readonly struct MatchedProbe(int source, int tag, CommHandle comm, MessageHandle* message, Status* status) : IPollThenBlock
     {
         public string Describe() => "MProbe";
         public int Poll() => Core.Improbe(source, tag, comm, message, status);

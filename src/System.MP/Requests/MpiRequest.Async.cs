@@ -57,7 +57,7 @@ public abstract partial class MpiRequest
                 throw new InvalidOperationException(SR.AlreadyAwaited);
             return awaited.Task;
         }
-        if (SetEntry() == CoreConst.ReqNull)
+        if (SetEntry() == RequestHandle.Null)
             return Completed();
         if (polls > 0 && !cancellationToken.IsCancellationRequested && CallerProgress(polls) is { } done)
             return done;
@@ -71,7 +71,7 @@ public abstract partial class MpiRequest
     /// <summary>One test on the caller for a set (not awaited already): the request's task if it has completed, else null.</summary>
     private Task<Status>? PollOnCaller() =>
         Volatile.Read(ref _await) is not null ? null
-        : SetEntry() == CoreConst.ReqNull ? Completed()
+        : SetEntry() == RequestHandle.Null ? Completed()
         : CallerProgress(1);
 
     /// <summary>Tests the request up to <paramref name="polls"/> times on the awaiting thread; its task once it completed, else null.</summary>

@@ -23,7 +23,7 @@ public abstract unsafe partial class MpiRequest : IDisposable
     private protected const int StackRequests = 128;
 
     /// <summary>The set entry of an object request still pending: no core handle, it completes through its own Test.</summary>
-    internal const int ObjectPending = int.MinValue;
+    internal static RequestHandle ObjectPending => new(int.MinValue);
 
     private protected MpiRequest()
     {
@@ -57,13 +57,13 @@ public abstract unsafe partial class MpiRequest : IDisposable
     /// handle while pending, ReqNull when there is nothing to wait for (completed, or a
     /// persistent request not active), or <see cref="ObjectPending"/>.
     /// </summary>
-    internal abstract int SetEntry();
+    internal abstract RequestHandle SetEntry();
 
     /// <summary>The status a set reports for an entry that was ReqNull.</summary>
     internal abstract Status IdleStatus();
 
     /// <summary>The core completed the operation in a set (rc: the set's result; an error is thrown after the set).</summary>
-    internal abstract void CompletedInSet(int rc, int handle, in Status status);
+    internal abstract void CompletedInSet(int rc, RequestHandle handle, in Status status);
 
     /// <summary>The core completed the operation alone (rc its result): finishes it, throws its error.</summary>
     internal abstract Status FinishAlone(int rc, in Status status);
@@ -104,8 +104,8 @@ public abstract unsafe partial class MpiRequest : IDisposable
         int n = requests.Length;
         if (statuses.Length < n)
             ThrowHelper.ThrowStatusesTooShort(statuses.Length, n);
-        int[]? heap = n > StackRequests ? new int[n] : null;
-        Span<int> handles = heap ?? stackalloc int[StackRequests];
+        RequestHandle[]? heap = n > StackRequests ? new RequestHandle[n] : null;
+        Span<RequestHandle> handles = heap ?? stackalloc RequestHandle[StackRequests];
         handles = handles[..n];
         statuses = statuses[..n];
         if (Entries(requests, handles))
@@ -114,7 +114,7 @@ public abstract unsafe partial class MpiRequest : IDisposable
             return;
         }
         int rc;
-        fixed (int* h = handles)
+        fixed (RequestHandle* h = handles)
         fixed (Status* s = statuses)
         {
             var all = new Completion.AllRequests(n, h, s);
@@ -139,9 +139,9 @@ public abstract unsafe partial class MpiRequest : IDisposable
     public static bool TestAll(ReadOnlySpan<MpiRequest> requests)
     {
         int n = requests.Length, rc;
-        int[]? heapH = n > StackRequests ? new int[n] : null;
+        RequestHandle[]? heapH = n > StackRequests ? new RequestHandle[n] : null;
         Status[]? heapS = n > StackRequests ? new Status[n] : null;
-        Span<int> handles = heapH ?? stackalloc int[StackRequests];
+        Span<RequestHandle> handles = heapH ?? stackalloc RequestHandle[StackRequests];
         Span<Status> statuses = heapS ?? stackalloc Status[StackRequests];
         handles = handles[..n];
         statuses = statuses[..n];
@@ -154,14 +154,14 @@ public abstract unsafe partial class MpiRequest : IDisposable
                 if (handles[i] != ObjectPending)
                     continue;
                 if (requests[i].Test(out _))
-                    handles[i] = CoreConst.ReqNull;
+                    handles[i] = RequestHandle.Null;
                 else
                     all = false;
             }
             if (!all)
                 return false;
         }
-        fixed (int* h = handles)
+        fixed (RequestHandle* h = handles)
         fixed (Status* s = statuses)
             rc = Core.ReqTestall(n, h, s);
         if (rc == 0)
@@ -180,8 +180,8 @@ public abstract unsafe partial class MpiRequest : IDisposable
     {
         ArgumentNullException.ThrowIfNull(requests);
         int n = requests.Length;
-        int[]? heap = n > StackRequests ? new int[n] : null;
-        Span<int> handles = heap ?? stackalloc int[StackRequests];
+        RequestHandle[]? heap = n > StackRequests ? new RequestHandle[n] : null;
+        Span<RequestHandle> handles = heap ?? stackalloc RequestHandle[StackRequests];
         handles = handles[..n];
         if (Entries(requests, handles))
             return PollAny(requests, handles, out status);
@@ -194,7 +194,7 @@ public abstract unsafe partial class MpiRequest : IDisposable
     private protected static Status EmptyStatus => new(Mpi.AnySource, Mpi.AnyTag, 0);
 
     /// <summary>Checks every request (not null, not disposed, none twice) and writes each one's entry; true when object requests are pending.</summary>
-    private static bool Entries(ReadOnlySpan<MpiRequest> requests, Span<int> handles)
+    private static bool Entries(ReadOnlySpan<MpiRequest> requests, Span<RequestHandle> handles)
     {
         bool objects = false;
         for (int i = 0; i < requests.Length; i++)
@@ -214,29 +214,29 @@ public abstract unsafe partial class MpiRequest : IDisposable
     /// complete one request twice.  Completed requests may repeat, and so may an object request
     /// (testing it twice is harmless).
     /// </summary>
-    internal static void CheckDistinct(ReadOnlySpan<int> handles)
+    internal static void CheckDistinct(ReadOnlySpan<RequestHandle> handles)
     {
         if (handles.Length <= 32)
         {
             for (int i = 1; i < handles.Length; i++)
                 for (int j = 0; j < i; j++)
-                    if (handles[i] == handles[j] && handles[i] != CoreConst.ReqNull && handles[i] != ObjectPending)
+                    if (handles[i] == handles[j] && handles[i] != RequestHandle.Null && handles[i] != ObjectPending)
                         ThrowHelper.ThrowRepeatedRequest(j, i);
             return;
         }
-        var seen = new Dictionary<int, int>(handles.Length);
+        var seen = new Dictionary<RequestHandle, int>(handles.Length);
         for (int i = 0; i < handles.Length; i++)
-            if (handles[i] != CoreConst.ReqNull && handles[i] != ObjectPending && !seen.TryAdd(handles[i], i))
+            if (handles[i] != RequestHandle.Null && handles[i] != ObjectPending && !seen.TryAdd(handles[i], i))
                 ThrowHelper.ThrowRepeatedRequest(seen[handles[i]], i);
     }
 
     /// <summary>After the core completed a set of buffer and persistent requests: each finishes, then the first error is thrown.</summary>
-    private static void FinishSet(ReadOnlySpan<MpiRequest> requests, ReadOnlySpan<int> handles, Span<Status> statuses, int rc)
+    private static void FinishSet(ReadOnlySpan<MpiRequest> requests, ReadOnlySpan<RequestHandle> handles, Span<Status> statuses, int rc)
     {
         Exception? error = rc < 0 ? ThrowHelper.CoreException(rc) : null;
         for (int i = 0; i < requests.Length; i++)
         {
-            if (handles[i] == CoreConst.ReqNull)
+            if (handles[i] == RequestHandle.Null)
                 statuses[i] = IdleStatusOrError(requests[i], ref error);
             else
                 requests[i].CompletedInSet(rc, handles[i], statuses[i]);
@@ -266,19 +266,19 @@ public abstract unsafe partial class MpiRequest : IDisposable
     }
 
     /// <summary>A set with object requests: every pending one is tested in turn until all completed; the first error is thrown then.</summary>
-    private static void PollAll(ReadOnlySpan<MpiRequest> requests, Span<int> handles, Span<Status> statuses)
+    private static void PollAll(ReadOnlySpan<MpiRequest> requests, Span<RequestHandle> handles, Span<Status> statuses)
     {
         Exception? error = null;
         for (int i = 0; i < requests.Length; i++)
         {
-            if (handles[i] == CoreConst.ReqNull)
+            if (handles[i] == RequestHandle.Null)
                 statuses[i] = IdleStatusOrError(requests[i], ref error);
         }
         for (int left = Pending(handles); left > 0;)
         {
             for (int i = 0; i < requests.Length; i++)
             {
-                if (handles[i] == CoreConst.ReqNull)
+                if (handles[i] == RequestHandle.Null)
                     continue;
                 try
                 {
@@ -289,7 +289,7 @@ public abstract unsafe partial class MpiRequest : IDisposable
                 {
                     error ??= e;
                 }
-                handles[i] = CoreConst.ReqNull;
+                handles[i] = RequestHandle.Null;
                 left--;
             }
         }
@@ -298,7 +298,7 @@ public abstract unsafe partial class MpiRequest : IDisposable
     }
 
     /// <summary>WaitAny over a set with object requests: the pending ones are tested in turn.</summary>
-    private static int PollAny(ReadOnlySpan<MpiRequest> requests, ReadOnlySpan<int> handles, out Status status)
+    private static int PollAny(ReadOnlySpan<MpiRequest> requests, ReadOnlySpan<RequestHandle> handles, out Status status)
     {
         if (Pending(handles) == 0)
         {
@@ -309,17 +309,17 @@ public abstract unsafe partial class MpiRequest : IDisposable
         {
             for (int i = 0; i < requests.Length; i++)
             {
-                if (handles[i] != CoreConst.ReqNull && requests[i].Test(out status))
+                if (handles[i] != RequestHandle.Null && requests[i].Test(out status))
                     return i;
             }
         }
     }
 
-    private static int Pending(ReadOnlySpan<int> handles)
+    private static int Pending(ReadOnlySpan<RequestHandle> handles)
     {
         int n = 0;
-        foreach (int h in handles)
-            n += h != CoreConst.ReqNull ? 1 : 0;
+        foreach (RequestHandle h in handles)
+            n += h != RequestHandle.Null ? 1 : 0;
         return n;
     }
 }

@@ -40,7 +40,7 @@ public unsafe class PersistentRequest : MpiRequest
         internal byte* Stage;  // owned by the core; null when the array is used in place
     }
 
-    private int _handle;
+    private RequestHandle _handle;
     private readonly Array? _buffer;     // point-to-point: the array (kept alive by the request)
     private readonly long _byteOffset; // long: an offset into an array above 2 GiB
     private readonly BufferHoldKind _hold; // how each start holds the array (BufferPolicy)
@@ -49,7 +49,7 @@ public unsafe class PersistentRequest : MpiRequest
     private BufferHold? _pin;
     private Status _status;
 
-    private protected PersistentRequest(int handle, Array? buffer, long byteOffset, long bytes)
+    private protected PersistentRequest(RequestHandle handle, Array? buffer, long byteOffset, long bytes)
     {
         _handle = handle;
         _buffer = buffer;
@@ -68,10 +68,11 @@ public unsafe class PersistentRequest : MpiRequest
 
     // ---- making ----
 
-    internal static PersistentRequest InitPointToPoint<T>(T[] buffer, int offset, int count, int peer, int tag, int comm, int mode, bool receive)
+    internal static PersistentRequest InitPointToPoint<T>(T[] buffer, int offset, int count, int peer, int tag, CommHandle comm, int mode, bool receive)
         where T : unmanaged
     {
-        int req = 0, rc;
+        RequestHandle req = RequestHandle.Null;
+        int rc;
         long bytes = (long)count * sizeof(T);
         fixed (T* p = buffer)
             rc = receive ? Core.RecvInit(p + offset, bytes, peer, tag, comm, &req)
@@ -85,7 +86,7 @@ public unsafe class PersistentRequest : MpiRequest
     /// <paramref name="recv"/> is written (<paramref name="recvOut"/>) and, for a
     /// broadcast's root, read (<paramref name="recvIn"/>).  Arrays that may move are staged.
     /// </summary>
-    internal static PersistentRequest InitCollective<T>(int comm, CollDesc d, T[]? send, long sendCount,
+    internal static PersistentRequest InitCollective<T>(CommHandle comm, CollDesc d, T[]? send, long sendCount,
                                                         T[]? recv, long recvCount, bool recvIn, bool recvOut,
                                                         bool neighbor = false)
         where T : unmanaged
@@ -94,7 +95,8 @@ public unsafe class PersistentRequest : MpiRequest
         Side r = NewSide(recv, recvCount * sizeof(T), recvIn, recvOut);
         long* stageBytes = stackalloc long[2] { s.In ? s.Bytes : 0, r.In || r.Out ? r.Bytes : 0 };
         void** stages = stackalloc void*[2] { null, null };
-        int req = 0, rc;
+        RequestHandle req = RequestHandle.Null;
+        int rc;
         fixed (T* sp = send)
         fixed (T* rp = recv)
         {
@@ -123,7 +125,7 @@ public unsafe class PersistentRequest : MpiRequest
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public void Start()
     {
-        int h = StartableHandle();
+        RequestHandle h = StartableHandle();
         int rc;
         if (_buffer is null)
         {
@@ -163,8 +165,8 @@ public unsafe class PersistentRequest : MpiRequest
     public static void StartAll(ReadOnlySpan<PersistentRequest> requests)
     {
         int n = requests.Length;
-        int[]? heap = n > StackRequests ? new int[n] : null;
-        Span<int> handles = heap ?? stackalloc int[StackRequests];
+        RequestHandle[]? heap = n > StackRequests ? new RequestHandle[n] : null;
+        Span<RequestHandle> handles = heap ?? stackalloc RequestHandle[StackRequests];
         handles = handles[..n];
         for (int i = 0; i < n; i++)
         {
@@ -173,7 +175,7 @@ public unsafe class PersistentRequest : MpiRequest
             handles[i] = requests[i].StartableHandle();
         }
         CheckDistinct(handles);
-        int* h = stackalloc int[StartChunk];
+        RequestHandle* h = stackalloc RequestHandle[StartChunk];
         void** bufs = stackalloc void*[StartChunk];
         void** objs = stackalloc void*[StartChunk];
         for (int first = 0; first < n; first += StartChunk)
@@ -197,7 +199,7 @@ public unsafe class PersistentRequest : MpiRequest
     }
 
     /// <summary>Fixes the array of request <paramref name="i"/> of the chunk, and the rest in nested frames, then starts them all.</summary>
-    private static int StartFixed(ReadOnlySpan<PersistentRequest> chunk, int i, int* handles, void** bufs, void** objs, int* started)
+    private static int StartFixed(ReadOnlySpan<PersistentRequest> chunk, int i, RequestHandle* handles, void** bufs, void** objs, int* started)
     {
         if (i == chunk.Length)
             return Core.ReqStartall(chunk.Length, handles, bufs, objs, started);
@@ -223,9 +225,9 @@ public unsafe class PersistentRequest : MpiRequest
         ThrowHelper.ThrowCore(rc);
     }
 
-    private int StartableHandle()
+    private RequestHandle StartableHandle()
     {
-        int h = LiveHandle();
+        RequestHandle h = LiveHandle();
         if (_active)
             ThrowHelper.ThrowRequestActive();
         return h;
@@ -242,7 +244,7 @@ public unsafe class PersistentRequest : MpiRequest
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public override Status Wait()
     {
-        int h = LiveHandle();
+        RequestHandle h = LiveHandle();
         if (!_active)
             return EmptyStatus;
         Status st = default;
@@ -256,7 +258,7 @@ public unsafe class PersistentRequest : MpiRequest
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public override bool Test(out Status status)
     {
-        int h = LiveHandle();
+        RequestHandle h = LiveHandle();
         if (!_active)
         {
             status = EmptyStatus;
@@ -276,7 +278,7 @@ public unsafe class PersistentRequest : MpiRequest
     /// <summary>Asks MPI to cancel the active instance (MPI_Cancel); complete it afterwards.  Nothing happens when none is active.</summary>
     public override void Cancel()
     {
-        int h = LiveHandle();
+        RequestHandle h = LiveHandle();
         if (!_active)
             return;
         int rc = Core.ReqCancel(h);
@@ -314,10 +316,10 @@ public unsafe class PersistentRequest : MpiRequest
     /// <returns>Its index, or <see cref="Mpi.Undefined"/> when none was active.</returns>
     public static int WaitAny(PersistentRequest[] requests, out Status status) => MpiRequest.WaitAny(requests, out status);
 
-    internal override int SetEntry()
+    internal override RequestHandle SetEntry()
     {
-        int h = LiveHandle();
-        return _active ? h : CoreConst.ReqNull;
+        RequestHandle h = LiveHandle();
+        return _active ? h : RequestHandle.Null;
     }
 
     internal override Status IdleStatus() => EmptyStatus;
@@ -325,7 +327,7 @@ public unsafe class PersistentRequest : MpiRequest
     // The set was checked first, so an error is an operation's own.  An instance the failed set
     // left pending (MPI_ERR_PENDING: MPICH's MPI_Waitall stops at the first failed operation) is
     // still active in MPI and the core: it stays active here, for a later Wait or Test.
-    internal override void CompletedInSet(int rc, int handle, in Status status)
+    internal override void CompletedInSet(int rc, RequestHandle handle, in Status status)
     {
         if (status.ErrorCode != CoreError.Pending)
             Completed(status);
@@ -395,10 +397,10 @@ public unsafe class PersistentRequest : MpiRequest
     /// </summary>
     public override void Dispose()
     {
-        int h = _handle;
-        if (h == CoreConst.ReqNull)
+        RequestHandle h = _handle;
+        if (h == RequestHandle.Null)
             return;
-        _handle = CoreConst.ReqNull;
+        _handle = RequestHandle.Null;
         GC.SuppressFinalize(this);
         if (_active)
         {
@@ -416,7 +418,7 @@ public unsafe class PersistentRequest : MpiRequest
     }
 
     /// <summary>Hands the request to the core, which frees it once no instance is active (calls no MPI: any thread).</summary>
-    private void Abandon(int h)
+    private void Abandon(RequestHandle h)
     {
         Core.ReqOrphan(h);
         if (_pin is { } pin)
@@ -429,14 +431,14 @@ public unsafe class PersistentRequest : MpiRequest
     /// <summary>Dropped without <see cref="Dispose"/>: the core frees it at its next sweep.</summary>
     ~PersistentRequest()
     {
-        if (_handle != CoreConst.ReqNull)
+        if (_handle != RequestHandle.Null)
             Abandon(_handle);
     }
 
-    private protected int LiveHandle()
+    private protected RequestHandle LiveHandle()
     {
-        int h = _handle;
-        if (h == CoreConst.ReqNull)
+        RequestHandle h = _handle;
+        if (h == RequestHandle.Null)
             ThrowHelper.ThrowRequestDisposed();
         return h;
     }

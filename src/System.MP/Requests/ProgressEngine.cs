@@ -226,7 +226,7 @@ internal static unsafe class ProgressEngine
     /// <summary>The scratch arrays of a round, grown as needed.</summary>
     private sealed class Batch
     {
-        internal int[] Handles = new int[16];
+        internal RequestHandle[] Handles = new RequestHandle[16];
         internal int[] Owner = new int[16];   // per handle: its entry's index in pending
         internal int[] Indices = new int[16];
         internal Status[] Statuses = new Status[16];
@@ -237,7 +237,7 @@ internal static unsafe class ProgressEngine
             if (Handles.Length >= n)
                 return;
             int size = Math.Max(n, Handles.Length * 2);
-            Handles = new int[size];
+            Handles = new RequestHandle[size];
             Owner = new int[size];
             Indices = new int[size];
             Statuses = new Status[size];
@@ -262,8 +262,8 @@ internal static unsafe class ProgressEngine
                     completed++;
                     continue;
                 }
-                int h = e.Request.SetEntry();
-                if (h == CoreConst.ReqNull)
+                RequestHandle h = e.Request.SetEntry();
+                if (h == RequestHandle.Null)
                     Done(e, e.Request.IdleStatus()); // completed by its owner meanwhile (against the rules, but harmless)
                 else if (h == MpiRequest.ObjectPending)
                 {
@@ -296,7 +296,7 @@ internal static unsafe class ProgressEngine
     private static int TestSome(List<AwaitEntry> pending, Batch b, int k)
     {
         int done;
-        fixed (int* h = b.Handles)
+        fixed (RequestHandle* h = b.Handles)
         fixed (int* idx = b.Indices)
         fixed (Status* st = b.Statuses)
             done = Core.ReqTestsome(k, h, idx, st);

@@ -11,12 +11,13 @@ public sealed unsafe partial class Request
     /// operation completed and was finished, or once it saw a dropped one complete
     /// (<see cref="Core.ReqLive"/> tells).  ReqNull when already completed here.
     /// </summary>
-    internal int CoreHandle => Handle;
+    internal RequestHandle CoreHandle => Handle;
 
     /// <summary>Posts the receive of a matched message into <paramref name="count"/> elements at <paramref name="offset"/> (MPI_Imrecv).</summary>
-    internal static Request PostMatchedRecv<T>(T[] buffer, int offset, int count, long message) where T : unmanaged
+    internal static Request PostMatchedRecv<T>(T[] buffer, int offset, int count, MessageHandle message) where T : unmanaged
     {
-        int req = 0, rc;
+        RequestHandle req = RequestHandle.Null;
+        int rc;
         RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
         bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
         fixed (T* p = buffer)

@@ -7,7 +7,7 @@ namespace System.MP;
 // Orphans: operations whose Request was disposed or dropped, completed and released later.
 public sealed unsafe partial class Request
 {
-    private static readonly ConcurrentQueue<(int Handle, BufferHold? Pin, BufferHold? Pin2)> s_orphans = new();
+    private static readonly ConcurrentQueue<(RequestHandle Handle, BufferHold? Pin, BufferHold? Pin2)> s_orphans = new();
 
     /// <summary>
     /// The count every posting and completion reads, in a class of its own: one without
@@ -29,10 +29,10 @@ public sealed unsafe partial class Request
     /// <summary>Gives up an operation nobody will complete (disposed, or its request dropped).</summary>
     internal static void Abandon(RequestFinalizerBatch group, int index)
     {
-        int h = group.Handles[index];
-        if (h == CoreConst.ReqNull)
+        RequestHandle h = group.Handles[index];
+        if (h == RequestHandle.Null)
             return;
-        group.Handles[index] = CoreConst.ReqNull;
+        group.Handles[index] = RequestHandle.Null;
         if (group.PinSlots is { } slots)
         {
             ref RequestFinalizerBatch.Pins op = ref slots[index];
@@ -47,7 +47,7 @@ public sealed unsafe partial class Request
     /// Gives up the operation <paramref name="handle"/> and keeps its pins until the core has
     /// finished with it (a dropped request, or a RequestList's entry); calls no MPI (any thread).
     /// </summary>
-    internal static void Abandon(int handle, BufferHold? pin, BufferHold? pin2)
+    internal static void Abandon(RequestHandle handle, BufferHold? pin, BufferHold? pin2)
     {
         // The core owns completion: it frees the slot once it sees the
         // operation done (in a later wait, a sweep, or at a GC mark under
@@ -61,7 +61,7 @@ public sealed unsafe partial class Request
     /// Keeps the pins of an orphaned operation (<paramref name="handle"/>, given to
     /// Core.ReqOrphan) until the core has freed it; calls no MPI (any thread).
     /// </summary>
-    internal static void AbandonPins(int handle, BufferHold? pin, BufferHold? pin2)
+    internal static void AbandonPins(RequestHandle handle, BufferHold? pin, BufferHold? pin2)
     {
         s_orphans.Enqueue((handle, pin, pin2));
         if (Interlocked.Increment(ref Orphans.Count) == 1)

@@ -9,17 +9,18 @@ namespace System.MP;
 public sealed unsafe partial class Request
 {
     /// <summary>Posts a nonblocking collective over up to two arrays (send, receive).</summary>
-    internal static Request PostCollective<T>(int comm, CollDesc* d, T[]? send, T[]? recv) where T : unmanaged =>
+    internal static Request PostCollective<T>(CommHandle comm, CollDesc* d, T[]? send, T[]? recv) where T : unmanaged =>
         PostCollective(comm, d, send, recv, null);
 
     /// <summary>
     /// Posts a nonblocking collective; <paramref name="hood"/>, when not null, makes it a
     /// neighborhood collective (MPI-4.0 §8.6) whose native counts the request holds until completion.
     /// </summary>
-    internal static Request PostCollective<T>(int comm, CollDesc* d, T[]? send, T[]? recv, NeighborBlock* hood)
+    internal static Request PostCollective<T>(CommHandle comm, CollDesc* d, T[]? send, T[]? recv, NeighborBlock* hood)
         where T : unmanaged
     {
-        int req = 0, rc;
+        RequestHandle req = RequestHandle.Null;
+        int rc;
         BufferHoldKind sendHold = BufferPolicy.For(send, send?.Length ?? 0);
         BufferHoldKind recvHold = BufferPolicy.For(recv, recv?.Length ?? 0);
         if (sendHold != BufferHoldKind.Pin && recvHold != BufferHoldKind.Pin)
@@ -63,7 +64,7 @@ public sealed unsafe partial class Request
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static int PostCore(int comm, CollDesc* d, void* sendObj, void* recvObj, NeighborBlock* hood, int* req) =>
+    private static int PostCore(CommHandle comm, CollDesc* d, void* sendObj, void* recvObj, NeighborBlock* hood, RequestHandle* req) =>
         hood is null ? Core.CollPost(comm, d, sendObj, recvObj, req)
                      : Core.NeighborPost(comm, d, hood->SendBytes, hood->RecvBytes, hood->Scratch, sendObj, recvObj, req);
 
@@ -75,10 +76,11 @@ public sealed unsafe partial class Request
     /// (Communicator.ISend/ISsend): the core's isend trusts them and does not check them again.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static unsafe Request PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, int comm, int mode)
+    internal static unsafe Request PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, CommHandle comm, int mode)
         where T : unmanaged
     {
-        int req = 0, rc;
+        RequestHandle req = RequestHandle.Null;
+        int rc;
         RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
         bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
         // Under `fixed` until the posting call has registered the array; a
@@ -96,10 +98,11 @@ public sealed unsafe partial class Request
 
     /// <summary>Posts a receive whose arguments the caller has checked (Communicator.IRecv), as <see cref="PostSend{T}"/>.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static unsafe Request PostRecv<T>(T[] buffer, int offset, int count, int source, int tag, int comm)
+    internal static unsafe Request PostRecv<T>(T[] buffer, int offset, int count, int source, int tag, CommHandle comm)
         where T : unmanaged
     {
-        int req = 0, rc;
+        RequestHandle req = RequestHandle.Null;
+        int rc;
         RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
         bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as PostSend
@@ -114,10 +117,11 @@ public sealed unsafe partial class Request
     /// Open MPI 4.1's wait) and returns a request complete at once: the array needs no hold
     /// beyond the <c>fixed</c> of this blocking-kind call, during which the GC may run.
     /// </summary>
-    internal static unsafe Request PostFile<T>(T[] buffer, int offset, int count, int file, int op, long fileOffset)
+    internal static unsafe Request PostFile<T>(T[] buffer, int offset, int count, FileHandle file, int op, long fileOffset)
         where T : unmanaged
     {
-        int req = 0, rc;
+        RequestHandle req = RequestHandle.Null;
+        int rc;
         RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
         fixed (T* p = buffer)
             rc = Core.FileIpost(file, op, fileOffset, p + offset, (long)count * sizeof(T), &req);
@@ -130,16 +134,16 @@ public sealed unsafe partial class Request
     /// operation completes, or, if the request is dropped, when the core sees it complete.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    internal static Request PostHeldSend(byte* buffer, long bytes, int dest, int tag, int comm, BufferHold hold)
+    internal static Request PostHeldSend(byte* buffer, long bytes, int dest, int tag, CommHandle comm, BufferHold hold)
     {
-        int req = 0;
+        RequestHandle req = RequestHandle.Null;
         RequestFinalizerBatch.Poster poster = RequestFinalizerBatch.CurrentPoster;
         int rc = Core.Isend(buffer, bytes, dest, tag, comm, CoreConst.SendStandard, null, &req);
         return Posted(poster, rc, req, hold);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static Request Posted(RequestFinalizerBatch.Poster poster, int rc, int req, BufferHold? pin)
+    internal static Request Posted(RequestFinalizerBatch.Poster poster, int rc, RequestHandle req, BufferHold? pin)
     {
         if (rc < 0)
             ThrowPostFailed(rc, pin);

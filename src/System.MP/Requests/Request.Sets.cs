@@ -63,11 +63,11 @@ public sealed unsafe partial class Request
     private static void WaitAllCore(ReadOnlySpan<Request> requests, Span<Status> statuses)
     {
         int n = requests.Length, rc;
-        int[]? heap = n > StackRequests ? new int[n] : null;
-        Span<int> handles = heap ?? stackalloc int[StackRequests];
+        RequestHandle[]? heap = n > StackRequests ? new RequestHandle[n] : null;
+        Span<RequestHandle> handles = heap ?? stackalloc RequestHandle[StackRequests];
         handles = handles[..n];
         Handles(requests, handles);
-        fixed (int* h = handles)
+        fixed (RequestHandle* h = handles)
         fixed (Status* s = statuses)
         {
             var all = new Completion.AllRequests(n, h, s);
@@ -96,13 +96,13 @@ public sealed unsafe partial class Request
 
     /// <summary>Checks every request (not null, not disposed) before anything is waited for.</summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private static void Handles(ReadOnlySpan<Request> requests, Span<int> handles)
+    private static void Handles(ReadOnlySpan<Request> requests, Span<RequestHandle> handles)
     {
         // One length check for the set, none per request (the JIT cannot tell
         // that the two spans are as long as each other; WaitAllCore made them so).
         if (handles.Length < requests.Length)
             ThrowHelper.ThrowStatusesTooShort(handles.Length, requests.Length);
-        ref int h = ref MemoryMarshal.GetReference(handles);
+        ref RequestHandle h = ref MemoryMarshal.GetReference(handles);
         for (int i = 0; i < requests.Length; i++)
         {
             Request r = requests[i];
@@ -113,7 +113,7 @@ public sealed unsafe partial class Request
     }
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private static void FinishAll(ReadOnlySpan<Request> requests, ReadOnlySpan<int> handles, Span<Status> statuses, int rc)
+    private static void FinishAll(ReadOnlySpan<Request> requests, ReadOnlySpan<RequestHandle> handles, Span<Status> statuses, int rc)
     {
         if (rc < 0)
         {
@@ -124,12 +124,12 @@ public sealed unsafe partial class Request
         // JIT keeps it in registers; the spans' lengths are checked once, as in Handles.
         if (Math.Min(handles.Length, statuses.Length) < requests.Length)
             ThrowHelper.ThrowStatusesTooShort(Math.Min(handles.Length, statuses.Length), requests.Length);
-        ref int h = ref MemoryMarshal.GetReference(handles);
+        ref RequestHandle h = ref MemoryMarshal.GetReference(handles);
         ref Status st = ref MemoryMarshal.GetReference(statuses);
         for (int i = 0; i < requests.Length; i++)
         {
             Request r = requests[i];
-            if (Unsafe.Add(ref h, i) == CoreConst.ReqNull)
+            if (Unsafe.Add(ref h, i) == RequestHandle.Null)
                 Unsafe.Add(ref st, i) = r._status;
             else
                 r.Complete(Unsafe.Add(ref st, i));
@@ -140,12 +140,12 @@ public sealed unsafe partial class Request
 
     /// <summary>A set that failed: the requests the core finished are completed, a refused set (bad or repeated request) stays as it was.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static void FinishFailed(ReadOnlySpan<Request> requests, ReadOnlySpan<int> handles, Span<Status> statuses, int rc)
+    private static void FinishFailed(ReadOnlySpan<Request> requests, ReadOnlySpan<RequestHandle> handles, Span<Status> statuses, int rc)
     {
         Exception error = ThrowHelper.CoreException(rc);
         for (int i = 0; i < requests.Length; i++)
         {
-            if (handles[i] == CoreConst.ReqNull)
+            if (handles[i] == RequestHandle.Null)
                 statuses[i] = requests[i]._status;
             else if (Core.ReqLive(handles[i]) == 0)
                 requests[i].Complete(statuses[i]);

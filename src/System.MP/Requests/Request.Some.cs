@@ -49,7 +49,7 @@ public sealed partial class Request
     public static int[] TestSome(Request[] requests, out Status[] statuses)
     {
         ArgumentNullException.ThrowIfNull(requests);
-        var handles = new int[requests.Length];
+        var handles = new RequestHandle[requests.Length];
         Handles(requests, handles);
         CheckDistinct(handles);
         var done = new List<(int, Status)>();
@@ -61,7 +61,7 @@ public sealed partial class Request
     private static void CollectCompleted(Request[] requests, int skip, List<(int, Status)> done)
     {
         for (int i = 0; i < requests.Length; i++)
-            if (i != skip && requests[i].Handle != CoreConst.ReqNull && requests[i].Test(out Status s))
+            if (i != skip && requests[i].Handle != RequestHandle.Null && requests[i].Test(out Status s))
                 done.Add((i, s));
     }
 

@@ -29,10 +29,10 @@ public sealed unsafe partial class Request : MpiRequest
     private bool _disposed;
     private Status _status;
 
-    private Request(RequestFinalizerBatch.Poster poster, int handle, BufferHold? pin, BufferHold? pin2) =>
+    private Request(RequestFinalizerBatch.Poster poster, RequestHandle handle, BufferHold? pin, BufferHold? pin2) =>
         _group = RequestFinalizerBatch.Add(poster, handle, pin, pin2, out _index);
 
-    private ref int Handle
+    private ref RequestHandle Handle
     {
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         get => ref _group.Handles[_index];
@@ -42,7 +42,7 @@ public sealed unsafe partial class Request : MpiRequest
     internal bool HoldsPin => _group.PinSlots is { } p && (p[_index].Pin is not null || p[_index].Pin2 is not null);
 
     /// <summary>True once the operation has completed (tests it when not yet known).</summary>
-    public override bool IsCompleted => Handle == CoreConst.ReqNull || Test(out _);
+    public override bool IsCompleted => Handle == RequestHandle.Null || Test(out _);
 
     /// <summary>Waits for the operation to complete (MPI_Wait).</summary>
     /// <returns>The operation's status (for a receive: source, tag, size).</returns>
@@ -50,8 +50,8 @@ public sealed unsafe partial class Request : MpiRequest
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public override unsafe Status Wait()
     {
-        int h = ActiveHandle();
-        if (h == CoreConst.ReqNull)
+        RequestHandle h = ActiveHandle();
+        if (h == RequestHandle.Null)
             return _status;
         Status st = default;
         int rc = Completion.PollThenBlock(new Completion.OneRequest(h, &st));
@@ -71,8 +71,8 @@ public sealed unsafe partial class Request : MpiRequest
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public override unsafe bool Test(out Status status)
     {
-        int h = ActiveHandle();
-        if (h == CoreConst.ReqNull)
+        RequestHandle h = ActiveHandle();
+        if (h == RequestHandle.Null)
         {
             status = _status;
             return true;
@@ -95,8 +95,8 @@ public sealed unsafe partial class Request : MpiRequest
     /// </summary>
     public override void Cancel()
     {
-        int h = ActiveHandle();
-        if (h == CoreConst.ReqNull)
+        RequestHandle h = ActiveHandle();
+        if (h == RequestHandle.Null)
             return;
         int rc = Core.ReqCancel(h);
         ThrowHelper.Check(rc);
@@ -115,8 +115,8 @@ public sealed unsafe partial class Request : MpiRequest
         // On a user thread the request can be tested now: one that is already
         // complete (a send that went out eagerly, ProcNull) is released at once.
         Status st;
-        int h = Handle;
-        if (h != CoreConst.ReqNull && Core.ReqTest(h, &st) != 0)
+        RequestHandle h = Handle;
+        if (h != RequestHandle.Null && Core.ReqTest(h, &st) != 0)
             ReleasePins();
         else
             Abandon(_group, _index);
@@ -126,7 +126,7 @@ public sealed unsafe partial class Request : MpiRequest
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void ReleasePins()
     {
-        Handle = CoreConst.ReqNull;
+        Handle = RequestHandle.Null;
         if (_group.PinSlots is { } slots)
         {
             ref RequestFinalizerBatch.Pins op = ref slots[_index];
@@ -146,18 +146,18 @@ public sealed unsafe partial class Request : MpiRequest
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private int ActiveHandle()
+    private RequestHandle ActiveHandle()
     {
         if (_disposed)
             throw new ObjectDisposedException(nameof(Request));
         return Handle;
     }
 
-    internal override int SetEntry() => ActiveHandle();
+    internal override RequestHandle SetEntry() => ActiveHandle();
 
     internal override Status IdleStatus() => _status;
 
-    internal override void CompletedInSet(int rc, int handle, in Status status)
+    internal override void CompletedInSet(int rc, RequestHandle handle, in Status status)
     {
         if (rc >= 0 || Core.ReqLive(handle) == 0) // a refused set (bad or repeated request) stays as it was
             Complete(status);
@@ -167,8 +167,8 @@ public sealed unsafe partial class Request : MpiRequest
 
     internal override bool CancelAwaited()
     {
-        int h = Handle;
-        if (h == CoreConst.ReqNull || Core.ReqIsRecv(h) != 1)
+        RequestHandle h = Handle;
+        if (h == RequestHandle.Null || Core.ReqIsRecv(h) != 1)
             return false;
         Cancel();
         return true;

@@ -71,7 +71,7 @@ internal sealed class RequestFinalizerBatch
     [InlineArray(Capacity)]
     internal struct HandleBlock
     {
-        private int _first;
+        private RequestHandle _first;
     }
 
     /// <summary>
@@ -82,7 +82,7 @@ internal sealed class RequestFinalizerBatch
     /// </summary>
     internal Pins[]? PinSlots;
 
-    private RequestFinalizerBatch() => ((Span<int>)Handles).Fill(CoreConst.ReqNull);
+    private RequestFinalizerBatch() => ((Span<RequestHandle>)Handles).Fill(RequestHandle.Null);
 
     /// <summary>This thread's posting state.</summary>
     internal static Poster CurrentPoster
@@ -96,7 +96,8 @@ internal sealed class RequestFinalizerBatch
 
     /// <summary>Records a posted operation in the poster's batch.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static RequestFinalizerBatch Add(Poster poster, int handle, BufferHold? pin, BufferHold? pin2, out int index)
+    internal static RequestFinalizerBatch Add(Poster poster, RequestHandle handle,
+ BufferHold? pin, BufferHold? pin2, out int index)
     {
         int i = poster.Next;
         RequestFinalizerBatch? g = i < Capacity ? Unsafe.As<RequestFinalizerBatch?>(poster.Filling.Target) : null;
@@ -134,7 +135,8 @@ internal sealed class RequestFinalizerBatch
     [MethodImpl(MethodImplOptions.NoInlining)]
     internal void LastCompleted()
     {
-        if (((ReadOnlySpan<int>)Handles).ContainsAnyExcept(CoreConst.ReqNull))
+        // Compared as the core's numbers: one vectorized search over the block.
+        if (MemoryMarshal.Cast<RequestHandle, int>((ReadOnlySpan<RequestHandle>)Handles).ContainsAnyExcept(RequestHandle.Null.Value))
             return; // still in flight: the finalizer stays the fallback
         GC.SuppressFinalize(this);
     }
@@ -144,7 +146,7 @@ internal sealed class RequestFinalizerBatch
     {
         for (int i = 0; i < Capacity; i++)
         {
-            if (Handles[i] != CoreConst.ReqNull)
+            if (Handles[i] != RequestHandle.Null)
                 Request.Abandon(this, i);
         }
     }

@@ -43,7 +43,7 @@ public sealed unsafe class RequestList : IDisposable
     /// <summary>The largest capacity a list can have.</summary>
     public const int MaxCapacity = CoreConst.ListMaxCapacity;
 
-    private nint _list; // the core's request list (mp_list_t); 0 once disposed
+    private ListHandle _list; // the core's request list; default (NULL) once disposed
     private int _room; // entries the core counted against the request pool (mp_list_reserve, at most the capacity), 0 once disposed: one check per post for all three
     private BufferHold?[]? _pins; // each entry's pin (library mode, movable arrays): allocated with the list's first pin
     private int _count; // the core list's count, mirrored: posts and completions keep them equal
@@ -62,7 +62,7 @@ public sealed unsafe class RequestList : IDisposable
         ArgumentOutOfRangeException.ThrowIfLessThan(capacity, 1);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(capacity, MaxCapacity);
         CoreLoader.EnsureLoaded();
-        nint list;
+        ListHandle list;
         int rc = Core.ListCreate(capacity, &list);
         ThrowHelper.Check(rc);
         _list = list;
@@ -131,7 +131,7 @@ public sealed unsafe class RequestList : IDisposable
     /// </summary>
     public void Dispose()
     {
-        if (_list == 0)
+        if (_list == default)
             return;
         Abandon();
         GC.SuppressFinalize(this);
@@ -147,17 +147,17 @@ public sealed unsafe class RequestList : IDisposable
     /// </summary>
     private void Abandon()
     {
-        nint list = _list;
+        ListHandle list = _list;
         int n = _count, rc;
-        if (list == 0)
+        if (list == default)
             return;
-        int[] pending = n > 0 ? new int[n] : [];
-        fixed (int* p = pending)
+        RequestHandle[] pending = n > 0 ? new RequestHandle[n] : [];
+        fixed (RequestHandle* p = pending)
             rc = Core.ListFree(list, n > 0 ? p : null);
         for (int i = 0; i < n; i++)
         {
             BufferHold? pin = _pins?[i];
-            if (pending[i] != CoreConst.ReqNull)
+            if (pending[i] != RequestHandle.Null)
                 Request.Abandon(pending[i], pin, null);
             else if (rc < 0 && Core.ListPending(list, i) == 1)
             {
@@ -169,7 +169,7 @@ public sealed unsafe class RequestList : IDisposable
         }
         if (_pins is not null)
             Array.Clear(_pins, 0, n);
-        _list = 0;
+        _list = default;
         _room = 0;
         _count = 0;
     }
@@ -178,7 +178,7 @@ public sealed unsafe class RequestList : IDisposable
 
     /// <summary>Posts a send the caller has checked (slice, communicator, rank, tag) into the next entry.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal int PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, int comm, int mode) where T : unmanaged
+    internal int PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, CommHandle comm, int mode) where T : unmanaged
     {
         int i = NextEntry(), rc;
         if (Registers)
@@ -197,7 +197,7 @@ public sealed unsafe class RequestList : IDisposable
 
     /// <summary>Posts a receive the caller has checked into the next entry.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal int PostRecv<T>(T[] buffer, int offset, int count, int source, int tag, int comm) where T : unmanaged
+    internal int PostRecv<T>(T[] buffer, int offset, int count, int source, int tag, CommHandle comm) where T : unmanaged
     {
         int i = NextEntry(), rc;
         if (Registers)
@@ -249,7 +249,7 @@ public sealed unsafe class RequestList : IDisposable
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void Reserve(int i)
     {
-        if (_list == 0 || i >= _capacity)
+        if (_list == default || i >= _capacity)
             ThrowFull();
         int rc = Core.ListReserve(_list, i);
         ThrowHelper.Check(rc);
@@ -285,7 +285,7 @@ public sealed unsafe class RequestList : IDisposable
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void ThrowFull()
     {
-        if (_list == 0)
+        if (_list == default)
             throw new ObjectDisposedException(nameof(RequestList));
         throw new InvalidOperationException(SR.Format(SR.RequestListFull, _capacity));
     }
@@ -298,7 +298,7 @@ public sealed unsafe class RequestList : IDisposable
         int n = _count, rc;
         if (n == 0)
         {
-            if (_list == 0)
+            if (_list == default)
                 throw new ObjectDisposedException(nameof(RequestList));
             return;
         }
@@ -310,7 +310,7 @@ public sealed unsafe class RequestList : IDisposable
     private bool TestAllCore(Status* statuses)
     {
         int n = _count, rc;
-        if (_list == 0)
+        if (_list == default)
             throw new ObjectDisposedException(nameof(RequestList));
         if (n == 0)
             return true;

@@ -175,8 +175,8 @@ public static unsafe class Mpi
             // provides (MPI starts beside the runtime); it names the level provided from here on.
             if (CoreLoader.IsHosted)
                 AppContext.SetData("Motor.ThreadLevel", s_levelNames[provided]);
-            s_world = new Communicator(CoreConst.CommWorld, predefined: true);
-            s_self = new Communicator(CoreConst.CommSelf, predefined: true);
+            s_world = new Communicator(CommHandle.World, predefined: true);
+            s_self = new Communicator(CommHandle.Self, predefined: true);
             AppDomain.CurrentDomain.UnhandledException += OnUnhandledException;
             // MPI is finalized at process exit, also when Main does not return
             // (Environment.Exit); under motor the VM does it too if this did not run.
@@ -443,7 +443,7 @@ public static unsafe class Mpi
         RequireInitialized();
         Console.Out.Flush(); // what the rank printed reaches the launcher first (the core waits for it to be read)
         Console.Error.Flush();
-        int rc = Core.Abort(CoreConst.CommWorld, errorCode);
+        int rc = Core.Abort(CommHandle.World, errorCode);
         ThrowHelper.ThrowCore(rc < 0 ? rc : CoreError.Mpi);
     }
 
@@ -483,9 +483,9 @@ public static unsafe class Mpi
         if (s_state != StateReady)
             return;
         int rank = -1;
-        Core.CommRank(CoreConst.CommWorld, &rank);
+        Core.CommRank(CommHandle.World, &rank);
         Console.Error.WriteLine(SR.Format(SR.Unhandled, rank, e.ExceptionObject));
         Console.Error.Flush();
-        Core.Abort(CoreConst.CommWorld, 1); // waits until the launcher has read the report
+        Core.Abort(CommHandle.World, 1); // waits until the launcher has read the report
     }
 }

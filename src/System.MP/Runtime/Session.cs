@@ -26,9 +26,9 @@ public sealed unsafe class Session : IDisposable
 {
     private static readonly object s_lock = new();
     private static bool s_exitHooked;
-    private int _handle;
+    private SessionHandle _handle;
 
-    private Session(int handle) => _handle = handle;
+    private Session(SessionHandle handle) => _handle = handle;
 
     /// <summary>Starts a session (MPI_Session_init); errors are returned as exceptions, not fatal.</summary>
     /// <param name="info">Hints for the library (e.g. <c>thread_level</c>), or null.  An <see cref="Info"/> needs MPI up, so passing one starts the world model first.</param>
@@ -37,11 +37,11 @@ public sealed unsafe class Session : IDisposable
     /// <exception cref="DllNotFoundException">No MPI library or message-passing core could be loaded.</exception>
     public static Session Init(Info? info = null)
     {
-        int infoHandle = Info.HandleOf(info);
+        InfoHandle infoHandle = Info.HandleOf(info);
         lock (s_lock)
         {
             CoreLoader.EnsureLoaded();
-            int s = 0;
+            SessionHandle s = SessionHandle.Null;
             int rc = Core.SessionInit(infoHandle, &s);
             ThrowHelper.Check(rc);
             if (!s_exitHooked)
@@ -54,7 +54,7 @@ public sealed unsafe class Session : IDisposable
     }
 
     /// <summary>True until the session is disposed.</summary>
-    public bool IsOpen => _handle > 0;
+    public bool IsOpen => _handle != SessionHandle.Null;
 
     /// <summary>The names of the process sets this session sees (MPI_Session_get_num_psets, MPI_Session_get_nth_pset), in the library's order.</summary>
     /// <exception cref="ObjectDisposedException">The session was disposed.</exception>
@@ -62,7 +62,8 @@ public sealed unsafe class Session : IDisposable
     {
         get
         {
-            int h = Handle, n = 0;
+            SessionHandle h = Handle;
+            int n = 0;
             ThrowHelper.Check(Core.SessionNumPsets(h, &n));
             var names = new string[n];
             byte* buf = stackalloc byte[257];
@@ -82,7 +83,8 @@ public sealed unsafe class Session : IDisposable
     /// <exception cref="ObjectDisposedException">The session was disposed.</exception>
     public Info GetProcessSetInfo(string processSet)
     {
-        int h = Handle, info = 0;
+        SessionHandle h = Handle;
+        InfoHandle info = InfoHandle.Null;
         byte[] name = NameBytes(processSet);
         fixed (byte* p = name)
             ThrowHelper.Check(Core.SessionPsetInfo(h, p, &info));
@@ -96,7 +98,8 @@ public sealed unsafe class Session : IDisposable
     /// <exception cref="ObjectDisposedException">The session was disposed.</exception>
     public Group GroupFromProcessSet(string processSet)
     {
-        int h = Handle, g = 0;
+        SessionHandle h = Handle;
+        GroupHandle g = GroupHandle.Null;
         byte[] name = NameBytes(processSet);
         fixed (byte* p = name)
             ThrowHelper.Check(Core.GroupFromPset(h, p, &g));
@@ -107,19 +110,20 @@ public sealed unsafe class Session : IDisposable
     /// <exception cref="MpiException">The library refused (e.g. communicators of the session are still open).</exception>
     public void Dispose()
     {
-        int h = _handle;
-        if (h <= 0)
+        SessionHandle h = _handle;
+        if (h == SessionHandle.Null)
             return;
-        _handle = -1;
+        _handle = SessionHandle.Null;
         ThrowHelper.Check(Core.SessionFinalize(h));
     }
 
-    private int Handle
+    private SessionHandle Handle
     {
         get
         {
-            int h = _handle;
-            if (h <= 0)
+            SessionHandle h = _handle;
+            if (h == SessionHandle.Null)
+
                 throw new ObjectDisposedException(nameof(Session), SR.SessionFinalized);
             return h;
         }

@@ -46,7 +46,7 @@ internal static unsafe class PayloadChannel
     }
 
     /// <summary>Message <paramref name="i"/> of a prepared payload: its bytes, communicator and tag.</summary>
-    private static (long Offset, long Bytes, int Comm, int Tag) Piece(int i, long length, int comm, int tag, int continuationTag)
+    private static (long Offset, long Bytes, CommHandle Comm, int Tag) Piece(int i, long length, CommHandle comm, int tag, int continuationTag)
     {
         if (i == 0)
             return (0, Math.Min(WireFormat.FirstChunkBytes, length), comm, tag);
@@ -55,7 +55,7 @@ internal static unsafe class PayloadChannel
     }
 
     /// <summary>Sends a payload and returns when all of it has left (OSend).</summary>
-    internal static void Send(ObjectTransport.Encoded payload, int dest, int tag, int comm)
+    internal static void Send(ObjectTransport.Encoded payload, int dest, int tag, CommHandle comm)
     {
         int n = Prepare(payload, out int continuationTag);
         for (int i = 0; i < n; i++)
@@ -80,7 +80,7 @@ internal static unsafe class PayloadChannel
     /// effort: MPI has just failed, and if this send fails too the receiver waits as it would
     /// have.  <paramref name="comm"/> and <paramref name="continuationTag"/> are a piece's.
     /// </summary>
-    private static void Abandon(int dest, int comm, int continuationTag)
+    private static void Abandon(int dest, CommHandle comm, int continuationTag)
     {
         byte none = 0;
         try
@@ -100,7 +100,7 @@ internal static unsafe class PayloadChannel
     /// could still need the buffer: the requests already posted are orphaned.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    internal static Request Post(ObjectTransport.Encoded payload, int dest, int tag, int comm, out Request[]? more)
+    internal static Request Post(ObjectTransport.Encoded payload, int dest, int tag, CommHandle comm, out Request[]? more)
     {
         int n = Prepare(payload, out int continuationTag);
         var hold = BufferHold.ForPayload(payload.Buffer, n);
@@ -141,7 +141,7 @@ internal static unsafe class PayloadChannel
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
-    internal static object? Receive(int source, int tag, int comm, out Status status)
+    internal static object? Receive(int source, int tag, CommHandle comm, out Status status)
     {
         NativeBuffer buffer = BufferPool.Rent(WireFormat.FirstChunkBytes);
         Status first;
@@ -169,16 +169,16 @@ internal static unsafe class PayloadChannel
     /// IL stub, about 40 instructions more per object message).
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static int ReceiveFirst(void* p, int source, int tag, int comm, Status* first) =>
+    private static int ReceiveFirst(void* p, int source, int tag, CommHandle comm, Status* first) =>
         PointToPointCore.Recv(p, WireFormat.FirstChunkBytes, source, tag, comm, first);
 
     /// <summary>Takes a matching first message out of matching if one is pending (MPI_Improbe).</summary>
-    internal static bool TryMatch(int source, int tag, int comm, out Status first, out long message) =>
+    internal static bool TryMatch(int source, int tag, CommHandle comm, out Status first, out MessageHandle message) =>
         PointToPointCore.TryMProbe(source, tag, comm, out message, out first);
 
     /// <summary>Receives a matched first message, then (for a chunked payload) the rest, and decodes the whole.</summary>
     [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
-    internal static object? ReceiveMatched(Status first, long msg, int comm, out Status status)
+    internal static object? ReceiveMatched(Status first, MessageHandle msg, CommHandle comm, out Status status)
     {
         NativeBuffer buffer = BufferPool.Rent(first.ByteCount);
         try
@@ -194,7 +194,7 @@ internal static unsafe class PayloadChannel
     /// <summary>After the first message arrived in <paramref name="buffer"/>: the rest of a chunked payload, then the decoded whole.</summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     [RequiresDynamicCode(Codecs.DynamicCodeMessage), RequiresUnreferencedCode(Codecs.DynamicCodeMessage)]
-    private static object? Complete(NativeBuffer buffer, Status first, int comm, out Status status)
+    private static object? Complete(NativeBuffer buffer, Status first, CommHandle comm, out Status status)
     {
         status = first;
         if (first.Source == Mpi.ProcNull)
@@ -284,7 +284,7 @@ internal static unsafe class PayloadChannel
     /// Receives the continuation messages under their tag, each exactly the size the sender's
     /// split makes it; the buffer grows only by bytes that arrived.
     /// </summary>
-    private static long ReceiveContinuation(NativeBuffer buffer, long received, long announced, int source, int continuationTag, int comm)
+    private static long ReceiveContinuation(NativeBuffer buffer, long received, long announced, int source, int continuationTag, CommHandle comm)
     {
         while (received < announced)
         {
@@ -307,11 +307,11 @@ internal static unsafe class PayloadChannel
     /// here.  Polled, never a blocking probe: a piece can move aside between the two looks, and
     /// then a blocking probe would wait for a message that is no longer in matching.
     /// </summary>
-    private static long ReceivePiece(NativeBuffer buffer, long at, int source, int continuationTag, int comm)
+    private static long ReceivePiece(NativeBuffer buffer, long at, int source, int continuationTag, CommHandle comm)
     {
         for (int polls = 0; ; polls++)
         {
-            long msg;
+            MessageHandle msg;
             Status next;
             void* kept;
             int rc = ReservedPieces.Next(source, continuationTag, comm, &kept, &msg, &next);

@@ -182,6 +182,110 @@ public unsafe class CoreInterfaceTests
         Assert.Equal(Mpi.Root, Define("MP_ROOT"));
     }
 
+    // ---- handle kinds ----
+
+    /// <summary>mpcore.h's handle kinds (MP_HANDLE_KINDS): C type -> the C# type gen_binding makes of it.</summary>
+    private static Dictionary<string, string> HandleKinds()
+    {
+        string header = File.ReadAllText(Path.Combine(Job.Root, "native", "mpcore", "include", "mpcore.h"));
+        var kinds = Text.RegularExpressions.Regex.Matches(header, @"X\((mp_\w+_t), [^,]+, (\w+Handle), """)
+            .ToDictionary(m => m.Groups[1].Value, m => m.Groups[2].Value);
+        Assert.True(kinds.Count >= 8, $"only {kinds.Count} handle kinds found in mpcore.h");
+        return kinds;
+    }
+
+    // "const mp_req_t *reqs" -> ("mp_req_t", "reqs")
+    private static (string Type, string Name) CParameter(string p)
+    {
+        string[] words = p.Replace("*", " ", StringComparison.Ordinal).Split(' ', StringSplitOptions.RemoveEmptyEntries);
+        return (words.Where(w => w != "const").SkipLast(1).Last(), words[^1]);
+    }
+
+    /// <summary>Names the interface list gives handles; a parameter so named must be of a handle kind.</summary>
+    private static readonly string[] s_handleNames =
+        ["comm", "newcomm", "intercomm", "parent", "local", "peer", "inter", "req", "reqs", "win", "file", "info", "infos",
+         "group", "session", "msg", "token"];
+
+    /// <summary>The names System.MP's own code gives handles (local, peer and pending there are ranks and counts).</summary>
+    private static readonly string[] s_managedHandleNames =
+        ["comm", "newcomm", "req", "reqs", "win", "file", "info", "infos", "group", "session", "msg", "message", "token", "list"];
+
+    /// <summary>
+    /// Every handle crosses the native boundary as its own C# type: each parameter the list types
+    /// as a handle kind (mp_comm_t, mp_req_t, ...) is bound to that kind's struct, a blittable
+    /// struct of one field, and no two kinds share a type, so a group cannot be passed where a
+    /// communicator is wanted; and no parameter named like a handle is a bare integer in C.
+    /// </summary>
+    [Fact]
+    public void EveryHandleCrossesTheBoundaryAsItsOwnType()
+    {
+        Dictionary<string, string> kinds = HandleKinds();
+        Assert.Equal(kinds.Count, kinds.Values.Distinct().Count());
+        var bound = typeof(Core).GetFields(BindingFlags.Static | BindingFlags.NonPublic).Where(f => f.FieldType.IsFunctionPointer).ToDictionary(f => f.Name);
+        var seen = new HashSet<string>();
+        foreach (string line in ManifestLines())
+        {
+            var (kind, name, _) = Parse(line);
+            if (kind == "GC")
+                continue;
+            string inside = line[(line.IndexOf('(', StringComparison.Ordinal) + 1)..line.LastIndexOf(')')];
+            if (inside == "void")
+                continue;
+            string[] cParams = inside.Split(',');
+            Type[] csParams = bound[Pascal(name)].FieldType.GetFunctionPointerParameterTypes();
+            for (int i = 0; i < cParams.Length; i++)
+            {
+                var (cType, cName) = CParameter(cParams[i]);
+                Type cs = csParams[i];
+                while (cs.IsPointer)
+                    cs = cs.GetElementType()!;
+                if (kinds.TryGetValue(cType, out string? handle))
+                {
+                    Assert.True(cs.Name == handle, $"{name}: parameter {cName} ({cType}) is bound as {cs.Name}, not {handle}");
+                    seen.Add(cType);
+                }
+                else
+                {
+                    Assert.False(s_handleNames.Contains(cName), $"{name}: parameter {cName} is a {cType}, not a handle kind");
+                }
+            }
+        }
+        Assert.Equal(kinds.Keys.Order(), seen.Order()); // every kind is used, so each one is checked
+        foreach (string handle in kinds.Values)
+        {
+            Type t = typeof(Core).Assembly.GetType("System.MP.Interop." + handle)!;
+            Assert.True(t is { IsValueType: true } && t.IsDefined(typeof(IsReadOnlyAttribute)), $"{handle} is not a readonly struct");
+            Assert.True(t.IsLayoutSequential, $"{handle} is not sequential");
+            FieldInfo[] fields = t.GetFields(BindingFlags.Instance | BindingFlags.Public | BindingFlags.NonPublic);
+            Assert.True(fields.Length == 1 && fields[0].FieldType.IsPrimitive, $"{handle} is not one primitive field");
+            Assert.False(t.GetMethods(BindingFlags.Static | BindingFlags.Public | BindingFlags.NonPublic).Any(m => m.Name is "op_Implicit" or "op_Explicit"),
+                         $"{handle} converts to or from another type");
+        }
+    }
+
+    /// <summary>
+    /// Inside System.MP, no method takes a handle as a bare integer: a parameter named like one
+    /// (comm, req, win, file, group, info, session, msg, token, list) of type int, long or nint
+    /// would let one kind pass for another.  (MPI's own handles, public API for native code, are
+    /// named handle and stay integers.)
+    /// </summary>
+    [Fact]
+    public void NoMethodTakesAHandleAsABareInteger()
+    {
+        Type[] bare = [typeof(int), typeof(long), typeof(nint), typeof(int*), typeof(long*), typeof(nint*)];
+        var found = new List<string>();
+        const BindingFlags all = BindingFlags.Instance | BindingFlags.Static | BindingFlags.Public | BindingFlags.NonPublic | BindingFlags.DeclaredOnly;
+        foreach (Type t in typeof(Core).Assembly.GetTypes())
+        {
+            foreach (MethodBase m in t.GetMethods(all).Cast<MethodBase>().Concat(t.GetConstructors(all)))
+                foreach (ParameterInfo p in m.GetParameters())
+                    if (p.Name is { } n && s_managedHandleNames.Contains(n) && bare.Contains(p.ParameterType))
+                        found.Add($"{t.FullName}.{m.Name}({p.ParameterType.Name} {n})");
+        }
+        Assert.True(found.Count == 0, "handles taken as bare integers:\n" + string.Join("\n", found));
+        Assert.Contains(typeof(PointToPointCore).GetMethods(all).SelectMany(m => m.GetParameters()), p => p.Name == "comm"); // the scan sees them
+    }
+
     /// <summary>
     /// The structs System.MP hands the core have the C layout (CoreLayout, written by gen_binding
     /// from mpcore.h's MP_STATUS_FIELDS and MP_COLL_FIELDS with the C compiler's sizeof and
