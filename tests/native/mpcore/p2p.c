@@ -443,3 +443,111 @@ void test_two_ranks(void)
     CHECK(mp_coll_run(MP_COMM_WORLD, &barrier) == 0);
 }
 #endif
+
+/* Pieces kept now (mp_stats). */
+static uint64_t pieces_kept(void)
+{
+    mp_stats_t s;
+    mp_stats(&s);
+    return s.pieces_kept;
+}
+
+/* Receives with any tag beside the object transport's reserved tags (anytag.c), on a duplicate
+ * of self: no receive with any tag gets a message under a tag above MPI_TAG_UB / 2; each piece
+ * it meets first is kept for mp_piece_next, in order; receives with any tag get messages in the
+ * order they were posted, whichever completes first; a cancelled one gets none; a persistent
+ * one at every start, a request list's at its completion; truncation is reported; kept pieces
+ * go with their communicator, and a receive still waiting there fails. */
+void test_any_tag(void)
+{
+    int32_t in[4] = { 0 }, in2[4] = { 0 }, one = 11, two = 22, wide[2] = { 1, 2 };
+    char piece[100], got[100];
+    mp_req_t r[3];
+    mp_status_t st[3];
+    mp_msg_t msg = 0;
+    mp_comm_t c;
+    mp_list_t l;
+    void *kept = NULL;
+    int ub = 0, reserved, flag = 0;
+    CHECK(mp_tag_ub(&ub) == 0);
+    reserved = ub / 2 + 1;
+    for (int i = 0; i < (int)sizeof piece; i++)
+        piece[i] = (char)i;
+    CHECK(mp_comm_dup(MP_COMM_SELF, &c) == 0);
+    CHECK(pieces_kept() == 0);
+
+    /* A piece, then a message with a user's tag: the receive gets the message, the piece is kept. */
+    CHECK(mp_irecv(in, 4, MP_ANY_SOURCE, MP_ANY_TAG, c, NULL, &r[0]) == 0);
+    CHECK(mp_isend(piece, sizeof piece, 0, reserved, c, MP_SEND_STANDARD, NULL, &r[1]) == 0);
+    CHECK(mp_isend(&one, 4, 0, 3, c, MP_SEND_STANDARD, NULL, &r[2]) == 0);
+    CHECK(mp_req_wait(r[0], &st[0]) == 0);
+    CHECK(st[0].tag == 3 && st[0].source == 0 && st[0].bytes == 4 && in[0] == 11 && st[0].cancelled == 0);
+    CHECK(mp_req_waitall(2, &r[1], NULL) == 0);
+    CHECK(pieces_kept() == 1);
+    CHECK(mp_piece_next(0, reserved, c, &msg, &st[0], &kept) == 1 && kept && st[0].bytes == sizeof piece);
+    CHECK(mp_piece_take(kept, got) == 0 && memcmp(got, piece, sizeof piece) == 0 && pieces_kept() == 0);
+    CHECK(mp_piece_next(0, reserved, c, &msg, &st[0], &kept) == 0);
+    CHECK(mp_piece_next(0, 5, c, &msg, &st[0], &kept) == MP_ETAG);
+
+    /* Two receives with any tag, completed in the reverse order: each gets the message MPI would give it. */
+    CHECK(mp_irecv(in, 4, 0, MP_ANY_TAG, c, NULL, &r[0]) == 0);
+    CHECK(mp_irecv(in2, 4, MP_ANY_SOURCE, MP_ANY_TAG, c, NULL, &r[1]) == 0);
+    CHECK(mp_send(&one, 4, 0, 1, c, MP_SEND_STANDARD) == 0); /* a blocking send polls the matching */
+    CHECK(mp_send(&two, 4, 0, 2, c, MP_SEND_STANDARD) == 0);
+    CHECK(mp_req_wait(r[1], &st[1]) == 0 && mp_req_wait(r[0], &st[0]) == 0);
+    CHECK(st[0].tag == 1 && in[0] == 11 && st[1].tag == 2 && in2[0] == 22);
+
+    /* Test, a set with a ProcNull receive beside it, and cancellation before any match. */
+    CHECK(mp_irecv(in, 4, 0, MP_ANY_TAG, c, NULL, &r[0]) == 0);
+    CHECK(mp_req_test(r[0], &st[0]) == 0);
+    CHECK(mp_irecv(in2, 4, MP_PROC_NULL, MP_ANY_TAG, c, NULL, &r[1]) == 0);
+    CHECK(mp_req_testall(2, r, st) == 0);
+    CHECK(mp_isend(piece, 10, 0, reserved + 1, c, MP_SEND_STANDARD, NULL, &r[2]) == 0);
+    CHECK(mp_req_wait(r[2], NULL) == 0);
+    CHECK(mp_send(&two, 4, 0, 7, c, MP_SEND_STANDARD) == 0);
+    CHECK(mp_req_waitall(2, r, st) == 0 && st[0].tag == 7 && in[0] == 22 && st[1].source == MP_PROC_NULL);
+    CHECK(pieces_kept() == 1);
+    CHECK(mp_piece_aside(0, reserved + 1, c) == 0 && pieces_kept() == 1); /* nothing more pending */
+    CHECK(mp_irecv(in, 4, 0, MP_ANY_TAG, c, NULL, &r[0]) == 0);
+    CHECK(mp_req_cancel(r[0]) == 0 && mp_req_wait(r[0], &st[0]) == 0 && st[0].cancelled == 1);
+
+    /* Truncation, as MPI reports it. */
+    CHECK(mp_irecv(in, 4, 0, MP_ANY_TAG, c, NULL, &r[0]) == 0);
+    CHECK(mp_send(wide, 8, 0, 4, c, MP_SEND_STANDARD) == 0);
+    CHECK(mp_req_wait(r[0], &st[0]) == MP_ETRUNCATE);
+
+    /* A persistent receive with any tag, started twice, a piece before each message. */
+    CHECK(mp_recv_init(in, 4, 0, MP_ANY_TAG, c, &r[0]) == 0);
+    for (int k = 0; k < 2; k++) {
+        int32_t v = 40 + k;
+        CHECK(mp_req_start(r[0], in, NULL) == 0);
+        CHECK(mp_req_test(r[0], &st[0]) == 0);
+        CHECK(mp_isend(piece, 20, 0, reserved + 2, c, MP_SEND_STANDARD, NULL, &r[1]) == 0);
+        CHECK(mp_isend(&v, 4, 0, 8 + k, c, MP_SEND_STANDARD, NULL, &r[2]) == 0);
+        CHECK(mp_req_wait(r[0], &st[0]) == 0 && st[0].tag == 8 + k && in[0] == 40 + k);
+        CHECK(mp_req_waitall(2, &r[1], NULL) == 0);
+    }
+    CHECK(mp_req_free(r[0]) == 0 && pieces_kept() == 3);
+
+    /* A request list's receive with any tag: its test does not complete it before a message. */
+    CHECK(mp_list_create(2, &l) == 0);
+    CHECK(mp_list_irecv(l, in, 4, 0, MP_ANY_TAG, c, NULL) == 0);
+    CHECK(mp_list_pending(l, 0) == 1 && mp_list_testall(l, st) == 0);
+    CHECK(mp_isend(piece, 30, 0, reserved + 3, c, MP_SEND_STANDARD, NULL, &r[1]) == 0);
+    CHECK(mp_isend(&one, 4, 0, 12, c, MP_SEND_STANDARD, NULL, &r[2]) == 0);
+    CHECK(mp_list_waitall(l, st) == 0 && st[0].tag == 12 && in[0] == 11);
+    CHECK(mp_req_waitall(2, &r[1], NULL) == 0 && pieces_kept() == 4);
+    /* Freed with a receive still waiting: it becomes a request that waits, completed later. */
+    CHECK(mp_list_irecv(l, in2, 4, 0, MP_ANY_TAG, c, NULL) == 0);
+    CHECK(mp_list_free(l, &r[0]) == 0 && r[0] != MP_REQ_NULL);
+    CHECK(mp_send(&two, 4, 0, 13, c, MP_SEND_STANDARD) == 0);
+    CHECK(mp_req_wait(r[0], &st[0]) == 0 && st[0].tag == 13 && in2[0] == 22);
+
+    /* The communicator freed: its kept pieces go, a receive still waiting there fails. */
+    CHECK(mp_irecv(in, 4, 0, MP_ANY_TAG, c, NULL, &r[0]) == 0);
+    CHECK(mp_comm_free(c) == 0);
+    CHECK(pieces_kept() == 0);
+    CHECK(mp_req_wait(r[0], &st[0]) == MP_EHANDLE && last_error_mentions("freed before a message matched"));
+    (void)flag;
+    CHECK(mp_req_active() == 0);
+}
