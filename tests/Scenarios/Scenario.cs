@@ -208,8 +208,6 @@ public enum Scenario
 
     // Receives and probes with AnyTag beside a large object's continuation pieces (Transport/ReservedTags.cs)
     ObjectsAnyTag,
-    // Pieces such receives kept are freed with their communicator (Transport/ReservedTags.cs)
-    ObjectsPiecesFreed,
 
     // Motor ranks beside C, Fortran and Python ranks in MPMD jobs (Interop/MixedJobs.cs)
     MixedWorld,

@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the table layout or any signature changes. */
-#define MP_ABI_VERSION 31
+#define MP_ABI_VERSION 29
 
 /* ---- Errors: one table, X-macro generated (C name, code, C# name, message). ---- */
 #define MP_ERROR_MAP(X)                                                                 \
@@ -284,8 +284,7 @@ typedef void (*mp_gc_report_fn)(void **slot, void *ctx);
     X(persistent_starts, "instances of persistent requests started")                               \
     X(persistent_recreated, "MPI requests made again at a start: the buffer had moved")          \
     X(gc_aligned_arrays, "1 when the GC extension starts large and pinned-heap arrays' data on 64-byte boundaries") \
-    X(gc_gen0_budget,   "bytes the GC was configured to allocate between gen0 collections: motor's default or a setting; 0 when the GC chose its own") \
-    X(pieces_kept,      "continuation pieces of object payloads that a receive or probe with any tag met and keeps for their object's receive")
+    X(gc_gen0_budget,   "bytes the GC was configured to allocate between gen0 collections: motor's default or a setting; 0 when the GC chose its own")
 
 #define MP_STATS_FIELD(name, what) uint64_t name;
 typedef struct mp_stats {

@@ -1,7 +1,6 @@
 /* comms.c - the communicator table (Motor handles for MPI communicators) and
  * the calls on communicators as such: rank, size, dup, split, free, compare,
  * names, intercommunicator queries; the failing ends of the argument checks. */
-#include "anytag.h"
 #include "comms.h"
 
 #include <stdio.h>
@@ -190,10 +189,11 @@ int mp_comm_release(mp_comm_t comm, int (*release)(MPI_Comm *), const char *call
     if (comm == MP_COMM_WORLD || comm == MP_COMM_SELF)
         return mp_fail(MP_EHANDLE, "the world and self communicators cannot be released (%s)", call);
     borrowed = ce->borrowed;
-    mp_blocking_enter();
-    mp_anytag_comm_gone(comm); /* its kept pieces are freed, its waiting receives end */
     mp_comm_unregister(comm, &c);
-    rc = borrowed ? MPI_SUCCESS : release(&c); /* a borrowed one: the native code that lent it frees it */
+    if (borrowed) /* the native code that lent it frees it */
+        return 0;
+    mp_blocking_enter();
+    rc = release(&c);
     mp_blocking_leave();
     return MP_MPI_CHECK(rc, call);
 }

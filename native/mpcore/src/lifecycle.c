@@ -1,6 +1,5 @@
 /* lifecycle.c - init, finalize, abort: the top of the core, calling into
  * every layer below it. */
-#include "anytag.h"
 #include "comms.h"
 
 #include <pthread.h>
@@ -206,9 +205,6 @@ int mp_finalize(int stuck_exit_code)
     int rc, flag = 0;
     if (atomic_load(&mp_g_state) != MP_STATE_READY)
         return mp_fail_state();
-    mp_blocking_enter();
-    mp_anytag_cleanup(); /* kept pieces waited for and freed, waiting receives dropped */
-    mp_blocking_leave();
     mp_coll_cleanup();
     mp_persist_cleanup();
     atomic_store(&mp_g_state, MP_STATE_FINALIZED);

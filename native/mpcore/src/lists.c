@@ -15,25 +15,19 @@
  * draws from, so a GC that scans while another thread frees a list, or the
  * relocate pass that reports the mark's snapshot again, never reads freed
  * memory. */
-#include "anytag.h"
 #include "gcscan.h"
 #include "lists.h"
 #include "p2p.h"
 
-#include <sched.h>
 #include <stdlib.h>
 
 #define LIST_LIVE 0x4C495354u /* "LIST" */
-#define LIST_ANYTAG 0x4C495341u /* "LISA": live, with receives with any tag not matched yet, so
-                                 * that its completions leave the common path (list_off_path) */
 #define LIST_FREED 0x44454144u /* "DEAD" */
 #define ENTRY_RECV 1
 #define ENTRY_DONE 2     /* completed by an earlier call that failed */
 #define ENTRY_PROC_NULL 4 /* with ProcNull: never given to MPI (its request is null; list_proc_null) */
 #define ENTRY_SYNC 8      /* a send by MPI_Issend from the common post: the call list_refused
                           * names (the general path leaves it 0; a send's status is the same either way) */
-#define ENTRY_UNMATCHED 16 /* a receive with any tag the core matches itself (anytag.h): its request
-                           * is null until then, and only the owner's calls take the bit off */
 
 struct mp_list {
     _Atomic uint32_t magic;   /* LIST_LIVE, or LIST_FREED in the pool */
@@ -47,7 +41,6 @@ struct mp_list {
     unsigned char *kind;      /* room entries: ENTRY_* */
     int done;                 /* some entry is ENTRY_DONE */
     int reserved;             /* entries counted against the request pool budget (MP_REQUEST_BUDGET) */
-    int unmatched;            /* entries ENTRY_UNMATCHED (then magic is LIST_ANYTAG) */
     MPI_Status *ms;           /* room entries: MPI's statuses of the last completion */
     struct mp_list *next, *prev; /* the live lists, or the pool (next only) */
 };
@@ -100,13 +93,6 @@ static inline int list_live(mp_list_t l)
     return MP_LIKELY(l && atomic_load_explicit(&l->magic, memory_order_relaxed) == LIST_LIVE);
 }
 
-/* A live list, whether or not receives with any tag wait in it. */
-static inline int list_known(mp_list_t l)
-{
-    uint32_t magic = l ? atomic_load_explicit(&l->magic, memory_order_relaxed) : 0;
-    return MP_LIKELY(magic == LIST_LIVE || magic == LIST_ANYTAG);
-}
-
 int mp_list_create(int capacity, mp_list_t *list)
 {
     struct mp_list *l = NULL, **p;
@@ -138,7 +124,6 @@ int mp_list_create(int capacity, mp_list_t *list)
     }
     l->cap = capacity;
     l->done = 0;
-    l->unmatched = 0;
     l->reserved = MP_REQUEST_BUDGET ? 0 : capacity; /* see list_reserve */
     l->bytes = l->registered = 0;
     l->n = 0;
@@ -167,7 +152,7 @@ static void list_fold(mp_list_t l, int ops)
 int mp_list_free(mp_list_t l, mp_req_t *pending)
 {
     int n, rc = 0;
-    if (!list_known(l))
+    if (!list_live(l))
         return fail_list(l);
     n = l->n;
     /* Operations in flight become ordinary requests (a slot each, holding
@@ -180,10 +165,8 @@ int mp_list_free(mp_list_t l, mp_req_t *pending)
     }
     for (int i = 0; i < n; i++) {
         mp_req_t h = MP_REQ_NULL;
-        int waits = l->kind[i] & ENTRY_UNMATCHED; /* a receive with any tag not matched yet: a slot waits instead */
-        if (waits || l->mr[i] != MPI_REQUEST_NULL) {
-            int r = waits ? mp_adopt_any_tag(&l->mr[i], l->obj[i], &h)
-                          : mp_adopt_request(l->mr[i], l->obj[i], l->kind[i] & ENTRY_RECV, &h);
+        if (l->mr[i] != MPI_REQUEST_NULL) {
+            int r = mp_adopt_request(l->mr[i], l->obj[i], l->kind[i] & ENTRY_RECV, &h);
             if (r < 0) {
                 /* No slot for it (the table is full): the list keeps it (list_pending
                  * says 1), its object stays reported, and the list is not freed. */
@@ -192,10 +175,6 @@ int mp_list_free(mp_list_t l, mp_req_t *pending)
                 if (pending)
                     pending[i] = MP_REQ_NULL;
                 continue;
-            }
-            if (waits) {
-                l->kind[i] &= (unsigned char)~ENTRY_UNMATCHED;
-                l->unmatched--;
             }
             l->mr[i] = MPI_REQUEST_NULL;
             __atomic_store_n(&l->obj[i], NULL, __ATOMIC_RELEASE);
@@ -230,7 +209,7 @@ int mp_list_free(mp_list_t l, mp_req_t *pending)
 int mp_list_reserve(mp_list_t l, int index)
 {
     int rc;
-    if (!list_known(l))
+    if (!list_live(l))
         return fail_list(l);
     if (index < 0 || index >= l->cap)
         return mp_fail(MP_EINVAL, "index %d is not in the list's capacity (%d)", index, l->cap);
@@ -242,16 +221,16 @@ int mp_list_reserve(mp_list_t l, int index)
 
 int mp_list_count(mp_list_t l)
 {
-    return list_known(l) ? l->n : fail_list(l);
+    return list_live(l) ? l->n : fail_list(l);
 }
 
 int mp_list_pending(mp_list_t l, int index)
 {
-    if (!list_known(l))
+    if (!list_live(l))
         return fail_list(l);
     if (index < 0 || index >= l->n)
         return mp_fail(MP_EINVAL, "index %d is not one of the list's %d operations", index, l->n);
-    return (l->kind[index] & ENTRY_UNMATCHED) || l->mr[index] != MPI_REQUEST_NULL;
+    return l->mr[index] != MPI_REQUEST_NULL;
 }
 
 /* ---- posting ---- */
@@ -299,7 +278,7 @@ static MP_COLD int list_proc_null(mp_list_t l, int i, int64_t bytes, int kind)
 /* For checked.c, a C caller's post: the list is live (MP_EHANDLE otherwise). */
 int mp_list_check_live(mp_list_t l)
 {
-    return MP_LIKELY(list_known(l)) ? 0 : fail_list(l);
+    return MP_LIKELY(list_live(l)) ? 0 : fail_list(l);
 }
 
 /* For checked.c: a C caller's post that reached the entries the list counted (l->reserved, the
@@ -353,14 +332,6 @@ static MP_COLD int list_recv_general(mp_list_t l, void *buf, int64_t bytes, int 
         list_proc_null(l, i, bytes, ENTRY_PROC_NULL | ENTRY_RECV);
         return 0;
     }
-    if (tag == MP_ANY_TAG) { /* MPI would match it against pieces too: it waits for the core */
-        list_entry(l, i, obj, ENTRY_RECV | ENTRY_UNMATCHED);
-        if ((rc = mp_anytag_wait(buf, bytes, s, comm, ce->mpi, &l->mr[i])))
-            return list_refused(l, i, rc);
-        l->unmatched++;
-        atomic_store_explicit(&l->magic, LIST_ANYTAG, memory_order_relaxed);
-        return list_added(l, i, 0, bytes);
-    }
     list_entry(l, i, obj, ENTRY_RECV);
     rc = list_added(l, i, issue_recv(buf, bytes, s, t, ce, &l->mr[i]), bytes);
     return rc < 0 ? rc : 0;
@@ -404,7 +375,7 @@ int mp_list_irecv(mp_list_t l, void *buf, int64_t bytes, int source, int tag, mp
 int mp_list_refused(mp_list_t l, int index, int mpi_error)
 {
     unsigned char kind;
-    if (!list_known(l))
+    if (!list_live(l))
         return fail_list(l);
     if (index < 0 || index != l->n - 1 || mpi_error <= 0)
         return mp_fail(MP_EINVAL, "list_refused takes the last entry (%d) and MPI's error code (> 0) that its "
@@ -510,69 +481,12 @@ static MP_COLD int list_failed(mp_list_t l, int n, int mrc, const char *call, mp
     return rc ? rc : mp_mpi_fail(mrc, call);
 }
 
-/* list_off_path's answer to a test while receives with any tag still wait (not an MP_E*). */
-#define LIST_STILL_WAITING INT_MIN
-
-/* The receives with any tag of a list that wait for a message (ENTRY_UNMATCHED): a round of
- * the core's matching for each (wait 0), or rounds until none waits (wait 1; the caller is
- * inside the blocking bracket).  A matched one's request joins the list's; one whose communicator was
- * freed first, or whose matching MPI failed, ends as completed by an earlier call that
- * failed (ENTRY_DONE).  Returns how many still wait. */
-static int list_match(mp_list_t l, int wait)
-{
-    for (;;) {
-        int left = 0;
-        for (int i = 0; i < l->n; i++) {
-            int rc;
-            if (!(l->kind[i] & ENTRY_UNMATCHED))
-                continue;
-            if ((rc = mp_anytag_settle(&l->mr[i], 0)) == ANYTAG_WAITING) {
-                left++;
-                continue;
-            }
-            l->kind[i] &= (unsigned char)~ENTRY_UNMATCHED;
-            l->unmatched--;
-            if (rc != ANYTAG_MATCHED) {
-                if (rc < 0)
-                    (void)mp_anytag_cancel(&l->mr[i]);
-                __atomic_store_n(&l->obj[i], NULL, __ATOMIC_RELEASE);
-                l->kind[i] |= ENTRY_DONE;
-                l->done = 1;
-            }
-        }
-        if (!left) {
-            atomic_store_explicit(&l->magic, LIST_LIVE, memory_order_relaxed);
-            return 0;
-        }
-        if (!wait)
-            return left;
-        sched_yield();
-    }
-}
-
-/* list_operations for a list that is not LIST_LIVE: one whose receives with any tag wait
- * (matched first: LIST_STILL_WAITING for a test while some still wait), else an error. */
-static MP_COLD int list_off_path(mp_list_t l, int wait)
-{
-    if (!l || atomic_load_explicit(&l->magic, memory_order_relaxed) != LIST_ANYTAG)
-        return fail_list(l);
-    int left;
-    if (!mp_ready())
-        return mp_fail_state();
-    if (wait)
-        mp_blocking_enter();
-    left = list_match(l, wait);
-    if (wait)
-        mp_blocking_leave();
-    return left ? LIST_STILL_WAITING : l->n;
-}
-
 /* A completion's start: the list's operation count (0: nothing to do), or an
- * error for a freed list or MPI not ready.  wait: for a waitall. */
-static inline int list_operations(mp_list_t l, int wait)
+ * error for a freed list or MPI not ready. */
+static inline int list_operations(mp_list_t l)
 {
     if (MP_UNLIKELY(!list_live(l)))
-        return list_off_path(l, wait);
+        return fail_list(l);
     if (MP_UNLIKELY(!mp_ready()))
         return mp_fail_state();
     return l->n;
@@ -581,10 +495,10 @@ static inline int list_operations(mp_list_t l, int wait)
 int mp_list_waitall(mp_list_t l, mp_status_t *statuses)
 {
     int n, mrc, rc = 0;
-    if ((n = list_operations(l, 1)) <= 0)
+    if ((n = list_operations(l)) <= 0)
         return n;
     mp_blocking_enter();
-    mrc = mp_anytag_pending() ? mp_anytag_waitall_polled(n, l->mr, l->ms) : mp_mpi_waitall(n, l->mr, l->ms);
+    mrc = mp_mpi_waitall(n, l->mr, l->ms);
     if (MP_LIKELY(mrc == MPI_SUCCESS))
         list_done(l, n, statuses);
     else
@@ -597,8 +511,8 @@ int mp_list_waitall(mp_list_t l, mp_status_t *statuses)
 int mp_list_testall(mp_list_t l, mp_status_t *statuses)
 {
     int n, mrc, flag = 0;
-    if ((n = list_operations(l, 0)) <= 0)
-        return n == LIST_STILL_WAITING ? 0 : n < 0 ? n : 1; /* an empty list tests complete */
+    if ((n = list_operations(l)) <= 0)
+        return n < 0 ? n : 1; /* an empty list tests complete */
     mrc = mp_mpi_testall_plain(n, l->mr, &flag, l->ms);
     if (MP_UNLIKELY(mrc != MPI_SUCCESS))
         return list_failed(l, n, mrc, "MPI_Testall", statuses);

@@ -2,7 +2,6 @@
  * blocking operations in two steps, nonblocking ones, probe and matched probe.
  * post_send/post_recv and the slot helpers are inlined into every posting call:
  * this path is measured against C calling MPI directly. */
-#include "anytag.h"
 #include "p2p.h"
 
 #include <stdlib.h>
@@ -115,7 +114,7 @@ static int wait_request(MPI_Request *r, mp_status_t *status)
 {
     MPI_Status st;
     mp_blocking_enter();
-    return blocking_done(mp_mpi_ended(mp_wait_one(r, &st), r), "MPI_Wait", &st, status);
+    return blocking_done(mp_mpi_ended(pal_mpi.Wait(r, &st), r), "MPI_Wait", &st, status);
 }
 
 int mp_send_start(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode,
@@ -253,21 +252,6 @@ int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, 
     return slot_posted(c, s, issue_send(buf, bytes, d, tag, ce, mode, &s->mpi), bytes, req);
 }
 
-/* A receive with any tag waits, unmatched, for the core to match it (anytag.h): MPI would
- * match it against the object transport's continuation pieces too. */
-static MP_COLD int irecv_any_tag(slot_cache_t *c, void *buf, int64_t bytes, int s, mp_comm_t comm, void *obj,
-                                 mp_req_t *req)
-{
-    slot_t *slot;
-    mp_req_t h;
-    int rc;
-    if ((rc = slot_alloc(c, &slot, &h)))
-        return rc;
-    slot_prepare(slot, h, bytes > 0 ? obj : NULL, 1, req);
-    atomic_store_explicit(&slot->flags, SLOT_UNMATCHED, memory_order_relaxed);
-    return slot_posted(c, slot, mp_anytag_wait(buf, bytes, s, comm, mp_g_comms[comm].mpi, &slot->mpi), bytes, req);
-}
-
 int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)
 {
     const comm_entry_t *ce;
@@ -281,12 +265,10 @@ int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void
         count_p2p(counts_of(c), bytes);
         return track_proc_null(c, 1, req);
     }
-    if (MP_UNLIKELY(tag < 0))
-        return irecv_any_tag(c, buf, bytes, s, comm, obj, req);
     if (MP_UNLIKELY(rc = slot_alloc(c, &slot, &h)))
         return rc;
     slot_prepare(slot, h, bytes > 0 ? obj : NULL, 1, req);
-    return slot_posted(c, slot, issue_recv(buf, bytes, s, tag, ce, &slot->mpi), bytes, req);
+    return slot_posted(c, slot, issue_recv(buf, bytes, s, t, ce, &slot->mpi), bytes, req);
 }
 
 /* ---- probe and matched probe ---- */
@@ -324,7 +306,7 @@ int mp_probe(int source, int tag, mp_comm_t comm, mp_status_t *status)
     if ((rc = probe_args(source, tag, comm, &ce, &s, &t)))
         return rc;
     mp_blocking_enter();
-    rc = mp_anytag_pending() ? mp_anytag_probe_polled(s, t, ce->mpi, NULL, &st) : pal_mpi.Probe(s, t, ce->mpi, &st);
+    rc = pal_mpi.Probe(s, t, ce->mpi, &st);
     mp_blocking_leave();
     if ((rc = MP_MPI_CHECK(rc, "MPI_Probe")))
         return rc;
@@ -369,7 +351,7 @@ int mp_mprobe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *s
     if (s == MPI_PROC_NULL)
         return mp_improbe(source, tag, comm, msg, status) == 1 ? 0 : MP_EINVAL;
     mp_blocking_enter();
-    rc = mp_anytag_pending() ? mp_anytag_probe_polled(s, t, ce->mpi, &m, &st) : pal_mpi.Mprobe(s, t, ce->mpi, &m, &st);
+    rc = pal_mpi.Mprobe(s, t, ce->mpi, &m, &st);
     mp_blocking_leave();
     if ((rc = MP_MPI_CHECK(rc, "MPI_Mprobe")))
         return rc;
@@ -377,73 +359,6 @@ int mp_mprobe(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *s
     if (status)
         mp_status_from_mpi(&st, status);
     return 0;
-}
-
-/* ---- receives with any tag, and the object transport's continuation pieces (anytag.h) ---- */
-
-/* The source of a piece: a rank of comm (not a wildcard, not ProcNull), and a reserved tag. */
-static int piece_args(int source, int tag, mp_comm_t comm, const comm_entry_t **ce, int *s)
-{
-    int rc;
-    if ((rc = mp_comm_lookup(comm, ce)) || (rc = mp_check_source(*ce, source, s)))
-        return rc;
-    if (*s == MPI_PROC_NULL || *s == MPI_ANY_SOURCE)
-        return mp_fail(MP_EINVAL, "source %d: a piece comes from a rank", source);
-    if (!mp_tag_reserved(tag))
-        return mp_fail(MP_ETAG, "tag %d is not one of the object transport's (above %d)", tag, mp_g_tag_ub / 2);
-    return 0;
-}
-
-int mp_match_any_tag(int source, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)
-{
-    const comm_entry_t *ce;
-    MPI_Message m = MPI_MESSAGE_NULL;
-    MPI_Status st;
-    int s = 0, t = 0, rc;
-    if ((rc = probe_args(source, MP_ANY_TAG, comm, &ce, &s, &t)))
-        return rc;
-    if (s == MPI_PROC_NULL)
-        return mp_improbe(source, MP_ANY_TAG, comm, msg, status);
-    if ((rc = mp_anytag_match(s, comm, ce->mpi, &m, &st)) == 1) {
-        *msg = (mp_msg_t)m;
-        if (status)
-            mp_status_from_mpi(&st, status);
-    }
-    return rc;
-}
-
-int mp_piece_aside(int source, int tag, mp_comm_t comm)
-{
-    const comm_entry_t *ce;
-    int s = 0, rc;
-    if ((rc = piece_args(source, tag, comm, &ce, &s)))
-        return rc;
-    return mp_anytag_aside(s, tag, comm, ce->mpi);
-}
-
-int mp_piece_next(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status, void **piece)
-{
-    const comm_entry_t *ce;
-    MPI_Message m = MPI_MESSAGE_NULL;
-    MPI_Status st;
-    int64_t bytes = 0;
-    int s = 0, rc;
-    if ((rc = piece_args(source, tag, comm, &ce, &s)))
-        return rc;
-    if (!msg || !status || !piece)
-        return mp_fail_null_output("message, status or piece");
-    rc = mp_anytag_next(s, tag, comm, ce->mpi, &m, &st, piece, &bytes);
-    if (rc == 1) { /* a kept piece: its source, tag and length */
-        status->source = source;
-        status->tag = tag;
-        status->error = MP_OK;
-        status->cancelled = 0;
-        status->bytes = bytes;
-    } else if (rc == 2) {
-        *msg = (mp_msg_t)m;
-        mp_status_from_mpi(&st, status);
-    }
-    return rc;
 }
 
 /* Posts the receive of a matched message (consumes *m): < 0 an error, 0
@@ -465,6 +380,16 @@ static int mrecv_args(const void *buf, int64_t bytes, MPI_Message m, mp_status_t
     return 1;
 }
 
+/* MPI_Imrecv (or its large-count form) of arguments mrecv_args accepted. */
+static int issue_mrecv(void *buf, int64_t bytes, MPI_Message *m, MPI_Request *r)
+{
+    if (bytes <= INT_MAX)
+        return MP_MPI_CHECK(pal_mpi.Imrecv(buf, (int)bytes, MPI_BYTE, m, r), "MPI_Imrecv");
+    if (pal_mpi.Imrecv_c)
+        return MP_MPI_CHECK(pal_mpi.Imrecv_c(buf, (MPI_Count)bytes, MPI_BYTE, m, r), "MPI_Imrecv_c");
+    return mp_fail(MP_ECOUNT, "message of %lld bytes needs MPI-4 large-count functions", (long long)bytes);
+}
+
 /* ---- blocking operations in one call ---- */
 
 /* A blocking send of checked arguments (the trusted path): MPI_Send or MPI_Ssend in the
@@ -480,8 +405,7 @@ int mp_send(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, i
     count_blocking(k, bytes); /* counted once accepted */
     if (MP_UNLIKELY(d == MPI_PROC_NULL))
         return 0;
-    /* MPI-4's large-count form, or while receives with any tag wait: posted and waited for */
-    if (MP_UNLIKELY(bytes > INT_MAX) || mp_anytag_pending()) {
+    if (MP_UNLIKELY(bytes > INT_MAX)) { /* MPI-4's large-count form, posted and waited for */
         MPI_Request r;
         if ((rc = issue_send(buf, bytes, d, tag, ce, mode, &r)))
             return rc;
@@ -509,7 +433,7 @@ int mp_recv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_st
             mp_status_proc_null(status);
         return 0;
     }
-    if (MP_UNLIKELY(bytes > INT_MAX) || mp_anytag_pending()) { /* as mp_send */
+    if (MP_UNLIKELY(bytes > INT_MAX)) {
         MPI_Request r;
         if ((rc = issue_recv(buf, bytes, s, t, ce, &r)))
             return rc;
@@ -562,7 +486,7 @@ static MP_COLD int take_back_self_send(MPI_Request *q, int64_t bytes, int d, int
     mp_blocking_leave();
     if (found) {
         scratch = malloc(bytes > 0 ? (size_t)bytes : 1);
-        left = !scratch || mp_issue_mrecv(scratch, bytes, &m, &r) != 0 || wait_request(&r, NULL) != 0;
+        left = !scratch || issue_mrecv(scratch, bytes, &m, &r) != 0 || wait_request(&r, NULL) != 0;
         free(scratch); /* a failed receive is complete (wait_request), or was never posted */
     }
     if (!done)
@@ -640,8 +564,7 @@ int mp_sendrecv(const void *sendbuf, int64_t sendbytes, int dest, int sendtag, v
     mp_count(&k->blocking_ops, 2); /* counted once accepted */
     count_p2p(k, sendbytes);
     count_p2p(k, recvbytes);
-    if (PAL_MPI_BUILD_ABI == PAL_ABI_OPENMPI || MP_UNLIKELY(sendbytes > INT_MAX || recvbytes > INT_MAX) ||
-        mp_anytag_pending()) /* (waited for by polls, as mp_send) */
+    if (PAL_MPI_BUILD_ABI == PAL_ABI_OPENMPI || MP_UNLIKELY(sendbytes > INT_MAX || recvbytes > INT_MAX))
         return sendrecv_by_requests(sendbuf, sendbytes, d, sendtag, recvbuf, recvbytes, s, t, ce, status);
     mp_blocking_enter();
     rc = pal_mpi.Sendrecv(sendbuf, (int)sendbytes, MPI_BYTE, d, sendtag, recvbuf, (int)recvbytes, MPI_BYTE, s, t,
@@ -662,7 +585,7 @@ int mp_mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status, 
         return rc; /* an error, or 1: ProcNull's message, complete */
     if ((rc = slot_alloc(c, &s, &h)))
         return rc; /* the message stays the caller's */
-    return token_started(c, s, h, mp_issue_mrecv(buf, bytes, &m, &s->mpi), status, token);
+    return token_started(c, s, h, issue_mrecv(buf, bytes, &m, &s->mpi), status, token);
 }
 
 int mp_mrecv(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status)
@@ -674,7 +597,7 @@ int mp_mrecv(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status)
         return rc < 0 ? rc : 0;
     if (MP_UNLIKELY(bytes > INT_MAX)) { /* MPI-4's large-count form, posted and waited for */
         MPI_Request r;
-        if ((rc = mp_issue_mrecv(buf, bytes, &m, &r)))
+        if ((rc = issue_mrecv(buf, bytes, &m, &r)))
             return rc;
         return wait_request(&r, status);
     }
@@ -703,7 +626,7 @@ int mp_imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)
         *req = k.handle;
         return 0;
     }
-    if ((rc = mp_issue_mrecv(buf, bytes, &m, &r)))
+    if ((rc = issue_mrecv(buf, bytes, &m, &r)))
         return mp_claim_posted(&k, rc, r, NULL, NULL, 1, req);
     count_p2p(counts_of(k.cache), bytes);
     return mp_claim_posted(&k, 0, r, bytes > 0 ? obj : NULL, NULL, 1, req);

@@ -12,7 +12,6 @@
  * one rank (their init is collective), so a side that may move is staged
  * instead (collectives.c, mp_coll_init).
  */
-#include "anytag.h"
 #include "comms.h"
 #include "persistent.h"
 #include "requests.h"
@@ -91,7 +90,7 @@ int mp_persist_track(persist_t *p, MPI_Request r, mp_req_t *req)
         mp_persist_discard(p);
         return rc;
     }
-    s->is_recv = p->kind == PERSIST_RECV || p->kind == PERSIST_PRECV || p->kind == PERSIST_ANYRECV;
+    s->is_recv = p->kind == PERSIST_RECV || p->kind == PERSIST_PRECV;
     s->mpi = r;
     s->obj[0] = s->obj[1] = NULL;
     s->persist = p;
@@ -104,27 +103,6 @@ int mp_persist_track(persist_t *p, MPI_Request r, mp_req_t *req)
     atomic_fetch_add(&mp_g_persist_open, 1);
     atomic_store_explicit(&s->state, SLOT_INACTIVE, memory_order_release);
     return 0;
-}
-
-/* The source of a persistent receive with any tag, as MPI names it; its communicator is
- * looked up again each time, as p2p_make does. */
-static int anyrecv_source(const persist_t *p, const comm_entry_t **ce, int *s)
-{
-    int rc;
-    if ((rc = mp_comm_lookup(p->comm, ce)))
-        return rc;
-    return mp_check_source(*ce, p->peer, s);
-}
-
-/* A start of a persistent receive with any tag: it waits for the core's matching, on the
- * buffer the start gave (follow_buffer). */
-static int anyrecv_restart(persist_t *p, MPI_Request *r)
-{
-    const comm_entry_t *ce;
-    int s = 0, rc;
-    if ((rc = anyrecv_source(p, &ce, &s)))
-        return rc;
-    return mp_anytag_wait(p->buf, p->bytes, s, p->comm, ce->mpi, r);
 }
 
 static int p2p_init(int kind, void *buf, int64_t bytes, int peer, int tag, mp_comm_t comm, mp_req_t *req)
@@ -142,17 +120,6 @@ static int p2p_init(int kind, void *buf, int64_t bytes, int peer, int tag, mp_co
         return rc;
     p->bytes = bytes;
     p->buf = buf;
-    if (kind == PERSIST_RECV && tag == MP_ANY_TAG) { /* MPI would match it against pieces too */
-        const comm_entry_t *ce;
-        int s = 0;
-        p->kind = PERSIST_ANYRECV;
-        p->restart = anyrecv_restart;
-        if ((rc = anyrecv_source(p, &ce, &s))) {
-            free(p);
-            return rc;
-        }
-        return mp_persist_track(p, MPI_REQUEST_NULL, req);
-    }
     if ((rc = p2p_make(p, buf, &r))) {
         free(p);
         return rc;
@@ -195,11 +162,8 @@ static int follow_buffer(slot_t *s, void *buf)
     persist_t *p = s->persist;
     MPI_Request r = MPI_REQUEST_NULL;
     int rc, moved;
-    if (p->kind >= PERSIST_COLL) { /* collective or partitioned: made once, on a buffer that does not move */
-        if (p->kind == PERSIST_ANYRECV) /* no MPI request of its own: each start takes the buffer */
-            p->buf = buf;
+    if (p->kind >= PERSIST_COLL) /* collective or partitioned: made once, on a buffer that does not move */
         return 0;
-    }
     moved = p->bytes > 0 && buf != p->buf;
     /* Open MPI 4.1 frees a persistent receive that completed with an error
      * (truncation) and nulls its handle: it is made again as well. */
@@ -238,24 +202,14 @@ static inline void activate(mp_counts_t *k, slot_t *s, void *obj)
     atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
 }
 
-/* An instance of a request the library cannot start (persist_t.restart), posted. */
-static MP_COLD int restart(slot_t *s)
-{
-    persist_t *p = s->persist;
-    int rc = p->restart(p, &s->mpi);
-    if (rc == 0 && p->kind == PERSIST_ANYRECV)
-        atomic_store_explicit(&s->flags, atomic_load_explicit(&s->flags, memory_order_relaxed) | SLOT_UNMATCHED,
-                              memory_order_relaxed);
-    return rc;
-}
-
 int mp_req_start(mp_req_t req, void *buf, void *obj)
 {
     slot_t *s = NULL;
     int idx = 0, rc;
     if ((rc = startable(req, &s, &idx)) || (rc = follow_buffer(s, buf)))
         return rc;
-    if ((rc = s->persist->restart ? restart(s) : MP_MPI_CHECK(pal_mpi.Start(&s->mpi), "MPI_Start")))
+    if ((rc = s->persist->restart ? s->persist->restart(s->persist, &s->mpi)
+                                  : MP_MPI_CHECK(pal_mpi.Start(&s->mpi), "MPI_Start")))
         return rc;
     activate(mp_my_counts(), s, obj);
     return 0;
@@ -322,7 +276,7 @@ int mp_req_startall(int n, const mp_req_t *reqs, void *const *bufs, void *const 
         int m = 0;
         for (int i = 0; i < n; i++) {
             persist_t *p = slots[i]->persist;
-            int r1 = p->restart ? restart(slots[i]) : 0;
+            int r1 = p->restart ? p->restart(p, &slots[i]->mpi) : 0;
             if (!p->restart)
                 mr[m++] = slots[i]->mpi; /* MPI_Startall leaves persistent handles as they are */
             if (r1 && !rc)

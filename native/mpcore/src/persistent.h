@@ -12,9 +12,7 @@
 /* What a persistent request needs to make its MPI request again, and what
  * it owns (persistent.c); NULL for every other request. */
 enum persist_kind { PERSIST_SEND = 0, PERSIST_SSEND = 1, PERSIST_RECV = 2, PERSIST_COLL = 3,
-                    PERSIST_PSEND = 4, PERSIST_PRECV = 5, /* partitioned (partitioned.c): bound to one address */
-                    PERSIST_ANYRECV = 6 /* a receive with any tag: no MPI request of its own; each
-                                         * start waits for the core's matching (anytag.h) */ };
+                    PERSIST_PSEND = 4, PERSIST_PRECV = 5 /* partitioned (partitioned.c): bound to one address */ };
 typedef struct persist {
     int kind;             /* PERSIST_* */
     int peer, tag;        /* as the caller gave them (Motor's values) */
@@ -24,8 +22,7 @@ typedef struct persist {
     void *stage[2];       /* collectives: the staging buffers (send, receive) or NULL */
     int partitions;       /* partitioned requests: their partition count */
     /* Collectives the library cannot run persistently (collectives.c): each
-     * start posts the nonblocking form of coll instead; a receive with any tag: each start
-     * waits for a match (persistent.c); NULL otherwise. */
+     * start posts the nonblocking form of coll instead; NULL otherwise. */
     int (*restart)(struct persist *p, MPI_Request *r);
     mp_coll_t coll;
 } persist_t;

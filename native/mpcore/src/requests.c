@@ -1,6 +1,5 @@
 /* requests.c - completing nonblocking operations: test, wait, cancel, the
  * orphans of dropped requests, and sets (testall, waitall, waitany). */
-#include "anytag.h"
 #include "persistent.h"
 #include "requests.h"
 
@@ -190,64 +189,17 @@ static MP_INLINE int slot_test(slot_t *s, int at_mark)
     return 1;
 }
 
-/* 1 when the slot is off the common completion path: a failed test MPI still holds
- * (SLOT_FAILED), or a receive with any tag not matched yet (SLOT_UNMATCHED). */
-static MP_INLINE int slot_off_path(const slot_t *s)
-{
-    return MP_UNLIKELY((atomic_load_explicit(&s->flags, memory_order_relaxed) & SLOT_OFF_PATH) != 0);
-}
-
-/* Takes flags off a slot (its owner's write). */
-static inline void slot_unflag(slot_t *s, uint32_t flags)
-{
-    atomic_store_explicit(&s->flags, atomic_load_explicit(&s->flags, memory_order_relaxed) & ~flags,
-                          memory_order_relaxed);
-}
-
-/* A receive with any tag that no message matched yet (SLOT_UNMATCHED), on its owner's
- * thread: one round of the core's matching (wait 0), or rounds until it is matched (wait 1;
- * inside the blocking bracket).  Returns 1 when it has its MPI request now (the flag off),
- * 0 while it waits, or -1 when it completed instead (DONE): its communicator was freed
- * first, or MPI failed the matching. */
-static MP_COLD int slot_match(slot_t *s, int wait)
-{
-    int rc = mp_anytag_settle(&s->mpi, wait);
-    if (rc == ANYTAG_WAITING)
-        return 0;
-    slot_unflag(s, SLOT_UNMATCHED);
-    if (rc == ANYTAG_MATCHED)
-        return 1;
-    if (rc == ANYTAG_GONE)
-        rc = mp_fail(MP_EHANDLE, "the communicator of a receive with any tag was freed before a message matched it");
-    else
-        (void)mp_anytag_cancel(&s->mpi); /* MPI failed: it waits no more */
-    s->done_rc = rc;
-    status_set_failed(&s->status, rc);
-    atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
-    return -1;
-}
-
-/* mp_slot_poll of a slot off the common path. */
-static MP_COLD int slot_poll_off_path(slot_t *s)
-{
-    int matched;
-    if (slot_failed(s))
-        return slot_settle(s, 0);
-    matched = slot_match(s, 0);
-    return matched == 0 ? 0 : matched < 0 ? 1 : slot_test(s, 0);
-}
-
 int mp_slot_poll(slot_t *s)
 {
-    if (slot_off_path(s))
-        return slot_poll_off_path(s);
+    if (slot_failed(s))
+        return slot_settle(s, 0);
     return slot_test(s, 0);
 }
 
 int mp_slot_poll_at_mark(slot_t *s)
 {
-    if (slot_off_path(s))
-        return 0; /* the owner ends it, or matches it */
+    if (slot_failed(s))
+        return 0; /* the owner ends it */
     return slot_test(s, 1);
 }
 
@@ -275,11 +227,11 @@ int mp_req_wait(mp_req_t req, mp_status_t *status)
     if (MP_UNLIKELY(!s))
         return mp_fail_req(req);
     mp_blocking_enter();
-    if (slot_off_path(s)) /* then DONE, or ACTIVE with its MPI request (a receive with any tag matched) */
-        (void)(slot_failed(s) ? slot_settle(s, 1) : slot_match(s, 1));
+    if (slot_failed(s))
+        (void)slot_settle(s, 1);
     if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE) {
         MPI_Status st;
-        rc = mp_mpi_ended(mp_wait_one(&s->mpi, &st), s->persist ? NULL : &s->mpi);
+        rc = mp_mpi_ended(pal_mpi.Wait(&s->mpi, &st), s->persist ? NULL : &s->mpi);
         slot_complete(s, MP_MPI_CHECK(rc, "MPI_Wait"), &st);
     }
     mp_sweep_orphans();
@@ -295,17 +247,6 @@ int mp_req_cancel(mp_req_t req)
         return mp_fail_req(req);
     if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_ACTIVE)
         return 0; /* already complete: nothing to cancel */
-    if (MP_UNLIKELY(atomic_load_explicit(&s->flags, memory_order_relaxed) & SLOT_UNMATCHED)) {
-        int waited = mp_anytag_cancel(&s->mpi);
-        slot_unflag(s, SLOT_UNMATCHED);
-        if (waited) { /* no message matched it: cancelled, complete */
-            status_empty(&s->status);
-            s->status.cancelled = 1;
-            s->done_rc = 0;
-            atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
-            return 0;
-        } /* else matched meanwhile: its MPI request is cancelled as any other */
-    }
     return MP_MPI_CHECK(pal_mpi.Cancel(&s->mpi), "MPI_Cancel");
 }
 
@@ -379,25 +320,6 @@ int mp_adopt_request(MPI_Request r, void *obj, int is_recv, mp_req_t *req)
     if ((rc = slot_alloc(my_cache(), &s, req)))
         return rc;
     slot_activate(s, r, obj, NULL, is_recv); /* counted when the list posted it */
-    return 0;
-}
-
-int mp_adopt_any_tag(MPI_Request *waiting, void *obj, mp_req_t *req)
-{
-    slot_t *s;
-    int rc;
-    *req = MP_REQ_NULL;
-    if ((rc = slot_alloc(my_cache(), &s, req)))
-        return rc;
-    s->is_recv = 1;
-    s->obj[0] = obj;
-    s->obj[1] = NULL;
-    /* Flagged before it moves: from then on another thread's matching may give it its request. */
-    atomic_store_explicit(&s->flags, SLOT_UNMATCHED, memory_order_relaxed);
-    if (!mp_anytag_retarget(waiting, &s->mpi))
-        atomic_store_explicit(&s->flags, 0, memory_order_relaxed); /* matched already: s->mpi is its request */
-    MP_HAPPENS_BEFORE(s);
-    atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
     return 0;
 }
 
@@ -587,7 +509,7 @@ static MP_INLINE int batch_begin_plain(batch_t *b, int n, const mp_req_t *reqs)
             break;
         MP_HAPPENS_AFTER(s);
         flags = atomic_load_explicit(&s->flags, memory_order_relaxed);
-        if (MP_UNLIKELY(flags & (SLOT_IN_BATCH | SLOT_ORPHANED | SLOT_OFF_PATH))) /* the general path says which, or settles */
+        if (MP_UNLIKELY(flags & (SLOT_IN_BATCH | SLOT_ORPHANED | SLOT_FAILED))) /* the general path says which, or settles */
             break;
         atomic_store_explicit(&s->flags, flags | SLOT_IN_BATCH, memory_order_relaxed);
         mr[i] = s->mpi;
@@ -648,7 +570,7 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs, int wait)
 {
     slot_t **slot;
     MPI_Request *mr;
-    int *idx, *which, k = 0, nslots, failed = 0, left = 0, matched, rebuild = 0;
+    int *idx, *which, k = 0, nslots, failed = 0, left = 0;
     batch_on_stack(b, n);
     if (n < 0 || (n > 0 && !reqs))
         return mp_fail(MP_EINVAL, "request array is NULL or its length %d is negative", n);
@@ -695,7 +617,7 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs, int wait)
             }
             atomic_store_explicit(&s->flags, flags | SLOT_IN_BATCH, memory_order_relaxed);
             idx[i] = x;
-            if (MP_UNLIKELY(flags & SLOT_OFF_PATH))
+            if (MP_UNLIKELY(flags & SLOT_FAILED))
                 failed++;
             else if (state == SLOT_ACTIVE) {
                 mr[k] = s->mpi;
@@ -707,30 +629,12 @@ static int batch_begin(batch_t *b, int n, const mp_req_t *reqs, int wait)
     b->k = k;
     /* Every handle checked: a request whose test failed (at a GC mark, or a test that left it
      * with MPI) is ended now if it can be, and the set finishes it as completed earlier, with
-     * that failure; a test leaves the others for a later call.  A receive with any tag that no
-     * message matched yet gets a round of matching (a wait: rounds until it is matched) and,
-     * once matched, joins the MPI set; one still waiting keeps a test's set incomplete. */
+     * that failure; a test leaves the others for a later call. */
     for (int i = 0; failed && i < n; i++) {
-        if (slot[i] && slot_off_path(slot[i])) {
-            if (slot_failed(slot[i]))
-                left += !slot_settle(slot[i], wait);
-            else if ((matched = slot_match(slot[i], wait)) == 0)
-                left++;
-            else
-                rebuild |= matched > 0;
+        if (slot[i] && slot_failed(slot[i])) {
+            left += !slot_settle(slot[i], wait);
             failed--;
         }
-    }
-    if (rebuild) { /* receives matched just now join the MPI set, in the set's order */
-        k = 0;
-        for (int i = 0; i < n; i++) {
-            slot_t *s = slot[i];
-            if (s && !slot_off_path(s) && atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE) {
-                mr[k] = s->mpi;
-                which[k++] = i;
-            }
-        }
-        b->k = k;
     }
     return left;
 }
@@ -887,7 +791,7 @@ int mp_req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)
     int rc, mrc = MPI_SUCCESS;
     mp_blocking_enter();
     if (MP_LIKELY(batch_begin_plain(&b, n, reqs))) {
-        mrc = mp_anytag_pending() ? mp_anytag_waitall_polled(n, b.mr, b.ms) : mp_mpi_waitall(n, b.mr, b.ms);
+        mrc = mp_mpi_waitall(n, b.mr, b.ms);
         if (MP_LIKELY(mrc == MPI_SUCCESS)) {
             batch_finish_plain(&b, reqs, statuses);
             rc = 0;
@@ -900,7 +804,7 @@ int mp_req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)
         return rc;
     } else {
         if (b.k)
-            mrc = mp_anytag_pending() ? mp_anytag_waitall_polled(b.k, b.mr, b.ms) : mp_mpi_waitall(b.k, b.mr, b.ms);
+            mrc = mp_mpi_waitall(b.k, b.mr, b.ms);
         rc = batch_finish(&b, mrc, "MPI_Waitall", statuses);
     }
     mp_sweep_orphans();

@@ -57,9 +57,6 @@ static inline void mp_sweep_orphans(void)
 /* An MPI request in flight made an ordinary request (a slot, ACTIVE, holding
  * obj): how a request list gives up an operation (requests.c). */
 int mp_adopt_request(MPI_Request r, void *obj, int is_recv, mp_req_t *req);
-/* The same for a receive with any tag that waits for the core's matching on *waiting
- * (anytag.h): the slot waits instead (SLOT_UNMATCHED), unless a message matched it already. */
-int mp_adopt_any_tag(MPI_Request *waiting, void *obj, mp_req_t *req);
 
 /* A request slot claimed before an operation outside the point-to-point path (collectives,
  * neighbourhood collectives, file and RMA requests) is posted: a full table then refuses the

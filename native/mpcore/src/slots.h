@@ -52,13 +52,8 @@ enum slot_flags {
                       * owner's completion calls end it once MPI lets go of it (requests.c,
                       * slot_settle).  Written by another thread too: a GC mark's test, while
                       * the owner is suspended */
-    SLOT_CANCEL_ASKED = 16, /* with SLOT_FAILED: MPI_Cancel was called on it (once) */
-    SLOT_UNMATCHED = 32 /* a receive with any tag the core matches itself (anytag.h): its MPI
-                         * request is null until a message matched it, and only its owner's
-                         * completion calls, under the matching's lock, take the flag off */
+    SLOT_CANCEL_ASKED = 16 /* with SLOT_FAILED: MPI_Cancel was called on it (once) */
 };
-/* The flags that take a slot off the common completion path. */
-#define SLOT_OFF_PATH ((uint32_t)(SLOT_FAILED | SLOT_UNMATCHED))
 
 struct persist;
 

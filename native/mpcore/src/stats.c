@@ -1,5 +1,4 @@
 /* stats.c - mp_stats: the counters of every layer in one snapshot. */
-#include "anytag.h"
 #include "comms.h"
 #include "gcscan.h"
 #include "persistent.h"
@@ -34,5 +33,4 @@ void mp_stats(mp_stats_t *out)
     out->persistent_open = atomic_load(&mp_g_persist_open);
     out->persistent_starts = atomic_load_explicit(&k.persistent_starts, memory_order_relaxed);
     out->persistent_recreated = atomic_load(&mp_g_persist_recreated);
-    out->pieces_kept = mp_anytag_pieces_kept();
 }

@@ -108,13 +108,6 @@ public readonly struct MpiStatistics
     /// </summary>
     public long PersistentRecreated { get; init; }
 
-    /// <summary>
-    /// Continuation pieces of large object payloads that a receive or probe with
-    /// <see cref="Mpi.AnyTag"/> met before their object's receive, kept in native memory until
-    /// that receive takes them, or until their communicator is freed.
-    /// </summary>
-    public long PiecesKept { get; init; }
-
     internal static unsafe MpiStatistics Read()
     {
         CoreStats s;
@@ -144,7 +137,6 @@ public readonly struct MpiStatistics
             PersistentRequests = (long)s.PersistentOpen,
             PersistentStarts = (long)s.PersistentStarts,
             PersistentRecreated = (long)s.PersistentRecreated,
-            PiecesKept = (long)s.PiecesKept,
         };
     }
 }

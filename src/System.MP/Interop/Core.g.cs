@@ -692,8 +692,6 @@ internal struct CoreStats
     internal ulong GcAlignedArrays;
     /// <summary>gc_gen0_budget: bytes the GC was configured to allocate between gen0 collections: motor's default or a setting; 0 when the GC chose its own.</summary>
     internal ulong GcGen0Budget;
-    /// <summary>pieces_kept: continuation pieces of object payloads that a receive or probe with any tag met and keeps for their object's receive.</summary>
-    internal ulong PiecesKept;
 }
 
 /// <summary>Mirror of mp_table_t: the core's call table, one slot per entry of mpcore_calls.def.</summary>
@@ -741,10 +739,6 @@ internal struct CoreTable
     internal nint MrecvStart;
     internal nint Mrecv;
     internal nint Imrecv;
-    internal nint MatchAnyTag;
-    internal nint PieceAside;
-    internal nint PieceNext;
-    internal nint PieceTake;
     internal nint PsendInit;
     internal nint PrecvInit;
     internal nint Pready;
@@ -878,7 +872,7 @@ internal struct CoreTable
     internal nint GcAttach;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 30;
+    internal const uint ExpectedAbiVersion = 28;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -920,10 +914,6 @@ internal struct CoreTable
         "FAST int mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status, mp_token_t *token)\n" +
         "BLOCKING int mrecv(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status)\n" +
         "FAST int imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)\n" +
-        "FAST int match_any_tag(int source, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)\n" +
-        "FAST int piece_aside(int source, int tag, mp_comm_t comm)\n" +
-        "FAST int piece_next(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status, void **piece)\n" +
-        "BLOCKING int piece_take(void *piece, void *dest)\n" +
         "FAST int psend_init(const void *buf, int partitions, int64_t part_bytes, int dest, int tag, mp_comm_t comm, void **stage, mp_req_t *req)\n" +
         "FAST int precv_init(void *buf, int partitions, int64_t part_bytes, int source, int tag, mp_comm_t comm, void **stage, mp_req_t *req)\n" +
         "FAST int pready(mp_req_t req, int first, int last, const int32_t *list)\n" +
@@ -1141,14 +1131,6 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<void*, long, MessageHandle, Status*, int> Mrecv;
     /// <summary>FAST: int mp_imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, MessageHandle, void*, RequestHandle*, int> Imrecv;
-    /// <summary>FAST: int mp_match_any_tag(int source, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CommHandle, MessageHandle*, Status*, int> MatchAnyTag;
-    /// <summary>FAST: int mp_piece_aside(int source, int tag, mp_comm_t comm)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, CommHandle, int> PieceAside;
-    /// <summary>FAST: int mp_piece_next(int source, int tag, mp_comm_t comm, mp_msg_t *msg, mp_status_t *status, void **piece)</summary>
-    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, CommHandle, MessageHandle*, Status*, void**, int> PieceNext;
-    /// <summary>BLOCKING: int mp_piece_take(void *piece, void *dest)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<void*, void*, int> PieceTake;
     /// <summary>FAST: int mp_psend_init(const void *buf, int partitions, int64_t part_bytes, int dest, int tag, mp_comm_t comm, void **stage, mp_req_t *req)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, CommHandle, void**, RequestHandle*, int> PsendInit;
     /// <summary>FAST: int mp_precv_init(void *buf, int partitions, int64_t part_bytes, int source, int tag, mp_comm_t comm, void **stage, mp_req_t *req)</summary>
@@ -1451,10 +1433,6 @@ internal static unsafe partial class Core
         MrecvStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, MessageHandle, Status*, TokenHandle*, int>)t->MrecvStart;
         Mrecv = (delegate* unmanaged[Cdecl]<void*, long, MessageHandle, Status*, int>)t->Mrecv;
         Imrecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, MessageHandle, void*, RequestHandle*, int>)t->Imrecv;
-        MatchAnyTag = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, CommHandle, MessageHandle*, Status*, int>)t->MatchAnyTag;
-        PieceAside = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, CommHandle, int>)t->PieceAside;
-        PieceNext = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int, CommHandle, MessageHandle*, Status*, void**, int>)t->PieceNext;
-        PieceTake = (delegate* unmanaged[Cdecl]<void*, void*, int>)t->PieceTake;
         PsendInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, CommHandle, void**, RequestHandle*, int>)t->PsendInit;
         PrecvInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, CommHandle, void**, RequestHandle*, int>)t->PrecvInit;
         Pready = (delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, int, int, int*, int>)t->Pready;

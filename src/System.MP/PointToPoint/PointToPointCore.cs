@@ -18,8 +18,7 @@ namespace System.MP;
 /// received aside for the transport and the probe repeats, so neither the user nor another
 /// caller of this class ever gets or sees one.  A receive with a tag of its own takes one fast
 /// call.  A nonblocking receive posted with MPI_ANY_TAG (IRecv, RecvInit, a RequestList's
-/// IRecv) is never given to MPI's matching: the core matches it the same way, in the order
-/// such receives were posted, whenever it is tested or waited for.
+/// IRecv) is matched by MPI itself, and a piece that arrives while it is pending can match it.
 /// Blocking calls are one blocking call into the core, unless hang reports are on: then they
 /// take two steps (a fast post, then polls and a wait that HangReport can time and describe).
 /// Send and Recv are inlined, so their P/Invoke is too; the JIT inlines a P/Invoke only outside

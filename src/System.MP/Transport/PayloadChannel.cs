@@ -309,22 +309,13 @@ internal static unsafe class PayloadChannel
         {
             MessageHandle msg;
             Status next;
-            void* kept;
-            int rc = ReservedPieces.Next(source, continuationTag, comm, &kept, &msg, &next);
+            int rc = ReservedPieces.Next(source, continuationTag, comm, out ReservedPieces.Piece? kept, &msg, &next);
             ThrowHelper.Check(rc);
             if (rc == 1)
             {
-                try
-                {
-                    buffer.EnsureCapacity(at + next.ByteCount);
-                }
-                catch
-                {
-                    ReservedPieces.MoveTo(kept, null); // freed: the receive fails anyway
-                    throw;
-                }
-                ReservedPieces.MoveTo(kept, buffer.Pointer + at);
-                return next.ByteCount;
+                buffer.EnsureCapacity(at + kept!.Length);
+                kept.MoveTo(buffer.Pointer + at);
+                return kept.Length;
             }
             if (rc == 2)
             {

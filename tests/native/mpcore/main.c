@@ -75,7 +75,6 @@ static const struct group {
     { "single_tests", test_single_tests, 1 },
     { "blocking_calls", test_blocking_calls, 1 },
     { "checked_entries", test_checked_entries, 1 },
-    { "any_tag", test_any_tag, 1 },
     { "vector_state", test_vector_state, 1 },
     { "request_lists", test_request_lists, 1 },
     { "full_table", test_full_table, 1 },

@@ -58,7 +58,6 @@ void test_full_table(void);
 /* requests.c */
 void test_inflight_table(void);
 void test_persistent(void);
-void test_any_tag(void);
 void test_set_handles(void);
 void test_waitall_batches(void);
 void test_table_threads(void);
