@@ -61,7 +61,7 @@ else
 
 // Scatter and gather: blocks of cells.
 Cell[]? all = rank == 0 ? Mesh.Make(10 * size).Cells : null;
-Cell[] mine = world.OScatter(all, 0)!;
+Cell[] mine = world.OScatterBlocks(all, 0)!;
 for (int i = 0; i < mine.Length; i++)
     mine[i].Value *= 2;
 Cell[]? back = world.OGather(mine, 0);

@@ -459,6 +459,15 @@ internal static class CoreWin
     internal const int Wait = 13;
 }
 
+/// <summary>Optional MPI-4 features (MP_FEATURES: mp_feature) in mpcore.h.</summary>
+internal static class CoreFeature
+{
+    internal const int PersistentCollectives = 0;
+    internal const int PersistentNeighborhood = 1;
+    internal const int Partitioned = 2;
+    internal const int Sessions = 3;
+}
+
 /// <summary>Assertions of the window synchronization calls (MP_WIN_ASSERTS: mp_win_assert) in mpcore.h.</summary>
 internal static class CoreWinAssert
 {
@@ -716,6 +725,7 @@ internal struct CoreTable
     internal nint TagUb;
     internal nint LibraryPath;
     internal nint MpiAbi;
+    internal nint MpiHas;
     internal nint Stats;
     internal nint SessionInit;
     internal nint SessionFinalize;
@@ -858,6 +868,7 @@ internal struct CoreTable
     internal nint FileClose;
     internal nint FileDelete;
     internal nint FileSetView;
+    internal nint FileSetViewSubarray;
     internal nint FileIo;
     internal nint FileIpost;
     internal nint FileSeek;
@@ -872,7 +883,7 @@ internal struct CoreTable
     internal nint GcAttach;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 28;
+    internal const uint ExpectedAbiVersion = 29;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -891,6 +902,7 @@ internal struct CoreTable
         "FAST int tag_ub(int *tag_ub)\n" +
         "ANY const char * library_path(void)\n" +
         "ANY int mpi_abi(void)\n" +
+        "BLOCKING int mpi_has(int feature)\n" +
         "ANY void stats(mp_stats_t *out)\n" +
         "BLOCKING int session_init(mp_info_t info, mp_session_t *session)\n" +
         "BLOCKING int session_finalize(mp_session_t session)\n" +
@@ -1033,8 +1045,9 @@ internal struct CoreTable
         "BLOCKING int file_close(mp_file_t file)\n" +
         "BLOCKING int file_delete(const char *path, mp_info_t info)\n" +
         "BLOCKING int file_set_view(mp_file_t file, int64_t disp, int esize, int64_t block, int64_t stride, mp_info_t info)\n" +
+        "BLOCKING int file_set_view_subarray(mp_file_t file, int64_t disp, int esize, int ndims, const int32_t *sizes, const int32_t *subsizes, const int32_t *starts, mp_info_t info)\n" +
         "BLOCKING int file_io(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_status_t *status)\n" +
-        "BLOCKING int file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_req_t *req)\n" +
+        "BLOCKING int file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, void *obj, mp_req_t *req)\n" +
         "BLOCKING int file_seek(mp_file_t file, int64_t offset, int whence, int shared)\n" +
         "BLOCKING int file_position(mp_file_t file, int shared, int64_t *offset)\n" +
         "BLOCKING int file_sync(mp_file_t file)\n" +
@@ -1085,6 +1098,8 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<byte*> LibraryPath;
     /// <summary>ANY: int mp_mpi_abi(void)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int> MpiAbi;
+    /// <summary>BLOCKING: int mp_mpi_has(int feature)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, int> MpiHas;
     /// <summary>ANY: void mp_stats(mp_stats_t *out)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<CoreStats*, void> Stats;
     /// <summary>BLOCKING: int mp_session_init(mp_info_t info, mp_session_t *session)</summary>
@@ -1369,10 +1384,12 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<byte*, InfoHandle, int> FileDelete;
     /// <summary>BLOCKING: int mp_file_set_view(mp_file_t file, int64_t disp, int esize, int64_t block, int64_t stride, mp_info_t info)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<FileHandle, long, int, long, long, InfoHandle, int> FileSetView;
+    /// <summary>BLOCKING: int mp_file_set_view_subarray(mp_file_t file, int64_t disp, int esize, int ndims, const int32_t *sizes, const int32_t *subsizes, const int32_t *starts, mp_info_t info)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<FileHandle, long, int, int, int*, int*, int*, InfoHandle, int> FileSetViewSubarray;
     /// <summary>BLOCKING: int mp_file_io(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_status_t *status)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<FileHandle, int, long, void*, long, Status*, int> FileIo;
-    /// <summary>BLOCKING: int mp_file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, mp_req_t *req)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<FileHandle, int, long, void*, long, RequestHandle*, int> FileIpost;
+    /// <summary>BLOCKING: int mp_file_ipost(mp_file_t file, int op, int64_t offset, void *buf, int64_t bytes, void *obj, mp_req_t *req)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<FileHandle, int, long, void*, long, void*, RequestHandle*, int> FileIpost;
     /// <summary>BLOCKING: int mp_file_seek(mp_file_t file, int64_t offset, int whence, int shared)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<FileHandle, long, int, int, int> FileSeek;
     /// <summary>BLOCKING: int mp_file_position(mp_file_t file, int shared, int64_t *offset)</summary>
@@ -1410,6 +1427,7 @@ internal static unsafe partial class Core
         TagUb = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int>)t->TagUb;
         LibraryPath = (delegate* unmanaged[Cdecl, SuppressGCTransition]<byte*>)t->LibraryPath;
         MpiAbi = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)t->MpiAbi;
+        MpiHas = (delegate* unmanaged[Cdecl]<int, int>)t->MpiHas;
         Stats = (delegate* unmanaged[Cdecl, SuppressGCTransition]<CoreStats*, void>)t->Stats;
         SessionInit = (delegate* unmanaged[Cdecl]<InfoHandle, SessionHandle*, int>)t->SessionInit;
         SessionFinalize = (delegate* unmanaged[Cdecl]<SessionHandle, int>)t->SessionFinalize;
@@ -1552,8 +1570,9 @@ internal static unsafe partial class Core
         FileClose = (delegate* unmanaged[Cdecl]<FileHandle, int>)t->FileClose;
         FileDelete = (delegate* unmanaged[Cdecl]<byte*, InfoHandle, int>)t->FileDelete;
         FileSetView = (delegate* unmanaged[Cdecl]<FileHandle, long, int, long, long, InfoHandle, int>)t->FileSetView;
+        FileSetViewSubarray = (delegate* unmanaged[Cdecl]<FileHandle, long, int, int, int*, int*, int*, InfoHandle, int>)t->FileSetViewSubarray;
         FileIo = (delegate* unmanaged[Cdecl]<FileHandle, int, long, void*, long, Status*, int>)t->FileIo;
-        FileIpost = (delegate* unmanaged[Cdecl]<FileHandle, int, long, void*, long, RequestHandle*, int>)t->FileIpost;
+        FileIpost = (delegate* unmanaged[Cdecl]<FileHandle, int, long, void*, long, void*, RequestHandle*, int>)t->FileIpost;
         FileSeek = (delegate* unmanaged[Cdecl]<FileHandle, long, int, int, int>)t->FileSeek;
         FilePosition = (delegate* unmanaged[Cdecl]<FileHandle, int, long*, int>)t->FilePosition;
         FileSync = (delegate* unmanaged[Cdecl]<FileHandle, int>)t->FileSync;

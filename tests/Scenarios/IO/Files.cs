@@ -235,7 +235,7 @@ internal static class Files
                 reads[k] = f.IReadAt(FileOffset.Elements((long)k * back[k].Length), back[k]);
             }
             CompactAll();
-            MpiRequest.WaitAll(reads);
+            Request.WaitAll(reads);
             Check.Sequence<int>(data, back.SelectMany(b => b).ToArray(), "reads in the background, a compacting GC while in flight");
         }
         using (var full = MpiFile.Open(Communicator.Self, "/dev/full", MpiFileMode.WriteOnly))
