@@ -28,7 +28,7 @@ public sealed class ValueRequest<T> : IDisposable where T : unmanaged
     /// <summary>The received value; waits for it when the receive has not completed.</summary>
     /// <returns>The value; default when the source was <see cref="Mpi.ProcNull"/> or the receive was cancelled.</returns>
     /// <exception cref="MpiException">The incoming message was shorter than one value.</exception>
-    public T Result => Take(Request.Wait());
+    public T Result => CompletedElsewhere ? _box[0] : Take(Request.Wait());
 
     /// <summary>Tests the receive without waiting.</summary>
     /// <param name="value">The received value when the result is true; default otherwise.</param>
@@ -36,6 +36,11 @@ public sealed class ValueRequest<T> : IDisposable where T : unmanaged
     /// <exception cref="MpiException">The incoming message was shorter than one value.</exception>
     public bool TryGetResult(out T value)
     {
+        if (CompletedElsewhere)
+        {
+            value = _box[0];
+            return true;
+        }
         if (!Request.Test(out Status status))
         {
             value = default;
@@ -52,7 +57,7 @@ public sealed class ValueRequest<T> : IDisposable where T : unmanaged
     /// <param name="cancellationToken">Cancels the receive if it has not matched its message (then <see cref="OperationCanceledException"/>).</param>
     /// <returns>The received value.</returns>
     public async Task<T> ResultAsync(CancellationToken cancellationToken = default) =>
-        Take(await Request.WaitAsync(cancellationToken).ConfigureAwait(false));
+        CompletedElsewhere ? _box[0] : Take(await Request.WaitAsync(cancellationToken).ConfigureAwait(false));
 
     /// <summary>Makes <c>await request</c> give the received value (<see cref="ResultAsync"/>), resuming on the thread pool.</summary>
     /// <returns>The awaiter; the await's result is the value.</returns>
@@ -60,6 +65,13 @@ public sealed class ValueRequest<T> : IDisposable where T : unmanaged
 
     /// <summary>Gives up the receive (<see cref="System.MP.Request.Dispose"/>).</summary>
     public void Dispose() => Request.Dispose();
+
+    /// <summary>
+    /// True once <see cref="Request"/> was completed through another copy (a request set such as
+    /// WaitAll, or a Wait on <see cref="Request"/> itself): the value is in place, its status was
+    /// the completer's.
+    /// </summary>
+    private bool CompletedElsewhere => !Request.IsNull && !Request.IsLive;
 
     private unsafe T Take(in Status status)
     {
