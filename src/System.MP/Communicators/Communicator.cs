@@ -5,13 +5,14 @@ namespace System.MP;
 
 /// <summary>
 /// A group of ranks that exchange messages in a context of their own
-/// (an MPI intracommunicator).  Point-to-point operations live in
-/// Communicator.PointToPoint.cs.
+/// (an MPI intracommunicator): point-to-point messages, collectives, object transport, and the
+/// communicators made from it.
 /// </summary>
 /// <remarks>
 /// A collective that takes a send and a receive array refuses the same non-empty array as both
 /// with an <see cref="ArgumentException"/> naming <c>recv</c>, before anything is sent: MPI
-/// forbids aliased buffers (MPI-4.0 2.5.4), and System.MP has no in-place (MPI_IN_PLACE) form.
+/// forbids aliased buffers (MPI-4.0 2.5.4); the in-place reduction (MPI_IN_PLACE) has its own form,
+/// <c>Allreduce(buffer, op)</c>.
 /// It is refused on every rank, also where MPI would ignore one of the two (a rooted collective's
 /// receive array away from the root, its send array in a scatter), so that ranks running the same
 /// code all refuse it.  Empty arrays carry nothing and are allowed.

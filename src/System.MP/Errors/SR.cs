@@ -70,7 +70,7 @@ internal static class SR
     internal const string SpawnMultipleCommand = "SpawnMultiple: command {0} is null.";
     internal const string SpawnNullArgument = "A spawned command's arguments may not contain null.";
     internal const string SpawnArgs = "Spawn needs a command and a positive process count at the root.";
-    internal const string CollectiveSameArray = "send and recv are the same array, which MPI forbids (MPI-4.0 2.5.4: no aliased buffers); it is refused on every rank, also where one of the two is ignored. System.MP has no in-place form (MPI_IN_PLACE): receive into another array.";
+    internal const string CollectiveSameArray = "send and recv are the same array, which MPI forbids (MPI-4.0 2.5.4: no aliased buffers); it is refused on every rank, also where one of the two is ignored. Receive into another array, or reduce in place with Allreduce(buffer, op) (MPI_IN_PLACE).";
     internal const string GetAccumulateSameArray = "data and result are the same array, which MPI forbids (the origin and result buffers of MPI_Get_accumulate must not overlap): fetch into another array.";
     internal const string SendRecvSameArray = "SendRecv needs two different arrays (MPI forbids overlapping send and receive buffers); SendRecvReplace sends an array and receives into it.";
     internal const string MessageReceived = "The matched message was already received; a Message is received exactly once.";

@@ -360,7 +360,7 @@ internal static class Collectives
             ArgumentException? e = Check.ThrowsNaming<ArgumentException>("recv", call, what);
             if (e is not null)
                 Check.True(e.GetType() == typeof(ArgumentException) && e.Message.Contains("MPI_IN_PLACE", StringComparison.Ordinal),
-                           $"{what}: the aliasing refused, saying there is no in-place form ({e.GetType().Name}: {e.Message})");
+                           $"{what}: the aliasing refused, naming the in-place form ({e.GetType().Name}: {e.Message})");
         }
         int[] four = Make(4, i => i + r), twoPerRank = Make(2 * p, i => i), onePerRank = Make(p, i => i);
         int[] ones = Make(p, _ => 1), steps = Make(p, i => i), past = Make(p, i => p + i);
