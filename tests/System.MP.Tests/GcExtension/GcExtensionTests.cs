@@ -108,7 +108,9 @@ public class GcExtensionTests
     /// The gen0 budget: motor's default (4 MiB) for workstation GC; MOTOR_GC_GEN0,
     /// DOTNET_GCgen0size (which wins) and the runtime property System.GC.Gen0Size set it;
     /// MOTOR_GC_GEN0=0, server GC, the stock GC alone (--no-gc-extension) and library mode
-    /// leave the GC's own.  In each case the GC collects at that rate while object graphs
+    /// leave the GC's own.  Server GC asked for on a process that may use one processor
+    /// (an affinity mask, a container's quota, DOTNET_PROCESSOR_COUNT) runs as workstation
+    /// GC, and gets motor's.  In each case the GC collects at that rate while object graphs
     /// travel between the ranks.
     /// </summary>
     [Theory]
@@ -120,7 +122,8 @@ public class GcExtensionTests
     [InlineData(true, "", "DOTNET_GCgen0size=0x500000", "5242880")]
     [InlineData(true, "", "DOTNET_GCgen0size=0x500000;MOTOR_GC_GEN0=0x300000", "5242880")]
     [InlineData(true, "-p System.GC.Gen0Size=0x280000", "", "2621440")]
-    [InlineData(true, "-p System.GC.Server=true", "", "0")]
+    [InlineData(true, "-p System.GC.Server=true", "", "server")]
+    [InlineData(true, "-p System.GC.Server=true", "DOTNET_PROCESSOR_COUNT=1", "default")]
     [InlineData(true, "--no-gc-extension", "", "0")]
     [InlineData(false, "", "", "0")]
     public void TheGen0BudgetIsMotorsUnlessSetAndTheGcKeepsToIt(bool hosted, string motorOptions, string settings, string expected)
