@@ -208,6 +208,8 @@ public enum Scenario
 
     // Receives and probes with AnyTag beside a large object's continuation pieces (Transport/ReservedTags.cs)
     ObjectsAnyTag,
+    // A nonblocking receive with AnyTag that takes a piece of an object arriving on another thread (Transport/PiecesTaken.cs)
+    ObjectsPiecesTaken,
 
     // Motor ranks beside C, Fortran and Python ranks in MPMD jobs (Interop/MixedJobs.cs)
     MixedWorld,

@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the table layout or any signature changes. */
-#define MP_ABI_VERSION 29
+#define MP_ABI_VERSION 30
 
 /* ---- Errors: one table, X-macro generated (C name, code, C# name, message). ---- */
 #define MP_ERROR_MAP(X)                                                                 \
@@ -48,7 +48,8 @@ extern "C" {
     X(EPENDING,  -12, Pending,   "operation still pending")                             \
     X(EBUSY,     -13, Busy,      "handle is in use by another operation")               \
     X(EROOT,     -14, Root,      "root out of range for the communicator")              \
-    X(ENOTSUP,   -15, NotSupported, "not supported by this MPI library")
+    X(ENOTSUP,   -15, NotSupported, "not supported by this MPI library")               \
+    X(EPIECE,    -16, ObjectPiece, "a receive with AnyTag took a piece of an object payload")
 
 enum mp_error {
 #define MP_ERROR_ENUM(name, code, csname, msg) MP_##name = (code),

@@ -77,6 +77,7 @@ static inline int mp_mpi_check(int rc, const char *call)
 /* ---- state (environment.c) ---- */
 extern _Atomic int mp_g_state;  /* MP_STATE_* */
 extern int mp_g_tag_ub;
+extern int mp_g_reserved_above; /* tags above it are the caller's own (reserve_tags); INT_MAX: none */
 extern int mp_g_thread_level;
 extern _Atomic uint64_t mp_g_mpi_errors; /* failing MPI calls (error.c) */
 MP_COLD int mp_fail_state(void);
@@ -226,6 +227,9 @@ void mp_gc_mpi_end(void);
 void mp_coll_cleanup(void);
 /* Frees the MPI requests of inactive persistent requests (persistent.c); before finalize. */
 void mp_persist_cleanup(void);
+/* Frees the object-payload pieces kept for object receives and forgets the receives posted
+ * with AnyTag (wildcard.c). */
+void mp_wild_clear(void);
 
 /* One-sided communication (rma.c) uses: the element type and accumulate op
  * (collectives.c) and the MPI group behind a handle (groups.c); info objects

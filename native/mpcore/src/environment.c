@@ -2,6 +2,7 @@
  * tag bound, clocks, processor name, library version and path. */
 #include "core.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,6 +81,18 @@ int mp_library_version(char *buf, int cap)
     if (buf && cap > 0)
         snprintf(buf, (size_t)cap, "%s", text);
     return len;
+}
+
+int mp_g_reserved_above = INT_MAX;
+
+int mp_reserve_tags(int above)
+{
+    if (!mp_ready())
+        return mp_fail_state();
+    if (above < 0 || above > mp_g_tag_ub)
+        return mp_fail(MP_ETAG, "reserve_tags: %d is outside [0, %d]", above, mp_g_tag_ub);
+    mp_g_reserved_above = above;
+    return 0;
 }
 
 int mp_tag_ub(int *tag_ub)

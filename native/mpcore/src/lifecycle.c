@@ -207,6 +207,7 @@ int mp_finalize(int stuck_exit_code)
         return mp_fail_state();
     mp_coll_cleanup();
     mp_persist_cleanup();
+    mp_wild_clear();
     atomic_store(&mp_g_state, MP_STATE_FINALIZED);
     if (mp_g_sessions_only) { /* no MPI_Init: ending the sessions ends MPI (MPI-4.0 11.3.1) */
         mp_blocking_enter();

@@ -18,6 +18,7 @@
 #include "gcscan.h"
 #include "lists.h"
 #include "p2p.h"
+#include "wildcard.h"
 
 #include <stdlib.h>
 
@@ -40,6 +41,7 @@ struct mp_list {
     void **obj;               /* room entries: owner objects (GC roots while in flight) or NULL */
     unsigned char *kind;      /* room entries: ENTRY_* */
     int done;                 /* some entry is ENTRY_DONE */
+    int wild;                 /* some receive was posted with AnyTag (wildcard.h) */
     int reserved;             /* entries counted against the request pool budget (MP_REQUEST_BUDGET) */
     MPI_Status *ms;           /* room entries: MPI's statuses of the last completion */
     struct mp_list *next, *prev; /* the live lists, or the pool (next only) */
@@ -124,6 +126,7 @@ int mp_list_create(int capacity, mp_list_t *list)
     }
     l->cap = capacity;
     l->done = 0;
+    l->wild = 0;
     l->reserved = MP_REQUEST_BUDGET ? 0 : capacity; /* see list_reserve */
     l->bytes = l->registered = 0;
     l->n = 0;
@@ -333,6 +336,10 @@ static MP_COLD int list_recv_general(mp_list_t l, void *buf, int64_t bytes, int 
         return 0;
     }
     list_entry(l, i, obj, ENTRY_RECV);
+    if (t == MPI_ANY_TAG) {
+        mp_wild_record(&l->mr[i], MP_REQ_NULL, comm, source);
+        l->wild = 1;
+    }
     rc = list_added(l, i, issue_recv(buf, bytes, s, t, ce, &l->mr[i]), bytes);
     return rc < 0 ? rc : 0;
 }
@@ -409,10 +416,32 @@ static MP_INLINE void list_status(int kind, const MPI_Status *st, mp_status_t *o
     }
 }
 
-/* MPI completed the whole set (mrc MPI_SUCCESS): statuses translated when
- * asked for, every object forgotten, the list emptied. */
-static MP_INLINE void list_done(mp_list_t l, int n, mp_status_t *statuses)
+/* A set with receives posted with AnyTag completed: a piece of an object payload one of them
+ * took is kept for its object receive (wildcard.h).  MP_EPIECE with its message, or 0. */
+static MP_COLD int list_pieces(mp_list_t l, int n, mp_status_t *statuses)
 {
+    int rc = 0;
+    l->wild = 0;
+    for (int i = 0; i < n; i++) {
+        mp_status_t st;
+        if (l->kind[i] != ENTRY_RECV || l->ms[i].MPI_TAG <= mp_g_reserved_above || l->ms[i].MPI_TAG == MPI_ANY_TAG)
+            continue;
+        list_status(ENTRY_RECV, &l->ms[i], &st);
+        (void)mp_wild_took(&l->mr[i], &st);
+        if (statuses)
+            statuses[i] = st;
+        if (!rc)
+            rc = mp_wild_fail(&st);
+    }
+    return rc;
+}
+
+/* MPI completed the whole set (mrc MPI_SUCCESS): statuses translated when
+ * asked for, every object forgotten, the list emptied.  0, or MP_EPIECE when a receive with
+ * AnyTag took a piece of an object payload. */
+static MP_INLINE int list_done(mp_list_t l, int n, mp_status_t *statuses)
+{
+    int rc = 0;
     if (MP_UNLIKELY(l->done)) { /* entries an earlier, failed call completed: empty statuses */
         for (int i = 0; i < n; i++) {
             if (statuses && (l->kind[i] & ENTRY_DONE))
@@ -433,8 +462,11 @@ static MP_INLINE void list_done(mp_list_t l, int n, mp_status_t *statuses)
         for (int i = 0; i < n; i++)
             __atomic_store_n(&obj[i], NULL, __ATOMIC_RELEASE);
     }
+    if (MP_UNLIKELY(l->wild))
+        rc = list_pieces(l, n, statuses);
     __atomic_store_n(&l->n, 0, __ATOMIC_RELEASE);
     list_fold(l, n);
+    return rc;
 }
 
 /* MPI failed the set (MPI-4.0 3.7.5): an entry MPI completed (its request now
@@ -500,7 +532,7 @@ int mp_list_waitall(mp_list_t l, mp_status_t *statuses)
     mp_blocking_enter();
     mrc = mp_mpi_waitall(n, l->mr, l->ms);
     if (MP_LIKELY(mrc == MPI_SUCCESS))
-        list_done(l, n, statuses);
+        rc = list_done(l, n, statuses);
     else
         rc = list_failed(l, n, mrc, "MPI_Waitall", statuses);
     mp_sweep_orphans();
@@ -518,8 +550,8 @@ int mp_list_testall(mp_list_t l, mp_status_t *statuses)
         return list_failed(l, n, mrc, "MPI_Testall", statuses);
     if (!flag)
         return 0; /* no request was touched (MPI-4.0 3.7.5) */
-    list_done(l, n, statuses);
-    return 1;
+    mrc = list_done(l, n, statuses);
+    return mrc ? mrc : 1;
 }
 
 /* ---- the GC extension's view (gcscan.c) ---- */

@@ -3,6 +3,7 @@
  * post_send/post_recv and the slot helpers are inlined into every posting call:
  * this path is measured against C calling MPI directly. */
 #include "p2p.h"
+#include "wildcard.h"
 
 #include <stdlib.h>
 
@@ -268,6 +269,8 @@ int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void
     if (MP_UNLIKELY(rc = slot_alloc(c, &slot, &h)))
         return rc;
     slot_prepare(slot, h, bytes > 0 ? obj : NULL, 1, req);
+    if (MP_UNLIKELY(t == MPI_ANY_TAG))
+        mp_wild_record(&slot->mpi, h, comm, source);
     return slot_posted(c, slot, issue_recv(buf, bytes, s, t, ce, &slot->mpi), bytes, req);
 }
 

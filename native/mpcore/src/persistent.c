@@ -15,6 +15,7 @@
 #include "comms.h"
 #include "persistent.h"
 #include "requests.h"
+#include "wildcard.h"
 
 #include <limits.h>
 
@@ -124,7 +125,13 @@ static int p2p_init(int kind, void *buf, int64_t bytes, int peer, int tag, mp_co
         free(p);
         return rc;
     }
-    return mp_persist_track(p, r, req);
+    if ((rc = mp_persist_track(p, r, req)) == 0 && kind == PERSIST_RECV && tag == MP_ANY_TAG) {
+        int idx;
+        slot_t *s = slot_lookup(*req, &idx);
+        if (s)
+            mp_wild_record(&s->mpi, *req, comm, peer);
+    }
+    return rc;
 }
 
 int mp_send_init(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, mp_req_t *req)

@@ -2,6 +2,7 @@
  * orphans of dropped requests, and sets (testall, waitall, waitany). */
 #include "persistent.h"
 #include "requests.h"
+#include "wildcard.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +17,27 @@ int mp_fail_req(mp_req_t h)
     return mp_fail(MP_EHANDLE, "request handle %d is not valid (completed and freed, or never made)", h);
 }
 
+/* The status of a completed operation, from MPI's (a send's carries only cancellation), and
+ * its result: rc, or MP_EPIECE when a receive with AnyTag took a piece of an object payload
+ * (wildcard.h; its message still to be recorded). */
+static MP_INLINE int status_of(slot_t *s, int rc, const MPI_Status *st, mp_status_t *out)
+{
+    if (s->is_recv) {
+        mp_status_from_mpi(st, out);
+        out->error = rc;
+        if (MP_UNLIKELY(out->tag > mp_g_reserved_above) && !out->cancelled)
+            return mp_wild_took(&s->mpi, out);
+        return rc;
+    }
+    memset(out, 0, sizeof *out);
+    out->cancelled = pal_status_cancelled(st);
+    out->error = rc;
+    return rc;
+}
+
 static void slot_complete(slot_t *s, int rc, const MPI_Status *st)
 {
-    status_of(s->is_recv, rc, st, &s->status);
-    s->done_rc = rc;
+    s->done_rc = status_of(s, rc, st, &s->status) == MP_EPIECE ? MP_WILD_DEFERRED : rc;
     atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
 }
 
@@ -49,7 +67,7 @@ int mp_claim_posted(mp_claim_t *k, int rc, MPI_Request r, void *obj0, void *obj1
 static inline int owner_result(slot_t *s)
 {
     if (MP_UNLIKELY(s->done_rc > 0))
-        s->done_rc = mp_mpi_fail(s->done_rc, "MPI_Test");
+        s->done_rc = s->done_rc == MP_WILD_DEFERRED ? mp_wild_fail(&s->status) : mp_mpi_fail(s->done_rc, "MPI_Test");
     return s->done_rc;
 }
 
@@ -176,8 +194,8 @@ static MP_INLINE int slot_test(slot_t *s, int at_mark)
             return at_mark ? 0 : slot_settle(s, 0);
         }
         if (at_mark) { /* the collecting thread's last error is no one's: the owner records it */
-            status_of(s->is_recv, mp_mpi_code(rc), &st, &s->status);
-            s->done_rc = rc; /* MPI's code: owner_result records it */
+            /* MPI's code (or the taken piece's): owner_result records it */
+            s->done_rc = status_of(s, mp_mpi_code(rc), &st, &s->status) == MP_EPIECE ? MP_WILD_DEFERRED : rc;
             atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);
             return 1;
         }
@@ -537,26 +555,45 @@ static MP_COLD void batch_as_general(batch_t *b, const mp_req_t *reqs)
 /* The usual set completed at once by MPI: the statuses written out (when
  * asked for), then every slot freed into this thread's cache, in one push
  * when it has room (slot_free one by one otherwise). */
-static MP_INLINE void batch_finish_plain(const batch_t *b, const mp_req_t *reqs, mp_status_t *statuses)
+/* The statuses of a set that completed without error, when no one asked for them: only
+ * looked at while receives with AnyTag are recorded (one of them may have taken a piece).
+ * Returns MP_EPIECE, its message recorded, or 0. */
+static MP_COLD int batch_pieces(slot_t *const *slot, const MPI_Status *ms, int n)
+{
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        mp_status_t st;
+        if (status_of(slot[i], 0, &ms[i], &st) == MP_EPIECE && !rc)
+            rc = mp_wild_fail(&st);
+    }
+    return rc;
+}
+
+static MP_INLINE int batch_finish_plain(const batch_t *b, const mp_req_t *reqs, mp_status_t *statuses)
 {
     slot_t *const *slot = b->slot;
     const MPI_Status *ms = b->ms;
     const int n = b->n;
     slot_cache_t *c = my_cache();
-    int top = c->n;
-    if (statuses)
+    int top = c->n, rc = 0;
+    if (statuses) {
         for (int i = 0; i < n; i++)
-            status_of(slot[i]->is_recv, 0, &ms[i], &statuses[i]);
+            if (MP_UNLIKELY(status_of(slot[i], 0, &ms[i], &statuses[i]) == MP_EPIECE) && !rc)
+                rc = mp_wild_fail(&statuses[i]);
+    } else if (MP_UNLIKELY(atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed) != 0)) {
+        rc = batch_pieces(slot, ms, n);
+    }
     if (MP_UNLIKELY(c->listed != LISTED || top > SLOT_CACHE - n)) {
         for (int i = 0; i < n; i++)
             slot_free(c, slot[i], reqs[i] & HANDLE_INDEX_MASK);
-        return;
+        return rc;
     }
     for (int i = 0; i < n; i++) {
         slot_clear(slot[i]);
         c->idx[top + i] = reqs[i] & HANDLE_INDEX_MASK;
     }
     c->n = top + n;
+    return rc;
 }
 
 /* Checks every handle (nothing is touched when one is bad or repeated) and
@@ -654,11 +691,12 @@ static MP_INLINE int batch_finish_as(batch_t *b, int mrc, const char *call, mp_s
         for (int i = 0; i < n; i++) {
             slot_t *s = slot[i];
             mp_status_t scratch, *out = statuses ? &statuses[i] : &scratch;
-            status_of(s->is_recv, 0, &b->ms[i], out);
+            if (MP_UNLIKELY(status_of(s, 0, &b->ms[i], out) == MP_EPIECE) && !rc)
+                rc = mp_wild_fail(out);
             slot_free(c, s, idx[i]);
         }
         batch_release(b);
-        return 0;
+        return rc;
     }
     for (int i = 0, j = 0; i < n; i++) {
         slot_t *s = slot[i];
@@ -696,8 +734,8 @@ static MP_INLINE int batch_finish_as(batch_t *b, int mrc, const char *call, mp_s
                     r = mp_mpi_fail_set(rc, b->ms[j].MPI_ERROR, call);
                 }
             }
-            if (mrc == MPI_SUCCESS || mrc == MPI_ERR_IN_STATUS)
-                status_of(s->is_recv, r, &b->ms[j], out);
+            if ((mrc == MPI_SUCCESS || mrc == MPI_ERR_IN_STATUS) && status_of(s, r, &b->ms[j], out) == MP_EPIECE)
+                r = mp_wild_fail(out);
             if (persistent && s->persist) {
                 s->mpi = b->mr[j]; /* a persistent request keeps its handle */
                 persist_deactivate(s);
@@ -754,11 +792,12 @@ int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
         int flag = 0;
         mrc = mp_mpi_testall_plain(n, b.mr, &flag, b.ms);
         if (MP_LIKELY(mrc == MPI_SUCCESS)) {
-            if (flag)
-                batch_finish_plain(&b, reqs, statuses);
-            else
+            if (!flag) {
                 batch_unmark(&b); /* no request was touched */
-            return flag;
+                return 0;
+            }
+            rc = batch_finish_plain(&b, reqs, statuses);
+            return rc ? rc : 1;
         }
         batch_as_general(&b, reqs);
         rc = batch_finish(&b, mrc, "MPI_Testall", statuses);
@@ -793,8 +832,7 @@ int mp_req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)
     if (MP_LIKELY(batch_begin_plain(&b, n, reqs))) {
         mrc = mp_mpi_waitall(n, b.mr, b.ms);
         if (MP_LIKELY(mrc == MPI_SUCCESS)) {
-            batch_finish_plain(&b, reqs, statuses);
-            rc = 0;
+            rc = batch_finish_plain(&b, reqs, statuses);
         } else {
             batch_as_general(&b, reqs);
             rc = batch_finish(&b, mrc, "MPI_Waitall", statuses);
@@ -953,7 +991,8 @@ int mp_req_testsome(int n, const mp_req_t *reqs, int *indices, mp_status_t *stat
         slot_t *s = b.slot[i];
         if (mrc == MPI_ERR_IN_STATUS && b.ms[j].MPI_ERROR != MPI_SUCCESS)
             r = mp_mpi_fail(b.ms[j].MPI_ERROR, "MPI_Testsome");
-        status_of(s->is_recv, r, &b.ms[j], &statuses[out]);
+        if (status_of(s, r, &b.ms[j], &statuses[out]) == MP_EPIECE)
+            (void)mp_wild_fail(&statuses[out]);
         if (s->persist) {
             s->mpi = b.mr[done[j]]; /* a persistent request keeps its handle */
             persist_deactivate(s);

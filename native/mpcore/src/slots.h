@@ -212,18 +212,6 @@ static inline slot_t *slot_get(mp_req_t h, int *idx)
     return s;
 }
 
-/* The status of a completed operation, from MPI's (a send's carries only
- * cancellation). */
-static inline void status_of(int is_recv, int rc, const MPI_Status *st, mp_status_t *out)
-{
-    if (is_recv) {
-        mp_status_from_mpi(st, out);
-    } else {
-        memset(out, 0, sizeof *out);
-        out->cancelled = pal_status_cancelled(st);
-    }
-    out->error = rc;
-}
 
 
 /* The status of an inactive persistent request (MPI-4.0 3.7.3). */

@@ -69,7 +69,7 @@ internal static class ThrowHelper
             CoreError.NoMemory => new InsufficientMemoryException(detail),
             CoreError.NoLibrary or CoreError.NoSymbol => new DllNotFoundException(detail),
             CoreError.NotSupported => new NotSupportedException(detail),
-            CoreError.Busy => new InvalidOperationException(detail),
+            CoreError.Busy or CoreError.ObjectPiece => new InvalidOperationException(detail),
             _ => new MpiException(SR.Format(SR.CoreError, detail, code), errorClass, inner),
         };
     }

@@ -44,6 +44,8 @@ internal static class CoreError
     internal const int Root = -14;
     /// <summary>MP_ENOTSUP: not supported by this MPI library.</summary>
     internal const int NotSupported = -15;
+    /// <summary>MP_EPIECE: a receive with AnyTag took a piece of an object payload.</summary>
+    internal const int ObjectPiece = -16;
 }
 
 /// <summary>mp_comm_t (int32_t): a communicator.</summary>
@@ -723,6 +725,7 @@ internal struct CoreTable
     internal nint ProcessorName;
     internal nint LibraryVersion;
     internal nint TagUb;
+    internal nint ReserveTags;
     internal nint LibraryPath;
     internal nint MpiAbi;
     internal nint MpiHas;
@@ -749,6 +752,7 @@ internal struct CoreTable
     internal nint MrecvStart;
     internal nint Mrecv;
     internal nint Imrecv;
+    internal nint PieceTaken;
     internal nint PsendInit;
     internal nint PrecvInit;
     internal nint Pready;
@@ -883,7 +887,7 @@ internal struct CoreTable
     internal nint GcAttach;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 29;
+    internal const uint ExpectedAbiVersion = 30;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -900,6 +904,7 @@ internal struct CoreTable
         "FAST int processor_name(char *buf, int cap)\n" +
         "BLOCKING int library_version(char *buf, int cap)\n" +
         "FAST int tag_ub(int *tag_ub)\n" +
+        "FAST int reserve_tags(int above)\n" +
         "ANY const char * library_path(void)\n" +
         "ANY int mpi_abi(void)\n" +
         "BLOCKING int mpi_has(int feature)\n" +
@@ -926,6 +931,7 @@ internal struct CoreTable
         "FAST int mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status, mp_token_t *token)\n" +
         "BLOCKING int mrecv(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status)\n" +
         "FAST int imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)\n" +
+        "BLOCKING int piece_taken(mp_comm_t comm, int source, int tag)\n" +
         "FAST int psend_init(const void *buf, int partitions, int64_t part_bytes, int dest, int tag, mp_comm_t comm, void **stage, mp_req_t *req)\n" +
         "FAST int precv_init(void *buf, int partitions, int64_t part_bytes, int source, int tag, mp_comm_t comm, void **stage, mp_req_t *req)\n" +
         "FAST int pready(mp_req_t req, int first, int last, const int32_t *list)\n" +
@@ -1094,6 +1100,8 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<byte*, int, int> LibraryVersion;
     /// <summary>FAST: int mp_tag_ub(int *tag_ub)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int> TagUb;
+    /// <summary>FAST: int mp_reserve_tags(int above)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int> ReserveTags;
     /// <summary>ANY: const char * mp_library_path(void)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<byte*> LibraryPath;
     /// <summary>ANY: int mp_mpi_abi(void)</summary>
@@ -1146,6 +1154,8 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<void*, long, MessageHandle, Status*, int> Mrecv;
     /// <summary>FAST: int mp_imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, MessageHandle, void*, RequestHandle*, int> Imrecv;
+    /// <summary>BLOCKING: int mp_piece_taken(mp_comm_t comm, int source, int tag)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, int, int, int> PieceTaken;
     /// <summary>FAST: int mp_psend_init(const void *buf, int partitions, int64_t part_bytes, int dest, int tag, mp_comm_t comm, void **stage, mp_req_t *req)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, CommHandle, void**, RequestHandle*, int> PsendInit;
     /// <summary>FAST: int mp_precv_init(void *buf, int partitions, int64_t part_bytes, int source, int tag, mp_comm_t comm, void **stage, mp_req_t *req)</summary>
@@ -1425,6 +1435,7 @@ internal static unsafe partial class Core
         ProcessorName = (delegate* unmanaged[Cdecl, SuppressGCTransition]<byte*, int, int>)t->ProcessorName;
         LibraryVersion = (delegate* unmanaged[Cdecl]<byte*, int, int>)t->LibraryVersion;
         TagUb = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int*, int>)t->TagUb;
+        ReserveTags = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, int>)t->ReserveTags;
         LibraryPath = (delegate* unmanaged[Cdecl, SuppressGCTransition]<byte*>)t->LibraryPath;
         MpiAbi = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)t->MpiAbi;
         MpiHas = (delegate* unmanaged[Cdecl]<int, int>)t->MpiHas;
@@ -1451,6 +1462,7 @@ internal static unsafe partial class Core
         MrecvStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, MessageHandle, Status*, TokenHandle*, int>)t->MrecvStart;
         Mrecv = (delegate* unmanaged[Cdecl]<void*, long, MessageHandle, Status*, int>)t->Mrecv;
         Imrecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, MessageHandle, void*, RequestHandle*, int>)t->Imrecv;
+        PieceTaken = (delegate* unmanaged[Cdecl]<CommHandle, int, int, int>)t->PieceTaken;
         PsendInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, CommHandle, void**, RequestHandle*, int>)t->PsendInit;
         PrecvInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, CommHandle, void**, RequestHandle*, int>)t->PrecvInit;
         Pready = (delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, int, int, int*, int>)t->Pready;

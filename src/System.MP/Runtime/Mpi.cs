@@ -209,6 +209,7 @@ public static unsafe class Mpi
             ThrowHelper.Check(rc);
             if (Core.TagUb(&ub) == 0)
                 (s_mpiTagUpperBound, s_tagUpperBound) = (ub, ub / 2);
+            ThrowHelper.Check(Core.ReserveTags(s_tagUpperBound)); // the object transport's pieces travel above it
             s_threadLevel = (ThreadLevel)provided;
             RequestPoster.UseSharedPoster(s_threadLevel < ThreadLevel.Multiple);
             // motor sets this property to the level it asks MPI for before MPI says what it

@@ -282,33 +282,50 @@ internal static unsafe class PayloadChannel
     /// </summary>
     private static long ReceiveContinuation(NativeBuffer buffer, long received, long announced, int source, int continuationTag, CommHandle comm)
     {
+        string? lost = null;
         while (received < announced)
         {
             long expected = Math.Min(WireFormat.ChunkBytes, announced - received);
             // Received in full either way: this source sends this payload's pieces only under this tag.
-            long bytes = ReceivePiece(buffer, received, source, continuationTag, comm);
+            long bytes = ReceivePiece(buffer, received, expected, source, continuationTag, comm, ref lost);
             if (bytes == 0) // no piece is empty: the sender's Abandon
                 throw TransportErrors.Abandoned(received, announced);
-            if (bytes != expected)
+            if (bytes != expected && lost is null)
                 throw TransportErrors.Malformed(SR.Format(SR.PayloadChunk, bytes, expected, announced));
             received += expected;
         }
+        // A lost piece fails the payload once all of it is received, so that no piece of it is left in matching.
+        if (lost is not null)
+            throw new TransportException(lost);
         return received;
     }
 
     /// <summary>
     /// Receives the next piece from <paramref name="source"/> under <paramref name="continuationTag"/>
-    /// to <paramref name="at"/> in <paramref name="buffer"/> and returns its length: one that a
-    /// receive or probe with any tag kept aside (<see cref="ReservedPieces"/>), else one matched
-    /// here.  Polled, never a blocking probe: a piece can move aside between the two looks, and
-    /// then a blocking probe would wait for a message that is no longer in matching.
+    /// (<paramref name="expected"/> bytes) to <paramref name="at"/> in <paramref name="buffer"/> and
+    /// returns its length: one that a blocking receive or probe with any tag kept aside
+    /// (<see cref="ReservedPieces"/>), else one matched here.  Polled, never a blocking probe: a
+    /// piece can move aside between the looks, and then a blocking probe would wait for a message
+    /// that is no longer in matching.
     /// </summary>
-    private static long ReceivePiece(NativeBuffer buffer, long at, int source, int continuationTag, CommHandle comm)
+    /// <remarks>
+    /// A piece that a nonblocking receive posted with any tag took (which failed saying so) is
+    /// lost: the core records it (<c>piece_taken</c>), <paramref name="lost"/> gets why, and the
+    /// expected length is returned, so that the rest of the payload is still taken out of matching.
+    /// </remarks>
+    private static long ReceivePiece(NativeBuffer buffer, long at, long expected, int source, int continuationTag, CommHandle comm, ref string? lost)
     {
         for (int polls = 0; ; polls++)
         {
             MessageHandle msg;
             Status next;
+            int took = Core.PieceTaken(comm, source, continuationTag);
+            if (took == CoreError.ObjectPiece)
+            {
+                lost ??= ThrowHelper.CoreException(took).Message;
+                return expected;
+            }
+            ThrowHelper.Check(took);
             int rc = ReservedPieces.Next(source, continuationTag, comm, out ReservedPieces.Piece? kept, &msg, &next);
             ThrowHelper.Check(rc);
             if (rc == 1)

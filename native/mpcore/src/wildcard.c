@@ -1,0 +1,175 @@
+/* wildcard.c - nonblocking receives posted with AnyTag, and the object-payload pieces they
+ * take (see wildcard.h). */
+#include "wildcard.h"
+#include "requests.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The recorded receives.  Bounded: when full, entries whose operation ended are purged (a
+ * slot no longer active under the recorded handle; a list entry whose request MPI freed), and
+ * past that the oldest goes (a piece it takes is then recorded under no communicator). */
+#define WILD_MAX 4096
+typedef struct wild {
+    MPI_Request *key;
+    mp_req_t handle;      /* the slot's handle, or MP_REQ_NULL for a list entry */
+    slot_cache_t *owner;  /* the posting thread's cache: only that thread tests the slot */
+    mp_comm_t comm;
+    int source;
+} wild_t;
+
+/* A piece such a receive took: its object receive fails when it looks for it. */
+typedef struct taken {
+    struct taken *next;
+    mp_comm_t comm;       /* MP_COMM_NULL when the receive was no longer recorded */
+    int source, tag;
+    int64_t bytes;
+} taken_t;
+
+static wild_t g_wild[WILD_MAX];
+static taken_t *g_taken;
+static mp_spin_t g_lock = MP_SPIN_INIT;
+_Atomic int mp_g_wild_count;
+static _Atomic int g_taken_count;
+
+static int wild_live(const wild_t *w)
+{
+    int idx;
+    if (w->handle == MP_REQ_NULL)
+        return *w->key != MPI_REQUEST_NULL;
+    slot_t *s = slot_lookup(w->handle, &idx);
+    return s && &s->mpi == w->key && atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_DONE;
+}
+
+void mp_wild_record(MPI_Request *key, mp_req_t handle, mp_comm_t comm, int source)
+{
+    wild_t w = { key, handle, my_cache(), comm, source };
+    mp_spin_lock(&g_lock);
+    int n = atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed), at = n;
+    for (int i = 0; i < n; i++)
+        if (g_wild[i].key == key) {
+            at = i;
+            break;
+        }
+    if (at == WILD_MAX) {
+        int k = 0;
+        for (int i = 0; i < n; i++)
+            if (wild_live(&g_wild[i]))
+                g_wild[k++] = g_wild[i];
+        if (k == WILD_MAX) { /* every one still live: the oldest goes */
+            memmove(&g_wild[0], &g_wild[1], (WILD_MAX - 1) * sizeof g_wild[0]);
+            k--;
+        }
+        n = at = k;
+    }
+    g_wild[at] = w;
+    if (at == n)
+        n++;
+    atomic_store_explicit(&mp_g_wild_count, n, memory_order_release);
+    mp_spin_unlock(&g_lock);
+}
+
+int mp_wild_took(MPI_Request *key, mp_status_t *out)
+{
+    taken_t *t = calloc(1, sizeof *t);
+    const wild_t *w = NULL;
+    mp_spin_lock(&g_lock);
+    int n = atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed);
+    for (int i = n - 1; i >= 0 && !w; i--)
+        if (g_wild[i].key == key)
+            w = &g_wild[i];
+    if (t) {
+        t->comm = w ? w->comm : MP_COMM_NULL;
+        t->source = out->source;
+        t->tag = out->tag;
+        t->bytes = out->bytes;
+        t->next = g_taken;
+        g_taken = t;
+        atomic_fetch_add_explicit(&g_taken_count, 1, memory_order_release);
+    }
+    mp_spin_unlock(&g_lock);
+    out->error = MP_EPIECE;
+    return MP_EPIECE;
+}
+
+int mp_wild_fail(const mp_status_t *st)
+{
+    return mp_fail(MP_EPIECE,
+                   "a nonblocking receive posted with AnyTag received a piece of an object payload from rank %d "
+                   "(tag %d, above the user tags' bound %d): objects larger than one message travel in pieces on "
+                   "the same communicator, and MPI gives a waiting receive with AnyTag whatever arrives first from "
+                   "its source.  The object receive the piece belongs to fails too.  While objects may arrive from "
+                   "a rank on another thread, receive from it with a tag, or send the objects on a communicator of "
+                   "their own (Dup)", st->source, st->tag, mp_g_reserved_above);
+}
+
+/* Completes this thread's recorded receives on comm that may match source and have a message
+ * (a piece one of them took is recorded on the way: slot_complete, status_of).  The owner's
+ * own test, inside the blocking bracket so that no GC mark tests the slots meanwhile. */
+static void poll_own(mp_comm_t comm, int source)
+{
+    enum { AT_ONCE = 64 };
+    mp_req_t handles[AT_ONCE];
+    int m = 0;
+    slot_cache_t *me = my_cache();
+    mp_spin_lock(&g_lock);
+    int n = atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed);
+    for (int i = 0; i < n && m < AT_ONCE; i++) {
+        const wild_t *w = &g_wild[i];
+        if (w->owner == me && w->handle != MP_REQ_NULL && w->comm == comm &&
+            (w->source == MP_ANY_SOURCE || w->source == source))
+            handles[m++] = w->handle;
+    }
+    mp_spin_unlock(&g_lock);
+    if (!m)
+        return;
+    mp_blocking_enter();
+    for (int i = 0; i < m; i++) {
+        int idx;
+        slot_t *s = slot_get(handles[i], &idx);
+        if (s && atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE &&
+            !(atomic_load_explicit(&s->flags, memory_order_relaxed) & SLOT_IN_BATCH))
+            (void)mp_slot_poll(s);
+    }
+    mp_blocking_leave();
+}
+
+int mp_piece_taken(mp_comm_t comm, int source, int tag)
+{
+    taken_t **at, *t = NULL;
+    if (MP_LIKELY(atomic_load_explicit(&mp_g_wild_count, memory_order_acquire) == 0))
+        return 0;
+    poll_own(comm, source);
+    if (atomic_load_explicit(&g_taken_count, memory_order_acquire) == 0)
+        return 0;
+    mp_spin_lock(&g_lock);
+    for (at = &g_taken; *at; at = &(*at)->next)
+        if ((*at)->source == source && (*at)->tag == tag && ((*at)->comm == comm || (*at)->comm == MP_COMM_NULL)) {
+            t = *at;
+            *at = t->next;
+            atomic_fetch_sub_explicit(&g_taken_count, 1, memory_order_release);
+            break;
+        }
+    mp_spin_unlock(&g_lock);
+    if (!t)
+        return 0;
+    int64_t bytes = t->bytes;
+    free(t);
+    return mp_fail(MP_EPIECE, "a piece of this object payload (%lld bytes from rank %d under tag %d) was taken by a "
+                   "nonblocking receive posted with AnyTag on another thread, which failed saying so: while objects "
+                   "may arrive from a rank, receive from it with a tag, or send the objects on a communicator of "
+                   "their own (Dup)", (long long)bytes, source, tag);
+}
+
+void mp_wild_clear(void)
+{
+    mp_spin_lock(&g_lock);
+    while (g_taken) {
+        taken_t *t = g_taken;
+        g_taken = t->next;
+        free(t);
+    }
+    atomic_store_explicit(&g_taken_count, 0, memory_order_relaxed);
+    atomic_store_explicit(&mp_g_wild_count, 0, memory_order_release);
+    mp_spin_unlock(&g_lock);
+}
