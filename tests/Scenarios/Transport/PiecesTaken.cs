@@ -52,24 +52,7 @@ internal static class PiecesTaken
     // One object and one typed message from rank 0; true when the receive took a piece.
     private static bool OneRound(Communicator c, Path path, int round)
     {
-        while (!c.IProbe(0, ObjectTag, out _))
-            Thread.Yield();
-        byte[]? got = null;
-        Exception? failed = null;
-        var receiver = new Thread(() =>
-        {
-            try
-            {
-                got = c.ORecv<byte[]>(0, ObjectTag);
-            }
-            catch (Exception e)
-            {
-                failed = e;
-            }
-        });
-        receiver.Start();
-        while (c.IProbe(0, ObjectTag, out _)) // the object's first message is taken: its pieces follow
-            Thread.SpinWait(10);
+        var receiver = new ObjectOnThread(c, ObjectTag);
         var buf = new int[1024];
         Status st = default;
         Exception? refused = null;
@@ -82,6 +65,8 @@ internal static class PiecesTaken
             refused = e;
         }
         receiver.Join();
+        byte[]? got = receiver.Got;
+        Exception? failed = receiver.Failed;
         if (refused is null)
         {
             Check.Equal(TypedTag, st.Tag, $"{path}, round {round}: the typed message's tag");

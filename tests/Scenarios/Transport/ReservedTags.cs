@@ -36,34 +36,15 @@ internal static class ReservedTags
             }
             else if (c.Rank == 1)
             {
-                // The object's first message is in, untaken; then a thread receives the object,
-                // and once that message is gone its pieces are the earliest messages pending from rank 0.
-                while (!c.IProbe(0, ObjectTag, out _))
-                    Thread.Yield();
-                byte[]? got = null;
-                Exception? failed = null;
-                var receiver = new Thread(() =>
-                {
-                    try
-                    {
-                        got = c.ORecv<byte[]>(0, ObjectTag);
-                    }
-                    catch (Exception e)
-                    {
-                        failed = e;
-                    }
-                });
-                receiver.Start();
-                while (c.IProbe(0, ObjectTag, out _))
-                    Thread.Yield();
+                var receiver = new ObjectOnThread(c, ObjectTag);
                 (Status st, int value) = Receive(c, look);
                 Check.True(st.Tag <= Mpi.TagUpperBound, $"{look}: tag {st.Tag} is not a reserved one");
                 Check.Equal(TypedTag, st.Tag, $"{look}: the typed message's tag");
                 Check.Equal(0, st.Source, $"{look}: its source");
                 Check.Equal(100 + k, value, $"{look}: its value");
                 receiver.Join();
-                Check.True(failed is null, $"{look}: the object receive: {failed}");
-                Check.True(got is not null && got.AsSpan().SequenceEqual(ObjectEager.Pattern(Size, k)), $"{look}: the object arrived whole");
+                Check.True(receiver.Failed is null, $"{look}: the object receive: {receiver.Failed}");
+                Check.True(receiver.Got is not null && receiver.Got.AsSpan().SequenceEqual(ObjectEager.Pattern(Size, k)), $"{look}: the object arrived whole");
             }
             c.Barrier();
         }
@@ -110,4 +91,42 @@ internal static class ReservedTags
                 return (st, o[0]);
         }
     }
+}
+
+/// <summary>
+/// A byte[] object from rank 0 under a tag, received by a thread of its own: started once the
+/// object's first message is in, untaken, and returning once that message is gone, so that the
+/// object's pieces are then the earliest messages pending from rank 0.
+/// </summary>
+internal sealed class ObjectOnThread
+{
+    private readonly Thread _thread;
+
+    internal ObjectOnThread(Communicator c, int tag)
+    {
+        while (!c.IProbe(0, tag, out _))
+            Thread.Yield();
+        _thread = new Thread(() =>
+        {
+            try
+            {
+                Got = c.ORecv<byte[]>(0, tag);
+            }
+            catch (Exception e)
+            {
+                Failed = e;
+            }
+        });
+        _thread.Start();
+        while (c.IProbe(0, tag, out _))
+            Thread.SpinWait(10);
+    }
+
+    /// <summary>The object, once <see cref="Join"/> returned and the receive succeeded.</summary>
+    internal byte[]? Got { get; private set; }
+
+    /// <summary>What the object receive threw, once <see cref="Join"/> returned.</summary>
+    internal Exception? Failed { get; private set; }
+
+    internal void Join() => _thread.Join();
 }
