@@ -3,7 +3,8 @@
 
 1. Every link and resource of every page resolves: a relative href/src names a file of the
    site, and an #anchor on a page of the site names an id on that page; every entry of the
-   navigation (the toc.json files) names a page.
+   navigation (the toc.json files) names a page; every cross reference of the API pages
+   resolved to a link.
 2. Every relative link of the repository's README.md names a file of the repository, and an
    #anchor into a Markdown file names one of its headings (as GitHub makes them ids).
 3. Headless Chromium renders the guide's first page and the Communicator API page: the
@@ -11,6 +12,7 @@
    a screenshot of the Communicator page is written to OUT/communicator.png.
 Exits 1 with every problem listed, 0 when the site is whole.
 """
+import html
 import html.parser
 import json
 import os
@@ -64,7 +66,21 @@ def check_links(site):
             elif url.fragment and target in pages and url.fragment not in pages[target].ids:
                 problems.append(f"{os.path.relpath(path, site)}: no #{url.fragment} in {os.path.relpath(target, site)}")
     problems += check_tocs(site)
+    problems += check_crefs(site)
     return problems, len(pages)
+
+
+def check_crefs(site):
+    """A cref docfx could not resolve is shown as plain text naming its documentation id
+    (System.MP.FileOffset.Bytes(System.Int64)) instead of a link: none may be left."""
+    problems = []
+    api = os.path.join(site, "api")
+    for name in sorted(os.listdir(api)) if os.path.isdir(api) else []:
+        if name.endswith(".html"):
+            with open(os.path.join(api, name), encoding="utf-8") as f:
+                unresolved = sorted(set(re.findall(r'<span class="xref">([^<]*\.[^<]*)</span>', f.read())))
+            problems += [f"api/{name}: unresolved cross reference {html.unescape(u)}" for u in unresolved]
+    return problems
 
 
 def check_tocs(site):
