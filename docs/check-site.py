@@ -2,14 +2,21 @@
 """check-site.py SITE OUT - checks the documentation site docfx wrote into SITE.
 
 1. Every link and resource of every page resolves: a relative href/src names a file of the
-   site, and an #anchor on a page of the site names an id on that page.
-2. Headless Chromium renders the guide's first page and the Communicator API page: the
+   site, and an #anchor on a page of the site names an id on that page; every entry of the
+   navigation (the toc.json files) names a page; every cross reference of the API pages
+   resolved to a link.
+2. Every relative link of the repository's README.md names a file of the repository, and an
+   #anchor into a Markdown file names one of its headings (as GitHub makes them ids).
+3. Headless Chromium renders the guide's first page and the Communicator API page: the
    rendered DOM holds their titles and (for Communicator) the members users call first, and
    a screenshot of the Communicator page is written to OUT/communicator.png.
 Exits 1 with every problem listed, 0 when the site is whole.
 """
+import html
 import html.parser
+import json
 import os
+import re
 import subprocess
 import sys
 import urllib.parse
@@ -58,7 +65,86 @@ def check_links(site):
                 problems.append(f"{os.path.relpath(path, site)}: broken link {link}")
             elif url.fragment and target in pages and url.fragment not in pages[target].ids:
                 problems.append(f"{os.path.relpath(path, site)}: no #{url.fragment} in {os.path.relpath(target, site)}")
+    problems += check_tocs(site)
+    problems += check_crefs(site)
     return problems, len(pages)
+
+
+def check_crefs(site):
+    """A cref docfx could not resolve is shown as plain text naming its documentation id
+    (System.MP.FileOffset.Bytes(System.Int64)) instead of a link: none may be left."""
+    problems = []
+    api = os.path.join(site, "api")
+    for name in sorted(os.listdir(api)) if os.path.isdir(api) else []:
+        if name.endswith(".html"):
+            with open(os.path.join(api, name), encoding="utf-8") as f:
+                unresolved = sorted(set(re.findall(r'<span class="xref">([^<]*\.[^<]*)</span>', f.read())))
+            problems += [f"api/{name}: unresolved cross reference {html.unescape(u)}" for u in unresolved]
+    return problems
+
+
+def check_tocs(site):
+    """The navigation bars are drawn by script from toc.json: every entry must name a page."""
+    problems = []
+
+    def walk(items, toc):
+        for item in items:
+            for key in ("href", "topicHref", "tocHref"):
+                link = item.get(key)
+                if not link or urllib.parse.urlsplit(link).scheme:
+                    continue
+                target = os.path.normpath(os.path.join(os.path.dirname(toc), urllib.parse.unquote(urllib.parse.urlsplit(link).path)))
+                if not os.path.isfile(target):
+                    problems.append(f"{os.path.relpath(toc, site)}: entry \"{item.get('name')}\" names no page: {link}")
+            walk(item.get("items", []), toc)
+
+    for root, _, files in os.walk(site):
+        if "toc.json" in files:
+            toc = os.path.join(root, "toc.json")
+            with open(toc, encoding="utf-8") as f:
+                walk(json.load(f).get("items", []), toc)
+    return problems
+
+
+def slug(heading):
+    """The id GitHub gives a Markdown heading."""
+    text = re.sub(r"[`*]", "", heading.strip().lower())
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def headings(path):
+    ids, fenced = set(), False
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("```"):
+                fenced = not fenced
+            elif not fenced and re.match(r"#{1,6} ", line):
+                ids.add(slug(line.lstrip("#")))
+    return ids
+
+
+def check_readme(readme):
+    problems, fenced, count = [], False, 0
+    base = os.path.dirname(readme)
+    with open(readme, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    for number, line in enumerate(lines, 1):
+        if line.startswith("```"):
+            fenced = not fenced
+        if fenced:
+            continue
+        for link in re.findall(r"\]\(([^)\s]+)\)", line):
+            url = urllib.parse.urlsplit(link)
+            if url.scheme or link.startswith("//") or link.startswith("mailto:"):
+                continue
+            count += 1
+            target = os.path.normpath(os.path.join(base, urllib.parse.unquote(url.path))) if url.path else readme
+            where = f"README.md:{number}"
+            if not os.path.exists(target):
+                problems.append(f"{where}: broken link {link}")
+            elif url.fragment and target.endswith(".md") and url.fragment not in headings(target):
+                problems.append(f"{where}: no heading #{url.fragment} in {os.path.relpath(target, base)}")
+    return problems, count
 
 
 def chromium(args):
@@ -96,10 +182,12 @@ def main():
     site, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
     problems, count = check_links(site)
+    readme_problems, readme_links = check_readme(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "README.md"))
+    problems += readme_problems
     problems += check_rendering(site, out)
     for p in problems:
         print(p)
-    print(f"check-site: {count} pages, {len(problems)} problems; screenshot {os.path.join(out, 'communicator.png')}")
+    print(f"check-site: {count} pages, {readme_links} links of README.md, {len(problems)} problems; screenshot {os.path.join(out, 'communicator.png')}")
     sys.exit(1 if problems else 0)
 
 

@@ -9,7 +9,7 @@
 # job the tests launch (Scenarios, library mode and motor, both cores) and the tests' own process
 # (the in-process tests) runs a thread forcing one blocking compacting gen-2 collection after
 # another (tests/Scenarios/GcExtension/GcStress.cs).  A small gen-0 budget alone does not stress: where much
-# of the heap survives the GC grows the budget again (README, Longer runs).  Each scenario a job
+# of the heap survives the GC grows the budget again (docs/reference/development.md, Longer runs).  Each scenario a job
 # ran, and the tests' process, report their collections into artifacts/gc-stress/reports; the
 # script prints them summed per scenario (runs on a rank, forced collections: least on one rank
 # and all, every collection by generation), then the suite's result.  Exits non-zero when a test

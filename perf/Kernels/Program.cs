@@ -4,7 +4,7 @@
 //
 // Each kernel is written several ways that compute the same numbers; the ways run
 // interleaved, round after round, and the report gives each one's median time and its ratio
-// to the first way (the idiom the README recommends).  A check sum per way must agree, or the program
+// to the first way (the idiom docs/guide/performance.md recommends).  A check sum per way must agree, or the program
 // exits 1.  What the ways are, and what the figures mean, is in perf/NPB/README.md
 // ("Idioms").
 using System.Diagnostics;

@@ -503,7 +503,7 @@ static double ms_since(const struct timespec *t0)
 }
 
 /* Prints "motor[pid]: <ms since the first mark> <phase>" to stderr when MOTOR_STARTUP_TRACE=1
- * (perf/compare-startup.sh, README "Start-up").  The first mark is made by main alone; later
+ * (perf/compare-startup.sh, docs/reference/motor-vm.md "Start-up").  The first mark is made by main alone; later
  * ones may come from the runtime's start thread too (one fprintf each). */
 static void trace_mark(const char *format, ...) __attribute__((format(printf, 1, 2)));
 static void trace_mark(const char *format, ...)

@@ -290,23 +290,15 @@ public sealed unsafe class MpiFile : IDisposable
         return buffer.Length;
     }
 
-    private Request Post<T>(int op, FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged =>
-        PostEtypes(op, At<T>(offset), buffer, bufferOffset, count);
-
-    private Request PostEtypes<T>(int op, long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged
+    private Request Post<T>(int op, FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged
     {
+        long etypes = At<T>(offset);
         ThrowHelper.CheckSlice(buffer, bufferOffset, count, nameof(buffer));
-        FileHandle h = Check(op, offset, (long)count * sizeof(T), nameof(buffer));
-        return Request.PostFile(buffer, bufferOffset, count, h, op, offset);
+        FileHandle h = Check(op, etypes, (long)count * sizeof(T), nameof(buffer));
+        return Request.PostFile(buffer, bufferOffset, count, h, op, etypes);
     }
 
     // ---- explicit offsets ----
-
-    /// <summary>The message of the <see cref="long"/>-offset forms, which no longer compile.</summary>
-    private const string ObsoleteLongOffset =
-        "A long file offset counts bytes until SetView and elements of the view after it, so the same number means two places. " +
-        "Name the unit: FileOffset.Elements(n) counts elements of the buffer's type, FileOffset.Bytes(n) counts bytes " +
-        "(e.g. file.WriteAtAll(FileOffset.Elements(rank * count), data)).";
 
     /// <summary>An offset in the view's etypes for an access of <typeparamref name="T"/> elements.</summary>
     private long At<T>(FileOffset offset) where T : unmanaged => offset.InEtypes(sizeof(T), _elementSize);
@@ -318,22 +310,12 @@ public sealed unsafe class MpiFile : IDisposable
     public Status ReadAt<T>(FileOffset offset, Span<T> buffer) where T : unmanaged => Access(CoreIo.ReadAt, At<T>(offset), (ReadOnlySpan<T>)buffer);
     /// <inheritdoc cref="ReadAt{T}(FileOffset, Span{T})"/>
     public Status ReadAt<T>(FileOffset offset, T[] buffer) where T : unmanaged => Access(CoreIo.ReadAt, At<T>(offset), buffer, 0, Length(buffer));
-    /// <inheritdoc cref="ReadAt{T}(FileOffset, Span{T})"/>
+    /// <inheritdoc cref="ReadAt{T}(FileOffset, Span{T})" path="/*[not(self::param)]"/>
     /// <param name="offset">Where reads, in elements of <typeparamref name="T"/> or bytes of the view's data.</param>
     /// <param name="buffer">Receives the data.</param>
     /// <param name="bufferOffset">First element of <paramref name="buffer"/> to fill.</param>
     /// <param name="count">Elements to read.</param>
     public Status ReadAt<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreIo.ReadAt, At<T>(offset), buffer, bufferOffset, count);
-
-    /// <summary>Refused at compile time: a <see cref="long"/> offset counts bytes until SetView and view elements after; pass a <see cref="FileOffset"/>.</summary>
-    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status ReadAt<T>(long offset, Span<T> buffer) where T : unmanaged => Access(CoreIo.ReadAt, offset, (ReadOnlySpan<T>)buffer);
-    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
-    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status ReadAt<T>(long offset, T[] buffer) where T : unmanaged => Access(CoreIo.ReadAt, offset, buffer, 0, Length(buffer));
-    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
-    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status ReadAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreIo.ReadAt, offset, buffer, bufferOffset, count);
 
     /// <summary>Writes <paramref name="buffer"/> at <paramref name="offset"/> (MPI_File_write_at).</summary>
     /// <param name="offset">Where writes: <see cref="FileOffset.Elements"/> of <typeparamref name="T"/> or <see cref="FileOffset.Bytes"/>, in the view's data.</param>
@@ -342,22 +324,12 @@ public sealed unsafe class MpiFile : IDisposable
     public Status WriteAt<T>(FileOffset offset, ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreIo.WriteAt, At<T>(offset), buffer);
     /// <inheritdoc cref="WriteAt{T}(FileOffset, ReadOnlySpan{T})"/>
     public Status WriteAt<T>(FileOffset offset, T[] buffer) where T : unmanaged => Access(CoreIo.WriteAt, At<T>(offset), buffer, 0, Length(buffer));
-    /// <inheritdoc cref="WriteAt{T}(FileOffset, ReadOnlySpan{T})"/>
+    /// <inheritdoc cref="WriteAt{T}(FileOffset, ReadOnlySpan{T})" path="/*[not(self::param)]"/>
     /// <param name="offset">Where writes, in elements of <typeparamref name="T"/> or bytes of the view's data.</param>
     /// <param name="buffer">The data.</param>
     /// <param name="bufferOffset">First element of <paramref name="buffer"/> to write.</param>
     /// <param name="count">Elements to write.</param>
     public Status WriteAt<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreIo.WriteAt, At<T>(offset), buffer, bufferOffset, count);
-
-    /// <summary>Refused at compile time: a <see cref="long"/> offset counts bytes until SetView and view elements after; pass a <see cref="FileOffset"/>.</summary>
-    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status WriteAt<T>(long offset, ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreIo.WriteAt, offset, buffer);
-    /// <inheritdoc cref="WriteAt{T}(long, ReadOnlySpan{T})"/>
-    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status WriteAt<T>(long offset, T[] buffer) where T : unmanaged => Access(CoreIo.WriteAt, offset, buffer, 0, Length(buffer));
-    /// <inheritdoc cref="WriteAt{T}(long, ReadOnlySpan{T})"/>
-    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status WriteAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreIo.WriteAt, offset, buffer, bufferOffset, count);
 
     /// <summary>Collective <see cref="ReadAt{T}(FileOffset, Span{T})"/> (MPI_File_read_at_all): every rank calls it, with its own offset and buffer.</summary>
     /// <param name="offset">Where this rank reads: <see cref="FileOffset.Elements"/> of <typeparamref name="T"/> or <see cref="FileOffset.Bytes"/>, in the view's data.</param>
@@ -366,22 +338,12 @@ public sealed unsafe class MpiFile : IDisposable
     public Status ReadAtAll<T>(FileOffset offset, Span<T> buffer) where T : unmanaged => Access(CoreIo.ReadAtAll, At<T>(offset), (ReadOnlySpan<T>)buffer);
     /// <inheritdoc cref="ReadAtAll{T}(FileOffset, Span{T})"/>
     public Status ReadAtAll<T>(FileOffset offset, T[] buffer) where T : unmanaged => Access(CoreIo.ReadAtAll, At<T>(offset), buffer, 0, Length(buffer));
-    /// <inheritdoc cref="ReadAtAll{T}(FileOffset, Span{T})"/>
+    /// <inheritdoc cref="ReadAtAll{T}(FileOffset, Span{T})" path="/*[not(self::param)]"/>
     /// <param name="offset">Where this rank reads, in elements of <typeparamref name="T"/> or bytes of the view's data.</param>
     /// <param name="buffer">Receives the data.</param>
     /// <param name="bufferOffset">First element of <paramref name="buffer"/> to fill.</param>
     /// <param name="count">Elements to read.</param>
     public Status ReadAtAll<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreIo.ReadAtAll, At<T>(offset), buffer, bufferOffset, count);
-
-    /// <summary>Refused at compile time: a <see cref="long"/> offset counts bytes until SetView and view elements after; pass a <see cref="FileOffset"/>.</summary>
-    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status ReadAtAll<T>(long offset, Span<T> buffer) where T : unmanaged => Access(CoreIo.ReadAtAll, offset, (ReadOnlySpan<T>)buffer);
-    /// <inheritdoc cref="ReadAtAll{T}(long, Span{T})"/>
-    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status ReadAtAll<T>(long offset, T[] buffer) where T : unmanaged => Access(CoreIo.ReadAtAll, offset, buffer, 0, Length(buffer));
-    /// <inheritdoc cref="ReadAtAll{T}(long, Span{T})"/>
-    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status ReadAtAll<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreIo.ReadAtAll, offset, buffer, bufferOffset, count);
 
     /// <summary>Collective <see cref="WriteAt{T}(FileOffset, ReadOnlySpan{T})"/> (MPI_File_write_at_all): every rank calls it, with its own offset and data.</summary>
     /// <param name="offset">Where this rank writes: <see cref="FileOffset.Elements"/> of <typeparamref name="T"/> or <see cref="FileOffset.Bytes"/>, in the view's data.</param>
@@ -390,22 +352,12 @@ public sealed unsafe class MpiFile : IDisposable
     public Status WriteAtAll<T>(FileOffset offset, ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreIo.WriteAtAll, At<T>(offset), buffer);
     /// <inheritdoc cref="WriteAtAll{T}(FileOffset, ReadOnlySpan{T})"/>
     public Status WriteAtAll<T>(FileOffset offset, T[] buffer) where T : unmanaged => Access(CoreIo.WriteAtAll, At<T>(offset), buffer, 0, Length(buffer));
-    /// <inheritdoc cref="WriteAtAll{T}(FileOffset, ReadOnlySpan{T})"/>
+    /// <inheritdoc cref="WriteAtAll{T}(FileOffset, ReadOnlySpan{T})" path="/*[not(self::param)]"/>
     /// <param name="offset">Where this rank writes, in elements of <typeparamref name="T"/> or bytes of the view's data.</param>
     /// <param name="buffer">The data.</param>
     /// <param name="bufferOffset">First element of <paramref name="buffer"/> to write.</param>
     /// <param name="count">Elements to write.</param>
     public Status WriteAtAll<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreIo.WriteAtAll, At<T>(offset), buffer, bufferOffset, count);
-
-    /// <summary>Refused at compile time: a <see cref="long"/> offset counts bytes until SetView and view elements after; pass a <see cref="FileOffset"/>.</summary>
-    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status WriteAtAll<T>(long offset, ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreIo.WriteAtAll, offset, buffer);
-    /// <inheritdoc cref="WriteAtAll{T}(long, ReadOnlySpan{T})"/>
-    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status WriteAtAll<T>(long offset, T[] buffer) where T : unmanaged => Access(CoreIo.WriteAtAll, offset, buffer, 0, Length(buffer));
-    /// <inheritdoc cref="WriteAtAll{T}(long, ReadOnlySpan{T})"/>
-    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Status WriteAtAll<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Access(CoreIo.WriteAtAll, offset, buffer, bufferOffset, count);
 
     // ---- nonblocking, explicit offsets ----
 
@@ -422,19 +374,12 @@ public sealed unsafe class MpiFile : IDisposable
     /// <param name="buffer">Receives the data; do not touch it before the request completes.</param>
     /// <returns>The request; its status gives the elements read.</returns>
     public Request IReadAt<T>(FileOffset offset, T[] buffer) where T : unmanaged => Post<T>(CoreIo.ReadAt, offset, buffer, 0, Length(buffer));
-    /// <inheritdoc cref="IReadAt{T}(FileOffset, T[])"/>
+    /// <inheritdoc cref="IReadAt{T}(FileOffset, T[])" path="/*[not(self::param)]"/>
     /// <param name="offset">Where to read, in elements of <typeparamref name="T"/> or bytes of the view's data.</param>
     /// <param name="buffer">Receives the data; do not touch it before the request completes.</param>
     /// <param name="bufferOffset">First element of <paramref name="buffer"/> to fill.</param>
     /// <param name="count">Elements to read.</param>
     public Request IReadAt<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Post<T>(CoreIo.ReadAt, offset, buffer, bufferOffset, count);
-
-    /// <summary>Refused at compile time: a <see cref="long"/> offset counts bytes until SetView and view elements after; pass a <see cref="FileOffset"/>.</summary>
-    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Request IReadAt<T>(long offset, T[] buffer) where T : unmanaged => PostEtypes(CoreIo.ReadAt, offset, buffer, 0, Length(buffer));
-    /// <inheritdoc cref="IReadAt{T}(long, T[])"/>
-    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Request IReadAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => PostEtypes(CoreIo.ReadAt, offset, buffer, bufferOffset, count);
 
     /// <summary>
     /// Writes <paramref name="buffer"/> at <paramref name="offset"/> without waiting (MPI_File_iwrite_at's semantics): at thread
@@ -448,19 +393,84 @@ public sealed unsafe class MpiFile : IDisposable
     /// <param name="buffer">The data; do not modify it before the request completes.</param>
     /// <returns>The request; its status gives the elements written.</returns>
     public Request IWriteAt<T>(FileOffset offset, T[] buffer) where T : unmanaged => Post<T>(CoreIo.WriteAt, offset, buffer, 0, Length(buffer));
-    /// <inheritdoc cref="IWriteAt{T}(FileOffset, T[])"/>
+    /// <inheritdoc cref="IWriteAt{T}(FileOffset, T[])" path="/*[not(self::param)]"/>
     /// <param name="offset">Where to write, in elements of <typeparamref name="T"/> or bytes of the view's data.</param>
     /// <param name="buffer">The data; do not modify it before the request completes.</param>
     /// <param name="bufferOffset">First element of <paramref name="buffer"/> to write.</param>
     /// <param name="count">Elements to write.</param>
     public Request IWriteAt<T>(FileOffset offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => Post<T>(CoreIo.WriteAt, offset, buffer, bufferOffset, count);
 
+    // ---- long offsets, refused at compile time ----
+    //
+    // Each form of an explicit-offset access also exists with a long offset, marked obsolete as
+    // an error so that a call written with a bare number does not compile (MPI's own offsets
+    // count bytes until SetView and view elements after it).  They stay in the public API for
+    // binaries built against them, and each forwards to its FileOffset form: the long counts
+    // etypes of the view, so it becomes FileOffset.Bytes of those etypes' bytes.
+
+    /// <summary>The message of the <see cref="long"/>-offset forms, which do not compile.</summary>
+    private const string ObsoleteLongOffset =
+        "A long file offset counts bytes until SetView and elements of the view after it, so the same number means two places. " +
+        "Name the unit: FileOffset.Elements(n) counts elements of the buffer's type, FileOffset.Bytes(n) counts bytes " +
+        "(e.g. file.WriteAtAll(FileOffset.Elements(rank * count), data)).";
+
+    /// <summary>The position a <see cref="long"/> offset names in MPI: <paramref name="offset"/> elements of the view's etype.</summary>
+    private FileOffset Etypes(long offset)
+    {
+        _ = Handle; // a closed file is refused first, as by every access
+        if (offset < 0)
+            throw new ArgumentOutOfRangeException(nameof(offset), offset, SR.Format(SR.FileOffsetNegative, offset));
+        return FileOffset.Bytes(checked(offset * _elementSize));
+    }
+
     /// <summary>Refused at compile time: a <see cref="long"/> offset counts bytes until SetView and view elements after; pass a <see cref="FileOffset"/>.</summary>
     [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Request IWriteAt<T>(long offset, T[] buffer) where T : unmanaged => PostEtypes(CoreIo.WriteAt, offset, buffer, 0, Length(buffer));
-    /// <inheritdoc cref="IWriteAt{T}(long, T[])"/>
+    public Status ReadAt<T>(long offset, Span<T> buffer) where T : unmanaged => ReadAt(Etypes(offset), buffer);
+    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
     [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
-    public Request IWriteAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => PostEtypes(CoreIo.WriteAt, offset, buffer, bufferOffset, count);
+    public Status ReadAt<T>(long offset, T[] buffer) where T : unmanaged => ReadAt(Etypes(offset), buffer);
+    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Status ReadAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => ReadAt(Etypes(offset), buffer, bufferOffset, count);
+    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Status WriteAt<T>(long offset, ReadOnlySpan<T> buffer) where T : unmanaged => WriteAt(Etypes(offset), buffer);
+    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Status WriteAt<T>(long offset, T[] buffer) where T : unmanaged => WriteAt(Etypes(offset), buffer);
+    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Status WriteAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => WriteAt(Etypes(offset), buffer, bufferOffset, count);
+    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Status ReadAtAll<T>(long offset, Span<T> buffer) where T : unmanaged => ReadAtAll(Etypes(offset), buffer);
+    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Status ReadAtAll<T>(long offset, T[] buffer) where T : unmanaged => ReadAtAll(Etypes(offset), buffer);
+    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Status ReadAtAll<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => ReadAtAll(Etypes(offset), buffer, bufferOffset, count);
+    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Status WriteAtAll<T>(long offset, ReadOnlySpan<T> buffer) where T : unmanaged => WriteAtAll(Etypes(offset), buffer);
+    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Status WriteAtAll<T>(long offset, T[] buffer) where T : unmanaged => WriteAtAll(Etypes(offset), buffer);
+    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Status WriteAtAll<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => WriteAtAll(Etypes(offset), buffer, bufferOffset, count);
+    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Request IReadAt<T>(long offset, T[] buffer) where T : unmanaged => IReadAt(Etypes(offset), buffer);
+    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Request IReadAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => IReadAt(Etypes(offset), buffer, bufferOffset, count);
+    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Request IWriteAt<T>(long offset, T[] buffer) where T : unmanaged => IWriteAt(Etypes(offset), buffer);
+    /// <inheritdoc cref="ReadAt{T}(long, Span{T})"/>
+    [Obsolete(ObsoleteLongOffset, error: true), EditorBrowsable(EditorBrowsableState.Never)]
+    public Request IWriteAt<T>(long offset, T[] buffer, int bufferOffset, int count) where T : unmanaged => IWriteAt(Etypes(offset), buffer, bufferOffset, count);
 
     // ---- this rank's file pointer ----
 
@@ -470,7 +480,7 @@ public sealed unsafe class MpiFile : IDisposable
     public Status Read<T>(Span<T> buffer) where T : unmanaged => Access(CoreIo.Read, 0, (ReadOnlySpan<T>)buffer);
     /// <inheritdoc cref="Read{T}(Span{T})"/>
     public Status Read<T>(T[] buffer) where T : unmanaged => Access(CoreIo.Read, 0, buffer, 0, Length(buffer));
-    /// <inheritdoc cref="Read{T}(Span{T})"/>
+    /// <inheritdoc cref="Read{T}(Span{T})" path="/*[not(self::param)]"/>
     /// <param name="buffer">Receives the data.</param>
     /// <param name="offset">First element of <paramref name="buffer"/> to fill.</param>
     /// <param name="count">Elements to read.</param>
@@ -482,7 +492,7 @@ public sealed unsafe class MpiFile : IDisposable
     public Status Write<T>(ReadOnlySpan<T> buffer) where T : unmanaged => Access(CoreIo.Write, 0, buffer);
     /// <inheritdoc cref="Write{T}(ReadOnlySpan{T})"/>
     public Status Write<T>(T[] buffer) where T : unmanaged => Access(CoreIo.Write, 0, buffer, 0, Length(buffer));
-    /// <inheritdoc cref="Write{T}(ReadOnlySpan{T})"/>
+    /// <inheritdoc cref="Write{T}(ReadOnlySpan{T})" path="/*[not(self::param)]"/>
     /// <param name="buffer">The data.</param>
     /// <param name="offset">First element of <paramref name="buffer"/> to write.</param>
     /// <param name="count">Elements to write.</param>

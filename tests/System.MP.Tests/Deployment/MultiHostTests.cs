@@ -62,7 +62,7 @@ public class MultiHostTests(ITestOutputHelper log) : IClassFixture<NamespaceHost
         MatchCollection ended = Regex.Matches(r.Output, @"motor: MPI_Finalize has not returned although every rank entered it.*ending it with code (\d+)");
         if (ended.Count == 0)
             return r;
-        log.WriteLine($"MPI_Finalize did not return on {ended.Count} rank(s) (MPICH 4.0.2 over UCX 1.13 TCP, see README): ended by MOTOR_FINALIZE_TIMEOUT");
+        log.WriteLine($"MPI_Finalize did not return on {ended.Count} rank(s) (MPICH 4.0.2 over UCX 1.13 TCP, see docs/reference/hosts-and-slurm.md): ended by MOTOR_FINALIZE_TIMEOUT");
         if (r.ExitCode != 0 && !r.TimedOut && ended.All(m => m.Groups[1].Value == "0") &&
             (r.Output.Contains("BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", StringComparison.Ordinal) ||
              Regex.IsMatch(r.Output, @"fn_barrier_(in|out) \(pm/pmiserv/pmi\w*_pmi_v1\.c:\d+\): error (writing PMI line|sending PMI response)")))

@@ -1,4 +1,5 @@
 using System.IO;
+using System.Reflection;
 using System.Runtime.InteropServices;
 using Scenarios;
 using Xunit;
@@ -61,6 +62,59 @@ public class FileTests
         }
         Assert.All(methods.Where(m => m.GetParameters()[0].ParameterType == typeof(FileOffset)),
                    m => Assert.Empty(m.GetCustomAttributes(typeof(ObsoleteAttribute), false)));
+    }
+
+    /// <summary>
+    /// The <see cref="long"/>-offset forms do not compile, but a binary built against them
+    /// still calls them: through reflection, every array form of them reads and writes where
+    /// MPI's offset says, in etypes of the view (bytes before SetView, elements of the view's
+    /// type after), and a negative offset is refused naming it.
+    /// </summary>
+    [Fact]
+    public void LongOffsetsStillCountTheViewsEtypesForBinariesBuiltAgainstThem()
+    {
+        string dir = Directory.CreateTempSubdirectory("motor-mpiio-").FullName;
+        try
+        {
+            string[] writes = ["WriteAt", "WriteAtAll", "IWriteAt"], reads = ["ReadAt", "ReadAtAll", "IReadAt"];
+            foreach (bool view in new[] { false, true })
+            {
+                string path = Path.Combine(dir, $"long-{view}.bin");
+                using (var f = MpiFile.Open(Communicator.Self, path, MpiFileMode.ReadWrite | MpiFileMode.Create))
+                {
+                    if (view)
+                        f.SetView<int>();
+                    foreach (string[] names in new[] { writes, reads })
+                    {
+                        int element = 0; // each form of the group accesses its own int of the file
+                        foreach (string name in names)
+                            foreach (bool slice in new[] { false, true })
+                            {
+                                long offset = view ? element : 4L * element; // int k is byte 4k before SetView
+                                int value = names == writes ? 100 + element : 0;
+                                int[] buffer = slice ? [-1, value] : [value];
+                                object?[] args = slice ? [offset, buffer, 1, 1] : [offset, buffer];
+                                if (LongForm(name, args.Length).Invoke(f, args) is Request request)
+                                    request.Wait();
+                                Assert.Equal(100 + element, buffer[^1]); // a read finds what the write there wrote
+                                element++;
+                            }
+                    }
+                    var refused = Assert.Throws<TargetInvocationException>(() => LongForm("WriteAt", 2).Invoke(f, [-1L, new int[1]]));
+                    Assert.Equal("offset", Assert.IsType<ArgumentOutOfRangeException>(refused.InnerException).ParamName);
+                }
+                Assert.Equal(Enumerable.Range(100, 6).ToArray(), MemoryMarshal.Cast<byte, int>(File.ReadAllBytes(path)).ToArray());
+            }
+        }
+        finally
+        {
+            Directory.Delete(dir, recursive: true);
+        }
+
+        static MethodInfo LongForm(string name, int parameters) =>
+            typeof(MpiFile).GetMethods().Single(m => m.Name == name && m.GetParameters().Length == parameters &&
+                                                     m.GetParameters()[0].ParameterType == typeof(long) &&
+                                                     m.GetParameters()[1].ParameterType.IsArray).MakeGenericMethod(typeof(int));
     }
 
     [Fact]
