@@ -2,7 +2,6 @@ using System.Buffers;
 using System.Collections.Generic;
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 
 namespace System.MP;
 
@@ -37,7 +36,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
 {
     private readonly T* _base;       // MPI's memory (Allocate, AllocateShared), else null
     private readonly T[]? _array;    // the array of Create, else null
-    private GCHandle _pin;           // pins an ordinary array of Create until the window is freed
+    private BufferHold? _pin;        // pins an ordinary array of Create until the window is freed
     private readonly int _length;
     private readonly bool _shared;
     private readonly Segment _local;
@@ -49,7 +48,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     private readonly long[]? _skip;
 
     private Window(WindowHandle handle, Communicator comm, T* baseAddress, T[]? array, int length, bool shared, bool dynamic = false,
-                   GCHandle pin = default, int unit = 0, long[]? skip = null)
+                   BufferHold? pin = null, int unit = 0, long[]? skip = null)
         : base(handle, comm)
     {
         _pin = pin;
@@ -116,7 +115,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         InfoHandle i = Info.HandleOf(info);
         WindowHandle win = WindowHandle.Null;
         int rc;
-        GCHandle pin = array.Length == 0 || PinnedBuffers.Contains(array) ? default : GCHandle.Alloc(array, GCHandleType.Pinned);
+        BufferHold? pin = BufferPolicy.HoldForLife(array);
         // The unit divides both the element size and 8, so the 0 or 8 bytes down to the boundary
         // (the array's own length field) are whole units.
         int unit = Math.Min(sizeof(T) & -sizeof(T), 8), below;
@@ -125,11 +124,9 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
             below = (int)((nint)p % 16) % unit == 0 ? (int)((nint)p % 16) : 0;
             rc = Core.WinCreate(c, p == null ? null : (byte*)p - below, (long)array.Length * sizeof(T) + below, unit, i, &win);
         }
-        if (rc < 0 && pin.IsAllocated)
-            pin.Free();
+        if (rc < 0)
+            BufferHold.Release(ref pin);
         ThrowHelper.Check(rc);
-        if (pin.IsAllocated)
-            BufferHold.CountPins(1, 1);
         long[] skip = comm.Allgather((long)(below / unit));
         return new Window<T>(win, comm, null, array, array.Length, shared: false, pin: pin, unit: unit, skip: skip);
     }
@@ -438,11 +435,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     private protected override void OnFreed()
     {
         _local.Revoke();
-        if (_pin.IsAllocated) // MPI no longer touches the array: it may move again
-        {
-            _pin.Free();
-            BufferHold.CountPins(-1, 0);
-        }
+        BufferHold.Release(ref _pin); // MPI no longer touches the array: it may move again
         if (_attached is not null) // the core detached them before MPI_Win_free
         {
             lock (_attached)
