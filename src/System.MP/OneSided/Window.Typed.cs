@@ -321,7 +321,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     public void Accumulate(T[] data, int offset, int count, Op op, int target, long targetIndex)
     {
         WindowHandle h = Handle;
-        int code = OpCode(op);
+        OpHandle code = OpCode(op);
         ThrowHelper.CheckSlice(data, offset, count, nameof(data));
         CheckTarget(target, targetIndex);
         BufferHoldKind hold = HoldFor(data, count, target);
@@ -344,7 +344,8 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     public void GetAccumulate(T[] data, T[] result, Op op, int target, long targetIndex)
     {
         WindowHandle h = Handle;
-        int code = OpCode(op), count = Whole(data);
+        OpHandle code = OpCode(op);
+        int count = Whole(data);
         ArgumentNullException.ThrowIfNull(result);
         Communicator.CheckDistinct(data, result, nameof(result), SR.GetAccumulateSameArray);
         if (result.Length < count)
@@ -372,7 +373,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     public T FetchAndOp(T value, Op op, int target, long targetIndex)
     {
         WindowHandle h = Handle;
-        int code = OpCode(op);
+        OpHandle code = OpCode(op);
         CheckTarget(target, targetIndex);
         T result = default;
         CheckOp(Core.WinFetch(h, &value, null, &result, ElementType<T>.Code, sizeof(T), code, target, Disp(target, targetIndex)));
@@ -396,7 +397,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
             throw new ArgumentException(SR.Format(SR.WindowCasType, typeof(T).Name));
         CheckTarget(target, targetIndex);
         T result = default;
-        CheckOp(Core.WinFetch(h, &value, &compare, &result, ElementType<T>.Code, sizeof(T), 0, target, Disp(target, targetIndex)));
+        CheckOp(Core.WinFetch(h, &value, &compare, &result, ElementType<T>.Code, sizeof(T), OpHandle.None, target, Disp(target, targetIndex)));
         return result;
     }
 
@@ -452,12 +453,12 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     private static BufferHoldKind HoldFor(T[] array, int count, int target) =>
         BufferPolicy.For(array, target == Mpi.ProcNull ? 0 : count);
 
-    private static int OpCode(Op op)
+    private static OpHandle OpCode(Op op)
     {
         ArgumentNullException.ThrowIfNull(op);
         if (op.IsUserDefined)
             throw new ArgumentException(SR.Format(SR.WindowUserOp, op), nameof(op));
-        return op.CodeFor<T>(nameof(op));
+        return op.HandleFor<T>(nameof(op));
     }
 
     private static int Whole(T[] array)
