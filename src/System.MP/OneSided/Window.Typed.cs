@@ -447,7 +447,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     /// <summary>
     /// How <paramref name="count"/> elements of <paramref name="array"/> stay in place from the
     /// operation until the synchronization that completes it (none towards ProcNull): a pin
-    /// (<see cref="BufferHoldKind.Pin"/>) is the window's (Window.Hold), let go at that synchronization.
+    /// (<see cref="BufferHoldKind.Pin"/>) is the window's (EpochPins), let go at that synchronization.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static BufferHoldKind HoldFor(T[] array, int count, int target) =>
