@@ -1,4 +1,5 @@
 using System.Collections.Generic;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Threading;
 
@@ -45,6 +46,12 @@ internal sealed class EpochPins
     /// operation towards <paramref name="target"/>.  Called while the array is fixed, right after
     /// MPI took its address.
     /// </summary>
+    /// <remarks>
+    /// Hold and <see cref="Release"/> run once per operation in library mode: compiled by the JIT
+    /// (AggressiveOptimization keeps them out of System.MP's ReadyToRun code), which inlines
+    /// List's accessors; precompiled code could not, from outside the runtime's version bubble.
+    /// </remarks>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal void Hold(Array array, int target)
     {
         lock (_held)
@@ -82,6 +89,7 @@ internal sealed class EpochPins
     /// <paramref name="seq"/>, or with <paramref name="keep"/> marks them done, to go at the next
     /// synchronization unless an operation reuses them; arrays left done by an earlier one go now.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal void Release(int target, long seq, bool keep = false)
     {
         lock (_held)
