@@ -67,11 +67,12 @@ enum mp_error {
 
 
 /* What crosses to System.MP as numbers and layouts comes from lists, X-macros as
- * MP_ERROR_MAP: an enumeration is X(PREFIX_, NAME, value), a struct X(type, field).  Each
- * list makes the C enum or struct here, and gen_binding writes the C# constants of the same
- * values and the C layout (sizes, offsets) that CoreInterfaceTests holds System.MP's mirrors to. */
+ * MP_ERROR_MAP: an enumeration is X(PREFIX_, NAME, value), a struct X(type, field, C# name).
+ * Each list makes the C enum or struct here, and gen_binding writes the C# constants of the
+ * same values and the C# structs of the same fields, whose layout it checks against the C
+ * compiler's (offsetof, sizeof). */
 #define MP_ENUM_ITEM(prefix, name, value) prefix##name = (value),
-#define MP_STRUCT_FIELD(type, field) type field;
+#define MP_STRUCT_FIELD(type, field, cs) type field;
 
 /* Optional MPI-4 features (mpi_has): present when the loaded library exports all their
  * functions (MPICH 4.0 has each; Open MPI 4.1 none). */
@@ -94,7 +95,8 @@ enum mp_feature { MP_FEATURES(MP_ENUM_ITEM) MP_FEATURE_COUNT };
     X(mp_win_t, int32_t, WindowHandle, "a one-sided window")                                  \
     X(mp_file_t, int32_t, FileHandle, "an open file")                                         \
     X(mp_info_t, int32_t, InfoHandle, "an info object")                                       \
-    X(mp_session_t, int32_t, SessionHandle, "a session")
+    X(mp_session_t, int32_t, SessionHandle, "a session")                                      \
+    X(mp_op_t, int32_t, OpHandle, "a reduction operation: a built-in MP_OP_* or a user operation (op_create)")
 #define MP_HANDLE_TYPEDEF(ctype, repr, cs, what) typedef repr ctype;
 MP_HANDLE_KINDS(MP_HANDLE_TYPEDEF)
 #undef MP_HANDLE_TYPEDEF
@@ -142,7 +144,9 @@ enum mp_world_attr { MP_WORLD_ATTRS(MP_ENUM_ITEM) };
 /* Fixed layout shared with managed code (24 bytes): source is a Motor rank (MP_PROC_NULL for a
  * ProcNull peer), error MP_OK or the operation's MP_E*, cancelled 1 when it was cancelled, bytes
  * those received (0 for sends). */
-#define MP_STATUS_FIELDS(X) X(int32_t, source) X(int32_t, tag) X(int32_t, error) X(int32_t, cancelled) X(int64_t, bytes)
+#define MP_STATUS_FIELDS(X)                                                                    \
+    X(int32_t, source, Source) X(int32_t, tag, Tag) X(int32_t, error, Error) X(int32_t, cancelled, Cancelled) \
+    X(int64_t, bytes, Bytes)
 typedef struct mp_status {
     MP_STATUS_FIELDS(MP_STRUCT_FIELD)
 } mp_status_t;
@@ -169,8 +173,9 @@ enum mp_split_type { MP_SPLIT_TYPES(MP_ENUM_ITEM) };
     X(MP_DT_, INT_INT, 15) X(MP_DT_, SHORT_INT, 16)
 enum mp_dtype { MP_DTYPES(MP_ENUM_ITEM) MP_DT_COUNT };
 
-/* Built-in reduction operations; user operations have handles >= MP_OP_USER.  REPLACE and
- * NO_OP: one-sided accumulates only (MPI-4.0 12.3.4). */
+/* Built-in reduction operations, the handles of fixed value of mp_op_t; user operations have
+ * handles >= MP_OP_USER (one number space, so that an mp_coll_t or an accumulate takes either).
+ * REPLACE and NO_OP: one-sided accumulates only (MPI-4.0 12.3.4). */
 #define MP_OPS(X)                                                                              \
     X(MP_OP_, NONE, 0) X(MP_OP_, SUM, 1) X(MP_OP_, PROD, 2) X(MP_OP_, MIN, 3) X(MP_OP_, MAX, 4) \
     X(MP_OP_, LAND, 5) X(MP_OP_, LOR, 6) X(MP_OP_, LXOR, 7) X(MP_OP_, BAND, 8)                \
@@ -196,10 +201,11 @@ enum mp_coll_kind { MP_COLL_KINDS(MP_ENUM_ITEM) MP_COLL_KIND_COUNT };
 /* kind: MP_COLL_*; root: rooted collectives; dtype: MP_DT_*; elem_size: bytes per element
  * (checked against dtype); op: MP_OP_* or a user op handle, reductions only. */
 #define MP_COLL_FIELDS(X)                                                                      \
-    X(int32_t, kind) X(int32_t, root) X(int32_t, dtype) X(int32_t, elem_size) X(int32_t, op)  \
-    X(int32_t, reserved) X(int64_t, count) X(const void *, sendbuf) X(void *, recvbuf)         \
-    X(const int32_t *, sendcounts) X(const int32_t *, sdispls) X(const int32_t *, recvcounts) \
-    X(const int32_t *, rdispls)
+    X(int32_t, kind, Kind) X(int32_t, root, Root) X(int32_t, dtype, DType) X(int32_t, elem_size, ElemSize) \
+    X(mp_op_t, op, Op) X(int32_t, reserved, Reserved) X(int64_t, count, Count)                \
+    X(const void *, sendbuf, SendBuf) X(void *, recvbuf, RecvBuf)                              \
+    X(const int32_t *, sendcounts, SendCounts) X(const int32_t *, sdispls, SDispls)            \
+    X(const int32_t *, recvcounts, RecvCounts) X(const int32_t *, rdispls, RDispls)
 typedef struct mp_coll {
     MP_COLL_FIELDS(MP_STRUCT_FIELD)
 } mp_coll_t;

@@ -4,9 +4,9 @@
  * statistics' fields MP_STATS_FIELDS, and mpcore.h's lists of the handle kinds
  * (MP_HANDLE_KINDS: a C# struct each, with the handles of fixed value from
  * MP_*_HANDLES), of the enumerations System.MP passes (MP_OPS, MP_COLL_KINDS,
- * MP_DTYPES, MP_IOS, ...) and of the structs it mirrors (MP_STATUS_FIELDS,
- * MP_COLL_FIELDS: their C layout, for CoreInterfaceTests).  Nothing is listed
- * here by hand.
+ * MP_DTYPES, MP_IOS, ...) and of the structs it hands the core (MP_STATUS_FIELDS,
+ * MP_COLL_FIELDS: a C# struct each, field for field, whose layout is checked here
+ * against the C compiler's offsetof and sizeof).  Nothing is listed here by hand.
 
  *
  *   gen_binding OUTPUT.cs     (rewrites OUTPUT only when its text changes)
@@ -120,12 +120,14 @@ static const struct {
 };
 #undef ROWS
 
-/* The C layout of the structs System.MP mirrors: each field's offset, and the size. */
+/* The structs System.MP hands the core (MP_STATUS_FIELDS, MP_COLL_FIELDS): each a C# struct of
+ * the same fields in the same order, laid out sequentially; generate() checks that the C#
+ * layout rules put every field at the offset the C compiler gave it, and stops otherwise. */
 typedef struct field_row {
-    const char *name;
-    size_t offset;
+    const char *name, *ctype, *cs; /* C name, C type, C# name */
+    size_t offset, size;
 } field_row_t;
-#define MP_FIELD_ROW(type, field) { #field, offsetof(STRUCT, field) },
+#define MP_FIELD_ROW(type, field, cs) { #field, #type, #cs, offsetof(STRUCT, field), sizeof(((STRUCT *)0)->field) },
 #define STRUCT mp_status_t
 static const field_row_t k_status_fields[] = { MP_STATUS_FIELDS(MP_FIELD_ROW) };
 #undef STRUCT
@@ -133,14 +135,16 @@ static const field_row_t k_status_fields[] = { MP_STATUS_FIELDS(MP_FIELD_ROW) };
 static const field_row_t k_coll_fields[] = { MP_COLL_FIELDS(MP_FIELD_ROW) };
 #undef STRUCT
 #undef MP_FIELD_ROW
-static const struct {
-    const char *cs, *c;
+static const struct k_struct_row {
+    const char *cs, *layout, *c, *list, *doc;
     size_t size;
     const field_row_t *fields;
     size_t n;
-} k_layouts[] = {
-    { "Status", "mp_status_t", sizeof(mp_status_t), k_status_fields, sizeof k_status_fields / sizeof *k_status_fields },
-    { "Coll", "mp_coll_t", sizeof(mp_coll_t), k_coll_fields, sizeof k_coll_fields / sizeof *k_coll_fields },
+} k_structs[] = {
+    { "CoreStatus", "Status", "mp_status_t", "MP_STATUS_FIELDS", "the outcome of a receive, probe or wait; System.MP's public Status wraps it",
+      sizeof(mp_status_t), k_status_fields, sizeof k_status_fields / sizeof *k_status_fields },
+    { "CollDesc", "Coll", "mp_coll_t", "MP_COLL_FIELDS", "one collective call", sizeof(mp_coll_t), k_coll_fields,
+      sizeof k_coll_fields / sizeof *k_coll_fields },
 };
 
 /* The handle kinds (MP_HANDLE_KINDS): each a C# struct of one field, the size of its C type. */
@@ -167,6 +171,7 @@ static const handle_value_t k_info_handles[] = { MP_INFO_HANDLES(MP_HANDLE_VALUE
 static const handle_value_t k_win_handles[] = { MP_WIN_HANDLES(MP_HANDLE_VALUE_ROW) };
 static const handle_value_t k_file_handles[] = { MP_FILE_HANDLES(MP_HANDLE_VALUE_ROW) };
 static const handle_value_t k_session_handles[] = { MP_SESSION_HANDLES(MP_HANDLE_VALUE_ROW) };
+static const handle_value_t k_op_handles[] = { MP_OPS(MP_HANDLE_VALUE_ROW) }; /* the built-in operations */
 #undef MP_HANDLE_VALUE_ROW
 static const struct {
     const char *c;
@@ -180,7 +185,7 @@ static const struct {
     { "mp_win_t", k_win_handles, sizeof k_win_handles / sizeof *k_win_handles },
     { "mp_file_t", k_file_handles, sizeof k_file_handles / sizeof *k_file_handles },
     { "mp_session_t", k_session_handles, sizeof k_session_handles / sizeof *k_session_handles },
-
+    { "mp_op_t", k_op_handles, sizeof k_op_handles / sizeof *k_op_handles },
 };
 
 /* C base types (after const and '*' are taken off) and their C# names; handle kinds come from k_handles. */
@@ -197,6 +202,24 @@ static void die(const char *what, const char *detail)
 {
     fprintf(stderr, "gen_binding: %s: %s\n", what, detail);
     exit(1);
+}
+
+/* Bytes of a C# type cs_type wrote (struct fields: primitives, handle kinds, pointers); 0 if unknown. */
+static size_t cs_size(const char *cs)
+{
+    static const struct {
+        const char *cs;
+        size_t size;
+    } k_sizes[] = { { "int", 4 }, { "uint", 4 }, { "long", 8 }, { "ulong", 8 }, { "double", 8 }, { "byte", 1 } };
+    if (cs[0] && cs[strlen(cs) - 1] == '*')
+        return sizeof(void *);
+    for (size_t i = 0; i < sizeof k_handles / sizeof *k_handles; i++)
+        if (strcmp(cs, k_handles[i].cs) == 0)
+            return k_handles[i].size;
+    for (size_t i = 0; i < sizeof k_sizes / sizeof *k_sizes; i++)
+        if (strcmp(cs, k_sizes[i].cs) == 0)
+            return k_sizes[i].size;
+    return 0;
 }
 
 /* C# spelling of one C type such as "const char *const *". */
@@ -348,13 +371,44 @@ static void put_handle(FILE *f, const handle_kind_t *h)
             h->cs, h->cs, h->c, h->cs, h->cs, h->cs, h->cs);
 }
 
+/* One struct of mpcore.h as a sequential C# struct, field for field.  Each field's C# type has the
+ * size of the C field, and C#'s sequential layout (each field at the next multiple of its own
+ * size, the struct padded to its largest field) lands every field at the C offset: else stop. */
+static void put_struct(FILE *f, const struct k_struct_row *st)
+{
+    char t[96], what[160];
+    size_t at = 0, align = 1;
+    fprintf(f, "/// <summary>%s (%s in mpcore.h): %s.</summary>\n"
+               "[StructLayout(LayoutKind.Sequential)]\n"
+               "internal unsafe struct %s\n{\n", st->c, st->list, st->doc, st->cs);
+    for (size_t i = 0; i < st->n; i++) {
+        const field_row_t *fd = &st->fields[i];
+        size_t size;
+        cs_type(fd->ctype, t, sizeof t);
+        size = cs_size(t);
+        snprintf(what, sizeof what, "%s.%s (%s as %s)", st->c, fd->name, fd->ctype, t);
+        if (size != fd->size)
+            die("a field whose C# type has another size than in C", what);
+        at = (at + size - 1) / size * size;
+        if (at != fd->offset)
+            die("a field C# would lay out at another offset than C (padding C# does not reproduce)", what);
+        at += size;
+        if (size > align)
+            align = size;
+        fprintf(f, "    /// <summary>%s (%s, at %zu).</summary>\n    internal %s %s;\n", fd->name, fd->ctype, fd->offset, t, fd->cs);
+    }
+    if ((at + align - 1) / align * align != st->size)
+        die("a struct C# would size otherwise than C", st->c);
+    fputs("}\n\n", f);
+}
+
 static void generate(FILE *f)
 {
     const size_t ncalls = sizeof k_calls / sizeof *k_calls;
     char name[64], ptr[768];
     fputs("// <auto-generated>\n"
           "// Written by native/mpcore/tools/gen_binding.c from native/mpcore/include/mpcore_calls.def\n"
-          "// (the core's interface, listed once) and mpcore.h's lists (errors, statistics, enumerations, struct\n"
+          "// (the core's interface, listed once) and mpcore.h's lists (errors, statistics, enumerations, structs,\n"
           "// layouts), at every native build.\n"
           "// Do not edit: change the list and run ./build.sh build.\n"
           "// </auto-generated>\n"
@@ -376,18 +430,20 @@ static void generate(FILE *f)
         }
         fputs("}\n\n", f);
     }
+    for (size_t l = 0; l < sizeof k_structs / sizeof *k_structs; l++)
+        put_struct(f, &k_structs[l]);
     fputs("/// <summary>\n"
-          "/// The C layout of the structs System.MP mirrors (MP_STATUS_FIELDS, MP_COLL_FIELDS in mpcore.h):\n"
-          "/// each field's name and offset, and the size, as the C compiler laid them out.\n"
+          "/// The C layout of the structs above (MP_STATUS_FIELDS, MP_COLL_FIELDS in mpcore.h): each field's\n"
+          "/// name and offset, and the size, as the C compiler laid them out (checked again by CoreInterfaceTests).\n"
           "/// </summary>\n"
           "internal static class CoreLayout\n{\n", f);
-    for (size_t l = 0; l < sizeof k_layouts / sizeof *k_layouts; l++) {
-        fprintf(f, "    /// <summary>sizeof(%s).</summary>\n    internal const int %sSize = %zu;\n", k_layouts[l].c,
-                k_layouts[l].cs, k_layouts[l].size);
+    for (size_t l = 0; l < sizeof k_structs / sizeof *k_structs; l++) {
+        fprintf(f, "    /// <summary>sizeof(%s).</summary>\n    internal const int %sSize = %zu;\n", k_structs[l].c,
+                k_structs[l].layout, k_structs[l].size);
         fprintf(f, "    /// <summary>The fields of %s in order: C name and offset.</summary>\n"
-                   "    internal static readonly (string Name, int Offset)[] %sFields =\n    [\n", k_layouts[l].c, k_layouts[l].cs);
-        for (size_t i = 0; i < k_layouts[l].n; i++)
-            fprintf(f, "        (\"%s\", %zu),\n", k_layouts[l].fields[i].name, k_layouts[l].fields[i].offset);
+                   "    internal static readonly (string Name, int Offset)[] %sFields =\n    [\n", k_structs[l].c, k_structs[l].layout);
+        for (size_t i = 0; i < k_structs[l].n; i++)
+            fprintf(f, "        (\"%s\", %zu),\n", k_structs[l].fields[i].name, k_structs[l].fields[i].offset);
         fputs("    ];\n", f);
     }
     fputs("}\n\n"

@@ -33,7 +33,7 @@ internal sealed class BufferHold
     internal static long PinnedHandles => Volatile.Read(ref s_pinnedHandles);
 
     /// <summary>
-    /// Counts pins held elsewhere (a window's arrays of incomplete operations, Window.cs):
+    /// Counts pins held elsewhere (a window's arrays of incomplete operations, EpochPins):
     /// <paramref name="held"/> arrays pinned more (or fewer), <paramref name="allocated"/> new GCHandles.
     /// </summary>
     internal static void CountPins(int held, int allocated)

@@ -22,7 +22,8 @@ internal enum BufferHoldKind : byte
 /// in place", for every path that leaves an array with MPI past the call that gave it:
 /// nonblocking point-to-point and collectives (Request.Posting.cs), request lists
 /// (RequestList.cs), persistent starts (PersistentRequest.cs), one-sided operations
-/// (Window.Typed.cs).  Operations whose buffer address MPI binds when they are made
+/// (Window.Typed.cs, held until the synchronization that completes them: <see cref="EpochPins"/>)
+/// and a window's memory (<see cref="HoldForLife"/>).  Operations whose buffer address MPI binds when they are made
 /// (persistent collectives, partitioned requests) cannot follow a moved array: for them a
 /// movable array (<see cref="Moves"/>) is staged in native memory instead of held.  A
 /// blocking call needs none of this: its <c>fixed</c> frame pins the array until MPI is done.
@@ -75,6 +76,14 @@ internal static unsafe class BufferPolicy
         BufferHold? none = null;
         return BufferHold.Acquire(array, ref none);
     }
+
+    /// <summary>
+    /// What keeps <paramref name="array"/> in place while MPI may access it at any time (a window's
+    /// memory, from its creation until it is freed): a pinned GCHandle of its own in both modes, since
+    /// the GC extension holds the arrays of operations in flight, not memory exposed for good; null
+    /// when the array never moves (empty, or on the pinned object heap).  Released by its owner.
+    /// </summary>
+    internal static BufferHold? HoldForLife(Array array) => Moves(array, array.LongLength) ? PinForLife(array) : null;
 
     /// <summary>What keeps <paramref name="bytes"/> of <paramref name="array"/> in place while an operation on them is in flight.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

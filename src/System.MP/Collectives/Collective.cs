@@ -60,7 +60,7 @@ internal unsafe ref struct Collective<T> where T : unmanaged
         op = op.For<T>();
         if (op.IsUserDefined && !userAllowed)
             throw new ArgumentException(SR.NonblockingUserOp, nameof(op));
-        Desc.Op = op.CodeFor<T>(nameof(op));
+        Desc.Op = op.HandleFor<T>(nameof(op));
         _userOp = op.IsUserDefined;
     }
 

@@ -57,7 +57,7 @@ public sealed unsafe class Op : IDisposable
     private readonly string _name;
     private readonly Impl? _impl;
     private GCHandle _implHandle;
-    private int _handle;
+    private OpHandle _handle; // a user operation's, once made (OpHandle.None until then)
 
     [ThreadStatic]
     private static Exception? t_pending;
@@ -113,9 +113,9 @@ public sealed unsafe class Op : IDisposable
     /// <summary>Frees a user operation's MPI object; built-in operations ignore it.</summary>
     public void Dispose()
     {
-        if (_handle != 0 && Mpi.IsInitialized)
+        if (_handle != OpHandle.None && Mpi.IsInitialized)
             Core.OpFree(_handle);
-        _handle = 0;
+        _handle = OpHandle.None;
         if (_implHandle.IsAllocated)
             _implHandle.Free();
     }
@@ -126,7 +126,7 @@ public sealed unsafe class Op : IDisposable
     /// <summary>
     /// The operation that reduces elements of T: this one, or for Sum, Product, Min
     /// and Max of a type that is not a built-in number, the C# operation made from
-    /// T's operators (this one, which <see cref="CodeFor"/> then refuses, when T has none).
+    /// T's operators (this one, which <see cref="HandleFor"/> then refuses, when T has none).
     /// </summary>
     internal Op For<T>() where T : unmanaged
     {
@@ -188,8 +188,9 @@ public sealed unsafe class Op : IDisposable
 
         ?? throw new ArgumentException(SR.Format(SR.OpNotForType, _name, typeof(T).Name), paramName);
 
-    /// <summary>The core's op code for elements of T; throws ArgumentException when the op does not apply to T.</summary>
-    internal int CodeFor<T>(string paramName) where T : unmanaged
+    /// <summary>The core's handle of the operation for elements of T: a built-in's code or a user operation's
+    /// handle; throws ArgumentException when the op does not apply to T.</summary>
+    internal OpHandle HandleFor<T>(string paramName) where T : unmanaged
     {
         bool ok = _code switch
         {
@@ -204,8 +205,8 @@ public sealed unsafe class Op : IDisposable
         if (!ok)
             throw new ArgumentException(SR.Format(SR.OpNotForType, _name, typeof(T).Name), paramName);
         if (_code != CodeUser)
-            return _code;
-        if (_handle == 0)
+            return new OpHandle(_code);
+        if (_handle == OpHandle.None)
             CreateHandle();
         return _handle;
     }
@@ -214,12 +215,12 @@ public sealed unsafe class Op : IDisposable
     {
         lock (_impl!)
         {
-            if (_handle != 0)
+            if (_handle != OpHandle.None)
                 return;
             Mpi.EnsureInitialized();
             if (!_implHandle.IsAllocated)
                 _implHandle = GCHandle.Alloc(_impl);
-            int h = 0;
+            OpHandle h = OpHandle.None;
             int rc = Core.OpCreate(&Invoke, (void*)GCHandle.ToIntPtr(_implHandle), IsCommutative ? 1 : 0, &h);
             ThrowHelper.Check(rc);
             _handle = h;
@@ -265,7 +266,7 @@ public sealed unsafe class Op : IDisposable
     }
 
     // Any T: an object reduction only calls the function.  MPI calls Apply only through a handle,
-    // which CodeFor makes for an unmanaged T alone, so the elements it walks are plain values.
+    // which HandleFor makes for an unmanaged T alone, so the elements it walks are plain values.
     private sealed class Impl<T>(Func<T, T, T> function) : Impl
     {
         internal override Type ElementType => typeof(T);

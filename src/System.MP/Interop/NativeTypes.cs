@@ -1,17 +1,4 @@
-using System.Runtime.InteropServices;
-
 namespace System.MP.Interop;
-
-/// <summary>Mirror of mp_coll_t: one collective call (its layout checked against CoreLayout by CoreInterfaceTests).</summary>
-[StructLayout(LayoutKind.Sequential)]
-internal unsafe struct CollDesc
-{
-    internal int Kind, Root, DType, ElemSize, Op, Reserved;
-    internal long Count;
-    internal void* SendBuf;
-    internal void* RecvBuf;
-    internal int* SendCounts, SDispls, RecvCounts, RDispls;
-}
 
 /// <summary>
 /// What a nonblocking neighborhood collective needs beyond its descriptor: the byte displacements

@@ -2,7 +2,6 @@ using System.Buffers;
 using System.Collections.Generic;
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 
 namespace System.MP;
 
@@ -37,7 +36,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
 {
     private readonly T* _base;       // MPI's memory (Allocate, AllocateShared), else null
     private readonly T[]? _array;    // the array of Create, else null
-    private GCHandle _pin;           // pins an ordinary array of Create until the window is freed
+    private BufferHold? _pin;        // pins an ordinary array of Create until the window is freed
     private readonly int _length;
     private readonly bool _shared;
     private readonly Segment _local;
@@ -49,7 +48,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     private readonly long[]? _skip;
 
     private Window(WindowHandle handle, Communicator comm, T* baseAddress, T[]? array, int length, bool shared, bool dynamic = false,
-                   GCHandle pin = default, int unit = 0, long[]? skip = null)
+                   BufferHold? pin = null, int unit = 0, long[]? skip = null)
         : base(handle, comm)
     {
         _pin = pin;
@@ -116,7 +115,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
         InfoHandle i = Info.HandleOf(info);
         WindowHandle win = WindowHandle.Null;
         int rc;
-        GCHandle pin = array.Length == 0 || PinnedBuffers.Contains(array) ? default : GCHandle.Alloc(array, GCHandleType.Pinned);
+        BufferHold? pin = BufferPolicy.HoldForLife(array);
         // The unit divides both the element size and 8, so the 0 or 8 bytes down to the boundary
         // (the array's own length field) are whole units.
         int unit = Math.Min(sizeof(T) & -sizeof(T), 8), below;
@@ -125,11 +124,9 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
             below = (int)((nint)p % 16) % unit == 0 ? (int)((nint)p % 16) : 0;
             rc = Core.WinCreate(c, p == null ? null : (byte*)p - below, (long)array.Length * sizeof(T) + below, unit, i, &win);
         }
-        if (rc < 0 && pin.IsAllocated)
-            pin.Free();
+        if (rc < 0)
+            BufferHold.Release(ref pin);
         ThrowHelper.Check(rc);
-        if (pin.IsAllocated)
-            BufferHold.CountPins(1, 1);
         long[] skip = comm.Allgather((long)(below / unit));
         return new Window<T>(win, comm, null, array, array.Length, shared: false, pin: pin, unit: unit, skip: skip);
     }
@@ -324,7 +321,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     public void Accumulate(T[] data, int offset, int count, Op op, int target, long targetIndex)
     {
         WindowHandle h = Handle;
-        int code = OpCode(op);
+        OpHandle code = OpCode(op);
         ThrowHelper.CheckSlice(data, offset, count, nameof(data));
         CheckTarget(target, targetIndex);
         BufferHoldKind hold = HoldFor(data, count, target);
@@ -347,7 +344,8 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     public void GetAccumulate(T[] data, T[] result, Op op, int target, long targetIndex)
     {
         WindowHandle h = Handle;
-        int code = OpCode(op), count = Whole(data);
+        OpHandle code = OpCode(op);
+        int count = Whole(data);
         ArgumentNullException.ThrowIfNull(result);
         Communicator.CheckDistinct(data, result, nameof(result), SR.GetAccumulateSameArray);
         if (result.Length < count)
@@ -375,7 +373,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     public T FetchAndOp(T value, Op op, int target, long targetIndex)
     {
         WindowHandle h = Handle;
-        int code = OpCode(op);
+        OpHandle code = OpCode(op);
         CheckTarget(target, targetIndex);
         T result = default;
         CheckOp(Core.WinFetch(h, &value, null, &result, ElementType<T>.Code, sizeof(T), code, target, Disp(target, targetIndex)));
@@ -399,7 +397,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
             throw new ArgumentException(SR.Format(SR.WindowCasType, typeof(T).Name));
         CheckTarget(target, targetIndex);
         T result = default;
-        CheckOp(Core.WinFetch(h, &value, &compare, &result, ElementType<T>.Code, sizeof(T), 0, target, Disp(target, targetIndex)));
+        CheckOp(Core.WinFetch(h, &value, &compare, &result, ElementType<T>.Code, sizeof(T), OpHandle.None, target, Disp(target, targetIndex)));
         return result;
     }
 
@@ -438,11 +436,7 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     private protected override void OnFreed()
     {
         _local.Revoke();
-        if (_pin.IsAllocated) // MPI no longer touches the array: it may move again
-        {
-            _pin.Free();
-            BufferHold.CountPins(-1, 0);
-        }
+        BufferHold.Release(ref _pin); // MPI no longer touches the array: it may move again
         if (_attached is not null) // the core detached them before MPI_Win_free
         {
             lock (_attached)
@@ -453,18 +447,18 @@ public sealed unsafe class Window<T> : Window where T : unmanaged
     /// <summary>
     /// How <paramref name="count"/> elements of <paramref name="array"/> stay in place from the
     /// operation until the synchronization that completes it (none towards ProcNull): a pin
-    /// (<see cref="BufferHoldKind.Pin"/>) is the window's (Window.Hold), let go at that synchronization.
+    /// (<see cref="BufferHoldKind.Pin"/>) is the window's (EpochPins), let go at that synchronization.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static BufferHoldKind HoldFor(T[] array, int count, int target) =>
         BufferPolicy.For(array, target == Mpi.ProcNull ? 0 : count);
 
-    private static int OpCode(Op op)
+    private static OpHandle OpCode(Op op)
     {
         ArgumentNullException.ThrowIfNull(op);
         if (op.IsUserDefined)
             throw new ArgumentException(SR.Format(SR.WindowUserOp, op), nameof(op));
-        return op.CodeFor<T>(nameof(op));
+        return op.HandleFor<T>(nameof(op));
     }
 
     private static int Whole(T[] array)

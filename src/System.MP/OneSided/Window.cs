@@ -1,8 +1,6 @@
 using System.Collections.Generic;
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
-using System.Threading;
 
 namespace System.MP;
 
@@ -75,22 +73,8 @@ public abstract unsafe class Window : IDisposable
 
     private WindowHandle _handle;
     private readonly int _rank, _size;
-    // Library mode: arrays pinned for operations not yet completed, and pinned
-    // handles let go of (their Target null), kept for the next operations.
-    private readonly List<Held> _held = [];
-    private readonly Stack<GCHandle> _spare = new();
-    private long _holdSeq; // operations held so far (under the lock of _held)
-    private int _heldCount;
-    private const int RecentHolds = 4; // holds an operation may share: the latest ones
-
-    private struct Held
-    {
-        internal int Target;
-        internal Array Array;
-        internal GCHandle Pin;
-        internal long Seq; // _holdSeq of the latest operation it stands for
-        internal bool Done; // a flush completed its operations: let go at the next synchronization unless reused
-    }
+    // Library mode: the arrays of operations not yet completed (BufferHoldKind.Pin).
+    private readonly EpochPins _pins = new();
 
     private protected Window(WindowHandle handle, Communicator comm)
     {
@@ -197,7 +181,7 @@ public abstract unsafe class Window : IDisposable
             if (rc == CoreError.State && Mpi.IsInitialized)
                 ThrowHelper.ThrowCore(rc); // an epoch is open: the window stays usable
             _handle = WindowHandle.Null;
-            FreePins();
+            _pins.Free();
             lock (s_live)
                 s_live.Remove(this);
             OnFreed();
@@ -205,7 +189,7 @@ public abstract unsafe class Window : IDisposable
             return;
         }
         _handle = WindowHandle.Null;
-        FreePins();
+        _pins.Free();
         lock (s_live)
             s_live.Remove(this);
         OnFreed();
@@ -242,96 +226,19 @@ public abstract unsafe class Window : IDisposable
     private void Sync(int kind, int arg, WindowAssert assert, int completes, bool keep = false, string? rangeParam = null)
     {
         // Operations racing the call may not be complete after it: only the earlier ones are released.
-        long before = Volatile.Read(ref _holdSeq);
+        long before = _pins.Seq;
         int rc = Core.WinSync(Handle, kind, arg, (int)assert);
         if (rc < 0)
             throw ThrowHelper.CoreException(rc, rangeParam); // rangeParam: Post's and Start's group, whose ranks only the core checks
-        if (completes != int.MinValue && Volatile.Read(ref _heldCount) != 0)
-            Release(completes, before, keep);
+        if (completes != int.MinValue && _pins.Any)
+            _pins.Release(completes, before, keep);
     }
 
     /// <summary>
-    /// Library mode: keeps <paramref name="array"/> in place until the synchronization
-    /// that completes an operation towards <paramref name="target"/>.  Called while the
-    /// array is fixed, right after MPI took its address.  One of the latest holds on the
-    /// same array and rank stands for this operation too; else a let-go handle is reused.
+    /// Library mode (<see cref="BufferHoldKind.Pin"/>): keeps <paramref name="array"/> in place until the
+    /// synchronization that completes an operation towards <paramref name="target"/>.  Called while
+    /// the array is fixed, right after MPI took its address.
     /// </summary>
-    private protected void Hold(Array array, int target)
-    {
-        lock (_held)
-        {
-            long seq = ++_holdSeq;
-            for (int i = _held.Count - 1; i >= 0 && i >= _held.Count - RecentHolds; i--)
-            {
-                Held h = _held[i];
-                if (h.Target == target && ReferenceEquals(h.Array, array))
-                {
-                    h.Seq = seq;
-                    h.Done = false;
-                    _held[i] = h;
-                    return;
-                }
-            }
-            GCHandle pin;
-            if (_spare.TryPop(out pin))
-            {
-                pin.Target = array;
-                BufferHold.CountPins(1, 0);
-            }
-            else
-            {
-                pin = GCHandle.Alloc(array, GCHandleType.Pinned);
-                BufferHold.CountPins(1, 1);
-            }
-            _held.Add(new Held { Target = target, Array = array, Pin = pin, Seq = seq });
-            _heldCount = _held.Count;
-        }
-    }
-
-    /// <summary>
-    /// Lets go of the arrays of operations towards <paramref name="target"/> (-1: all) held up to
-    /// <paramref name="seq"/>, or with <paramref name="keep"/> marks them done, to go at the next
-    /// synchronization unless an operation reuses them; arrays left done by an earlier one go now.
-    /// </summary>
-    private void Release(int target, long seq, bool keep = false)
-    {
-        lock (_held)
-        {
-            int kept = 0;
-            for (int i = 0; i < _held.Count; i++)
-            {
-                Held h = _held[i];
-                bool completed = (target == -1 || h.Target == target) && h.Seq <= seq;
-                if (keep && completed && !h.Done)
-                {
-                    h.Done = true;
-                    _held[kept++] = h;
-                }
-                else if (completed || h.Done)
-                {
-                    h.Pin.Target = null; // the handle stays for the next operations, the array goes
-                    _spare.Push(h.Pin);
-                }
-                else
-                {
-                    _held[kept++] = h;
-                }
-            }
-            BufferHold.CountPins(kept - _held.Count, 0);
-            _held.RemoveRange(kept, _held.Count - kept);
-            _heldCount = kept;
-        }
-    }
-
-    /// <summary>At Dispose: every handle goes.</summary>
-    private void FreePins()
-    {
-        lock (_held)
-        {
-            Release(-1, long.MaxValue);
-            while (_spare.TryPop(out GCHandle pin))
-                pin.Free();
-        }
-    }
+    private protected void Hold(Array array, int target) => _pins.Hold(array, target);
 }
 

@@ -204,7 +204,7 @@ public unsafe class CoreInterfaceTests
     /// <summary>Names the interface list gives handles; a parameter so named must be of a handle kind.</summary>
     private static readonly string[] s_handleNames =
         ["comm", "newcomm", "intercomm", "parent", "local", "peer", "inter", "req", "reqs", "win", "file", "info", "infos",
-         "group", "session", "msg", "token"];
+         "group", "session", "msg", "token", "op"];
 
     /// <summary>The names System.MP's own code gives handles (local, peer and pending there are ranks and counts).</summary>
     private static readonly string[] s_managedHandleNames =
@@ -287,16 +287,20 @@ public unsafe class CoreInterfaceTests
     }
 
     /// <summary>
-    /// The structs System.MP hands the core have the C layout (CoreLayout, written by gen_binding
-    /// from mpcore.h's MP_STATUS_FIELDS and MP_COLL_FIELDS with the C compiler's sizeof and
-    /// offsetof): the same size, and each C field a C# field of the same name (case and
-    /// underscores aside) at the same offset, none more, none less.
+    /// The structs System.MP hands the core, which gen_binding writes from mpcore.h's
+    /// MP_STATUS_FIELDS and MP_COLL_FIELDS (CoreStatus, CollDesc), have the C layout (CoreLayout,
+    /// written with the C compiler's sizeof and offsetof): the same size, and each C field a C#
+    /// field of the same name (case and underscores aside) at the same offset, none more, none
+    /// less.  The public Status is CoreStatus and nothing else, so the core fills it in place.
     /// </summary>
     [Fact]
     public void TheMirroredStructsHaveTheCLayout()
     {
+        Assert.Equal(CoreLayout.StatusSize, sizeof(CoreStatus));
+        AssertFields<CoreStatus>(CoreLayout.StatusFields);
         Assert.Equal(CoreLayout.StatusSize, sizeof(Status));
-        AssertFields<Status>(CoreLayout.StatusFields);
+        FieldInfo[] status = typeof(Status).GetFields(BindingFlags.Instance | BindingFlags.Public | BindingFlags.NonPublic);
+        Assert.True(status.Length == 1 && status[0].FieldType == typeof(CoreStatus), "Status is not one CoreStatus");
         Assert.Equal(CoreLayout.CollSize, sizeof(CollDesc));
         AssertFields<CollDesc>(CoreLayout.CollFields);
     }
