@@ -13,7 +13,8 @@ namespace System.MP.Generators;
 /// (System.MP's CodecEmitter.Flatten: base classes first, fields in declaration order; a
 /// primitive or enum is a primitive leaf, a struct without references one block, a struct with
 /// references its own leaves, a [Transportable] reference field an object id, any other reference
-/// field nothing), and writes the codec's C#: the same bytes at the same offsets, and the same
+/// field nothing), and writes the codec's C# (with the registrations of the enums, lists, sets and
+/// dictionaries its fields name): the same bytes at the same offsets, and the same
 /// layout hash.  Fields it may not name are reached through UnsafeAccessor, which also writes
 /// readonly fields and works under NativeAOT.
 /// </summary>
@@ -46,7 +47,7 @@ internal sealed class CodecModel
     private readonly INamedTypeSymbol? _attribute;
     private readonly List<DiagnosticInfo> _diagnostics = new();
     private readonly List<Leaf> _leaves = new();
-    private readonly SortedSet<string> _enums = new(StringComparer.Ordinal);
+    private readonly SortedSet<string> _registrations = new(StringComparer.Ordinal);
     private readonly List<(ISymbol Symbol, string Name)> _accessors = new();
     private string? _unsupported;
     private int _constOffset;
@@ -110,7 +111,7 @@ internal sealed class CodecModel
 
     private TypeResult Result(string fullName, string? body) =>
         new(fullName, body, _type.IsValueType ? "RegisterStruct" : "RegisterClass",
-            new EquatableArray<string>(_enums.ToImmutableArray()), new EquatableArray<DiagnosticInfo>(_diagnostics.ToImmutableArray()));
+            new EquatableArray<string>(_registrations.ToImmutableArray()), new EquatableArray<DiagnosticInfo>(_diagnostics.ToImmutableArray()));
 
     private static bool HasPrimaryConstructorCaptures(INamedTypeSymbol t) =>
         !t.IsRecord && t.DeclaringSyntaxReferences.Any(r => r.GetSyntax() is TypeDeclarationSyntax { ParameterList: not null });
@@ -161,8 +162,7 @@ internal sealed class CodecModel
             int primitive = PrimitiveSize(ft);
             if (primitive > 0)
             {
-                if (ft is INamedTypeSymbol { TypeKind: TypeKind.Enum } e && IsNameable(e))
-                    _enums.Add($"{e.ToDisplayString(s_typeFormat)}>({Literal(FullName(e))}, {Literal(e.ContainingAssembly.Name)})");
+                AddRegistrations(ft);
                 Add(path, KindPrimitive, ft, primitive.ToString(CultureInfo.InvariantCulture), primitive);
             }
             else if (ft.IsValueType && ft.IsUnmanagedType)
@@ -215,6 +215,55 @@ internal sealed class CodecModel
         string? why = WhyCannotTravel(ft);
         if (why is not null)
             _diagnostics.Add(DiagnosticInfo.Create(MotorDiagnostics.FieldCannotTravel, where, FieldName(f), Display(declaring), Display(ft), why));
+        else
+            AddRegistrations(ft);
+    }
+
+    /// <summary>
+    /// The registrations (GeneratedCodecs calls) a field of type <paramref name="t"/> needs to travel
+    /// without code built at run time: each enum, List, HashSet and Dictionary it names, also as
+    /// element or type argument (a [Transportable] class or struct registers itself).
+    /// </summary>
+    private void AddRegistrations(ITypeSymbol t)
+    {
+        switch (t)
+        {
+            case IArrayTypeSymbol a:
+                AddRegistrations(a.ElementType);
+                break;
+            case INamedTypeSymbol { TypeKind: TypeKind.Enum } e when IsNameable(e):
+                _registrations.Add($"RegisterEnum<{e.ToDisplayString(s_typeFormat)}>({Literal(FullName(e))}, {Literal(e.ContainingAssembly.Name)})");
+                break;
+            case INamedTypeSymbol n when CollectionRegistration(n) is string method && IsNameable(n):
+                foreach (ITypeSymbol arg in n.TypeArguments)
+                    AddRegistrations(arg);
+                _registrations.Add($"{method}<{string.Join(", ", n.TypeArguments.Select(a => a.ToDisplayString(s_typeFormat)))}>()");
+                break;
+        }
+    }
+
+    /// <summary>The GeneratedCodecs method that registers <paramref name="t"/> when it is List&lt;T&gt;, HashSet&lt;T&gt; or Dictionary&lt;TKey,TValue&gt;, else null.</summary>
+    private static string? CollectionRegistration(INamedTypeSymbol t)
+    {
+        if (!t.IsGenericType || t.ContainingType is not null ||
+            t.ContainingNamespace?.ToDisplayString() != "System.Collections.Generic" || t.ContainingAssembly is null)
+            return null;
+        return t.MetadataName switch
+        {
+            "List`1" => "RegisterList",
+            "HashSet`1" => "RegisterHashSet",
+            "Dictionary`2" => "RegisterDictionary",
+            _ => null,
+        };
+    }
+
+    /// <summary>The List, HashSet or Dictionary class <paramref name="t"/> derives from, if any.</summary>
+    private static INamedTypeSymbol? CollectionBase(ITypeSymbol t)
+    {
+        for (INamedTypeSymbol? b = t.BaseType; b is not null; b = b.BaseType)
+            if (CollectionRegistration(b) is not null)
+                return b;
+        return null;
     }
 
     /// <summary>Null when objects of <paramref name="t"/> may travel (as the run-time path decides), else why not.</summary>
@@ -235,6 +284,15 @@ internal sealed class CodecModel
             return "a delegate is code, which does not travel";
         if (t.TypeKind == TypeKind.Pointer || t.TypeKind == TypeKind.FunctionPointer || t.IsRefLikeType)
             return "a pointer or ref struct cannot travel";
+        if (t is INamedTypeSymbol collection && CollectionRegistration(collection) is not null)
+        {
+            foreach (ITypeSymbol arg in collection.TypeArguments)
+                if (WhyCannotTravel(arg) is string elementWhy)
+                    return $"its element type {Display(arg)} cannot travel ({elementWhy})";
+            return null;
+        }
+        if (!IsMarked(t.OriginalDefinition) && CollectionBase(t) is INamedTypeSymbol collectionBase)
+            return $"it derives from {Display(collectionBase)}, and only List<T>, HashSet<T> and Dictionary<TKey,TValue> themselves travel, not classes derived from them; declare the field as {Display(collectionBase)}";
         if (!IsMarked(t.OriginalDefinition))
             return $"{Display(t)} is not marked [Transportable]";
         if (t is INamedTypeSymbol { IsGenericType: true } g)

@@ -116,6 +116,7 @@ public enum Scenario
     ObjectsBadArgs,
     ObjectsIntercomm,
     ObjectsFuzz,
+    ObjectsCollections,
 
     // The whole API under random calls (WholeApi/ApiFuzz.cs)
     ApiFuzz,

@@ -105,6 +105,9 @@ internal static class SR
     internal const string HandleOwnershipUnknown = "ownership must be HandleOwnership.Borrowed or HandleOwnership.Owned.";
     internal const string PayloadContinuationTag = "its continuation tag {0} is outside [{1}, {2}].";
     internal const string PayloadEntry = "type entry {0} is outside [0, {1}).";
+    internal const string CollectionComparer = "A {0} with the comparer {1} may not travel: the receiver builds it with the default comparer, so only one that uses the default comparer can (for string keys also StringComparer.Ordinal, which compares the same way).";
+    internal const string PayloadSetDuplicate = "the {0} holds its element (key) at index {1} twice.";
+    internal const string PayloadNullKey = "the {0} has a null key at index {1}.";
     internal const string PayloadEntryKind = "unknown type-entry kind {0}.";
     internal const string PayloadBuiltin = "unknown built-in type code {0}.";
     internal const string PayloadRank = "array rank {0} is outside [1, 32].";

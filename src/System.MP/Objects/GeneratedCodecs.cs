@@ -1,3 +1,4 @@
+using System.Collections.Generic;
 using System.ComponentModel;
 using System.Globalization;
 using System.MP.Transport;
@@ -19,6 +20,22 @@ public static class GeneratedCodecs
     /// <summary>Registers the codec of the [Transportable] struct <typeparamref name="T"/> (boxed, and of <typeparamref name="T"/>[]).</summary>
     /// <param name="codec">The generated codec.</param>
     public static void RegisterStruct<T>(GeneratedCodec<T> codec) where T : struct => CodecRegistry.AddStruct(codec);
+
+    /// <summary>Registers List&lt;<typeparamref name="T"/>&gt; (and its vector), which a [Transportable] type's field names, so that it travels without code built at run time.</summary>
+    /// <typeparam name="T">The element type.</typeparam>
+    public static void RegisterList<T>() =>
+        CodecRegistry.AddCollection<List<T>>(new ListCodec<T>(), WireFormat.EntryList, typeof(T), null);
+
+    /// <summary>Registers HashSet&lt;<typeparamref name="T"/>&gt; (and its vector), which a [Transportable] type's field names.</summary>
+    /// <typeparam name="T">The element type.</typeparam>
+    public static void RegisterHashSet<T>() =>
+        CodecRegistry.AddCollection<HashSet<T>>(new HashSetCodec<T>(), WireFormat.EntryHashSet, typeof(T), null);
+
+    /// <summary>Registers Dictionary&lt;<typeparamref name="TKey"/>, <typeparamref name="TValue"/>&gt; (and its vector), which a [Transportable] type's field names.</summary>
+    /// <typeparam name="TKey">The key type.</typeparam>
+    /// <typeparam name="TValue">The value type.</typeparam>
+    public static void RegisterDictionary<TKey, TValue>() where TKey : notnull =>
+        CodecRegistry.AddCollection<Dictionary<TKey, TValue>>(new DictionaryCodec<TKey, TValue>(), WireFormat.EntryDictionary, typeof(TKey), typeof(TValue));
 
     /// <summary>Registers the enum <typeparamref name="T"/>, which a [Transportable] type's field has, so that it travels boxed and in arrays.</summary>
     /// <param name="fullName">The enum's full name (Type.FullName).</param>

@@ -27,6 +27,21 @@ internal abstract unsafe class ArrayCodec<T> : TypeCodec, ISliceWriter
     /// <summary>Bytes one element takes in the payload (at least 1, so a count bounds the allocation).</summary>
     protected abstract long ElementBytes { get; }
 
+    // A run of elements: what follows the count of a vector, and of a list, set or dictionary
+    // (CollectionCodecs), which travel their elements exactly as an array of them does.
+
+    /// <summary>Bytes one element of a run takes.</summary>
+    internal long RunElementBytes => ElementBytes;
+
+    /// <summary>The elements hold references: a run is decoded in pass 2, once every object exists.</summary>
+    internal abstract bool RunHasReferences { get; }
+
+    /// <summary>Writes <paramref name="elements"/> as a run (without a count).</summary>
+    internal void WriteRun(ObjectWriter writer, Span<T> elements) => WriteElements(writer, elements);
+
+    /// <summary>Decodes a run at <paramref name="body"/> into <paramref name="elements"/> (pass 2 when <see cref="RunHasReferences"/>).</summary>
+    internal virtual void ReadRun(ObjectReader reader, Span<T> elements, byte* body) => FillElements(reader, elements, body);
+
     protected abstract void WriteElements(ObjectWriter writer, Span<T> elements);
 
     /// <summary>Reads or defers the elements, which start at the reader's position.</summary>
@@ -109,6 +124,11 @@ internal sealed unsafe class BlockArrayCodec<T> : ArrayCodec<T> where T : struct
 
     protected override long ElementBytes => Unsafe.SizeOf<T>();
 
+    internal override bool RunHasReferences => false;
+
+    internal override void ReadRun(ObjectReader reader, Span<T> elements, byte* body) =>
+        CopyIn(body, elements, (long)elements.Length * Unsafe.SizeOf<T>());
+
     /// <summary>
     /// A large vector is not zeroed first (<see cref="ReadElements"/> overwrites every byte, or
     /// throws and the array is dropped): the large object heap allocates it alone, so the
@@ -164,7 +184,11 @@ internal sealed unsafe class BlockArrayCodec<T> : ArrayCodec<T> where T : struct
     private static void CopyIn(ObjectReader reader, Span<T> elements)
     {
         long bytes = (long)elements.Length * Unsafe.SizeOf<T>();
-        byte* p = reader.Take(bytes);
+        CopyIn(reader.Take(bytes), elements, bytes);
+    }
+
+    private static void CopyIn(byte* p, Span<T> elements, long bytes)
+    {
         fixed (byte* dst = &Unsafe.As<T, byte>(ref MemoryMarshal.GetReference(elements)))
         {
             BlockCopy.Copy(p, dst, bytes);
@@ -185,6 +209,8 @@ internal sealed unsafe class StructArrayCodec<T> : ArrayCodec<T> where T : struc
     private StructShape<T> Shape => _shape;
 
     protected override long ElementBytes => Shape.WireBytes;
+
+    internal override bool RunHasReferences => Shape.HasReferences;
 
     protected override void WriteElements(ObjectWriter writer, Span<T> elements)
     {
@@ -219,6 +245,8 @@ internal sealed unsafe class ReferenceArrayCodec<T> : ArrayCodec<T> where T : cl
     }
 
     protected override long ElementBytes => WireFormat.IdBytes;
+
+    internal override bool RunHasReferences => true;
 
     protected override void WriteElements(ObjectWriter writer, Span<T> elements)
     {

@@ -20,6 +20,7 @@ internal static class CodecRegistry
     private static readonly ConcurrentDictionary<(string Name, string Assembly), Type> s_byName = new();
     private static readonly ConcurrentDictionary<Type, byte[]> s_names = new();
     private static readonly ConcurrentDictionary<Module, bool> s_initialized = new();
+    private static readonly ConcurrentDictionary<(byte Kind, Type First, Type? Second), Type> s_collections = new();
 
     static CodecRegistry()
     {
@@ -74,6 +75,19 @@ internal static class CodecRegistry
 
     internal static void AddEnum<T>(string fullName, string assemblyName) where T : struct, Enum =>
         AddGenerated(new ScalarCodec<T>(), new BlockArrayCodec<T>(typeof(T[])), fullName, assemblyName);
+
+    /// <summary>Registers the codec of List&lt;T&gt;, HashSet&lt;T&gt; or Dictionary&lt;TKey,TValue&gt; (and of its vector), which a field of a generated codec names.</summary>
+    internal static void AddCollection<TCollection>(TypeCodec codec, byte kind, Type first, Type? second) where TCollection : class
+    {
+        codec.Vector = new ReferenceArrayCodec<TCollection>(typeof(TCollection[]));
+        s_generated[codec.Type] = codec;
+        s_generated[codec.Vector.Type] = codec.Vector;
+        s_collections[(kind, first, second)] = codec.Type;
+    }
+
+    /// <summary>The registered list, set or dictionary type with these element types, or null.</summary>
+    internal static Type? FindCollection(byte kind, Type first, Type? second) =>
+        s_collections.TryGetValue((kind, first, second), out Type? t) ? t : null;
 
     private static void AddGenerated(TypeCodec codec, TypeCodec vector, string fullName, string assemblyName)
     {

@@ -39,6 +39,8 @@ internal sealed unsafe class ObjectReader
     private int _count;
     private Deferred[] _deferred = new Deferred[16];
     private int _deferredCount;
+    private Deferred[] _hashed = [];
+    private int _hashedCount;
     private TypeTable? _lastTable;
     private bool _busy; // decoding (Decode)
 
@@ -117,6 +119,17 @@ internal sealed unsafe class ObjectReader
         _deferred[_deferredCount++] = new Deferred { Obj = obj, Codec = codec, Body = body };
     }
 
+    /// <summary>
+    /// Queues a set or dictionary for pass 2 after every object <see cref="Defer"/> queued: its
+    /// elements' hash codes may be computed from their fields, which are filled by then.
+    /// </summary>
+    internal void DeferHashed(object obj, TypeCodec codec, byte* body)
+    {
+        if (_hashedCount == _hashed.Length)
+            Array.Resize(ref _hashed, Math.Max(8, _hashed.Length * 2));
+        _hashed[_hashedCount++] = new Deferred { Obj = obj, Codec = codec, Body = body };
+    }
+
     /// <summary>The object with id <paramref name="id"/> (null for 0), checked to be a <typeparamref name="T"/>.  Called by generated code.</summary>
     internal T? Ref<T>(int id) where T : class
     {
@@ -171,6 +184,8 @@ internal sealed unsafe class ObjectReader
             throw TransportErrors.Malformed(SR.Format(SR.PayloadTrailing, _end - _pos));
         for (int i = 0; i < _deferredCount; i++)
             _deferred[i].Codec.Fill(this, _deferred[i].Obj, _deferred[i].Body);
+        for (int i = 0; i < _hashedCount; i++)
+            _hashed[i].Codec.Fill(this, _hashed[i].Obj, _hashed[i].Body);
         return count == 0 ? null : _objects[0].Value;
     }
 
@@ -182,6 +197,13 @@ internal sealed unsafe class ObjectReader
         else
             for (int i = 0; i < _deferredCount; i++)
                 _deferred[i] = default;
+        if (_hashedCount > 0)
+        {
+            Array.Clear(_hashed, 0, _hashedCount);
+            if (_hashed.Length > 4 * Math.Max(_hashedCount, SmallGraph))
+                _hashed = [];
+            _hashedCount = 0;
+        }
         // keep the tables for graphs of similar size; drop them after a much smaller one
         if (_objects.Length > 4 * Math.Max(_count, SmallGraph))
             _objects = new ObjectSlot[16];
@@ -240,6 +262,14 @@ internal sealed unsafe class ObjectReader
                 if (rank is < 1 or > WireFormat.MaxRank)
                     throw TransportErrors.Malformed(SR.Format(SR.PayloadRank, rank));
                 t = Codecs.RunTimeArrayType(element, rank, vector: false);
+                break;
+            case WireFormat.EntryList:
+            case WireFormat.EntryHashSet:
+            case WireFormat.EntryDictionary:
+                Type first = earlier[EarlierEntry(i)];
+                t = kind == WireFormat.EntryDictionary
+                    ? Codecs.CollectionType(kind, first, earlier[EarlierEntry(i)])
+                    : Codecs.CollectionType(kind, first, null);
                 break;
             case WireFormat.EntryNamed:
                 string name = ReadName(), assembly = ReadName();

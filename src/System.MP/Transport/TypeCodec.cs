@@ -45,8 +45,9 @@ internal abstract unsafe class TypeCodec
 /// <summary>
 /// Eligibility and the codec cache.  Eligible: primitives, decimal, enums,
 /// strings, classes and structs marked [Transportable] (classes: every base
-/// class too), and arrays of those (or of object or an interface, whose
-/// elements must be eligible themselves).  Everything else — file
+/// class too), List&lt;T&gt;, HashSet&lt;T&gt; and Dictionary&lt;TKey,TValue&gt;
+/// of those (exactly these classes, not classes derived from them), and arrays
+/// of all these (or of object or an interface, whose elements must be eligible themselves).  Everything else — file
 /// handles, streams, delegates, unmarked user types — is refused with a
 /// <see cref="TransportException"/> naming the type.
 /// </summary>
@@ -131,6 +132,8 @@ internal static class Codecs
             return Generic(typeof(ScalarCodec<>), t);
         if (t.IsArray)
             return ArrayFor(t);
+        if (CollectionCodecs.EntryKindOf(t) is byte collection and not 0)
+            return CollectionFor(collection, t);
         if (t.IsPointer || t.IsByRef || t.IsByRefLike || t.IsGenericTypeDefinition ||
             t.IsFunctionPointer || !t.IsDefined(typeof(TransportableAttribute), inherit: false))
             return SR.Format(SR.NotTransportable, TransportErrors.Name(t));
@@ -156,6 +159,40 @@ internal static class Codecs
         if (!ContainsReferences(e))
             return Activator.CreateInstance(typeof(BlockArrayCodec<>).MakeGenericType(e), t)!;
         return Activator.CreateInstance(typeof(StructArrayCodec<>).MakeGenericType(e), t, StructShapeFor(e))!;
+    }
+
+    /// <summary>The codec of a List&lt;T&gt;, HashSet&lt;T&gt; or Dictionary&lt;TKey,TValue&gt;, whose element types may travel.</summary>
+    [RequiresDynamicCode(DynamicCodeMessage)]
+    [RequiresUnreferencedCode(DynamicCodeMessage)]
+    private static object CollectionFor(byte kind, Type t)
+    {
+        Type[] args = t.GetGenericArguments();
+        foreach (Type arg in args)
+            For(arg);
+        Type definition = kind switch
+        {
+            WireFormat.EntryList => typeof(ListCodec<>),
+            WireFormat.EntryHashSet => typeof(HashSetCodec<>),
+            _ => typeof(DictionaryCodec<,>),
+        };
+        return Activator.CreateInstance(definition.MakeGenericType(args))!;
+    }
+
+    /// <summary>
+    /// The list, set or dictionary type of a payload's type entry (its element types already
+    /// checked): a registered one (the source generator registers each that a field names), else
+    /// built at run time.
+    /// </summary>
+    [UnconditionalSuppressMessage("AOT", "IL3050", Justification = "Reached only when dynamic code is supported; under NativeAOT the refusal says why.")]
+    [UnconditionalSuppressMessage("Trimming", "IL2055", Justification = "List, HashSet and Dictionary of element types a payload names, whose codecs work on them as the run-time path documents.")]
+    internal static Type CollectionType(byte kind, Type first, Type? second)
+    {
+        if (CodecRegistry.FindCollection(kind, first, second) is Type known)
+            return known;
+        Type definition = CollectionCodecs.DefinitionOf(kind);
+        if (!RuntimeFeature.IsDynamicCodeSupported)
+            throw new TransportException(NoCompileTimeCodec(TransportErrors.Name(definition).Replace("<>", "<" + TransportErrors.Name(first) + (second is null ? "" : ", " + TransportErrors.Name(second)) + ">", StringComparison.Ordinal)));
+        return second is null ? definition.MakeGenericType(first) : definition.MakeGenericType(first, second);
     }
 
     /// <summary>The run-time shape of the struct <paramref name="t"/> (StructShape&lt;T&gt;.RunTime).</summary>

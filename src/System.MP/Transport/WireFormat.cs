@@ -13,14 +13,22 @@ namespace System.MP.Transport;
 ///                         u64 layout hash; u8 generic argument count; i32 argument entries
 ///             2 vector    i32 element entry            (T[])
 ///             3 md array  i32 element entry; u8 rank   (T[,], ...)
+///             4 list      i32 element entry            (List&lt;T&gt;)
+///             5 hash set  i32 element entry            (HashSet&lt;T&gt;)
+///             6 dictionary i32 key entry; i32 value entry (Dictionary&lt;TKey,TValue&gt;)
 /// objects   i32 count; object 1 is the root (count 0: the root is null); each object is
 ///           i32 type entry, then its body:
 ///             class / boxed struct   fixed-size body: value fields packed, references as i32 ids
 ///             string                 i32 length, UTF-16 code units
 ///             array                  i32 length (or i32 per dimension), then the elements
+///             list, hash set         i32 count, then the elements as an array of them writes its elements
+///             dictionary             i32 count, then the keys, then the values (each as an array's elements)
 /// </code>
 /// References are object ids: 0 is null, k is the k-th object of the payload,
-/// so shared references and cycles arrive as they left.
+/// so shared references and cycles arrive as they left.  An element is written as
+/// the element of an array of its type: a value without references as its bytes, a struct
+/// with references as its flattened body, a reference as an object id.  A set or a dictionary
+/// arrives with the default comparer (one with another comparer is refused when sent).
 /// </summary>
 internal static class WireFormat
 {
@@ -34,6 +42,7 @@ internal static class WireFormat
     internal const int IdBytes = 4;
 
     internal const byte EntryBuiltin = 0, EntryNamed = 1, EntryVector = 2, EntryMdArray = 3;
+    internal const byte EntryList = 4, EntryHashSet = 5, EntryDictionary = 6;
     internal const int MaxRank = 32;
 
     /// <summary>Built-in types by wire code (index = code).  Append only.</summary>

@@ -171,6 +171,16 @@ internal sealed class WriterTypeTable
             if (!t.IsSZArray)
                 Append((byte)t.GetArrayRank());
         }
+        else if (CollectionCodecs.EntryKindOf(t) is byte collection and not 0)
+        {
+            Type[] args = t.GetGenericArguments();
+            int first = Add(args[0]);
+            int second = args.Length > 1 ? Add(args[1]) : -1;
+            Append(collection);
+            Append(first);
+            if (second >= 0)
+                Append(second);
+        }
         else
         {
             Type[] args = t.IsGenericType ? t.GetGenericArguments() : [];

@@ -14,6 +14,66 @@ internal static class Objects
         s[Scenario.ObjectsChunked] = Chunked;
         s[Scenario.ObjectsBadArgs] = BadArgs;
         s[Scenario.ObjectsIntercomm] = Intercomm;
+        s[Scenario.ObjectsCollections] = Collections;
+    }
+
+    /// <summary>
+    /// Graphs with List, HashSet and Dictionary fields (TransportSamples.MakeBag: lists of ints,
+    /// strings, objects, structs and enums, sets, dictionaries with string and object keys and
+    /// values, an array of lists, empty and null ones, shared references and a cycle through a
+    /// dictionary's list): OSend/ORecv both ways, OBcast, OIRecv, and a set with a comparer the
+    /// receiver could not rebuild refused on the sender before anything is sent.
+    /// </summary>
+    private static void Collections(Communicator c)
+    {
+        int p = c.Size;
+        if (c.Rank == 0)
+        {
+            for (int seed = 0; seed < 3; seed++)
+                c.OSend(TransportSamples.MakeBag(seed), 1, 40);
+            c.OSend(new List<Bag> { TransportSamples.MakeBag(7), TransportSamples.MakeBag(8) }, 1, 41);
+            c.OSend(new Dictionary<string, string> { ["MPI.NET"] = "flattened", ["Motor"] = "as is" }, 1, 41);
+            var refused = new Bag { Words = new HashSet<string>(StringComparer.OrdinalIgnoreCase) { "a" } };
+            try
+            {
+                c.OSend(refused, 1, 42);
+                Check.True(false, "a set with a comparer the receiver cannot rebuild was sent");
+            }
+            catch (TransportException e)
+            {
+                Check.True(e.Message.Contains("default comparer", StringComparison.Ordinal), $"refused for its comparer: {e.Message}");
+            }
+            c.OSend(TransportSamples.MakeBag(9), 1, 42); // nothing of the refused one went out: this is the next message
+            Check.Null(TransportSamples.CheckBag(c.ORecv<Bag>(1, 43), 4), "bag sent back by rank 1");
+        }
+        else if (c.Rank == 1)
+        {
+            for (int seed = 0; seed < 3; seed++)
+                Check.Null(TransportSamples.CheckBag(c.ORecv<Bag>(0, 40), seed), $"bag {seed}");
+            List<Bag>? bags = c.ORecv<List<Bag>>(0, 41);
+            Check.True(bags is { Count: 2 }, "a list of bags as the root");
+            Check.Null(TransportSamples.CheckBag(bags![0], 7), "first bag of the list");
+            Check.Null(TransportSamples.CheckBag(bags[1], 8), "second bag of the list");
+            var names = c.ORecv<Dictionary<string, string>>(0, 41);
+            Check.Sequence<string>(["MPI.NET", "Motor"], names?.Keys.ToArray(), "dictionary keys in their order");
+            Check.Sequence<string>(["flattened", "as is"], names?.Values.ToArray(), "dictionary values in their order");
+            ObjectRequest<Bag> r = c.OIRecv<Bag>(0, 42);
+            r.Wait();
+            Check.Null(TransportSamples.CheckBag(r.Result, 9), "the bag after the refused one");
+            c.OSend(TransportSamples.MakeBag(4), 0, 43);
+        }
+        // The root keeps its own object; the others check what arrived.
+        Bag sent = TransportSamples.MakeBag(5);
+        Bag? all = c.OBcast(c.Rank == 0 ? sent : null, 0);
+        if (c.Rank == 0)
+            Check.True(ReferenceEquals(all, sent), "the root keeps its bag");
+        else
+            Check.Null(TransportSamples.CheckBag(all, 5), "OBcast bag");
+        Dictionary<int, List<Bag>>? children = c.OBcast(c.Rank == p - 1 ? TransportSamples.MakeBag(6).Children : null, p - 1);
+        Check.True(children is { Count: 2 } && children[1].Count == 1, "OBcast of a dictionary as the root");
+        Check.True(ReferenceEquals(children![1][0].Children, children), "the cycle through the root dictionary");
+        if (c.Rank != p - 1)
+            Check.Null(TransportSamples.CheckBag(children[1][0], 6), "the bag the dictionary holds");
     }
 
     /// <summary>

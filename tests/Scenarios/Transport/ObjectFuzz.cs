@@ -4,7 +4,7 @@ namespace Scenarios;
 
 /// <summary>
 /// Fuzzing the object receive path through MPI (scenario objects-fuzz): senders send
-/// random and mutated-valid payloads as raw bytes, interleaved with legitimate object
+/// random and mutated-valid payloads (graphs, strings, arrays, lists, sets and dictionaries) as raw bytes, interleaved with legitimate object
 /// messages, to the receivers users write (ORecv, ORecv&lt;T&gt;, OIRecv, AnySource, OBcast, OScatter).
 /// Every legitimate message must arrive intact; a forged one may only decode (a mutation
 /// can produce another valid payload) or throw TransportException; no receive may hang
@@ -66,7 +66,8 @@ internal static class ObjectFuzz
             {
                 var list = TransportSamples.Figure5(1 + rng.Next(40));
                 c.Send(new[] { (byte)Kind.Legit }, receiver, Tag);
-                c.OSend(new FuzzEnvelope { From = c.Rank, Index = i, List = list }, receiver, Tag);
+                bool bag = rng.Next(2) == 0;
+                c.OSend(new FuzzEnvelope { From = c.Rank, Index = i, List = list, Bag = bag ? TransportSamples.MakeBag(i) : null }, receiver, Tag);
                 legit++;
             }
             else
@@ -149,6 +150,8 @@ internal static class ObjectFuzz
             Check.True(env.Index >= expectedIndex, $"legitimate payloads from {from} in order ({env.Index} after {expectedIndex})");
             nextIndex[from] = env.Index + 1;
             Check.Null(TransportSamples.CheckFigure5(env.List, CountNodes(env.List)), "legitimate list intact");
+            if (env.Bag is not null)
+                Check.Null(TransportSamples.CheckBag(env.Bag, env.Index), "legitimate bag of collections intact");
         }
         Console.WriteLine($"objects-fuzz rank {c.Rank}: {legit} legitimate intact, {rejected.Values.Sum()} forged refused, " +
                           $"{decoded} forged decoded, most allocated by a forged one {maxAllocated} B; refusals by message:");
@@ -394,6 +397,9 @@ internal static class ObjectFuzz
         "a string",
         new[] { 1, 2, 3, 4 },
         TransportSamples.Figure5(2),
+        TransportSamples.MakeBag(2),
+        new Dictionary<string, string> { ["k"] = "v", ["l"] = "w" },
+        new HashSet<long> { 1, 2, 3 },
     ]);
 
     /// <summary>The payloads of <paramref name="graphs"/> that fit in one message, as an OSend to self sends them.</summary>
@@ -499,4 +505,7 @@ public class FuzzEnvelope
 
     /// <summary>Figure 5's list of some length.</summary>
     [Transportable] public LinkedList? List;
+
+    /// <summary>TransportSamples.MakeBag(Index) or null: list, set and dictionary fields.</summary>
+    [Transportable] public Bag? Bag;
 }

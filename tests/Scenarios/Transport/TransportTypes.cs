@@ -164,6 +164,48 @@ public class DerivedOfUnmarked : UnmarkedBase
 }
 #pragma warning restore MOTOR002
 
+/// <summary>A key whose hash code and equality come from its fields, one of them a followed reference.</summary>
+[Transportable]
+public sealed class Key
+{
+    public int A;
+
+    [Transportable]
+    public string? B;
+
+    public override bool Equals(object? obj) => obj is Key k && k.A == A && k.B == B;
+
+    public override int GetHashCode() => HashCode.Combine(A, B);
+}
+
+/// <summary>
+/// Fields of every collection type that travels: lists, sets and dictionaries of values, strings,
+/// structs and [Transportable] objects, an array of lists, empty and null ones, a collection and
+/// an object reached twice, and a cycle back to the bag through a dictionary's list.
+/// </summary>
+[Transportable]
+public class Bag
+{
+    public int Stamp;
+    [Transportable] public List<int>? Ints;
+    [Transportable] public List<Shape?>? Shapes;
+    [Transportable] public List<string?>? Strings;
+    [Transportable] public Dictionary<string, string>? Names;
+    [Transportable] public Dictionary<int, Circle>? CirclesById;
+    [Transportable] public HashSet<long>? Longs;
+    [Transportable] public HashSet<string>? Words;
+    [Transportable] public List<int>? Empty;
+    [Transportable] public Dictionary<string, string>? EmptyNames;
+    [Transportable] public List<int>? Missing;
+    [Transportable] public HashSet<long>? MissingSet;
+    [Transportable] public List<int>[]? Lists;
+    [Transportable] public List<Vec3>? Points;
+    [Transportable] public List<Tagged>? Tags;
+    [Transportable] public List<Color>? Colors;
+    [Transportable] public Dictionary<Key, int>? ByKey;
+    [Transportable] public Dictionary<int, List<Bag>>? Children;
+}
+
 /// <summary>Builders and checkers shared by the tests.</summary>
 public static class TransportSamples
 {
@@ -227,6 +269,82 @@ public static class TransportSamples
         }
         return node == first ? null : "the ring does not close on the first node";
     }
+
+    /// <summary>A bag with every field set (<see cref="Bag"/>); <paramref name="seed"/> varies its contents.</summary>
+    public static Bag MakeBag(int seed = 0)
+    {
+        var shared = new Circle(seed + 1) { Name = "shared", Radius = 2.5 };
+        var ints = new List<int>();
+        for (int i = 0; i < 5 + seed % 7; i++)
+            ints.Add(i * i - seed);
+        var bag = new Bag
+        {
+            Stamp = seed,
+            Ints = ints,
+            Shapes = [shared, null, new Shape { X = seed }, shared],
+            Strings = ["α", null, "", "s" + seed],
+            Names = new() { ["one"] = "eins", ["two"] = "zwei", ["seed"] = seed.ToString(System.Globalization.CultureInfo.InvariantCulture) },
+            CirclesById = new() { [7] = shared, [-1] = new Circle(9) { Name = "nine" } },
+            Longs = [long.MinValue, -1, seed + 1, long.MaxValue],
+            Words = ["x", "y", "z" + seed],
+            Empty = [],
+            EmptyNames = [],
+            Lists = [ints, [], null!, [seed, seed + 1]],
+            Points = [new Vec3(1, 2, 3), new Vec3(-seed, 0, 0.5)],
+            Tags = [new Tagged { Id = 1, Label = "one", Dropped = "gone" }, new Tagged { Id = 2, Where = new Vec3(4, 5, 6) }],
+            Colors = [Color.Blue, Color.Red, (Color)7],
+            ByKey = new() { [new Key { A = 1, B = "x" }] = 5, [new Key { A = 1, B = "y" }] = 6, [new Key { A = 2 }] = 7 },
+        };
+        bag.Children = new() { [1] = [bag], [2] = [] };
+        return bag;
+    }
+
+    /// <summary>Null when <paramref name="b"/> is <see cref="MakeBag"/>(<paramref name="seed"/>) as it arrives: equal contents, shared references and the cycle kept; otherwise what differs.</summary>
+    public static string? CheckBag(Bag? b, int seed = 0)
+    {
+        if (b is null)
+            return "null bag";
+        Bag e = MakeBag(seed);
+        if (b.Stamp != seed)
+            return $"Stamp = {b.Stamp}";
+        if (b.Ints is null || !b.Ints.SequenceEqual(e.Ints!))
+            return $"Ints = {Show(b.Ints)}";
+        if (b.Shapes is not { Count: 4 } || b.Shapes[0] is not Circle c || c.Name != "shared" || c.Radius != 2.5 || c.Stamp != seed + 1 ||
+            b.Shapes[1] is not null || b.Shapes[2]?.GetType() != typeof(Shape) || b.Shapes[2]!.X != seed || !ReferenceEquals(b.Shapes[3], c))
+            return "Shapes differ";
+        if (b.Strings is null || !b.Strings.SequenceEqual(e.Strings!))
+            return $"Strings = {Show(b.Strings)}";
+        if (!SameMap(b.Names, e.Names) || !SameMap(b.EmptyNames, e.EmptyNames))
+            return "Names differ";
+        if (b.CirclesById is not { Count: 2 } || !ReferenceEquals(b.CirclesById[7], c) || b.CirclesById[-1].Name != "nine" ||
+            !b.CirclesById.Keys.SequenceEqual(e.CirclesById!.Keys))
+            return "CirclesById differs";
+        if (b.Longs is null || !b.Longs.SetEquals(e.Longs!) || b.Longs.Count != 4 || b.Words is null || !b.Words.SetEquals(e.Words!))
+            return "sets differ";
+        if (b.Empty is not { Count: 0 } || b.Missing is not null || b.MissingSet is not null)
+            return "empty or null collections differ";
+        if (b.Lists is not { Length: 4 } || !ReferenceEquals(b.Lists[0], b.Ints) || b.Lists[1] is not { Count: 0 } || b.Lists[2] is not null ||
+            !b.Lists[3].SequenceEqual([seed, seed + 1]))
+            return "Lists differ";
+        if (b.Points is null || !b.Points.SequenceEqual(e.Points!))
+            return "Points differ";
+        if (b.Tags is not { Count: 2 } || b.Tags[0].Label != "one" || b.Tags[0].Dropped is not null || b.Tags[1].Where.Z != 6 || b.Tags[1].Label is not null)
+            return "Tags differ";
+        if (b.Colors is null || !b.Colors.SequenceEqual(e.Colors!))
+            return "Colors differ";
+        if (b.ByKey is not { Count: 3 } || b.ByKey.Comparer != EqualityComparer<Key>.Default ||
+            !b.ByKey.TryGetValue(new Key { A = 1, B = "x" }, out int x) || x != 5 ||
+            !b.ByKey.TryGetValue(new Key { A = 1, B = "y" }, out int y) || y != 6 || b.ByKey[new Key { A = 2 }] != 7)
+            return "ByKey differs (keys hashed before their fields were filled?)";
+        if (b.Children is not { Count: 2 } || b.Children[1] is not { Count: 1 } || !ReferenceEquals(b.Children[1][0], b) || b.Children[2].Count != 0)
+            return "Children differ (the cycle back to the bag)";
+        return null;
+    }
+
+    private static bool SameMap(Dictionary<string, string>? a, Dictionary<string, string>? b) =>
+        a is not null && b is not null && a.Count == b.Count && a.Keys.SequenceEqual(b.Keys) && a.All(kv => b[kv.Key] == kv.Value);
+
+    private static string Show<T>(IEnumerable<T>? items) => items is null ? "null" : "[" + string.Join(", ", items) + "]";
 
     public static Holder MakeHolder() => new()
     {

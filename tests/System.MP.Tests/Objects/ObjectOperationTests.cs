@@ -34,6 +34,28 @@ public class ObjectOperationTests
     public void MultiRank(Scenario scenario, int ranks, bool hosted, bool openMpi) =>
         Job.RunScenario(scenario, ranks, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
 
+    /// <summary>
+    /// List, HashSet and Dictionary fields (Scenarios/Objects/Objects.cs, Collections): OSend/ORecv, OIRecv and OBcast with
+    /// exact contents, in both modes, both MPIs, with the generated codecs and with the ones built at run time, and chunked.
+    /// </summary>
+    [Theory]
+    [InlineData(false, false, false, 0)]
+    [InlineData(false, false, true, 0)]
+    [InlineData(true, false, false, 0)]
+    [InlineData(true, false, true, 0)]
+    [InlineData(false, true, false, 0)]
+    [InlineData(true, true, true, 0)]
+    [InlineData(false, false, false, 256)]
+    public void CollectionFieldsTravel(bool hosted, bool openMpi, bool runTimeCodecs, int chunkBytes)
+    {
+        var env = new Dictionary<string, string>();
+        if (runTimeCodecs)
+            env["MOTOR_OBJECT_CODECS"] = "runtime";
+        if (chunkBytes > 0)
+            env["MOTOR_OBJECT_CHUNK_BYTES"] = chunkBytes.ToString();
+        Job.RunScenario(Scenario.ObjectsCollections, 2, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich, env: env);
+    }
+
     /// <summary>With 256-byte chunks every payload takes several messages or collective rounds (staged when displacements pass the chunk size).</summary>
     [Fact]
     public void ChunkedPayloadsTravel() =>

@@ -65,6 +65,12 @@ public class GeneratedCodecTests
         ["class arrays and abstract-free hierarchies"] = () => new Shape[] { new Circle(1) { Name = "one" }, new Shape { X = 2 }, null! },
         ["counted (a constructor that must not run)"] = () => new Counted(),
         ["generic box (run-time codec on both paths) holding generated ones"] = () => new Box<Holder> { Value = TransportSamples.MakeHolder() },
+        ["collection fields: lists, sets, dictionaries, arrays of lists, shared, empty, null, a cycle"] = () => TransportSamples.MakeBag(3),
+        ["collections as the root and as elements of object[]"] = () => new object[]
+        {
+            new List<string> { "a", "b" }, new Dictionary<string, string> { ["k"] = "v" }, new HashSet<long> { 5, 6 },
+            new List<Bag> { TransportSamples.MakeBag(1) }, new Dictionary<int, Circle>[] { new() { [1] = new Circle(2) } },
+        },
     };
 
     [Fact]
@@ -94,6 +100,65 @@ public class GeneratedCodecTests
         byte[] runTimeReadsGenerated = OnCodecs(true, () => ObjectTransport.EncodeToArray(ObjectTransport.Decode(generated)));
         Assert.Equal(generated, generatedReadsRunTime);
         Assert.Equal(generated, runTimeReadsGenerated);
+    }
+
+    [Fact]
+    public void CollectionFieldsHaveRegisteredCodecsAndArriveIntactOnBothPaths()
+    {
+        // The generator registered each collection a field of Bag names (the NativeAOT path: no MakeGenericType).
+        Assert.IsType<ListCodec<int>>(Codecs.For(typeof(List<int>)));
+        Assert.Equal(typeof(Dictionary<Key, int>), CodecRegistry.FindCollection(WireFormat.EntryDictionary, typeof(Key), typeof(int)));
+        Assert.Equal(typeof(List<Bag>), CodecRegistry.FindCollection(WireFormat.EntryList, typeof(Bag), null));
+        Assert.Same(Codecs.For(typeof(List<int>[])), Codecs.For(typeof(List<int>)).Vector);
+        foreach (bool runTime in new[] { false, true })
+            for (int seed = 0; seed < 4; seed++)
+            {
+                Bag b = Assert.IsType<Bag>(OnCodecs(runTime, () => ObjectTransport.Decode(ObjectTransport.EncodeToArray(TransportSamples.MakeBag(seed)))));
+                Assert.Null(TransportSamples.CheckBag(b, seed));
+            }
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void ACollectionTheReceiverCouldNotRebuildIsRefusedBeforeAnythingIsSent(bool runTime)
+    {
+        // Another comparer: the receiver would build the set or dictionary with the default one.
+        var e = Assert.Throws<TransportException>(() => OnCodecs(runTime, () => ObjectTransport.EncodeToArray(
+            new Bag { Words = new HashSet<string>(StringComparer.OrdinalIgnoreCase) { "a" } })));
+        Assert.Contains("HashSet<System.String> with the comparer", e.Message);
+        e = Assert.Throws<TransportException>(() => OnCodecs(runTime, () => ObjectTransport.EncodeToArray(
+            new Bag { Names = new Dictionary<string, string>(StringComparer.InvariantCultureIgnoreCase) { ["a"] = "b" } })));
+        Assert.Contains("default comparer", e.Message);
+        // Ordinal compares strings as the default comparer does: it travels (and arrives with the default one).
+        var names = Assert.IsType<Bag>(OnCodecs(runTime, () => ObjectTransport.Decode(ObjectTransport.EncodeToArray(
+            new Bag { Names = new Dictionary<string, string>(StringComparer.Ordinal) { ["a"] = "b" } })))).Names!;
+        Assert.Equal("b", names["a"]);
+        // A class derived from List<T> is not List<T>, and elements must travel themselves.
+        e = Assert.Throws<TransportException>(() => OnCodecs(runTime, () => ObjectTransport.EncodeToArray(new object[] { new DerivedList { 1 } })));
+        Assert.Contains(nameof(DerivedList), e.Message);
+        e = Assert.Throws<TransportException>(() => OnCodecs(runTime, () => ObjectTransport.EncodeToArray(new List<Plain> { new() })));
+        Assert.Contains(nameof(Plain), e.Message);
+    }
+
+    private sealed class DerivedList : List<int>;
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void AForgedSetOrDictionaryWithARepeatedElementIsRefused(bool runTime)
+    {
+        byte[] set = OnCodecs(runTime, () => ObjectTransport.EncodeToArray(new HashSet<long> { 0x1111111111111111, 0x2222222222222222 }));
+        int at = Convert.ToHexString(set).IndexOf("2222222222222222", StringComparison.Ordinal) / 2;
+        BitConverter.TryWriteBytes(set.AsSpan(at), 0x1111111111111111);
+        var e = Assert.Throws<TransportException>(() => OnCodecs(runTime, () => ObjectTransport.Decode(set)));
+        Assert.Contains("twice", e.Message);
+
+        byte[] map = OnCodecs(runTime, () => ObjectTransport.EncodeToArray(new Dictionary<int, string> { [0x33333333] = "a", [0x44444444] = "b" }));
+        at = Convert.ToHexString(map).IndexOf("44444444", StringComparison.Ordinal) / 2;
+        BitConverter.TryWriteBytes(map.AsSpan(at), 0x33333333);
+        e = Assert.Throws<TransportException>(() => OnCodecs(runTime, () => ObjectTransport.Decode(map)));
+        Assert.Contains("twice", e.Message);
     }
 
     [Fact]

@@ -82,6 +82,37 @@ public class GeneratorDiagnosticsTests
     }
 
     [Fact]
+    public void CollectionFieldsTravelAndAreRegistered()
+    {
+        var (diagnostics, errors, generated) = Compile("""
+            using System.Collections.Generic;
+            public enum Kind { A, B }
+            [Transportable] public class Node { [Transportable] public List<int>? Ints; [Transportable] public Dictionary<string, List<Node>>? ByName;
+                [Transportable] public HashSet<long>[]? Sets; [Transportable] public List<Kind>? Kinds; }
+            """);
+        Assert.Empty(diagnostics);
+        Assert.Empty(errors);
+        Assert.Contains("GeneratedCodecs.RegisterList<int>()", generated);
+        Assert.Contains("GeneratedCodecs.RegisterList<global::Node>()", generated);
+        Assert.Contains("GeneratedCodecs.RegisterDictionary<string, global::System.Collections.Generic.List<global::Node>>()", generated);
+        Assert.Contains("GeneratedCodecs.RegisterHashSet<long>()", generated);
+        Assert.Contains("GeneratedCodecs.RegisterEnum<global::Kind>(\"Kind\", \"Snippet\")", generated);
+    }
+
+    [Fact]
+    public void MOTOR001ACollectionWhoseElementsCannotTravelOrAClassDerivedFromOne()
+    {
+        Assert.Contains("its element type Plain cannot travel", Only("""
+            public class Plain { public int X; }
+            [Transportable] public class H { [Transportable] public System.Collections.Generic.Dictionary<int, Plain>? D; }
+            """, "MOTOR001").GetMessage());
+        Assert.Matches("not classes derived from them; declare the field as (System.Collections.Generic.)?List<int>", Only("""
+            public class Ints : System.Collections.Generic.List<int> { }
+            [Transportable] public class H { [Transportable] public Ints? L; }
+            """, "MOTOR001").GetMessage());
+    }
+
+    [Fact]
     public void MOTOR002ABaseClassThatIsNotTransportable()
     {
         Diagnostic d = Only("""

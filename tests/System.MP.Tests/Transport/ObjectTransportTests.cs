@@ -341,7 +341,9 @@ public class ObjectTransportTests
         { new DerivedOfUnmarked(), "Scenarios.UnmarkedBase" },
         { new object(), "System.Object" },
         { new Plain[1], "Scenarios.Plain" },
-        { new object[] { 1, new List<int>() }, "System.Collections.Generic.List<System.Int32>" },
+        { new object[] { 1, new Queue<int>() }, "System.Collections.Generic.Queue<System.Int32>" },
+        { new object[] { 1, new List<Plain>() }, "Scenarios.Plain" },
+        { new Dictionary<int, Stream>(), "System.IO.Stream" },
         { new int?[1], "System.Nullable<System.Int32>" },
     };
 
