@@ -184,8 +184,9 @@ public readonly unsafe partial struct Request
         if (handles.Length < requests.Length)
             ThrowHelper.ThrowStatusesTooShort(handles.Length, requests.Length);
         ref RequestHandle h = ref MemoryMarshal.GetReference(handles);
-        for (int i = 0; i < requests.Length; i++)
-            Unsafe.Add(ref h, i) = requests[i].SetEntry();
+        ref Request r = ref MemoryMarshal.GetReference(requests);
+        for (nint i = 0, n = requests.Length; i < n; i++) // native-sized: no sign extension per request
+            Unsafe.Add(ref h, i) = Unsafe.Add(ref r, i).SetEntry();
     }
 
     /// <summary>After the core completed the set: every request is consumed (and the first error thrown).</summary>
@@ -211,7 +212,7 @@ public readonly unsafe partial struct Request
             if (s is null)
                 Unsafe.Add(ref st, i) = EmptyStatus;
             else if (Unsafe.Add(ref h, i) != RequestHandle.Null)
-                Release(s, poster, Unsafe.Add(ref st, i));
+                ReleaseInFlight(s, poster, Unsafe.Add(ref st, i));
             else
                 failed |= TakeDone(s, requests[i]._version, ref Unsafe.Add(ref st, i), poster);
         }

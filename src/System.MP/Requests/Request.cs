@@ -321,8 +321,18 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void Release(RequestSlot s, RequestPoster poster, in Status status)
     {
-        ReleaseHolds(s, status);
         s.Done = false;
+        ReleaseInFlight(s, poster, status);
+    }
+
+    /// <summary>
+    /// <see cref="Release"/> of a request whose slot is not <see cref="RequestSlot.Done"/>: one that still
+    /// had its core handle (<see cref="IsCompleted"/> gives the handle up when it marks the slot done).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void ReleaseInFlight(RequestSlot s, RequestPoster poster, in Status status)
+    {
+        ReleaseHolds(s, status);
         s.Version++;
         poster.Return(s);
     }

@@ -141,8 +141,8 @@ internal sealed class RequestPoster
         RequestSlot?[] free = _free;
         if ((uint)n < (uint)free.Length)
         {
+            _count = n + 1; // first: n need not live across the write barrier's call
             free[n] = slot;
-            _count = n + 1;
         }
         else
             Overflow(slot);
