@@ -12,14 +12,17 @@ namespace System.MP;
 /// </summary>
 /// <typeparam name="T">The type of the value.</typeparam>
 /// <remarks>Not thread-safe, as <see cref="System.MP.Request"/> is not: complete it from one thread.</remarks>
-public sealed class ValueRequest<T> : IDisposable where T : unmanaged
+public sealed class ValueRequest<T> : IDisposable, IStatusReader where T : unmanaged
 {
     private readonly T[] _box; // the one element MPI writes, held by the request until it completes
+    private Status _status; // the receive's status once it completed, through any copy of Request
+    private bool _completed;
 
     internal ValueRequest(Request request, T[] box)
     {
         Request = request;
         _box = box;
+        request.ReportStatusTo(this);
     }
 
     /// <summary>The underlying receive: wait for it, test it or put it in a request set.</summary>
@@ -28,7 +31,8 @@ public sealed class ValueRequest<T> : IDisposable where T : unmanaged
     /// <summary>The received value; waits for it when the receive has not completed.</summary>
     /// <returns>The value; default when the source was <see cref="Mpi.ProcNull"/> or the receive was cancelled.</returns>
     /// <exception cref="MpiException">The incoming message was shorter than one value.</exception>
-    public T Result => CompletedElsewhere ? _box[0] : Take(Request.Wait());
+    /// <exception cref="ObjectDisposedException">The receive was disposed.</exception>
+    public T Result => Take(_completed ? _status : Request.Wait());
 
     /// <summary>Tests the receive without waiting.</summary>
     /// <param name="value">The received value when the result is true; default otherwise.</param>
@@ -36,9 +40,9 @@ public sealed class ValueRequest<T> : IDisposable where T : unmanaged
     /// <exception cref="MpiException">The incoming message was shorter than one value.</exception>
     public bool TryGetResult(out T value)
     {
-        if (CompletedElsewhere)
+        if (_completed)
         {
-            value = _box[0];
+            value = Take(_status);
             return true;
         }
         if (!Request.Test(out Status status))
@@ -57,7 +61,7 @@ public sealed class ValueRequest<T> : IDisposable where T : unmanaged
     /// <param name="cancellationToken">Cancels the receive if it has not matched its message (then <see cref="OperationCanceledException"/>).</param>
     /// <returns>The received value.</returns>
     public async Task<T> ResultAsync(CancellationToken cancellationToken = default) =>
-        CompletedElsewhere ? _box[0] : Take(await Request.WaitAsync(cancellationToken).ConfigureAwait(false));
+        Take(_completed ? _status : await Request.WaitAsync(cancellationToken).ConfigureAwait(false));
 
     /// <summary>Makes <c>await request</c> give the received value (<see cref="ResultAsync"/>), resuming on the thread pool.</summary>
     /// <returns>The awaiter; the await's result is the value.</returns>
@@ -67,11 +71,14 @@ public sealed class ValueRequest<T> : IDisposable where T : unmanaged
     public void Dispose() => Request.Dispose();
 
     /// <summary>
-    /// True once <see cref="Request"/> was completed through another copy (a request set such as
-    /// WaitAll, or a Wait on <see cref="Request"/> itself): the value is in place, its status was
-    /// the completer's.
+    /// The receive completed, through this object or another copy of <see cref="Request"/> (a request
+    /// set such as WaitAll, or a Wait on <see cref="Request"/> itself): its status is kept for the size check.
     /// </summary>
-    private bool CompletedElsewhere => !Request.IsNull && !Request.IsLive;
+    void IStatusReader.Completed(in Status status)
+    {
+        _status = status;
+        _completed = true;
+    }
 
     private unsafe T Take(in Status status)
     {

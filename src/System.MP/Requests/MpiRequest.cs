@@ -1,4 +1,3 @@
-using System.Collections.Generic;
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
 
@@ -19,9 +18,6 @@ namespace System.MP;
 /// </remarks>
 public abstract unsafe partial class MpiRequest : IDisposable
 {
-    /// <summary>Requests the sets handle without allocating (handles and statuses on the stack).</summary>
-    private protected const int StackRequests = 128;
-
     /// <summary>The set entry of an object request still pending: no core handle, it completes through its own Test.</summary>
     internal static RequestHandle ObjectPending => new(int.MinValue);
 
@@ -105,12 +101,10 @@ public abstract unsafe partial class MpiRequest : IDisposable
     /// <summary>Waits for every request (MPI_Waitall) without allocating for up to 128 requests.</summary>
     /// <param name="requests">The requests, each at most once.</param>
     /// <exception cref="MpiException">An operation failed (thrown after every request completed).</exception>
-    [SkipLocalsInit] // every entry is written before it is read
     public static void WaitAll(ReadOnlySpan<MpiRequest> requests)
     {
-        Status[]? heap = requests.Length > StackRequests ? new Status[requests.Length] : null;
-        Span<Status> statuses = heap ?? stackalloc Status[StackRequests];
-        WaitAll(requests, statuses[..requests.Length]);
+        var set = new Set(requests);
+        RequestSet.WaitAll(ref set);
     }
 
     /// <summary>Waits for every request (MPI_Waitall) and writes their statuses.</summary>
@@ -118,29 +112,12 @@ public abstract unsafe partial class MpiRequest : IDisposable
     /// <param name="statuses">Receives the statuses, in the order of <paramref name="requests"/>; at least as long.</param>
     /// <exception cref="ArgumentException"><paramref name="statuses"/> is shorter than <paramref name="requests"/>, or a request is in the set twice.</exception>
     /// <exception cref="MpiException">An operation failed (thrown after every request completed).</exception>
-    [SkipLocalsInit]
     public static void WaitAll(ReadOnlySpan<MpiRequest> requests, Span<Status> statuses)
     {
-        int n = requests.Length;
-        if (statuses.Length < n)
-            ThrowHelper.ThrowStatusesTooShort(statuses.Length, n);
-        RequestHandle[]? heap = n > StackRequests ? new RequestHandle[n] : null;
-        Span<RequestHandle> handles = heap ?? stackalloc RequestHandle[StackRequests];
-        handles = handles[..n];
-        statuses = statuses[..n];
-        if (Entries(requests, handles))
-        {
-            PollAll(requests, handles, statuses);
-            return;
-        }
-        int rc;
-        fixed (RequestHandle* h = handles)
-        fixed (Status* s = statuses)
-        {
-            var all = new Completion.AllRequests(n, h, s);
-            rc = Completion.PollThenBlock(ref all, Completion.SpinPolls / Math.Max(1, n));
-        }
-        FinishSet(requests, handles, statuses, rc);
+        if (statuses.Length < requests.Length)
+            ThrowHelper.ThrowStatusesTooShort(statuses.Length, requests.Length);
+        var set = new Set(requests);
+        RequestSet.WaitAll(ref set, statuses[..requests.Length]);
     }
 
     /// <summary>
@@ -155,39 +132,10 @@ public abstract unsafe partial class MpiRequest : IDisposable
     }
 
     /// <inheritdoc cref="TestAll(MpiRequest[])"/>
-    [SkipLocalsInit]
     public static bool TestAll(ReadOnlySpan<MpiRequest> requests)
     {
-        int n = requests.Length, rc;
-        RequestHandle[]? heapH = n > StackRequests ? new RequestHandle[n] : null;
-        Status[]? heapS = n > StackRequests ? new Status[n] : null;
-        Span<RequestHandle> handles = heapH ?? stackalloc RequestHandle[StackRequests];
-        Span<Status> statuses = heapS ?? stackalloc Status[StackRequests];
-        handles = handles[..n];
-        statuses = statuses[..n];
-        if (Entries(requests, handles))
-        {
-            // Object requests first: completing one early changes nothing its owner can see.
-            bool all = true;
-            for (int i = 0; i < n; i++)
-            {
-                if (handles[i] != ObjectPending)
-                    continue;
-                if (requests[i].Test(out _))
-                    handles[i] = RequestHandle.Null;
-                else
-                    all = false;
-            }
-            if (!all)
-                return false;
-        }
-        fixed (RequestHandle* h = handles)
-        fixed (Status* s = statuses)
-            rc = Core.ReqTestall(n, h, s);
-        if (rc == 0)
-            return false;
-        FinishSet(requests, handles, statuses, rc);
-        return true;
+        var set = new Set(requests);
+        return RequestSet.TestAll(ref set);
     }
 
     /// <summary>Waits until one of the requests completes (MPI_Waitany); any mix of kinds.</summary>
@@ -195,27 +143,55 @@ public abstract unsafe partial class MpiRequest : IDisposable
     /// <param name="status">The status of the one that completed (empty when none was pending).</param>
     /// <returns>Its index, or <see cref="Mpi.Undefined"/> when none was pending.</returns>
     /// <exception cref="MpiException">The operation that completed failed.</exception>
-    [SkipLocalsInit]
     public static int WaitAny(MpiRequest[] requests, out Status status)
     {
         ArgumentNullException.ThrowIfNull(requests);
-        int n = requests.Length;
-        RequestHandle[]? heap = n > StackRequests ? new RequestHandle[n] : null;
-        Span<RequestHandle> handles = heap ?? stackalloc RequestHandle[StackRequests];
-        handles = handles[..n];
-        if (Entries(requests, handles))
-            return PollAny(requests, handles, out status);
-        long t0 = MpiProfile.Begin();
-        int index = Completion.WaitAny(handles, out int result, out Status st);
-        MpiProfile.End(ProfiledCall.WaitAny, t0);
-        status = index == Mpi.Undefined ? EmptyStatus : requests[index].FinishAlone(result, st);
-        return index;
+        var set = new Set(requests);
+        return RequestSet.WaitAny(ref set, out status);
+    }
+
+    /// <summary>A set of any kinds of request for <see cref="RequestSet"/>: polled when it holds object requests in flight.</summary>
+    private readonly ref struct Set(ReadOnlySpan<MpiRequest> requests) : IRequestSet
+    {
+        private readonly ReadOnlySpan<MpiRequest> _requests = requests;
+
+        public int Count => _requests.Length;
+
+        public static bool RepeatsLeftToCore => false;
+
+        public bool Gather(scoped Span<RequestHandle> handles) => Entries(_requests, handles);
+
+        public void PollAll(scoped Span<RequestHandle> handles, scoped Span<Status> statuses) => MpiRequest.PollAll(_requests, handles, statuses);
+
+        public bool TestObjects(scoped Span<RequestHandle> handles)
+        {
+            // Object requests first: completing one early changes nothing its owner can see.
+            bool all = true;
+            for (int i = 0; i < handles.Length; i++)
+            {
+                if (handles[i] != ObjectPending)
+                    continue;
+                if (_requests[i].Test(out _))
+                    handles[i] = RequestHandle.Null;
+                else
+                    all = false;
+            }
+            return all;
+        }
+
+        public int PollAny(scoped ReadOnlySpan<RequestHandle> handles, out Status status) => MpiRequest.PollAny(_requests, handles, out status);
+
+        public int KnownComplete() => -1;
+
+        public void FinishAll(scoped ReadOnlySpan<RequestHandle> handles, scoped Span<Status> statuses, int rc) => FinishSet(_requests, handles, statuses, rc);
+
+        public Status FinishOne(int index, int rc, in Status status) => _requests[index].FinishAlone(rc, status);
     }
 
     /// <summary>MPI's empty status (MPI-4.0 §3.7.3): what a set reports when nothing was pending.</summary>
-    private protected static Status EmptyStatus => new(Mpi.AnySource, Mpi.AnyTag, 0);
+    private protected static Status EmptyStatus => Request.EmptyStatus;
 
-    /// <summary>Checks every request (not null, not disposed, none twice) and writes each one's entry; true when object requests are pending.</summary>
+    /// <summary>Checks every request (not null, not disposed) and writes each one's entry; true when object requests are pending.</summary>
     private static bool Entries(ReadOnlySpan<MpiRequest> requests, Span<RequestHandle> handles)
     {
         bool objects = false;
@@ -227,29 +203,7 @@ public abstract unsafe partial class MpiRequest : IDisposable
             handles[i] = r.SetEntry();
             objects |= handles[i] == ObjectPending;
         }
-        CheckDistinct(handles);
         return objects;
-    }
-
-    /// <summary>
-    /// Refuses a set that holds one pending request twice, by its core handle: MPI would
-    /// complete one request twice.  Completed requests may repeat, and so may an object request
-    /// (testing it twice is harmless).
-    /// </summary>
-    internal static void CheckDistinct(ReadOnlySpan<RequestHandle> handles)
-    {
-        if (handles.Length <= 32)
-        {
-            for (int i = 1; i < handles.Length; i++)
-                for (int j = 0; j < i; j++)
-                    if (handles[i] == handles[j] && handles[i] != RequestHandle.Null && handles[i] != ObjectPending)
-                        ThrowHelper.ThrowRepeatedRequest(j, i);
-            return;
-        }
-        var seen = new Dictionary<RequestHandle, int>(handles.Length);
-        for (int i = 0; i < handles.Length; i++)
-            if (handles[i] != RequestHandle.Null && handles[i] != ObjectPending && !seen.TryAdd(handles[i], i))
-                ThrowHelper.ThrowRepeatedRequest(seen[handles[i]], i);
     }
 
     /// <summary>After the core completed a set of buffer and persistent requests: each finishes, then the first error is thrown.</summary>

@@ -177,8 +177,8 @@ public unsafe class PersistentRequest : MpiRequest
     public static void StartAll(ReadOnlySpan<PersistentRequest> requests)
     {
         int n = requests.Length;
-        RequestHandle[]? heap = n > StackRequests ? new RequestHandle[n] : null;
-        Span<RequestHandle> handles = heap ?? stackalloc RequestHandle[StackRequests];
+        RequestHandle[]? heap = n > RequestSet.StackRequests ? new RequestHandle[n] : null;
+        Span<RequestHandle> handles = heap ?? stackalloc RequestHandle[RequestSet.StackRequests];
         handles = handles[..n];
         for (int i = 0; i < n; i++)
         {
@@ -186,7 +186,7 @@ public unsafe class PersistentRequest : MpiRequest
                 ThrowHelper.ThrowNullRequest(i);
             handles[i] = requests[i].StartableHandle();
         }
-        CheckDistinct(handles);
+        RequestSet.CheckDistinct(handles);
         RequestHandle* h = stackalloc RequestHandle[StartChunk];
         void** bufs = stackalloc void*[StartChunk];
         void** objs = stackalloc void*[StartChunk];

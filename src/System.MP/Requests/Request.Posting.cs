@@ -175,7 +175,7 @@ public readonly unsafe partial struct Request
         RequestSlot s = poster.Rent();
         s.Handle = req;
         s.Pin = pin;
-        s.Pin2 = pin2;
+        s.Second = pin2;
         return new Request(s);
     }
 

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
@@ -6,26 +7,12 @@ using System.Threading.Tasks;
 
 namespace System.MP;
 
-// Sets of requests: WaitAll, TestAll, WaitAny (allocation-free for up to StackRequests).
+// Sets of requests: WaitAll, TestAll, WaitAny (RequestSet, allocation-free for up to RequestSet.StackRequests).
 // The forms that take an array write the null request over the entries they complete, as
 // MPI sets completed handles to MPI_REQUEST_NULL (MPI-4.0 §3.7.5): a WaitAny loop over
 // one array skips those it has completed.
 public readonly unsafe partial struct Request
 {
-    /// <summary>Requests the sets handle without allocating (handles and statuses on the stack).</summary>
-    private const int StackRequests = 128;
-
-    /// <summary>WaitAll polls before waiting only for sets smaller than this.</summary>
-    private const int SpinAllLimit = 16;
-
-    /// <summary>
-    /// How many fast tests a WaitAll of <paramref name="n"/> requests makes before it blocks:
-    /// polling saves the GC transition of the blocking call, which matters for a few requests;
-    /// a larger set shares one transition, so it waits in MPI_Waitall (which polls the same way) at once.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static int SetPolls(int n) => n < SpinAllLimit ? Completion.SpinPolls / Math.Max(1, n) : 0;
-
     /// <summary>Waits for every request (MPI_Waitall) and sets each entry to the null request.</summary>
     /// <param name="requests">The requests; null requests contribute the empty status.</param>
     /// <returns>The statuses, in the order of <paramref name="requests"/>.</returns>
@@ -38,7 +25,8 @@ public readonly unsafe partial struct Request
         var statuses = new Status[requests.Length];
         try
         {
-            WaitAllCore(requests, statuses);
+            var set = new Set(requests);
+            RequestSet.WaitAll(ref set, statuses);
         }
         catch
         {
@@ -56,12 +44,11 @@ public readonly unsafe partial struct Request
     /// <param name="requests">The requests; each is consumed (a later use of it throws).</param>
     /// <exception cref="MessageTruncatedException">A receive was truncated (after all requests completed).</exception>
     /// <exception cref="ObjectDisposedException">A request was already completed or disposed (nothing is waited for).</exception>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit] // every entry is written before it is read
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static void WaitAll(ReadOnlySpan<Request> requests)
     {
-        Status[]? heap = requests.Length > StackRequests ? new Status[requests.Length] : null;
-        Span<Status> statuses = heap ?? stackalloc Status[StackRequests];
-        WaitAllCore(requests, statuses[..requests.Length]);
+        var set = new Set(requests);
+        RequestSet.WaitAll(ref set);
     }
 
     /// <summary>Waits for every request (MPI_Waitall) and writes their statuses, without allocating.</summary>
@@ -75,26 +62,8 @@ public readonly unsafe partial struct Request
     {
         if (statuses.Length < requests.Length)
             ThrowHelper.ThrowStatusesTooShort(statuses.Length, requests.Length);
-        WaitAllCore(requests, statuses[..requests.Length]);
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit] // every entry is written before it is read
-    private static void WaitAllCore(ReadOnlySpan<Request> requests, Span<Status> statuses)
-    {
-        int n = requests.Length, rc;
-        RequestHandle[]? heap = n > StackRequests ? new RequestHandle[n] : null;
-        Span<RequestHandle> handles = heap ?? stackalloc RequestHandle[StackRequests];
-        handles = handles[..n];
-        Handles(requests, handles);
-        fixed (RequestHandle* h = handles)
-        fixed (Status* s = statuses)
-        {
-            var all = new Completion.AllRequests(n, h, s);
-            long t0 = MpiProfile.Begin();
-            rc = Completion.PollThenBlock(ref all, SetPolls(n));
-            MpiProfile.End(ProfiledCall.WaitAll, t0);
-        }
-        FinishAll(requests, handles, statuses, rc);
+        var set = new Set(requests);
+        RequestSet.WaitAll(ref set, statuses[..requests.Length]);
     }
 
     /// <summary>Tests whether every request completed (MPI_Testall); completes them all when so, setting each entry to the null request.</summary>
@@ -120,25 +89,10 @@ public readonly unsafe partial struct Request
     /// <param name="requests">The requests.</param>
     /// <returns>True when every request has completed (all are then consumed).</returns>
     /// <exception cref="ObjectDisposedException">A request was already completed or disposed.</exception>
-    [SkipLocalsInit]
     public static bool TestAll(ReadOnlySpan<Request> requests)
     {
-        int n = requests.Length, rc;
-        RequestHandle[]? heapH = n > StackRequests ? new RequestHandle[n] : null;
-        Status[]? heapS = n > StackRequests ? new Status[n] : null;
-        Span<RequestHandle> handles = heapH ?? stackalloc RequestHandle[StackRequests];
-        Span<Status> statuses = heapS ?? stackalloc Status[StackRequests];
-        handles = handles[..n];
-        statuses = statuses[..n];
-        Handles(requests, handles);
-        MpiRequest.CheckDistinct(handles);
-        fixed (RequestHandle* h = handles)
-        fixed (Status* s = statuses)
-            rc = Core.ReqTestall(n, h, s);
-        if (rc == 0)
-            return false;
-        FinishAll(requests, handles, statuses, rc);
-        return true;
+        var set = new Set(requests);
+        return RequestSet.TestAll(ref set);
     }
 
     /// <summary>Waits until one of the requests completes (MPI_Waitany) and sets its entry to the null request.</summary>
@@ -146,31 +100,11 @@ public readonly unsafe partial struct Request
     /// <param name="status">The status of the one that completed (empty when none was pending).</param>
     /// <returns>Its index, or <see cref="Mpi.Undefined"/> when none was still pending.</returns>
     /// <exception cref="ObjectDisposedException">A request was already completed or disposed (nothing is waited for).</exception>
-    [SkipLocalsInit]
     public static int WaitAny(Request[] requests, out Status status)
     {
         ArgumentNullException.ThrowIfNull(requests);
-        int n = requests.Length;
-        RequestHandle[]? heap = n > StackRequests ? new RequestHandle[n] : null;
-        Span<RequestHandle> handles = heap ?? stackalloc RequestHandle[StackRequests];
-        handles = handles[..n];
-        Handles(requests, handles);
-        MpiRequest.CheckDistinct(handles);
-        int index = Array.FindIndex(requests, static r => r._slot is { Done: true }); // found complete by IsCompleted
-        int result = 0;
-        Status st = default;
-        if (index < 0)
-            index = Completion.WaitAny(handles, out result, out st);
-        if (index == Mpi.Undefined)
-        {
-            status = EmptyStatus;
-            return index;
-        }
-        Request r = requests[index];
-        requests[index] = default;
-        RequestSlot s = r._slot!;
-        status = s.Done ? Finish(s, s.Result, s.Status) : Finish(s, result, st);
-        return index;
+        var set = new Set(requests, clear: requests);
+        return RequestSet.WaitAny(ref set, out status);
     }
 
     /// <summary>Waits for every request of a mixed set (<see cref="MpiRequest.WaitAll(MpiRequest[])"/>).</summary>
@@ -188,17 +122,71 @@ public readonly unsafe partial struct Request
     /// <returns>The index of a request that completed.</returns>
     public static Task<int> WhenAny(params MpiRequest[] requests) => MpiRequest.WhenAny(requests);
 
+    /// <summary>A set of requests for <see cref="RequestSet"/>: buffer operations only, so never polled.</summary>
+    private readonly ref struct Set : IRequestSet
+    {
+        private readonly ReadOnlySpan<Request> _requests;
+        private readonly Request[]? _clear;
+
+        /// <param name="requests">The requests.</param>
+        /// <param name="clear">The array whose entry WaitAny sets to the null request, as MPI does, before it finishes it.</param>
+        internal Set(ReadOnlySpan<Request> requests, Request[]? clear = null)
+        {
+            _requests = requests;
+            _clear = clear;
+        }
+
+        public int Count => _requests.Length;
+
+        public static bool RepeatsLeftToCore => true;
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public bool Gather(scoped Span<RequestHandle> handles)
+        {
+            Handles(_requests, handles);
+            return false;
+        }
+
+        // Gather finds no object request: the polled forms are never asked for.
+        public void PollAll(scoped Span<RequestHandle> handles, scoped Span<Status> statuses) => throw new UnreachableException();
+
+        public bool TestObjects(scoped Span<RequestHandle> handles) => throw new UnreachableException();
+
+        public int PollAny(scoped ReadOnlySpan<RequestHandle> handles, out Status status) => throw new UnreachableException();
+
+        public int KnownComplete()
+        {
+            for (int i = 0; i < _requests.Length; i++)
+                if (_requests[i]._slot is { Done: true }) // found complete by IsCompleted
+                    return i;
+            return -1;
+        }
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public void FinishAll(scoped ReadOnlySpan<RequestHandle> handles, scoped Span<Status> statuses, int rc) =>
+            Request.FinishAll(_requests, handles, statuses, rc);
+
+        public Status FinishOne(int index, int rc, in Status status)
+        {
+            RequestSlot s = _requests[index]._slot!;
+            if (_clear is not null)
+                _clear[index] = default;
+            return s.Done ? Finish(s, s.Result, s.Status) : Finish(s, rc, status);
+        }
+    }
+
     /// <summary>Checks every request (none completed or disposed already) before anything is waited for: the core handles of a set.</summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static void Handles(ReadOnlySpan<Request> requests, Span<RequestHandle> handles)
     {
         // One length check for the set, none per request (the JIT cannot tell
-        // that the two spans are as long as each other; WaitAllCore made them so).
+        // that the two spans are as long as each other; RequestSet.WaitAll made them so).
         if (handles.Length < requests.Length)
             ThrowHelper.ThrowStatusesTooShort(handles.Length, requests.Length);
         ref RequestHandle h = ref MemoryMarshal.GetReference(handles);
-        for (int i = 0; i < requests.Length; i++)
-            Unsafe.Add(ref h, i) = requests[i].SetEntry();
+        ref Request r = ref MemoryMarshal.GetReference(requests);
+        for (nint i = 0, n = requests.Length; i < n; i++) // native-sized: no sign extension per request
+            Unsafe.Add(ref h, i) = Unsafe.Add(ref r, i).SetEntry();
     }
 
     /// <summary>After the core completed the set: every request is consumed (and the first error thrown).</summary>
@@ -224,7 +212,7 @@ public readonly unsafe partial struct Request
             if (s is null)
                 Unsafe.Add(ref st, i) = EmptyStatus;
             else if (Unsafe.Add(ref h, i) != RequestHandle.Null)
-                Release(s, poster);
+                ReleaseInFlight(s, poster, Unsafe.Add(ref st, i));
             else
                 failed |= TakeDone(s, requests[i]._version, ref Unsafe.Add(ref st, i), poster);
         }
@@ -248,7 +236,7 @@ public readonly unsafe partial struct Request
         }
         status = s.Status;
         int rc = s.Result;
-        Release(s, poster);
+        Release(s, poster, status);
         return rc;
     }
 
@@ -266,7 +254,7 @@ public readonly unsafe partial struct Request
             else if (handles[i] == RequestHandle.Null)
                 TakeDone(s, requests[i]._version, ref statuses[i], poster);
             else if (Core.ReqLive(handles[i]) == 0)
-                Release(s, poster);
+                Release(s, poster, statuses[i]);
         }
         if (Volatile.Read(ref Orphans.Count) != 0)
             SweepOrphans();

@@ -51,7 +51,7 @@ public readonly partial struct Request
         ArgumentNullException.ThrowIfNull(requests);
         var handles = new RequestHandle[requests.Length];
         Handles(requests, handles);
-        MpiRequest.CheckDistinct(handles);
+        RequestSet.CheckDistinct(handles);
         var done = new List<(int, Status)>();
         CollectCompleted(requests, done);
         return Split(done, out statuses);

@@ -71,7 +71,7 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
             s.Status = st;
             s.Result = rc < 0 ? rc : 0;
             s.Done = true;
-            ReleaseHolds(s);
+            ReleaseHolds(s, st);
             return true;
         }
     }
@@ -171,10 +171,13 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
             {
                 Abandon(h, s.Pin, s.Pin2);
                 s.Handle = RequestHandle.Null;
-                s.Pin = s.Pin2 = null;
+                s.Pin = null;
+                s.Second = null;
             }
         }
-        Release(s, RequestPoster.Current);
+        if (s.Second is IStatusReader)
+            s.Second = null; // a disposed request reports no status
+        Release(s, RequestPoster.Current, EmptyStatus);
     }
 
     /// <summary>Waits for the operation asynchronously through the progress engine (see <see cref="MpiRequest.WaitAsync"/>).</summary>
@@ -262,7 +265,7 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
     private static Status Finish(RequestSlot s, int rc, Status st)
     {
         Exception? error = rc < 0 ? ThrowHelper.CoreException(rc) : null;
-        Release(s, RequestPoster.Current);
+        Release(s, RequestPoster.Current, st);
         if (Volatile.Read(ref Orphans.Count) != 0)
             SweepOrphans();
         if (error is not null)
@@ -270,9 +273,27 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
         return st;
     }
 
-    /// <summary>Lets go of the operation's core handle and pins (completed by the caller).</summary>
+    /// <summary>
+    /// Attaches <paramref name="reader"/> to the operation: whichever copy of this request completes it
+    /// (Wait, Test, a set, an await) hands the reader its status.  For an operation on one buffer.
+    /// </summary>
+    /// <exception cref="ObjectDisposedException">The request was already completed or disposed.</exception>
+    internal void ReportStatusTo(IStatusReader reader)
+    {
+        RequestSlot? s = Live();
+        if (s is null)
+            return;
+        if (s.Second is not null)
+            throw new InvalidOperationException("The request already holds a second buffer or a status reader.");
+        if (s.Done)
+            reader.Completed(s.Status);
+        else
+            s.Second = reader;
+    }
+
+    /// <summary>Lets go of the operation's core handle and holds (completed by the caller with <paramref name="status"/>).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void ReleaseHolds(RequestSlot s)
+    private static void ReleaseHolds(RequestSlot s, in Status status)
     {
         s.Handle = RequestHandle.Null;
         if (s.Pin is not null)
@@ -280,19 +301,38 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
             s.Pin.Release();
             s.Pin = null;
         }
-        if (s.Pin2 is not null)
-        {
-            s.Pin2.Release();
-            s.Pin2 = null;
-        }
+        if (s.Second is not null)
+            ReleaseSecond(s, status);
     }
 
-    /// <summary>Consumes the request: its state moves to a new version and back to the pool.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void Release(RequestSlot s, RequestPoster poster)
+    /// <summary>The rare second hold: a second buffer's pin let go, or a status reader told.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ReleaseSecond(RequestSlot s, in Status status)
     {
-        ReleaseHolds(s);
+        object second = s.Second!;
+        s.Second = null;
+        if (second is BufferHold pin)
+            pin.Release();
+        else
+            ((IStatusReader)second).Completed(status);
+    }
+
+    /// <summary>Consumes the request (completed with <paramref name="status"/>): its state moves to a new version and back to the pool.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void Release(RequestSlot s, RequestPoster poster, in Status status)
+    {
         s.Done = false;
+        ReleaseInFlight(s, poster, status);
+    }
+
+    /// <summary>
+    /// <see cref="Release"/> of a request whose slot is not <see cref="RequestSlot.Done"/>: one that still
+    /// had its core handle (<see cref="IsCompleted"/> gives the handle up when it marks the slot done).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void ReleaseInFlight(RequestSlot s, RequestPoster poster, in Status status)
+    {
+        ReleaseHolds(s, status);
         s.Version++;
         poster.Return(s);
     }

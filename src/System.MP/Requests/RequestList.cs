@@ -310,7 +310,7 @@ public sealed unsafe class RequestList : IDisposable
         }
         var all = new Completion.ListRequests(_list, n, statuses);
         long t0 = MpiProfile.Begin();
-        rc = Completion.PollThenBlock(ref all, Request.SetPolls(n));
+        rc = Completion.PollThenBlock(ref all, RequestSet.SetPolls(n));
         MpiProfile.End(ProfiledCall.WaitAll, t0);
         Finish(n, rc);
     }

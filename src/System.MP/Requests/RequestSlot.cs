@@ -32,8 +32,19 @@ internal sealed class RequestSlot
     /// <summary>Completed (found by <see cref="Request.IsCompleted"/>) with <see cref="Status"/> kept, not yet consumed.</summary>
     internal bool Done;
 
-    /// <summary>The pins of the operation's buffers (library mode, movable arrays; a collective's second buffer in Pin2).</summary>
-    internal BufferHold? Pin, Pin2;
+    /// <summary>The pin of the operation's buffer (library mode, movable arrays).</summary>
+    internal BufferHold? Pin;
+
+    /// <summary>
+    /// What else the operation holds until it completes, rarely anything (one field, so that
+    /// releasing a slot tests it once): a collective's second buffer's pin (a
+    /// <see cref="BufferHold"/>), or the <see cref="IStatusReader"/> that is handed the status
+    /// by whichever copy of the request completes it.
+    /// </summary>
+    internal object? Second;
+
+    /// <summary>The pin of a collective's second buffer (in <see cref="Second"/>), else null.</summary>
+    internal BufferHold? Pin2 => Second as BufferHold;
 
     /// <summary>The status of a completed operation not yet consumed (<see cref="Done"/>).</summary>
     internal Status Status;
@@ -53,6 +64,18 @@ internal sealed class RequestSlot
         if (Handle != RequestHandle.Null)
             Request.Abandon(Handle, Pin, Pin2);
     }
+}
+
+/// <summary>
+/// An object that stands for one request and needs its status however the request is completed
+/// (Wait, Test, a set, an await): <see cref="Request.ReportStatusTo"/> attaches it to the request's
+/// slot, and the slot hands it the status when the operation completes there.  Not told when the
+/// request is disposed or dropped.
+/// </summary>
+internal interface IStatusReader
+{
+    /// <summary>The operation completed with <paramref name="status"/> (called once, on the completing thread).</summary>
+    void Completed(in Status status);
 }
 
 /// <summary>
@@ -118,8 +141,8 @@ internal sealed class RequestPoster
         RequestSlot?[] free = _free;
         if ((uint)n < (uint)free.Length)
         {
+            _count = n + 1; // first: n need not live across the write barrier's call
             free[n] = slot;
-            _count = n + 1;
         }
         else
             Overflow(slot);

@@ -5,7 +5,7 @@ namespace Scenarios;
 /// <summary>
 /// One value exchanged by SendRecv and received by the nonblocking IRecv&lt;T&gt; (its Result, its
 /// TryGetResult, await, and in a request set across compacting collections), with the refusals
-/// and the short-message error of the one-value forms.
+/// and the short-message error of the one-value forms, waited alone or completed by a request set.
 /// </summary>
 internal static class ScalarForms
 {
@@ -47,6 +47,32 @@ internal static class ScalarForms
         {
             c.Send(new byte[3], right, 6);
             Check.Throws<MpiException>(() => _ = shortOne.Result, "IRecv<long> of a 3-byte message");
+        }
+
+        // The same error when a request set completes the receive: the set takes any copy of the
+        // request, and the value's size check still sees the status (an int sent, a long expected).
+        string? alone;
+        using (ValueRequest<long> waited = c.IRecv<long>(left, 7))
+        {
+            c.Send(r, right, 7);
+            alone = Check.Throws<MpiException>(() => _ = waited.Result, "IRecv<long> of an int, waited alone")?.Message;
+        }
+        using (ValueRequest<long> bySet = c.IRecv<long>(left, 8))
+        using (ValueRequest<long> byMixedSet = c.IRecv<long>(left, 9))
+        using (ValueRequest<long> byAny = c.IRecv<long>(left, 10))
+        {
+            c.Send(r, right, 8);
+            c.Send(r, right, 9);
+            c.Send(r, right, 10);
+            Request.WaitAll(bySet.Request); // completes the receive: a short message is no MPI error
+            MpiRequest.WaitAll(byMixedSet.Request);
+            Check.Equal(0, Request.WaitAny([byAny.Request], out _), "WaitAny over one receive");
+            Check.Equal(alone, Check.Throws<MpiException>(() => _ = bySet.Result, "Result of an int completed by Request.WaitAll")?.Message,
+                        "the short-message error of a receive completed by Request.WaitAll");
+            Check.Equal(alone, Check.Throws<MpiException>(() => byMixedSet.TryGetResult(out _), "TryGetResult of an int completed by MpiRequest.WaitAll")?.Message,
+                        "the short-message error of a receive completed by MpiRequest.WaitAll");
+            Check.Equal(alone, Check.Throws<MpiException>(() => _ = byAny.Result, "Result of an int completed by Request.WaitAny")?.Message,
+                        "the short-message error of a receive completed by Request.WaitAny");
         }
         c.Barrier();
 

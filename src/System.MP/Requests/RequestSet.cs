@@ -1,0 +1,181 @@
+using System.Collections.Generic;
+using System.MP.Interop;
+using System.Runtime.CompilerServices;
+
+namespace System.MP;
+
+/// <summary>
+/// The requests of one set operation as <see cref="RequestSet"/> sees them: a ref struct over the
+/// caller's requests (<see cref="Request"/> values or <see cref="MpiRequest"/> objects), so that the
+/// JIT compiles the set operations once per kind, with these calls inlined and nothing allocated.
+/// </summary>
+internal interface IRequestSet
+{
+    /// <summary>The number of requests in the set.</summary>
+    int Count { get; }
+
+    /// <summary>
+    /// True when WaitAll leaves a repeated request to the core, which refuses the set before
+    /// anything is waited for (the other set operations check for repeats here first).
+    /// </summary>
+    static abstract bool RepeatsLeftToCore { get; }
+
+    /// <summary>
+    /// Checks every request (throws for one completed or disposed) and writes its core handle:
+    /// ReqNull when there is nothing to wait for, <see cref="MpiRequest.ObjectPending"/> for an
+    /// object request in flight; true when there is one of those (the set is then polled).
+    /// </summary>
+    bool Gather(scoped Span<RequestHandle> handles);
+
+    /// <summary>WaitAll of a set with object requests in flight: tests each in turn until all completed.</summary>
+    void PollAll(scoped Span<RequestHandle> handles, scoped Span<Status> statuses);
+
+    /// <summary>TestAll of a set with object requests in flight: tests each once; true when every one has completed.</summary>
+    bool TestObjects(scoped Span<RequestHandle> handles);
+
+    /// <summary>WaitAny of a set with object requests in flight: tests each in turn until one completes.</summary>
+    int PollAny(scoped ReadOnlySpan<RequestHandle> handles, out Status status);
+
+    /// <summary>The index of a request known complete already (so WaitAny need not ask MPI), else -1.</summary>
+    int KnownComplete();
+
+    /// <summary>After the core completed the set (rc its result): every request finishes, then the first error is thrown.</summary>
+    void FinishAll(scoped ReadOnlySpan<RequestHandle> handles, scoped Span<Status> statuses, int rc);
+
+    /// <summary>After WaitAny completed the request at <paramref name="index"/> (rc its result): it finishes, its error is thrown.</summary>
+    Status FinishOne(int index, int rc, in Status status);
+}
+
+/// <summary>
+/// WaitAll, TestAll and WaitAny over any kind of request (<see cref="IRequestSet"/>): the core
+/// handles of the set gathered on the stack (up to <see cref="StackRequests"/>), checked, completed
+/// by one call of the core, and finished by the set's kind.
+/// </summary>
+internal static unsafe class RequestSet
+{
+    /// <summary>Requests the sets handle without allocating (handles and statuses on the stack).</summary>
+    internal const int StackRequests = 128;
+
+    /// <summary>WaitAll polls before waiting only for sets smaller than this.</summary>
+    private const int SpinAllLimit = 16;
+
+    /// <summary>
+    /// How many fast tests a WaitAll of <paramref name="n"/> requests makes before it blocks:
+    /// polling saves the GC transition of the blocking call, which matters for a few requests;
+    /// a larger set shares one transition, so it waits in MPI_Waitall (which polls the same way) at once.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static int SetPolls(int n) => n < SpinAllLimit ? Completion.SpinPolls / Math.Max(1, n) : 0;
+
+    /// <summary>WaitAll with the statuses on the stack (up to <see cref="StackRequests"/>), for callers that do not want them.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit] // every entry is written before it is read
+    internal static void WaitAll<TSet>(scoped ref TSet set) where TSet : struct, IRequestSet, allows ref struct
+    {
+        int n = set.Count;
+        Status[]? heap = n > StackRequests ? new Status[n] : null;
+        Span<Status> statuses = heap ?? stackalloc Status[StackRequests];
+        WaitAll(ref set, statuses[..n]);
+    }
+
+    /// <summary>Waits for every request of the set (MPI_Waitall); <paramref name="statuses"/> is exactly as long as the set.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit] // every entry is written before it is read
+    internal static void WaitAll<TSet>(scoped ref TSet set, scoped Span<Status> statuses) where TSet : struct, IRequestSet, allows ref struct
+    {
+        int n = set.Count, rc;
+        RequestHandle[]? heap = n > StackRequests ? new RequestHandle[n] : null;
+        Span<RequestHandle> handles = heap ?? stackalloc RequestHandle[StackRequests];
+        handles = handles[..n];
+        bool objects = set.Gather(handles);
+        if (!TSet.RepeatsLeftToCore)
+            CheckDistinct(handles);
+        if (objects)
+        {
+            set.PollAll(handles, statuses);
+            return;
+        }
+        fixed (RequestHandle* h = handles)
+        fixed (Status* s = statuses)
+        {
+            var all = new Completion.AllRequests(n, h, s);
+            long t0 = MpiProfile.Begin();
+            rc = Completion.PollThenBlock(ref all, SetPolls(n));
+            MpiProfile.End(ProfiledCall.WaitAll, t0);
+        }
+        set.FinishAll(handles, statuses, rc);
+    }
+
+    /// <summary>Tests whether every request of the set completed (MPI_Testall); finishes them all when so.</summary>
+    [SkipLocalsInit]
+    internal static bool TestAll<TSet>(scoped ref TSet set) where TSet : struct, IRequestSet, allows ref struct
+    {
+        int n = set.Count, rc;
+        RequestHandle[]? heapH = n > StackRequests ? new RequestHandle[n] : null;
+        Status[]? heapS = n > StackRequests ? new Status[n] : null;
+        Span<RequestHandle> handles = heapH ?? stackalloc RequestHandle[StackRequests];
+        Span<Status> statuses = heapS ?? stackalloc Status[StackRequests];
+        handles = handles[..n];
+        statuses = statuses[..n];
+        bool objects = set.Gather(handles);
+        CheckDistinct(handles);
+        if (objects && !set.TestObjects(handles))
+            return false;
+        fixed (RequestHandle* h = handles)
+        fixed (Status* s = statuses)
+            rc = Core.ReqTestall(n, h, s);
+        if (rc == 0)
+            return false;
+        set.FinishAll(handles, statuses, rc);
+        return true;
+    }
+
+    /// <summary>Waits until one request of the set completes (MPI_Waitany) and finishes it.</summary>
+    /// <returns>Its index, or <see cref="Mpi.Undefined"/> (and the empty status) when none was pending.</returns>
+    [SkipLocalsInit]
+    internal static int WaitAny<TSet>(scoped ref TSet set, out Status status) where TSet : struct, IRequestSet, allows ref struct
+    {
+        int n = set.Count;
+        RequestHandle[]? heap = n > StackRequests ? new RequestHandle[n] : null;
+        Span<RequestHandle> handles = heap ?? stackalloc RequestHandle[StackRequests];
+        handles = handles[..n];
+        bool objects = set.Gather(handles);
+        CheckDistinct(handles);
+        if (objects)
+            return set.PollAny(handles, out status);
+        int index = set.KnownComplete(), result = 0;
+        Status st = default;
+        if (index < 0)
+        {
+            long t0 = MpiProfile.Begin();
+            index = Completion.WaitAny(handles, out result, out st);
+            MpiProfile.End(ProfiledCall.WaitAny, t0);
+        }
+        if (index == Mpi.Undefined)
+        {
+            status = Request.EmptyStatus;
+            return index;
+        }
+        status = set.FinishOne(index, result, st);
+        return index;
+    }
+
+    /// <summary>
+    /// Refuses a set that holds one pending request twice, by its core handle: MPI would
+    /// complete one request twice.  Completed requests may repeat, and so may an object request
+    /// (testing it twice is harmless).
+    /// </summary>
+    internal static void CheckDistinct(ReadOnlySpan<RequestHandle> handles)
+    {
+        if (handles.Length <= 32)
+        {
+            for (int i = 1; i < handles.Length; i++)
+                for (int j = 0; j < i; j++)
+                    if (handles[i] == handles[j] && handles[i] != RequestHandle.Null && handles[i] != MpiRequest.ObjectPending)
+                        ThrowHelper.ThrowRepeatedRequest(j, i);
+            return;
+        }
+        var seen = new Dictionary<RequestHandle, int>(handles.Length);
+        for (int i = 0; i < handles.Length; i++)
+            if (handles[i] != RequestHandle.Null && handles[i] != MpiRequest.ObjectPending && !seen.TryAdd(handles[i], i))
+                ThrowHelper.ThrowRepeatedRequest(seen[handles[i]], i);
+    }
+}
