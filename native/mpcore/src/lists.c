@@ -337,7 +337,7 @@ static MP_COLD int list_recv_general(mp_list_t l, void *buf, int64_t bytes, int 
     }
     list_entry(l, i, obj, ENTRY_RECV);
     if (t == MPI_ANY_TAG) {
-        mp_wild_record(&l->mr[i], MP_REQ_NULL, comm, source);
+        mp_wild_record(&l->mr[i], MP_REQ_NULL, l, i, comm, source);
         l->wild = 1;
     }
     rc = list_added(l, i, issue_recv(buf, bytes, s, t, ce, &l->mr[i]), bytes);
@@ -377,6 +377,11 @@ int mp_list_irecv(mp_list_t l, void *buf, int64_t bytes, int source, int tag, mp
         return list_recv_general(l, buf, bytes, source, tag, comm, obj);
     return pal_mpi.Irecv(buf, (int)bytes, MPI_BYTE, source, tag, mp_g_comms[comm].mpi,
                          list_counted(l, bytes, obj, ENTRY_RECV));
+}
+
+int mp_list_entry_open(mp_list_t l, int i)
+{
+    return list_live(l) && i < __atomic_load_n(&l->n, __ATOMIC_ACQUIRE);
 }
 
 int mp_list_refused(mp_list_t l, int index, int mpi_error)

@@ -12,6 +12,8 @@ int mp_list_check_live(mp_list_t l);
 /* 0 when the list's next entry is counted against the request pool budget (or is counted now),
  * else MP_EINVAL for a full list or MP_ENOMEM when the budget has no room. */
 int mp_list_check_room(mp_list_t l);
+/* 1 while entry i of l is posted and its completion not yet processed (wildcard.c). */
+int mp_list_entry_open(mp_list_t l, int i);
 
 #pragma GCC visibility pop
 

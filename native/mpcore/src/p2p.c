@@ -270,7 +270,7 @@ int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void
         return rc;
     slot_prepare(slot, h, bytes > 0 ? obj : NULL, 1, req);
     if (MP_UNLIKELY(t == MPI_ANY_TAG))
-        mp_wild_record(&slot->mpi, h, comm, source);
+        mp_wild_record(&slot->mpi, h, NULL, 0, comm, source);
     return slot_posted(c, slot, issue_recv(buf, bytes, s, t, ce, &slot->mpi), bytes, req);
 }
 

@@ -129,7 +129,7 @@ static int p2p_init(int kind, void *buf, int64_t bytes, int peer, int tag, mp_co
         int idx;
         slot_t *s = slot_lookup(*req, &idx);
         if (s)
-            mp_wild_record(&s->mpi, *req, comm, peer);
+            mp_wild_record(&s->mpi, *req, NULL, 0, comm, peer);
     }
     return rc;
 }

@@ -1,6 +1,7 @@
 /* wildcard.c - nonblocking receives posted with AnyTag, and the object-payload pieces they
  * take (see wildcard.h). */
 #include "wildcard.h"
+#include "lists.h"
 #include "requests.h"
 
 #include <stdlib.h>
@@ -13,6 +14,8 @@
 typedef struct wild {
     MPI_Request *key;
     mp_req_t handle;      /* the slot's handle, or MP_REQ_NULL for a list entry */
+    mp_list_t list;       /* a list entry's list and index */
+    int index;
     slot_cache_t *owner;  /* the posting thread's cache: only that thread tests the slot */
     mp_comm_t comm;
     int source;
@@ -36,14 +39,14 @@ static int wild_live(const wild_t *w)
 {
     int idx;
     if (w->handle == MP_REQ_NULL)
-        return *w->key != MPI_REQUEST_NULL;
+        return mp_list_entry_open(w->list, w->index);
     slot_t *s = slot_lookup(w->handle, &idx);
     return s && &s->mpi == w->key && atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_DONE;
 }
 
-void mp_wild_record(MPI_Request *key, mp_req_t handle, mp_comm_t comm, int source)
+void mp_wild_record(MPI_Request *key, mp_req_t handle, mp_list_t list, int index, mp_comm_t comm, int source)
 {
-    wild_t w = { key, handle, my_cache(), comm, source };
+    wild_t w = { key, handle, list, index, my_cache(), comm, source };
     mp_spin_lock(&g_lock);
     int n = atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed), at = n;
     for (int i = 0; i < n; i++)
@@ -134,14 +137,26 @@ static void poll_own(mp_comm_t comm, int source)
     mp_blocking_leave();
 }
 
-int mp_piece_taken(mp_comm_t comm, int source, int tag)
+/* 1 while a recorded receive on comm that may match source has not been completed by its owner. */
+static int any_pending(mp_comm_t comm, int source)
+{
+    int n = atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed);
+    for (int i = 0; i < n; i++) {
+        const wild_t *w = &g_wild[i];
+        if (w->comm == comm && (w->source == MP_ANY_SOURCE || w->source == source) && wild_live(w))
+            return 1;
+    }
+    return 0;
+}
+
+int mp_piece_taken(mp_comm_t comm, int source, int tag, int *pending)
 {
     taken_t **at, *t = NULL;
+    if (pending)
+        *pending = 0;
     if (MP_LIKELY(atomic_load_explicit(&mp_g_wild_count, memory_order_acquire) == 0))
         return 0;
     poll_own(comm, source);
-    if (atomic_load_explicit(&g_taken_count, memory_order_acquire) == 0)
-        return 0;
     mp_spin_lock(&g_lock);
     for (at = &g_taken; *at; at = &(*at)->next)
         if ((*at)->source == source && (*at)->tag == tag && ((*at)->comm == comm || (*at)->comm == MP_COMM_NULL)) {
@@ -150,6 +165,8 @@ int mp_piece_taken(mp_comm_t comm, int source, int tag)
             atomic_fetch_sub_explicit(&g_taken_count, 1, memory_order_release);
             break;
         }
+    if (!t && pending)
+        *pending = any_pending(comm, source);
     mp_spin_unlock(&g_lock);
     if (!t)
         return 0;

@@ -22,10 +22,10 @@
  * nonblocking receive with AnyTag was posted, so that a completion's extra look costs one load. */
 extern _Atomic int mp_g_wild_count;
 
-/* Records a nonblocking receive posted with AnyTag: its MPI request lives at key (a slot's or a
- * list entry's), handle names its slot (MP_REQ_NULL for a list entry), source is Motor's (a
- * rank or MP_ANY_SOURCE).  A later record at the same key replaces it. */
-void mp_wild_record(MPI_Request *key, mp_req_t handle, mp_comm_t comm, int source);
+/* Records a nonblocking receive posted with AnyTag: its MPI request lives at key (a slot's or
+ * entry `index` of request list `list`), handle names its slot (MP_REQ_NULL for a list entry),
+ * source is Motor's (a rank or MP_ANY_SOURCE).  A later record at the same key replaces it. */
+void mp_wild_record(MPI_Request *key, mp_req_t handle, mp_list_t list, int index, mp_comm_t comm, int source);
 
 /* The completion of the receive at key delivered a piece (out->tag above mp_g_reserved_above): the piece
  * is recorded for its object receive, out->error becomes MP_EPIECE and so does the result.

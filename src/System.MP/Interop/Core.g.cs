@@ -1058,7 +1058,7 @@ internal struct CoreTable
         "FAST int mrecv_start(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status, mp_token_t *token)\n" +
         "BLOCKING int mrecv(void *buf, int64_t bytes, mp_msg_t msg, mp_status_t *status)\n" +
         "FAST int imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)\n" +
-        "BLOCKING int piece_taken(mp_comm_t comm, int source, int tag)\n" +
+        "BLOCKING int piece_taken(mp_comm_t comm, int source, int tag, int *pending)\n" +
         "FAST int psend_init(const void *buf, int partitions, int64_t part_bytes, int dest, int tag, mp_comm_t comm, void **stage, mp_req_t *req)\n" +
         "FAST int precv_init(void *buf, int partitions, int64_t part_bytes, int source, int tag, mp_comm_t comm, void **stage, mp_req_t *req)\n" +
         "FAST int pready(mp_req_t req, int first, int last, const int32_t *list)\n" +
@@ -1281,8 +1281,8 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<void*, long, MessageHandle, Status*, int> Mrecv;
     /// <summary>FAST: int mp_imrecv(void *buf, int64_t bytes, mp_msg_t msg, void *obj, mp_req_t *req)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, MessageHandle, void*, RequestHandle*, int> Imrecv;
-    /// <summary>BLOCKING: int mp_piece_taken(mp_comm_t comm, int source, int tag)</summary>
-    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, int, int, int> PieceTaken;
+    /// <summary>BLOCKING: int mp_piece_taken(mp_comm_t comm, int source, int tag, int *pending)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<CommHandle, int, int, int*, int> PieceTaken;
     /// <summary>FAST: int mp_psend_init(const void *buf, int partitions, int64_t part_bytes, int dest, int tag, mp_comm_t comm, void **stage, mp_req_t *req)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, CommHandle, void**, RequestHandle*, int> PsendInit;
     /// <summary>FAST: int mp_precv_init(void *buf, int partitions, int64_t part_bytes, int source, int tag, mp_comm_t comm, void **stage, mp_req_t *req)</summary>
@@ -1589,7 +1589,7 @@ internal static unsafe partial class Core
         MrecvStart = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, MessageHandle, Status*, TokenHandle*, int>)t->MrecvStart;
         Mrecv = (delegate* unmanaged[Cdecl]<void*, long, MessageHandle, Status*, int>)t->Mrecv;
         Imrecv = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, MessageHandle, void*, RequestHandle*, int>)t->Imrecv;
-        PieceTaken = (delegate* unmanaged[Cdecl]<CommHandle, int, int, int>)t->PieceTaken;
+        PieceTaken = (delegate* unmanaged[Cdecl]<CommHandle, int, int, int*, int>)t->PieceTaken;
         PsendInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, CommHandle, void**, RequestHandle*, int>)t->PsendInit;
         PrecvInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, int, long, int, int, CommHandle, void**, RequestHandle*, int>)t->PrecvInit;
         Pready = (delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, int, int, int*, int>)t->Pready;

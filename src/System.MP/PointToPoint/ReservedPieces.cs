@@ -1,5 +1,6 @@
 using System.Collections.Generic;
 using System.MP.Interop;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Threading;
 
@@ -133,5 +134,71 @@ internal static unsafe class ReservedPieces
             }
         }
         return false;
+    }
+
+    // ---- payloads whose pieces are arriving ----
+
+    private static readonly List<(CommHandle Comm, int Source)> s_streams = [];
+    private static readonly Lock s_streamGate = new();
+    private static volatile int s_streamCount;
+
+    // Test-only (PiecesTaken scenario): receives with any tag do not wait, so that the core's
+    // refusal of a receive that took a piece is provoked every run.
+    private static readonly bool s_noWait = Environment.GetEnvironmentVariable("MOTOR_TEST_NO_PIECE_WAIT") == "1";
+
+    /// <summary>How many payloads' pieces are arriving now (0: a receive with any tag need not look).</summary>
+    internal static int StreamCount => s_streamCount;
+
+    /// <summary>
+    /// The pieces of a payload from <paramref name="source"/> on <paramref name="comm"/> are
+    /// arriving (its first message matched): until <see cref="EndStream"/>, nonblocking receives
+    /// with any tag that could match them wait before they are posted (<see cref="AwaitStreams"/>).
+    /// </summary>
+    internal static void BeginStream(CommHandle comm, int source)
+    {
+        lock (s_streamGate)
+        {
+            s_streams.Add((comm, source));
+            s_streamCount = s_streams.Count;
+        }
+    }
+
+    /// <summary>The payload <see cref="BeginStream"/> announced is in, or failed.</summary>
+    internal static void EndStream(CommHandle comm, int source)
+    {
+        lock (s_streamGate)
+        {
+            s_streams.Remove((comm, source));
+            s_streamCount = s_streams.Count;
+        }
+    }
+
+    /// <summary>
+    /// Before a nonblocking receive with any tag from <paramref name="source"/> (or any source) on
+    /// <paramref name="comm"/> is posted: waits while another thread receives the pieces of a
+    /// payload it could match.  MPI would give such a receive whatever arrives first from its
+    /// source, pieces included; posted once the pieces are in, it takes the first message after
+    /// them, as if posted then, which it is (the call had not returned).  The thread receiving the
+    /// pieces needs nothing from this one, so the wait ends as soon as the sender's pieces are in.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    internal static void AwaitStreams(int source, CommHandle comm)
+    {
+        if (s_noWait)
+            return;
+        for (int polls = 0; Streaming(source, comm); polls++)
+            if (polls >= Completion.SpinPolls)
+                Thread.Yield();
+    }
+
+    private static bool Streaming(int source, CommHandle comm)
+    {
+        lock (s_streamGate)
+        {
+            foreach ((CommHandle c, int s) in s_streams)
+                if (c == comm && (source == Mpi.AnySource || s == source))
+                    return true;
+            return false;
+        }
     }
 }

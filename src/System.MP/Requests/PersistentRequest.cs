@@ -47,6 +47,7 @@ public unsafe class PersistentRequest : MpiRequest
     private readonly Array? _buffer;     // point-to-point: the array (kept alive by the request)
     private readonly long _byteOffset; // long: an offset into an array above 2 GiB
     private readonly BufferHoldKind _hold; // how each start holds the array (BufferPolicy)
+    private (CommHandle Comm, int Source)? _anyTagFrom; // a receive with any tag: each start waits for pieces arriving (ReservedPieces.AwaitStreams)
     private protected Side _send, _recv; // collectives and staged partitioned requests
     private bool _active;
     private BufferHold? _pin;
@@ -81,7 +82,10 @@ public unsafe class PersistentRequest : MpiRequest
             rc = receive ? Core.RecvInit(p + offset, bytes, peer, tag, comm, &req)
                          : Core.SendInit(p + offset, bytes, peer, tag, comm, mode, &req);
         ThrowHelper.Check(rc);
-        return new PersistentRequest(req, buffer, (long)offset * sizeof(T), bytes);
+        return new PersistentRequest(req, buffer, (long)offset * sizeof(T), bytes)
+        {
+            _anyTagFrom = receive && tag == Mpi.AnyTag ? (comm, peer) : null,
+        };
     }
 
     /// <summary>
@@ -139,6 +143,7 @@ public unsafe class PersistentRequest : MpiRequest
     {
         RequestHandle h = StartableHandle();
         int rc;
+        AwaitPieces();
         if (_buffer is null)
         {
             CopyIn();
@@ -199,6 +204,8 @@ public unsafe class PersistentRequest : MpiRequest
                 if (r._hold == BufferHoldKind.Pin)
                     r._pin = BufferPolicy.Pin(r._buffer!);
             }
+            foreach (PersistentRequest r in chunk)
+                r.AwaitPieces();
             int started = 0;
             int rc = StartFixed(chunk, 0, h, bufs, objs, &started);
             foreach (PersistentRequest r in chunk)
@@ -208,6 +215,13 @@ public unsafe class PersistentRequest : MpiRequest
                     BufferHold.Release(ref r._pin);
             ThrowHelper.Check(rc);
         }
+    }
+
+    /// <summary>A receive with any tag waits while pieces of an object payload it could match arrive on another thread.</summary>
+    private void AwaitPieces()
+    {
+        if (_anyTagFrom is (CommHandle comm, int source) && ReservedPieces.StreamCount != 0)
+            ReservedPieces.AwaitStreams(source, comm);
     }
 
     /// <summary>Fixes the array of request <paramref name="i"/> of the chunk, and the rest in nested frames, then starts them all.</summary>

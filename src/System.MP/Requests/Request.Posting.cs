@@ -108,6 +108,8 @@ public readonly unsafe partial struct Request
     {
         RequestHandle req = RequestHandle.Null;
         int rc;
+        if (tag == Mpi.AnyTag && ReservedPieces.StreamCount != 0)
+            ReservedPieces.AwaitStreams(source, comm);
         RequestPoster poster = RequestPoster.Current;
         bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
         long t0 = MpiProfile.Begin();

@@ -202,6 +202,8 @@ public sealed unsafe class RequestList : IDisposable
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal int PostRecv<T>(T[] buffer, int offset, int count, int source, int tag, CommHandle comm) where T : unmanaged
     {
+        if (tag == Mpi.AnyTag && ReservedPieces.StreamCount != 0)
+            ReservedPieces.AwaitStreams(source, comm);
         int i = NextEntry(), rc;
         long t0 = MpiProfile.Begin();
         if (Registers)

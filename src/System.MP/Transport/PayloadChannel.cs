@@ -283,7 +283,30 @@ internal static unsafe class PayloadChannel
     private static long ReceiveContinuation(NativeBuffer buffer, long received, long announced, int source, int continuationTag, CommHandle comm)
     {
         string? lost = null;
-        while (received < announced)
+        ReservedPieces.BeginStream(comm, source);
+        try
+        {
+            received = ReceivePieces(buffer, received, announced, source, continuationTag, comm, ref lost);
+        }
+        finally
+        {
+            ReservedPieces.EndStream(comm, source);
+        }
+        // A lost piece fails the payload once all of it is received, so that no piece of it is left in matching.
+        if (lost is not null)
+            throw new TransportException(lost);
+        return received;
+    }
+
+    /// <summary>
+    /// Receives the pieces that follow a payload's first message, counting them: once one was taken
+    /// (<paramref name="lost"/> says why) their sizes no longer tell where each belongs, since the
+    /// next piece may have come in its stead, but every one is still taken out of matching.
+    /// </summary>
+    private static long ReceivePieces(NativeBuffer buffer, long received, long announced, int source, int continuationTag, CommHandle comm, ref string? lost)
+    {
+        long pieces = (announced - received + WireFormat.ChunkBytes - 1) / WireFormat.ChunkBytes;
+        for (long i = 0; i < pieces; i++)
         {
             long expected = Math.Min(WireFormat.ChunkBytes, announced - received);
             // Received in full either way: this source sends this payload's pieces only under this tag.
@@ -291,13 +314,36 @@ internal static unsafe class PayloadChannel
             if (bytes == 0) // no piece is empty: the sender's Abandon
                 throw TransportErrors.Abandoned(received, announced);
             if (bytes != expected && lost is null)
-                throw TransportErrors.Malformed(SR.Format(SR.PayloadChunk, bytes, expected, announced));
-            received += expected;
+            {
+                // The last piece where another was due: unless a piece went to a receive with any
+                // tag (which then counts as one of them), the payload is malformed.
+                lost = TakenPiece(source, continuationTag, comm) ?? throw TransportErrors.Malformed(SR.Format(SR.PayloadChunk, bytes, expected, announced));
+                i++;
+            }
+            received = Math.Min(announced, received + expected);
         }
-        // A lost piece fails the payload once all of it is received, so that no piece of it is left in matching.
-        if (lost is not null)
-            throw new TransportException(lost);
-        return received;
+        return announced;
+    }
+
+    /// <summary>
+    /// Why a piece is missing when a nonblocking receive with any tag took it (the core recorded
+    /// it, <c>piece_taken</c>), waiting while such a receive that could hold it is still to be
+    /// completed by its thread; null when none did.
+    /// </summary>
+    private static string? TakenPiece(int source, int continuationTag, CommHandle comm)
+    {
+        for (int polls = 0; ; polls++)
+        {
+            int pending;
+            int took = Core.PieceTaken(comm, source, continuationTag, &pending);
+            if (took == CoreError.ObjectPiece)
+                return ThrowHelper.CoreException(took).Message;
+            ThrowHelper.Check(took);
+            if (pending == 0)
+                return null;
+            if (polls >= Completion.SpinPolls)
+                Thread.Yield();
+        }
     }
 
     /// <summary>
@@ -319,7 +365,7 @@ internal static unsafe class PayloadChannel
         {
             MessageHandle msg;
             Status next;
-            int took = Core.PieceTaken(comm, source, continuationTag);
+            int took = Core.PieceTaken(comm, source, continuationTag, null);
             if (took == CoreError.ObjectPiece)
             {
                 lost ??= ThrowHelper.CoreException(took).Message;
