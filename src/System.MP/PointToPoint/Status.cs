@@ -5,10 +5,12 @@ namespace System.MP;
 
 /// <summary>
 /// The outcome of a receive or probe: who sent the message, with which tag,
-/// and how much arrived.  It is mpcore's <c>mp_status_t</c>, generated from the
-/// core's list of its fields (<see cref="CoreStatus"/>, the one field), so the
-/// core fills it in place.
+/// and how much arrived.
 /// </summary>
+/// <remarks>
+/// Its one field is mpcore's <c>mp_status_t</c>, generated from the core's list of
+/// its fields, so the core fills it in place.
+/// </remarks>
 [StructLayout(LayoutKind.Sequential)]
 public readonly struct Status : IEquatable<Status>
 {
