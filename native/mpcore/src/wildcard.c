@@ -2,7 +2,6 @@
  * take (see wildcard.h). */
 #include "wildcard.h"
 #include "lists.h"
-#include "requests.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +15,6 @@ typedef struct wild {
     mp_req_t handle;      /* the slot's handle, or MP_REQ_NULL for a list entry */
     mp_list_t list;       /* a list entry's list and index */
     int index;
-    slot_cache_t *owner;  /* the posting thread's cache: only that thread tests the slot */
     mp_comm_t comm;
     int source;
 } wild_t;
@@ -46,7 +44,7 @@ static int wild_live(const wild_t *w)
 
 void mp_wild_record(MPI_Request *key, mp_req_t handle, mp_list_t list, int index, mp_comm_t comm, int source)
 {
-    wild_t w = { key, handle, list, index, my_cache(), comm, source };
+    wild_t w = { key, handle, list, index, comm, source };
     mp_spin_lock(&g_lock);
     int n = atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed), at = n;
     for (int i = 0; i < n; i++)
@@ -106,37 +104,6 @@ int mp_wild_fail(const mp_status_t *st)
                    "their own (Dup)", st->source, st->tag, mp_g_reserved_above);
 }
 
-/* Completes this thread's recorded receives on comm that may match source and have a message
- * (a piece one of them took is recorded on the way: slot_complete, status_of).  The owner's
- * own test, inside the blocking bracket so that no GC mark tests the slots meanwhile. */
-static void poll_own(mp_comm_t comm, int source)
-{
-    enum { AT_ONCE = 64 };
-    mp_req_t handles[AT_ONCE];
-    int m = 0;
-    slot_cache_t *me = my_cache();
-    mp_spin_lock(&g_lock);
-    int n = atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed);
-    for (int i = 0; i < n && m < AT_ONCE; i++) {
-        const wild_t *w = &g_wild[i];
-        if (w->owner == me && w->handle != MP_REQ_NULL && w->comm == comm &&
-            (w->source == MP_ANY_SOURCE || w->source == source))
-            handles[m++] = w->handle;
-    }
-    mp_spin_unlock(&g_lock);
-    if (!m)
-        return;
-    mp_blocking_enter();
-    for (int i = 0; i < m; i++) {
-        int idx;
-        slot_t *s = slot_get(handles[i], &idx);
-        if (s && atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_ACTIVE &&
-            !(atomic_load_explicit(&s->flags, memory_order_relaxed) & SLOT_IN_BATCH))
-            (void)mp_slot_poll(s);
-    }
-    mp_blocking_leave();
-}
-
 /* 1 while a recorded receive on comm that may match source has not been completed by its owner. */
 static int any_pending(mp_comm_t comm, int source)
 {
@@ -156,7 +123,9 @@ int mp_piece_taken(mp_comm_t comm, int source, int tag, int *pending)
         *pending = 0;
     if (MP_LIKELY(atomic_load_explicit(&mp_g_wild_count, memory_order_acquire) == 0))
         return 0;
-    poll_own(comm, source);
+    /* The look of every poll for a piece: no lock while nothing was taken. */
+    if (!pending && atomic_load_explicit(&g_taken_count, memory_order_acquire) == 0)
+        return 0;
     mp_spin_lock(&g_lock);
     for (at = &g_taken; *at; at = &(*at)->next)
         if ((*at)->source == source && (*at)->tag == tag && ((*at)->comm == comm || (*at)->comm == MP_COMM_NULL)) {
