@@ -26,7 +26,7 @@ internal static class PiecesTaken
 
     private enum Path { Wait, WaitAll, List, Persistent }
 
-    private const int ObjectTag = 5, TypedTag = 6, Size = 1 << 16, Rounds = 100, AnnouncedRounds = 5;
+    private const int ObjectTag = 5, TypedTag = 6, Size = 1 << 16, Rounds = 1000, AnnouncedRounds = 5;
 
     // How many payloads' pieces this process is receiving (System.MP's ReservedPieces.StreamCount).
     private static readonly PropertyInfo s_streams =
