@@ -142,9 +142,14 @@ internal static unsafe class ReservedPieces
     private static readonly Lock s_streamGate = new();
     private static volatile int s_streamCount;
 
-    // Test-only (PiecesTaken scenario): receives with any tag do not wait, so that the core's
-    // refusal of a receive that took a piece is provoked every run.
+    // Test-only (PiecesTaken scenario): receives with any tag do not wait, and the thread that
+    // announces a payload's pieces runs StreamBegunForTests first (when set), which holds it until
+    // the scenario has posted its receive with any tag: that receive is then the earliest match
+    // for the first piece, so the core's refusal of a receive that took one is provoked every run.
     private static readonly bool s_noWait = Environment.GetEnvironmentVariable("MOTOR_TEST_NO_PIECE_WAIT") == "1";
+
+    /// <summary>Run before pieces are announced, only under MOTOR_TEST_NO_PIECE_WAIT=1 (tests).</summary>
+    internal static Action? StreamBegunForTests { get; set; }
 
     /// <summary>How many payloads' pieces are arriving now (0: a receive with any tag need not look).</summary>
     internal static int StreamCount => s_streamCount;
@@ -156,6 +161,8 @@ internal static unsafe class ReservedPieces
     /// </summary>
     internal static void BeginStream(CommHandle comm, int source)
     {
+        if (s_noWait)
+            StreamBegunForTests?.Invoke();
         lock (s_streamGate)
         {
             s_streams.Add((comm, source));
