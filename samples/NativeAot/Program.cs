@@ -1,6 +1,7 @@
 // NativeAot: a rank compiled ahead of time (dotnet publish: PublishAot), with no JIT at run time.
 // Typed messages (Send/Recv of spans, Allreduce) and object transport (OBcast, OSend/ORecv of a
-// graph with cycles, a struct array and an enum, OScatter/OGather) work as under the JIT: the
+// graph with cycles, a struct array and an enum, OScatter/OGather, and List, HashSet and
+// Dictionary fields) work as under the JIT: the
 // System.MP source generator wrote each [Transportable] type's codec at compile time.  Each rank
 // checks what it received and prints one line; rank 0 prints the verdict.
 //
@@ -67,6 +68,18 @@ for (int i = 0; i < mine.Length; i++)
 Cell[]? back = world.OGather(mine, 0);
 if (rank == 0)
     Check(back!.Length == 10 * size && back.Select((c, i) => c.Value == 2.0 * i && c.Id == i).All(ok => ok), "OScatter/OGather cells");
+
+// Collection fields: every rank sends rank 0 a catalog of its own (lists, a set, a dictionary,
+// an array of lists, one list held by two fields).
+if (rank != 0)
+{
+    world.OSend(Catalog.Make(rank), 0, 3);
+}
+else
+{
+    for (int r = 1; r < size; r++)
+        Check(world.ORecv<Catalog>(r, 3) is { } catalog && catalog.Verify(r), $"catalog from rank {r}");
+}
 
 string mode = RuntimeFeature.IsDynamicCodeSupported ? "JIT" : "NativeAOT";
 string line = failures.Count == 0
@@ -164,5 +177,56 @@ internal sealed class Report
     {
         _self = this;
         return this;
+    }
+}
+
+/// <summary>
+/// Collection fields: a list of structs, a set, a dictionary whose values form a cycle, an array
+/// of lists, and the same list behind two fields (it arrives as one list).
+/// </summary>
+[Transportable]
+internal sealed class Catalog
+{
+    [Transportable]
+    public List<Cell>? Cells;
+
+    [Transportable]
+    public HashSet<int>? Ids;
+
+    [Transportable]
+    public Dictionary<string, Node>? ByName;
+
+    [Transportable]
+    public List<string>[]? Shelves;
+
+    [Transportable]
+    public List<Cell>? Same;
+
+    public static Catalog Make(int seed)
+    {
+        var cells = new List<Cell>();
+        for (int i = 0; i < 5 + seed; i++)
+            cells.Add(new Cell { Id = seed * 100 + i, Value = i * 0.5, State = CellState.Busy, Label = $"c{i}" });
+        var self = new Node { Index = seed };
+        self.Next = self;
+        return new Catalog
+        {
+            Cells = cells,
+            Ids = [.. cells.Select(c => c.Id)],
+            ByName = new() { ["self"] = self, ["other"] = new Node { Index = seed + 1, Next = self } },
+            Shelves = [["a", "b"], [], [$"rank {seed}"]],
+            Same = cells,
+        };
+    }
+
+    public bool Verify(int seed)
+    {
+        Catalog expected = Make(seed);
+        return Cells is { } cells && ReferenceEquals(cells, Same) && cells.Count == expected.Cells!.Count
+            && cells.Zip(expected.Cells).All(p => p.First.Id == p.Second.Id && p.First.Value == p.Second.Value && p.First.State == p.Second.State && p.First.Label == p.Second.Label)
+            && Ids is { } ids && ids.SetEquals(expected.Ids!)
+            && ByName is { Count: 2 } byName && byName.TryGetValue("self", out Node? self) && byName.TryGetValue("other", out Node? other)
+            && self.Index == seed && ReferenceEquals(self.Next, self) && other.Index == seed + 1 && ReferenceEquals(other.Next, self)
+            && Shelves is { Length: 3 } shelves && shelves.Zip(expected.Shelves!).All(p => p.First.SequenceEqual(p.Second));
     }
 }

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Text;
+using System.Text.RegularExpressions;
 using Scenarios;
 
 namespace System.MP.Tests;
@@ -111,8 +112,23 @@ internal static class Job
             arguments = $"{string.Join(' ', runnerArgs)} {file} {arguments}";
             file = runner;
         }
-        return Run(file, arguments, timeoutSeconds, all);
+        Result r = Run(file, arguments, timeoutSeconds, all);
+        if (launcher == Launcher.OpenMpi && OpenMpiExitRace(r))
+            r = Run(file, arguments, timeoutSeconds, all) is var again
+                ? again with { Output = $"(the first run ended in Open MPI's exit race and was run again; its output:)\n{r.Output}\n(the second run:)\n{again.Output}" }
+                : r;
+        return r;
     }
+
+    /// <summary>
+    /// Open MPI 4's mpirun can report a rank that finished MPI_Finalize and exited as "rank N with
+    /// PID 0 ... exiting improperly" (a race between the rank's exit and its daemon's bookkeeping,
+    /// open-mpi/ompi#7833, not fixed in the 4.x series; seen here about once in several hundred
+    /// jobs on a loaded machine).  PID 0 marks the race: a rank that really ends without
+    /// MPI_Finalize is named with its PID and "exited without calling "finalize"".
+    /// </summary>
+    internal static bool OpenMpiExitRace(Result r) =>
+        !r.TimedOut && r.ExitCode != 0 && Regex.IsMatch(r.Output, @"has exited due to process rank \d+ with PID 0 on\s+node \S+ exiting improperly");
 
     /// <summary>
     /// What Open MPI needs here: CI runs as root (mpirun refuses without both

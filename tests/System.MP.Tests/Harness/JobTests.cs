@@ -32,6 +32,27 @@ public class JobTests
         Assert.DoesNotContain("ended what the run left behind", r.Output);
     }
 
+    /// <summary>
+    /// Open MPI's report of its own exit race (a rank that finished with PID 0) is told apart from
+    /// a rank that really ended without MPI_Finalize (named by its PID), which is never run again.
+    /// </summary>
+    [Fact]
+    public void OnlyOpenMpisExitRaceIsRunAgain()
+    {
+        const string Race = "PASS x rank 1 (19 checks)\nPASS x rank 0 (19 checks)\n" +
+                            "--------------------------------------------------------------------------\n" +
+                            "mpirun.openmpi has exited due to process rank 0 with PID 0 on\n" +
+                            "node vm exiting improperly. There are three reasons this could occur:\n";
+        Assert.True(Job.OpenMpiExitRace(new Job.Result(1, Race, false)));
+        Assert.False(Job.OpenMpiExitRace(new Job.Result(0, Race, false)), "a job that ended well");
+        Assert.False(Job.OpenMpiExitRace(new Job.Result(1, Race, true)), "a job that hung");
+        Assert.False(Job.OpenMpiExitRace(new Job.Result(1, Race.Replace("PID 0 on", "PID 4242 on", StringComparison.Ordinal), false)),
+                     "a rank that ended improperly, named by its PID");
+        Assert.False(Job.OpenMpiExitRace(new Job.Result(1, "mpirun.openmpi has exited due to process rank 1 with PID 4242 on\n" +
+                                                           "node vm exited without calling \"finalize\".", false)),
+                     "a rank that ended without MPI_Finalize");
+    }
+
     /// <summary>Whether the process exists and is not a zombie.</summary>
     private static bool Running(int pid)
     {
