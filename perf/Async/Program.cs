@@ -12,7 +12,8 @@ using System.MP;
 //       progress engine alone (engine: AsyncProgress.CallerPolls = 0).  100 warm-up
 //       + 10000 timed iterations at 8 B, 10 + 1000 at 64 KiB; prints "size_bytes latency_us".  With
 //       $BENCH_BLOCK=B (> 0) the timed iterations run in blocks of B and the figure is the median
-//       block's (a loaded machine's preemptions fall into a few blocks, not the median).
+//       block's (a loaded machine's preemptions fall into a few blocks, not the median).  After each
+//       size a comment line gives the engine's rounds, sleeps and hand-offs so far.
 //   mpiexec -n 2 dotnet Async.dll idle N [seconds]
 //       rank 0 awaits N receives that match nothing for SECONDS (default 2) and prints
 //       "N cpu_percent": its processor time over that span (the whole process: engine, GC,
@@ -78,7 +79,10 @@ static async Task Latency(Communicator world, string mode, double scale)
         }
         else if (world.Rank == 0)
             Console.WriteLine($"{n,-12} {(Mpi.Wtime() - t0) * 1e6 / (2.0 * iters),12:F3}");
+        if (world.Rank == 0)
+            Console.WriteLine($"# after {n} B: engine rounds {AsyncProgress.Rounds}, sleeps {AsyncProgress.Sleeps}, hand-offs {AsyncProgress.HandOffs}");
     }
+
 }
 
 static void Idle(Communicator world, int n, double seconds)
