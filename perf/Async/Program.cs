@@ -10,7 +10,10 @@ using System.MP;
 //       receives by blocking Recv (recv), IRecv + Wait (wait), await IRecv with the defaults (await:
 //       progress on the caller first, AsyncProgress.DefaultCallerPolls), or await IRecv through the
 //       progress engine alone (engine: AsyncProgress.CallerPolls = 0).  100 warm-up
-//       + 10000 timed iterations at 8 B, 10 + 1000 at 64 KiB; prints "size_bytes latency_us".
+//       + 10000 timed iterations at 8 B, 10 + 1000 at 64 KiB; prints "size_bytes latency_us".  With
+//       $BENCH_BLOCK=B (> 0) the timed iterations run in blocks of B and the figure is the median
+//       block's (a loaded machine's preemptions fall into a few blocks, not the median).  After each
+//       size a comment line gives the engine's rounds, sleeps and hand-offs so far.
 //   mpiexec -n 2 dotnet Async.dll idle N [seconds]
 //       rank 0 awaits N receives that match nothing for SECONDS (default 2) and prints
 //       "N cpu_percent": its processor time over that span (the whole process: engine, GC,
@@ -28,6 +31,7 @@ static async Task Latency(Communicator world, string mode, double scale)
 {
     if (mode == "engine")
         AsyncProgress.CallerPolls = 0;
+    int block = int.TryParse(Environment.GetEnvironmentVariable("BENCH_BLOCK"), out int b) && b > 0 ? b : 0;
     if (world.Rank == 0)
         Console.WriteLine($"# System.MP ping-pong, rank 0 receiving by {mode}\n# {"size",-10} {"latency_us",12}");
     foreach (int n in new[] { 8, 65536 })
@@ -35,12 +39,19 @@ static async Task Latency(Communicator world, string mode, double scale)
         var send = new byte[n];
         var recv = new byte[n];
         int warm = n > 8192 ? 10 : 100, iters = Math.Max(1, (int)((n > 8192 ? 1000 : 10000) * scale));
-        double t0 = 0;
+        double t0 = 0, tb = 0;
+        var blocks = new List<double>();
         world.Barrier();
         for (int i = 0; i < warm + iters; i++)
         {
             if (i == warm)
-                t0 = Mpi.Wtime();
+                t0 = tb = Mpi.Wtime();
+            else if (block > 0 && i > warm && (i - warm) % block == 0)
+            {
+                double t = Mpi.Wtime();
+                blocks.Add(t - tb);
+                tb = t;
+            }
             if (world.Rank == 1)
             {
                 world.Recv(recv, 0, 1);
@@ -61,9 +72,17 @@ static async Task Latency(Communicator world, string mode, double scale)
                     break;
             }
         }
-        if (world.Rank == 0)
+        if (world.Rank == 0 && blocks.Count > 0)
+        {
+            blocks.Sort();
+            Console.WriteLine($"{n,-12} {blocks[blocks.Count / 2] * 1e6 / (2.0 * block),12:F3}");
+        }
+        else if (world.Rank == 0)
             Console.WriteLine($"{n,-12} {(Mpi.Wtime() - t0) * 1e6 / (2.0 * iters),12:F3}");
+        if (world.Rank == 0)
+            Console.WriteLine($"# after {n} B: engine rounds {AsyncProgress.Rounds}, sleeps {AsyncProgress.Sleeps}, hand-offs {AsyncProgress.HandOffs}");
     }
+
 }
 
 static void Idle(Communicator world, int n, double seconds)

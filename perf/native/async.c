@@ -5,6 +5,8 @@
  *   mpiexec -n 2 async-c latency [iteration_scale]
  *       ping-pong of 8 B and 64 KiB with blocking MPI_Send/MPI_Recv; 100 warm-up + 10000 timed
  *       iterations at 8 B, 10 + 1000 at 64 KiB; prints "size_bytes latency_us" (half round trip).
+ *       With $BENCH_BLOCK=B (> 0) the timed iterations run in blocks of B and the figure is the
+ *       median block's (a loaded machine's preemptions fall into a few blocks, not the median).
  *   mpiexec -n 2 async-c idle N [seconds]
  *       rank 0 posts N receives that match nothing yet and waits for them in MPI_Waitall, as a
  *       C program would; prints "N cpu_percent": rank 0's processor time (getrusage) over the
@@ -24,8 +26,16 @@ static double cpu_seconds(void)
     return (double)u.ru_utime.tv_sec + u.ru_utime.tv_usec * 1e-6 + (double)u.ru_stime.tv_sec + u.ru_stime.tv_usec * 1e-6;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static void latency(int rank, double scale)
 {
+    const char *b = getenv("BENCH_BLOCK");
+    int block = b ? atoi(b) : 0;
     static const long sizes[] = {8, 65536};
     char *sbuf = calloc(65536, 1), *rbuf = calloc(65536, 1);
     if (rank == 0)
@@ -33,13 +43,20 @@ static void latency(int rank, double scale)
     for (int k = 0; k < 2; k++) {
         long n = sizes[k];
         int warm = n > 8192 ? 10 : 100, iters = (int)((n > 8192 ? 1000 : 10000) * scale);
-        double t0 = 0;
+        double t0 = 0, tb = 0, *blocks;
+        int nb = 0;
         if (iters < 1)
             iters = 1;
+        blocks = calloc((size_t)iters + 1, sizeof *blocks);
         MPI_Barrier(MPI_COMM_WORLD);
         for (int i = 0; i < warm + iters; i++) {
             if (i == warm)
-                t0 = MPI_Wtime();
+                t0 = tb = MPI_Wtime();
+            else if (block > 0 && i > warm && (i - warm) % block == 0) {
+                double t = MPI_Wtime();
+                blocks[nb++] = t - tb;
+                tb = t;
+            }
             if (rank == 0) {
                 MPI_Send(sbuf, (int)n, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
                 MPI_Recv(rbuf, (int)n, MPI_CHAR, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -48,9 +65,13 @@ static void latency(int rank, double scale)
                 MPI_Send(sbuf, (int)n, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
             }
         }
-        if (rank == 0)
+        if (rank == 0 && block > 0 && nb > 0) {
+            qsort(blocks, (size_t)nb, sizeof *blocks, cmp_double);
+            printf("%-12ld %12.3f\n", n, blocks[nb / 2] * 1e6 / (2.0 * block));
+        } else if (rank == 0)
             printf("%-12ld %12.3f\n", n, (MPI_Wtime() - t0) * 1e6 / (2.0 * iters));
         fflush(stdout);
+        free(blocks);
     }
     free(sbuf);
     free(rbuf);

@@ -195,6 +195,7 @@ public enum Scenario
     AsyncAwait,
     AsyncStress,
     AsyncBelowMultiple,
+    AsyncShutdownPending,
 
     // Object reductions, all-to-all and v-forms; communicator attributes (Objects/ObjectCollectives.cs)
     ObjectCollectivesReductions,

@@ -231,7 +231,7 @@ public sealed class ObjectRequest<T> : ObjectRequest
         return _result;
     }
 
-    /// <summary>Makes <c>await request</c> give the received object (<see cref="ResultAsync"/>), resuming on the thread pool.</summary>
+    /// <summary>Makes <c>await request</c> give the received object (<see cref="ResultAsync"/>), resuming where the engine completed it (see <see cref="AsyncProgress.InlineContinuations"/>).</summary>
     /// <returns>The awaiter; the await's result is the object.</returns>
     public new ConfiguredTaskAwaitable<T?>.ConfiguredTaskAwaiter GetAwaiter() => ResultAsync().ConfigureAwait(false).GetAwaiter();
 

@@ -63,7 +63,7 @@ public sealed class ValueRequest<T> : IDisposable, IStatusReader where T : unman
     public async Task<T> ResultAsync(CancellationToken cancellationToken = default) =>
         Take(_completed ? _status : await Request.WaitAsync(cancellationToken).ConfigureAwait(false));
 
-    /// <summary>Makes <c>await request</c> give the received value (<see cref="ResultAsync"/>), resuming on the thread pool.</summary>
+    /// <summary>Makes <c>await request</c> give the received value (<see cref="ResultAsync"/>), resuming where the engine completed it (see <see cref="AsyncProgress.InlineContinuations"/>).</summary>
     /// <returns>The awaiter; the await's result is the value.</returns>
     public ConfiguredTaskAwaitable<T>.ConfiguredTaskAwaiter GetAwaiter() => ResultAsync().ConfigureAwait(false).GetAwaiter();
 

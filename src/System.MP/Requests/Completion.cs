@@ -50,6 +50,7 @@ internal static unsafe class Completion
             if (rc != 0)
                 return rc;
         }
+        ProgressEngine.BeforeBlocking(); // a continuation on the engine's thread gives the engine away first
         return HangReport.Enabled ? HangReport.Block(ref op) : op.Block();
     }
 

@@ -32,7 +32,8 @@ public abstract partial class MpiRequest
     /// <returns>
     /// A task with the operation's status, or the operation's exception (for example
     /// <see cref="MessageTruncatedException"/>).  Awaiting the task resumes on the captured
-    /// context like any task; <c>await request</c> resumes on the thread pool.  An operation
+    /// context like any task; <c>await request</c> resumes on the progress engine's thread when the
+    /// engine completed the operation (see <see cref="AsyncProgress.InlineContinuations"/>).  An operation
     /// already completed gives a completed task.  Awaiting again while an await without token
     /// is pending returns the same task.
     /// </returns>
@@ -107,13 +108,14 @@ public abstract partial class MpiRequest
 
     /// <summary>
     /// Makes <c>await request</c> work: waits through the progress engine
-    /// (<see cref="WaitAsync"/>) and resumes on the thread pool, not on the captured context.
+    /// (<see cref="WaitAsync"/>) and resumes where the engine completed it (its own thread, see
+    /// <see cref="AsyncProgress.InlineContinuations"/>), not on the captured context.
     /// </summary>
     /// <returns>The awaiter; the await's result is the operation's <see cref="Status"/>.</returns>
     public ConfiguredTaskAwaitable<Status>.ConfiguredTaskAwaiter GetAwaiter() => WaitAsync().ConfigureAwait(false).GetAwaiter();
 
     /// <summary>Awaits the operation, resuming on the captured context when <paramref name="continueOnCapturedContext"/> is true.</summary>
-    /// <param name="continueOnCapturedContext">True: the continuation runs on the awaiting code's <see cref="SynchronizationContext"/> (or task scheduler); false (what <c>await request</c> does): on the thread pool.</param>
+    /// <param name="continueOnCapturedContext">True: the continuation runs on the awaiting code's <see cref="SynchronizationContext"/> (or task scheduler); false (what <c>await request</c> does): where the operation completed (the engine's thread, see <see cref="AsyncProgress.InlineContinuations"/>).</param>
     /// <returns>An awaitable whose result is the operation's <see cref="Status"/>.</returns>
     public ConfiguredTaskAwaitable<Status> ConfigureAwait(bool continueOnCapturedContext) =>
         WaitAsync().ConfigureAwait(continueOnCapturedContext);

@@ -16,14 +16,26 @@ namespace System.MP;
 /// With nothing awaited the thread blocks until something is.
 /// </summary>
 /// <remarks>
+/// <para>
 /// The engine calls MPI from its own thread, so awaiting needs
 /// <see cref="ThreadLevel.Multiple"/>: below it the first await throws
 /// <see cref="InvalidOperationException"/> naming the level and how to ask for Multiple
 /// (<c>Mpi.Init(ThreadLevel.Multiple)</c> before any other MPI use; under motor
 /// <c>motor --thread-level multiple</c> or the runtime property Motor.ThreadLevel).
-/// Continuations never run on the engine's thread: awaiting a request directly
-/// (<c>await request</c>) resumes on the thread pool; <c>await request.ConfigureAwait(true)</c>
-/// resumes on the captured <see cref="SynchronizationContext"/> (or task scheduler).
+/// </para>
+/// <para>
+/// Where continuations run: <c>await request</c> (and <c>ConfigureAwait(false)</c>) resumes on
+/// the engine's thread when the engine completed the request (<see cref="InlineContinuations"/>,
+/// on by default): no hand-off to another thread, which is what an await through the engine
+/// costs most.  <c>await request.ConfigureAwait(true)</c> resumes on the captured
+/// <see cref="SynchronizationContext"/> (or task scheduler) as before.  A continuation that runs
+/// longer than about a millisecond, or blocks (in MPI, on a lock, or on another awaited task),
+/// does not hold the engine up: the engine moves to a new thread and completes the other awaits
+/// meanwhile (<see cref="HandOffs"/> counts these moves), so a continuation may wait for
+/// what another await delivers.  An await inside such a continuation polls
+/// (<see cref="CallerPolls"/>) as on any thread: a loop of awaits whose replies come at once
+/// runs on as one long continuation, and the engine moves on without it.
+/// </para>
 /// </remarks>
 public static class AsyncProgress
 {
@@ -49,8 +61,8 @@ public static class AsyncProgress
     /// switch.  The price is those tests' processor time on the caller, at most tens of
     /// microseconds per await that does not complete so soon (a server's wait for its next
     /// request); the engine then completes it and an idle rank still sleeps.  Measured (8-byte
-    /// ping-pong, MPICH): an await through the engine costs about 7 times a blocking Wait; with
-    /// the caller polling, about as much as Wait.
+    /// ping-pong, MPICH): an await through the engine alone costs about twice a blocking Recv;
+    /// with the caller polling, about 1.1-1.2 times.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is negative.</exception>
     public static int CallerPolls
@@ -63,6 +75,26 @@ public static class AsyncProgress
         }
     }
 
+    private static bool s_inline = ReadInline();
+
+    private static bool ReadInline() => Environment.GetEnvironmentVariable("MOTOR_AWAIT_INLINE") is not "0";
+
+    /// <summary>
+    /// True (the default; $MOTOR_AWAIT_INLINE=0 sets false at start): the engine runs the
+    /// continuations of the awaits it completes on its own thread, handing itself over to a new
+    /// thread when one runs long or blocks (see the remarks of <see cref="AsyncProgress"/>).  False:
+    /// each completed await's continuations are queued to the thread pool, so the engine never
+    /// runs user code, at the price of a thread switch per await.
+    /// </summary>
+    public static bool InlineContinuations
+    {
+        get => Volatile.Read(ref s_inline);
+        set => Volatile.Write(ref s_inline, value);
+    }
+
+    /// <summary>Times so far that a continuation ran long or blocked on the engine's thread and the engine moved to a new one.</summary>
+    public static long HandOffs => ProgressEngine.HandOffs;
+
     /// <summary>Requests the engine is completing now (awaited and not yet completed).</summary>
     public static int Pending => ProgressEngine.Pending;
 
@@ -73,21 +105,54 @@ public static class AsyncProgress
     public static long Sleeps => ProgressEngine.Sleeps;
 }
 
-/// <summary>One awaited request: its task, and the cancellation asked for it.</summary>
-internal sealed class AwaitEntry : TaskCompletionSource<Status>
+/// <summary>
+/// One awaited request: its task, the cancellation asked for it, and its outcome once the engine
+/// has it (set on the engine's thread, then delivered: inline or on the thread pool).
+/// </summary>
+internal sealed class AwaitEntry : TaskCompletionSource<Status>, IThreadPoolWorkItem
 {
+    private enum Outcome : byte { Result, Error, Cancelled }
+
     internal readonly MpiRequest Request;
     internal readonly CancellationToken Token;
     internal CancellationTokenRegistration Registration;
     internal volatile bool CancelAsked;
     internal bool CancelDone; // the engine's: MPI_Cancel was issued (or the request given back)
+    private Outcome _outcome;
+    private Status _status;
+    private Exception? _error;
 
+    // No RunContinuationsAsynchronously: the engine decides where continuations run (Deliver).
     internal AwaitEntry(MpiRequest request, CancellationToken token)
-        : base(TaskCreationOptions.RunContinuationsAsynchronously) // never user code on the engine's thread
     {
         Request = request;
         Token = token;
     }
+
+    internal void SetOutcome(Status status) => (_outcome, _status) = (Outcome.Result, status);
+
+    internal void SetOutcome(Exception error) => (_outcome, _error) = (Outcome.Error, error);
+
+    internal void SetOutcomeCancelled() => _outcome = Outcome.Cancelled;
+
+    /// <summary>Completes the task with the outcome set; its synchronous continuations run on this thread.</summary>
+    internal void Complete()
+    {
+        switch (_outcome)
+        {
+            case Outcome.Result:
+                TrySetResult(_status);
+                break;
+            case Outcome.Error:
+                TrySetException(_error!);
+                break;
+            default:
+                TrySetCanceled(Token);
+                break;
+        }
+    }
+
+    void IThreadPoolWorkItem.Execute() => Complete();
 }
 
 /// <summary>
@@ -95,21 +160,50 @@ internal sealed class AwaitEntry : TaskCompletionSource<Status>
 /// owns every awaited request from <see cref="Add"/> until its task completes.  It alone tests,
 /// cancels and finishes them, so the single-thread rule of the request types holds.
 /// </summary>
+/// <remarks>
+/// The engine's state (<see cref="State"/>) belongs to one thread at a time, the runner.  A
+/// runner delivers completed awaits by running their continuations itself; while it is inside one
+/// (<see cref="s_inline"/> odd), a watchdog thread checks every millisecond, and a continuation
+/// that is still the same one a tick later, or that is about to block in MPI on this thread, loses
+/// the engine: a new runner takes the state over, and the old thread, once its continuation
+/// returns, ends.  One compare-and-swap on <see cref="s_inline"/> decides each such race, so the
+/// state never has two owners.
+/// </remarks>
 internal static unsafe class ProgressEngine
 {
     private const int SpinRounds = 64, YieldRounds = 64, MinSleepMicroseconds = 20, MaxSleepMicroseconds = 1000;
 
+    /// <summary>Watchdog ticks without a continuation on the engine after which the watchdog sleeps until the next one.</summary>
+    private const int QuietTicks = 16;
+
     private static readonly ConcurrentQueue<AwaitEntry> s_incoming = new();
     private static readonly ManualResetEventSlim s_wake = new(false);
+    private static readonly ManualResetEventSlim s_exited = new(false);
+    private static readonly ManualResetEventSlim s_watchWake = new(false);
     private static readonly Lock s_lock = new();
-    private static Thread? s_thread;
+    private static readonly State s_state = new();
+    private static Thread? s_runner;
+    private static Thread? s_watchdog;
     private static volatile bool s_stopping;
+    private static volatile bool s_watchArmed;
     private static int s_pending;
-    private static long s_rounds, s_sleeps;
+    private static long s_rounds, s_sleeps, s_handOffs;
+
+    /// <summary>Even: the runner is in no continuation; odd: it is in one (each continuation adds 2).</summary>
+    private static long s_inline;
+
+    /// <summary>
+    /// On the thread running a continuation it delivered as the runner: that continuation's odd
+    /// <see cref="s_inline"/> value (0 elsewhere).  Still set on a thread deposed meanwhile, whose
+    /// value then no longer matches.
+    /// </summary>
+    [ThreadStatic]
+    private static long t_continuation;
 
     internal static int Pending => Volatile.Read(ref s_pending);
     internal static long Rounds => Volatile.Read(ref s_rounds);
     internal static long Sleeps => Volatile.Read(ref s_sleeps);
+    internal static long HandOffs => Volatile.Read(ref s_handOffs);
 
     /// <summary>Refuses to await below <see cref="ThreadLevel.Multiple"/> (the engine calls MPI from its own thread).</summary>
     internal static void RequireMultiple()
@@ -122,7 +216,7 @@ internal static unsafe class ProgressEngine
     /// <summary>Hands an awaited request to the engine (started at the first).</summary>
     internal static void Add(AwaitEntry e)
     {
-        if (s_thread is null)
+        if (s_runner is null)
             Start();
         Interlocked.Increment(ref s_pending);
         if (e.Token.CanBeCanceled) // before the engine can see the entry (it disposes the registration)
@@ -141,14 +235,19 @@ internal static unsafe class ProgressEngine
     {
         lock (s_lock)
         {
-            if (s_thread is not null)
+            if (s_runner is not null)
                 return;
             if (s_stopping)
                 throw new InvalidOperationException(SR.AfterShutdown);
-            var t = new Thread(Run) { IsBackground = true, Name = "MPI progress" };
-            t.Start();
-            s_thread = t;
+            s_runner = StartRunner();
         }
+    }
+
+    private static Thread StartRunner()
+    {
+        var t = new Thread(Run) { IsBackground = true, Name = "MPI progress" };
+        t.Start();
+        return t;
     }
 
     /// <summary>
@@ -157,46 +256,192 @@ internal static unsafe class ProgressEngine
     /// </summary>
     internal static void Stop()
     {
-        Thread? t;
         lock (s_lock)
         {
             s_stopping = true;
-            t = s_thread;
+            if (s_runner is null)
+                return;
         }
-        if (t is null || t == Thread.CurrentThread)
-            return;
+        if (t_continuation != 0)
+            HandOff(); // called from a continuation on the runner: a new runner winds the engine up
         s_wake.Set();
-        t.Join();
+        s_watchWake.Set();
+        s_exited.Wait(); // set by the runner that stops, whichever thread that is by then
+    }
+
+    /// <summary>
+    /// On the runner inside a continuation, before it blocks: gives the engine to a new runner at
+    /// once (the watchdog would after a tick).  Elsewhere nothing.
+    /// </summary>
+    internal static void BeforeBlocking()
+    {
+        if (t_continuation != 0)
+            HandOff();
+    }
+
+    /// <summary>Gives the engine away from inside this thread's continuation, unless it was taken already.</summary>
+    private static void HandOff()
+    {
+        long v = t_continuation;
+        t_continuation = 0;
+        Depose(v);
+    }
+
+    /// <summary>Takes the engine from the runner stuck in continuation <paramref name="v"/>; false when it has left it meanwhile.</summary>
+    private static bool Depose(long v)
+    {
+        if (Interlocked.CompareExchange(ref s_inline, v + 1, v) != v)
+            return false;
+        Interlocked.Increment(ref s_handOffs);
+        lock (s_lock)
+            s_runner = StartRunner();
+        return true;
+    }
+
+    /// <summary>The engine's state, owned by the runner of the moment.</summary>
+    private sealed class State
+    {
+        internal readonly List<AwaitEntry> Pending = [];
+        internal readonly Batch Batch = new();
+        internal readonly List<AwaitEntry> Ready = []; // completed, outcome set, not yet delivered
+        internal int Next; // Ready's next to deliver
+        internal int Idle;
     }
 
     private static void Run()
     {
-        var pending = new List<AwaitEntry>();
-        var batch = new Batch();
-        int idle = 0;
+        State st = s_state;
+        if (!Deliver(st))
+            return;
         for (; ; )
         {
             s_wake.Reset(); // before the queue is read: an Add after it sets it again
             while (s_incoming.TryDequeue(out AwaitEntry? e))
-                pending.Add(e);
+                st.Pending.Add(e);
             if (s_stopping)
                 break;
-            if (pending.Count == 0)
+            if (st.Pending.Count == 0)
             {
                 s_wake.Wait();
-                idle = 0;
+                st.Idle = 0;
                 continue;
             }
             Interlocked.Increment(ref s_rounds);
-            if (Round(pending, batch) > 0)
-                idle = 0;
+            if (Round(st) > 0)
+            {
+                st.Idle = 0;
+                if (!Deliver(st))
+                    return; // deposed: another runner has the state
+            }
             else
-                BackOff(ref idle);
+                BackOff(ref st.Idle);
         }
         while (s_incoming.TryDequeue(out AwaitEntry? e))
-            pending.Add(e);
-        foreach (AwaitEntry e in pending)
-            Done(e, new InvalidOperationException(SR.AfterShutdown));
+            st.Pending.Add(e);
+        foreach (AwaitEntry e in st.Pending)
+        {
+            e.SetOutcome(new InvalidOperationException(SR.AfterShutdown));
+            Finish(e);
+            st.Ready.Add(e);
+        }
+        st.Pending.Clear();
+        // MPI is being finalized: no continuation runs here; they get the pool.
+        for (; st.Next < st.Ready.Count; st.Next++)
+            ThreadPool.UnsafeQueueUserWorkItem(st.Ready[st.Next], preferLocal: false);
+        st.Ready.Clear();
+        s_exited.Set();
+        s_watchWake.Set();
+    }
+
+    /// <summary>
+    /// Completes the awaits of <see cref="State.Ready"/>: continuations inline on this thread
+    /// (<see cref="AsyncProgress.InlineContinuations"/>) or on the thread pool.  False when a
+    /// continuation ran long or blocked and this thread lost the engine meanwhile.
+    /// </summary>
+    private static bool Deliver(State st)
+    {
+        List<AwaitEntry> ready = st.Ready;
+        while (st.Next < ready.Count)
+        {
+            AwaitEntry e = ready[st.Next++];
+            if (!AsyncProgress.InlineContinuations || s_stopping) // stopping: MPI is about to be finalized
+            {
+                ThreadPool.UnsafeQueueUserWorkItem(e, preferLocal: false);
+                continue;
+            }
+            long v = Volatile.Read(ref s_inline); // even: only this thread changes it now
+            Interlocked.Exchange(ref s_inline, v + 1);
+            if (!s_watchArmed)
+                ArmWatchdog();
+            t_continuation = v + 1;
+            try
+            {
+                e.Complete();
+            }
+            finally
+            {
+                t_continuation = 0;
+            }
+            if (Interlocked.CompareExchange(ref s_inline, v + 2, v + 1) != v + 1)
+                return false;
+        }
+        ready.Clear();
+        st.Next = 0;
+        return true;
+    }
+
+    private static void ArmWatchdog()
+    {
+        s_watchArmed = true;
+        if (s_watchdog is null)
+        {
+            lock (s_lock)
+            {
+                if (s_watchdog is null)
+                {
+                    var t = new Thread(Watch) { IsBackground = true, Name = "MPI progress watchdog" };
+                    t.Start();
+                    s_watchdog = t;
+                }
+            }
+        }
+        s_watchWake.Set();
+    }
+
+    /// <summary>
+    /// The watchdog: while continuations run on the engine, every millisecond, deposes a runner
+    /// that is still in the continuation it was in at the last tick.  Sleeps when none ran for
+    /// <see cref="QuietTicks"/> ticks, until the next.
+    /// </summary>
+    private static void Watch()
+    {
+        long last = -1;
+        int quiet = 0;
+        while (!s_exited.IsSet) // until the engine has stopped: a continuation may hold the runner up in Stop
+        {
+            if (!s_watchArmed)
+            {
+                s_watchWake.Wait();
+                s_watchWake.Reset();
+                last = -1;
+                quiet = 0;
+                continue;
+            }
+            Thread.Sleep(1);
+            long v = Interlocked.Read(ref s_inline);
+            if ((v & 1) != 0 && v == last && Depose(v))
+                v = -1;
+            quiet = v == last ? quiet + 1 : 0;
+            last = v;
+            if (quiet >= QuietTicks)
+            {
+                s_watchArmed = false;
+                // A runner that entered a continuation after the read above saw the flag still
+                // set and did not arm: look again, now that the flag is down.
+                if (Interlocked.Read(ref s_inline) != last)
+                    s_watchArmed = true;
+            }
+        }
     }
 
     /// <summary>Spin, then yield, then sleep with growing intervals (up to 1 ms) while nothing completes.</summary>
@@ -246,8 +491,10 @@ internal static unsafe class ProgressEngine
     }
 
     /// <summary>Tests every pending request once; finishes those completed.  Returns how many.</summary>
-    private static int Round(List<AwaitEntry> pending, Batch b)
+    private static int Round(State state)
     {
+        List<AwaitEntry> pending = state.Pending, ready = state.Ready;
+        Batch b = state.Batch;
         int n = pending.Count, k = 0, completed = 0;
         b.Fit(n);
         Array.Clear(b.Finished, 0, n);
@@ -256,7 +503,7 @@ internal static unsafe class ProgressEngine
             AwaitEntry e = pending[i];
             try
             {
-                if (e.CancelAsked && !e.CancelDone && Cancel(e))
+                if (e.CancelAsked && !e.CancelDone && Cancel(e, ready))
                 {
                     b.Finished[i] = true;
                     completed++;
@@ -264,12 +511,12 @@ internal static unsafe class ProgressEngine
                 }
                 RequestHandle h = e.Request.SetEntry();
                 if (h == RequestHandle.Null)
-                    Done(e, e.Request.IdleStatus()); // completed by its owner meanwhile (against the rules, but harmless)
+                    Done(ready, e, e.Request.IdleStatus()); // completed by its owner meanwhile (against the rules, but harmless)
                 else if (h == MpiRequest.ObjectPending)
                 {
                     if (!e.Request.Test(out Status st))
                         continue;
-                    Done(e, st);
+                    Done(ready, e, st);
                 }
                 else
                 {
@@ -280,20 +527,20 @@ internal static unsafe class ProgressEngine
             }
             catch (Exception x)
             {
-                Done(e, x);
+                Done(ready, e, x);
             }
             b.Finished[i] = true;
             completed++;
         }
         if (k > 0)
-            completed += TestSome(pending, b, k);
+            completed += TestSome(pending, ready, b, k);
         if (completed > 0)
             Compact(pending, b.Finished);
         return completed;
     }
 
     /// <summary>One core testsome over the buffer and persistent requests of the round.</summary>
-    private static int TestSome(List<AwaitEntry> pending, Batch b, int k)
+    private static int TestSome(List<AwaitEntry> pending, List<AwaitEntry> ready, Batch b, int k)
     {
         int done;
         fixed (RequestHandle* h = b.Handles)
@@ -301,7 +548,7 @@ internal static unsafe class ProgressEngine
         fixed (Status* st = b.Statuses)
             done = Core.ReqTestsome(k, h, idx, st);
         if (done < 0)
-            return OneByOne(pending, b, k); // a handle was refused: some request was completed or freed behind the engine
+            return OneByOne(pending, ready, b, k); // a handle was refused: some request was completed or freed behind the engine
         for (int j = 0; j < done; j++)
         {
             int i = b.Owner[b.Indices[j]];
@@ -309,18 +556,18 @@ internal static unsafe class ProgressEngine
             Status st = b.Statuses[j];
             try
             {
-                Done(e, e.Request.FinishAlone(st.ErrorCode, st));
+                Done(ready, e, e.Request.FinishAlone(st.ErrorCode, st));
             }
             catch (Exception x)
             {
-                Done(e, x);
+                Done(ready, e, x);
             }
             b.Finished[i] = true;
         }
         return done;
     }
 
-    private static int OneByOne(List<AwaitEntry> pending, Batch b, int k)
+    private static int OneByOne(List<AwaitEntry> pending, List<AwaitEntry> ready, Batch b, int k)
     {
         int done = 0;
         for (int j = 0; j < k; j++)
@@ -331,11 +578,11 @@ internal static unsafe class ProgressEngine
             {
                 if (!e.Request.Test(out Status st))
                     continue;
-                Done(e, st);
+                Done(ready, e, st);
             }
             catch (Exception x)
             {
-                Done(e, x);
+                Done(ready, e, x);
             }
             b.Finished[i] = true;
             done++;
@@ -349,26 +596,35 @@ internal static unsafe class ProgressEngine
     /// await ends now and the request goes back to its owner, still in flight.  True when the
     /// entry is done.
     /// </summary>
-    private static bool Cancel(AwaitEntry e)
+    private static bool Cancel(AwaitEntry e, List<AwaitEntry> ready)
     {
         e.CancelDone = true;
         if (e.Request.CancelAwaited())
             return false;
-        Cancelled(e);
+        Cancelled(ready, e);
         return true;
     }
 
-    private static void Done(AwaitEntry e, Status status)
+    private static void Done(List<AwaitEntry> ready, AwaitEntry e, Status status)
     {
         if (status.Cancelled && e.CancelAsked)
-            Cancelled(e);
+            e.SetOutcomeCancelled();
         else
-            Finish(e).TrySetResult(status);
+            e.SetOutcome(status);
+        ready.Add(Finish(e));
     }
 
-    private static void Done(AwaitEntry e, Exception error) => Finish(e).TrySetException(error);
+    private static void Done(List<AwaitEntry> ready, AwaitEntry e, Exception error)
+    {
+        e.SetOutcome(error);
+        ready.Add(Finish(e));
+    }
 
-    private static void Cancelled(AwaitEntry e) => Finish(e).TrySetCanceled(e.Token);
+    private static void Cancelled(List<AwaitEntry> ready, AwaitEntry e)
+    {
+        e.SetOutcomeCancelled();
+        ready.Add(Finish(e));
+    }
 
     /// <summary>The request is its owner's again: forgets the await, drops the token's registration.</summary>
     private static AwaitEntry Finish(AwaitEntry e)

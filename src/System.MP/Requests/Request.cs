@@ -190,7 +190,7 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
     public ConfiguredTaskAwaitable<Status>.ConfiguredTaskAwaiter GetAwaiter() => ((MpiRequest)this).GetAwaiter();
 
     /// <summary>Awaits the operation, as <see cref="MpiRequest.ConfigureAwait"/>.</summary>
-    /// <param name="continueOnCapturedContext">True: the continuation runs on the captured context; false: on the thread pool.</param>
+    /// <param name="continueOnCapturedContext">True: the continuation runs on the captured context; false: where the operation completed (see <see cref="AsyncProgress.InlineContinuations"/>).</param>
     /// <returns>An awaitable whose result is the operation's <see cref="Status"/>.</returns>
     public ConfiguredTaskAwaitable<Status> ConfigureAwait(bool continueOnCapturedContext) =>
         ((MpiRequest)this).ConfigureAwait(continueOnCapturedContext);

@@ -17,6 +17,7 @@ internal static class Async
         s[Scenario.AsyncAwait] = c => Await(c).GetAwaiter().GetResult();
         s[Scenario.AsyncStress] = Stress;
         s[Scenario.AsyncBelowMultiple] = BelowMultiple;
+        s[Scenario.AsyncShutdownPending] = ShutdownPending;
     }
 
     private const int Go = 90, Late = 91, Never = 92;
@@ -32,6 +33,9 @@ internal static class Async
         await Errors(c, peer);
         await Buffers(c, peer);
         await Contexts(c, peer);
+        await Inline(c, peer, inline: true);
+        await Inline(c, peer, inline: false);
+        await BlockingContinuations(c, peer);
         Misuse(c, peer);
         await BackOff(c, peer);
         c.Barrier();
@@ -224,27 +228,31 @@ internal static class Async
         Check.Sequence<int>([.. Enumerable.Range(0, n).Select(i => i * 3 + peer)], recv, "the data is in the array the receive was posted on");
     }
 
-    // Where continuations run: await request on the thread pool; ConfigureAwait(true) on the
-    // captured context; CallerPolls completes an operation already arrived on the caller.
+    // Where continuations run: await request where the engine completed it (its own thread, or
+    // the pool with InlineContinuations off); ConfigureAwait(true) on the captured context;
+    // CallerPolls completes an operation already arrived on the caller.
     private static async Task Contexts(Communicator c, int peer)
     {
         using var context = new OneThreadContext();
-        (bool onContext, bool notPosted, bool pool) = await context.Run(async () =>
+        string resumedOn = "";
+        (bool onContext, bool notPosted, bool where) = await context.Run(async () =>
         {
             await c.ISend(new[] { 2 }, peer, 12).ConfigureAwait(true);
             await c.IRecv(new int[1], peer, 12).ConfigureAwait(true);
             bool onContext = context.IsCurrent;
             int posts = context.Posts;
-            await c.ISend(new[] { 1 }, peer, 11);
-            Task<Status> t = c.IRecv(new int[1], peer, 11).WaitAsync();
-            bool pending = !t.IsCompleted;
-            await t.ConfigureAwait(false);
-            // Inline when it had completed already; else on the pool, never posted to the context.
-            return (onContext, context.Posts == posts, !pending || (Thread.CurrentThread.IsThreadPoolThread && SynchronizationContext.Current is null));
+            // The continuation is registered before the peer sends: the engine completes the receive.
+            Task<(string? Name, bool Pool)> resumed = ResumedOn(c.IRecv(new int[1], peer, 11).WaitAsync());
+            c.Send(new[] { 1 }, peer, Go);
+            c.Recv(new int[1], peer, Go);
+            c.Send(new[] { 1 }, peer, 11);
+            (string? name, bool pool) = resumed.GetAwaiter().GetResult();
+            resumedOn = $"{name}, pool {pool}";
+            return (onContext, context.Posts == posts, AsyncProgress.InlineContinuations ? name == "MPI progress" && !pool : pool);
         });
         Check.True(onContext, "ConfigureAwait(true) resumes on the captured context");
         Check.True(notPosted, "await request does not resume on the captured context");
-        Check.True(pool, "a pending await resumes on the thread pool");
+        Check.True(where, $"a pending await resumes on the engine's thread (on the pool with InlineContinuations off): {resumedOn}");
 
         // Caller progress is on by default (the scenario runs without MOTOR_AWAIT_CALLER_POLLS).
         Check.Equal(AsyncProgress.DefaultCallerPolls, AsyncProgress.CallerPolls, "caller progress is on by default");
@@ -281,6 +289,138 @@ internal static class Async
             AsyncProgress.CallerPolls = saved;
         }
         Check.Throws<ArgumentOutOfRangeException>(() => AsyncProgress.CallerPolls = -1, "negative caller polls");
+    }
+
+    private const int EngineThread = 30, Blocked = 31, Unblock = 32, Release = 33, Done = 34, Ready = 35;
+
+    /// <summary>Where a continuation of <paramref name="t"/> runs (registered before it completes): the thread's name, and whether it is the pool's.</summary>
+    private static async Task<(string? Name, bool Pool)> ResumedOn(Task t)
+    {
+        await t.ConfigureAwait(false);
+        return (Thread.CurrentThread.Name, Thread.CurrentThread.IsThreadPoolThread);
+    }
+
+    // Where the engine runs continuations: on its own thread (InlineContinuations), else on the
+    // pool.  The continuation is registered before the peer sends, so the engine completes it.
+    private static async Task Inline(Communicator c, int peer, bool inline)
+    {
+        int savedPolls = AsyncProgress.CallerPolls;
+        bool savedInline = AsyncProgress.InlineContinuations;
+        AsyncProgress.CallerPolls = 0;
+        AsyncProgress.InlineContinuations = inline;
+        try
+        {
+            var got = new int[1];
+            Task<Status> t = c.IRecv(got, peer, EngineThread).WaitAsync();
+            Task<(string? Name, bool Pool)> where = ResumedOn(t);
+            Check.True(!t.IsCompleted, "pending: the peer sends only after this side's go");
+            c.Send(new[] { 1 }, peer, Go);
+            c.Recv(new int[1], peer, Go);
+            c.Send(new[] { 40 + c.Rank }, peer, EngineThread);
+            (string? name, bool pool) = await where;
+            Check.Equal(40 + peer, got[0], "the awaited message");
+            if (inline)
+                Check.True(name == "MPI progress" && !pool, $"the continuation ran on the engine's thread (ran on {name})");
+            else
+                Check.True(pool, $"the continuation ran on the pool (ran on {name})");
+        }
+        finally
+        {
+            AsyncProgress.CallerPolls = savedPolls;
+            AsyncProgress.InlineContinuations = savedInline;
+        }
+    }
+
+    // Continuations that block on the engine's thread must not stop the engine.  Both ranks:
+    // the first continuation blocks until the peer sends Release; the peer sends it only after
+    // the second continuation here sent Done, and the engine must deliver that one while the
+    // first blocks.  Three ways to block: a blocking Recv, a request's Wait (which hands the
+    // engine over before it blocks), and a wait on another awaited task.  An engine held up by
+    // any of them never delivers the second continuation: both ranks would wait for ever.
+    private static async Task BlockingContinuations(Communicator c, int peer)
+    {
+        int savedPolls = AsyncProgress.CallerPolls;
+        AsyncProgress.CallerPolls = 0;
+        try
+        {
+            foreach (string how in new[] { "Recv", "Request.Wait", "Task.Wait" })
+            {
+                long handOffs = AsyncProgress.HandOffs;
+                var late = new int[1];
+                Task<Status> other = how == "Task.Wait" ? c.IRecv(late, peer, Release).WaitAsync() : Task.FromResult(default(Status));
+                string? blockedOn = null;
+                Task blocked = BlockOn(c.IRecv(new int[1], peer, Blocked).WaitAsync());
+                Task sender = SendOn(c.IRecv(new int[1], peer, Unblock).WaitAsync());
+                c.Send(new[] { 1 }, peer, Ready); // both sides' continuations are registered before any of their messages is sent
+                c.Recv(new int[1], peer, Ready);
+                c.Send(new[] { 1 }, peer, Blocked);
+                c.Recv(new int[1], peer, Go);   // the peer's first continuation is blocking (or about to)
+                c.Send(new[] { 2 }, peer, Unblock);
+                c.Recv(new int[1], peer, Done); // from the peer's second continuation
+                c.Send(new[] { 3 }, peer, Release);
+                await Task.WhenAll(blocked, sender).ConfigureAwait(false);
+                Check.Equal(3, late[0], $"{how}: the blocked continuation got its message");
+                Check.True(blockedOn != "MPI progress" || AsyncProgress.HandOffs > handOffs,
+                           $"{how}: a continuation that blocked on the engine's thread handed the engine over");
+
+                async Task BlockOn(Task<Status> t)
+                {
+                    await t.ConfigureAwait(false);
+                    blockedOn = Thread.CurrentThread.Name;
+                    c.Send(new[] { 1 }, peer, Go);
+                    if (how == "Recv")
+                        c.Recv(late, peer, Release);
+                    else if (how == "Request.Wait")
+                        c.IRecv(late, peer, Release).Wait();
+                    else
+                        other.Wait();
+                }
+
+                async Task SendOn(Task<Status> t)
+                {
+                    await t.ConfigureAwait(false);
+                    c.Send(new[] { 1 }, peer, Done);
+                }
+            }
+        }
+        finally
+        {
+            AsyncProgress.CallerPolls = savedPolls;
+        }
+    }
+
+    // Mpi.Shutdown with awaits pending: they fail with InvalidOperationException (their
+    // operations never completed), and their continuations run, not on the engine's thread.
+    private static void ShutdownPending(Communicator c)
+    {
+        Check.Equal(ThreadLevel.Multiple, Mpi.ThreadLevel, "running at Multiple");
+        int peer = 1 - c.Rank;
+        int savedPolls = AsyncProgress.CallerPolls;
+        AsyncProgress.CallerPolls = 0;
+        var tasks = new List<Task<(string? Name, bool Pool)>>();
+        for (int i = 0; i < 2; i++)
+            tasks.Add(ResumedOn(c.IRecv(new int[1], peer, Never).WaitAsync()));
+        AsyncProgress.CallerPolls = savedPolls;
+        // One completed on the engine first, so the engine has run continuations before it stops.
+        Task<(string? Name, bool Pool)> one = ResumedOn(c.IRecv(new int[1], peer, Go).WaitAsync());
+        c.Send(new[] { 1 }, peer, Go);
+        one.GetAwaiter().GetResult();
+        c.Barrier();
+        Check.Equal(2, AsyncProgress.Pending, "two awaits pending at the shutdown");
+        Mpi.Shutdown();
+        foreach (Task<(string? Name, bool Pool)> t in tasks)
+        {
+            try
+            {
+                t.GetAwaiter().GetResult();
+                Check.True(false, "an await pending at the shutdown completed");
+            }
+            catch (InvalidOperationException)
+            {
+                Check.True(true, "an await pending at the shutdown fails with InvalidOperationException");
+            }
+        }
+        Check.Equal(0, AsyncProgress.Pending, "nothing awaited after the shutdown");
     }
 
     private static void Misuse(Communicator c, int peer)

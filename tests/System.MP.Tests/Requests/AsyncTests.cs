@@ -31,6 +31,15 @@ public class AsyncTests
                          motorOptions: hosted ? "--thread-level multiple" : "",
                          launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
 
+    /// <summary>Mpi.Shutdown with awaits pending: they fail with InvalidOperationException and the shutdown completes.</summary>
+    [Theory]
+    [MemberData(nameof(CoresAndModes))]
+    public void AwaitsPendingAtShutdownFail(bool hosted, bool openMpi) =>
+        Job.RunScenarios([Scenario.AsyncShutdownPending], 2, hosted: hosted,
+                         env: hosted ? null : new Dictionary<string, string> { ["SCENARIOS_THREAD_LEVEL"] = "Multiple" },
+                         motorOptions: hosted ? "--thread-level multiple" : "",
+                         launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+
     /// <summary>At the default level (Single) every form of await refuses, naming the level and the remedies.</summary>
     [Theory]
     [MemberData(nameof(CoresAndModes))]
