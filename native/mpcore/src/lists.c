@@ -197,6 +197,8 @@ int mp_list_free(mp_list_t l, mp_req_t *pending)
         return rc;
     }
     list_fold(l, n);
+    if (l->wild) /* its receives are ordinary requests now, or complete */
+        mp_wild_forget_list(l);
     mp_spin_lock(&mp_g_slot_lock);
     l->n = 0;
     atomic_store_explicit(&l->magic, LIST_FREED, memory_order_release);
@@ -403,41 +405,41 @@ int mp_list_refused(mp_list_t l, int index, int mpi_error)
 
 /* The status of an entry MPI completed without error.  A list gives out no
  * handle to cancel an operation with, so none is cancelled; and a receive MPI
- * completed got a message, so its source and tag are a rank and a tag. */
-static MP_INLINE void list_status(int kind, const MPI_Status *st, mp_status_t *out)
+ * completed got a message (a receive from ProcNull is ENTRY_PROC_NULL), so its
+ * source and tag are a rank and a tag.  Returns 1 for a receive that took a piece
+ * of an object payload (mp_recv_status). */
+static MP_INLINE int list_status(int kind, const MPI_Status *st, mp_status_t *out)
 {
     if (MP_LIKELY(kind == 0)) { /* a send */
         memset(out, 0, sizeof *out);
     } else if (MP_LIKELY(kind == ENTRY_RECV)) {
-        out->source = st->MPI_SOURCE; /* a rank: a receive from ProcNull is ENTRY_PROC_NULL */
-        out->tag = st->MPI_TAG;
-        out->error = MP_OK;
-        out->cancelled = 0;
-        out->bytes = pal_status_bytes(st);
+        return mp_recv_status(st, MP_OK, 1, out);
     } else if (kind & ENTRY_RECV) { /* ENTRY_PROC_NULL | ENTRY_RECV */
         mp_status_proc_null(out);
     } else { /* a send to ProcNull */
         memset(out, 0, sizeof *out);
     }
+    return 0;
 }
 
 /* A set with receives posted with AnyTag completed: a piece of an object payload one of them
- * took is kept for its object receive (wildcard.h).  MP_EPIECE with its message, or 0. */
+ * took is kept for its object receive, and the list's records go (wildcard.h).  MP_EPIECE with
+ * its message, or 0. */
 static MP_COLD int list_pieces(mp_list_t l, int n, mp_status_t *statuses)
 {
     int rc = 0;
     l->wild = 0;
     for (int i = 0; i < n; i++) {
         mp_status_t st;
-        if (l->kind[i] != ENTRY_RECV || l->ms[i].MPI_TAG <= mp_g_reserved_above || l->ms[i].MPI_TAG == MPI_ANY_TAG)
+        if (l->kind[i] != ENTRY_RECV || !list_status(ENTRY_RECV, &l->ms[i], &st))
             continue;
-        list_status(ENTRY_RECV, &l->ms[i], &st);
-        (void)mp_wild_took(&l->mr[i], &st);
+        (void)mp_wild_took(&l->mr[i], &st, 0);
         if (statuses)
             statuses[i] = st;
         if (!rc)
             rc = mp_wild_fail(&st);
     }
+    mp_wild_forget_list(l);
     return rc;
 }
 

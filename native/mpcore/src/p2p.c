@@ -213,6 +213,8 @@ static MP_INLINE void slot_prepare(slot_t *s, mp_req_t h, void *obj, int is_recv
 
 static MP_COLD int slot_refused(slot_cache_t *c, slot_t *s, int rc, mp_req_t *req)
 {
+    if (s->is_recv == SLOT_RECV_WILD)
+        mp_wild_forget(&s->mpi);
     s->obj[0] = NULL;
     slot_unclaim(c, *req);
     *req = MP_REQ_NULL;
@@ -269,8 +271,10 @@ int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void
     if (MP_UNLIKELY(rc = slot_alloc(c, &slot, &h)))
         return rc;
     slot_prepare(slot, h, bytes > 0 ? obj : NULL, 1, req);
-    if (MP_UNLIKELY(t == MPI_ANY_TAG))
+    if (MP_UNLIKELY(t == MPI_ANY_TAG)) {
+        slot->is_recv = SLOT_RECV_WILD;
         mp_wild_record(&slot->mpi, h, NULL, 0, comm, source);
+    }
     return slot_posted(c, slot, issue_recv(buf, bytes, s, t, ce, &slot->mpi), bytes, req);
 }
 

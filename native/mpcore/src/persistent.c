@@ -128,8 +128,10 @@ static int p2p_init(int kind, void *buf, int64_t bytes, int peer, int tag, mp_co
     if ((rc = mp_persist_track(p, r, req)) == 0 && kind == PERSIST_RECV && tag == MP_ANY_TAG) {
         int idx;
         slot_t *s = slot_lookup(*req, &idx);
-        if (s)
+        if (s) {
+            s->is_recv = SLOT_RECV_WILD; /* its record goes with it (persist_release) */
             mp_wild_record(&s->mpi, *req, NULL, 0, comm, peer);
+        }
     }
     return rc;
 }

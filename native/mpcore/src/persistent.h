@@ -4,6 +4,7 @@
 #define MPCORE_PERSISTENT_H
 
 #include "slots.h"
+#include "wildcard.h"
 
 #include <stdlib.h>
 
@@ -55,6 +56,8 @@ static inline void persist_release(slot_t *s)
     persist_t *p = s->persist;
     if (!p)
         return;
+    if (MP_UNLIKELY(s->is_recv == SLOT_RECV_WILD))
+        mp_wild_forget(&s->mpi);
     if (s->mpi != MPI_REQUEST_NULL && mp_ready())
         pal_mpi.Request_free(&s->mpi);
     s->mpi = MPI_REQUEST_NULL;

@@ -17,16 +17,28 @@ int mp_fail_req(mp_req_t h)
     return mp_fail(MP_EHANDLE, "request handle %d is not valid (completed and freed, or never made)", h);
 }
 
+/* The rare end of status_of: a receive that took a piece of an object payload (piece), or one
+ * whose post was recorded (SLOT_RECV_WILD), which drops its record here unless it is persistent:
+ * that one may start again, and its record goes when it is freed. */
+static MP_COLD int status_wild(slot_t *s, int rc, int piece, mp_status_t *out)
+{
+    int drop = s->is_recv == SLOT_RECV_WILD && !s->persist;
+    if (piece)
+        return mp_wild_took(&s->mpi, out, drop);
+    if (drop)
+        mp_wild_forget(&s->mpi);
+    return rc;
+}
+
 /* The status of a completed operation, from MPI's (a send's carries only cancellation), and
  * its result: rc, or MP_EPIECE when a receive with AnyTag took a piece of an object payload
  * (wildcard.h; its message still to be recorded). */
 static MP_INLINE int status_of(slot_t *s, int rc, const MPI_Status *st, mp_status_t *out)
 {
     if (s->is_recv) {
-        mp_status_from_mpi(st, out);
-        out->error = rc;
-        if (MP_UNLIKELY(out->tag > mp_g_reserved_above) && !out->cancelled)
-            return mp_wild_took(&s->mpi, out);
+        int piece = mp_recv_status(st, rc, 0, out);
+        if (MP_UNLIKELY(piece || s->is_recv == SLOT_RECV_WILD))
+            return status_wild(s, rc, piece, out);
         return rc;
     }
     memset(out, 0, sizeof *out);
@@ -167,6 +179,8 @@ static MP_COLD int slot_settle(slot_t *s, int wait)
             return 0; /* still MPI's: a later test or a wait ends it */
     }
     atomic_store_explicit(&s->flags, flags & ~(uint32_t)(SLOT_FAILED | SLOT_CANCEL_ASKED), memory_order_relaxed);
+    if (s->is_recv == SLOT_RECV_WILD && !s->persist)
+        mp_wild_forget(&s->mpi);
     s->done_rc = mp_mpi_fail(mrc, "MPI_Test");
     status_set_failed(&s->status, s->done_rc);
     atomic_store_explicit(&s->state, SLOT_DONE, memory_order_release);

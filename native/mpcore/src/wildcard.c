@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The recorded receives.  Bounded: when full, entries whose operation ended are purged (a
- * slot no longer active under the recorded handle; a list entry whose request MPI freed), and
- * past that the oldest goes (a piece it takes is then recorded under no communicator). */
+/* The recorded receives, oldest first.  Completions drop theirs (wildcard.h); bounded: when
+ * full, entries whose operation ended otherwise are purged (a slot no longer active under the
+ * recorded handle; a list entry whose list no longer holds it), and past that the oldest goes (a
+ * piece it takes is then recorded under no communicator). */
 #define WILD_MAX 4096
 typedef struct wild {
     MPI_Request *key;
@@ -70,17 +71,51 @@ void mp_wild_record(MPI_Request *key, mp_req_t handle, mp_list_t list, int index
     mp_spin_unlock(&g_lock);
 }
 
-int mp_wild_took(MPI_Request *key, mp_status_t *out)
+/* The index of key's record, or -1 (caller holds g_lock).  The latest first: a key recorded
+ * again replaced its record, so there is at most one. */
+static int wild_find(const MPI_Request *key)
+{
+    for (int i = atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed) - 1; i >= 0; i--)
+        if (g_wild[i].key == key)
+            return i;
+    return -1;
+}
+
+/* Removes record i, keeping the others in order (oldest first; caller holds g_lock). */
+static void wild_remove(int i)
+{
+    int n = atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed);
+    memmove(&g_wild[i], &g_wild[i + 1], (size_t)(n - 1 - i) * sizeof g_wild[0]);
+    atomic_store_explicit(&mp_g_wild_count, n - 1, memory_order_release);
+}
+
+void mp_wild_forget(MPI_Request *key)
+{
+    mp_spin_lock(&g_lock);
+    int i = wild_find(key);
+    if (i >= 0)
+        wild_remove(i);
+    mp_spin_unlock(&g_lock);
+}
+
+void mp_wild_forget_list(mp_list_t l)
+{
+    mp_spin_lock(&g_lock);
+    int n = atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed), k = 0;
+    for (int i = 0; i < n; i++)
+        if (g_wild[i].handle != MP_REQ_NULL || g_wild[i].list != l)
+            g_wild[k++] = g_wild[i];
+    atomic_store_explicit(&mp_g_wild_count, k, memory_order_release);
+    mp_spin_unlock(&g_lock);
+}
+
+int mp_wild_took(MPI_Request *key, mp_status_t *out, int drop)
 {
     taken_t *t = calloc(1, sizeof *t);
-    const wild_t *w = NULL;
     mp_spin_lock(&g_lock);
-    int n = atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed);
-    for (int i = n - 1; i >= 0 && !w; i--)
-        if (g_wild[i].key == key)
-            w = &g_wild[i];
+    int i = wild_find(key);
     if (t) {
-        t->comm = w ? w->comm : MP_COMM_NULL;
+        t->comm = i >= 0 ? g_wild[i].comm : MP_COMM_NULL;
         t->source = out->source;
         t->tag = out->tag;
         t->bytes = out->bytes;
@@ -88,6 +123,8 @@ int mp_wild_took(MPI_Request *key, mp_status_t *out)
         g_taken = t;
         atomic_fetch_add_explicit(&g_taken_count, 1, memory_order_release);
     }
+    if (drop && i >= 0)
+        wild_remove(i);
     mp_spin_unlock(&g_lock);
     out->error = MP_EPIECE;
     return MP_EPIECE;
@@ -121,10 +158,11 @@ int mp_piece_taken(mp_comm_t comm, int source, int tag, int *pending)
     taken_t **at, *t = NULL;
     if (pending)
         *pending = 0;
-    if (MP_LIKELY(atomic_load_explicit(&mp_g_wild_count, memory_order_acquire) == 0))
-        return 0;
-    /* The look of every poll for a piece: no lock while nothing was taken. */
-    if (!pending && atomic_load_explicit(&g_taken_count, memory_order_acquire) == 0)
+    /* The look of every poll for a piece: no lock while nothing was taken (a receive that took
+     * one has dropped its record already) and, when asked whether one may still be taken, no
+     * receive is recorded. */
+    if (MP_LIKELY(atomic_load_explicit(&g_taken_count, memory_order_acquire) == 0) &&
+        (!pending || atomic_load_explicit(&mp_g_wild_count, memory_order_acquire) == 0))
         return 0;
     mp_spin_lock(&g_lock);
     for (at = &g_taken; *at; at = &(*at)->next)

@@ -47,10 +47,10 @@ internal static class MpiProfile
     /// the ISend it inlines, in library mode without tiered compilation); code compiled after,
     /// which is all code under motor and, with tiering, every hot loop, has the hooks folded away.
     /// What remains is the first case with tiered compilation off: a user's Main compiled before
-    /// MPI starts, with the posts it inlines, tests the setting per operation (perf/callgrind.sh,
-    /// 8-byte window, dotnet series: 1018 Ir/op, 1012 with the hooks compiled out).  No System.MP code
+    /// MPI starts, with the posts it inlines, tests the setting per operation.  No System.MP code
     /// runs before that Main is compiled (its module initializer runs after), so no setting can be
-    /// a constant to it.
+    /// a constant to it; the posts that user code inlines (Request.PostSend/PostRecv, RequestList's)
+    /// therefore test it once, to choose between the core's call and a timed call of their own.
     /// </summary>
     private static readonly Settings s_settings = Settings.Read(AppContext.GetData(Property) as string ?? Environment.GetEnvironmentVariable(Variable));
 

@@ -104,7 +104,7 @@ public abstract unsafe partial class MpiRequest : IDisposable
     public static void WaitAll(ReadOnlySpan<MpiRequest> requests)
     {
         var set = new Set(requests);
-        RequestSet.WaitAll(ref set);
+        RequestSet.WaitAllPolled(ref set);
     }
 
     /// <summary>Waits for every request (MPI_Waitall) and writes their statuses.</summary>
@@ -117,7 +117,7 @@ public abstract unsafe partial class MpiRequest : IDisposable
         if (statuses.Length < requests.Length)
             ThrowHelper.ThrowStatusesTooShort(statuses.Length, requests.Length);
         var set = new Set(requests);
-        RequestSet.WaitAll(ref set, statuses[..requests.Length]);
+        RequestSet.WaitAllPolled(ref set, statuses[..requests.Length]);
     }
 
     /// <summary>
@@ -135,7 +135,7 @@ public abstract unsafe partial class MpiRequest : IDisposable
     public static bool TestAll(ReadOnlySpan<MpiRequest> requests)
     {
         var set = new Set(requests);
-        return RequestSet.TestAll(ref set);
+        return RequestSet.TestAllPolled(ref set);
     }
 
     /// <summary>Waits until one of the requests completes (MPI_Waitany); any mix of kinds.</summary>
@@ -147,11 +147,11 @@ public abstract unsafe partial class MpiRequest : IDisposable
     {
         ArgumentNullException.ThrowIfNull(requests);
         var set = new Set(requests);
-        return RequestSet.WaitAny(ref set, out status);
+        return RequestSet.WaitAnyPolled(ref set, out status);
     }
 
     /// <summary>A set of any kinds of request for <see cref="RequestSet"/>: polled when it holds object requests in flight.</summary>
-    private readonly ref struct Set(ReadOnlySpan<MpiRequest> requests) : IRequestSet
+    private readonly ref struct Set(ReadOnlySpan<MpiRequest> requests) : IPolledRequestSet
     {
         private readonly ReadOnlySpan<MpiRequest> _requests = requests;
 
@@ -159,7 +159,7 @@ public abstract unsafe partial class MpiRequest : IDisposable
 
         public static bool RepeatsLeftToCore => false;
 
-        public bool Gather(scoped Span<RequestHandle> handles) => Entries(_requests, handles);
+        public void Gather(scoped Span<RequestHandle> handles) => Entries(_requests, handles);
 
         public void PollAll(scoped Span<RequestHandle> handles, scoped Span<Status> statuses) => MpiRequest.PollAll(_requests, handles, statuses);
 
@@ -191,19 +191,16 @@ public abstract unsafe partial class MpiRequest : IDisposable
     /// <summary>MPI's empty status (MPI-4.0 §3.7.3): what a set reports when nothing was pending.</summary>
     private protected static Status EmptyStatus => Request.EmptyStatus;
 
-    /// <summary>Checks every request (not null, not disposed) and writes each one's entry; true when object requests are pending.</summary>
-    private static bool Entries(ReadOnlySpan<MpiRequest> requests, Span<RequestHandle> handles)
+    /// <summary>Checks every request (not null, not disposed) and writes each one's entry (<see cref="ObjectPending"/> for an object request in flight).</summary>
+    private static void Entries(ReadOnlySpan<MpiRequest> requests, Span<RequestHandle> handles)
     {
-        bool objects = false;
         for (int i = 0; i < requests.Length; i++)
         {
             MpiRequest r = requests[i];
             if (r is null)
                 ThrowHelper.ThrowNullRequest(i);
             handles[i] = r.SetEntry();
-            objects |= handles[i] == ObjectPending;
         }
-        return objects;
     }
 
     /// <summary>After the core completed a set of buffer and persistent requests: each finishes, then the first error is thrown.</summary>

@@ -93,11 +93,12 @@ public readonly unsafe partial struct Request
         // from a valid address.  The caller checked every argument (communicator,
         // rank, tag, slice): the core's entry trusts that and looks only at MPI's
         // state and the special ranks.
-        long t0 = MpiProfile.Begin();
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
-            rc = Core.Isend(p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
-                     register ? BufferPolicy.ObjectOf(ref buffer) : null, &req);
-        MpiProfile.End(mode == CoreSendMode.Sync ? ProfiledCall.ISsend : ProfiledCall.ISend, t0, (long)count * sizeof(T), dest);
+        {
+            void* obj = register ? BufferPolicy.ObjectOf(ref buffer) : null;
+            rc = MpiProfile.Enabled ? ProfiledIsend(p + offset, (long)count * sizeof(T), dest, tag, comm, mode, obj, &req)
+                                    : Core.Isend(p + offset, (long)count * sizeof(T), dest, tag, comm, mode, obj, &req);
+        }
         return Posted(poster, rc, req, pin);
     }
 
@@ -112,12 +113,39 @@ public readonly unsafe partial struct Request
             ReservedPieces.AwaitStreams(source, comm);
         RequestPoster poster = RequestPoster.Current;
         bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
-        long t0 = MpiProfile.Begin();
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as PostSend
-            rc = Core.Irecv(p + offset, (long)count * sizeof(T), source, tag, comm,
-                     register ? BufferPolicy.ObjectOf(ref buffer) : null, &req);
-        MpiProfile.End(ProfiledCall.IRecv, t0, (long)count * sizeof(T), source);
+        {
+            void* obj = register ? BufferPolicy.ObjectOf(ref buffer) : null;
+            rc = MpiProfile.Enabled ? ProfiledIrecv(p + offset, (long)count * sizeof(T), source, tag, comm, obj, &req)
+                                    : Core.Irecv(p + offset, (long)count * sizeof(T), source, tag, comm, obj, &req);
+        }
         return Posted(poster, rc, req, pin);
+    }
+
+    // PostSend and PostRecv are inlined into the user's code: the profile's hooks sit in these
+    // calls of their own, chosen by one test of MpiProfile.Enabled.  The JIT folds that test
+    // wherever the setting is known when the user's method is compiled (under motor, and in every
+    // method tiered compilation optimizes); where it is not (library mode without tiered
+    // compilation, the user's Main compiled before System.MP starts), a post pays that one test.
+
+    /// <summary>Core.Isend, timed for the profile (a post the core refuses is recorded too).</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int ProfiledIsend(void* buf, long bytes, int dest, int tag, CommHandle comm, int mode, void* obj, RequestHandle* req)
+    {
+        long t0 = MpiProfile.Begin();
+        int rc = Core.Isend(buf, bytes, dest, tag, comm, mode, obj, req);
+        MpiProfile.End(mode == CoreSendMode.Sync ? ProfiledCall.ISsend : ProfiledCall.ISend, t0, bytes, dest);
+        return rc;
+    }
+
+    /// <summary>Core.Irecv, timed for the profile.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int ProfiledIrecv(void* buf, long bytes, int source, int tag, CommHandle comm, void* obj, RequestHandle* req)
+    {
+        long t0 = MpiProfile.Begin();
+        int rc = Core.Irecv(buf, bytes, source, tag, comm, obj, req);
+        MpiProfile.End(ProfiledCall.IRecv, t0, bytes, source);
+        return rc;
     }
 
     /// <summary>

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
@@ -122,7 +121,7 @@ public readonly unsafe partial struct Request
     /// <returns>The index of a request that completed.</returns>
     public static Task<int> WhenAny(params MpiRequest[] requests) => MpiRequest.WhenAny(requests);
 
-    /// <summary>A set of requests for <see cref="RequestSet"/>: buffer operations only, so never polled.</summary>
+    /// <summary>A set of requests for <see cref="RequestSet"/>: buffer operations only, which the core completes.</summary>
     private readonly ref struct Set : IRequestSet
     {
         private readonly ReadOnlySpan<Request> _requests;
@@ -141,18 +140,7 @@ public readonly unsafe partial struct Request
         public static bool RepeatsLeftToCore => true;
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public bool Gather(scoped Span<RequestHandle> handles)
-        {
-            Handles(_requests, handles);
-            return false;
-        }
-
-        // Gather finds no object request: the polled forms are never asked for.
-        public void PollAll(scoped Span<RequestHandle> handles, scoped Span<Status> statuses) => throw new UnreachableException();
-
-        public bool TestObjects(scoped Span<RequestHandle> handles) => throw new UnreachableException();
-
-        public int PollAny(scoped ReadOnlySpan<RequestHandle> handles, out Status status) => throw new UnreachableException();
+        public void Gather(scoped Span<RequestHandle> handles) => Handles(_requests, handles);
 
         public int KnownComplete()
         {

@@ -181,20 +181,15 @@ public sealed unsafe class RequestList : IDisposable
     internal int PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, CommHandle comm, int mode) where T : unmanaged
     {
         int i = NextEntry(), rc;
-        long t0 = MpiProfile.Begin();
         if (Registers)
         {
             fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as Request.PostSend
-                rc = Core.ListIsend(_list, p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
-                                    count > 0 ? BufferPolicy.ObjectOf(ref buffer) : null);
-            MpiProfile.End(mode == CoreSendMode.Sync ? ProfiledCall.ISsend : ProfiledCall.ISend, t0, (long)count * sizeof(T), dest);
+                rc = Isend(p + offset, (long)count * sizeof(T), dest, tag, comm, mode, count > 0 ? BufferPolicy.ObjectOf(ref buffer) : null);
             return Added(i, rc, null);
         }
         bool register = HoldByPolicy(buffer, count, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
-            rc = Core.ListIsend(_list, p + offset, (long)count * sizeof(T), dest, tag, comm, mode,
-                                register ? BufferPolicy.ObjectOf(ref buffer) : null);
-        MpiProfile.End(mode == CoreSendMode.Sync ? ProfiledCall.ISsend : ProfiledCall.ISend, t0, (long)count * sizeof(T), dest);
+            rc = Isend(p + offset, (long)count * sizeof(T), dest, tag, comm, mode, register ? BufferPolicy.ObjectOf(ref buffer) : null);
         return Added(i, rc, pin);
     }
 
@@ -205,21 +200,48 @@ public sealed unsafe class RequestList : IDisposable
         if (tag == Mpi.AnyTag && ReservedPieces.StreamCount != 0)
             ReservedPieces.AwaitStreams(source, comm);
         int i = NextEntry(), rc;
-        long t0 = MpiProfile.Begin();
         if (Registers)
         {
             fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
-                rc = Core.ListIrecv(_list, p + offset, (long)count * sizeof(T), source, tag, comm,
-                                    count > 0 ? BufferPolicy.ObjectOf(ref buffer) : null);
-            MpiProfile.End(ProfiledCall.IRecv, t0, (long)count * sizeof(T), source);
+                rc = Irecv(p + offset, (long)count * sizeof(T), source, tag, comm, count > 0 ? BufferPolicy.ObjectOf(ref buffer) : null);
             return Added(i, rc, null);
         }
         bool register = HoldByPolicy(buffer, count, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
-            rc = Core.ListIrecv(_list, p + offset, (long)count * sizeof(T), source, tag, comm,
-                                register ? BufferPolicy.ObjectOf(ref buffer) : null);
-        MpiProfile.End(ProfiledCall.IRecv, t0, (long)count * sizeof(T), source);
+            rc = Irecv(p + offset, (long)count * sizeof(T), source, tag, comm, register ? BufferPolicy.ObjectOf(ref buffer) : null);
         return Added(i, rc, pin);
+    }
+
+    /// <summary>The core's list_isend into this list, through the profile's timed call when it is on (as Request.PostSend).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private int Isend(void* buf, long bytes, int dest, int tag, CommHandle comm, int mode, void* obj) =>
+        MpiProfile.Enabled ? ProfiledIsend(_list, buf, bytes, dest, tag, comm, mode, obj)
+                           : Core.ListIsend(_list, buf, bytes, dest, tag, comm, mode, obj);
+
+    /// <summary>The core's list_irecv into this list, as <see cref="Isend"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private int Irecv(void* buf, long bytes, int source, int tag, CommHandle comm, void* obj) =>
+        MpiProfile.Enabled ? ProfiledIrecv(_list, buf, bytes, source, tag, comm, obj)
+                           : Core.ListIrecv(_list, buf, bytes, source, tag, comm, obj);
+
+    /// <summary>Core.ListIsend, timed for the profile.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int ProfiledIsend(ListHandle list, void* buf, long bytes, int dest, int tag, CommHandle comm, int mode, void* obj)
+    {
+        long t0 = MpiProfile.Begin();
+        int rc = Core.ListIsend(list, buf, bytes, dest, tag, comm, mode, obj);
+        MpiProfile.End(mode == CoreSendMode.Sync ? ProfiledCall.ISsend : ProfiledCall.ISend, t0, bytes, dest);
+        return rc;
+    }
+
+    /// <summary>Core.ListIrecv, timed for the profile.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int ProfiledIrecv(ListHandle list, void* buf, long bytes, int source, int tag, CommHandle comm, void* obj)
+    {
+        long t0 = MpiProfile.Begin();
+        int rc = Core.ListIrecv(list, buf, bytes, source, tag, comm, obj);
+        MpiProfile.End(ProfiledCall.IRecv, t0, bytes, source);
+        return rc;
     }
 
     /// <summary>

@@ -22,19 +22,10 @@ internal interface IRequestSet
 
     /// <summary>
     /// Checks every request (throws for one completed or disposed) and writes its core handle:
-    /// ReqNull when there is nothing to wait for, <see cref="MpiRequest.ObjectPending"/> for an
-    /// object request in flight; true when there is one of those (the set is then polled).
+    /// ReqNull when there is nothing to wait for, and in a set that can hold object requests
+    /// (<see cref="IPolledRequestSet"/>) <see cref="MpiRequest.ObjectPending"/> for one in flight.
     /// </summary>
-    bool Gather(scoped Span<RequestHandle> handles);
-
-    /// <summary>WaitAll of a set with object requests in flight: tests each in turn until all completed.</summary>
-    void PollAll(scoped Span<RequestHandle> handles, scoped Span<Status> statuses);
-
-    /// <summary>TestAll of a set with object requests in flight: tests each once; true when every one has completed.</summary>
-    bool TestObjects(scoped Span<RequestHandle> handles);
-
-    /// <summary>WaitAny of a set with object requests in flight: tests each in turn until one completes.</summary>
-    int PollAny(scoped ReadOnlySpan<RequestHandle> handles, out Status status);
+    void Gather(scoped Span<RequestHandle> handles);
 
     /// <summary>The index of a request known complete already (so WaitAny need not ask MPI), else -1.</summary>
     int KnownComplete();
@@ -44,6 +35,24 @@ internal interface IRequestSet
 
     /// <summary>After WaitAny completed the request at <paramref name="index"/> (rc its result): it finishes, its error is thrown.</summary>
     Status FinishOne(int index, int rc, in Status status);
+}
+
+/// <summary>
+/// A set that can hold object requests, which MPI cannot complete (their operation is a series
+/// of messages): while one is in flight (<see cref="MpiRequest.ObjectPending"/> among the
+/// gathered handles) the set is polled, each request tested in turn, instead of being completed
+/// by one call of the core.
+/// </summary>
+internal interface IPolledRequestSet : IRequestSet
+{
+    /// <summary>WaitAll of a set with object requests in flight: tests each in turn until all completed.</summary>
+    void PollAll(scoped Span<RequestHandle> handles, scoped Span<Status> statuses);
+
+    /// <summary>TestAll of a set with object requests in flight: tests each once; true when every one has completed.</summary>
+    bool TestObjects(scoped Span<RequestHandle> handles);
+
+    /// <summary>WaitAny of a set with object requests in flight: tests each in turn until one completes.</summary>
+    int PollAny(scoped ReadOnlySpan<RequestHandle> handles, out Status status);
 }
 
 /// <summary>
@@ -81,18 +90,46 @@ internal static unsafe class RequestSet
     [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit] // every entry is written before it is read
     internal static void WaitAll<TSet>(scoped ref TSet set, scoped Span<Status> statuses) where TSet : struct, IRequestSet, allows ref struct
     {
-        int n = set.Count, rc;
-        RequestHandle[]? heap = n > StackRequests ? new RequestHandle[n] : null;
-        Span<RequestHandle> handles = heap ?? stackalloc RequestHandle[StackRequests];
-        handles = handles[..n];
-        bool objects = set.Gather(handles);
+        Span<RequestHandle> handles = Buffer(set.Count, stackalloc RequestHandle[StackRequests]);
+        set.Gather(handles);
         if (!TSet.RepeatsLeftToCore)
             CheckDistinct(handles);
-        if (objects)
-        {
+        WaitGathered(ref set, handles, statuses);
+    }
+
+    /// <summary><see cref="WaitAll{TSet}(ref TSet)"/> of a set that can hold object requests.</summary>
+    [SkipLocalsInit]
+    internal static void WaitAllPolled<TSet>(scoped ref TSet set) where TSet : struct, IPolledRequestSet, allows ref struct
+    {
+        int n = set.Count;
+        Status[]? heap = n > StackRequests ? new Status[n] : null;
+        Span<Status> statuses = heap ?? stackalloc Status[StackRequests];
+        WaitAllPolled(ref set, statuses[..n]);
+    }
+
+    /// <summary><see cref="WaitAll{TSet}(ref TSet, Span{Status})"/> of a set that can hold object requests: polled while one is in flight.</summary>
+    [SkipLocalsInit]
+    internal static void WaitAllPolled<TSet>(scoped ref TSet set, scoped Span<Status> statuses) where TSet : struct, IPolledRequestSet, allows ref struct
+    {
+        Span<RequestHandle> handles = Buffer(set.Count, stackalloc RequestHandle[StackRequests]);
+        set.Gather(handles);
+        CheckDistinct(handles);
+        if (ObjectsPending(handles))
             set.PollAll(handles, statuses);
-            return;
-        }
+        else
+            WaitGathered(ref set, handles, statuses);
+    }
+
+    /// <summary>Room for the core handles of <paramref name="n"/> requests: <paramref name="stack"/> when they fit (<see cref="StackRequests"/>).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Span<RequestHandle> Buffer(int n, Span<RequestHandle> stack) => n > StackRequests ? new RequestHandle[n] : stack[..n];
+
+    /// <summary>The core's MPI_Waitall over the gathered handles, then every request finishes.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void WaitGathered<TSet>(scoped ref TSet set, scoped Span<RequestHandle> handles, scoped Span<Status> statuses)
+        where TSet : struct, IRequestSet, allows ref struct
+    {
+        int n = handles.Length, rc;
         fixed (RequestHandle* h = handles)
         fixed (Status* s = statuses)
         {
@@ -108,17 +145,32 @@ internal static unsafe class RequestSet
     [SkipLocalsInit]
     internal static bool TestAll<TSet>(scoped ref TSet set) where TSet : struct, IRequestSet, allows ref struct
     {
-        int n = set.Count, rc;
-        RequestHandle[]? heapH = n > StackRequests ? new RequestHandle[n] : null;
-        Status[]? heapS = n > StackRequests ? new Status[n] : null;
-        Span<RequestHandle> handles = heapH ?? stackalloc RequestHandle[StackRequests];
-        Span<Status> statuses = heapS ?? stackalloc Status[StackRequests];
-        handles = handles[..n];
-        statuses = statuses[..n];
-        bool objects = set.Gather(handles);
+        Span<RequestHandle> handles = Buffer(set.Count, stackalloc RequestHandle[StackRequests]);
+        set.Gather(handles);
         CheckDistinct(handles);
-        if (objects && !set.TestObjects(handles))
+        return TestGathered(ref set, handles);
+    }
+
+    /// <summary><see cref="TestAll{TSet}"/> of a set that can hold object requests: those in flight are tested first, one by one.</summary>
+    [SkipLocalsInit]
+    internal static bool TestAllPolled<TSet>(scoped ref TSet set) where TSet : struct, IPolledRequestSet, allows ref struct
+    {
+        Span<RequestHandle> handles = Buffer(set.Count, stackalloc RequestHandle[StackRequests]);
+        set.Gather(handles);
+        CheckDistinct(handles);
+        if (ObjectsPending(handles) && !set.TestObjects(handles))
             return false;
+        return TestGathered(ref set, handles);
+    }
+
+    /// <summary>The core's MPI_Testall over the gathered handles; when every request completed, each finishes.</summary>
+    [SkipLocalsInit]
+    private static bool TestGathered<TSet>(scoped ref TSet set, scoped Span<RequestHandle> handles) where TSet : struct, IRequestSet, allows ref struct
+    {
+        int n = handles.Length, rc;
+        Status[]? heap = n > StackRequests ? new Status[n] : null;
+        Span<Status> statuses = heap ?? stackalloc Status[StackRequests];
+        statuses = statuses[..n];
         fixed (RequestHandle* h = handles)
         fixed (Status* s = statuses)
             rc = Core.ReqTestall(n, h, s);
@@ -133,14 +185,28 @@ internal static unsafe class RequestSet
     [SkipLocalsInit]
     internal static int WaitAny<TSet>(scoped ref TSet set, out Status status) where TSet : struct, IRequestSet, allows ref struct
     {
-        int n = set.Count;
-        RequestHandle[]? heap = n > StackRequests ? new RequestHandle[n] : null;
-        Span<RequestHandle> handles = heap ?? stackalloc RequestHandle[StackRequests];
-        handles = handles[..n];
-        bool objects = set.Gather(handles);
+        Span<RequestHandle> handles = Buffer(set.Count, stackalloc RequestHandle[StackRequests]);
+        set.Gather(handles);
         CheckDistinct(handles);
-        if (objects)
+        return WaitAnyGathered(ref set, handles, out status);
+    }
+
+    /// <summary><see cref="WaitAny{TSet}"/> of a set that can hold object requests: polled while one is in flight.</summary>
+    [SkipLocalsInit]
+    internal static int WaitAnyPolled<TSet>(scoped ref TSet set, out Status status) where TSet : struct, IPolledRequestSet, allows ref struct
+    {
+        Span<RequestHandle> handles = Buffer(set.Count, stackalloc RequestHandle[StackRequests]);
+        set.Gather(handles);
+        CheckDistinct(handles);
+        if (ObjectsPending(handles))
             return set.PollAny(handles, out status);
+        return WaitAnyGathered(ref set, handles, out status);
+    }
+
+    /// <summary>The core's MPI_Waitany over the gathered handles (unless a request is known complete), then that request finishes.</summary>
+    private static int WaitAnyGathered<TSet>(scoped ref TSet set, scoped Span<RequestHandle> handles, out Status status)
+        where TSet : struct, IRequestSet, allows ref struct
+    {
         int index = set.KnownComplete(), result = 0;
         Status st = default;
         if (index < 0)
@@ -157,6 +223,9 @@ internal static unsafe class RequestSet
         status = set.FinishOne(index, result, st);
         return index;
     }
+
+    /// <summary>True when an object request of the set is in flight (its gathered handle is <see cref="MpiRequest.ObjectPending"/>).</summary>
+    private static bool ObjectsPending(ReadOnlySpan<RequestHandle> handles) => handles.Contains(MpiRequest.ObjectPending);
 
     /// <summary>
     /// Refuses a set that holds one pending request twice, by its core handle: MPI would

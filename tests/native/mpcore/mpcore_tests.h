@@ -7,6 +7,7 @@
 #include "core.h"
 #include "comms.h" /* mp_comm_count */
 #include "mpcore_checked.h" /* the checked calls of C callers */
+#include "wildcard.h" /* mp_g_wild_count (wild_records) */
 #include "requests.h" /* mp_adopt_request (full_table); the slot table's size comes with it */
 
 #include <limits.h>
@@ -60,6 +61,7 @@ void test_inflight_table(void);
 void test_persistent(void);
 void test_set_handles(void);
 void test_waitall_batches(void);
+void test_wild_records(void);
 void test_table_threads(void);
 void test_orphan_registry(void);
 void test_orphan_registry_no_memory(void);

@@ -549,3 +549,60 @@ void test_sweep_threads(void)
     mp_stats(&st);
     CHECK(st.orphans == 0 && mp_req_active() == active && in[SWEEPERS_ORPHANS - 1][3] == 4);
 }
+
+/* The record of nonblocking receives posted with AnyTag (wildcard.h) holds only those still
+ * pending: each completion drops its own (a wait, a set without statuses, a cancel, a list's
+ * completion), a persistent receive's goes when it is freed, so that once none is pending the
+ * sets' look for taken pieces costs nothing again. */
+void test_wild_records(void)
+{
+    int32_t in[4] = { 0 }, out[4] = { 1, 2, 3, 4 };
+    mp_req_t r, rs[2];
+    mp_list_t l;
+    mp_token_t t;
+    int base = atomic_load(&mp_g_wild_count);
+
+    CHECK(mp_checked_irecv(in, 16, 0, MP_ANY_TAG, MP_COMM_SELF, NULL, &r) == 0);
+    CHECK(atomic_load(&mp_g_wild_count) == base + 1);
+    CHECK(mp_send_start(out, 16, 0, 5, MP_COMM_SELF, MP_SEND_STANDARD, &t) == 1);
+    CHECK(mp_req_wait(r, NULL) == 0 && in[3] == 4);
+    CHECK(atomic_load(&mp_g_wild_count) == base);
+
+    /* In a set completed without statuses. */
+    CHECK(mp_checked_irecv(in, 16, 0, MP_ANY_TAG, MP_COMM_SELF, NULL, &rs[0]) == 0);
+    CHECK(mp_checked_isend(out, 16, 0, 6, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &rs[1]) == 0);
+    CHECK(atomic_load(&mp_g_wild_count) == base + 1);
+    CHECK(mp_req_waitall(2, rs, NULL) == 0);
+    CHECK(atomic_load(&mp_g_wild_count) == base);
+
+    /* Cancelled. */
+    CHECK(mp_checked_irecv(in, 16, 0, MP_ANY_TAG, MP_COMM_SELF, NULL, &r) == 0);
+    CHECK(mp_req_cancel(r) == 0);
+    {
+        mp_status_t st;
+        CHECK(mp_req_wait(r, &st) == 0 && st.cancelled);
+    }
+    CHECK(atomic_load(&mp_g_wild_count) == base);
+
+    /* A list's, at its completion; and at its free when it still held them. */
+    CHECK(mp_list_create(4, &l) == 0);
+    CHECK(mp_checked_list_irecv(l, in, 16, 0, MP_ANY_TAG, MP_COMM_SELF, NULL) == 0);
+    CHECK(atomic_load(&mp_g_wild_count) == base + 1);
+    CHECK(mp_checked_list_isend(l, out, 16, 0, 7, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 1);
+    CHECK(mp_list_waitall(l, NULL) == 0);
+    CHECK(atomic_load(&mp_g_wild_count) == base);
+    CHECK(mp_checked_list_irecv(l, in, 16, 0, MP_ANY_TAG, MP_COMM_SELF, NULL) == 0);
+    CHECK(mp_list_free(l, rs) == 0 && rs[0] != MP_REQ_NULL);
+    CHECK(atomic_load(&mp_g_wild_count) == base);
+    CHECK(mp_req_cancel(rs[0]) == 0 && mp_req_wait(rs[0], NULL) == 0);
+
+    /* A persistent receive keeps its record between starts, until it is freed. */
+    CHECK(mp_recv_init(in, 16, 0, MP_ANY_TAG, MP_COMM_SELF, &r) == 0);
+    CHECK(atomic_load(&mp_g_wild_count) == base + 1);
+    CHECK(mp_req_start(r, in, NULL) == 0);
+    CHECK(mp_send_start(out, 16, 0, 8, MP_COMM_SELF, MP_SEND_STANDARD, &t) == 1);
+    CHECK(mp_req_wait(r, NULL) == 0);
+    CHECK(atomic_load(&mp_g_wild_count) == base + 1);
+    CHECK(mp_req_free(r) == 0);
+    CHECK(atomic_load(&mp_g_wild_count) == base);
+}
