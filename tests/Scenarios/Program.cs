@@ -102,7 +102,13 @@ foreach (Scenario name in names)
     Console.WriteLine($"FAIL {name.Name()} rank {Check.Rank}: {failures} failed, {passed} passed");
 }
 if (Mpi.IsInitialized)
+{
     Mpi.Shutdown();
+    // The test harness tells Open MPI's report of its own exit race from a rank that did not
+    // finish MPI_Finalize by this line (Job.OpenMpiExitRace).
+    if (Environment.GetEnvironmentVariable("SCENARIOS_SAY_FINALIZED") == "1")
+        Console.WriteLine($"MPI_Finalize returned on rank {Check.Rank}");
+}
 stress?.Dispose();
 return failedScenarios == 0 ? 0 : 1;
 

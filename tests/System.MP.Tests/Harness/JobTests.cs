@@ -1,3 +1,4 @@
+using Scenarios;
 using Xunit;
 
 namespace System.MP.Tests;
@@ -33,24 +34,41 @@ public class JobTests
     }
 
     /// <summary>
-    /// Open MPI's report of its own exit race (a rank that finished with PID 0) is told apart from
-    /// a rank that really ended without MPI_Finalize (named by its PID), which is never run again.
+    /// Open MPI's report of its own exit race is told apart from a rank that really ended without
+    /// finishing MPI_Finalize (which mpirun reports in the same words) by every rank's line saying
+    /// its MPI_Finalize returned; only the race is run again.
     /// </summary>
     [Fact]
     public void OnlyOpenMpisExitRaceIsRunAgain()
     {
-        const string Race = "PASS x rank 1 (19 checks)\nPASS x rank 0 (19 checks)\n" +
-                            "--------------------------------------------------------------------------\n" +
-                            "mpirun.openmpi has exited due to process rank 0 with PID 0 on\n" +
-                            "node vm exiting improperly. There are three reasons this could occur:\n";
-        Assert.True(Job.OpenMpiExitRace(new Job.Result(1, Race, false)));
-        Assert.False(Job.OpenMpiExitRace(new Job.Result(0, Race, false)), "a job that ended well");
-        Assert.False(Job.OpenMpiExitRace(new Job.Result(1, Race, true)), "a job that hung");
-        Assert.False(Job.OpenMpiExitRace(new Job.Result(1, Race.Replace("PID 0 on", "PID 4242 on", StringComparison.Ordinal), false)),
-                     "a rank that ended improperly, named by its PID");
-        Assert.False(Job.OpenMpiExitRace(new Job.Result(1, "mpirun.openmpi has exited due to process rank 1 with PID 4242 on\n" +
-                                                           "node vm exited without calling \"finalize\".", false)),
-                     "a rank that ended without MPI_Finalize");
+        const string Report = "--------------------------------------------------------------------------\n" +
+                              "mpirun.openmpi has exited due to process rank 0 with PID 0 on\n" +
+                              "node vm exiting improperly. There are three reasons this could occur:\n";
+        string both = $"PASS x rank 1 (19 checks)\nPASS x rank 0 (19 checks)\n{Job.FinalizedLine} 1\n{Job.FinalizedLine} 0\n" + Report;
+        Assert.True(Job.OpenMpiExitRace(new Job.Result(1, both, false), 2));
+        Assert.False(Job.OpenMpiExitRace(new Job.Result(0, both, false), 2), "a job that ended well");
+        Assert.False(Job.OpenMpiExitRace(new Job.Result(1, both, true), 2), "a job that hung");
+        Assert.False(Job.OpenMpiExitRace(new Job.Result(1, both.Replace($"{Job.FinalizedLine} 0\n", "", StringComparison.Ordinal), false), 2),
+                     "rank 0 did not say its MPI_Finalize returned");
+        Assert.False(Job.OpenMpiExitRace(new Job.Result(1, both, false), 3), "rank 2 did not say so");
+    }
+
+    /// <summary>
+    /// A rank that ends inside MPI_Finalize (the finalize watchdog's ending, under Open MPI) is not
+    /// taken for the race: it never says its MPI_Finalize returned, so it is not run again.
+    /// </summary>
+    [Fact]
+    public void ARankEndedInsideFinalizeIsNotTakenForTheExitRace()
+    {
+        var env = new Dictionary<string, string>
+        {
+            ["MOTOR_TEST_FINALIZE_NEVER_RETURNS"] = "1", ["MOTOR_FINALIZE_TIMEOUT"] = "2", [Job.FinalizedVariable] = "1",
+        };
+        Job.Result r = Job.Mpi(2, Job.ScenariosProgram, Scenario.Ordering.Name(), 90, env, hosted: true, launcher: Job.Launcher.OpenMpi);
+        Assert.False(r.TimedOut, r.ToString());
+        Assert.Contains("exited without calling \"finalize\"", r.Output);
+        Assert.DoesNotContain(Job.FinalizedLine, r.Output);
+        Assert.False(Job.OpenMpiExitRace(r, 2), r.ToString());
     }
 
     /// <summary>Whether the process exists and is not a zombie.</summary>
