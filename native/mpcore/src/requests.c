@@ -566,9 +566,6 @@ static MP_COLD void batch_as_general(batch_t *b, const mp_req_t *reqs)
     }
 }
 
-/* The usual set completed at once by MPI: the statuses written out (when
- * asked for), then every slot freed into this thread's cache, in one push
- * when it has room (slot_free one by one otherwise). */
 /* The statuses of a set that completed without error, when no one asked for them: only
  * looked at while receives with AnyTag are recorded (one of them may have taken a piece).
  * Returns MP_EPIECE, its message recorded, or 0. */
@@ -583,6 +580,9 @@ static MP_COLD int batch_pieces(slot_t *const *slot, const MPI_Status *ms, int n
     return rc;
 }
 
+/* The usual set completed at once by MPI: the statuses written out (when
+ * asked for), then every slot freed into this thread's cache, in one push
+ * when it has room (slot_free one by one otherwise). */
 static MP_INLINE int batch_finish_plain(const batch_t *b, const mp_req_t *reqs, mp_status_t *statuses)
 {
     slot_t *const *slot = b->slot;
