@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The recorded receives, oldest first.  Completions drop theirs (wildcard.h); bounded: when
- * full, entries whose operation ended otherwise are purged (a slot no longer active under the
- * recorded handle; a list entry whose list no longer holds it), and past that the oldest goes (a
- * piece it takes is then recorded under no communicator). */
-#define WILD_MAX 4096
+/* The recorded receives, in no order, with an index by key so that a completion finds and
+ * drops its record in constant time however many are pending.  Completions drop theirs
+ * (wildcard.h); bounded: when full, entries whose operation ended otherwise are purged (a slot no
+ * longer active under the recorded handle; a list entry whose list no longer holds it), and past
+ * that the oldest goes (a piece it takes is then recorded under no communicator). */
+#define WILD_MAX MP_WILD_MAX
+#define WILD_BUCKETS (2 * WILD_MAX) /* a power of two: the index is at most half full */
 typedef struct wild {
     MPI_Request *key;
     mp_req_t handle;      /* the slot's handle, or MP_REQ_NULL for a list entry */
@@ -18,6 +20,7 @@ typedef struct wild {
     int index;
     mp_comm_t comm;
     int source;
+    uint64_t age;         /* the order of recording: the oldest goes when every record is live */
 } wild_t;
 
 /* A piece such a receive took: its object receive fails when it looks for it. */
@@ -29,6 +32,10 @@ typedef struct taken {
 } taken_t;
 
 static wild_t g_wild[WILD_MAX];
+/* g_bucket[b] is 1 + the position in g_wild of a record whose key hashes to b or to a bucket
+ * before b in the run of occupied buckets that b ends (linear probing), 0 for an empty bucket. */
+static uint16_t g_bucket[WILD_BUCKETS];
+static uint64_t g_age;
 static taken_t *g_taken;
 static mp_spin_t g_lock = MP_SPIN_INIT;
 _Atomic int mp_g_wild_count;
@@ -43,50 +50,95 @@ static int wild_live(const wild_t *w)
     return s && &s->mpi == w->key && atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_DONE;
 }
 
-void mp_wild_record(MPI_Request *key, mp_req_t handle, mp_list_t list, int index, mp_comm_t comm, int source)
+static unsigned wild_home(const MPI_Request *key)
 {
-    wild_t w = { key, handle, list, index, comm, source };
-    mp_spin_lock(&g_lock);
-    int n = atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed), at = n;
-    for (int i = 0; i < n; i++)
-        if (g_wild[i].key == key) {
-            at = i;
-            break;
-        }
-    if (at == WILD_MAX) {
-        int k = 0;
-        for (int i = 0; i < n; i++)
-            if (wild_live(&g_wild[i]))
-                g_wild[k++] = g_wild[i];
-        if (k == WILD_MAX) { /* every one still live: the oldest goes */
-            memmove(&g_wild[0], &g_wild[1], (WILD_MAX - 1) * sizeof g_wild[0]);
-            k--;
-        }
-        n = at = k;
-    }
-    g_wild[at] = w;
-    if (at == n)
-        n++;
-    atomic_store_explicit(&mp_g_wild_count, n, memory_order_release);
-    mp_spin_unlock(&g_lock);
+    uint64_t k = (uint64_t)(uintptr_t)key;
+    return (unsigned)((k * 0x9E3779B97F4A7C15ull) >> 40) & (WILD_BUCKETS - 1);
 }
 
-/* The index of key's record, or -1 (caller holds g_lock).  The latest first: a key recorded
- * again replaced its record, so there is at most one. */
+/* The bucket that holds key's record, or the empty bucket where it would go (caller holds
+ * g_lock; the index is never full). */
+static unsigned wild_bucket(const MPI_Request *key)
+{
+    unsigned b = wild_home(key);
+    while (g_bucket[b] && g_wild[g_bucket[b] - 1].key != key)
+        b = (b + 1) & (WILD_BUCKETS - 1);
+    return b;
+}
+
+/* The position of key's record, or -1 (caller holds g_lock). */
 static int wild_find(const MPI_Request *key)
 {
-    for (int i = atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed) - 1; i >= 0; i--)
-        if (g_wild[i].key == key)
-            return i;
-    return -1;
+    return g_bucket[wild_bucket(key)] - 1;
 }
 
-/* Removes record i, keeping the others in order (oldest first; caller holds g_lock). */
+/* Empties bucket b and moves the records after it in its run back so that each stays reachable
+ * from its home bucket (deletion from linear probing without markers). */
+static void bucket_clear(unsigned b)
+{
+    unsigned hole = b, i = b;
+    g_bucket[hole] = 0;
+    for (;;) {
+        i = (i + 1) & (WILD_BUCKETS - 1);
+        if (!g_bucket[i])
+            return;
+        unsigned home = wild_home(g_wild[g_bucket[i] - 1].key);
+        /* The record at i may fill the hole when its home is not in (hole, i], cyclically. */
+        if (((i - home) & (WILD_BUCKETS - 1)) >= ((i - hole) & (WILD_BUCKETS - 1))) {
+            g_bucket[hole] = g_bucket[i];
+            g_bucket[i] = 0;
+            hole = i;
+        }
+    }
+}
+
+/* Removes record i: the last record takes its place (caller holds g_lock). */
 static void wild_remove(int i)
 {
-    int n = atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed);
-    memmove(&g_wild[i], &g_wild[i + 1], (size_t)(n - 1 - i) * sizeof g_wild[0]);
-    atomic_store_explicit(&mp_g_wild_count, n - 1, memory_order_release);
+    int last = atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed) - 1;
+    bucket_clear(wild_bucket(g_wild[i].key));
+    if (i != last) {
+        g_bucket[wild_bucket(g_wild[last].key)] = (uint16_t)(i + 1);
+        g_wild[i] = g_wild[last];
+    }
+    atomic_store_explicit(&mp_g_wild_count, last, memory_order_release);
+}
+
+/* Makes room for one record when all WILD_MAX are taken (caller holds g_lock): purges those whose
+ * operation ended otherwise, and when every one is live, drops the oldest. */
+static MP_COLD void wild_make_room(void)
+{
+    for (int i = atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed) - 1; i >= 0; i--)
+        if (!wild_live(&g_wild[i]))
+            wild_remove(i);
+    if (atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed) < WILD_MAX)
+        return;
+    int oldest = 0;
+    for (int i = 1; i < WILD_MAX; i++)
+        if (g_wild[i].age < g_wild[oldest].age)
+            oldest = i;
+    wild_remove(oldest);
+}
+
+void mp_wild_record(MPI_Request *key, mp_req_t handle, mp_list_t list, int index, mp_comm_t comm, int source)
+{
+    wild_t w = { key, handle, list, index, comm, source, 0 };
+    mp_spin_lock(&g_lock);
+    w.age = g_age++;
+    unsigned b = wild_bucket(key);
+    if (g_bucket[b]) {
+        g_wild[g_bucket[b] - 1] = w;
+    } else {
+        if (atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed) == WILD_MAX) {
+            wild_make_room();
+            b = wild_bucket(key);
+        }
+        int n = atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed);
+        g_wild[n] = w;
+        g_bucket[b] = (uint16_t)(n + 1);
+        atomic_store_explicit(&mp_g_wild_count, n + 1, memory_order_release);
+    }
+    mp_spin_unlock(&g_lock);
 }
 
 void mp_wild_forget(MPI_Request *key)
@@ -101,11 +153,9 @@ void mp_wild_forget(MPI_Request *key)
 void mp_wild_forget_list(mp_list_t l)
 {
     mp_spin_lock(&g_lock);
-    int n = atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed), k = 0;
-    for (int i = 0; i < n; i++)
-        if (g_wild[i].handle != MP_REQ_NULL || g_wild[i].list != l)
-            g_wild[k++] = g_wild[i];
-    atomic_store_explicit(&mp_g_wild_count, k, memory_order_release);
+    for (int i = atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed) - 1; i >= 0; i--)
+        if (g_wild[i].handle == MP_REQ_NULL && g_wild[i].list == l)
+            wild_remove(i);
     mp_spin_unlock(&g_lock);
 }
 
@@ -194,6 +244,7 @@ void mp_wild_clear(void)
         free(t);
     }
     atomic_store_explicit(&g_taken_count, 0, memory_order_relaxed);
+    memset(g_bucket, 0, sizeof g_bucket);
     atomic_store_explicit(&mp_g_wild_count, 0, memory_order_release);
     mp_spin_unlock(&g_lock);
 }

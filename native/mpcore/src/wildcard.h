@@ -25,6 +25,9 @@
  * it pending) is purged when the record fills. */
 extern _Atomic int mp_g_wild_count;
 
+/* How many records are kept at most. */
+#define MP_WILD_MAX 4096
+
 /* A slot's is_recv for a receive whose post was recorded (mp_wild_record): its completion drops
  * the record (requests.c, status_of).  Any other receive's is 1, a send's 0. */
 #define SLOT_RECV_WILD 2

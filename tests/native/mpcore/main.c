@@ -82,6 +82,7 @@ static const struct group {
     { "waitall_batches", test_waitall_batches, 1 },
     { "set_handles", test_set_handles, 1 },
     { "wild_records", test_wild_records, 1 },
+    { "wild_records_many", test_wild_records_many, 1 },
     { "table_threads", test_table_threads, 1 },
     { "orphan_registry", test_orphan_registry, 1 },
     { "orphan_no_memory", test_orphan_registry_no_memory, 1 },

@@ -62,6 +62,7 @@ void test_persistent(void);
 void test_set_handles(void);
 void test_waitall_batches(void);
 void test_wild_records(void);
+void test_wild_records_many(void);
 void test_table_threads(void);
 void test_orphan_registry(void);
 void test_orphan_registry_no_memory(void);

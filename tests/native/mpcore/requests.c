@@ -606,3 +606,58 @@ void test_wild_records(void)
     CHECK(mp_req_free(r) == 0);
     CHECK(atomic_load(&mp_g_wild_count) == base);
 }
+
+/* Many pending records: each completion, in any order, drops exactly its own (the others'
+ * receives still match and complete, and drop theirs); past MP_WILD_MAX the oldest goes. */
+#define WILD_MANY 300
+void test_wild_records_many(void)
+{
+    static int32_t in[WILD_MANY];
+    static mp_req_t rs[MP_WILD_MAX + 8];
+    int32_t out = 0;
+    mp_token_t t;
+    int base = atomic_load(&mp_g_wild_count);
+
+    for (int i = 0; i < WILD_MANY; i++)
+        CHECK(mp_checked_irecv(&in[i], 4, 0, MP_ANY_TAG, MP_COMM_SELF, NULL, &rs[i]) == 0);
+    CHECK(atomic_load(&mp_g_wild_count) == base + WILD_MANY);
+    /* Every other receive cancelled, in a scattered order. */
+    int cancelled = 0;
+    for (int k = 0; k < WILD_MANY; k++) {
+        int i = (k * 127) % WILD_MANY;
+        if (i % 2)
+            continue;
+        mp_status_t st;
+        CHECK(mp_req_cancel(rs[i]) == 0 && mp_req_wait(rs[i], &st) == 0 && st.cancelled);
+        cancelled++;
+        CHECK(atomic_load(&mp_g_wild_count) == base + WILD_MANY - cancelled);
+    }
+    /* The rest receive, in the order they were posted. */
+    for (int i = 1; i < WILD_MANY; i += 2) {
+        out = 1000 + i;
+        CHECK(mp_send_start(&out, 4, 0, i, MP_COMM_SELF, MP_SEND_STANDARD, &t) == 1);
+    }
+    for (int i = WILD_MANY - 1; i > 0; i -= 2) {
+        mp_status_t st;
+        CHECK(mp_req_wait(rs[i], &st) == 0 && st.tag == i && in[i] == 1000 + i);
+    }
+    CHECK(atomic_load(&mp_g_wild_count) == base);
+
+    /* Full: every record live, so each receive past the bound pushes out the oldest. */
+    CHECK(base == 0);
+    int n = MP_WILD_MAX + 8;
+    for (int i = 0; i < n; i++)
+        CHECK(mp_checked_irecv(in, 4, 0, MP_ANY_TAG, MP_COMM_SELF, NULL, &rs[i]) == 0);
+    CHECK(atomic_load(&mp_g_wild_count) == MP_WILD_MAX);
+    /* Cancelled in a scattered order: each of the newest MP_WILD_MAX drops its own record; the 8
+     * oldest were pushed out and drop nothing. */
+    int kept = MP_WILD_MAX;
+    for (int k = 0; k < n; k++) {
+        int i = (k * 127) % n;
+        mp_status_t st;
+        CHECK(mp_req_cancel(rs[i]) == 0 && mp_req_wait(rs[i], &st) == 0 && st.cancelled);
+        kept -= i >= 8;
+        CHECK(atomic_load(&mp_g_wild_count) == kept);
+    }
+    CHECK(atomic_load(&mp_g_wild_count) == base);
+}
