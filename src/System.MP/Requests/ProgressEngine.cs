@@ -30,7 +30,8 @@ namespace System.MP;
 /// costs most.  <c>await request.ConfigureAwait(true)</c> resumes on the captured
 /// <see cref="SynchronizationContext"/> (or task scheduler) as before.  A continuation that runs
 /// longer than about a millisecond, or blocks (in MPI, on a lock, or on another awaited task),
-/// does not hold the engine up: the engine moves to a new thread and completes the other awaits
+/// does not hold the engine up: the engine moves to another thread (the one it left last time,
+/// parked since its continuation returned, or a new one) and completes the other awaits
 /// meanwhile (<see cref="HandOffs"/> counts these moves), so a continuation may wait for
 /// what another await delivers.  An await inside such a continuation polls
 /// (<see cref="CallerPolls"/>) as on any thread: a loop of awaits whose replies come at once
@@ -92,7 +93,7 @@ public static class AsyncProgress
         set => Volatile.Write(ref s_inline, value);
     }
 
-    /// <summary>Times so far that a continuation ran long or blocked on the engine's thread and the engine moved to a new one.</summary>
+    /// <summary>Times so far that a continuation ran long or blocked on the engine's thread and the engine moved to another thread (a parked one, or a new one).</summary>
     public static long HandOffs => ProgressEngine.HandOffs;
 
     /// <summary>Requests the engine is completing now (awaited and not yet completed).</summary>
@@ -166,8 +167,9 @@ internal sealed class AwaitEntry : TaskCompletionSource<Status>, IThreadPoolWork
 /// (<see cref="s_inline"/> odd), a watchdog thread checks every millisecond, and a continuation
 /// that is still the same one a tick later, or that is about to block in MPI on this thread, loses
 /// the engine: a new runner takes the state over, and the old thread, once its continuation
-/// returns, ends.  One compare-and-swap on <see cref="s_inline"/> decides each such race, so the
-/// state never has two owners.
+/// returns, parks as the spare runner that the next such move wakes instead of starting a thread
+/// (one spare at most; a thread that finds the place taken ends).  One compare-and-swap on
+/// <see cref="s_inline"/> decides each such race, so the state never has two owners.
 /// </remarks>
 internal static unsafe class ProgressEngine
 {
@@ -184,10 +186,11 @@ internal static unsafe class ProgressEngine
     private static readonly State s_state = new();
     private static Thread? s_runner;
     private static Thread? s_watchdog;
+    private static Spare? s_spare;
     private static volatile bool s_stopping;
     private static volatile bool s_watchArmed;
     private static int s_pending;
-    private static long s_rounds, s_sleeps, s_handOffs;
+    private static long s_rounds, s_sleeps, s_handOffs, s_threadsStarted;
 
     /// <summary>Even: the runner is in no continuation; odd: it is in one (each continuation adds 2).</summary>
     private static long s_inline;
@@ -204,6 +207,7 @@ internal static unsafe class ProgressEngine
     internal static long Rounds => Volatile.Read(ref s_rounds);
     internal static long Sleeps => Volatile.Read(ref s_sleeps);
     internal static long HandOffs => Volatile.Read(ref s_handOffs);
+    internal static long ThreadsStarted => Volatile.Read(ref s_threadsStarted);
 
     /// <summary>Refuses to await below <see cref="ThreadLevel.Multiple"/> (the engine calls MPI from its own thread).</summary>
     internal static void RequireMultiple()
@@ -247,7 +251,38 @@ internal static unsafe class ProgressEngine
     {
         var t = new Thread(Run) { IsBackground = true, Name = "MPI progress" };
         t.Start();
+        Interlocked.Increment(ref s_threadsStarted);
         return t;
+    }
+
+    /// <summary>A deposed runner's thread, parked until a move of the engine wakes it to run again, or until the engine stops.</summary>
+    private sealed class Spare
+    {
+        internal readonly Thread Thread = Thread.CurrentThread;
+        internal readonly ManualResetEventSlim Go = new(false);
+        internal volatile bool Exit;
+    }
+
+    [ThreadStatic]
+    private static Spare? t_spare;
+
+    /// <summary>
+    /// On a thread that lost the engine, once its continuation returned: waits as the spare runner.
+    /// True when woken to run the engine; false at once when there is a spare already or the engine
+    /// stops (the thread then ends).
+    /// </summary>
+    private static bool Park()
+    {
+        Spare me = t_spare ??= new Spare();
+        me.Go.Reset();
+        me.Exit = false;
+        if (Interlocked.CompareExchange(ref s_spare, me, null) is not null)
+            return false;
+        // A runner that stopped before the place was taken did not see this spare.
+        if (s_stopping && Interlocked.CompareExchange(ref s_spare, null, me) == me)
+            return false;
+        me.Go.Wait();
+        return !me.Exit;
     }
 
     /// <summary>
@@ -294,7 +329,15 @@ internal static unsafe class ProgressEngine
             return false;
         Interlocked.Increment(ref s_handOffs);
         lock (s_lock)
-            s_runner = StartRunner();
+        {
+            if (Interlocked.Exchange(ref s_spare, null) is { } spare)
+            {
+                s_runner = spare.Thread;
+                spare.Go.Set();
+            }
+            else
+                s_runner = StartRunner();
+        }
         return true;
     }
 
@@ -310,9 +353,17 @@ internal static unsafe class ProgressEngine
 
     private static void Run()
     {
+        while (Drive() && Park())
+        {
+        }
+    }
+
+    /// <summary>Runs the engine until it stops (false) or this thread loses it (true).</summary>
+    private static bool Drive()
+    {
         State st = s_state;
         if (!Deliver(st))
-            return;
+            return true;
         for (; ; )
         {
             s_wake.Reset(); // before the queue is read: an Add after it sets it again
@@ -331,7 +382,7 @@ internal static unsafe class ProgressEngine
             {
                 st.Idle = 0;
                 if (!Deliver(st))
-                    return; // deposed: another runner has the state
+                    return true; // deposed: another runner has the state
             }
             else
                 BackOff(ref st.Idle);
@@ -349,8 +400,14 @@ internal static unsafe class ProgressEngine
         for (; st.Next < st.Ready.Count; st.Next++)
             ThreadPool.UnsafeQueueUserWorkItem(st.Ready[st.Next], preferLocal: false);
         st.Ready.Clear();
+        if (Interlocked.Exchange(ref s_spare, null) is { } spare)
+        {
+            spare.Exit = true;
+            spare.Go.Set();
+        }
         s_exited.Set();
         s_watchWake.Set();
+        return false;
     }
 
     /// <summary>

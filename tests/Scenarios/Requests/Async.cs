@@ -36,6 +36,7 @@ internal static class Async
         await Inline(c, peer, inline: true);
         await Inline(c, peer, inline: false);
         await BlockingContinuations(c, peer);
+        await ParkedRunners(c, peer);
         Misuse(c, peer);
         await BackOff(c, peer);
         c.Barrier();
@@ -387,6 +388,101 @@ internal static class Async
         {
             AsyncProgress.CallerPolls = savedPolls;
         }
+    }
+
+    private const int Turn = 36, Posted = 37, Kick = 38, Asked = 39, Answer = 40, Begin = 41;
+
+    // A continuation that blocks hands the engine to another thread; the thread it left parks once
+    // its continuation has returned, and the next move wakes it instead of starting a thread, so a
+    // run of blocking continuations goes on a couple of engine threads however often the engine
+    // moves.  Rank 0's continuation of each turn waits for an answer that rank 1 sends only after
+    // an await that a runner must deliver (Kick, whose continuation asks for the answer): the wait
+    // cannot end before the engine has moved, so every turn moves it.  Each turn's message is
+    // awaited before it is sent (the first before Begin, each next one before the turn asks for its
+    // answer), so its continuation is the engine's to run.
+    private static async Task ParkedRunners(Communicator c, int peer)
+    {
+        const int rounds = 20;
+        int savedPolls = AsyncProgress.CallerPolls;
+        AsyncProgress.CallerPolls = 0;
+        try
+        {
+            var buf = new int[1];
+            if (c.Rank == 1)
+            {
+                c.Recv(buf, peer, Begin);
+                for (int i = 0; i < rounds; i++)
+                {
+                    c.Send(new[] { i }, peer, Turn);
+                    c.Recv(buf, peer, Posted);
+                    c.Send(new[] { i }, peer, Kick);
+                    c.Recv(buf, peer, Asked);
+                    c.Send(new[] { 100 + i }, peer, Answer);
+                }
+                return;
+            }
+            long handOffs = AsyncProgress.HandOffs;
+            var turns = new Turns();
+            Task all = TakeTurn(c, peer, 0, turns);
+            c.Send(new[] { 1 }, peer, Begin);
+            await all.ConfigureAwait(false);
+            long moved = AsyncProgress.HandOffs - handOffs;
+            Check.Equal(rounds, turns.Taken, "turns taken");
+            Check.True(moved >= rounds, $"every turn moved the engine ({moved} moves in {rounds} turns)");
+            Check.True(turns.Threads.Count <= rounds / 2,
+                       $"parked engine threads were woken for the moves: {turns.Threads.Count} threads ran the {rounds} turns ({moved} moves)");
+        }
+        finally
+        {
+            AsyncProgress.CallerPolls = savedPolls;
+        }
+
+        static async Task TakeTurn(Communicator c, int peer, int i, Turns turns)
+        {
+            var turn = new int[1];
+            await c.IRecv(turn, peer, Turn).ConfigureAwait(false);
+            Check.Equal(i, turn[0], "the turn");
+            Check.Equal("MPI progress", Thread.CurrentThread.Name, "a turn's continuation runs on the engine");
+            turns.Threads.Add(Environment.CurrentManagedThreadId);
+            // The thread the engine left in the last turn has returned from its continuation by
+            // now or soon; once it is parked (or ended), the move below can wake it.
+            if (turns.Previous is { } previous && previous != Thread.CurrentThread)
+                WaitParked(previous);
+            turns.Previous = Thread.CurrentThread;
+            turns.Taken++;
+            Task next = i + 1 < rounds ? TakeTurn(c, peer, i + 1, turns) : Task.CompletedTask;
+            Task ask = AskOnKick(c, peer);
+            var answer = new int[1];
+            Request r = c.IRecv(answer, peer, Answer);
+            c.Send(new[] { i }, peer, Posted);
+            r.Wait(); // Asked goes out from Kick's continuation, which needs a runner: the engine moves first
+            Check.Equal(100 + i, answer[0], "the answer");
+            await ask.ConfigureAwait(false);
+            await next.ConfigureAwait(false);
+        }
+
+        static async Task AskOnKick(Communicator c, int peer)
+        {
+            await c.IRecv(new int[1], peer, Kick).ConfigureAwait(false);
+            c.Send(new[] { 1 }, peer, Asked);
+        }
+
+        static void WaitParked(Thread t)
+        {
+            var clock = System.Diagnostics.Stopwatch.StartNew();
+            while ((t.ThreadState & (ThreadState.WaitSleepJoin | ThreadState.Stopped)) == 0)
+            {
+                Check.True(clock.Elapsed < TimeSpan.FromMinutes(2), $"the engine thread left in the last turn parks (state {t.ThreadState})");
+                Thread.Yield();
+            }
+        }
+    }
+
+    private sealed class Turns
+    {
+        internal readonly HashSet<int> Threads = [];
+        internal Thread? Previous;
+        internal int Taken;
     }
 
     // Mpi.Shutdown with awaits pending: they fail with InvalidOperationException (their
