@@ -190,7 +190,7 @@ internal static unsafe class ProgressEngine
     private static volatile bool s_stopping;
     private static volatile bool s_watchArmed;
     private static int s_pending;
-    private static long s_rounds, s_sleeps, s_handOffs, s_threadsStarted;
+    private static long s_rounds, s_sleeps, s_handOffs;
 
     /// <summary>Even: the runner is in no continuation; odd: it is in one (each continuation adds 2).</summary>
     private static long s_inline;
@@ -207,7 +207,6 @@ internal static unsafe class ProgressEngine
     internal static long Rounds => Volatile.Read(ref s_rounds);
     internal static long Sleeps => Volatile.Read(ref s_sleeps);
     internal static long HandOffs => Volatile.Read(ref s_handOffs);
-    internal static long ThreadsStarted => Volatile.Read(ref s_threadsStarted);
 
     /// <summary>Refuses to await below <see cref="ThreadLevel.Multiple"/> (the engine calls MPI from its own thread).</summary>
     internal static void RequireMultiple()
@@ -251,7 +250,6 @@ internal static unsafe class ProgressEngine
     {
         var t = new Thread(Run) { IsBackground = true, Name = "MPI progress" };
         t.Start();
-        Interlocked.Increment(ref s_threadsStarted);
         return t;
     }
 
