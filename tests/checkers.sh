@@ -18,7 +18,9 @@
 #           MP_HELGRIND (its spinlock and slot hand-off annotated for helgrind); only errors
 #           with a frame in libmpcore count, and tests/helgrind.supp hides what is MPI's own.
 # SCENARIO...: the 2-rank jobs to run (names as `Scenarios.dll --list` prints them)
-# instead of the default list below.
+# instead of the default list below.  Those that need thread level Multiple (async-await,
+# objects-any-tag, objects-pieces-taken, ...) run with SCENARIOS_THREAD_LEVEL=Multiple in the
+# environment, as their tests set it.
 # Prints one line per check and "N passed, N failed"; exits non-zero on any failure.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
