@@ -30,8 +30,6 @@ bool pinned = mode == "pinned", spans = mode != "array";
 var self = Communicator.Self;
 byte[] send = pinned ? Mpi.AllocatePinned<byte>(bytes) : new byte[bytes];
 byte[] recv = pinned ? Mpi.AllocatePinned<byte>(bytes) : new byte[bytes];
-var recvs = new Request[Window];
-var sends = new Request[Window];
 if (mode == "list")
 {
     ListWindows(self, send, recv, bytes, windows);
@@ -42,23 +40,7 @@ else if (mode == "blocking")
     BlockingReceives(self, send, recv, bytes, windows);
     windows = 0;
 }
-for (long i = 0; i < windows; i++)
-{
-    for (int w = 0; w < Window; w++)
-        recvs[w] = self.IRecv(recv, 0, bytes, 0, 100);
-    for (int w = 0; w < Window; w++)
-        sends[w] = self.ISend(send, 0, bytes, 0, 100);
-    if (spans)
-    {
-        Request.WaitAll(recvs.AsSpan());
-        Request.WaitAll(sends.AsSpan());
-    }
-    else
-    {
-        Request.WaitAll(recvs);
-        Request.WaitAll(sends);
-    }
-}
+RequestWindows(self, send, recv, bytes, windows, spans);
 Console.WriteLine(Mpi.IsHosted ? (Mpi.GetStatistics().GcExtensionActive ? "motor, GC extension" : "motor, GCHandles") : "dotnet, GCHandles");
 return 0;
 
@@ -76,6 +58,30 @@ static void ListWindows(Communicator self, byte[] send, byte[] recv, int bytes, 
             self.ISend(send, 0, bytes, 0, 100, sendList);
         recvList.WaitAll();
         sendList.WaitAll();
+    }
+}
+
+// The Request loop in a method of its own too, as the list loop.
+static void RequestWindows(Communicator self, byte[] send, byte[] recv, int bytes, long windows, bool spans)
+{
+    var recvs = new Request[Window];
+    var sends = new Request[Window];
+    for (long i = 0; i < windows; i++)
+    {
+        for (int w = 0; w < Window; w++)
+            recvs[w] = self.IRecv(recv, 0, bytes, 0, 100);
+        for (int w = 0; w < Window; w++)
+            sends[w] = self.ISend(send, 0, bytes, 0, 100);
+        if (spans)
+        {
+            Request.WaitAll(recvs.AsSpan());
+            Request.WaitAll(sends.AsSpan());
+        }
+        else
+        {
+            Request.WaitAll(recvs);
+            Request.WaitAll(sends);
+        }
     }
 }
 

@@ -202,7 +202,8 @@ int mp_token_wait(mp_token_t token, mp_status_t *status)
  * its kind and owner object and the caller its handle; after, rc (what MPI
  * said) decides: an accepted operation is counted - straight into c's
  * counters, listed since c handed out its first slot - and its slot made
- * ACTIVE, a refused one gives the slot back and *req becomes MP_REQ_NULL. */
+ * ACTIVE, a refused one gives the slot back and *req becomes MP_REQ_NULL.
+ * This is the general post (p2p_common says which posts take the common one). */
 static MP_INLINE void slot_prepare(slot_t *s, mp_req_t h, void *obj, int is_recv, mp_req_t *req)
 {
     s->is_recv = is_recv;
@@ -233,10 +234,8 @@ static MP_INLINE int slot_posted(slot_cache_t *c, slot_t *s, int rc, int64_t byt
     return 0;
 }
 
-/* The slot is claimed before MPI is called, and MPI writes its request
- * straight into it: fewer values live across the call into MPI.  The arguments
- * were checked by the caller (p2p.h, the trusted path). */
-int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj, mp_req_t *req)
+static __attribute__((noinline)) int isend_general(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm,
+                                                   int mode, void *obj, mp_req_t *req)
 {
     const comm_entry_t *ce;
     slot_cache_t *c = my_cache();
@@ -255,7 +254,8 @@ int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, 
     return slot_posted(c, s, issue_send(buf, bytes, d, tag, ce, mode, &s->mpi), bytes, req);
 }
 
-int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)
+static __attribute__((noinline)) int irecv_general(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm,
+                                                   void *obj, mp_req_t *req)
 {
     const comm_entry_t *ce;
     slot_cache_t *c = my_cache();
@@ -276,6 +276,99 @@ int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void
         mp_wild_record(&slot->mpi, h, NULL, 0, comm, source);
     }
     return slot_posted(c, slot, issue_recv(buf, bytes, s, t, ce, &slot->mpi), bytes, req);
+}
+
+/* ---- the common post ----
+ * A post whose rank and tag are no wildcard or ProcNull, whose communicator is a place of the
+ * table, of at most INT_MAX bytes, while MPI is ready and this thread's cache holds a free slot
+ * (as the request lists' common post, lists.c): its slot is claimed and the operation counted
+ * before MPI is called, so that only the slot lives across the call, and after it the slot
+ * becomes ACTIVE.  MPI's refusal takes both back (post_refused).  Every other post takes the
+ * general path above.  A free slot holds no objects (slot_clear, slot_forget), so only obj[0]
+ * is written. */
+
+static MP_INLINE int p2p_common(slot_cache_t *c, int64_t bytes, int peer, int tag, mp_comm_t comm)
+{
+    return MP_LIKELY((unsigned)comm < MP_MAX_COMMS && (peer | tag) >= 0 && (uint64_t)bytes <= INT_MAX && c->n > 0 &&
+                     mp_ready());
+}
+
+/* The claimed, counted slot of a common post: its handle in *req.  Until the slot is ACTIVE its
+ * status is not used: the post's byte count waits there for post_refused, so that only the slot
+ * and req live across the call into MPI. */
+static MP_INLINE slot_t *slot_counted(slot_cache_t *c, int64_t bytes, void *obj, int is_recv, mp_req_t *req)
+{
+    int n = c->n - 1, idx = c->idx[n];
+    slot_t *s = slot_at(idx);
+    uint32_t gen = (atomic_load_explicit(&s->gen, memory_order_relaxed) + 1) & HANDLE_GEN_MASK;
+    c->n = n;
+    atomic_store_explicit(&s->gen, gen, memory_order_relaxed);
+    atomic_store_explicit(&s->flags, 0, memory_order_relaxed);
+    s->is_recv = is_recv;
+    s->obj[0] = obj;
+    s->status.bytes = bytes;
+    *req = (mp_req_t)((gen << HANDLE_GEN_SHIFT) | (uint32_t)idx);
+    count_p2p(&c->counts, bytes);
+    mp_count(&c->counts.registered, obj != NULL); /* a registered buffer needs no pin object: a pin avoided */
+    return s;
+}
+
+/* MPI refused a common post (rc, MPI's code, from call): its count and slot are taken back,
+ * *req becomes MP_REQ_NULL, and the error is recorded. */
+static MP_COLD int post_refused(slot_t *s, int rc, mp_req_t *req, const char *call)
+{
+    slot_cache_t *c = my_cache();
+    mp_count(&c->counts.p2p_ops, (uint64_t)-1);
+    mp_count(&c->counts.p2p_bytes, (uint64_t)-s->status.bytes);
+    mp_count(&c->counts.registered, (uint64_t)-(int64_t)(s->obj[0] != NULL));
+    s->obj[0] = NULL;
+    slot_unclaim(c, *req);
+    *req = MP_REQ_NULL;
+    return mp_mpi_fail(rc, call);
+}
+
+static MP_INLINE int slot_active(slot_t *s)
+{
+    MP_HAPPENS_BEFORE(s);
+    atomic_store_explicit(&s->state, SLOT_ACTIVE, memory_order_release);
+    return 0;
+}
+
+/* The arguments were checked by the caller (p2p.h, the trusted path); MPI writes its
+ * request straight into the slot.  One call site per MPI call, so that the mode does not live
+ * across it. */
+int mp_isend(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, void *obj, mp_req_t *req)
+{
+    slot_cache_t *c = my_cache();
+    slot_t *s;
+    int rc;
+    if (!p2p_common(c, bytes, dest, tag, comm))
+        return isend_general(buf, bytes, dest, tag, comm, mode, obj, req);
+    s = slot_counted(c, bytes, bytes > 0 ? obj : NULL, 0, req);
+    if (MP_UNLIKELY(mode == MP_SEND_SYNC)) {
+        rc = pal_mpi.Issend(buf, (int)bytes, MPI_BYTE, dest, tag, mp_g_comms[comm].mpi, &s->mpi);
+        if (MP_UNLIKELY(rc != MPI_SUCCESS))
+            return post_refused(s, rc, req, "MPI_Issend");
+        return slot_active(s);
+    }
+    rc = pal_mpi.Isend(buf, (int)bytes, MPI_BYTE, dest, tag, mp_g_comms[comm].mpi, &s->mpi);
+    if (MP_UNLIKELY(rc != MPI_SUCCESS))
+        return post_refused(s, rc, req, "MPI_Isend");
+    return slot_active(s);
+}
+
+int mp_irecv(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, void *obj, mp_req_t *req)
+{
+    slot_cache_t *c = my_cache();
+    slot_t *s;
+    int rc;
+    if (!p2p_common(c, bytes, source, tag, comm))
+        return irecv_general(buf, bytes, source, tag, comm, obj, req);
+    s = slot_counted(c, bytes, bytes > 0 ? obj : NULL, 1, req);
+    rc = pal_mpi.Irecv(buf, (int)bytes, MPI_BYTE, source, tag, mp_g_comms[comm].mpi, &s->mpi);
+    if (MP_UNLIKELY(rc != MPI_SUCCESS))
+        return post_refused(s, rc, req, "MPI_Irecv");
+    return slot_active(s);
 }
 
 /* ---- probe and matched probe ---- */

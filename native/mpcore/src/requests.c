@@ -512,38 +512,36 @@ static inline void batch_on_stack(batch_t *b, int n)
 }
 
 /* The usual set, begun in one pass: at most BATCH_STACK requests, each valid,
- * ACTIVE and given once, while no persistent request exists.  Collects each
- * one's MPI request and slot (then which[j] == j and idx[i] is the handle's
- * index: batch_as_general fills them when needed) and marks it.  Returns 0
- * with nothing marked for any other set: batch_begin checks it and says
- * what is wrong with it. */
+ * ACTIVE, with no flag set (not in a set, orphaned, failed or tested alone) and
+ * given once, while no persistent request exists.  Collects each one's MPI
+ * request and slot (then which[j] == j and idx[i] is the handle's index:
+ * batch_as_general fills them when needed) and marks it.  Returns 0 with nothing
+ * marked for any other set: batch_begin checks it and says what is wrong with it. */
 static MP_INLINE int batch_begin_plain(batch_t *b, int n, const mp_req_t *reqs)
 {
     slot_t **slot = b->slot_stack;
     MPI_Request *mr = b->mr_stack;
-    int nslots, i;
+    uint32_t nslots;
+    int i;
     if (n <= 0 || n > BATCH_STACK || !reqs ||
         atomic_load_explicit(&mp_g_persist_open, memory_order_acquire) != 0)
         return 0;
     /* Every handle of the set was made before this call: one load of the
      * table's size serves the whole set (it only grows). */
-    nslots = atomic_load_explicit(&mp_g_nslots, memory_order_acquire);
+    nslots = (uint32_t)atomic_load_explicit(&mp_g_nslots, memory_order_acquire);
     for (i = 0; i < n; i++) {
-        mp_req_t h = reqs[i];
-        int x = h & HANDLE_INDEX_MASK;
-        uint32_t flags;
+        uint32_t h = (uint32_t)reqs[i];
         slot_t *s;
-        if (MP_UNLIKELY(h < 0 || x >= nslots)) /* MP_REQ_NULL too */
+        /* A negative handle (MP_REQ_NULL too) keeps its sign bit here, so it fails the same bound. */
+        if (MP_UNLIKELY((h & (0x80000000u | HANDLE_INDEX_MASK)) >= nslots))
             break;
-        s = slot_at(x);
+        s = slot_at((int)(h & HANDLE_INDEX_MASK));
         if (MP_UNLIKELY(atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_ACTIVE ||
-                        (uint32_t)(h >> HANDLE_GEN_SHIFT) != atomic_load_explicit(&s->gen, memory_order_relaxed)))
+                        h >> HANDLE_GEN_SHIFT != atomic_load_explicit(&s->gen, memory_order_relaxed) ||
+                        atomic_load_explicit(&s->flags, memory_order_relaxed) != 0)) /* the general path says which, or settles */
             break;
         MP_HAPPENS_AFTER(s);
-        flags = atomic_load_explicit(&s->flags, memory_order_relaxed);
-        if (MP_UNLIKELY(flags & (SLOT_IN_BATCH | SLOT_ORPHANED | SLOT_FAILED))) /* the general path says which, or settles */
-            break;
-        atomic_store_explicit(&s->flags, flags | SLOT_IN_BATCH, memory_order_relaxed);
+        atomic_store_explicit(&s->flags, SLOT_IN_BATCH, memory_order_relaxed);
         mr[i] = s->mpi;
         slot[i] = s;
     }
@@ -580,9 +578,34 @@ static MP_COLD int batch_pieces(slot_t *const *slot, const MPI_Status *ms, int n
     return rc;
 }
 
+/* The status of a request of the usual set that MPI completed without error, as status_of
+ * writes it, in the common cases: a send, and a receive (not recorded: SLOT_RECV_WILD) that got
+ * a message under a tag that is not reserved.  0 when written; 1 for any other, which status_of
+ * writes instead.  A receive that got a message has a rank and a tag of its own. */
+static MP_INLINE int status_plain(const slot_t *s, const MPI_Status *st, int reserved_above, mp_status_t *out)
+{
+    int cancelled = pal_status_cancelled(st);
+    if (s->is_recv == 0) {
+        out->source = 0;
+        out->tag = 0;
+        out->error = 0;
+        out->cancelled = cancelled;
+        out->bytes = 0;
+        return 0;
+    }
+    if (MP_UNLIKELY(s->is_recv != 1 || cancelled || st->MPI_TAG > reserved_above))
+        return 1;
+    out->source = st->MPI_SOURCE;
+    out->tag = st->MPI_TAG;
+    out->error = 0;
+    out->cancelled = 0;
+    out->bytes = pal_status_bytes(st);
+    return 0;
+}
+
 /* The usual set completed at once by MPI: the statuses written out (when
  * asked for), then every slot freed into this thread's cache, in one push
- * when it has room (slot_free one by one otherwise). */
+ * when it has room (slot_free one by one otherwise); with room, both in one pass. */
 static MP_INLINE int batch_finish_plain(const batch_t *b, const mp_req_t *reqs, mp_status_t *statuses)
 {
     slot_t *const *slot = b->slot;
@@ -590,6 +613,20 @@ static MP_INLINE int batch_finish_plain(const batch_t *b, const mp_req_t *reqs, 
     const int n = b->n;
     slot_cache_t *c = my_cache();
     int top = c->n, rc = 0;
+    if (MP_LIKELY(statuses && c->listed == LISTED && top <= SLOT_CACHE - n)) {
+        const int above = mp_g_reserved_above;
+        int *idx = c->idx + top;
+        for (int i = 0; i < n; i++) {
+            slot_t *s = slot[i];
+            if (MP_UNLIKELY(status_plain(s, &ms[i], above, &statuses[i])) &&
+                status_of(s, 0, &ms[i], &statuses[i]) == MP_EPIECE && !rc)
+                rc = mp_wild_fail(&statuses[i]);
+            slot_clear(s);
+            idx[i] = reqs[i] & HANDLE_INDEX_MASK;
+        }
+        c->n = top + n;
+        return rc;
+    }
     if (statuses) {
         for (int i = 0; i < n; i++)
             if (MP_UNLIKELY(status_of(slot[i], 0, &ms[i], &statuses[i]) == MP_EPIECE) && !rc)

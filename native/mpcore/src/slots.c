@@ -3,8 +3,8 @@
  * extension scans), each thread's cache of free slots and its operation
  * counters.
  *
- * Slots live in fixed-size chunks that never move, so the address of a slot's
- * `obj` field is a stable native root for the GC.  A handle is
+ * Slots live in one block that never moves, so the address of a slot's `obj`
+ * field is a stable native root for the GC.  A handle is
  * (generation << 20) | index, so a stale handle is detected, not misused.
  *
  * The per-operation path takes no lock and makes no atomic read-modify-write:
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-slot_t *mp_g_chunks[SLOT_MAX_CHUNKS];
+slot_t *mp_g_slots;
 _Atomic int mp_g_nslots;       /* high-water mark of slots ever handed out */
 static int g_free_head = -1;     /* global free list, under mp_g_slot_lock */
 static int g_free_count;         /* its length, under mp_g_slot_lock */
@@ -173,11 +173,9 @@ MP_COLD int mp_cache_refill(slot_cache_t *c)
             count = MP_SLOT_LIMIT - first;
         if (count > room)
             count = room;
-        /* A batch never crosses a chunk: SLOT_CHUNK is a multiple of SLOT_BATCH. */
         if (count <= 0) {
             rc = mp_fail_budget(1);
-        } else if (!mp_g_chunks[first >> SLOT_CHUNK_BITS] &&
-                   !(mp_g_chunks[first >> SLOT_CHUNK_BITS] = calloc(SLOT_CHUNK, sizeof(slot_t)))) {
+        } else if (!mp_g_slots && !(mp_g_slots = calloc(MP_SLOT_LIMIT, sizeof(slot_t)))) {
             rc = mp_fail(MP_ENOMEM, "out of memory for the request table");
         } else {
             for (int i = first + count - 1; i >= first; i--) {

@@ -14,16 +14,14 @@
  * without a load from the GOT on every operation. */
 #pragma GCC visibility push(hidden)
 
-#define SLOT_CHUNK_BITS 10
-#define SLOT_CHUNK (1 << SLOT_CHUNK_BITS)
-#define SLOT_MAX_CHUNKS 1024 /* 1M slots: index fits the 20 low handle bits */
+#define SLOT_MAX (1 << 20) /* 1M slots: index fits the 20 low handle bits */
 /* Slots the table hands out.  MPICH 4.0's request pool holds 2^18 requests and past that
  * aborts the process ("Assertion failed ... req != NULL" from MPI_Irecv; plain C), so the MPICH
  * core stops 2^14 short of it (room for MPICH's own requests, request lists and tokens) and
  * refuses with MP_ENOMEM instead; Open MPI took 1.1 M receives.  MPICH's pool is REQUEST_NUM_BLOCKS
  * (256) x REQUEST_NUM_INDICES (1024) in its src/include/mpir_request.h, unchanged up to 4.3. */
 #define MP_MPICH_REQUEST_POOL (1 << 18)
-#define MP_SLOT_LIMIT (PAL_MPI_BUILD_ABI == PAL_ABI_MPICH ? MP_MPICH_REQUEST_POOL - (1 << 14) : SLOT_CHUNK * SLOT_MAX_CHUNKS)
+#define MP_SLOT_LIMIT (PAL_MPI_BUILD_ABI == PAL_ABI_MPICH ? MP_MPICH_REQUEST_POOL - (1 << 14) : SLOT_MAX)
 /* Whether the core keeps the MPI requests it holds within MP_SLOT_LIMIT (the request pool
  * budget): the slots outside the global free list (in use, or cached by a thread) and the
  * entries request lists have reserved (lists.c) together.  Only the MPICH core: Open MPI's
@@ -86,7 +84,11 @@ typedef struct slot_cache {
 enum { UNLISTED, LISTED, RETIRED /* the thread is exiting: counted in g_retired */ };
 
 /* ---- the table and the caches (slots.c) ---- */
-extern slot_t *mp_g_chunks[SLOT_MAX_CHUNKS];
+/* The table: MP_SLOT_LIMIT slots in one zeroed block that never moves, allocated at the first
+ * refill (its pages untouched, so not resident, until slots are handed out), so that a slot's
+ * address is one multiplication away from its index.  Read only below mp_g_nslots, whose
+ * release store follows its allocation. */
+extern slot_t *mp_g_slots;
 extern _Atomic int mp_g_nslots;      /* high-water mark of slots ever handed out */
 extern mp_spin_t mp_g_slot_lock;     /* the global free list and the counters' list */
 /* The request pool budget (MP_REQUEST_BUDGET), under mp_g_slot_lock: what the slot table
@@ -122,7 +124,7 @@ static inline slot_cache_t *my_cache(void)
 
 static inline slot_t *slot_at(int idx)
 {
-    return &mp_g_chunks[idx >> SLOT_CHUNK_BITS][idx & (SLOT_CHUNK - 1)];
+    return &mp_g_slots[idx];
 }
 
 static inline mp_counts_t *counts_of(slot_cache_t *c)

@@ -192,22 +192,48 @@ public readonly unsafe partial struct Request
             ThrowHelper.ThrowStatusesTooShort(Math.Min(handles.Length, statuses.Length), requests.Length);
         ref RequestHandle h = ref MemoryMarshal.GetReference(handles);
         ref Status st = ref MemoryMarshal.GetReference(statuses);
+        ref Request r = ref MemoryMarshal.GetReference(requests);
         RequestPoster poster = RequestPoster.Current;
         int failed = 0;
-        for (int i = 0; i < requests.Length; i++)
+        for (nint i = 0, n = requests.Length; i < n; i++)
         {
-            RequestSlot? s = requests[i]._slot;
-            if (s is null)
-                Unsafe.Add(ref st, i) = EmptyStatus;
-            else if (Unsafe.Add(ref h, i) != RequestHandle.Null)
-                ReleaseInFlight(s, poster, Unsafe.Add(ref st, i));
+            RequestSlot? s = Unsafe.Add(ref r, i)._slot;
+            // The usual entry: in flight until this set (its handle gathered), with no second
+            // hold: consumed here, its status the core's (ReleaseInFlight, written out).
+            if (s is not null && Unsafe.Add(ref h, i) != RequestHandle.Null && s.Second is null)
+            {
+                s.Handle = RequestHandle.Null;
+                if (s.Pin is { } pin)
+                {
+                    s.Pin = null;
+                    pin.Release();
+                }
+                s.Version++;
+                poster.Return(s);
+            }
             else
-                failed |= TakeDone(s, requests[i]._version, ref Unsafe.Add(ref st, i), poster);
+                failed |= FinishEntry(s, Unsafe.Add(ref r, i)._version, Unsafe.Add(ref h, i), ref Unsafe.Add(ref st, i), poster);
         }
         if (Volatile.Read(ref Orphans.Count) != 0)
             SweepOrphans();
         if (failed < 0)
             throw ThrowHelper.CoreException(failed);
+    }
+
+    /// <summary>
+    /// A completed set's other entries: the null request (the empty status), one in flight with a
+    /// second hold, one <see cref="IsCompleted"/> found complete (<see cref="TakeDone"/>).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int FinishEntry(RequestSlot? s, int version, RequestHandle handle, ref Status status, RequestPoster poster)
+    {
+        if (s is null)
+            status = EmptyStatus;
+        else if (handle != RequestHandle.Null)
+            ReleaseInFlight(s, poster, status);
+        else
+            return TakeDone(s, version, ref status, poster);
+        return 0;
     }
 
     /// <summary>

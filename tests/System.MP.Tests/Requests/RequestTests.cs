@@ -141,6 +141,33 @@ public class RequestTests
         Assert.True(Request.TestAll(ReadOnlySpan<Request>.Empty));
     }
 
+    /// <summary>
+    /// A set whose entries take each way out of WaitAll: one in flight (its status the core's), one
+    /// found complete by IsCompleted (its kept status), the null request (the empty status); the
+    /// two requests are consumed, and their states serve the next posts.
+    /// </summary>
+    [Fact]
+    public void WaitAllFinishesEachKindOfEntry()
+    {
+        var a = new int[1];
+        var b = new int[2];
+        Request inFlight = Self.IRecv(a, 0, 60);
+        Request found = Self.IRecv(b, 0, 61);
+        Self.Send(new[] { 7, 8 }, 0, 61);
+        Assert.True(found.IsCompleted);
+        Self.Send(new[] { 9 }, 0, 60);
+        Status[] st = Request.WaitAll(inFlight, found, default);
+        Assert.Equal((0, 60, 1), (st[0].Source, st[0].Tag, st[0].GetCount<int>()));
+        Assert.Equal((0, 61, 2), (st[1].Source, st[1].Tag, st[1].GetCount<int>()));
+        Assert.Equal((Mpi.AnySource, Mpi.AnyTag, 0), (st[2].Source, st[2].Tag, st[2].GetCount<int>()));
+        Assert.Equal((9, 7, 8), (a[0], b[0], b[1]));
+        Assert.Throws<ObjectDisposedException>(() => inFlight.Wait());
+        Assert.Throws<ObjectDisposedException>(() => found.Wait());
+        Request next = Self.ISend(new[] { 1 }, Mpi.ProcNull, 0);
+        Assert.True(next.IsLive && next != found && next != inFlight);
+        next.Wait();
+    }
+
     [Fact]
     public void WaitAllOfMoreRequestsThanTheStackHolds()
     {

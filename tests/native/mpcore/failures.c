@@ -364,6 +364,59 @@ static int get_position_then_fail(MPI_File f, MPI_Offset *o)
     return MPI_ERR_OTHER;
 }
 
+/* MPI refusing a post, having written garbage over its request output (as MPI may: it is
+ * undefined after a failure). */
+static int isend_refuses(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request *r)
+{
+    (void)b, (void)n, (void)t, (void)dest, (void)tag, (void)c;
+    memset(r, 0x5e, sizeof *r);
+    return MPI_ERR_OTHER;
+}
+
+static int irecv_refuses(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Request *r)
+{
+    return isend_refuses(b, n, t, src, tag, c, r);
+}
+
+/* A send, a synchronous send and a receive MPI refuses, each the common post (a rank, a tag, a
+ * registered owner object): the error under MPI's call, no handle, no slot kept (the one given
+ * back is the next post's), the counters as they were; the next post completes. */
+void test_refused_posts(void)
+{
+    int32_t out[4] = { 1, 2, 3, 4 }, in[4] = { 0 };
+    int owner = 0, active = mp_req_active(), top;
+    __typeof__(pal_mpi.Isend) real_isend = pal_mpi.Isend, real_issend = pal_mpi.Issend;
+    __typeof__(pal_mpi.Irecv) real_irecv = pal_mpi.Irecv;
+    mp_stats_t k0, k1;
+    mp_req_t r[2];
+
+    /* The slot this thread's next post takes: the one just freed. */
+    CHECK(mp_isend(out, 16, MP_PROC_NULL, 80, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &r[0]) == 0);
+    top = r[0] & 0xFFFFF;
+    CHECK(mp_req_wait(r[0], NULL) == 0);
+    mp_stats(&k0);
+    pal_mpi.Isend = isend_refuses, pal_mpi.Issend = isend_refuses, pal_mpi.Irecv = irecv_refuses;
+    r[0] = 12345;
+    CHECK(mp_isend(out, 16, 0, 80, MP_COMM_SELF, MP_SEND_STANDARD, &owner, &r[0]) == MP_EMPI &&
+          last_error_mentions("MPI_Isend") && r[0] == MP_REQ_NULL);
+    r[0] = 12345;
+    CHECK(mp_isend(out, 16, 0, 80, MP_COMM_SELF, MP_SEND_SYNC, &owner, &r[0]) == MP_EMPI &&
+          last_error_mentions("MPI_Issend") && r[0] == MP_REQ_NULL);
+    r[0] = 12345;
+    CHECK(mp_irecv(in, 16, 0, 80, MP_COMM_SELF, &owner, &r[0]) == MP_EMPI && last_error_mentions("MPI_Irecv") &&
+          r[0] == MP_REQ_NULL);
+    pal_mpi.Isend = real_isend, pal_mpi.Issend = real_issend, pal_mpi.Irecv = real_irecv;
+    mp_stats(&k1);
+    CHECK(mp_req_active() == active);
+    CHECK(k1.p2p_ops == k0.p2p_ops && k1.p2p_bytes == k0.p2p_bytes && k1.registered == k0.registered);
+
+    CHECK(mp_irecv(in, 16, 0, 81, MP_COMM_SELF, &owner, &r[0]) == 0 && (r[0] & 0xFFFFF) == top &&
+          mp_isend(out, 16, 0, 81, MP_COMM_SELF, MP_SEND_STANDARD, &owner, &r[1]) == 0);
+    CHECK(mp_req_waitall(2, r, NULL) == 0 && memcmp(in, out, sizeof in) == 0 && mp_req_active() == active);
+    mp_stats(&k1);
+    CHECK(k1.p2p_ops == k0.p2p_ops + 2 && k1.p2p_bytes == k0.p2p_bytes + 32 && k1.registered == k0.registered + 2);
+}
+
 /* A call MPI failed leaves its caller's outputs as they were: a token's status (its wait and
  * its test, as a failed blocking call's status), a shared window's size, unit and base, a
  * distributed graph's degrees, a file's position.  Each failure is reported under its call. */

@@ -70,6 +70,7 @@ void test_sweep_threads(void);
 /* failures.c */
 void test_error_paths(void);
 void test_failed_outputs(void);
+void test_refused_posts(void);
 /* files.c */
 void test_files(void);
 /* comms.c */

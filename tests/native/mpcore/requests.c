@@ -237,6 +237,17 @@ void test_waitall_batches(void)
     CHECK(mp_req_cancel(first) == 0);
     CHECK(mp_req_wait(first, st) == 0 && st[0].cancelled);
     CHECK(mp_req_active() == base);
+
+    /* The usual set's statuses, each kind: a cancelled receive (cancelled, no bytes), a receive
+     * with AnySource that got its message (the sender's rank), a send (all zero). */
+    CHECK(mp_checked_irecv(&in[0], 4, 0, 60, MP_COMM_SELF, NULL, &reqs[0]) == 0 && mp_req_cancel(reqs[0]) == 0);
+    CHECK(mp_checked_irecv(&in[1], 4, MP_ANY_SOURCE, 61, MP_COMM_SELF, NULL, &reqs[1]) == 0);
+    CHECK(mp_checked_isend(&out[1], 4, 0, 61, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &reqs[2]) == 0);
+    memset(st, 0x5e, 3 * sizeof st[0]);
+    CHECK(mp_req_waitall(3, reqs, st) == 0 && mp_req_active() == base);
+    CHECK(st[0].cancelled == 1 && st[0].bytes == 0 && st[0].error == 0);
+    CHECK(st[1].source == 0 && st[1].tag == 61 && st[1].bytes == 4 && !st[1].cancelled && st[1].error == 0);
+    CHECK(st[2].source == 0 && st[2].tag == 0 && st[2].bytes == 0 && !st[2].cancelled && st[2].error == 0);
 }
 
 /* The request table from several threads at once: every live handle names
