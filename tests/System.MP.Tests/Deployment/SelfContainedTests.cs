@@ -7,20 +7,23 @@ namespace System.MP.Tests;
 /// samples/Hello published self-contained, with the framework, System.MP and Hello compiled into one
 /// composite ReadyToRun image (perf/publish-startup.sh composite), run under motor: motor takes the
 /// runtime from the app's folder, as the app's own launcher would, whatever DOTNET_ROOT says, and
-/// Main runs from the composite image without the JIT.
+/// Main runs from the composite image without the JIT.  The same app trimmed (PublishTrimmed, perf/publish-startup.sh
+/// composite-trim) keeps System.MP's entry, which only motor calls, by name.
 /// </summary>
 public class SelfContainedTests : IClassFixture<SelfContainedTests.Published>
 {
-    /// <summary>The composite publish, once for the class (crossgen2 compiles the whole framework: minutes).</summary>
+    /// <summary>The composite publishes, once for the class (crossgen2 compiles the whole framework: minutes).</summary>
     public sealed class Published
     {
         internal string Folder { get; } = Path.Combine(Job.Root, "artifacts", "startup", "composite");
+        internal string TrimmedFolder { get; } = Path.Combine(Job.Root, "artifacts", "startup", "composite-trim");
         internal Job.Result Publish { get; }
 
         public Published() =>
-            Publish = Job.Run("bash", $"\"{Path.Combine(Job.Root, "perf", "publish-startup.sh")}\" composite", 1500);
+            Publish = Job.Run("bash", $"\"{Path.Combine(Job.Root, "perf", "publish-startup.sh")}\" composite composite-trim", 2400);
 
         internal string App => Path.Combine(Folder, "Hello.dll");
+        internal string TrimmedApp => Path.Combine(TrimmedFolder, "Hello.dll");
     }
 
     /// <summary>READYTORUN_FLAG_COMPONENT: the assembly's code is in a composite image, not in the file.</summary>
@@ -130,5 +133,22 @@ public class SelfContainedTests : IClassFixture<SelfContainedTests.Published>
         {
             Directory.Delete(dir, recursive: true);
         }
+    }
+
+    /// <summary>
+    /// Trimming keeps HostEntry.Prepare (System.MP's ILLink descriptor): motor finds it and System.MP starts
+    /// before Main, as in an untrimmed app, on 2 ranks.
+    /// </summary>
+    [Fact]
+    public void ATrimmedAppKeepsSystemMpsStartBeforeMain()
+    {
+        Assert.True(_published.Publish.ExitCode == 0, _published.Publish.ToString());
+        Job.Result r = Job.Mpi(2, _published.TrimmedApp, hosted: true, env: new Dictionary<string, string> { ["MOTOR_STARTUP_TRACE"] = "1" });
+        _log.WriteLine(r.Output);
+        Assert.True(r.ExitCode == 0, r.ToString());
+        Assert.Contains("Hello from rank 1 of 2", r.Output);
+        Assert.Contains($"hostfxr loaded ({Path.Combine(_published.TrimmedFolder, "libhostfxr.so")})", r.Output);
+        Assert.Equal(2, r.Output.Split('\n').Count(l => l.Contains("System.MP entry found (runtime's native loader)", StringComparison.Ordinal)));
+        Assert.Equal(2, r.Output.Split('\n').Count(l => l.Contains("System.MP bound and the app loaded", StringComparison.Ordinal)));
     }
 }
