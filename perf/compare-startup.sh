@@ -12,7 +12,8 @@
 #   is not created at start since it waits for a listener), and
 #   motor-lean (that, no concurrent GC thread, no tiered PGO), motor-hostfxr-entry (MOTOR_NATIVE_ENTRY=0:
 #   System.MP's entry found through hostfxr's hdt_get_function_pointer instead of the runtime's native
-#   loader), motor-no-wx and dotnet-no-wx (DOTNET_EnableWriteXorExecute=0); plus `dotnet Hello.dll`
+#   loader), motor-no-wx and dotnet-no-wx (DOTNET_EnableWriteXorExecute=0), motor-tc0
+#   (DOTNET_TieredCompilation=0: what the JIT compiles is optimized at once); plus `dotnet Hello.dll`
 #   (library mode), and /bin/true (true: the launcher's own share).  With a NativeAOT build of
 #   Hello in artifacts/aot/Hello
 #   (`dotnet publish samples/Hello -c Release -r linux-x64 -p:PublishAot=true -o artifacts/aot/Hello`):
@@ -20,7 +21,7 @@
 #   artifacts/aot/NativeAot (NativeAotTests does): objects-aot, and the same program under the JIT,
 #   objects-dotnet and objects-motor (its codecs generated at compile time either way).  With Hello
 #   published by perf/publish-startup.sh (artifacts/startup/<variant>): app-r2r, sc-r2r, composite,
-#   composite-fx and composite-trim, `motor Hello.dll` as published (self-contained ones on the
+#   composite-fx, composite-hot, composite-trim and sc-trim, `motor Hello.dll` as published (self-contained ones on the
 #   runtime in the app's folder, e.g. one composite ReadyToRun image of the framework and System.MP).  BASELINE=<checkout> adds
 #   `motor Hello.dll` as built in another checkout (baseline: before a change, same rounds);
 #   ONLY="C motor baseline" runs those series alone (C is always needed: the ratios are to it).
@@ -51,13 +52,13 @@ if [ "${1:-}" = hello ]; then
   # Hello with System.MP as the compiler wrote it (no ReadyToRun), when the build kept that copy.
   cp -r "$HELLO_DIR" "$OUT/hello-il"
   SERIES=(C true motor motor-serial motor-no-gc-ext motor-no-hook motor-qjfl motor-no-es motor-lean motor-hostfxr-entry
-          motor-no-wx dotnet dotnet-no-wx)
+          motor-no-wx motor-tc0 dotnet dotnet-no-wx)
   [ -f "$IL" ] && cp "$IL" "$OUT/hello-il/System.MP.dll" && SERIES+=(motor-il)
   AOT="$ROOT/artifacts/aot" OBJECTS="$ROOT/artifacts/dotnet/bin/NativeAot/release/NativeAot.dll"
   [ -x "$AOT/Hello/Hello" ] && SERIES+=(aot)
   [ -x "$AOT/NativeAot/NativeAot" ] && [ -f "$OBJECTS" ] && SERIES+=(objects-aot objects-dotnet objects-motor)
   STARTUP="$ROOT/artifacts/startup"
-  for v in app-r2r sc-r2r composite composite-fx composite-trim; do
+  for v in app-r2r sc-r2r composite composite-fx composite-hot composite-trim sc-trim; do
     [ -f "$STARTUP/$v/Hello.dll" ] && SERIES+=("$v")
   done
   if [ -n "${BASELINE:-}" ]; then
@@ -83,13 +84,14 @@ if [ "${1:-}" = hello ]; then
                     -p System.GC.Concurrent=false -p System.Runtime.TieredPGO=false "$HELLO_DIR/Hello.dll" ;;
       motor-il) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$OUT/hello-il/Hello.dll" ;;
       motor-hostfxr-entry) MOTOR_NATIVE_ENTRY=0 "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$HELLO_DIR/Hello.dll" ;;
+      motor-tc0) DOTNET_TieredCompilation=0 "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$HELLO_DIR/Hello.dll" ;;
       motor-no-wx) DOTNET_EnableWriteXorExecute=0 "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$HELLO_DIR/Hello.dll" ;;
       dotnet) "${LAUNCH[@]}" -n "$RANKS" "$@" dotnet "$HELLO_DIR/Hello.dll" ;;
       aot) "${LAUNCH[@]}" -n "$RANKS" "$@" "$AOT/Hello/Hello" ;;
       objects-aot) "${LAUNCH[@]}" -n "$RANKS" "$@" "$AOT/NativeAot/NativeAot" ;;
       objects-dotnet) "${LAUNCH[@]}" -n "$RANKS" "$@" dotnet "$OBJECTS" ;;
       objects-motor) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$OBJECTS" ;;
-      app-r2r|sc-r2r|composite|composite-fx|composite-trim) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$STARTUP/$series/Hello.dll" ;;
+      app-r2r|sc-r2r|composite|composite-fx|composite-hot|composite-trim|sc-trim) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$STARTUP/$series/Hello.dll" ;;
       dotnet-no-wx) DOTNET_EnableWriteXorExecute=0 "${LAUNCH[@]}" -n "$RANKS" "$@" dotnet "$HELLO_DIR/Hello.dll" ;;
       baseline) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BASELINE/artifacts/bin/motor" "$BASELINE/artifacts/dotnet/bin/Hello/release/Hello.dll" ;;
     esac
