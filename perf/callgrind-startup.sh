@@ -7,8 +7,10 @@
 #
 # Series (default all): C (perf/native/hello.c), motor, motor-no-hook (MOTOR_STARTUP_HOOK=0),
 # motor-qjfl (QuickJitForLoops=true), motor-no-es (EventSource.IsSupported=false), motor-lean (that,
-# no concurrent GC, no tiered PGO), motor-hostfxr-entry (MOTOR_NATIVE_ENTRY=0), dotnet (library mode);
-# as in perf/compare-startup.sh hello;
+# no concurrent GC, no tiered PGO), motor-hostfxr-entry (MOTOR_NATIVE_ENTRY=0), motor-tc0
+# (DOTNET_TieredCompilation=0), dotnet (library mode),
+# and where perf/publish-startup.sh made them, app-r2r, sc-r2r, composite, composite-fx, composite-hot, composite-trim, sc-trim (Hello
+# published, under motor); as in perf/compare-startup.sh hello;
 # with BASELINE=<checkout>, also baseline: that checkout's motor and Hello (before a change).
 # Each runs once as a one-rank job of MPICH's launcher; prints the instructions of the rank and
 # those in libclrjit.so (the JIT's own code, exclusive).  Profiles stay in
@@ -28,7 +30,13 @@ mkdir -p "$OUT"
 objcopy --strip-debug "$BIN/motor" "$BIN/motor-nodebug"
 export DOTNET_JitEnableOptionalRelocs=0
 SERIES=("$@")
-[ ${#SERIES[@]} -gt 0 ] || SERIES=(C motor motor-no-hook motor-qjfl motor-no-es motor-lean motor-hostfxr-entry dotnet ${BASELINE:+baseline})
+STARTUP="$ROOT/artifacts/startup"
+if [ ${#SERIES[@]} -eq 0 ]; then
+  SERIES=(C motor motor-no-hook motor-qjfl motor-no-es motor-lean motor-hostfxr-entry dotnet ${BASELINE:+baseline})
+  for v in app-r2r sc-r2r composite composite-fx composite-hot composite-trim sc-trim; do
+    [ -f "$STARTUP/$v/Hello.dll" ] && SERIES+=("$v")
+  done
+fi
 if [ -n "${BASELINE:-}" ]; then
   [ -x "$BASELINE/artifacts/bin/motor" ] || { echo "BASELINE=$BASELINE has no motor built" >&2; exit 1; }
   objcopy --strip-debug "$BASELINE/artifacts/bin/motor" "$OUT/motor-baseline"
@@ -47,7 +55,9 @@ for s in "${SERIES[@]}"; do
     motor-lean) cmd=(valgrind "$MOTOR" -p System.Diagnostics.Tracing.EventSource.IsSupported=false -p System.GC.Concurrent=false
                      -p System.Runtime.TieredPGO=false "$HELLO") ;;
     motor-hostfxr-entry) cmd=(-genv MOTOR_NATIVE_ENTRY 0 valgrind "$MOTOR" "$HELLO") ;;
+    motor-tc0) cmd=(-genv DOTNET_TieredCompilation 0 valgrind "$MOTOR" "$HELLO") ;;
     dotnet) cmd=(valgrind dotnet "$HELLO") ;;
+    app-r2r|sc-r2r|composite|composite-fx|composite-hot|composite-trim|sc-trim) cmd=(valgrind "$MOTOR" "$STARTUP/$s/Hello.dll") ;;
     baseline) cmd=(valgrind "$OUT/motor-baseline" "$BASELINE/artifacts/dotnet/bin/Hello/release/Hello.dll") ;;
     *) echo "callgrind-startup.sh: unknown series '$s'" >&2; exit 2 ;;
   esac

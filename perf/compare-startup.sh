@@ -12,17 +12,22 @@
 #   is not created at start since it waits for a listener), and
 #   motor-lean (that, no concurrent GC thread, no tiered PGO), motor-hostfxr-entry (MOTOR_NATIVE_ENTRY=0:
 #   System.MP's entry found through hostfxr's hdt_get_function_pointer instead of the runtime's native
-#   loader), motor-no-wx and dotnet-no-wx (DOTNET_EnableWriteXorExecute=0); plus `dotnet Hello.dll`
+#   loader), motor-no-wx and dotnet-no-wx (DOTNET_EnableWriteXorExecute=0), motor-tc0
+#   (DOTNET_TieredCompilation=0: what the JIT compiles is optimized at once); plus `dotnet Hello.dll`
 #   (library mode), and /bin/true (true: the launcher's own share).  With a NativeAOT build of
 #   Hello in artifacts/aot/Hello
 #   (`dotnet publish samples/Hello -c Release -r linux-x64 -p:PublishAot=true -o artifacts/aot/Hello`):
 #   aot, that program.  With samples/NativeAot (typed messages and object transport) published into
 #   artifacts/aot/NativeAot (NativeAotTests does): objects-aot, and the same program under the JIT,
-#   objects-dotnet and objects-motor (its codecs generated at compile time either way).  BASELINE=<checkout> adds
+#   objects-dotnet and objects-motor (its codecs generated at compile time either way).  With Hello
+#   published by perf/publish-startup.sh (artifacts/startup/<variant>): app-r2r, sc-r2r, composite,
+#   composite-fx, composite-hot, composite-trim and sc-trim, `motor Hello.dll` as published (self-contained ones on the
+#   runtime in the app's folder, e.g. one composite ReadyToRun image of the framework and System.MP).  BASELINE=<checkout> adds
 #   `motor Hello.dll` as built in another checkout (baseline: before a change, same rounds);
 #   ONLY="C motor baseline" runs those series alone (C is always needed: the ratios are to it).
 #   The series run interleaved, one of each per round; prints per series the
-#   median wall time in ms, the median over the rounds of its quotient to C in the same round,
+#   median wall time in ms, the median over the rounds of its quotient to C in the same round, the
+#   same median quotient of CPU time (user + system of the launcher and all ranks, bash's time),
 #   and the peak resident memory of each rank (VmHWM, from a further run of every series under
 #   /usr/bin/time: ru_maxrss is the high-water mark of the process's resident set).
 #
@@ -43,14 +48,19 @@ if [ "${1:-}" = hello ]; then
   [ -x "$BIN/hello-c" ] && [ -x "$BIN/motor" ] && [ -f "$HELLO_DIR/Hello.dll" ] || { echo "build first: ./build.sh build" >&2; exit 1; }
   OUT="$(mktemp -d)"
   trap 'rm -rf "$OUT"' EXIT
+  TIMEFORMAT='%3U %3S'
   # Hello with System.MP as the compiler wrote it (no ReadyToRun), when the build kept that copy.
   cp -r "$HELLO_DIR" "$OUT/hello-il"
   SERIES=(C true motor motor-serial motor-no-gc-ext motor-no-hook motor-qjfl motor-no-es motor-lean motor-hostfxr-entry
-          motor-no-wx dotnet dotnet-no-wx)
+          motor-no-wx motor-tc0 dotnet dotnet-no-wx)
   [ -f "$IL" ] && cp "$IL" "$OUT/hello-il/System.MP.dll" && SERIES+=(motor-il)
   AOT="$ROOT/artifacts/aot" OBJECTS="$ROOT/artifacts/dotnet/bin/NativeAot/release/NativeAot.dll"
   [ -x "$AOT/Hello/Hello" ] && SERIES+=(aot)
   [ -x "$AOT/NativeAot/NativeAot" ] && [ -f "$OBJECTS" ] && SERIES+=(objects-aot objects-dotnet objects-motor)
+  STARTUP="$ROOT/artifacts/startup"
+  for v in app-r2r sc-r2r composite composite-fx composite-hot composite-trim sc-trim; do
+    [ -f "$STARTUP/$v/Hello.dll" ] && SERIES+=("$v")
+  done
   if [ -n "${BASELINE:-}" ]; then
     [ -x "$BASELINE/artifacts/bin/motor" ] && [ -f "$BASELINE/artifacts/dotnet/bin/Hello/release/Hello.dll" ] ||
       { echo "BASELINE=$BASELINE has no motor and Hello built" >&2; exit 1; }
@@ -74,12 +84,14 @@ if [ "${1:-}" = hello ]; then
                     -p System.GC.Concurrent=false -p System.Runtime.TieredPGO=false "$HELLO_DIR/Hello.dll" ;;
       motor-il) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$OUT/hello-il/Hello.dll" ;;
       motor-hostfxr-entry) MOTOR_NATIVE_ENTRY=0 "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$HELLO_DIR/Hello.dll" ;;
+      motor-tc0) DOTNET_TieredCompilation=0 "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$HELLO_DIR/Hello.dll" ;;
       motor-no-wx) DOTNET_EnableWriteXorExecute=0 "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$HELLO_DIR/Hello.dll" ;;
       dotnet) "${LAUNCH[@]}" -n "$RANKS" "$@" dotnet "$HELLO_DIR/Hello.dll" ;;
       aot) "${LAUNCH[@]}" -n "$RANKS" "$@" "$AOT/Hello/Hello" ;;
       objects-aot) "${LAUNCH[@]}" -n "$RANKS" "$@" "$AOT/NativeAot/NativeAot" ;;
       objects-dotnet) "${LAUNCH[@]}" -n "$RANKS" "$@" dotnet "$OBJECTS" ;;
       objects-motor) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$OBJECTS" ;;
+      app-r2r|sc-r2r|composite|composite-fx|composite-hot|composite-trim|sc-trim) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BIN/motor" "$STARTUP/$series/Hello.dll" ;;
       dotnet-no-wx) DOTNET_EnableWriteXorExecute=0 "${LAUNCH[@]}" -n "$RANKS" "$@" dotnet "$HELLO_DIR/Hello.dll" ;;
       baseline) "${LAUNCH[@]}" -n "$RANKS" "$@" "$BASELINE/artifacts/bin/motor" "$BASELINE/artifacts/dotnet/bin/Hello/release/Hello.dll" ;;
     esac
@@ -87,20 +99,24 @@ if [ "${1:-}" = hello ]; then
   for r in $(seq 1 "$ROUNDS"); do
     for s in "${SERIES[@]}"; do
       t0="$(date +%s%N)"
-      hello "$s" >"$OUT/last.out" 2>&1 || { echo "failed: $s" >&2; cat "$OUT/last.out" >&2; exit 1; }
+      # bash's time: user and system CPU of the launcher and every rank (the children it waited for)
+      { time hello "$s" >"$OUT/last.out" 2>&1; } 2>"$OUT/last.cpu" || { echo "failed: $s" >&2; cat "$OUT/last.out" >&2; exit 1; }
       t1="$(date +%s%N)"
       echo "$r $(((t1 - t0) / 1000000))" >>"$OUT/$s.ms"
+      echo "$r $(awk '{print $1 + $2}' "$OUT/last.cpu")" >>"$OUT/$s.cpu"
     done
   done
   for s in "${SERIES[@]}"; do  # every rank appends its ru_maxrss (KiB) to the series' file
     hello "$s" /usr/bin/time -a -o "$OUT/$s.kib" -f %M >/dev/null 2>&1 || { echo "failed: $s under /usr/bin/time" >&2; exit 1; }
   done
   printf '# Hello on %d ranks under %s, %d interleaved rounds: median wall time from launch to exit,\n' "$RANKS" "$(basename "${LAUNCH[0]}")" "$ROUNDS"
-  printf '# median of the per-round quotients to C, peak resident memory per rank (VmHWM, MiB: max and min over the ranks)\n'
-  printf '%-16s %9s %8s %13s\n' series ms 'ratio' 'VmHWM MiB'
+  printf '# median of the per-round quotients to C, CPU time (user + system of the launcher and the ranks) as the\n'
+  printf '# median of its per-round quotients to C, peak resident memory per rank (VmHWM, MiB: max and min over the ranks)\n'
+  printf '%-16s %9s %8s %8s %13s\n' series ms 'ratio' 'CPU x C' 'VmHWM MiB'
   for s in "${SERIES[@]}"; do
     q="$(awk 'NR == FNR {c[$1] = $2; next} {print $2 / c[$1]}' "$OUT/C.ms" "$OUT/$s.ms" | median)"
-    printf '%-16s %9s %8.3f %6.1f %6.1f\n' "$s" "$(awk '{print $2}' "$OUT/$s.ms" | median)" "$q" \
+    cpu="$(awk 'NR == FNR {c[$1] = $2; next} c[$1] > 0 {print $2 / c[$1]}' "$OUT/C.cpu" "$OUT/$s.cpu" | median)"
+    printf '%-16s %9s %8.3f %8.3f %6.1f %6.1f\n' "$s" "$(awk '{print $2}' "$OUT/$s.ms" | median)" "$q" "${cpu:-0}" \
       "$(sort -g "$OUT/$s.kib" | tail -1 | awk '{print $1 / 1024}')" "$(sort -g "$OUT/$s.kib" | head -1 | awk '{print $1 / 1024}')"
   done
   exit 0

@@ -147,7 +147,8 @@ static void usage(FILE *f)
         "                             (library mode: MOTOR_PROFILE=<mode>)\n"
         "  --dotnet-root <dir>        .NET installation to use (default: DOTNET_ROOT, then\n"
         "                             a dotnet folder beside motor, then the registered or\n"
-        "                             default location)\n"
+        "                             default location); a self-contained app (dotnet publish\n"
+        "                             --self-contained) always runs on the runtime in its folder\n"
         "  --version                  print Motor, .NET runtime and MPI library versions\n"
         "  -h, --help                 print this help\n"
         "\n"
@@ -316,6 +317,13 @@ static int parse(int argc, char **argv, options_t *o, int *want_version)
 
 /* ---- hostfxr ---- */
 
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+
 static void error_writer(const char_t *message)
 {
     fprintf(stderr, "motor: %s\n", message);
@@ -331,11 +339,31 @@ static void strip_components(char *path, int n)
     }
 }
 
+/* A self-contained app (dotnet publish --self-contained) carries its runtime in its own folder:
+ * hostfxr and hostpolicy beside app.dll, its framework assemblies (possibly compiled with the
+ * app into one ReadyToRun composite image) listed in app.deps.json.  As its apphost does, motor
+ * then uses that hostfxr with the app's folder as the .NET root, whatever DOTNET_ROOT or
+ * --dotnet-root say.  Fills fx->path and fx->root; 0 when the app is not laid out so. */
+static int self_contained_runtime(const char *app, fxr_t *fx)
+{
+    char dir[PATH_CAP], policy[PATH_CAP + 32];
+    if (!app || !realpath(app, dir))
+        return 0;
+    strip_components(dir, 1);
+    if (snprintf(fx->path, sizeof fx->path, "%s/libhostfxr.so", dir) >= (int)sizeof fx->path ||
+        snprintf(policy, sizeof policy, "%s/libhostpolicy.so", dir) >= (int)sizeof policy ||
+        !file_exists(fx->path) || !file_exists(policy))
+        return 0;
+    snprintf(fx->root, sizeof fx->root, "%s", dir);
+    return 1;
+}
+
 static int load_hostfxr(const options_t *o, const char *app, fxr_t *fx)
 {
     size_t size = sizeof fx->path;
     struct get_hostfxr_parameters params = { sizeof params, app, o->dotnet_root };
-    int rc = get_hostfxr_path(fx->path, &size, &params);
+    int own = self_contained_runtime(app, fx);
+    int rc = own ? 0 : get_hostfxr_path(fx->path, &size, &params);
     void *lib;
     if (rc != 0) {
         fprintf(stderr,
@@ -361,9 +389,10 @@ static int load_hostfxr(const options_t *o, const char *app, fxr_t *fx)
         fprintf(stderr, "motor: %s is too old to host apps (needs .NET 5 or later)\n", fx->path);
         return -1;
     }
-    /* <root>/host/fxr/<version>/libhostfxr.so */
-    snprintf(fx->root, sizeof fx->root, "%s", fx->path);
-    strip_components(fx->root, 4);
+    if (!own) { /* <root>/host/fxr/<version>/libhostfxr.so */
+        snprintf(fx->root, sizeof fx->root, "%s", fx->path);
+        strip_components(fx->root, 4);
+    }
     if (fx->set_error_writer)
         fx->set_error_writer(error_writer);
     return 0;
@@ -381,12 +410,6 @@ static int set_prop(const fxr_t *fx, hostfxr_handle h, const char *name, const c
     if (rc != 0)
         fprintf(stderr, "motor: cannot set runtime property %s (error 0x%x)\n", name, (unsigned)rc);
     return rc;
-}
-
-static int file_exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* True when a ':'-separated list holds an entry ending in "/<file>". */
@@ -659,7 +682,7 @@ int main(int argc, char **argv)
     trace_mark("main");
     if (load_hostfxr(&o, app, &fx) != 0)
         return EXIT_NO_RUNTIME;
-    trace_mark("hostfxr loaded");
+    trace_mark("hostfxr loaded (%s)", fx.path);
 
     /* 1. Prepare the app; the runtime does not start yet. */
     memset(&ip, 0, sizeof ip);
