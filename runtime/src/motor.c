@@ -323,7 +323,6 @@ static int file_exists(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-
 static void error_writer(const char_t *message)
 {
     fprintf(stderr, "motor: %s\n", message);
