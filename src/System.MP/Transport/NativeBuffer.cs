@@ -63,8 +63,8 @@ internal sealed unsafe class NativeBuffer
 /// keep their memory.
 /// </summary>
 /// <remarks>
-/// Every object message rents a buffer and returns it (the encoding of a send, the first
-/// message of a receive), so the pool takes no lock: it is <see cref="MaxPooled"/> slots,
+/// Every object send rents a buffer for its encoding and returns it (a blocking receive's first
+/// message goes to a buffer its thread's reader keeps, ObjectReader.TakeReceiveBuffer), so the pool takes no lock: it is <see cref="MaxPooled"/> slots,
 /// each emptied and filled by one atomic exchange, and a buffer leaves a slot only that way
 /// (rent, idle free, trim), so no two threads ever hold the same buffer.  Only a return
 /// while a large buffer is pooled reads the clock.

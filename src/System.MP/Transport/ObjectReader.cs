@@ -44,6 +44,40 @@ internal sealed unsafe class ObjectReader
     private TypeTable? _lastTable;
     private bool _busy; // decoding (Decode)
 
+    // The buffer this thread's blocking receives take a payload's first message into
+    // (PayloadChannel.Receive), kept by the thread's reader between messages: a receive neither
+    // rents it from the shared pool nor returns it, an interlocked exchange of a pool slot each.
+    // Out of this field while a receive uses it, so a receive nested in a decode (a static
+    // constructor that receives) rents one of its own.  At most BufferPool.InitialBytes; freed
+    // with the reader, when its thread has ended.
+    private NativeBuffer? _receiveBuffer;
+
+    ~ObjectReader() => _receiveBuffer?.Free();
+
+    /// <summary>A buffer of at least <see cref="WireFormat.FirstChunkBytes"/> for a blocking receive: the thread's own, else a pooled one.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static NativeBuffer TakeReceiveBuffer()
+    {
+        ObjectReader? r = t_cached;
+        if (r?._receiveBuffer is NativeBuffer b)
+        {
+            r._receiveBuffer = null;
+            return b;
+        }
+        return BufferPool.Rent(WireFormat.FirstChunkBytes);
+    }
+
+    /// <summary>Gives back a buffer from <see cref="TakeReceiveBuffer"/>: the thread keeps it unless it holds one already or it grew.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static void KeepReceiveBuffer(NativeBuffer buffer)
+    {
+        ObjectReader r = t_cached ??= new ObjectReader();
+        if (r._receiveBuffer is null && buffer.Capacity <= BufferPool.InitialBytes)
+            r._receiveBuffer = buffer;
+        else
+            BufferPool.Return(buffer);
+    }
+
     /// <summary>
     /// Decodes the body of one payload (<paramref name="length"/> bytes at <paramref name="body"/>,
     /// after the header that PayloadChannel checked): a type table of <paramref name="tableBytes"/>,

@@ -135,19 +135,19 @@ internal static unsafe class PayloadChannel
     /// <summary>
     /// Waits for a payload from <paramref name="source"/> with <paramref name="tag"/>, receives and
     /// decodes it.  The first message is taken by one posted receive of
-    /// <see cref="WireFormat.FirstChunkBytes"/> into a pooled buffer (the sender never makes a first
+    /// <see cref="WireFormat.FirstChunkBytes"/> into the thread's receive buffer (ObjectReader.TakeReceiveBuffer; the sender never makes a first
     /// message longer), so it matches exactly what a matched probe with the same source, tag and
     /// communicator would; a longer message (not an object payload's) is consumed and refused.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static object? Receive(int source, int tag, CommHandle comm, out Status status)
     {
-        NativeBuffer buffer = BufferPool.Rent(WireFormat.FirstChunkBytes);
+        NativeBuffer buffer = ObjectReader.TakeReceiveBuffer();
         Status first;
         int rc = ReceiveFirst(buffer.Pointer, source, tag, comm, &first);
         if (rc < 0)
         {
-            BufferPool.Return(buffer);
+            ObjectReader.KeepReceiveBuffer(buffer);
             throw rc == CoreError.Truncate
                 ? TransportErrors.Malformed(SR.Format(SR.PayloadFirstMessageTooLong, WireFormat.FirstChunkBytes))
                 : ThrowHelper.CoreException(rc);
@@ -158,7 +158,7 @@ internal static unsafe class PayloadChannel
         }
         finally
         {
-            BufferPool.Return(buffer);
+            ObjectReader.KeepReceiveBuffer(buffer);
         }
     }
 

@@ -59,6 +59,9 @@ internal static class ObjectEager
             // A typed message one byte longer than any first message: refused, consumed; the next payload arrives.
             c.Send(new byte[first + 1], 1, tag);
             c.OSend("after the refusal", 1, tag);
+            // A payload whose decoding receives another (a static constructor): each in a buffer of its own.
+            c.OSend(new object[] { new ReceivesInItsStaticConstructor(), Pattern(3000, 21) }, 1, tag);
+            c.OSend(Pattern(5000, 22), 1, NestedReceive.Tag);
         }
         else if (c.Rank == 1)
         {
@@ -88,6 +91,11 @@ internal static class ObjectEager
                 Check.True(e.Message.Contains($"more than {first} bytes"), $"refusal names the first-message size: {e.Message}");
             }
             Check.Equal("after the refusal", c.ORecv<string>(0, tag), "the next payload after a refusal");
+            NestedReceive.From = c;
+            object[] outer = c.ORecv<object[]>(0, tag)!;
+            Check.True(outer[0] is ReceivesInItsStaticConstructor, "the object whose static constructor receives");
+            Check.True(((byte[])outer[1]).AsSpan().SequenceEqual(Pattern(3000, 21)), "the payload decoded around a nested receive intact");
+            Check.True(ReceivesInItsStaticConstructor.Inner.AsSpan().SequenceEqual(Pattern(5000, 22)), "the payload received inside a decode intact");
         }
         c.Barrier();
     }
@@ -139,4 +147,23 @@ internal static class ObjectEager
         }
         c.Barrier();
     }
+}
+
+/// <summary>Where <see cref="ReceivesInItsStaticConstructor"/> receives from (a type apart, so that setting it runs no static constructor).</summary>
+internal static class NestedReceive
+{
+    internal const int Tag = 9;
+
+    internal static Communicator? From;
+}
+
+/// <summary>Its static constructor (run when a payload first creates one) receives a payload from rank 0 where <see cref="NestedReceive.From"/> is set.</summary>
+[Transportable]
+public class ReceivesInItsStaticConstructor
+{
+    internal static readonly byte[] Inner;
+
+    public int Value;
+
+    static ReceivesInItsStaticConstructor() => Inner = NestedReceive.From?.ORecv<byte[]>(0, NestedReceive.Tag) ?? []; // rank 1 only
 }
