@@ -159,6 +159,8 @@ public abstract unsafe partial class MpiRequest : IDisposable
 
         public static bool RepeatsLeftToCore => false;
 
+        public static bool HandlesVouched => false;
+
         public void Gather(scoped Span<RequestHandle> handles) => Entries(_requests, handles);
 
         public void PollAll(scoped Span<RequestHandle> handles, scoped Span<Status> statuses) => MpiRequest.PollAll(_requests, handles, statuses);

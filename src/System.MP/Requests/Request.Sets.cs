@@ -139,6 +139,10 @@ public readonly unsafe partial struct Request
 
         public static bool RepeatsLeftToCore => true;
 
+        // Handles gathers each request's handle through its version check (SetEntry), and a
+        // request keeps its core handle until it is completed, disposed or, dropped, finalized.
+        public static bool HandlesVouched => true;
+
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public void Gather(scoped Span<RequestHandle> handles) => Handles(_requests, handles);
 

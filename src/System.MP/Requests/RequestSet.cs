@@ -21,6 +21,13 @@ internal interface IRequestSet
     static abstract bool RepeatsLeftToCore { get; }
 
     /// <summary>
+    /// True when <see cref="Gather"/> vouches for every handle it writes that is not null: one the
+    /// core gave for an operation not completed, freed or given up since (a <see cref="Request"/>
+    /// whose version it checked), so WaitAll calls mp_req_waitall_owned.
+    /// </summary>
+    static abstract bool HandlesVouched { get; }
+
+    /// <summary>
     /// Checks every request (throws for one completed or disposed) and writes its core handle:
     /// ReqNull when there is nothing to wait for, and in a set that can hold object requests
     /// (<see cref="IPolledRequestSet"/>) <see cref="MpiRequest.ObjectPending"/> for one in flight.
@@ -133,9 +140,17 @@ internal static unsafe class RequestSet
         fixed (RequestHandle* h = handles)
         fixed (Status* s = statuses)
         {
-            var all = new Completion.AllRequests(n, h, s);
             long t0 = MpiProfile.Begin();
-            rc = Completion.PollThenBlock(ref all, SetPolls(n));
+            if (TSet.HandlesVouched)
+            {
+                var owned = new Completion.OwnedRequests(n, h, s);
+                rc = Completion.PollThenBlock(ref owned, SetPolls(n));
+            }
+            else
+            {
+                var all = new Completion.AllRequests(n, h, s);
+                rc = Completion.PollThenBlock(ref all, SetPolls(n));
+            }
             MpiProfile.End(ProfiledCall.WaitAll, t0);
         }
         set.FinishAll(handles, statuses, rc);
