@@ -516,8 +516,11 @@ static inline void batch_on_stack(batch_t *b, int n)
  * given once, while no persistent request exists.  Collects each one's MPI
  * request and slot (then which[j] == j and idx[i] is the handle's index:
  * batch_as_general fills them when needed) and marks it.  Returns 0 with nothing
- * marked for any other set: batch_begin checks it and says what is wrong with it. */
-static MP_INLINE int batch_begin_plain(batch_t *b, int n, const mp_req_t *reqs)
+ * marked for any other set: batch_begin checks it and says what is wrong with it.
+ * vouched (req_waitall_owned): the caller vouches that each non-negative handle names
+ * a slot it still owns, so its bounds and generation are not read; its state and flags
+ * are (MPI or a GC mark may have completed it, a repeat is found by its mark). */
+static MP_INLINE int batch_begin_plain(batch_t *b, int n, const mp_req_t *reqs, int vouched)
 {
     slot_t **slot = b->slot_stack;
     MPI_Request *mr = b->mr_stack;
@@ -528,18 +531,27 @@ static MP_INLINE int batch_begin_plain(batch_t *b, int n, const mp_req_t *reqs)
         return 0;
     /* Every handle of the set was made before this call: one load of the
      * table's size serves the whole set (it only grows). */
-    nslots = (uint32_t)atomic_load_explicit(&mp_g_nslots, memory_order_acquire);
+    nslots = vouched ? 0 : (uint32_t)atomic_load_explicit(&mp_g_nslots, memory_order_acquire);
     for (i = 0; i < n; i++) {
         uint32_t h = (uint32_t)reqs[i];
         slot_t *s;
-        /* A negative handle (MP_REQ_NULL too) keeps its sign bit here, so it fails the same bound. */
-        if (MP_UNLIKELY((h & (0x80000000u | HANDLE_INDEX_MASK)) >= nslots))
-            break;
-        s = slot_at((int)(h & HANDLE_INDEX_MASK));
-        if (MP_UNLIKELY(atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_ACTIVE ||
-                        h >> HANDLE_GEN_SHIFT != atomic_load_explicit(&s->gen, memory_order_relaxed) ||
-                        atomic_load_explicit(&s->flags, memory_order_relaxed) != 0)) /* the general path says which, or settles */
-            break;
+        if (vouched) {
+            if (MP_UNLIKELY((int32_t)h < 0)) /* MP_REQ_NULL: the general path */
+                break;
+            s = slot_at((int)(h & HANDLE_INDEX_MASK));
+            if (MP_UNLIKELY(atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_ACTIVE ||
+                            atomic_load_explicit(&s->flags, memory_order_relaxed) != 0))
+                break;
+        } else {
+            /* A negative handle (MP_REQ_NULL too) keeps its sign bit here, so it fails the same bound. */
+            if (MP_UNLIKELY((h & (0x80000000u | HANDLE_INDEX_MASK)) >= nslots))
+                break;
+            s = slot_at((int)(h & HANDLE_INDEX_MASK));
+            if (MP_UNLIKELY(atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_ACTIVE ||
+                            h >> HANDLE_GEN_SHIFT != atomic_load_explicit(&s->gen, memory_order_relaxed) ||
+                            atomic_load_explicit(&s->flags, memory_order_relaxed) != 0)) /* the general path says which, or settles */
+                break;
+        }
         MP_HAPPENS_AFTER(s);
         atomic_store_explicit(&s->flags, SLOT_IN_BATCH, memory_order_relaxed);
         mr[i] = s->mpi;
@@ -839,7 +851,7 @@ int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
 {
     batch_t b;
     int rc, mrc = MPI_SUCCESS;
-    if (MP_LIKELY(batch_begin_plain(&b, n, reqs))) {
+    if (MP_LIKELY(batch_begin_plain(&b, n, reqs, 0))) {
         int flag = 0;
         mrc = mp_mpi_testall_plain(n, b.mr, &flag, b.ms);
         if (MP_LIKELY(mrc == MPI_SUCCESS)) {
@@ -875,12 +887,13 @@ int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
     return rc ? rc : 1;
 }
 
-int mp_req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)
+/* req_waitall, compiled twice: vouched for req_waitall_owned (batch_begin_plain). */
+static MP_INLINE int waitall_as(int n, const mp_req_t *reqs, mp_status_t *statuses, int vouched)
 {
     batch_t b;
     int rc, mrc = MPI_SUCCESS;
     mp_blocking_enter();
-    if (MP_LIKELY(batch_begin_plain(&b, n, reqs))) {
+    if (MP_LIKELY(batch_begin_plain(&b, n, reqs, vouched))) {
         mrc = mp_mpi_waitall(n, b.mr, b.ms);
         if (MP_LIKELY(mrc == MPI_SUCCESS)) {
             rc = batch_finish_plain(&b, reqs, statuses);
@@ -899,6 +912,16 @@ int mp_req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)
     mp_sweep_orphans();
     mp_blocking_leave();
     return rc;
+}
+
+int mp_req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)
+{
+    return waitall_as(n, reqs, statuses, 0);
+}
+
+int mp_req_waitall_owned(int n, const mp_req_t *reqs, mp_status_t *statuses)
+{
+    return waitall_as(n, reqs, statuses, 1);
 }
 
 /* Takes the SLOT_IN_BATCH marks off the first n entries of a set. */

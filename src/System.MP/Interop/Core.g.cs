@@ -892,6 +892,7 @@ internal struct CoreTable
     internal nint ReqLive;
     internal nint ReqTestall;
     internal nint ReqWaitall;
+    internal nint ReqWaitallOwned;
     internal nint ReqWaitany;
     internal nint ReqActive;
     internal nint ListCreate;
@@ -1014,7 +1015,7 @@ internal struct CoreTable
     internal nint GcAttach;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 30;
+    internal const uint ExpectedAbiVersion = 31;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -1071,6 +1072,7 @@ internal struct CoreTable
         "ANY int req_live(mp_req_t req)\n" +
         "FAST int req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)\n" +
         "BLOCKING int req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)\n" +
+        "BLOCKING int req_waitall_owned(int n, const mp_req_t *reqs, mp_status_t *statuses)\n" +
         "BLOCKING int req_waitany(int n, const mp_req_t *reqs, mp_status_t *status)\n" +
         "FAST int req_active(void)\n" +
         "FAST int list_create(int capacity, mp_list_t *list)\n" +
@@ -1307,6 +1309,8 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<int, RequestHandle*, Status*, int> ReqTestall;
     /// <summary>BLOCKING: int mp_req_waitall(int n, const mp_req_t *reqs, mp_status_t *statuses)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, RequestHandle*, Status*, int> ReqWaitall;
+    /// <summary>BLOCKING: int mp_req_waitall_owned(int n, const mp_req_t *reqs, mp_status_t *statuses)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<int, RequestHandle*, Status*, int> ReqWaitallOwned;
     /// <summary>BLOCKING: int mp_req_waitany(int n, const mp_req_t *reqs, mp_status_t *status)</summary>
     internal static readonly delegate* unmanaged[Cdecl]<int, RequestHandle*, Status*, int> ReqWaitany;
     /// <summary>FAST: int mp_req_active(void)</summary>
@@ -1602,6 +1606,7 @@ internal static unsafe partial class Core
         ReqLive = (delegate* unmanaged[Cdecl, SuppressGCTransition]<RequestHandle, int>)t->ReqLive;
         ReqTestall = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, RequestHandle*, Status*, int>)t->ReqTestall;
         ReqWaitall = (delegate* unmanaged[Cdecl]<int, RequestHandle*, Status*, int>)t->ReqWaitall;
+        ReqWaitallOwned = (delegate* unmanaged[Cdecl]<int, RequestHandle*, Status*, int>)t->ReqWaitallOwned;
         ReqWaitany = (delegate* unmanaged[Cdecl]<int, RequestHandle*, Status*, int>)t->ReqWaitany;
         ReqActive = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)t->ReqActive;
         ListCreate = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int, ListHandle*, int>)t->ListCreate;

@@ -82,6 +82,18 @@ internal static unsafe class Completion
         public int Block() => Core.ReqWaitall(n, handles, statuses);
     }
 
+    /// <summary>
+    /// <see cref="AllRequests"/> of handles whose owner vouches for them (mp_req_waitall_owned):
+    /// each one that is not null came from a request whose version was checked, so the core
+    /// does not check its bounds and generation again.
+    /// </summary>
+    internal readonly struct OwnedRequests(int n, RequestHandle* handles, Status* statuses) : IPollThenBlock
+    {
+        public string Describe() => $"Request.WaitAll ({n} requests)";
+        public int Poll() => Core.ReqTestall(n, handles, statuses);
+        public int Block() => Core.ReqWaitallOwned(n, handles, statuses);
+    }
+
     /// <summary>A request list's operations, completed together (mp_list_testall / mp_list_waitall).</summary>
     internal readonly struct ListRequests(ListHandle list, int n, Status* statuses) : IPollThenBlock
     {

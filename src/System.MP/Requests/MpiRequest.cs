@@ -159,6 +159,10 @@ public abstract unsafe partial class MpiRequest : IDisposable
 
         public static bool RepeatsLeftToCore => false;
 
+        public static bool HandlesVouched => false;
+
+        public static bool StatusesForReadersOnly => false;
+
         public void Gather(scoped Span<RequestHandle> handles) => Entries(_requests, handles);
 
         public void PollAll(scoped Span<RequestHandle> handles, scoped Span<Status> statuses) => MpiRequest.PollAll(_requests, handles, statuses);

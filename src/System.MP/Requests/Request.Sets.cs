@@ -139,6 +139,14 @@ public readonly unsafe partial struct Request
 
         public static bool RepeatsLeftToCore => true;
 
+        // Handles gathers each request's handle through its version check (SetEntry), and a
+        // request keeps its core handle until it is completed, disposed or, dropped, finalized.
+        public static bool HandlesVouched => true;
+
+        // FinishAll reads a status of the core's for a status reader (ReleaseInFlight) only; one
+        // found complete or the null request gets its own, and a failed set's are not returned.
+        public static bool StatusesForReadersOnly => true;
+
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public void Gather(scoped Span<RequestHandle> handles) => Handles(_requests, handles);
 

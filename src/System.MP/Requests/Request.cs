@@ -161,6 +161,11 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
         RequestSlot? s = _slot;
         if (s is null || s.Version != _version)
             return;
+        if (s.Second is IStatusReader)
+        {
+            s.Second = null; // a disposed request reports no status
+            Interlocked.Decrement(ref RequestSlot.StatusReaders);
+        }
         if (!s.Done)
         {
             // On a user thread the request can be tested now: one that is already
@@ -175,8 +180,6 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
                 s.Second = null;
             }
         }
-        if (s.Second is IStatusReader)
-            s.Second = null; // a disposed request reports no status
         Release(s, RequestPoster.Current, EmptyStatus);
     }
 
@@ -288,7 +291,10 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
         if (s.Done)
             reader.Completed(s.Status);
         else
+        {
+            Interlocked.Increment(ref RequestSlot.StatusReaders);
             s.Second = reader;
+        }
     }
 
     /// <summary>Lets go of the operation's core handle and holds (completed by the caller with <paramref name="status"/>).</summary>
@@ -314,7 +320,10 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
         if (second is BufferHold pin)
             pin.Release();
         else
+        {
+            Interlocked.Decrement(ref RequestSlot.StatusReaders);
             ((IStatusReader)second).Completed(status);
+        }
     }
 
     /// <summary>Consumes the request (completed with <paramref name="status"/>): its state moves to a new version and back to the pool.</summary>

@@ -1,6 +1,7 @@
 using System.Collections.Generic;
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
+using System.Threading;
 
 namespace System.MP;
 
@@ -19,6 +20,20 @@ internal interface IRequestSet
     /// anything is waited for (the other set operations check for repeats here first).
     /// </summary>
     static abstract bool RepeatsLeftToCore { get; }
+
+    /// <summary>
+    /// True when <see cref="Gather"/> vouches for every handle it writes that is not null: one the
+    /// core gave for an operation not completed, freed or given up since (a <see cref="Request"/>
+    /// whose version it checked), so WaitAll calls mp_req_waitall_owned.
+    /// </summary>
+    static abstract bool HandlesVouched { get; }
+
+    /// <summary>
+    /// True when <see cref="FinishAll"/> of a set whose caller wants no statuses reads the core's
+    /// statuses only to hand them to status readers (<see cref="RequestSlot.StatusReaders"/>): while
+    /// none is attached, the core writes none.
+    /// </summary>
+    static abstract bool StatusesForReadersOnly { get; }
 
     /// <summary>
     /// Checks every request (throws for one completed or disposed) and writes its core handle:
@@ -83,18 +98,22 @@ internal static unsafe class RequestSet
         int n = set.Count;
         Status[]? heap = n > StackRequests ? new Status[n] : null;
         Span<Status> statuses = heap ?? stackalloc Status[StackRequests];
-        WaitAll(ref set, statuses[..n]);
+        WaitAll(ref set, statuses[..n], unread: TSet.StatusesForReadersOnly && Volatile.Read(ref RequestSlot.StatusReaders) == 0);
     }
 
-    /// <summary>Waits for every request of the set (MPI_Waitall); <paramref name="statuses"/> is exactly as long as the set.</summary>
+    /// <summary>
+    /// Waits for every request of the set (MPI_Waitall); <paramref name="statuses"/> is exactly as long as the set.
+    /// <paramref name="unread"/>: no one reads the core's statuses (the core writes none).
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit] // every entry is written before it is read
-    internal static void WaitAll<TSet>(scoped ref TSet set, scoped Span<Status> statuses) where TSet : struct, IRequestSet, allows ref struct
+    internal static void WaitAll<TSet>(scoped ref TSet set, scoped Span<Status> statuses, bool unread = false)
+        where TSet : struct, IRequestSet, allows ref struct
     {
         Span<RequestHandle> handles = Buffer(set.Count, stackalloc RequestHandle[StackRequests]);
         set.Gather(handles);
         if (!TSet.RepeatsLeftToCore)
             CheckDistinct(handles);
-        WaitGathered(ref set, handles, statuses);
+        WaitGathered(ref set, handles, statuses, unread);
     }
 
     /// <summary><see cref="WaitAll{TSet}(ref TSet)"/> of a set that can hold object requests.</summary>
@@ -107,7 +126,7 @@ internal static unsafe class RequestSet
         WaitAllPolled(ref set, statuses[..n]);
     }
 
-    /// <summary><see cref="WaitAll{TSet}(ref TSet, Span{Status})"/> of a set that can hold object requests: polled while one is in flight.</summary>
+    /// <summary><see cref="WaitAll{TSet}(ref TSet, Span{Status}, bool)"/> of a set that can hold object requests: polled while one is in flight.</summary>
     [SkipLocalsInit]
     internal static void WaitAllPolled<TSet>(scoped ref TSet set, scoped Span<Status> statuses) where TSet : struct, IPolledRequestSet, allows ref struct
     {
@@ -117,7 +136,7 @@ internal static unsafe class RequestSet
         if (ObjectsPending(handles))
             set.PollAll(handles, statuses);
         else
-            WaitGathered(ref set, handles, statuses);
+            WaitGathered(ref set, handles, statuses, unread: false);
     }
 
     /// <summary>Room for the core handles of <paramref name="n"/> requests: <paramref name="stack"/> when they fit (<see cref="StackRequests"/>).</summary>
@@ -126,16 +145,25 @@ internal static unsafe class RequestSet
 
     /// <summary>The core's MPI_Waitall over the gathered handles, then every request finishes.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void WaitGathered<TSet>(scoped ref TSet set, scoped Span<RequestHandle> handles, scoped Span<Status> statuses)
+    private static void WaitGathered<TSet>(scoped ref TSet set, scoped Span<RequestHandle> handles, scoped Span<Status> statuses, bool unread)
         where TSet : struct, IRequestSet, allows ref struct
     {
         int n = handles.Length, rc;
         fixed (RequestHandle* h = handles)
-        fixed (Status* s = statuses)
+        fixed (Status* given = statuses)
         {
-            var all = new Completion.AllRequests(n, h, s);
+            Status* s = unread ? null : given;
             long t0 = MpiProfile.Begin();
-            rc = Completion.PollThenBlock(ref all, SetPolls(n));
+            if (TSet.HandlesVouched)
+            {
+                var owned = new Completion.OwnedRequests(n, h, s);
+                rc = Completion.PollThenBlock(ref owned, SetPolls(n));
+            }
+            else
+            {
+                var all = new Completion.AllRequests(n, h, s);
+                rc = Completion.PollThenBlock(ref all, SetPolls(n));
+            }
             MpiProfile.End(ProfiledCall.WaitAll, t0);
         }
         set.FinishAll(handles, statuses, rc);

@@ -58,6 +58,12 @@ internal sealed class RequestSlot
     /// </summary>
     internal BoxedRequest? Box;
 
+    /// <summary>
+    /// Status readers attached to operations in flight, never fewer (one whose request is dropped
+    /// stays counted): while there are none, a set whose caller wants no statuses needs none from the core.
+    /// </summary>
+    internal static int StatusReaders;
+
     /// <summary>Every request naming this slot was dropped: orphan the operation still in flight.</summary>
     ~RequestSlot()
     {

@@ -74,6 +74,18 @@ internal static class ScalarForms
             Check.Equal(alone, Check.Throws<MpiException>(() => _ = byAny.Result, "Result of an int completed by Request.WaitAny")?.Message,
                         "the short-message error of a receive completed by Request.WaitAny");
         }
+        // A set that returns no statuses (the span form): the core writes none unless a status
+        // reader is among its requests, and then each value still gets its own.
+        using (ValueRequest<long> bySpan = c.IRecv<long>(left, 11))
+        using (ValueRequest<long> spanRight = c.IRecv<long>(left, 12))
+        {
+            c.Send(r, right, 11);
+            c.Send(10L * r + 2, right, 12);
+            Request.WaitAll(new[] { bySpan.Request, spanRight.Request }.AsSpan());
+            Check.Equal(10L * left + 2, spanRight.Result, "IRecv<long>.Result after Request.WaitAll over a span");
+            Check.Equal(alone, Check.Throws<MpiException>(() => _ = bySpan.Result, "Result of an int completed by Request.WaitAll over a span")?.Message,
+                        "the short-message error of a receive completed by Request.WaitAll over a span");
+        }
         c.Barrier();
 
         long before = Mpi.GetStatistics().PointToPointOperations;

@@ -74,6 +74,11 @@ internal static class RequestReuse
         Check.Throws<ObjectDisposedException>(() => spent.Cancel(), "Cancel on the stale copy (would cancel the newer receive)");
         Check.Throws<ObjectDisposedException>(() => Request.WaitAll(new[] { spent }.AsSpan()), "a set with the stale copy");
         Check.Throws<ObjectDisposedException>(() => Request.WaitAny(new[] { spent }, out _), "WaitAny with the stale copy");
+        // Sets give the core handles it does not check again (mp_req_waitall_owned): a repeat is still
+        // refused by the core before anything is waited for, a stale copy by its version check.
+        var twice = Check.Throws<ArgumentException>(() => Request.WaitAll(fresh, fresh), "a set with the newer request twice");
+        Check.True(twice?.Message.Contains("twice (entries 0 and 1)", StringComparison.Ordinal) == true, $"the repeat is named: {twice?.Message}");
+        Check.Throws<ObjectDisposedException>(() => Request.WaitAll(fresh, spent), "a set with the newer request and the stale copy");
         spent.Dispose(); // a spent request: nothing to give up (would orphan the newer receive)
         Check.True(!fresh.IsCompleted, "the newer receive is still pending, untouched by the stale copy");
         c.Barrier();

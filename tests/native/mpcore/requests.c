@@ -52,6 +52,10 @@ void test_inflight_table(void)
     CHECK(mp_checked_irecv(in, 16, 0, 6, MP_COMM_SELF, NULL, &rs[0]) == 0);
     CHECK(mp_checked_isend(out, 16, 0, 6, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &rs[1]) == 0);
     CHECK(mp_req_waitall(2, rs, sts) == 0 && sts[0].bytes == 16 && sts[0].tag == 6);
+    /* The owner's entry (handles vouched for): the same completion. */
+    CHECK(mp_checked_irecv(in, 16, 0, 8, MP_COMM_SELF, NULL, &rs[0]) == 0);
+    CHECK(mp_checked_isend(out, 16, 0, 8, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &rs[1]) == 0);
+    CHECK(mp_req_waitall_owned(2, rs, sts) == 0 && sts[0].bytes == 16 && sts[0].tag == 8 && !mp_req_live(rs[1]));
     CHECK(mp_checked_irecv(in, 16, 0, 7, MP_COMM_SELF, NULL, &rs[0]) == 0);
     rs[1] = MP_REQ_NULL;
     CHECK(mp_req_testall(2, rs, sts) == 0);
@@ -69,7 +73,14 @@ void test_inflight_table(void)
         CHECK(mp_checked_isend(out, 4, MP_PROC_NULL, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &done[0]) == 0);
         done[1] = done[0];
         CHECK(mp_req_waitall(2, done, sts) == MP_EINVAL && mp_req_live(done[0]));
-        CHECK(mp_req_waitall(1, done, sts) == 0 && !mp_req_live(done[0]));
+        /* The owner's entry checks no bounds or generation, but still finds a repeat, active
+         * (its mark) or complete (the general path), and refuses the set unmarked. */
+        twice[1] = rs[0];
+        CHECK(mp_req_waitall_owned(2, twice, sts) == MP_EINVAL && last_error_mentions("twice (entries 0 and 1)"));
+        CHECK(mp_req_testall(1, rs, sts) == 0 && mp_req_live(rs[0]));
+        CHECK(mp_req_waitall_owned(2, done, sts) == MP_EINVAL && mp_req_live(done[0]));
+        CHECK(last_error_mentions("twice (entries 0 and 1)"));
+        CHECK(mp_req_waitall_owned(1, done, sts) == 0 && !mp_req_live(done[0]) && sts[0].source == MP_PROC_NULL);
     }
     CHECK(mp_send_start(out, 4, 0, 7, MP_COMM_SELF, MP_SEND_STANDARD, &t) == 1);
     CHECK(mp_req_waitany(2, rs, sts) == 0 && sts[0].bytes == 4);
