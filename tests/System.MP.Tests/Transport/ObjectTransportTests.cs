@@ -646,47 +646,6 @@ public class ObjectTransportTests
         }
     }
 
-    /// <summary>
-    /// The vector loop copies a block of <see cref="BlockCopy.PlacedFromBytes"/> or more forwards or
-    /// backwards by the distance between the blocks modulo 4 KiB, storing to aligned destinations
-    /// after an unaligned edge, and smaller ones forwards unaligned: every distance at and
-    /// around the direction's boundary, with destinations at every offset in a vector, copies
-    /// exactly its bytes and nothing past them.
-    /// </summary>
-    [Fact]
-    public unsafe void BlockCopyCopiesExactlyTheBytesInBothDirections()
-    {
-        const int Far = 17 * 4096; // the destination block lies this much (plus the distance) past the source
-        int placed = BlockCopy.PlacedFromBytes;
-        int[] lengths = [32, 33, 255, 256, 257, 300, placed - 1, placed, placed + 1, placed + 31, placed + 255, placed + 256, 4095, 4096, 4097, 65_536];
-        IEnumerable<int> distances = Enumerable.Range(0, 40)
-            .Concat(Enumerable.Range(BlockCopy.AliasWindow - 36, 72))
-            .Concat(Enumerable.Range(4096 - 36, 36));
-        var memory = new byte[Far + 4096 + 65_536 + 256];
-        var expected = new byte[65_536];
-        new Random(11).NextBytes(expected);
-        fixed (byte* m = memory)
-        {
-            byte* source = m + 1;
-            new Span<byte>(expected).CopyTo(new Span<byte>(source, expected.Length));
-            foreach (int distance in distances)
-            {
-                byte* destination = source + Far + distance;
-                foreach (int length in lengths)
-                {
-                    var around = new Span<byte>(destination - 32, length + 64);
-                    around.Fill(0xA5);
-                    BlockCopy.Copy(source, destination, length);
-                    string where = $"length {length}, distance {distance} (destination offset {(nint)destination & 31})";
-                    Assert.True(around[..32].IndexOfAnyExcept((byte)0xA5) < 0, $"bytes before the block, {where}");
-                    Assert.True(around.Slice(32, length).SequenceEqual(expected.AsSpan(0, length)), where);
-                    Assert.True(around[(32 + length)..].IndexOfAnyExcept((byte)0xA5) < 0, $"bytes past the block, {where}");
-                }
-            }
-            Assert.True(new Span<byte>(source, expected.Length).SequenceEqual(expected)); // the source untouched
-        }
-    }
-
     private static bool GetOrAddFound(IdentityMap map, object key)
     {
         map.GetOrAdd(key, out bool found);
