@@ -298,16 +298,10 @@ static MP_INLINE int p2p_common(slot_cache_t *c, int64_t bytes, int peer, int ta
  * and req live across the call into MPI. */
 static MP_INLINE slot_t *slot_counted(slot_cache_t *c, int64_t bytes, void *obj, int is_recv, mp_req_t *req)
 {
-    int n = c->n - 1, idx = c->idx[n];
-    slot_t *s = slot_at(idx);
-    uint32_t gen = (atomic_load_explicit(&s->gen, memory_order_relaxed) + 1) & HANDLE_GEN_MASK;
-    c->n = n;
-    atomic_store_explicit(&s->gen, gen, memory_order_relaxed);
-    atomic_store_explicit(&s->flags, 0, memory_order_relaxed);
+    slot_t *s = slot_take(c, req);
     s->is_recv = is_recv;
     s->obj[0] = obj;
     s->status.bytes = bytes;
-    *req = (mp_req_t)((gen << HANDLE_GEN_SHIFT) | (uint32_t)idx);
     count_p2p(&c->counts, bytes);
     mp_count(&c->counts.registered, obj != NULL); /* a registered buffer needs no pin object: a pin avoided */
     return s;

@@ -535,23 +535,15 @@ static MP_INLINE int batch_begin_plain(batch_t *b, int n, const mp_req_t *reqs, 
     for (i = 0; i < n; i++) {
         uint32_t h = (uint32_t)reqs[i];
         slot_t *s;
-        if (vouched) {
-            if (MP_UNLIKELY((int32_t)h < 0)) /* MP_REQ_NULL: the general path */
-                break;
-            s = slot_at((int)(h & HANDLE_INDEX_MASK));
-            if (MP_UNLIKELY(atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_ACTIVE ||
-                            atomic_load_explicit(&s->flags, memory_order_relaxed) != 0))
-                break;
-        } else {
-            /* A negative handle (MP_REQ_NULL too) keeps its sign bit here, so it fails the same bound. */
-            if (MP_UNLIKELY((h & (0x80000000u | HANDLE_INDEX_MASK)) >= nslots))
-                break;
-            s = slot_at((int)(h & HANDLE_INDEX_MASK));
-            if (MP_UNLIKELY(atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_ACTIVE ||
-                            h >> HANDLE_GEN_SHIFT != atomic_load_explicit(&s->gen, memory_order_relaxed) ||
-                            atomic_load_explicit(&s->flags, memory_order_relaxed) != 0)) /* the general path says which, or settles */
-                break;
-        }
+        /* A negative handle (MP_REQ_NULL too) keeps its sign bit here, so it fails the same bound;
+         * a vouched one is only tested for that sign. */
+        if (MP_UNLIKELY(vouched ? (int32_t)h < 0 : (h & (0x80000000u | HANDLE_INDEX_MASK)) >= nslots))
+            break;
+        s = slot_at((int)(h & HANDLE_INDEX_MASK));
+        if (MP_UNLIKELY(atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_ACTIVE ||
+                        (!vouched && h >> HANDLE_GEN_SHIFT != atomic_load_explicit(&s->gen, memory_order_relaxed)) ||
+                        atomic_load_explicit(&s->flags, memory_order_relaxed) != 0)) /* the general path says which, or settles */
+            break;
         MP_HAPPENS_AFTER(s);
         atomic_store_explicit(&s->flags, SLOT_IN_BATCH, memory_order_relaxed);
         mr[i] = s->mpi;

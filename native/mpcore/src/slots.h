@@ -134,24 +134,26 @@ static inline mp_counts_t *counts_of(slot_cache_t *c)
     return &c->counts;
 }
 
-static inline int slot_alloc(slot_cache_t *c, slot_t **out, mp_req_t *handle)
+/* Claims the last slot of c's cache (c->n > 0): a new generation, no flags; its handle in
+ * *handle. */
+static inline slot_t *slot_take(slot_cache_t *c, mp_req_t *handle)
 {
-    slot_t *s;
-    uint32_t gen;
-    int idx, n = c->n, rc;
-    if (MP_UNLIKELY(n == 0)) {
-        if ((rc = mp_cache_refill(c)))
-            return rc;
-        n = c->n;
-    }
-    c->n = --n;
-    idx = c->idx[n];
-    s = slot_at(idx);
-    gen = (atomic_load_explicit(&s->gen, memory_order_relaxed) + 1) & HANDLE_GEN_MASK;
+    int n = c->n - 1, idx = c->idx[n];
+    slot_t *s = slot_at(idx);
+    uint32_t gen = (atomic_load_explicit(&s->gen, memory_order_relaxed) + 1) & HANDLE_GEN_MASK;
+    c->n = n;
     atomic_store_explicit(&s->gen, gen, memory_order_relaxed);
     atomic_store_explicit(&s->flags, 0, memory_order_relaxed);
-    *out = s;
     *handle = (mp_req_t)((gen << HANDLE_GEN_SHIFT) | (uint32_t)idx);
+    return s;
+}
+
+static inline int slot_alloc(slot_cache_t *c, slot_t **out, mp_req_t *handle)
+{
+    int rc;
+    if (MP_UNLIKELY(c->n == 0) && (rc = mp_cache_refill(c)))
+        return rc;
+    *out = slot_take(c, handle);
     return 0;
 }
 
