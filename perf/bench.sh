@@ -31,7 +31,9 @@
 # 64 nonblocking sends and receives, messages/s) at sizes up to RATE_MAX_BYTES (4096, at most
 # MAX_BYTES): motor (Request objects), motor-list (a RequestList) and direct (MPI called directly,
 # the reference); message-rate-await: the windows awaited (MpiRequest.WhenAll, thread level
-# Multiple) as motor-await, against direct at the same thread level.
+# Multiple) as motor-await, against direct at the same thread level.  message-rate-core: the same
+# windows through mpcore's call table from C (perf/native/rate_core.c: core, as Request objects
+# reach it, and core-list, as a RequestList does), against direct: the core's own share of the gap.
 # first-loop: perf/UserLoop, a ping-pong as a new user writes it (no
 # warm-up beyond osu_latency's 100 iterations), against C; its first size (0 B) is the
 # number: under motor's defaults (motor), with .NET's tiering default (motor-qjfl:
@@ -58,7 +60,7 @@ ROUNDS="${ROUNDS:-5}" SCALE="${SCALE:-1}"
 # shorter than this shared VM's slow phases: bandwidth runs 10 times as many
 # windows by default (osu_bw -i), so one round is not one noisy instant.
 BW_SCALE="${BW_SCALE:-10}"
-ONLY="${ONLY:-latency latency-paired bandwidth bandwidth-paired message-rate message-rate-await collectives objects objects-steady service first-loop latency-ompi bandwidth-ompi objects-ompi latency-paired-ompi bandwidth-paired-ompi micro instructions}"
+ONLY="${ONLY:-latency latency-paired bandwidth bandwidth-paired message-rate message-rate-core message-rate-await collectives objects objects-steady service first-loop latency-ompi bandwidth-ompi objects-ompi latency-paired-ompi bandwidth-paired-ompi micro instructions}"
 MAX="${MAX_BYTES:-4194304}"              # largest message of the latency/bandwidth sweeps
 RMA_MAX="${RMA_MAX_BYTES:-$MAX}"          # largest Put/Get of the rma-put/rma-get sweeps
 OBJECT_ARGS="${OBJECT_ARGS:-4096 1 40}"   # Figure 11: largest N, rounds, ms budget per point
@@ -124,6 +126,7 @@ bandwidth|motor-pinned|env BENCH_BUFFER=pinned $MPIEXEC -n 2 $MOTOR $(app Bandwi
 bandwidth|motor-list|env BENCH_REQUESTS=list $MPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
 bandwidth-paired|table:2=motor,3=motor-list,4=direct|$MPIEXEC -n 2 $MOTOR $(app Paired) bandwidth $MAX $SETS $BW_PAIRED_SCALE
 message-rate|table:2=motor,3=motor-list,4=direct|$MPIEXEC -n 2 $MOTOR $(app Paired) rate $RATE_MAX $SETS $BW_PAIRED_SCALE
+message-rate-core|table:2=core,3=core-list,4=direct|$MPIEXEC -n 2 $BIN/rate-core $RATE_MAX $SETS $BW_PAIRED_SCALE
 message-rate-await|table:2=motor-await,3=direct|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Paired) rate-await $RATE_MAX $SETS $BW_PAIRED_SCALE
 collectives|C|$MPIEXEC -n 2 $BIN/collectives-c
 collectives|motor|$MPIEXEC -n 2 $MOTOR $(app Collectives)

@@ -112,6 +112,11 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
             "8 KiB, times BW_SCALE / 10; PAIRED_SETS sets), through System.MP with Request objects (motor) and a RequestList (motor-list), and " +
             "calling the same MPI library's MPI_Isend/MPI_Irecv/MPI_Waitall directly from the same process (direct, the reference); messages per " +
             "second, sizes up to RATE_MAX_BYTES (4096).", "direct"),
+        new("message-rate-core", "Message rate through the core from C, paired blocks in one process", "msg/s", true, true,
+            "As message-rate, in C (perf/native/rate_core.c): the same windows through mpcore's call table, as System.MP's Request objects " +
+            "reach it (core: isend/irecv, req_waitall_owned, each buffer registered as an owner object) and as a RequestList does (core-list: " +
+            "list_isend/list_irecv/list_waitall), against MPI_Isend/MPI_Irecv/MPI_Waitall called directly from the same process (direct, the " +
+            "reference): the part of message-rate's gap that the core takes before any managed code.", "direct"),
         new("message-rate-await", "Message rate with awaits, paired blocks in one process", "msg/s", true, true,
             "As message-rate at thread level Multiple (motor --thread-level multiple): each window's requests awaited together " +
             "(await MpiRequest.WhenAll, the progress engine completes them; motor-await) against the direct calls in the same process at the " +

@@ -9,6 +9,7 @@
  *
  * usage: window-core windows [bytes] [obj|list]
  */
+#include "core_check.h"
 #include "mpcore.h"
 
 #include <stdio.h>
@@ -19,17 +20,9 @@
 
 static const mp_table_t *mp;
 
-/* Every call used here returns 0 when it succeeded: a negative MP_E*, or from a list post MPI's
- * own error code (> 0, which list_refused would record), otherwise. */
 static void check(int rc, const char *what)
 {
-    if (rc != 0) {
-        char msg[256] = "MPI refused the post";
-        if (rc < 0)
-            mp->last_error(NULL, msg, sizeof msg);
-        fprintf(stderr, "window-core: %s failed (%d): %s\n", what, rc, msg);
-        exit(1);
-    }
+    core_check(mp, "window-core", rc, what);
 }
 
 int main(int argc, char **argv)

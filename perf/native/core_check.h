@@ -1,0 +1,26 @@
+/*
+ * core_check.h - the error check of the perf programs that call mpcore's call table
+ * (window_core.c, rate_core.c): every call they make returns 0 when it succeeded, a negative
+ * MP_E* (its message from last_error), or from a list post MPI's own error code (> 0, which
+ * list_refused would record).  A failure ends the program (under mpiexec, the job).
+ */
+#ifndef PERF_CORE_CHECK_H
+#define PERF_CORE_CHECK_H
+
+#include "mpcore.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void core_check(const mp_table_t *mp, const char *program, int rc, const char *what)
+{
+    if (rc != 0) {
+        char msg[256] = "MPI refused the post";
+        if (rc < 0)
+            mp->last_error(NULL, msg, sizeof msg);
+        fprintf(stderr, "%s: %s failed (%d): %s\n", program, what, rc, msg);
+        exit(1);
+    }
+}
+
+#endif
