@@ -25,7 +25,8 @@
  * call returns the class itself, not MPI_ERR_IN_STATUS, having completed nothing.
  * "MPI_Test_untouched" arms a test that fails and leaves its request as it was, the operation
  * still pending (what a library that does not end a failed operation leaves);
- * "MPI_Cancel_ignored" a cancel that succeeds without cancelling anything; "MPI_Testsome" a test
+ * "MPI_Cancel_ignored" a cancel that succeeds without cancelling anything; "MPI_Testall_incomplete" a
+ * test of a set that says none completed, touching nothing (a poll before a wait that then waits); "MPI_Testsome" a test
  * of a set (the progress engine's) that fails having done nothing, its count and indices garbage.  A request a
  * failed call poisoned, passed back to MPI (a start, test, wait or free), stops the job.
  *
@@ -139,7 +140,7 @@
 
 /* Starts, completions and the cancel, defined below: they refuse a poisoned request;
  * completions fail after MPI completed the operation. */
-#define FAULTS_COMPLETIONS(X) X(Start, , , ) X(Startall, , , ) X(Wait, , , ) X(Waitall, , , ) X(Testall, , , ) X(Waitall_plain, , , ) X(Testall_plain, , , ) X(Test_untouched, , , ) X(Cancel_ignored, , , ) X(Testsome, , , )
+#define FAULTS_COMPLETIONS(X) X(Start, , , ) X(Startall, , , ) X(Wait, , , ) X(Waitall, , , ) X(Testall, , , ) X(Waitall_plain, , , ) X(Testall_plain, , , ) X(Test_untouched, , , ) X(Cancel_ignored, , , ) X(Testsome, , , ) X(Testall_incomplete, , , )
 
 enum {
 #define FAULTS_ID(name, params, args, out) ID_##name,
@@ -344,15 +345,18 @@ FAULTS_API int MPI_Wait(MPI_Request *r, MPI_Status *st)
 
 /* A set failed by its second operation (its only one when alone), as MPI-4.0 3.7.5 lets a
  * library report it: the operations before it complete, it completes with the error, and those
- * after it stay pending (MPI_ERR_PENDING), for a later completion call. */
+ * after it stay pending (MPI_ERR_PENDING), for a later completion call.  Without statuses
+ * (MPI_STATUSES_IGNORE) the same, as MPICH 4.0 does it: the code is lost, the caller learns
+ * MPI_ERR_IN_STATUS alone, and the pending ones are the requests not freed. */
 static int fail_set(int n, MPI_Request r[], MPI_Status st[], int code)
 {
-    int failing = n > 1 ? 1 : 0;
+    int failing = n > 1 ? 1 : 0, ignored = st == MPI_STATUSES_IGNORE;
     for (int i = 0; i < n; i++) {
         if (i <= failing) {
-            int rc = PMPI_Wait(&r[i], &st[i]);
-            st[i].MPI_ERROR = i == failing ? code : rc;
-        } else {
+            int rc = PMPI_Wait(&r[i], ignored ? MPI_STATUS_IGNORE : &st[i]);
+            if (!ignored)
+                st[i].MPI_ERROR = i == failing ? code : rc;
+        } else if (!ignored) {
             st[i].MPI_ERROR = MPI_ERR_PENDING;
         }
     }
@@ -365,7 +369,7 @@ FAULTS_API int MPI_Waitall(int n, MPI_Request r[], MPI_Status st[])
     CHECK_REQUESTS("MPI_Waitall", n, r);
     if (fault_hit(ID_Waitall_plain, &code))
         return code;
-    if (n < 1 || st == MPI_STATUSES_IGNORE || !fault_hit(ID_Waitall, &code))
+    if (n < 1 || !fault_hit(ID_Waitall, &code))
         return PMPI_Waitall(n, r, st);
     return fail_set(n, r, st, code);
 }
@@ -377,6 +381,10 @@ FAULTS_API int MPI_Testall(int n, MPI_Request r[], int *flag, MPI_Status st[])
     CHECK_REQUESTS("MPI_Testall", n, r);
     if (fault_hit(ID_Testall_plain, &code))
         return code;
+    if (fault_hit(ID_Testall_incomplete, &code)) {
+        *flag = 0; /* nothing completed, nothing touched: what a test may always say */
+        return MPI_SUCCESS;
+    }
     if (n < 1 || st == MPI_STATUSES_IGNORE || !fault_hit(ID_Testall, &code))
         return PMPI_Testall(n, r, flag, st);
     *flag = 1;

@@ -41,6 +41,7 @@ struct mp_list {
     void **obj;               /* room entries: owner objects (GC roots while in flight) or NULL */
     unsigned char *kind;      /* room entries: ENTRY_* */
     int done;                 /* some entry is ENTRY_DONE */
+    int recvs;                /* entries that are receives: while none, a completion asks MPI for no statuses */
     int wild;                 /* some receive was posted with AnyTag (wildcard.h) */
     int reserved;             /* entries counted against the request pool budget (MP_REQUEST_BUDGET) */
     MPI_Status *ms;           /* room entries: MPI's statuses of the last completion */
@@ -127,6 +128,7 @@ int mp_list_create(int capacity, mp_list_t *list)
     l->cap = capacity;
     l->done = 0;
     l->wild = 0;
+    l->recvs = 0;
     l->reserved = MP_REQUEST_BUDGET ? 0 : capacity; /* see list_reserve */
     l->bytes = l->registered = 0;
     l->n = 0;
@@ -201,6 +203,7 @@ int mp_list_free(mp_list_t l, mp_req_t *pending)
         mp_wild_forget_list(l);
     mp_spin_lock(&mp_g_slot_lock);
     l->n = 0;
+    l->recvs = 0;
     atomic_store_explicit(&l->magic, LIST_FREED, memory_order_release);
     l->prev->next = l->next;
     l->next->prev = l->prev;
@@ -246,6 +249,7 @@ int mp_list_pending(mp_list_t l, int index)
 static MP_COLD int list_refused(mp_list_t l, int i, int rc)
 {
     l->registered -= l->obj[i] != NULL;
+    l->recvs -= (l->kind[i] & ENTRY_RECV) != 0;
     __atomic_store_n(&l->obj[i], NULL, __ATOMIC_RELEASE);
     return rc;
 }
@@ -264,6 +268,7 @@ static MP_INLINE void list_entry(mp_list_t l, int i, void *obj, int kind)
 {
     l->obj[i] = obj;
     l->registered += obj != NULL;
+    l->recvs += (kind & ENTRY_RECV) != 0;
     l->kind[i] = (unsigned char)kind;
 }
 
@@ -472,14 +477,17 @@ static MP_INLINE int list_done(mp_list_t l, int n, mp_status_t *statuses)
     if (MP_UNLIKELY(l->wild))
         rc = list_pieces(l, n, statuses);
     __atomic_store_n(&l->n, 0, __ATOMIC_RELEASE);
+    l->recvs = 0;
     list_fold(l, n);
     return rc;
 }
 
 /* MPI failed the set (MPI-4.0 3.7.5): an entry MPI completed (its request now
  * MPI_REQUEST_NULL) gets its status and error and lets go of its object; one
- * it left pending keeps both, for the next call.  Returns the first error. */
-static MP_COLD int list_failed(mp_list_t l, int n, int mrc, const char *call, mp_status_t *statuses)
+ * it left pending keeps both, for the next call.  A set of sends completed without statuses
+ * (ignored) has no error of its own per entry: each it completed gets the call's.  Returns the
+ * first error. */
+static MP_COLD int list_failed(mp_list_t l, int n, int mrc, const char *call, mp_status_t *statuses, int ignored)
 {
     int rc = 0, left = 0;
     for (int i = 0; i < n; i++) {
@@ -497,7 +505,7 @@ static MP_COLD int list_failed(mp_list_t l, int n, int mrc, const char *call, mp
         }
         if (l->kind[i] & ENTRY_PROC_NULL) { /* completed at its post: MPI has no status of it */
             list_status(l->kind[i], &l->ms[i], out);
-        } else if (mrc != MPI_ERR_IN_STATUS) { /* one failed call: recorded once, by the first entry */
+        } else if (mrc != MPI_ERR_IN_STATUS || ignored) { /* one failed call: recorded once, by the first entry */
             r = mp_mpi_fail_set(rc, mrc, call);
             status_set_failed(out, r);
         } else {
@@ -515,6 +523,7 @@ static MP_COLD int list_failed(mp_list_t l, int n, int mrc, const char *call, mp
     if (!left) {
         __atomic_store_n(&l->n, 0, __ATOMIC_RELEASE);
         l->done = 0;
+        l->recvs = 0;
         list_fold(l, n);
     }
     return rc ? rc : mp_mpi_fail(mrc, call);
@@ -534,14 +543,17 @@ static inline int list_operations(mp_list_t l)
 int mp_list_waitall(mp_list_t l, mp_status_t *statuses)
 {
     int n, mrc, rc = 0;
+    MPI_Status *ms;
     if ((n = list_operations(l)) <= 0)
         return n;
+    /* A list of sends needs no status of MPI's: list_status writes a send's. */
+    ms = l->recvs ? l->ms : MPI_STATUSES_IGNORE;
     mp_blocking_enter();
-    mrc = mp_mpi_waitall(n, l->mr, l->ms);
+    mrc = mp_mpi_waitall(n, l->mr, ms);
     if (MP_LIKELY(mrc == MPI_SUCCESS))
         rc = list_done(l, n, statuses);
     else
-        rc = list_failed(l, n, mrc, "MPI_Waitall", statuses);
+        rc = list_failed(l, n, mrc, ms == l->ms ? "MPI_Waitall" : MP_SENDS_WAITALL, statuses, ms != l->ms);
     mp_sweep_orphans();
     mp_blocking_leave();
     return rc;
@@ -554,7 +566,7 @@ int mp_list_testall(mp_list_t l, mp_status_t *statuses)
         return n < 0 ? n : 1; /* an empty list tests complete */
     mrc = mp_mpi_testall_plain(n, l->mr, &flag, l->ms);
     if (MP_UNLIKELY(mrc != MPI_SUCCESS))
-        return list_failed(l, n, mrc, "MPI_Testall", statuses);
+        return list_failed(l, n, mrc, "MPI_Testall", statuses, 0);
     if (!flag)
         return 0; /* no request was touched (MPI-4.0 3.7.5) */
     mrc = list_done(l, n, statuses);

@@ -279,6 +279,9 @@ int mp_req_cancel(mp_req_t req)
         return mp_fail_req(req);
     if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_ACTIVE)
         return 0; /* already complete: nothing to cancel */
+    /* Its status must be MPI's from now on: it leaves the usual set (batch_statuses). */
+    atomic_store_explicit(&s->flags, atomic_load_explicit(&s->flags, memory_order_relaxed) | SLOT_CANCEL_CALLED,
+                          memory_order_relaxed);
     return MP_MPI_CHECK(pal_mpi.Cancel(&s->mpi), "MPI_Cancel");
 }
 
@@ -457,6 +460,7 @@ enum { BATCH_STACK = 128 };
 
 typedef struct batch {
     int n, k;             /* requests, active ones among them */
+    int recvs;            /* batch_begin_plain: nonzero when a request of the usual set is a receive */
     slot_t **slot;        /* per request (NULL for MP_REQ_NULL) */
     int *idx;             /* per request */
     MPI_Request *mr;      /* per active one */
@@ -504,6 +508,7 @@ static inline void batch_on_stack(batch_t *b, int n)
 {
     b->n = n;
     b->k = 0;
+    b->recvs = 1; /* statuses asked for, unless batch_begin_plain finds a set of sends */
     b->slot = b->slot_stack;
     b->idx = b->idx_stack;
     b->mr = b->mr_stack;
@@ -525,7 +530,7 @@ static MP_INLINE int batch_begin_plain(batch_t *b, int n, const mp_req_t *reqs, 
     slot_t **slot = b->slot_stack;
     MPI_Request *mr = b->mr_stack;
     uint32_t nslots;
-    int i;
+    int i, recvs = 0;
     if (n <= 0 || n > BATCH_STACK || !reqs ||
         atomic_load_explicit(&mp_g_persist_open, memory_order_acquire) != 0)
         return 0;
@@ -548,14 +553,36 @@ static MP_INLINE int batch_begin_plain(batch_t *b, int n, const mp_req_t *reqs, 
         atomic_store_explicit(&s->flags, SLOT_IN_BATCH, memory_order_relaxed);
         mr[i] = s->mpi;
         slot[i] = s;
+        recvs |= s->is_recv;
     }
     batch_on_stack(b, i);
+    b->recvs = recvs;
     if (MP_UNLIKELY(i < n)) {
         batch_unmark(b);
         return 0;
     }
     b->k = n;
     return 1;
+}
+
+/* What a usual set's completion asks MPI for: its statuses, or none for a set of sends (the
+ * cancelled ones are not in a usual set: SLOT_CANCEL_CALLED), whose statuses
+ * batch_finish_plain writes itself (core.h, mp_mpi_waitall). */
+static MP_INLINE MPI_Status *batch_statuses(batch_t *b)
+{
+    return b->recvs ? b->ms : MPI_STATUSES_IGNORE;
+}
+
+/* A set of sends completed without statuses failed: MPI said MPI_ERR_IN_STATUS, or failed the
+ * call, and not which operation.  The statuses the general finish reads: one MPI left pending
+ * (its request not freed) stays so, each it completed has the call's error, since any of them
+ * may be the one that failed. */
+static MP_COLD void batch_unknown_errors(batch_t *b)
+{
+    for (int j = 0; j < b->k; j++) {
+        memset(&b->ms[j], 0, sizeof b->ms[j]);
+        b->ms[j].MPI_ERROR = b->mr[j] != MPI_REQUEST_NULL ? MPI_ERR_PENDING : MPI_ERR_IN_STATUS;
+    }
 }
 
 /* A set begun by batch_begin_plain, completed otherwise than all at once (an
@@ -588,7 +615,7 @@ static MP_COLD int batch_pieces(slot_t *const *slot, const MPI_Status *ms, int n
  * writes instead.  A receive that got a message has a rank and a tag of its own. */
 static MP_INLINE int status_plain(const slot_t *s, const MPI_Status *st, int reserved_above, mp_status_t *out)
 {
-    int cancelled = pal_status_cancelled(st);
+    int cancelled = st ? pal_status_cancelled(st) : 0; /* no status: a send not asked to be cancelled */
     if (s->is_recv == 0) {
         out->source = 0;
         out->tag = 0;
@@ -609,11 +636,13 @@ static MP_INLINE int status_plain(const slot_t *s, const MPI_Status *st, int res
 
 /* The usual set completed at once by MPI: the statuses written out (when
  * asked for), then every slot freed into this thread's cache, in one push
- * when it has room (slot_free one by one otherwise); with room, both in one pass. */
+ * when it has room (slot_free one by one otherwise); with room, both in one pass.  A set of
+ * sends (no receive) has no status of MPI's to read (batch_statuses): each is written as a
+ * send's, which is all a send not asked to be cancelled has. */
 static MP_INLINE int batch_finish_plain(const batch_t *b, const mp_req_t *reqs, mp_status_t *statuses)
 {
     slot_t *const *slot = b->slot;
-    const MPI_Status *ms = b->ms;
+    const MPI_Status *ms = b->recvs ? b->ms : NULL;
     const int n = b->n;
     slot_cache_t *c = my_cache();
     int top = c->n, rc = 0;
@@ -622,7 +651,7 @@ static MP_INLINE int batch_finish_plain(const batch_t *b, const mp_req_t *reqs, 
         int *idx = c->idx + top;
         for (int i = 0; i < n; i++) {
             slot_t *s = slot[i];
-            if (MP_UNLIKELY(status_plain(s, &ms[i], above, &statuses[i])) &&
+            if (MP_UNLIKELY(status_plain(s, ms ? &ms[i] : NULL, above, &statuses[i])) &&
                 status_of(s, 0, &ms[i], &statuses[i]) == MP_EPIECE && !rc)
                 rc = mp_wild_fail(&statuses[i]);
             slot_clear(s);
@@ -633,9 +662,11 @@ static MP_INLINE int batch_finish_plain(const batch_t *b, const mp_req_t *reqs, 
     }
     if (statuses) {
         for (int i = 0; i < n; i++)
-            if (MP_UNLIKELY(status_of(slot[i], 0, &ms[i], &statuses[i]) == MP_EPIECE) && !rc)
+            if (!ms)
+                (void)status_plain(slot[i], NULL, 0, &statuses[i]);
+            else if (MP_UNLIKELY(status_of(slot[i], 0, &ms[i], &statuses[i]) == MP_EPIECE) && !rc)
                 rc = mp_wild_fail(&statuses[i]);
-    } else if (MP_UNLIKELY(atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed) != 0)) {
+    } else if (ms && MP_UNLIKELY(atomic_load_explicit(&mp_g_wild_count, memory_order_relaxed) != 0)) {
         rc = batch_pieces(slot, ms, n);
     }
     if (MP_UNLIKELY(c->listed != LISTED || top > SLOT_CACHE - n)) {
@@ -886,12 +917,14 @@ static MP_INLINE int waitall_as(int n, const mp_req_t *reqs, mp_status_t *status
     int rc, mrc = MPI_SUCCESS;
     mp_blocking_enter();
     if (MP_LIKELY(batch_begin_plain(&b, n, reqs, vouched))) {
-        mrc = mp_mpi_waitall(n, b.mr, b.ms);
+        mrc = mp_mpi_waitall(n, b.mr, batch_statuses(&b));
         if (MP_LIKELY(mrc == MPI_SUCCESS)) {
             rc = batch_finish_plain(&b, reqs, statuses);
         } else {
+            if (!b.recvs)
+                batch_unknown_errors(&b);
             batch_as_general(&b, reqs);
-            rc = batch_finish(&b, mrc, "MPI_Waitall", statuses);
+            rc = batch_finish(&b, mrc, b.recvs ? "MPI_Waitall" : MP_SENDS_WAITALL, statuses);
         }
     } else if ((rc = batch_begin(&b, n, reqs, 1))) {
         mp_blocking_leave();

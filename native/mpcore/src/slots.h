@@ -50,7 +50,9 @@ enum slot_flags {
                       * owner's completion calls end it once MPI lets go of it (requests.c,
                       * slot_settle).  Written by another thread too: a GC mark's test, while
                       * the owner is suspended */
-    SLOT_CANCEL_ASKED = 16 /* with SLOT_FAILED: MPI_Cancel was called on it (once) */
+    SLOT_CANCEL_ASKED = 16, /* with SLOT_FAILED: MPI_Cancel was called on it (once) */
+    SLOT_CANCEL_CALLED = 32 /* the owner asked MPI to cancel it (mp_req_cancel): only MPI's status
+                             * says whether it was, so it is completed with one (not in a usual set) */
 };
 
 struct persist;

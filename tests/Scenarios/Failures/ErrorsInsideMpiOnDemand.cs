@@ -44,6 +44,7 @@ internal static unsafe class ErrorsInsideMpiOnDemand
         Objects(c);
         Completions(c);
         FailedSets(c);
+        FailedSendSets(c);
         FailedAtAMark(c);
         FailedTestNeverWaits(c);
         Check.Equal(0L, Mpi.GetStatistics().ActiveRequests, "no request left at the end");
@@ -573,13 +574,7 @@ internal static unsafe class ErrorsInsideMpiOnDemand
             long tests = Failed("MPI_Testall"), waits = Failed(wait);
             int errorClass = Arm("MPI_Testall");
             Check.Equal(errorClass, Arm(wait, wait == "MPI_Wait" ? 1 : 0), $"{what}: the wait armed too");
-            MpiException? e = Check.Throws<MpiException>(() =>
-            {
-                if (listed)
-                    list.WaitAll();
-                else
-                    Request.WaitAll(reqs);
-            }, $"{what} with its second operation failing");
+            MpiException? e = Check.Throws<MpiException>(() => WaitAll(listed, list, reqs), $"{what} with its second operation failing");
             s_clear();
             bool byTest = Failed("MPI_Testall") == tests + 1;
             Check.Equal(tests + waits + 1, Failed("MPI_Testall") + Failed(wait), $"{what}: one completion call failed");
@@ -599,10 +594,7 @@ internal static unsafe class ErrorsInsideMpiOnDemand
                     reqs[i] = default; // completed: a request completes once
                 }
             Check.Equal(100 * round, got[0], $"{what}: the operation before the failed one delivered");
-            if (listed)
-                list.WaitAll();
-            else
-                Request.WaitAll(reqs);
+            WaitAll(listed, list, reqs);
             for (int i = 2; i < N; i++)
                 Check.Equal(100 * round + i, got[i], $"{what}: operation {i} delivered");
             Check.Equal(before.ActiveRequests - (listed ? 0 : N), Mpi.GetStatistics().ActiveRequests, $"{what}: every request finished");
@@ -857,6 +849,81 @@ internal static unsafe class ErrorsInsideMpiOnDemand
     // completed nothing: every operation stays pending, its buffer held, and the next WaitAll
     // completes them all.  (Before, a Request[] set took every operation for complete and freed
     // its slot: the MPI requests were abandoned while MPI could still write the buffers.)
+    /// <summary>Completes a round's operations: the list's, or the requests'.</summary>
+    private static void WaitAll(bool listed, RequestList list, Request[] reqs)
+    {
+        if (listed)
+            list.WaitAll();
+        else
+            Request.WaitAll(reqs);
+    }
+
+    /// <summary>
+    /// A set of sends is completed without MPI's statuses (a send's status says nothing the caller
+    /// reads), so when one send fails MPI says MPI_ERR_IN_STATUS and not which: the set fails as a
+    /// whole, under "MPI_Waitall (a set of sends", the sends MPI completed are finished, those it
+    /// left pending stay in flight and complete later, and every message arrives once; as a
+    /// Request set and as a list.  The poll before the wait is made to find the set incomplete,
+    /// so the failing wait runs whether or not the receives came first.
+    /// </summary>
+    private static void FailedSendSets(Communicator c)
+    {
+        const int Tag = 70, N = 4;
+        // The Open MPI core above thread level Single: one MPI_Wait per request.
+        string wait = Mpi4 || Mpi.ThreadLevel == ThreadLevel.Single ? "MPI_Waitall" : "MPI_Wait";
+        for (int round = 0; round < 2; round++)
+        {
+            bool listed = round == 1;
+            if (c.Rank == 1)
+            {
+                c.Barrier();
+                for (int i = 0; i < N; i++)
+                    Check.Equal(300 + 10 * round + i, c.Recv<int>(0, Tag), $"send set round {round}: message {i} once");
+                c.Barrier();
+                continue;
+            }
+            string what = (listed ? "RequestList" : "Request") + ".WaitAll of sends failing";
+            using var list = new RequestList(N);
+            var reqs = new Request[N];
+            for (int i = 0; i < N; i++)
+            {
+                int[] value = [300 + 10 * round + i];
+                if (listed)
+                    c.ISend(value, 1, Tag, list);
+                else
+                    reqs[i] = c.ISend(value, 1, Tag);
+            }
+            MpiStatistics before = Mpi.GetStatistics();
+            long waits = Failed(wait);
+            Check.True(Arm("MPI_Testall_incomplete", 0, 1000) > 0, $"{what}: the polls armed (more than a wait makes)");
+            int errorClass = Arm(wait, wait == "MPI_Wait" ? 1 : 0);
+            c.Barrier(); // the receiver may take the messages at any time from now
+            MpiException? e = Check.Throws<MpiException>(() => WaitAll(listed, list, reqs), what);
+            s_clear();
+            Check.Equal(waits + 1, Failed(wait), $"{what}: the wait failed once");
+            Check.True(e is not null && e.ErrorClass != errorClass && e.Message.StartsWith("MPI_Waitall (a set of sends", StringComparison.Ordinal) &&
+                       e.Message.Contains("MPI_ERR_IN_STATUS", StringComparison.Ordinal),
+                       $"{what}: the exception says the set of sends failed without naming one (MPI_ERR_IN_STATUS, not the class {errorClass} of the send): {e?.ErrorClass} {e?.Message}");
+            Check.Equal(before.MpiErrors + 1, Mpi.GetStatistics().MpiErrors, $"{what}: MPI errors counted");
+            int pending = wait == "MPI_Waitall" ? N - 2 : 0; // the library leaves the sends after the failed one pending
+            Check.Equal(before.ActiveRequests - (listed ? 0 : N - pending), Mpi.GetStatistics().ActiveRequests,
+                        $"{what}: the completed sends' slots freed, the pending ones' kept");
+            if (listed)
+            {
+                Check.Equal(pending == 0 ? 0 : N, list.Count, $"{what}: the pending entries stay at their indices");
+                list.WaitAll();
+            }
+            else
+            {
+                for (int i = 0; i < N - pending; i++)
+                    Check.True(reqs[i].Equals(default(Request)), $"{what}: send {i}, completed by the failed set, is the null request");
+                Request.WaitAll(reqs);
+            }
+            Check.Equal(before.ActiveRequests - (listed ? 0 : N), Mpi.GetStatistics().ActiveRequests, $"{what}: every send finished");
+            c.Barrier();
+        }
+    }
+
     private static void FailedSets(Communicator c)
     {
         const int Tag = 69, N = 4;
@@ -872,13 +939,7 @@ internal static unsafe class ErrorsInsideMpiOnDemand
                 MpiStatistics before = Mpi.GetStatistics();
                 long failed = Failed("MPI_Testall_plain");
                 int errorClass = Arm("MPI_Testall_plain"); // the poll before the wait: every WaitAll makes one
-                MpiException? e = Check.Throws<MpiException>(() =>
-                {
-                    if (listed)
-                        list.WaitAll();
-                    else
-                        Request.WaitAll(reqs);
-                }, what);
+                MpiException? e = Check.Throws<MpiException>(() => WaitAll(listed, list, reqs), what);
                 s_clear();
                 Check.Equal(failed + 1, Failed("MPI_Testall_plain"), $"{what}: the poll failed once");
                 Check.True(e is not null && e.ErrorClass == errorClass && e.Message.StartsWith("MPI_Testall: ", StringComparison.Ordinal),
@@ -890,10 +951,7 @@ internal static unsafe class ErrorsInsideMpiOnDemand
                 if (listed)
                     Check.Equal(N, list.Count, $"{what}: every entry still in the list");
                 c.Barrier(); // the messages come only now: nothing was received before
-                if (listed)
-                    list.WaitAll();
-                else
-                    Request.WaitAll(reqs);
+                WaitAll(listed, list, reqs);
                 Check.Sequence<int>([200 + 10 * round, 201 + 10 * round, 202 + 10 * round, 203 + 10 * round], got,
                                     $"{what}: every message received by the next WaitAll");
                 Check.Equal(before.ActiveRequests - (listed ? 0 : N), Mpi.GetStatistics().ActiveRequests, $"{what}: every request finished");

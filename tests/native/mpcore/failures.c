@@ -642,3 +642,130 @@ void test_failed_outputs(void)
     CHECK(mp_file_position(f, 0, &offset) == 0 && offset == 0);
     CHECK(mp_file_close(f) == 0 && mp_file_delete(path, MP_INFO_NULL) == 0);
 }
+
+/* ---- sets of sends completed without statuses ---- */
+
+static int g_ignored_calls, g_status_calls;
+
+/* Counts whether the core asked MPI for statuses, then waits. */
+static int waitall_watched(int n, MPI_Request *r, MPI_Status *sts)
+{
+    if (sts == MPI_STATUSES_IGNORE)
+        g_ignored_calls++;
+    else
+        g_status_calls++;
+    return g_real_waitall(n, r, sts);
+}
+
+/* A set failed without statuses, as MPICH 4.0 fails one: the first two requests complete
+ * (freed), the rest stay pending, and the call says MPI_ERR_IN_STATUS and not which failed. */
+static int waitall_ignored_fails(int n, MPI_Request *r, MPI_Status *sts)
+{
+    if (sts != MPI_STATUSES_IGNORE)
+        return MPI_ERR_INTERN; /* a set of sends only: the test expects no statuses asked for */
+    for (int i = 0; i < n && i < 2; i++)
+        (void)g_real_wait(&r[i], MPI_STATUS_IGNORE);
+    return MPI_ERR_IN_STATUS;
+}
+
+/* A set of sends asks MPI for no statuses and writes each send's itself (all zero, also when the
+ * caller wants them); a set with a receive, and one with a send asked to be cancelled, asks for
+ * MPI's.  When such a set fails, MPI names no operation: each it completed carries the call's
+ * error, each it left pending stays in flight (MP_EPENDING) for a later wait, and the failure
+ * is reported under MPI_Waitall; as a request set and as a list. */
+void test_sends_without_statuses(void)
+{
+    int32_t out[4] = { 5, 6, 7, 8 }, in[3][4];
+    const mp_status_t mark = { .source = 0x5e, .tag = 0x5e, .error = 0x5e, .cancelled = 0x5e, .bytes = 0x5e };
+    const mp_status_t sent = { 0 };
+    mp_status_t sts[3];
+    mp_req_t rs[3], sends[3];
+    mp_list_t l = NULL;
+    int active = mp_req_active(), rc;
+    /* Where the core waits for a set one request at a time (Open MPI), MPI_Waitall is not called:
+     * the statuses written and the data are checked, not what MPI was asked. */
+    const int watched = !pal_mpi.waitall_hangs_on_failed;
+    g_real_waitall = pal_mpi.Waitall;
+    g_real_wait = pal_mpi.Wait;
+    g_ignored_calls = g_status_calls = 0;
+    if (watched)
+        pal_mpi.Waitall = waitall_watched;
+
+    /* A set of sends, its statuses asked for: none from MPI, each written as a send's. */
+    for (int i = 0; i < 3; i++)
+        CHECK(mp_checked_irecv(in[i], 16, 0, 90 + i, MP_COMM_SELF, NULL, &rs[i]) == 0);
+    for (int i = 0; i < 3; i++)
+        CHECK(mp_checked_isend(out, 16, 0, 90 + i, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &sends[i]) == 0);
+    sts[0] = sts[1] = sts[2] = mark;
+    CHECK(mp_req_waitall_owned(3, sends, sts) == 0 && (!watched || (g_ignored_calls == 1 && g_status_calls == 0)));
+    for (int i = 0; i < 3; i++)
+        CHECK(memcmp(&sts[i], &sent, sizeof sent) == 0);
+    /* The receives' set asks for statuses: a receive's says who sent what. */
+    CHECK(mp_req_waitall(3, rs, sts) == 0 && (!watched || (g_ignored_calls == 1 && g_status_calls == 1)));
+    CHECK(sts[2].tag == 92 && sts[2].bytes == 16 && in[2][3] == 8 && mp_req_active() == active);
+
+    /* A send asked to be cancelled: only MPI's status says whether it was (here its receive is
+     * posted, so MPI has most likely matched it; the set must ask either way). */
+    CHECK(mp_checked_irecv(in[0], 16, 0, 95, MP_COMM_SELF, NULL, &rs[0]) == 0 &&
+          mp_checked_irecv(in[1], 16, 0, 96, MP_COMM_SELF, NULL, &rs[1]) == 0);
+    CHECK(mp_checked_isend(out, 16, 0, 95, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &sends[0]) == 0 &&
+          mp_checked_isend(out, 16, 0, 96, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &sends[1]) == 0);
+    CHECK(mp_req_cancel(sends[0]) == 0);
+    sts[0] = sts[1] = mark;
+    CHECK(mp_req_waitall(2, sends, sts) == 0 && (!watched || (g_status_calls == 2 && g_ignored_calls == 1)));
+    CHECK(sts[1].error == 0 && !sts[1].cancelled && (sts[0].cancelled == 0 || sts[0].cancelled == 1));
+    if (sts[0].cancelled) /* its receive gets nothing: take it back too */
+        CHECK(mp_req_cancel(rs[0]) == 0);
+    CHECK(mp_req_waitall(2, rs, NULL) == 0 && mp_req_active() == active);
+
+    /* A list of sends: the same, with and without statuses. */
+    CHECK(mp_list_create(3, &l) == 0);
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < 3; i++)
+            CHECK(mp_checked_irecv(in[i], 16, 0, 100 + i, MP_COMM_SELF, NULL, &rs[i]) == 0);
+        for (int i = 0; i < 3; i++)
+            CHECK(mp_checked_list_isend(l, out, 16, 0, 100 + i, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == i);
+        sts[0] = sts[1] = sts[2] = mark;
+        CHECK(mp_list_waitall(l, round ? sts : NULL) == 0 && (!watched || g_ignored_calls == 2 + round));
+        for (int i = 0; round && i < 3; i++)
+            CHECK(memcmp(&sts[i], &sent, sizeof sent) == 0);
+        CHECK(mp_req_waitall(3, rs, NULL) == 0 && in[2][0] == 5);
+    }
+
+    pal_mpi.Waitall = g_real_waitall;
+    if (!watched) {
+        CHECK(mp_list_free(l, NULL) == 0 && mp_req_active() == active);
+        return;
+    }
+
+    /* Failed without statuses: a request set. */
+    for (int i = 0; i < 3; i++)
+        CHECK(mp_checked_irecv(in[i], 16, 0, 110 + i, MP_COMM_SELF, NULL, &rs[i]) == 0);
+    pal_mpi.Waitall = waitall_ignored_fails;
+    for (int i = 0; i < 3; i++)
+        CHECK(mp_checked_isend(out, 16, 0, 110 + i, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &sends[i]) == 0);
+    sts[0] = sts[1] = sts[2] = mark;
+    rc = mp_req_waitall_owned(3, sends, sts);
+    CHECK(rc == MP_EMPI && last_error_mentions("MPI_Waitall (a set of sends"));
+    CHECK(sts[0].error == MP_EMPI && sts[1].error == MP_EMPI && sts[2].error == MP_EPENDING);
+    CHECK(!mp_req_live(sends[0]) && !mp_req_live(sends[1]) && mp_req_live(sends[2]));
+    pal_mpi.Waitall = g_real_waitall;
+    CHECK(mp_req_wait(sends[2], NULL) == 0);
+    CHECK(mp_req_waitall(3, rs, NULL) == 0 && mp_req_active() == active);
+
+    /* And a list: the pending entry stays in it, for the next WaitAll. */
+    for (int i = 0; i < 3; i++)
+        CHECK(mp_checked_irecv(in[i], 16, 0, 120 + i, MP_COMM_SELF, NULL, &rs[i]) == 0);
+    pal_mpi.Waitall = waitall_ignored_fails;
+    for (int i = 0; i < 3; i++)
+        CHECK(mp_checked_list_isend(l, out, 16, 0, 120 + i, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == i);
+    sts[0] = sts[1] = sts[2] = mark;
+    rc = mp_list_waitall(l, sts);
+    pal_mpi.Waitall = g_real_waitall;
+    CHECK(rc == MP_EMPI && last_error_mentions("MPI_Waitall (a set of sends"));
+    CHECK(sts[0].error == MP_EMPI && sts[1].error == MP_EMPI && sts[2].error == MP_EPENDING);
+    CHECK(mp_list_count(l) == 3 && mp_list_pending(l, 2) == 1 && mp_list_pending(l, 0) == 0);
+    CHECK(mp_list_waitall(l, NULL) == 0 && mp_list_count(l) == 0 && mp_list_free(l, NULL) == 0);
+    CHECK(mp_req_waitall(3, rs, NULL) == 0);
+    CHECK(mp_req_active() == active);
+}

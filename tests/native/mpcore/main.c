@@ -96,6 +96,7 @@ static const struct group {
     { "error_paths", test_error_paths, 1 },
     { "failed_outputs", test_failed_outputs, 1 },
     { "refused_posts", test_refused_posts, 1 },
+    { "sends_without_statuses", test_sends_without_statuses, 1 },
 #if PAL_MPI_BUILD_ABI == 2 /* Open MPI */
     { "two_ranks", test_two_ranks, 2 }, /* only when named: it needs two ranks */
 #endif

@@ -71,6 +71,7 @@ void test_sweep_threads(void);
 void test_error_paths(void);
 void test_failed_outputs(void);
 void test_refused_posts(void);
+void test_sends_without_statuses(void);
 /* files.c */
 void test_files(void);
 /* comms.c */
