@@ -40,6 +40,7 @@ public enum Scenario
     // Requests dropped or disposed before they complete (Requests/DroppedRequests.cs)
     DroppedRequest,
     DroppedSelfSend,
+    DroppedStatusReader,
 
     // Pooled request state: spent and stale requests refused, dropped ones reclaimed (Requests/RequestReuse.cs)
     RequestReuse,
@@ -207,6 +208,7 @@ public enum Scenario
     // ORecv's first message in one posted receive (Objects/ObjectEager.cs)
     ObjectsEagerBoundary,
     ObjectsEagerThreads,
+    ObjectsEagerTrimmed,
 
     // Receives and probes with AnyTag beside a large object's continuation pieces (Transport/ReservedTags.cs)
     ObjectsAnyTag,

@@ -161,11 +161,7 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
         RequestSlot? s = _slot;
         if (s is null || s.Version != _version)
             return;
-        if (s.Second is IStatusReader)
-        {
-            s.Second = null; // a disposed request reports no status
-            Interlocked.Decrement(ref RequestSlot.StatusReaders);
-        }
+        s.DropReader(); // a disposed request reports no status
         if (!s.Done)
         {
             // On a user thread the request can be tested now: one that is already

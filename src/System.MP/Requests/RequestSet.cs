@@ -95,10 +95,8 @@ internal static unsafe class RequestSet
     [MethodImpl(MethodImplOptions.AggressiveOptimization), SkipLocalsInit] // every entry is written before it is read
     internal static void WaitAll<TSet>(scoped ref TSet set) where TSet : struct, IRequestSet, allows ref struct
     {
-        int n = set.Count;
-        Status[]? heap = n > StackRequests ? new Status[n] : null;
-        Span<Status> statuses = heap ?? stackalloc Status[StackRequests];
-        WaitAll(ref set, statuses[..n], unread: TSet.StatusesForReadersOnly && Volatile.Read(ref RequestSlot.StatusReaders) == 0);
+        WaitAll(ref set, Buffer(set.Count, stackalloc Status[StackRequests]),
+                unread: TSet.StatusesForReadersOnly && Volatile.Read(ref RequestSlot.StatusReaders) == 0);
     }
 
     /// <summary>
@@ -120,10 +118,7 @@ internal static unsafe class RequestSet
     [SkipLocalsInit]
     internal static void WaitAllPolled<TSet>(scoped ref TSet set) where TSet : struct, IPolledRequestSet, allows ref struct
     {
-        int n = set.Count;
-        Status[]? heap = n > StackRequests ? new Status[n] : null;
-        Span<Status> statuses = heap ?? stackalloc Status[StackRequests];
-        WaitAllPolled(ref set, statuses[..n]);
+        WaitAllPolled(ref set, Buffer(set.Count, stackalloc Status[StackRequests]));
     }
 
     /// <summary><see cref="WaitAll{TSet}(ref TSet, Span{Status}, bool)"/> of a set that can hold object requests: polled while one is in flight.</summary>
@@ -139,9 +134,12 @@ internal static unsafe class RequestSet
             WaitGathered(ref set, handles, statuses, unread: false);
     }
 
-    /// <summary>Room for the core handles of <paramref name="n"/> requests: <paramref name="stack"/> when they fit (<see cref="StackRequests"/>).</summary>
+    /// <summary>
+    /// Room for the core handles or the statuses of <paramref name="n"/> requests: <paramref name="stack"/>
+    /// (<see cref="StackRequests"/> long) when they fit, else an array.
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static Span<RequestHandle> Buffer(int n, Span<RequestHandle> stack) => n > StackRequests ? new RequestHandle[n] : stack[..n];
+    private static Span<T> Buffer<T>(int n, Span<T> stack) where T : unmanaged => n > StackRequests ? new T[n] : stack[..n];
 
     /// <summary>The core's MPI_Waitall over the gathered handles, then every request finishes.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -196,9 +194,7 @@ internal static unsafe class RequestSet
     private static bool TestGathered<TSet>(scoped ref TSet set, scoped Span<RequestHandle> handles) where TSet : struct, IRequestSet, allows ref struct
     {
         int n = handles.Length, rc;
-        Status[]? heap = n > StackRequests ? new Status[n] : null;
-        Span<Status> statuses = heap ?? stackalloc Status[StackRequests];
-        statuses = statuses[..n];
+        Span<Status> statuses = Buffer(n, stackalloc Status[StackRequests]);
         fixed (RequestHandle* h = handles)
         fixed (Status* s = statuses)
             rc = Core.ReqTestall(n, h, s);

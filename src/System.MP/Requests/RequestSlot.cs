@@ -1,6 +1,7 @@
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using System.Threading;
 
 namespace System.MP;
 
@@ -59,14 +60,31 @@ internal sealed class RequestSlot
     internal BoxedRequest? Box;
 
     /// <summary>
-    /// Status readers attached to operations in flight, never fewer (one whose request is dropped
-    /// stays counted): while there are none, a set whose caller wants no statuses needs none from the core.
+    /// Status readers attached to operations in flight: each counted from <see cref="Request.ReportStatusTo"/>
+    /// until it is told the status, or let go untold (<see cref="DropReader"/>: its request disposed, or
+    /// dropped and this slot finalized).  While there are none, a set whose caller wants no statuses
+    /// needs none from the core.
     /// </summary>
     internal static int StatusReaders;
 
-    /// <summary>Every request naming this slot was dropped: orphan the operation still in flight.</summary>
+    /// <summary>
+    /// Lets go of the status reader attached here, if any, without telling it (a disposed or dropped
+    /// request reports no status).  Interlocked: the finalizer thread lets go of dropped ones.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void DropReader()
+    {
+        if (Second is IStatusReader)
+        {
+            Second = null;
+            Interlocked.Decrement(ref StatusReaders);
+        }
+    }
+
+    /// <summary>Every request naming this slot was dropped: orphan the operation still in flight, uncount its reader.</summary>
     ~RequestSlot()
     {
+        DropReader(); // first: what stays in Second is a second buffer's pin, for Abandon
         if (Handle != RequestHandle.Null)
             Request.Abandon(Handle, Pin, Pin2);
     }
@@ -76,7 +94,7 @@ internal sealed class RequestSlot
 /// An object that stands for one request and needs its status however the request is completed
 /// (Wait, Test, a set, an await): <see cref="Request.ReportStatusTo"/> attaches it to the request's
 /// slot, and the slot hands it the status when the operation completes there.  Not told when the
-/// request is disposed or dropped.
+/// request is disposed or dropped (then only no longer counted in <see cref="RequestSlot.StatusReaders"/>).
 /// </summary>
 internal interface IStatusReader
 {

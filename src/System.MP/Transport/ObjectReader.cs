@@ -1,6 +1,8 @@
+using System.Collections.Generic;
 using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
 using System.Text;
+using System.Threading;
 
 namespace System.MP.Transport;
 
@@ -48,34 +50,101 @@ internal sealed unsafe class ObjectReader
     // (PayloadChannel.Receive), kept by the thread's reader between messages: a receive neither
     // rents it from the shared pool nor returns it, an interlocked exchange of a pool slot each.
     // Out of this field while a receive uses it, so a receive nested in a decode (a static
-    // constructor that receives) rents one of its own.  At most BufferPool.InitialBytes; freed
-    // with the reader, when its thread has ended.
+    // constructor that receives) rents one of its own.  At most BufferPool.InitialBytes.  A receive
+    // takes it by an exchange of its own field (uncontended), because the gen-2 trim
+    // (ReceiveBuffers.Trim, on the finalizer thread) may take it at the same time: whichever
+    // exchange gets it holds it, so a buffer in a receive is never the trim's.
     private NativeBuffer? _receiveBuffer;
 
-    ~ObjectReader() => _receiveBuffer?.Free();
+    // The kept buffer as the last gen-2 trim found it, set aside: a receive takes it back (it was
+    // in use), the next trim frees it (unused from one gen-2 collection to the next).
+    private NativeBuffer? _idleBuffer;
+
+    // The thread has ended (the trim runs on the finalizer thread too, never beside this).
+    ~ObjectReader()
+    {
+        _receiveBuffer?.Free();
+        _idleBuffer?.Free();
+    }
+
+    /// <summary>This thread's reader, null before its first decode or receive (tests).</summary>
+    internal static ObjectReader? Current => t_cached;
+
+    /// <summary>True while the reader keeps a receive buffer, in use since the last gen-2 trim or set aside by it (tests).</summary>
+    internal bool KeepsReceiveBuffer => Volatile.Read(ref _receiveBuffer) is not null || Volatile.Read(ref _idleBuffer) is not null;
 
     /// <summary>A buffer of at least <see cref="WireFormat.FirstChunkBytes"/> for a blocking receive: the thread's own, else a pooled one.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static NativeBuffer TakeReceiveBuffer()
     {
         ObjectReader? r = t_cached;
-        if (r?._receiveBuffer is NativeBuffer b)
-        {
-            r._receiveBuffer = null;
+        if (r is not null && Interlocked.Exchange(ref r._receiveBuffer, null) is NativeBuffer b)
             return b;
-        }
-        return BufferPool.Rent(WireFormat.FirstChunkBytes);
+        return TakeIdleOrRent(r);
     }
+
+    /// <summary>The buffer the last gen-2 trim set aside, else a pooled one.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static NativeBuffer TakeIdleOrRent(ObjectReader? r) =>
+        (r is null ? null : Interlocked.Exchange(ref r._idleBuffer, null)) ?? BufferPool.Rent(WireFormat.FirstChunkBytes);
 
     /// <summary>Gives back a buffer from <see cref="TakeReceiveBuffer"/>: the thread keeps it unless it holds one already or it grew.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static void KeepReceiveBuffer(NativeBuffer buffer)
     {
-        ObjectReader r = t_cached ??= new ObjectReader();
+        ObjectReader r = t_cached ?? ReceiveBuffers.NewReader();
         if (r._receiveBuffer is null && buffer.Capacity <= BufferPool.InitialBytes)
             r._receiveBuffer = buffer;
         else
             BufferPool.Return(buffer);
+    }
+
+    /// <summary>
+    /// The receive buffers that the threads' readers keep, given back when the GC reports memory
+    /// pressure: at each gen-2 collection a buffer set aside at the previous one and not taken back
+    /// since is freed, and each kept buffer is set aside (as <see cref="BufferPool.Trim"/> does for the
+    /// pool; Motor freed unused buffers at GC, §7.5).  Apart from ObjectReader, so that the reader
+    /// has no static constructor to check on its paths.
+    /// </summary>
+    private static class ReceiveBuffers
+    {
+        private static readonly List<WeakReference<ObjectReader>> s_readers = [];
+        private static bool s_trimming; // Trim registered for gen-2 collections (under the list's lock)
+
+        /// <summary>This thread's reader, made at its first receive or decode and listed for the trim.</summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static ObjectReader NewReader()
+        {
+            var r = new ObjectReader();
+            lock (s_readers)
+            {
+                if (!s_trimming)
+                {
+                    Gen2Callback.Register(Trim);
+                    s_trimming = true;
+                }
+                s_readers.Add(new WeakReference<ObjectReader>(r));
+            }
+            return t_cached = r;
+        }
+
+        /// <summary>Frees the buffers set aside at the previous gen-2 collection and sets aside those kept since (finalizer thread).</summary>
+        private static void Trim()
+        {
+            lock (s_readers)
+            {
+                for (int i = s_readers.Count - 1; i >= 0; i--)
+                {
+                    if (!s_readers[i].TryGetTarget(out ObjectReader? r))
+                    {
+                        s_readers.RemoveAt(i); // its thread has ended: the reader's finalizer frees its buffers
+                        continue;
+                    }
+                    Interlocked.Exchange(ref r._idleBuffer, null)?.Free();
+                    Volatile.Write(ref r._idleBuffer, Interlocked.Exchange(ref r._receiveBuffer, null));
+                }
+            }
+        }
     }
 
     /// <summary>
@@ -88,7 +157,7 @@ internal sealed unsafe class ObjectReader
     {
         // The thread's reader stays cached while in use (no reference stored per payload); a payload
         // decoded while it is busy (a static constructor run by the decoding) gets a reader of its own.
-        ObjectReader r = t_cached ??= new ObjectReader();
+        ObjectReader r = t_cached ?? ReceiveBuffers.NewReader();
         if (r._busy)
             r = new ObjectReader();
         r._busy = true;

@@ -1,4 +1,5 @@
 using System.MP;
+using System.Reflection;
 
 namespace Scenarios;
 
@@ -15,6 +16,7 @@ internal static class ObjectEager
     {
         s[Scenario.ObjectsEagerBoundary] = Boundary;
         s[Scenario.ObjectsEagerThreads] = Threads;
+        s[Scenario.ObjectsEagerTrimmed] = Trimmed;
     }
 
     /// <summary>The most bytes of a payload's first message: MOTOR_OBJECT_CHUNK_BYTES, at most 64 KiB.</summary>
@@ -146,6 +148,44 @@ internal static class ObjectEager
             Check.True(errors.IsEmpty, "every receiving thread got its own payloads in order: " + string.Join("; ", errors));
         }
         c.Barrier();
+    }
+    /// <summary>
+    /// The first-message buffer a thread keeps is freed at gen-2 collections once the thread is idle
+    /// (ObjectReader's trim), and a receive after the trim works: round trips of small and chunked
+    /// payloads, each rank collecting between them until its buffer is gone.
+    /// </summary>
+    private static void Trimmed(Communicator c)
+    {
+        int peer = 1 - c.Rank, first = FirstBytes;
+        for (int round = 0; round < 3; round++)
+        {
+            int length = round == 1 ? 3 * first + 7 : 100 + round;
+            if (c.Rank == 0)
+            {
+                c.OSend(Pattern(length, round), peer, 20);
+                Check.True(c.ORecv<byte[]>(peer, 21)!.AsSpan().SequenceEqual(Pattern(length, round + 50)), $"round {round}: the echo arrives intact");
+            }
+            else
+            {
+                Check.True(c.ORecv<byte[]>(peer, 20)!.AsSpan().SequenceEqual(Pattern(length, round)), $"round {round}: the payload arrives intact");
+                c.OSend(Pattern(length, round + 50), peer, 21);
+            }
+            for (int i = 0; i < 50 && KeepsReceiveBuffer(); i++)
+            {
+                GC.Collect(2, GCCollectionMode.Forced, blocking: true);
+                GC.WaitForPendingFinalizers();
+            }
+            Check.True(!KeepsReceiveBuffer(), $"round {round}: the idle thread's buffer is freed after gen-2 collections");
+            c.Barrier();
+        }
+    }
+
+    /// <summary>Whether this thread's object reader keeps a receive buffer (ObjectReader.KeepsReceiveBuffer, internal).</summary>
+    private static bool KeepsReceiveBuffer()
+    {
+        Type reader = typeof(Communicator).Assembly.GetType("System.MP.Transport.ObjectReader")!;
+        object? current = reader.GetProperty("Current", BindingFlags.NonPublic | BindingFlags.Static)!.GetValue(null);
+        return current is not null && (bool)reader.GetProperty("KeepsReceiveBuffer", BindingFlags.NonPublic | BindingFlags.Instance)!.GetValue(current)!;
     }
 }
 

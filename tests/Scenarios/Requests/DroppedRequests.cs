@@ -1,4 +1,6 @@
 using System.MP;
+using System.Reflection;
+using System.Runtime.CompilerServices;
 
 namespace Scenarios;
 
@@ -12,6 +14,7 @@ internal static class DroppedRequests
     {
         s[Scenario.DroppedRequest] = DroppedRequest;
         s[Scenario.DroppedSelfSend] = DroppedSelfSend;
+        s[Scenario.DroppedStatusReader] = DroppedStatusReader;
     }
 
     private static void DroppedRequest(Communicator c)
@@ -87,7 +90,50 @@ internal static class DroppedRequests
         c.Barrier();
     }
 
-    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    // A receive of one value (IRecv<T>, a status reader) dropped in flight: once its state is
+    // finalized it is no longer counted among the status readers, so later span sets again ask
+    // the core for no statuses; a kept one completed by a span WaitAll still gets its status.
+    // The count is the process's: this job runs nothing else beside it.
+    private static void DroppedStatusReader(Communicator c)
+    {
+        int peer = 1 - c.Rank;
+        int before = StatusReaders();
+        using (ValueRequest<long> kept = c.IRecv<long>(peer, 61))
+        {
+            Check.Equal(before + 1, StatusReaders(), "an IRecv<long> in flight is counted as a status reader");
+            PostValueAndDrop(c, peer, 62);
+            Check.Equal(before + 2, StatusReaders(), "the dropped IRecv<long> is counted until its state is finalized");
+            for (int i = 0; i < 50 && StatusReaders() != before + 1; i++)
+            {
+                GC.Collect();
+                GC.WaitForPendingFinalizers();
+            }
+            Check.Equal(before + 1, StatusReaders(), "the dropped IRecv<long> is no longer counted once its state is finalized");
+            c.Send(10L * c.Rank + 1, peer, 61);
+            c.Send(10L * c.Rank + 2, peer, 62); // completes the dropped receive
+            Request.WaitAll(new[] { kept.Request }.AsSpan());
+            Check.Equal(10L * peer + 1, kept.Result, "a kept IRecv<long> completed by a span WaitAll gets its status and value");
+        }
+        Check.Equal(before, StatusReaders(), "no status reader counted once the kept receive completed");
+        using (ValueRequest<long> disposed = c.IRecv<long>(peer, 63))
+            Check.Equal(before + 1, StatusReaders(), "a second IRecv<long> in flight is counted");
+        Check.Equal(before, StatusReaders(), "a disposed IRecv<long> is no longer counted");
+        GC.Collect();
+        GC.WaitForPendingFinalizers();
+        Check.Equal(before, StatusReaders(), "a disposed IRecv<long> is uncounted once only, its state finalized or not");
+        c.Send(0L, peer, 63); // completes the disposed receive
+        c.Barrier();
+    }
+
+    /// <summary>Status readers attached to operations in flight in this process (RequestSlot.StatusReaders).</summary>
+    private static int StatusReaders() =>
+        (int)typeof(Request).Assembly.GetType("System.MP.RequestSlot")!
+            .GetField("StatusReaders", BindingFlags.NonPublic | BindingFlags.Static)!.GetValue(null)!;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void PostValueAndDrop(Communicator c, int peer, int tag) => _ = c.IRecv<long>(peer, tag);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private static WeakReference PostAndDrop(Communicator c)
     {
         var buffer = new byte[4096];

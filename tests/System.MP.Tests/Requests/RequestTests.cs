@@ -28,6 +28,18 @@ public class RequestTests
         Job.RunScenario(Scenario.DroppedRequest, 2, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
 
     /// <summary>
+    /// A dropped receive of one value (IRecv&lt;T&gt;, a status reader): once its state is finalized it is
+    /// no longer counted among the status readers that make span sets ask the core for statuses; a kept
+    /// one completed by a span WaitAll still gets its value, a disposed one is uncounted once (scenario dropped-status-reader).
+    /// </summary>
+    [Theory]
+    [InlineData(false, false)]
+    [InlineData(true, false)]
+    [InlineData(true, true)]
+    public void ADroppedValueReceiveIsNoLongerCountedAsAStatusReader(bool hosted, bool openMpi) =>
+        Job.RunScenario(Scenario.DroppedStatusReader, 2, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+
+    /// <summary>
     /// Pooled request state: a spent request (waited twice, or a stale copy whose state a newer
     /// operation reuses) is refused with ObjectDisposedException and leaves the newer operation
     /// alone; dropped requests are reclaimed after a forced collection (scenario request-reuse).

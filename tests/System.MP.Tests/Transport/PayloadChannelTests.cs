@@ -72,4 +72,48 @@ public unsafe class PayloadChannelTests
         flags[4] |= 0x10;
         Assert.Contains("not those of this wire format", Assert.Throws<TransportException>(() => IsChunked(flags, out _)).Message);
     }
+
+    /// <summary>
+    /// The first-message buffer an idle thread's reader keeps is freed after gen-2 collections
+    /// (set aside at one, freed at the next unless a receive took it back); a buffer a receive
+    /// holds is never freed under it, and a receive after the trim works and keeps a buffer anew.
+    /// Per thread: other tests' receives and collections on other threads change nothing here.
+    /// </summary>
+    [Fact]
+    public void AnIdleThreadsReceiveBufferIsFreedAtGen2Collections()
+    {
+        Communicator self = Communicator.Self;
+        Assert.Equal("first", RoundTripToSelf(self, "first"));
+        ObjectReader reader = ObjectReader.Current!;
+
+        // A buffer in use (taken as a receive takes it) survives any number of trims.
+        NativeBuffer buffer = ObjectReader.TakeReceiveBuffer();
+        for (int i = 0; i < 4; i++)
+            CollectGen2();
+        Assert.True(buffer.Pointer != null && buffer.Capacity >= WireFormat.FirstChunkBytes, "a buffer taken by a receive is never freed under it");
+
+        // Given back, the thread keeps it, and frees it once idle (checked on the buffer itself:
+        // however many collections other tests cause meanwhile, freed stays freed).
+        ObjectReader.KeepReceiveBuffer(buffer);
+        for (int i = 0; i < 50 && buffer.Pointer != null; i++)
+            CollectGen2();
+        Assert.True(buffer.Pointer == null, "an idle thread's kept buffer is freed after gen-2 collections");
+        Assert.False(reader.KeepsReceiveBuffer, "the idle thread keeps no buffer");
+
+        Assert.Equal("after the trim", RoundTripToSelf(self, "after the trim"));
+    }
+
+    private static string? RoundTripToSelf(Communicator self, string text)
+    {
+        using ObjectRequest sent = self.OISend(text, 0, 23071);
+        string? got = self.ORecv<string>(0, 23071);
+        sent.Wait();
+        return got;
+    }
+
+    private static void CollectGen2()
+    {
+        GC.Collect(2, GCCollectionMode.Forced, blocking: true);
+        GC.WaitForPendingFinalizers();
+    }
 }
