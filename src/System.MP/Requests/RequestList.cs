@@ -80,7 +80,7 @@ public sealed unsafe class RequestList : IDisposable
     /// </summary>
     /// <exception cref="MessageTruncatedException">A receive got a message longer than its buffer (an <see cref="MpiException"/>: as below).</exception>
     /// <exception cref="ObjectDisposedException">The list was disposed.</exception>
-    /// <exception cref="MpiException">MPI failed an operation.  The operations MPI completed are released (their entries become null: complete, with an empty status); any it left pending (MPI_ERR_PENDING, MPI-4.0 §3.7.5) stay in the list at their indices, for another WaitAll to complete or <see cref="Dispose"/> to give up.  The list is empty when none is left.</exception>
+    /// <exception cref="MpiException">MPI failed an operation.  The operations MPI completed are released (their entries become null: complete, with an empty status); any it left pending (MPI_ERR_PENDING, MPI-4.0 §3.7.5) stay in the list at their indices, for another WaitAll to complete or <see cref="Dispose"/> to give up.  The list is empty when none is left.  A list of sends only is completed without MPI's statuses (as <c>MPI_STATUSES_IGNORE</c>), so when one send fails MPI does not say which: the exception is MPI_ERR_IN_STATUS for the list.</exception>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public void WaitAll() => WaitAllCore(null);
 
