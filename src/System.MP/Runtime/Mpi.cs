@@ -212,6 +212,11 @@ public static unsafe class Mpi
             ThrowHelper.Check(Core.ReserveTags(s_tagUpperBound)); // the object transport's pieces travel above it
             s_threadLevel = (ThreadLevel)provided;
             RequestPoster.UseSharedPoster(s_threadLevel < ThreadLevel.Multiple);
+            // Known from here on and fixed: methods the JIT compiles later read them as constants,
+            // so their posts keep no pinning path beside the registering one (or the reverse) and
+            // their waits poll a known number of times.
+            _ = BufferPolicy.RegistersBuffers;
+            _ = Completion.SpinPolls;
             // motor sets this property to the level it asks MPI for before MPI says what it
             // provides (MPI starts beside the runtime); it names the level provided from here on.
             if (CoreLoader.IsHosted)
