@@ -29,8 +29,9 @@
 # mpirun.openmpi, Motor on its Open MPI core: latency-paired-ompi and bandwidth-paired-ompi.
 # message-rate: osu_mbw_mr's message rate between one pair (perf/Paired rate: the same windows of
 # 64 nonblocking sends and receives, messages/s) at sizes up to RATE_MAX_BYTES (4096, at most
-# MAX_BYTES): motor (Request objects), motor-list (a RequestList) and direct (MPI called directly,
-# the reference); message-rate-await: the windows awaited (MpiRequest.WhenAll, thread level
+# MAX_BYTES): motor (Request objects, Request.WaitAll(Request[])), motor-span (the same completed by
+# the allocation-free WaitAll(ReadOnlySpan<Request>)), motor-list (a RequestList) and direct (MPI
+# called directly, the reference); message-rate-await: the windows awaited (MpiRequest.WhenAll, thread level
 # Multiple) as motor-await, against direct at the same thread level.  message-rate-core: the same
 # windows through mpcore's call table from C (perf/native/rate_core.c: core, as Request objects
 # reach it, and core-list, as a RequestList does), against direct: the core's own share of the gap.
@@ -125,7 +126,7 @@ bandwidth|C-net|env BENCH_BUFFER_OFFSETS=$BW_NET $MPIEXEC -n 2 $BIN/bandwidth-c 
 bandwidth|motor-pinned|env BENCH_BUFFER=pinned $MPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
 bandwidth|motor-list|env BENCH_REQUESTS=list $MPIEXEC -n 2 $MOTOR $(app Bandwidth) $MAX $BW_SCALE
 bandwidth-paired|table:2=motor,3=motor-list,4=direct|$MPIEXEC -n 2 $MOTOR $(app Paired) bandwidth $MAX $SETS $BW_PAIRED_SCALE
-message-rate|table:2=motor,3=motor-list,4=direct|$MPIEXEC -n 2 $MOTOR $(app Paired) rate $RATE_MAX $SETS $BW_PAIRED_SCALE
+message-rate|table:2=motor,3=motor-span,4=motor-list,5=direct|$MPIEXEC -n 2 $MOTOR $(app Paired) rate $RATE_MAX $SETS $BW_PAIRED_SCALE
 message-rate-core|table:2=core,3=core-list,4=direct|$MPIEXEC -n 2 $BIN/rate-core $RATE_MAX $SETS $BW_PAIRED_SCALE
 message-rate-await|table:2=motor-await,3=direct|$MPIEXEC -n 2 $MOTOR --thread-level multiple $(app Paired) rate-await $RATE_MAX $SETS $BW_PAIRED_SCALE
 collectives|C|$MPIEXEC -n 2 $BIN/collectives-c

@@ -21,7 +21,8 @@
 // of 100 windows up to 8 KiB, 20 above; MB/s.
 // rate: osu_mbw_mr's message rate between one pair (the same window: 64 nonblocking sends, the
 // receiver's 64 receives, all waited for, and the acknowledgement); paths motor, motor-list and
-// direct as for bandwidth; messages per second.  rate-await (thread level Multiple, which the
+// direct as for bandwidth, and motor-span (Request objects completed by the allocation-free
+// WaitAll(ReadOnlySpan<Request>), no status array); messages per second.  rate-await (thread level Multiple, which the
 // engine needs): the window's requests awaited together (await MpiRequest.WhenAll) through the
 // progress engine (motor-await), against direct at the same thread level.
 // Block sizes times iteration_scale, at least 1.
@@ -67,7 +68,8 @@ Array.Fill(send, (byte)'a');
 var reqs = new Request[Window];
 var awaited = new MpiRequest[Window];
 using var list = new RequestList(Window);
-string[] paths = latency ? ["motor", "direct"] : mode == "rate-await" ? ["motor-await", "direct"] : ["motor", "motor-list", "direct"];
+string[] paths = latency ? ["motor", "direct"] : mode == "rate-await" ? ["motor-await", "direct"]
+                 : rate ? ["motor", "motor-span", "motor-list", "direct"] : ["motor", "motor-list", "direct"];
 int directPath = paths.Length - 1;
 var values = new double[paths.Length][];
 var ratios = new double[paths.Length - 1][];
@@ -161,6 +163,10 @@ double Block(int p, int count, int iters)
         else if (p == 0)
         {
             OsuWindow.Exchange(world, send, recv, reqs, count);
+        }
+        else if (paths[p] == "motor-span")
+        {
+            OsuWindow.Exchange(world, send, recv, reqs, count, spans: true);
         }
         else
         {

@@ -109,7 +109,8 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
         new("message-rate", "Message rate, paired blocks in one process", "msg/s", true, true,
             "osu_mbw_mr methodology between one pair, perf/Paired rate under motor: per size, sets of three neighbouring blocks of windows of " +
             "64 nonblocking sends (the receiver posts 64 receives, both wait for all, then a 4-byte acknowledgement; 100 windows per block up to " +
-            "8 KiB, times BW_SCALE / 10; PAIRED_SETS sets), through System.MP with Request objects (motor) and a RequestList (motor-list), and " +
+            "8 KiB, times BW_SCALE / 10; PAIRED_SETS sets), through System.MP with Request objects (motor: WaitAll(Request[]), which returns the " +
+            "statuses; motor-span: the allocation-free WaitAll(ReadOnlySpan<Request>)) and a RequestList (motor-list), and " +
             "calling the same MPI library's MPI_Isend/MPI_Irecv/MPI_Waitall directly from the same process (direct, the reference); messages per " +
             "second, sizes up to RATE_MAX_BYTES (4096).", "direct"),
         new("message-rate-core", "Message rate through the core from C, paired blocks in one process", "msg/s", true, true,

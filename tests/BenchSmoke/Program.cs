@@ -26,7 +26,7 @@ try
     bench.CheckTable("bandwidth", "MBps", "C", bandwidth, sizes);
     bench.CheckTable("bandwidth-paired", "MBps", "direct", ["direct", "motor", "motor-list"], sizes);
     string[] rateSizes = [.. sizes.TakeWhile(s => long.Parse(s, CultureInfo.InvariantCulture) <= 4096)];
-    bench.CheckTable("message-rate", "msgps", "direct", ["direct", "motor", "motor-list"], rateSizes);
+    bench.CheckTable("message-rate", "msgps", "direct", ["direct", "motor", "motor-span", "motor-list"], rateSizes);
     bench.CheckTable("message-rate-core", "msgps", "direct", ["direct", "core", "core-list"], rateSizes);
     bench.CheckTable("message-rate-await", "msgps", "direct", ["direct", "motor-await"], rateSizes);
     bench.CheckTable("collectives", "us", "C", ["C", "motor", "dotnet"], ["allreduce 8", "bcast 1048576", "alltoall 4096"]);
@@ -51,7 +51,7 @@ try
     bench.CheckPlot("latency-paired", ["direct", "motor"]);
     bench.CheckPlot("bandwidth", bandwidth);
     bench.CheckPlot("bandwidth-paired", ["direct", "motor", "motor-list"]);
-    bench.CheckPlot("message-rate", ["direct", "motor", "motor-list"]);
+    bench.CheckPlot("message-rate", ["direct", "motor", "motor-span", "motor-list"]);
     bench.CheckPlot("message-rate-core", ["direct", "core", "core-list"]);
     bench.CheckPlot("message-rate-await", ["direct", "motor-await"]);
     bench.CheckPlot("objects", objects);
