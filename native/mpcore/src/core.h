@@ -146,8 +146,10 @@ static MP_INLINE int mp_mpi_test_done_first(MPI_Request *r, int *flag, MPI_Statu
  * be) is completed without them, and MPI skips their processing (MPICH 4.0: about 50
  * instructions per send, a twelfth of its own cost per operation in perf/callgrind.sh's window).  What is lost is which operation
  * failed when one does: MPI then says MPI_ERR_IN_STATUS alone, and the set fails as a whole,
- * reported under MP_SENDS_WAITALL. */
+ * reported under MP_SENDS_WAITALL (MP_SENDS_TESTALL: the same for MPI_Testall, which the waits'
+ * polls call). */
 #define MP_SENDS_WAITALL "MPI_Waitall (a set of sends, completed without statuses: MPI does not say which send failed)"
+#define MP_SENDS_TESTALL "MPI_Testall (a set of sends, tested without statuses: MPI does not say which send failed)"
 static MP_INLINE int mp_mpi_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
 {
     int failed = 0;

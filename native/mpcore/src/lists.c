@@ -562,11 +562,13 @@ int mp_list_waitall(mp_list_t l, mp_status_t *statuses)
 int mp_list_testall(mp_list_t l, mp_status_t *statuses)
 {
     int n, mrc, flag = 0;
+    MPI_Status *ms;
     if ((n = list_operations(l)) <= 0)
         return n < 0 ? n : 1; /* an empty list tests complete */
-    mrc = mp_mpi_testall_plain(n, l->mr, &flag, l->ms);
+    ms = l->recvs ? l->ms : MPI_STATUSES_IGNORE; /* as list_waitall */
+    mrc = mp_mpi_testall_plain(n, l->mr, &flag, ms);
     if (MP_UNLIKELY(mrc != MPI_SUCCESS))
-        return list_failed(l, n, mrc, "MPI_Testall", statuses, 0);
+        return list_failed(l, n, mrc, ms == l->ms ? "MPI_Testall" : MP_SENDS_TESTALL, statuses, ms != l->ms);
     if (!flag)
         return 0; /* no request was touched (MPI-4.0 3.7.5) */
     mrc = list_done(l, n, statuses);

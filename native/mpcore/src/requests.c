@@ -876,7 +876,7 @@ int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
     int rc, mrc = MPI_SUCCESS;
     if (MP_LIKELY(batch_begin_plain(&b, n, reqs, 0))) {
         int flag = 0;
-        mrc = mp_mpi_testall_plain(n, b.mr, &flag, b.ms);
+        mrc = mp_mpi_testall_plain(n, b.mr, &flag, batch_statuses(&b));
         if (MP_LIKELY(mrc == MPI_SUCCESS)) {
             if (!flag) {
                 batch_unmark(&b); /* no request was touched */
@@ -885,8 +885,10 @@ int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
             rc = batch_finish_plain(&b, reqs, statuses);
             return rc ? rc : 1;
         }
+        if (!b.recvs)
+            batch_unknown_errors(&b);
         batch_as_general(&b, reqs);
-        rc = batch_finish(&b, mrc, "MPI_Testall", statuses);
+        rc = batch_finish(&b, mrc, b.recvs ? "MPI_Testall" : MP_SENDS_TESTALL, statuses);
         return rc ? rc : 1;
     }
     if ((rc = batch_begin(&b, n, reqs, 0)) < 0)

@@ -657,6 +657,27 @@ static int waitall_watched(int n, MPI_Request *r, MPI_Status *sts)
     return g_real_waitall(n, r, sts);
 }
 
+static __typeof__(MPI_Testall) *g_real_testall;
+static int g_ignored_tests, g_status_tests;
+static int waitall_ignored_fails(int n, MPI_Request *r, MPI_Status *sts);
+
+/* Counts whether the core asked MPI for statuses, then tests. */
+static int testall_watched(int n, MPI_Request *r, int *flag, MPI_Status *sts)
+{
+    if (sts == MPI_STATUSES_IGNORE)
+        g_ignored_tests++;
+    else
+        g_status_tests++;
+    return g_real_testall(n, r, flag, sts);
+}
+
+/* A test of a set failed without statuses, as waitall_ignored_fails. */
+static int testall_ignored_fails(int n, MPI_Request *r, int *flag, MPI_Status *sts)
+{
+    *flag = 1;
+    return waitall_ignored_fails(n, r, sts);
+}
+
 /* A set failed without statuses, as MPICH 4.0 fails one: the first two requests complete
  * (freed), the rest stay pending, and the call says MPI_ERR_IN_STATUS and not which failed. */
 static int waitall_ignored_fails(int n, MPI_Request *r, MPI_Status *sts)
@@ -733,10 +754,45 @@ void test_sends_without_statuses(void)
     }
 
     pal_mpi.Waitall = g_real_waitall;
+
+    /* The polls before a wait test a set of sends without statuses too. */
+    g_real_testall = pal_mpi.Testall;
+    g_ignored_tests = g_status_tests = 0;
+    pal_mpi.Testall = testall_watched;
+    for (int i = 0; i < 3; i++)
+        CHECK(mp_checked_irecv(in[i], 16, 0, 104 + i, MP_COMM_SELF, NULL, &rs[i]) == 0);
+    for (int i = 0; i < 3; i++)
+        CHECK(mp_checked_list_isend(l, out, 16, 0, 104 + i, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == i);
+    while ((rc = mp_list_testall(l, NULL)) == 0)
+        ;
+    CHECK(rc == 1 && mp_list_count(l) == 0 && g_ignored_tests >= 1 && g_status_tests == 0);
+    CHECK(mp_req_testall(3, rs, NULL) == 1 && g_status_tests == 1 && in[2][1] == 6); /* receives: statuses */
+    for (int i = 0; i < 3; i++)
+        CHECK(mp_checked_isend(out, 16, 0, 107 + i, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &sends[i]) == 0);
+    for (int i = 0; i < 3; i++) /* the sends' messages taken, so that they complete */
+        CHECK(mp_checked_recv(in[i], 16, 0, 107 + i, MP_COMM_SELF, NULL) == 0 && in[i][1] == 6);
+    sts[0] = sts[1] = sts[2] = mark;
+    while ((rc = mp_req_testall(3, sends, sts)) == 0)
+        ;
+    CHECK(rc == 1 && g_status_tests == 1 && memcmp(&sts[2], &sent, sizeof sent) == 0);
+    pal_mpi.Testall = g_real_testall;
     if (!watched) {
         CHECK(mp_list_free(l, NULL) == 0 && mp_req_active() == active);
         return;
     }
+
+    /* A test that fails without statuses: the same as a wait's failure, under MPI_Testall. */
+    for (int i = 0; i < 3; i++)
+        CHECK(mp_checked_irecv(in[i], 16, 0, 114 + i, MP_COMM_SELF, NULL, &rs[i]) == 0);
+    for (int i = 0; i < 3; i++)
+        CHECK(mp_checked_isend(out, 16, 0, 114 + i, MP_COMM_SELF, MP_SEND_STANDARD, NULL, &sends[i]) == 0);
+    pal_mpi.Testall = testall_ignored_fails;
+    sts[0] = sts[1] = sts[2] = mark;
+    rc = mp_req_testall(3, sends, sts);
+    pal_mpi.Testall = g_real_testall;
+    CHECK(rc == MP_EMPI && last_error_mentions("MPI_Testall (a set of sends"));
+    CHECK(sts[0].error == MP_EMPI && sts[1].error == MP_EMPI && sts[2].error == MP_EPENDING && mp_req_live(sends[2]));
+    CHECK(mp_req_wait(sends[2], NULL) == 0 && mp_req_waitall(3, rs, NULL) == 0 && mp_req_active() == active);
 
     /* Failed without statuses: a request set. */
     for (int i = 0; i < 3; i++)
