@@ -460,7 +460,7 @@ enum { BATCH_STACK = 128 };
 
 typedef struct batch {
     int n, k;             /* requests, active ones among them */
-    int recvs;            /* batch_begin_plain: nonzero when a request of the usual set is a receive */
+    int recvs;            /* batch_begin_plain: nonzero when a request of the usual set is a receive (or a file access) */
     slot_t **slot;        /* per request (NULL for MP_REQ_NULL) */
     int *idx;             /* per request */
     MPI_Request *mr;      /* per active one */
@@ -508,7 +508,7 @@ static inline void batch_on_stack(batch_t *b, int n)
 {
     b->n = n;
     b->k = 0;
-    b->recvs = 1; /* statuses asked for, unless batch_begin_plain finds a set of sends */
+    b->recvs = 1; /* statuses asked for, unless batch_begin_plain finds a set with no receive */
     b->slot = b->slot_stack;
     b->idx = b->idx_stack;
     b->mr = b->mr_stack;
@@ -565,7 +565,8 @@ static MP_INLINE int batch_begin_plain(batch_t *b, int n, const mp_req_t *reqs, 
     return 1;
 }
 
-/* What a usual set's completion asks MPI for: its statuses, or none for a set of sends (the
+/* What a usual set's completion asks MPI for: its statuses, or none for a set with no receive
+ * (sends, collectives, one-sided operations, whose statuses the core writes empty; the
  * cancelled ones are not in a usual set: SLOT_CANCEL_CALLED), whose statuses
  * batch_finish_plain writes itself (core.h, mp_mpi_waitall). */
 static MP_INLINE MPI_Status *batch_statuses(batch_t *b)

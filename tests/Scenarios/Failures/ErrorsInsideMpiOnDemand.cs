@@ -861,11 +861,11 @@ internal static unsafe class ErrorsInsideMpiOnDemand
     /// <summary>
     /// A set of sends is completed without MPI's statuses (a send's status says nothing the caller
     /// reads), so when one send fails MPI says MPI_ERR_IN_STATUS and not which: the set fails as a
-    /// whole, under "MPI_Waitall (a set of sends", the sends MPI completed are finished, those it
+    /// whole, under "MPI_Waitall (a set with no receive", the sends MPI completed are finished, those it
     /// left pending stay in flight and complete later, and every message arrives once; as a
     /// Request set and as a list.  The polls before the wait are made to find the set incomplete,
     /// so the failing wait runs whether or not the receives came first; in two more rounds a poll
-    /// (MPI_Testall, also without statuses) fails instead, under "MPI_Testall (a set of sends".
+    /// (MPI_Testall, also without statuses) fails instead, under "MPI_Testall (a set with no receive".
     /// </summary>
     private static void FailedSendSets(Communicator c)
     {
@@ -904,7 +904,7 @@ internal static unsafe class ErrorsInsideMpiOnDemand
             MpiException? e = Check.Throws<MpiException>(() => WaitAll(listed, list, reqs), what);
             s_clear();
             Check.Equal(waits + 1, Failed(call), $"{what}: the call failed once");
-            string name = byTest ? "MPI_Testall (a set of sends" : "MPI_Waitall (a set of sends";
+            string name = byTest ? "MPI_Testall (a set with no receive" : "MPI_Waitall (a set with no receive";
             Check.True(e is not null && e.ErrorClass != errorClass && e.Message.StartsWith(name, StringComparison.Ordinal) &&
                        e.Message.Contains("MPI_ERR_IN_STATUS", StringComparison.Ordinal),
                        $"{what}: the exception says the set of sends failed without naming one (MPI_ERR_IN_STATUS, not the class {errorClass} of the send): {e?.ErrorClass} {e?.Message}");
