@@ -23,4 +23,12 @@ static void core_check(const mp_table_t *mp, const char *program, int rc, const 
     }
 }
 
+/* A list's entries counted against MPI's request pool (list_reserve returns how many, or an error),
+ * as the trusted posts require of their caller. */
+static void core_reserve(const mp_table_t *mp, const char *program, mp_list_t list, int entries)
+{
+    int rc = mp->list_reserve(list, entries - 1);
+    core_check(mp, program, rc < 0 ? rc : 0, "list_reserve");
+}
+
 #endif

@@ -141,15 +141,15 @@ static MP_INLINE int mp_mpi_test_done_first(MPI_Request *r, int *flag, MPI_Statu
  * already failed (pal_mpi_waitall_hangs_on_failed: Open MPI) MPI_Wait for each request in
  * turn, with MPI_Waitall's contract: every request completed and freed (persistent ones made
  * inactive), MPI_ERR_IN_STATUS with each status's MPI_ERROR when one failed.
- * sts may be MPI_STATUSES_IGNORE: a set with no receive, whose statuses no one needs from MPI (a
- * send's status says nothing but whether it was cancelled, and the core knows which sends were
- * asked to be; a collective's or a one-sided operation's is empty) is completed without them, and MPI skips their processing (MPICH 4.0: about 50
- * instructions per send, a twelfth of its own cost per operation in perf/callgrind.sh's window).  What is lost is which operation
- * failed when one does: MPI then says MPI_ERR_IN_STATUS alone, and the set fails as a whole,
- * reported under MP_SENDS_WAITALL (MP_SENDS_TESTALL: the same for MPI_Testall, which the waits'
- * polls call). */
-#define MP_SENDS_WAITALL "MPI_Waitall (a set with no receive, completed without statuses: MPI does not say which operation failed)"
-#define MP_SENDS_TESTALL "MPI_Testall (a set with no receive, tested without statuses: MPI does not say which operation failed)"
+ * sts may be MPI_STATUSES_IGNORE: a set with no receive, whose statuses no one needs from MPI
+ * (a send's says nothing but whether it was cancelled, and a send asked to be is never in such a
+ * set; a collective's or a one-sided operation's is empty), is completed without them, and MPI
+ * skips their processing (MPICH 4.0: about 50 instructions per send, a twelfth of its own cost
+ * per operation in perf/callgrind.sh's window).  What is lost is which operation failed when one
+ * does: MPI then says MPI_ERR_IN_STATUS alone, and the set fails as a whole, reported under
+ * MP_STATUSLESS(call) (MPI_Waitall, or MPI_Testall: the waits' polls). */
+#define MP_STATUSLESS(call) \
+    call " (a set with no receive, without statuses: MPI does not say which operation failed)"
 static MP_INLINE int mp_mpi_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
 {
     int failed = 0;

@@ -482,14 +482,24 @@ static MP_INLINE int list_done(mp_list_t l, int n, mp_status_t *statuses)
     return rc;
 }
 
+/* What a completion asks MPI for: the list's statuses, or none for a list of sends (list_status
+ * writes a send's; core.h, mp_mpi_waitall). */
+static MP_INLINE MPI_Status *list_statuses(mp_list_t l)
+{
+    return l->recvs ? l->ms : MPI_STATUSES_IGNORE;
+}
+
 /* MPI failed the set (MPI-4.0 3.7.5): an entry MPI completed (its request now
  * MPI_REQUEST_NULL) gets its status and error and lets go of its object; one
- * it left pending keeps both, for the next call.  A set of sends completed without statuses
- * (ignored) has no error of its own per entry: each it completed gets the call's.  Returns the
- * first error. */
-static MP_COLD int list_failed(mp_list_t l, int n, int mrc, const char *call, mp_status_t *statuses, int ignored)
+ * it left pending keeps both, for the next call.  A list of sends, completed without statuses
+ * (list_statuses), has no error of its own per entry: each MPI completed gets the call's, reported
+ * under statusless_call.  Returns the first error. */
+static MP_COLD int list_failed(mp_list_t l, int n, int mrc, const char *call, const char *statusless_call,
+                               mp_status_t *statuses)
 {
-    int rc = 0, left = 0;
+    int rc = 0, left = 0, ignored = !l->recvs;
+    if (ignored)
+        call = statusless_call;
     for (int i = 0; i < n; i++) {
         mp_status_t scratch, *out = statuses ? &statuses[i] : &scratch;
         int r = 0;
@@ -543,17 +553,14 @@ static inline int list_operations(mp_list_t l)
 int mp_list_waitall(mp_list_t l, mp_status_t *statuses)
 {
     int n, mrc, rc = 0;
-    MPI_Status *ms;
     if ((n = list_operations(l)) <= 0)
         return n;
-    /* A list of sends needs no status of MPI's: list_status writes a send's. */
-    ms = l->recvs ? l->ms : MPI_STATUSES_IGNORE;
     mp_blocking_enter();
-    mrc = mp_mpi_waitall(n, l->mr, ms);
+    mrc = mp_mpi_waitall(n, l->mr, list_statuses(l));
     if (MP_LIKELY(mrc == MPI_SUCCESS))
         rc = list_done(l, n, statuses);
     else
-        rc = list_failed(l, n, mrc, ms == l->ms ? "MPI_Waitall" : MP_SENDS_WAITALL, statuses, ms != l->ms);
+        rc = list_failed(l, n, mrc, "MPI_Waitall", MP_STATUSLESS("MPI_Waitall"), statuses);
     mp_sweep_orphans();
     mp_blocking_leave();
     return rc;
@@ -562,13 +569,11 @@ int mp_list_waitall(mp_list_t l, mp_status_t *statuses)
 int mp_list_testall(mp_list_t l, mp_status_t *statuses)
 {
     int n, mrc, flag = 0;
-    MPI_Status *ms;
     if ((n = list_operations(l)) <= 0)
         return n < 0 ? n : 1; /* an empty list tests complete */
-    ms = l->recvs ? l->ms : MPI_STATUSES_IGNORE; /* as list_waitall */
-    mrc = mp_mpi_testall_plain(n, l->mr, &flag, ms);
+    mrc = mp_mpi_testall_plain(n, l->mr, &flag, list_statuses(l));
     if (MP_UNLIKELY(mrc != MPI_SUCCESS))
-        return list_failed(l, n, mrc, ms == l->ms ? "MPI_Testall" : MP_SENDS_TESTALL, statuses, ms != l->ms);
+        return list_failed(l, n, mrc, "MPI_Testall", MP_STATUSLESS("MPI_Testall"), statuses);
     if (!flag)
         return 0; /* no request was touched (MPI-4.0 3.7.5) */
     mrc = list_done(l, n, statuses);

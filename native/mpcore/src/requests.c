@@ -279,9 +279,9 @@ int mp_req_cancel(mp_req_t req)
         return mp_fail_req(req);
     if (atomic_load_explicit(&s->state, memory_order_acquire) != SLOT_ACTIVE)
         return 0; /* already complete: nothing to cancel */
-    /* Its status must be MPI's from now on: it leaves the usual set (batch_statuses). */
-    atomic_store_explicit(&s->flags, atomic_load_explicit(&s->flags, memory_order_relaxed) | SLOT_CANCEL_CALLED,
-                          memory_order_relaxed);
+    if (!s->is_recv) /* a send's status must be MPI's from now on: it leaves the usual set (batch_statuses) */
+        atomic_store_explicit(&s->flags, atomic_load_explicit(&s->flags, memory_order_relaxed) | SLOT_CANCEL_CALLED,
+                              memory_order_relaxed);
     return MP_MPI_CHECK(pal_mpi.Cancel(&s->mpi), "MPI_Cancel");
 }
 
@@ -566,24 +566,12 @@ static MP_INLINE int batch_begin_plain(batch_t *b, int n, const mp_req_t *reqs, 
 }
 
 /* What a usual set's completion asks MPI for: its statuses, or none for a set with no receive
- * (sends, collectives, one-sided operations, whose statuses the core writes empty; the
- * cancelled ones are not in a usual set: SLOT_CANCEL_CALLED), whose statuses
- * batch_finish_plain writes itself (core.h, mp_mpi_waitall). */
+ * (sends, collectives, one-sided operations, whose statuses the core writes empty; a send asked
+ * to be cancelled is not in a usual set: SLOT_CANCEL_CALLED), whose statuses batch_finish_plain
+ * writes itself (core.h, mp_mpi_waitall). */
 static MP_INLINE MPI_Status *batch_statuses(batch_t *b)
 {
     return b->recvs ? b->ms : MPI_STATUSES_IGNORE;
-}
-
-/* A set of sends completed without statuses failed: MPI said MPI_ERR_IN_STATUS, or failed the
- * call, and not which operation.  The statuses the general finish reads: one MPI left pending
- * (its request not freed) stays so, each it completed has the call's error, since any of them
- * may be the one that failed. */
-static MP_COLD void batch_unknown_errors(batch_t *b)
-{
-    for (int j = 0; j < b->k; j++) {
-        memset(&b->ms[j], 0, sizeof b->ms[j]);
-        b->ms[j].MPI_ERROR = b->mr[j] != MPI_REQUEST_NULL ? MPI_ERR_PENDING : MPI_ERR_IN_STATUS;
-    }
 }
 
 /* A set begun by batch_begin_plain, completed otherwise than all at once (an
@@ -871,6 +859,24 @@ static int testall_one_by_one(batch_t *b)
     return all;
 }
 
+/* The usual set's call (call) failed (mrc): finished as the general path finishes.  A set with no
+ * receive, completed without statuses (batch_statuses), has no error of MPI's per operation: one
+ * MPI left pending (its request not freed) stays so, each it completed gets the call's error,
+ * since any of them may be the one that failed, reported under MP_STATUSLESS(call). */
+static MP_COLD int batch_plain_failed(batch_t *b, const mp_req_t *reqs, int mrc, const char *call, const char *statusless_call,
+                              mp_status_t *statuses)
+{
+    if (!b->recvs) {
+        for (int j = 0; j < b->k; j++) {
+            memset(&b->ms[j], 0, sizeof b->ms[j]);
+            b->ms[j].MPI_ERROR = b->mr[j] != MPI_REQUEST_NULL ? MPI_ERR_PENDING : MPI_ERR_IN_STATUS;
+        }
+        call = statusless_call;
+    }
+    batch_as_general(b, reqs);
+    return batch_finish(b, mrc, call, statuses);
+}
+
 int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
 {
     batch_t b;
@@ -886,10 +892,7 @@ int mp_req_testall(int n, const mp_req_t *reqs, mp_status_t *statuses)
             rc = batch_finish_plain(&b, reqs, statuses);
             return rc ? rc : 1;
         }
-        if (!b.recvs)
-            batch_unknown_errors(&b);
-        batch_as_general(&b, reqs);
-        rc = batch_finish(&b, mrc, b.recvs ? "MPI_Testall" : MP_SENDS_TESTALL, statuses);
+        rc = batch_plain_failed(&b, reqs, mrc, "MPI_Testall", MP_STATUSLESS("MPI_Testall"), statuses);
         return rc ? rc : 1;
     }
     if ((rc = batch_begin(&b, n, reqs, 0)) < 0)
@@ -924,10 +927,7 @@ static MP_INLINE int waitall_as(int n, const mp_req_t *reqs, mp_status_t *status
         if (MP_LIKELY(mrc == MPI_SUCCESS)) {
             rc = batch_finish_plain(&b, reqs, statuses);
         } else {
-            if (!b.recvs)
-                batch_unknown_errors(&b);
-            batch_as_general(&b, reqs);
-            rc = batch_finish(&b, mrc, b.recvs ? "MPI_Waitall" : MP_SENDS_WAITALL, statuses);
+            rc = batch_plain_failed(&b, reqs, mrc, "MPI_Waitall", MP_STATUSLESS("MPI_Waitall"), statuses);
         }
     } else if ((rc = batch_begin(&b, n, reqs, 1))) {
         mp_blocking_leave();

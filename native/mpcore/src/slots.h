@@ -51,7 +51,7 @@ enum slot_flags {
                       * slot_settle).  Written by another thread too: a GC mark's test, while
                       * the owner is suspended */
     SLOT_CANCEL_ASKED = 16, /* with SLOT_FAILED: MPI_Cancel was called on it (once) */
-    SLOT_CANCEL_CALLED = 32 /* the owner asked MPI to cancel it (mp_req_cancel): only MPI's status
+    SLOT_CANCEL_CALLED = 32 /* a send the owner asked MPI to cancel (mp_req_cancel): only MPI's status
                              * says whether it was, so it is completed with one (not in a usual set) */
 };
 
