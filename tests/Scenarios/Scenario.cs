@@ -45,6 +45,9 @@ public enum Scenario
     // Pooled request state: spent and stale requests refused, dropped ones reclaimed (Requests/RequestReuse.cs)
     RequestReuse,
 
+    // Requests posted as entries of blocks while they are completed in sets (Requests/RequestBlocks.cs)
+    RequestBlocks,
+
     // Buffer collectives (Collectives/Collectives.cs); the last two on 3 ranks
     CollReduce,
     CollMove,

@@ -102,6 +102,14 @@ internal static unsafe class Completion
         public int Block() => Core.ListWaitall(list, statuses);
     }
 
+    /// <summary>Entries [first, first + n) of a request list, completed together (mp_list_testall_range / mp_list_waitall_range).</summary>
+    internal readonly struct ListRange(ListHandle list, int first, int n, Status* statuses) : IPollThenBlock
+    {
+        public string Describe() => $"Request.WaitAll ({n} requests)";
+        public int Poll() => Core.ListTestallRange(list, first, n, statuses);
+        public int Block() => Core.ListWaitallRange(list, first, n, statuses);
+    }
+
     /// <summary>
     /// The first of a set of requests to complete: a poll tests every pending one once;
     /// <see cref="Index"/> and <see cref="Result"/> say which completed and how.

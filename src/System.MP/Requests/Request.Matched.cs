@@ -11,7 +11,7 @@ public readonly unsafe partial struct Request
     /// operation completed and was finished, or once it saw a dropped one complete
     /// (<see cref="Core.ReqLive"/> tells).  ReqNull when already completed here.
     /// </summary>
-    internal RequestHandle CoreHandle => SetEntry();
+    internal RequestHandle CoreHandle => Slotted().SetEntry();
 
     /// <summary>Posts the receive of a matched message into <paramref name="count"/> elements at <paramref name="offset"/> (MPI_Imrecv).</summary>
     internal static Request PostMatchedRecv<T>(T[] buffer, int offset, int count, MessageHandle message) where T : unmanaged

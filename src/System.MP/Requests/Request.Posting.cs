@@ -82,9 +82,11 @@ public readonly unsafe partial struct Request
     internal static unsafe Request PostSend<T>(T[] buffer, int offset, int count, int dest, int tag, CommHandle comm, int mode)
         where T : unmanaged
     {
+        RequestPoster poster = RequestPoster.Current;
+        if (poster.BlockMode && dest >= 0) // not ProcNull: a block's entries are all given to MPI
+            return PostSendInBlock(poster, buffer, offset, count, dest, tag, comm, mode);
         RequestHandle req = RequestHandle.Null;
         int rc;
-        RequestPoster poster = RequestPoster.Current;
         bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
         // Under `fixed` until the posting call has registered the array; a
         // pinned (or immobile) array keeps its address after it.  The caller
@@ -107,11 +109,13 @@ public readonly unsafe partial struct Request
     internal static unsafe Request PostRecv<T>(T[] buffer, int offset, int count, int source, int tag, CommHandle comm)
         where T : unmanaged
     {
+        RequestPoster poster = RequestPoster.Current;
+        if (poster.BlockMode && (source | tag) >= 0) // a rank and a tag: no wildcard (AnyTag receives are recorded), not ProcNull
+            return PostRecvInBlock(poster, buffer, offset, count, source, tag, comm);
         RequestHandle req = RequestHandle.Null;
         int rc;
         if (tag == Mpi.AnyTag && ReservedPieces.StreamCount != 0)
             ReservedPieces.AwaitStreams(source, comm);
-        RequestPoster poster = RequestPoster.Current;
         bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as PostSend
         {
@@ -120,6 +124,58 @@ public readonly unsafe partial struct Request
                                     : Core.Irecv(p + offset, (long)count * sizeof(T), source, tag, comm, obj, &req);
         }
         return Posted(poster, rc, req, pin);
+    }
+
+    /// <summary>A send posted as the next entry of the poster's block (<see cref="RequestBlock"/>), as <see cref="PostSend{T}"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Request PostSendInBlock<T>(RequestPoster poster, T[] buffer, int offset, int count, int dest, int tag, CommHandle comm, int mode)
+        where T : unmanaged
+    {
+        RequestBlock? b = poster.Block;
+        if (b is null || b.Count >= b.Room)
+            b = poster.BlockWithRoom();
+        int i = b.Count, rc;
+        bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
+        fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as PostSend
+        {
+            void* obj = register ? BufferPolicy.ObjectOf(ref buffer) : null;
+            rc = MpiProfile.Enabled ? RequestList.ProfiledIsend(b.List, p + offset, (long)count * sizeof(T), dest, tag, comm, mode, obj)
+                                    : Core.ListIsend(b.List, p + offset, (long)count * sizeof(T), dest, tag, comm, mode, obj);
+        }
+        return PostedInBlock(b, i, rc, pin);
+    }
+
+    /// <summary>A receive posted as the next entry of the poster's block, as <see cref="PostSendInBlock{T}"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Request PostRecvInBlock<T>(RequestPoster poster, T[] buffer, int offset, int count, int source, int tag, CommHandle comm)
+        where T : unmanaged
+    {
+        RequestBlock? b = poster.Block;
+        if (b is null || b.Count >= b.Room)
+            b = poster.BlockWithRoom();
+        int i = b.Count, rc;
+        bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
+        fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))
+        {
+            void* obj = register ? BufferPolicy.ObjectOf(ref buffer) : null;
+            rc = MpiProfile.Enabled ? RequestList.ProfiledIrecv(b.List, p + offset, (long)count * sizeof(T), source, tag, comm, obj)
+                                    : Core.ListIrecv(b.List, p + offset, (long)count * sizeof(T), source, tag, comm, obj);
+        }
+        return PostedInBlock(b, i, rc, pin);
+    }
+
+    /// <summary>A post into entry <paramref name="i"/> of <paramref name="b"/>: refused (nothing posted, the pin released, thrown), or the entry counted with its pin.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Request PostedInBlock(RequestBlock b, int i, int rc, BufferHold? pin)
+    {
+        if (rc != 0)
+            RequestList.Refused(b.List, i, rc, pin);
+        if (pin is not null)
+            (b.Pins ??= new BufferHold?[RequestBlock.Capacity])[i] = pin;
+        b.Count = i + 1;
+        if (Volatile.Read(ref Orphans.Count) != 0)
+            SweepOrphans();
+        return OnBlock(b, i);
     }
 
     // PostSend and PostRecv are inlined into the user's code: the profile's hooks sit in these

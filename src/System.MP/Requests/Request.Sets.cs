@@ -1,3 +1,4 @@
+using System.Diagnostics.CodeAnalysis;
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
@@ -24,8 +25,17 @@ public readonly unsafe partial struct Request
         var statuses = new Status[requests.Length];
         try
         {
-            var set = new Set(requests);
-            RequestSet.WaitAll(ref set, statuses);
+            if (IsRun(requests, out RequestBlock? block, out int first))
+            {
+                fixed (Status* st = statuses)
+                    block.WaitAll(first, requests.Length, st);
+            }
+            else
+            {
+                var set = new Set(SlottedAll(requests));
+                RequestSet.WaitAll(ref set, statuses);
+                RequestPoster.Current.SetCompleted(requests.Length);
+            }
         }
         catch
         {
@@ -46,8 +56,14 @@ public readonly unsafe partial struct Request
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static void WaitAll(ReadOnlySpan<Request> requests)
     {
-        var set = new Set(requests);
+        if (IsRun(requests, out RequestBlock? block, out int first))
+        {
+            block.WaitAll(first, requests.Length, null);
+            return;
+        }
+        var set = new Set(SlottedAll(requests));
         RequestSet.WaitAll(ref set);
+        RequestPoster.Current.SetCompleted(requests.Length);
     }
 
     /// <summary>Waits for every request (MPI_Waitall) and writes their statuses, without allocating.</summary>
@@ -61,8 +77,15 @@ public readonly unsafe partial struct Request
     {
         if (statuses.Length < requests.Length)
             ThrowHelper.ThrowStatusesTooShort(statuses.Length, requests.Length);
-        var set = new Set(requests);
+        if (IsRun(requests, out RequestBlock? block, out int first))
+        {
+            fixed (Status* st = statuses)
+                block.WaitAll(first, requests.Length, st);
+            return;
+        }
+        var set = new Set(SlottedAll(requests));
         RequestSet.WaitAll(ref set, statuses[..requests.Length]);
+        RequestPoster.Current.SetCompleted(requests.Length);
     }
 
     /// <summary>Tests whether every request completed (MPI_Testall); completes them all when so, setting each entry to the null request.</summary>
@@ -90,8 +113,13 @@ public readonly unsafe partial struct Request
     /// <exception cref="ObjectDisposedException">A request was already completed or disposed.</exception>
     public static bool TestAll(ReadOnlySpan<Request> requests)
     {
-        var set = new Set(requests);
-        return RequestSet.TestAll(ref set);
+        if (IsRun(requests, out RequestBlock? block, out int first))
+            return block.TestAll(first, requests.Length);
+        var set = new Set(SlottedAll(requests));
+        bool all = RequestSet.TestAll(ref set);
+        if (all)
+            RequestPoster.Current.SetCompleted(requests.Length);
+        return all;
     }
 
     /// <summary>Waits until one of the requests completes (MPI_Waitany) and sets its entry to the null request.</summary>
@@ -102,7 +130,7 @@ public readonly unsafe partial struct Request
     public static int WaitAny(Request[] requests, out Status status)
     {
         ArgumentNullException.ThrowIfNull(requests);
-        var set = new Set(requests, clear: requests);
+        var set = new Set(SlottedAll(requests), clear: requests);
         return RequestSet.WaitAny(ref set, out status);
     }
 
@@ -120,6 +148,55 @@ public readonly unsafe partial struct Request
     /// <param name="requests">The requests, each at most once; at least one.</param>
     /// <returns>The index of a request that completed.</returns>
     public static Task<int> WhenAny(params MpiRequest[] requests) => MpiRequest.WhenAny(requests);
+
+    /// <summary>
+    /// True when <paramref name="requests"/> are the entries [first, first + n) of one block's
+    /// epoch, in posting order, none completed: the set one call of the core completes
+    /// (<see cref="RequestBlock.WaitAll"/>), with nothing looked up per request.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool IsRun(ReadOnlySpan<Request> requests, [NotNullWhen(true)] out RequestBlock? block, out int first)
+    {
+        block = null;
+        first = 0;
+        int n = requests.Length;
+        ref Request r = ref MemoryMarshal.GetReference(requests);
+        if (n == 0 || r._state is not RequestBlock b)
+            return false;
+        long v = r._version;
+        for (nint i = 1; i < n; i++)
+        {
+            if (!ReferenceEquals(Unsafe.Add(ref r, i)._state, b) || Unsafe.Add(ref r, i)._version != v + i)
+                return false;
+        }
+        int f = (int)(v & (RequestBlock.Capacity - 1));
+        if (v >> RequestBlock.IndexBits != b.Epoch || f + n > b.Count || b.Dissolved || (b.Done & RequestBlock.Range(f, n)) != 0)
+            return false; // stale, or not a run of open entries: the set's own checks say which
+        block = b;
+        first = f;
+        return true;
+    }
+
+    /// <summary>
+    /// The requests in their slot form (<see cref="Slotted"/>): themselves when none is an entry of
+    /// a block, else a copy in which each is (its block dissolved).
+    /// </summary>
+    private static ReadOnlySpan<Request> SlottedAll(ReadOnlySpan<Request> requests)
+    {
+        int k = 0;
+        while (k < requests.Length && !requests[k].OnBlockEntry)
+            k++;
+        return k == requests.Length ? requests : SlottedFrom(requests, k);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static Request[] SlottedFrom(ReadOnlySpan<Request> requests, int k)
+    {
+        Request[] copy = requests.ToArray();
+        for (int i = k; i < copy.Length; i++)
+            copy[i] = copy[i].Slotted();
+        return copy;
+    }
 
     /// <summary>A set of requests for <see cref="RequestSet"/>: buffer operations only, which the core completes.</summary>
     private readonly ref struct Set : IRequestSet
@@ -233,7 +310,7 @@ public readonly unsafe partial struct Request
     /// second hold, one <see cref="IsCompleted"/> found complete (<see cref="TakeDone"/>).
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static int FinishEntry(RequestSlot? s, int version, RequestHandle handle, ref Status status, RequestPoster poster)
+    private static int FinishEntry(RequestSlot? s, long version, RequestHandle handle, ref Status status, RequestPoster poster)
     {
         if (s is null)
             status = EmptyStatus;
@@ -249,7 +326,7 @@ public readonly unsafe partial struct Request
     /// the negative result it failed with, else 0.  A second copy of it in the same set finds
     /// it consumed and gets the empty status.
     /// </summary>
-    private static int TakeDone(RequestSlot s, int version, ref Status status, RequestPoster poster)
+    private static int TakeDone(RequestSlot s, long version, ref Status status, RequestPoster poster)
     {
         if (s.Version != version)
         {
@@ -288,7 +365,7 @@ public readonly unsafe partial struct Request
     {
         for (int i = 0; i < requests.Length; i++)
         {
-            if (requests[i]._slot is not null && !requests[i].IsLive)
+            if (!requests[i].IsNull && !requests[i].IsLive)
                 requests[i] = default;
         }
     }

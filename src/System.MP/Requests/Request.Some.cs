@@ -50,7 +50,7 @@ public readonly partial struct Request
     {
         ArgumentNullException.ThrowIfNull(requests);
         var handles = new RequestHandle[requests.Length];
-        Handles(requests, handles);
+        Handles(SlottedAll(requests), handles);
         RequestSet.CheckDistinct(handles);
         var done = new List<(int, Status)>();
         CollectCompleted(requests, done);

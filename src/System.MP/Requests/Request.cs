@@ -34,20 +34,54 @@ namespace System.MP;
 /// </remarks>
 public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
 {
-    private readonly RequestSlot? _slot;
-    private readonly int _version;
+    private readonly object? _state; // the request's RequestSlot, or the RequestBlock whose entry it is
+    private readonly long _version; // the slot's Version, or the block's epoch and the entry's index (RequestBlock.VersionOf)
 
     private Request(RequestSlot slot)
     {
-        _slot = slot;
+        _state = slot;
         _version = slot.Version;
     }
+
+    private Request(object state, long version)
+    {
+        _state = state;
+        _version = version;
+    }
+
+    /// <summary>The request on <paramref name="slot"/> for its use <paramref name="version"/>.</summary>
+    internal static Request OnSlot(RequestSlot slot, int version) => new(slot, version);
+
+    /// <summary>The request on entry <paramref name="index"/> of <paramref name="block"/>'s epoch.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static Request OnBlock(RequestBlock block, int index) => new(block, block.VersionOf(index));
+
+    /// <summary>A request every use refuses as completed already (a block's entry of an older epoch, or done).</summary>
+    internal static Request Stale => new(RequestSlot.Retired, -1);
+
+    /// <summary>The slot of a request in its slot form (see <see cref="Slotted"/>); null for the null request.</summary>
+    private RequestSlot? _slot
+    {
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get => _state as RequestSlot;
+    }
+
+    /// <summary>True when the request is an entry of a <see cref="RequestBlock"/> (not yet in its slot form).</summary>
+    internal bool OnBlockEntry => _state is RequestBlock;
+
+    /// <summary>
+    /// The request in its slot form: an entry of a block is moved to a slot first (its block
+    /// dissolved, <see cref="RequestBlock.Slotted"/>); any other request is itself.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal Request Slotted() => _state is RequestBlock b ? b.Slotted(_version) : this;
 
     /// <summary>The status of a null request (MPI-4.0 §3.7.3).</summary>
     internal static Status EmptyStatus => new(Mpi.AnySource, Mpi.AnyTag, 0);
 
     /// <summary>True while this request holds a pinned GCHandle on a buffer (library mode, movable arrays).</summary>
-    internal bool HoldsPin => _slot is { } s && s.Version == _version && (s.Pin is not null || s.Pin2 is not null);
+    internal bool HoldsPin => _state is RequestBlock b ? b.HoldsPin(_version)
+                              : _slot is { } s && s.Version == _version && (s.Pin is not null || s.Pin2 is not null);
 
     /// <summary>
     /// True once the operation has completed: the null request, one already completed or
@@ -58,6 +92,8 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
     {
         get
         {
+            if (_state is RequestBlock)
+                return Slotted().IsCompleted;
             RequestSlot? s = _slot;
             if (s is null || s.Version != _version || s.Done)
                 return true;
@@ -83,6 +119,8 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public Status Wait()
     {
+        if (_state is RequestBlock)
+            return Slotted().Wait();
         RequestSlot? s = Live();
         if (s is null)
             return EmptyStatus;
@@ -109,6 +147,8 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public bool Test(out Status status)
     {
+        if (_state is RequestBlock)
+            return Slotted().Test(out status);
         RequestSlot? s = Live();
         if (s is null)
         {
@@ -142,6 +182,11 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
     /// <exception cref="ObjectDisposedException">The request was already completed or disposed.</exception>
     public void Cancel()
     {
+        if (_state is RequestBlock)
+        {
+            Slotted().Cancel();
+            return;
+        }
         RequestSlot? s = Live();
         if (s is null || s.Done)
             return;
@@ -158,6 +203,11 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public void Dispose()
     {
+        if (_state is RequestBlock)
+        {
+            Slotted().Dispose();
+            return;
+        }
         RequestSlot? s = _slot;
         if (s is null || s.Version != _version)
             return;
@@ -204,6 +254,7 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
     /// <param name="request">The request.</param>
     public static implicit operator MpiRequest(Request request)
     {
+        request = request.Slotted();
         RequestSlot? s = request._slot;
         if (s is null)
             return new BoxedRequest(request);
@@ -217,13 +268,13 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
 
     /// <summary>True when both name the same use of the same operation (or both are the null request).</summary>
     /// <param name="other">The other request.</param>
-    public bool Equals(Request other) => ReferenceEquals(_slot, other._slot) && _version == other._version;
+    public bool Equals(Request other) => ReferenceEquals(_state, other._state) && _version == other._version;
 
     /// <inheritdoc/>
     public override bool Equals(object? obj) => obj is Request r && Equals(r);
 
     /// <inheritdoc/>
-    public override int GetHashCode() => HashCode.Combine(RuntimeHelpers.GetHashCode(_slot), _version);
+    public override int GetHashCode() => HashCode.Combine(RuntimeHelpers.GetHashCode(_state), _version);
 
     /// <summary>True when both name the same use of the same operation.</summary>
     /// <param name="left">A request.</param>
@@ -246,10 +297,10 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
     }
 
     /// <summary>True for the null request (the default value).</summary>
-    internal bool IsNull => _slot is null;
+    internal bool IsNull => _state is null;
 
     /// <summary>True while this request names an operation not yet completed here (not null, not stale).</summary>
-    internal bool IsLive => _slot is { } s && s.Version == _version;
+    internal bool IsLive => _state is RequestBlock b ? b.IsLive(_version) : _slot is { } s && s.Version == _version;
 
     /// <summary>The core's handle of a set's entry: ReqNull for the null request and one completed already; throws when stale.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -279,6 +330,11 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
     /// <exception cref="ObjectDisposedException">The request was already completed or disposed.</exception>
     internal void ReportStatusTo(IStatusReader reader)
     {
+        if (_state is RequestBlock)
+        {
+            Slotted().ReportStatusTo(reader);
+            return;
+        }
         RequestSlot? s = Live();
         if (s is null)
             return;

@@ -148,31 +148,45 @@ public sealed unsafe class RequestList : IDisposable
     private void Abandon()
     {
         ListHandle list = _list;
-        int n = _count, rc;
         if (list == default)
             return;
+        AbandonEntries(list, _count, _pins);
+        if (_pins is not null)
+            Array.Clear(_pins, 0, _count);
+        _list = default;
+        _room = 0;
+        _count = 0;
+    }
+
+    /// <summary>
+    /// Frees the core's list <paramref name="list"/> of <paramref name="n"/> entries (a
+    /// <see cref="RequestList"/>'s, or a <see cref="RequestBlock"/>'s): those still in flight are
+    /// given up as <see cref="Request.Dispose"/> gives one up, each with its pin from
+    /// <paramref name="pins"/>.  Calls no MPI: the finalizer thread may run it.
+    /// </summary>
+    internal static void AbandonEntries(ListHandle list, int n, BufferHold?[]? pins)
+    {
+        int rc;
         RequestHandle[] pending = n > 0 ? new RequestHandle[n] : [];
         fixed (RequestHandle* p = pending)
             rc = Core.ListFree(list, n > 0 ? p : null);
         for (int i = 0; i < n; i++)
         {
-            BufferHold? pin = _pins?[i];
+            BufferHold? pin = pins?[i];
             if (pending[i] != RequestHandle.Null)
                 Request.Abandon(pending[i], pin, null);
             else if (rc < 0 && Core.ListPending(list, i) == 1)
             {
                 if (pin is not null)
-                    s_stuck.Add(pin); // the request table was full: the core's list keeps the operation, and its buffer stays held
+                    HoldForever(pin); // the request table was full: the core's list keeps the operation
             }
             else
                 pin?.Release(); // complete (ProcNull, or completed by a WaitAll that failed on another entry)
         }
-        if (_pins is not null)
-            Array.Clear(_pins, 0, n);
-        _list = default;
-        _room = 0;
-        _count = 0;
     }
+
+    /// <summary>Holds the buffer of an operation the core's list kept when it could not hand it over: for the rest of the process, since MPI may still write into it.</summary>
+    internal static void HoldForever(BufferHold pin) => s_stuck.Add(pin);
 
     // ---- posting (Communicator.PointToPoint.cs checks the arguments first: the core's entries trust them) ----
 
@@ -226,7 +240,7 @@ public sealed unsafe class RequestList : IDisposable
 
     /// <summary>Core.ListIsend, timed for the profile.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static int ProfiledIsend(ListHandle list, void* buf, long bytes, int dest, int tag, CommHandle comm, int mode, void* obj)
+    internal static int ProfiledIsend(ListHandle list, void* buf, long bytes, int dest, int tag, CommHandle comm, int mode, void* obj)
     {
         long t0 = MpiProfile.Begin();
         int rc = Core.ListIsend(list, buf, bytes, dest, tag, comm, mode, obj);
@@ -236,7 +250,7 @@ public sealed unsafe class RequestList : IDisposable
 
     /// <summary>Core.ListIrecv, timed for the profile.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static int ProfiledIrecv(ListHandle list, void* buf, long bytes, int source, int tag, CommHandle comm, void* obj)
+    internal static int ProfiledIrecv(ListHandle list, void* buf, long bytes, int source, int tag, CommHandle comm, void* obj)
     {
         long t0 = MpiProfile.Begin();
         int rc = Core.ListIrecv(list, buf, bytes, source, tag, comm, obj);
@@ -305,10 +319,14 @@ public sealed unsafe class RequestList : IDisposable
     /// entry is still counted, and list_refused gives it back and records the error).  Throws.
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private void Refused(int i, int rc, BufferHold? pin)
+    private void Refused(int i, int rc, BufferHold? pin) => Refused(_list, i, rc, pin);
+
+    /// <summary>A post into entry <paramref name="i"/> of <paramref name="list"/> that did not happen (see the instance form); throws.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    internal static void Refused(ListHandle list, int i, int rc, BufferHold? pin)
     {
         if (rc > 0)
-            rc = Core.ListRefused(_list, i, rc);
+            rc = Core.ListRefused(list, i, rc);
         Request.ThrowPostFailed(rc, pin);
     }
 

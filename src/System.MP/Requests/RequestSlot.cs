@@ -81,6 +81,16 @@ internal sealed class RequestSlot
         }
     }
 
+    /// <summary>A slot never rented: <see cref="Request.Stale"/> names it under a version it never has.</summary>
+    internal static readonly RequestSlot Retired = NeverFinalized();
+
+    private static RequestSlot NeverFinalized()
+    {
+        var s = new RequestSlot();
+        GC.SuppressFinalize(s);
+        return s;
+    }
+
     /// <summary>Every request naming this slot was dropped: orphan the operation still in flight, uncount its reader.</summary>
     ~RequestSlot()
     {
@@ -170,6 +180,94 @@ internal sealed class RequestPoster
         }
         else
             Overflow(slot);
+    }
+
+    // ---- blocks (RequestBlock): posting into core lists while requests are completed in sets ----
+
+    /// <summary>Sets of at least this many requests count towards posting into blocks.</summary>
+    internal const int BlockSet = 8;
+
+    /// <summary>Free blocks a poster keeps; one returned to a full pool is freed.</summary>
+    private const int BlockPoolLimit = 8;
+
+    /// <summary>
+    /// True while sends and receives are posted into <see cref="Block"/>: only on the one poster of
+    /// a process below <see cref="ThreadLevel.Multiple"/>, from the time sets of requests are completed
+    /// (<see cref="SetCompleted"/>) until an entry of a block is used otherwise (<see cref="Dissolved"/>).
+    /// </summary>
+    internal bool BlockMode;
+
+    /// <summary>The block posted into while <see cref="BlockMode"/>; null until the first post.</summary>
+    internal RequestBlock? Block;
+
+    private readonly Collections.Generic.Stack<RequestBlock> _freeBlocks = new();
+    private int _setCredit, _dissolves;
+
+    /// <summary>
+    /// A set of <paramref name="n"/> requests on slots was completed: sets of <see cref="BlockSet"/> or
+    /// more turn block posting on, the first at once and, after each block that had to be
+    /// dissolved, twice as many as before (a program that uses requests one by one pays a dissolve
+    /// at most a logarithmic number of times).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void SetCompleted(int n)
+    {
+        if (n >= BlockSet && !BlockMode && ReferenceEquals(this, s_shared))
+            CountSet();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void CountSet()
+    {
+        if (++_setCredit >= 1 << Math.Min(_dissolves, 24))
+        {
+            _setCredit = 0;
+            BlockMode = true;
+        }
+    }
+
+    /// <summary><paramref name="block"/> was dissolved: posts go to slots again, and it is no longer posted into.</summary>
+    internal void Dissolved(RequestBlock block)
+    {
+        BlockMode = false;
+        _setCredit = 0;
+        _dissolves++;
+        if (ReferenceEquals(Block, block))
+            Block = null;
+    }
+
+    /// <summary>
+    /// The block to post into when <see cref="Block"/> is missing, full, or needs its next entries
+    /// counted against the request pool (mp_list_reserve): the same block, or one from the pool.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    internal unsafe RequestBlock BlockWithRoom()
+    {
+        RequestBlock? b = Block;
+        if (b is null || b.Count >= RequestBlock.Capacity)
+            Block = b = _freeBlocks.TryPop(out RequestBlock? free) ? free : new RequestBlock();
+        if (b.Count >= b.Room)
+        {
+            int rc = Core.ListReserve(b.List, b.Count);
+            ThrowHelper.Check(rc);
+            b.Room = rc;
+        }
+        return b;
+    }
+
+    /// <summary>A full block whose every entry completed: kept for later posts (or freed with its list when the pool is full).</summary>
+    internal void ReturnBlock(RequestBlock block)
+    {
+        if (ReferenceEquals(Block, block))
+            return; // posted into again from index 0
+        if (_freeBlocks.Count < BlockPoolLimit)
+            _freeBlocks.Push(block);
+        else
+        {
+            RequestList.AbandonEntries(block.List, 0, null);
+            block.List = default;
+            GC.SuppressFinalize(block);
+        }
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]

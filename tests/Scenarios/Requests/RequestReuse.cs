@@ -131,7 +131,7 @@ internal static class RequestReuse
 
     /// <summary>The pooled state behind a request (its private field: what the test checks is reused).</summary>
     private static object? StateOf(Request r) =>
-        typeof(Request).GetField("_slot", BindingFlags.NonPublic | BindingFlags.Instance)!.GetValue(r);
+        typeof(Request).GetField("_state", BindingFlags.NonPublic | BindingFlags.Instance)!.GetValue(r);
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static WeakReference PostAndDrop(Communicator c, int peer, int tag, int count)

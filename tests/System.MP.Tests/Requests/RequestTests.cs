@@ -51,6 +51,19 @@ public class RequestTests
     public void SpentAndStaleRequestsAreRefusedAndDroppedOnesReclaimed(bool hosted, bool openMpi) =>
         Job.RunScenario(Scenario.RequestReuse, 2, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
 
+    /// <summary>
+    /// Requests on blocks (entries of a core request list, once a rank completes its requests in
+    /// sets): windows and their statuses, sets in any order, spent copies refused, a truncated
+    /// receive in a run, mixed sets, requests completed one by one (the block dissolved), Cancel,
+    /// and a dropped block's receives reclaimed (scenario request-blocks).
+    /// </summary>
+    [Theory]
+    [InlineData(false, false)]
+    [InlineData(true, false)]
+    [InlineData(true, true)]
+    public void RequestsOnBlocksBehaveAsRequestsOnSlots(bool hosted, bool openMpi) =>
+        Job.RunScenario(Scenario.RequestBlocks, 2, hosted: hosted, launcher: openMpi ? Job.Launcher.OpenMpi : Job.Launcher.Mpich);
+
     [Fact]
     public void RequestsCancelDisposeAndCompleteOnce()
     {
