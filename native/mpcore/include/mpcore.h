@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever the table layout or any signature changes. */
-#define MP_ABI_VERSION 31
+#define MP_ABI_VERSION 32
 
 /* ---- Errors: one table, X-macro generated (C name, code, C# name, message). ---- */
 #define MP_ERROR_MAP(X)                                                                 \

@@ -9,6 +9,11 @@
  * forgotten.  No slot, no handle, no generation: the list itself is the only
  * handle, and an index is valid until the list is emptied.
  *
+ * The list completes all its open entries together (list_waitall, list_testall), or a range of
+ * them (list_waitall_range, list_testall_range: one MPI_Waitall over the range's requests).  An
+ * entry a call completed without emptying the list (a range, or a set MPI failed) is marked
+ * ENTRY_DONE and counted in done; the list is emptied when every entry is (done == n).
+ *
  * The GC extension reports the owner objects of every live list's entries as
  * pinned roots (mp_lists_gc_mark, from gcscan.c).  A list's memory is never
  * given back to the system: a freed list goes to a pool that list_create
@@ -25,7 +30,7 @@
 #define LIST_LIVE 0x4C495354u /* "LIST" */
 #define LIST_FREED 0x44454144u /* "DEAD" */
 #define ENTRY_RECV 1
-#define ENTRY_DONE 2     /* completed by an earlier call that failed */
+#define ENTRY_DONE 2     /* completed by an earlier call: a range, or a set MPI failed */
 #define ENTRY_PROC_NULL 4 /* with ProcNull: never given to MPI (its request is null; list_proc_null) */
 #define ENTRY_SYNC 8      /* a send by MPI_Issend from the common post: the call list_refused
                           * names (the general path leaves it 0; a send's status is the same either way) */
@@ -40,8 +45,8 @@ struct mp_list {
     MPI_Request *mr;          /* room entries: MPI's requests, MPI_REQUEST_NULL once complete */
     void **obj;               /* room entries: owner objects (GC roots while in flight) or NULL */
     unsigned char *kind;      /* room entries: ENTRY_* */
-    int done;                 /* some entry is ENTRY_DONE */
-    int recvs;                /* entries that are receives: while none, a completion asks MPI for no statuses */
+    int done;                 /* entries that are ENTRY_DONE: n - done are open */
+    int recvs;                /* open entries that are receives given to MPI: while none, a completion asks MPI for no statuses */
     int wild;                 /* some receive was posted with AnyTag (wildcard.h) */
     int reserved;             /* entries counted against the request pool budget (MP_REQUEST_BUDGET) */
     MPI_Status *ms;           /* room entries: MPI's statuses of the last completion */
@@ -427,25 +432,46 @@ static MP_INLINE int list_status(int kind, const MPI_Status *st, mp_status_t *ou
     return 0;
 }
 
-/* A set with receives posted with AnyTag completed: a piece of an object payload one of them
- * took is kept for its object receive, and the list's records go (wildcard.h).  MP_EPIECE with
+/* Entries [first, first + count) of a list with receives posted with AnyTag completed: a piece
+ * of an object payload one of them took is kept for its object receive (wildcard.h).  The
+ * whole list's records go when it is emptied (list_empty); a range's receives (range: marked
+ * ENTRY_DONE already) drop theirs here, since the list holds them until then.  MP_EPIECE with
  * its message, or 0. */
-static MP_COLD int list_pieces(mp_list_t l, int n, mp_status_t *statuses)
+static MP_COLD int list_pieces(mp_list_t l, int first, int count, int range, mp_status_t *statuses)
 {
-    int rc = 0;
-    l->wild = 0;
-    for (int i = 0; i < n; i++) {
+    int rc = 0, received = range ? ENTRY_RECV | ENTRY_DONE : ENTRY_RECV;
+    for (int j = 0; j < count; j++) {
+        int i = first + j;
         mp_status_t st;
-        if (l->kind[i] != ENTRY_RECV || !list_status(ENTRY_RECV, &l->ms[i], &st))
+        if (l->kind[i] != received)
             continue;
-        (void)mp_wild_took(&l->mr[i], &st, 0);
+        if (!list_status(ENTRY_RECV, &l->ms[i], &st)) {
+            if (range)
+                mp_wild_forget(&l->mr[i]);
+            continue;
+        }
+        (void)mp_wild_took(&l->mr[i], &st, range);
         if (statuses)
-            statuses[i] = st;
+            statuses[j] = st;
         if (!rc)
             rc = mp_wild_fail(&st);
     }
-    mp_wild_forget_list(l);
     return rc;
+}
+
+/* No entry of the list is open any more: it is emptied for the next window (the next post takes
+ * index 0), its receives' records go, and its counts go to the thread's. */
+static MP_INLINE void list_empty(mp_list_t l)
+{
+    int n = l->n;
+    if (MP_UNLIKELY(l->wild)) {
+        l->wild = 0;
+        mp_wild_forget_list(l);
+    }
+    __atomic_store_n(&l->n, 0, __ATOMIC_RELEASE);
+    l->done = 0;
+    l->recvs = 0;
+    list_fold(l, n);
 }
 
 /* MPI completed the whole set (mrc MPI_SUCCESS): statuses translated when
@@ -454,14 +480,13 @@ static MP_COLD int list_pieces(mp_list_t l, int n, mp_status_t *statuses)
 static MP_INLINE int list_done(mp_list_t l, int n, mp_status_t *statuses)
 {
     int rc = 0;
-    if (MP_UNLIKELY(l->done)) { /* entries an earlier, failed call completed: empty statuses */
+    if (MP_UNLIKELY(l->done)) { /* entries an earlier call completed: empty statuses */
         for (int i = 0; i < n; i++) {
             if (statuses && (l->kind[i] & ENTRY_DONE))
                 memset(&statuses[i], 0, sizeof statuses[i]);
             else if (statuses)
                 list_status(l->kind[i], &l->ms[i], &statuses[i]);
         }
-        l->done = 0;
     } else if (statuses) {
         /* Locals: stores through statuses would make the compiler reload l's fields. */
         const MPI_Status *ms = l->ms;
@@ -475,10 +500,8 @@ static MP_INLINE int list_done(mp_list_t l, int n, mp_status_t *statuses)
             __atomic_store_n(&obj[i], NULL, __ATOMIC_RELEASE);
     }
     if (MP_UNLIKELY(l->wild))
-        rc = list_pieces(l, n, statuses);
-    __atomic_store_n(&l->n, 0, __ATOMIC_RELEASE);
-    l->recvs = 0;
-    list_fold(l, n);
+        rc = list_pieces(l, 0, n, 0, statuses);
+    list_empty(l);
     return rc;
 }
 
@@ -489,27 +512,28 @@ static MP_INLINE MPI_Status *list_statuses(mp_list_t l)
     return l->recvs ? l->ms : MPI_STATUSES_IGNORE;
 }
 
-/* MPI failed the set (MPI-4.0 3.7.5): an entry MPI completed (its request now
- * MPI_REQUEST_NULL) gets its status and error and lets go of its object; one
- * it left pending keeps both, for the next call.  A list of sends, completed without statuses
- * (list_statuses), has no error of its own per entry: each MPI completed gets the call's, reported
- * under statusless_call.  Returns the first error. */
-static MP_COLD int list_failed(mp_list_t l, int n, int mrc, const char *call, const char *statusless_call,
-                               mp_status_t *statuses)
+/* MPI failed the set of entries [first, first + count) (MPI-4.0 3.7.5): an entry MPI completed
+ * (its request now MPI_REQUEST_NULL) gets its status and error, lets go of its object and is
+ * marked ENTRY_DONE; one it left pending keeps both, for the next call.  A set with no receive,
+ * completed without statuses (ignored), has no error of its own per entry: each MPI completed
+ * gets the call's, reported under statusless_call.  statuses[j] is entry first + j's.  The list
+ * is emptied when no open entry is left.  Returns the first error. */
+static MP_COLD int list_failed(mp_list_t l, int first, int count, int mrc, int ignored, const char *call,
+                               const char *statusless_call, mp_status_t *statuses)
 {
-    int rc = 0, left = 0, ignored = !l->recvs;
+    int rc = 0, recvs = 0;
     if (ignored)
         call = statusless_call;
-    for (int i = 0; i < n; i++) {
-        mp_status_t scratch, *out = statuses ? &statuses[i] : &scratch;
+    for (int j = 0; j < count; j++) {
+        int i = first + j;
+        mp_status_t scratch, *out = statuses ? &statuses[j] : &scratch;
         int r = 0;
         if (l->mr[i] != MPI_REQUEST_NULL) {
             memset(out, 0, sizeof *out); /* pending: its status is not MPI's to read yet */
             out->error = MP_EPENDING;
-            left = 1;
             continue;
         }
-        if (l->kind[i] & ENTRY_DONE) { /* completed by an earlier call that failed */
+        if (l->kind[i] & ENTRY_DONE) { /* completed by an earlier call */
             memset(out, 0, sizeof *out);
             continue;
         }
@@ -525,17 +549,15 @@ static MP_COLD int list_failed(mp_list_t l, int n, int mrc, const char *call, co
         }
         out->error = r;
         __atomic_store_n(&l->obj[i], NULL, __ATOMIC_RELEASE);
+        recvs += l->kind[i] == ENTRY_RECV;
         l->kind[i] |= ENTRY_DONE;
-        l->done = 1;
+        l->done++;
         if (r && !rc)
             rc = r;
     }
-    if (!left) {
-        __atomic_store_n(&l->n, 0, __ATOMIC_RELEASE);
-        l->done = 0;
-        l->recvs = 0;
-        list_fold(l, n);
-    }
+    l->recvs -= recvs;
+    if (l->done == l->n)
+        list_empty(l);
     return rc ? rc : mp_mpi_fail(mrc, call);
 }
 
@@ -560,7 +582,7 @@ int mp_list_waitall(mp_list_t l, mp_status_t *statuses)
     if (MP_LIKELY(mrc == MPI_SUCCESS))
         rc = list_done(l, n, statuses);
     else
-        rc = list_failed(l, n, mrc, "MPI_Waitall", MP_STATUSLESS("MPI_Waitall"), statuses);
+        rc = list_failed(l, 0, n, mrc, !l->recvs, "MPI_Waitall", MP_STATUSLESS("MPI_Waitall"), statuses);
     mp_sweep_orphans();
     mp_blocking_leave();
     return rc;
@@ -573,11 +595,118 @@ int mp_list_testall(mp_list_t l, mp_status_t *statuses)
         return n < 0 ? n : 1; /* an empty list tests complete */
     mrc = mp_mpi_testall_plain(n, l->mr, &flag, list_statuses(l));
     if (MP_UNLIKELY(mrc != MPI_SUCCESS))
-        return list_failed(l, n, mrc, "MPI_Testall", MP_STATUSLESS("MPI_Testall"), statuses);
+        return list_failed(l, 0, n, mrc, !l->recvs, "MPI_Testall", MP_STATUSLESS("MPI_Testall"), statuses);
     if (!flag)
         return 0; /* no request was touched (MPI-4.0 3.7.5) */
     mrc = list_done(l, n, statuses);
     return mrc ? mrc : 1;
+}
+
+/* ---- completing a range (list_waitall_range, list_testall_range) ---- */
+
+static MP_COLD int range_refused(mp_list_t l, int first, int count)
+{
+    if (first < 0 || count < 0)
+        return mp_fail(MP_EINVAL, "request list range of %d operations from index %d: first and count must not be "
+                       "negative", count, first);
+    return mp_fail(MP_EINVAL, "request list range [%d, %lld) is not within the list's %d operations posted since it "
+                   "was last emptied", first, (long long)first + count, l->n);
+}
+
+static MP_COLD int range_completed(mp_list_t l, int first, int count)
+{
+    int i = first;
+    while (!(l->kind[i] & ENTRY_DONE))
+        i++;
+    return mp_fail(MP_EINVAL, "request list range [%d, %d): its operation %d was completed by an earlier call (a "
+                   "range's, or a list_waitall or list_testall that failed), and cannot be completed again",
+                   first, first + count, i);
+}
+
+/* A range completion's start: count (0: nothing to do), or an error with nothing touched for a
+ * freed list, MPI not ready, a range outside the list's entries or holding one an earlier call
+ * completed.  *recvs: the range's receives given to MPI (open ENTRY_RECV entries), which decide
+ * whether MPI is asked for statuses; looked for only while the list has some. */
+static MP_INLINE int list_range(mp_list_t l, int first, int count, int *recvs)
+{
+    int n = list_operations(l), r = 0;
+    if (MP_UNLIKELY(n < 0))
+        return n;
+    if (MP_UNLIKELY(first < 0 || count < 0 || count > n - first))
+        return range_refused(l, first, count);
+    if (l->done | l->recvs) {
+        const unsigned char *kind = l->kind;
+        int done = 0;
+        for (int i = first; i < first + count; i++) {
+            done |= kind[i] & ENTRY_DONE;
+            r += kind[i] == ENTRY_RECV;
+        }
+        if (MP_UNLIKELY(done))
+            return range_completed(l, first, count);
+    }
+    *recvs = r;
+    return count;
+}
+
+/* MPI completed entries [first, first + count) without error: their statuses translated when
+ * asked for (statuses[j] is entry first + j's), their objects forgotten, each marked
+ * ENTRY_DONE; the list emptied when no open entry is left.  0, or MP_EPIECE when a receive
+ * with AnyTag took a piece of an object payload. */
+static MP_INLINE int list_range_done(mp_list_t l, int first, int count, int recvs, mp_status_t *statuses)
+{
+    const MPI_Status *ms = l->ms;
+    unsigned char *kind = l->kind;
+    int rc = 0, end = first + count;
+    if (statuses)
+        for (int i = first; i < end; i++)
+            list_status(kind[i], &ms[i], &statuses[i - first]);
+    if (l->registered)
+        for (int i = first; i < end; i++)
+            __atomic_store_n(&l->obj[i], NULL, __ATOMIC_RELEASE);
+    for (int i = first; i < end; i++)
+        kind[i] |= ENTRY_DONE;
+    if (MP_UNLIKELY(l->wild) && recvs)
+        rc = list_pieces(l, first, count, 1, statuses);
+    l->recvs -= recvs;
+    if ((l->done += count) == l->n)
+        list_empty(l);
+    return rc;
+}
+
+/* What a range's completion asks MPI for: its statuses when it holds a receive (list_statuses). */
+static MP_INLINE MPI_Status *range_statuses(mp_list_t l, int first, int recvs)
+{
+    return recvs ? l->ms + first : MPI_STATUSES_IGNORE;
+}
+
+int mp_list_waitall_range(mp_list_t l, int first, int count, mp_status_t *statuses)
+{
+    int recvs = 0, mrc, rc;
+    if ((rc = list_range(l, first, count, &recvs)) <= 0)
+        return rc;
+    mp_blocking_enter();
+    mrc = mp_mpi_waitall(count, l->mr + first, range_statuses(l, first, recvs));
+    if (MP_LIKELY(mrc == MPI_SUCCESS))
+        rc = list_range_done(l, first, count, recvs, statuses);
+    else
+        rc = list_failed(l, first, count, mrc, !recvs, "MPI_Waitall", MP_STATUSLESS("MPI_Waitall"), statuses);
+    mp_sweep_orphans();
+    mp_blocking_leave();
+    return rc;
+}
+
+int mp_list_testall_range(mp_list_t l, int first, int count, mp_status_t *statuses)
+{
+    int recvs = 0, mrc, flag = 0, rc;
+    if ((rc = list_range(l, first, count, &recvs)) <= 0)
+        return rc < 0 ? rc : 1; /* an empty range tests complete */
+    mrc = mp_mpi_testall_plain(count, l->mr + first, &flag, range_statuses(l, first, recvs));
+    if (MP_UNLIKELY(mrc != MPI_SUCCESS))
+        return list_failed(l, first, count, mrc, !recvs, "MPI_Testall", MP_STATUSLESS("MPI_Testall"), statuses);
+    if (!flag)
+        return 0; /* no request was touched (MPI-4.0 3.7.5) */
+    rc = list_range_done(l, first, count, recvs, statuses);
+    return rc ? rc : 1;
 }
 
 /* ---- the GC extension's view (gcscan.c) ---- */

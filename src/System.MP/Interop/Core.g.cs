@@ -905,6 +905,8 @@ internal struct CoreTable
     internal nint ListPending;
     internal nint ListWaitall;
     internal nint ListTestall;
+    internal nint ListWaitallRange;
+    internal nint ListTestallRange;
     internal nint SendInit;
     internal nint RecvInit;
     internal nint CollInit;
@@ -1015,7 +1017,7 @@ internal struct CoreTable
     internal nint GcAttach;
 
     /// <summary>MP_ABI_VERSION this binding was generated from.</summary>
-    internal const uint ExpectedAbiVersion = 31;
+    internal const uint ExpectedAbiVersion = 32;
 
     /// <summary>The interface list this binding was generated from, as the core reports it (mp_table_t.manifest).</summary>
     internal const string ExpectedManifest =
@@ -1085,6 +1087,8 @@ internal struct CoreTable
         "FAST int list_pending(mp_list_t list, int index)\n" +
         "BLOCKING int list_waitall(mp_list_t list, mp_status_t *statuses)\n" +
         "FAST int list_testall(mp_list_t list, mp_status_t *statuses)\n" +
+        "BLOCKING int list_waitall_range(mp_list_t list, int first, int count, mp_status_t *statuses)\n" +
+        "FAST int list_testall_range(mp_list_t list, int first, int count, mp_status_t *statuses)\n" +
         "FAST int send_init(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, mp_req_t *req)\n" +
         "FAST int recv_init(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_req_t *req)\n" +
         "BLOCKING int coll_init(mp_comm_t comm, const mp_coll_t *c, const int64_t *stage_bytes, void **stages, mp_req_t *req)\n" +
@@ -1335,6 +1339,10 @@ internal static unsafe partial class Core
     internal static readonly delegate* unmanaged[Cdecl]<ListHandle, Status*, int> ListWaitall;
     /// <summary>FAST: int mp_list_testall(mp_list_t list, mp_status_t *statuses)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, Status*, int> ListTestall;
+    /// <summary>BLOCKING: int mp_list_waitall_range(mp_list_t list, int first, int count, mp_status_t *statuses)</summary>
+    internal static readonly delegate* unmanaged[Cdecl]<ListHandle, int, int, Status*, int> ListWaitallRange;
+    /// <summary>FAST: int mp_list_testall_range(mp_list_t list, int first, int count, mp_status_t *statuses)</summary>
+    internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, int, int, Status*, int> ListTestallRange;
     /// <summary>FAST: int mp_send_init(const void *buf, int64_t bytes, int dest, int tag, mp_comm_t comm, int mode, mp_req_t *req)</summary>
     internal static readonly delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, CommHandle, int, RequestHandle*, int> SendInit;
     /// <summary>FAST: int mp_recv_init(void *buf, int64_t bytes, int source, int tag, mp_comm_t comm, mp_req_t *req)</summary>
@@ -1619,6 +1627,8 @@ internal static unsafe partial class Core
         ListPending = (delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, int, int>)t->ListPending;
         ListWaitall = (delegate* unmanaged[Cdecl]<ListHandle, Status*, int>)t->ListWaitall;
         ListTestall = (delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, Status*, int>)t->ListTestall;
+        ListWaitallRange = (delegate* unmanaged[Cdecl]<ListHandle, int, int, Status*, int>)t->ListWaitallRange;
+        ListTestallRange = (delegate* unmanaged[Cdecl, SuppressGCTransition]<ListHandle, int, int, Status*, int>)t->ListTestallRange;
         SendInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, CommHandle, int, RequestHandle*, int>)t->SendInit;
         RecvInit = (delegate* unmanaged[Cdecl, SuppressGCTransition]<void*, long, int, int, CommHandle, RequestHandle*, int>)t->RecvInit;
         CollInit = (delegate* unmanaged[Cdecl]<CommHandle, CollDesc*, long*, void**, RequestHandle*, int>)t->CollInit;
