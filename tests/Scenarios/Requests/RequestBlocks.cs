@@ -34,7 +34,6 @@ internal static class RequestBlocks
         EnsureBlocks(c, peer);
         CancelAnEntry(c, peer);
         EnsureBlocks(c, peer);
-        long active = Mpi.GetStatistics().ActiveRequests;
         WeakReference dropped = DropAFullBlock(c, peer);
         for (int i = 0; i < 10; i++)
         {
@@ -43,7 +42,7 @@ internal static class RequestBlocks
             GC.WaitForPendingFinalizers();
         }
         Check.True(!dropped.IsAlive, "a receive of a dropped block was collected after its message arrived");
-        Check.Equal(active, Mpi.GetStatistics().ActiveRequests, "the dropped block's receives left nothing in the in-flight table");
+        Check.Equal(0L, Mpi.GetStatistics().ActiveRequests, "nothing is in flight at the end: the dropped block's receives left nothing in the in-flight table");
     }
 
     /// <summary>True when the request is an entry of a block (its private state: what posting chose).</summary>
@@ -187,8 +186,11 @@ internal static class RequestBlocks
         for (int k = 0; k < 4; k++)
             c.Send(k == 2 ? new[] { 7, 8 } : new[] { 710 + k }, peer, 700 + k);
         Check.Throws<MessageTruncatedException>(() => Request.WaitAll(r), "WaitAll of a run with a truncated receive");
+        Check.True(r[2] == default, "the truncated receive was completed (its entry set to the null request)");
+        // MPI may leave receives after the failed one pending (MPI_ERR_PENDING): those stay in flight.
+        Request[] left = r.Where(x => x != default).ToArray();
+        Request.WaitAll(left);
         Check.True(data[0][0] == 710 && data[1][0] == 711 && data[3][0] == 713, "the other receives of the run got their messages");
-        Check.True(r.All(x => x == default), "every entry of the run was completed and set to the null request");
     }
 
     /// <summary>Block entries in a set with a request on a slot, and in the reverse of their posting order.</summary>
