@@ -31,6 +31,17 @@ namespace System.MP;
 /// released once the operation completes; the array is never moved while MPI may touch it.
 /// A Request is not thread-safe: complete it from one thread.
 /// </para>
+/// <para>
+/// Sets: below <see cref="ThreadLevel.Multiple"/>, once a thread completes its requests in sets
+/// (WaitAll or TestAll of eight or more), its sends and receives to a rank with a tag are posted
+/// as entries of a block of 64 (one array of MPI requests in the core), and WaitAll or TestAll of
+/// requests in the order they were posted is one MPI_Waitall or MPI_Testall over that part of the
+/// array.  Every other use (Wait, Test, a set in another order, an await, a conversion to
+/// <see cref="MpiRequest"/>) behaves exactly as described here: the block's requests first move
+/// to states of their own, and the thread posts that way until it has completed twice as many
+/// sets again.  A dropped request on a block is noticed once its block is no longer posted into
+/// and no other request names it.
+/// </para>
 /// </remarks>
 public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
 {
