@@ -541,6 +541,8 @@ static void ranges_then_free(int32_t (*in)[4], int32_t (*out)[4])
     CHECK(mp_checked_send(out[5], 16, 0, 48, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
     pend[1] = pend[3];
     CHECK(mp_req_waitall(2, pend, st) == 0 && st[0].tag == 46 && st[1].tag == 48 && in[6][2] == 602);
+    CHECK(mp_list_waitall_range(l, 0, 0, NULL) == MP_EHANDLE && last_error_mentions("freed"));
+    CHECK(mp_list_testall_range(l, 0, 0, NULL) == MP_EHANDLE);
 }
 
 /* A range's receive posted with AnyTag: its record goes when the range completes it, although
