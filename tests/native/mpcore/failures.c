@@ -825,3 +825,214 @@ void test_sends_without_statuses(void)
     CHECK(mp_req_waitall(3, rs, NULL) == 0);
     CHECK(mp_req_active() == active);
 }
+
+/* ---- ranges of a list: what MPI is asked for, and failures inside a range ---- */
+
+/* A set that MPI fails as MPICH fails one with statuses: the first request completes (its
+ * status written), the second completes with an error in its status, the rest stay pending. */
+static int set_fails_second(int n, MPI_Request *r, MPI_Status *sts)
+{
+    for (int i = 0; i < n; i++) {
+        if (i < 2) {
+            MPI_Status s;
+            (void)g_real_wait(&r[i], &s);
+            if (sts != MPI_STATUSES_IGNORE) {
+                sts[i] = s;
+                sts[i].MPI_ERROR = i == 1 ? MPI_ERR_OTHER : MPI_SUCCESS;
+            }
+        } else if (sts != MPI_STATUSES_IGNORE) {
+            sts[i].MPI_ERROR = MPI_ERR_PENDING;
+        }
+    }
+    return MPI_ERR_IN_STATUS;
+}
+
+static int testall_fails_second(int n, MPI_Request *r, int *flag, MPI_Status *sts)
+{
+    *flag = 1;
+    return set_fails_second(n, r, sts);
+}
+
+/* How a failure is injected: into MPI_Waitall (where the core calls it: not on Open MPI, whose
+ * sets it waits for one request at a time) or MPI_Testall, each with or without statuses. */
+static void inject(int by_test, int with_statuses)
+{
+    if (by_test)
+        pal_mpi.Testall = with_statuses ? testall_fails_second : testall_ignored_fails;
+    else
+        pal_mpi.Waitall = with_statuses ? set_fails_second : waitall_ignored_fails;
+}
+
+static int complete_range(mp_list_t l, int by_test, int first, int count, mp_status_t *st)
+{
+    int rc;
+    if (!by_test)
+        return mp_list_waitall_range(l, first, count, st);
+    while ((rc = mp_list_testall_range(l, first, count, st)) == 0)
+        ;
+    return rc == 1 ? 0 : rc;
+}
+
+/* A range asks MPI for statuses only when it holds a receive; a range's completed receives
+ * leave the list's count of open ones, so that a later set of sends alone asks for none. */
+static void range_statuses_asked(mp_list_t l, int watched)
+{
+    int32_t out[4] = { 5, 6, 7, 8 }, in[3][4];
+    const mp_status_t sent = { 0 };
+    mp_status_t sts[4];
+    mp_req_t rs[3];
+    for (int by_test = 0; by_test < 2; by_test++) {
+        int *ignored = by_test ? &g_ignored_tests : &g_ignored_calls;
+        int *asked = by_test ? &g_status_tests : &g_status_calls;
+        const int seen = by_test || watched;
+        *ignored = *asked = 0;
+        for (int i = 0; i < 2; i++)
+            CHECK(mp_checked_irecv(in[i], 16, 0, 130 + i, MP_COMM_SELF, NULL, &rs[i]) == 0);
+        CHECK(mp_checked_list_isend(l, out, 16, 0, 130, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 0);
+        CHECK(mp_checked_list_isend(l, out, 16, 0, 131, MP_COMM_SELF, MP_SEND_SYNC, NULL) == 1);
+        CHECK(mp_checked_list_irecv(l, in[2], 16, 0, 132, MP_COMM_SELF, NULL) == 2);
+        CHECK(mp_checked_list_isend(l, out, 12, 0, 132, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 3);
+        /* The sends: no statuses from MPI, each written as a send's. */
+        sts[0] = sts[1] = (mp_status_t){ .tag = 0x5e, .bytes = 0x5e };
+        CHECK(complete_range(l, by_test, 0, 2, sts) == 0 && (!seen || (*ignored >= 1 && *asked == 0)));
+        CHECK(memcmp(&sts[0], &sent, sizeof sent) == 0 && memcmp(&sts[1], &sent, sizeof sent) == 0);
+        CHECK(mp_req_waitall(2, rs, NULL) == 0 && in[1][3] == 8);
+        /* The receive and its send: MPI's statuses. */
+        CHECK(complete_range(l, by_test, 2, 2, sts) == 0 && (!seen || *asked >= 1));
+        CHECK(sts[0].source == 0 && sts[0].tag == 132 && sts[0].bytes == 12 && memcmp(&sts[1], &sent, sizeof sent) == 0);
+        CHECK(mp_list_count(l) == 0);
+    }
+    /* A receive completed by a range: a whole-list wait or test for the sends left asks for no
+     * statuses. */
+    for (int by_test = 0; by_test < 2; by_test++) {
+        int *ignored = by_test ? &g_ignored_tests : &g_ignored_calls;
+        int *asked = by_test ? &g_status_tests : &g_status_calls;
+        const int seen = by_test || watched;
+        int rc, asked_by_range;
+        *ignored = *asked = 0;
+        CHECK(mp_checked_irecv(in[0], 16, 0, 134, MP_COMM_SELF, NULL, &rs[0]) == 0);
+        CHECK(mp_checked_list_irecv(l, in[1], 16, 0, 133, MP_COMM_SELF, NULL) == 0);
+        CHECK(mp_checked_list_isend(l, out, 16, 0, 133, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 1);
+        CHECK(mp_checked_list_isend(l, out, 16, 0, 134, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 2);
+        CHECK(complete_range(l, by_test, 0, 1, sts) == 0 && sts[0].tag == 133 && (!seen || *asked >= 1));
+        asked_by_range = *asked;
+        for (int i = 0; i < 3; i++)
+            sts[i] = (mp_status_t){ .tag = 0x5e };
+        if (by_test)
+            while ((rc = mp_list_testall(l, sts)) == 0)
+                ;
+        else
+            rc = mp_list_waitall(l, sts) == 0;
+        CHECK(rc == 1 && (!seen || (*asked == asked_by_range && *ignored >= 1)));
+        for (int i = 0; i < 3; i++)
+            CHECK(memcmp(&sts[i], &sent, sizeof sent) == 0);
+        CHECK(mp_list_count(l) == 0 && mp_req_wait(rs[0], NULL) == 0);
+    }
+}
+
+/* MPI fails a range (MPI-4.0 3.7.5), through a wait and a test, with and without statuses:
+ * the entries MPI completed carry their status and the error and cannot be completed again, those
+ * it left pending stay open (MP_EPENDING) and complete in a later range, the entries outside
+ * the range are untouched, the objects of open entries alone are reported, and the list is
+ * emptied when nothing open is left, also by a failed range. */
+static void range_fails(mp_list_t l, int by_test)
+{
+    static char objs[5][8];
+    int32_t out[4] = { 1, 2, 3, 4 }, in[2][4] = { { 0 } };
+    mp_status_t sts[5];
+    mp_req_t rs[3];
+    int rc;
+    /* With a receive: entry 1 completes, 2 fails, 3 stays pending; 0 and 4 are outside. */
+    CHECK(mp_checked_irecv(in[1], 16, 0, 142, MP_COMM_SELF, NULL, &rs[0]) == 0);
+    CHECK(mp_checked_list_irecv(l, in[0], 16, 0, 140, MP_COMM_SELF, objs[0]) == 0);
+    CHECK(mp_checked_list_irecv(l, in[1], 16, 0, 141, MP_COMM_SELF, objs[1]) == 1);
+    CHECK(mp_checked_list_isend(l, out, 16, 0, 141, MP_COMM_SELF, MP_SEND_STANDARD, objs[2]) == 2);
+    CHECK(mp_checked_list_isend(l, out, 16, 0, 142, MP_COMM_SELF, MP_SEND_STANDARD, objs[3]) == 3);
+    CHECK(mp_checked_list_isend(l, out, 8, 0, 140, MP_COMM_SELF, MP_SEND_STANDARD, objs[4]) == 4);
+    CHECK(gc_objects_reported() == 5);
+    inject(by_test, 1);
+    rc = by_test ? mp_list_testall_range(l, 1, 3, sts) : mp_list_waitall_range(l, 1, 3, sts);
+    pal_mpi.Waitall = g_real_waitall, pal_mpi.Testall = g_real_testall;
+    CHECK(rc == MP_EMPI && last_error_mentions(by_test ? "MPI_Testall" : "MPI_Waitall") &&
+          !last_error_mentions("no receive"));
+    CHECK(sts[0].error == 0 && sts[0].source == 0 && sts[0].tag == 141 && sts[0].bytes == 16);
+    CHECK(sts[1].error == MP_EMPI && sts[2].error == MP_EPENDING);
+    CHECK(mp_list_count(l) == 5 && mp_list_pending(l, 1) == 0 && mp_list_pending(l, 2) == 0);
+    CHECK(mp_list_pending(l, 3) == 1 && mp_list_pending(l, 0) == 1 && gc_objects_reported() == 3);
+    CHECK(mp_list_waitall_range(l, 2, 2, sts) == MP_EINVAL && last_error_mentions("operation 2 was completed"));
+    CHECK(mp_list_waitall_range(l, 1, 1, sts) == MP_EINVAL && mp_list_pending(l, 3) == 1);
+    /* The pending one, in a range of its own; then the rest by the whole list. */
+    CHECK(complete_range(l, by_test, 3, 1, sts) == 0 && sts[0].error == 0 && mp_list_count(l) == 5);
+    CHECK(mp_req_wait(rs[0], NULL) == 0 && in[1][3] == 4 && gc_objects_reported() == 2);
+    CHECK(mp_list_waitall(l, sts) == 0 && mp_list_count(l) == 0 && gc_objects_reported() == 0);
+    CHECK(sts[0].tag == 140 && sts[0].bytes == 8 && sts[1].bytes == 0 && sts[1].tag == 0 && sts[2].error == 0);
+
+    /* Sends alone, without statuses: each completed carries the call's error, under its
+     * status-less name; the failure of the range's last open entry empties the list. */
+    for (int i = 0; i < 3; i++)
+        CHECK(mp_checked_irecv(in[0], 16, 0, 143 + i, MP_COMM_SELF, NULL, &rs[i]) == 0);
+    CHECK(mp_checked_list_irecv(l, in[1], 16, 0, 146, MP_COMM_SELF, NULL) == 0);
+    for (int i = 0; i < 3; i++)
+        CHECK(mp_checked_list_isend(l, out, 16, 0, 143 + i, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 1 + i);
+    for (int i = 0; i < 5; i++)
+        sts[i] = (mp_status_t){ .tag = 0x5e };
+    inject(by_test, 0);
+    rc = by_test ? mp_list_testall_range(l, 1, 3, sts) : mp_list_waitall_range(l, 1, 3, sts);
+    pal_mpi.Waitall = g_real_waitall, pal_mpi.Testall = g_real_testall;
+    CHECK(rc == MP_EMPI && last_error_mentions(by_test ? "MPI_Testall (a set with no receive" :
+                                                         "MPI_Waitall (a set with no receive"));
+    CHECK(sts[0].error == MP_EMPI && sts[1].error == MP_EMPI && sts[2].error == MP_EPENDING && sts[3].tag == 0x5e);
+    CHECK(mp_list_count(l) == 4 && mp_list_pending(l, 3) == 1 && mp_list_pending(l, 0) == 1);
+    CHECK(mp_checked_send(out, 16, 0, 146, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    CHECK(complete_range(l, by_test, 0, 1, sts) == 0 && sts[0].tag == 146 && mp_list_count(l) == 4);
+    CHECK(mp_req_waitall(3, rs, NULL) == 0);
+    inject(by_test, 0);
+    rc = by_test ? mp_list_testall_range(l, 3, 1, sts) : mp_list_waitall_range(l, 3, 1, sts);
+    pal_mpi.Waitall = g_real_waitall, pal_mpi.Testall = g_real_testall;
+    CHECK(rc == MP_EMPI && sts[0].error == MP_EMPI && mp_list_count(l) == 0);
+}
+
+/* Where the core waits for a set one request at a time (Open MPI), a wait MPI fails that leaves
+ * its request pending: that entry stays open (MP_EPENDING), the range's others complete. */
+static void range_fails_one_by_one(mp_list_t l)
+{
+    int32_t out[4] = { 1, 2, 3, 4 }, in[2][4] = { { 0 } };
+    mp_status_t sts[3];
+    mp_req_t r;
+    int rc;
+    CHECK(mp_checked_irecv(in[1], 16, 0, 151, MP_COMM_SELF, NULL, &r) == 0);
+    CHECK(mp_checked_list_irecv(l, in[0], 16, 0, 150, MP_COMM_SELF, NULL) == 0);
+    CHECK(mp_checked_list_isend(l, out, 16, 0, 150, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 1);
+    CHECK(mp_checked_list_isend(l, out, 16, 0, 151, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 2);
+    pal_mpi.Wait = wait_fails_untouched;
+    g_fail_untouched = 1;
+    rc = mp_list_waitall_range(l, 0, 3, sts);
+    pal_mpi.Wait = g_real_wait;
+    CHECK(rc == MP_EMPI && last_error_mentions("MPI_Waitall") && g_fail_untouched == 0);
+    CHECK(sts[0].error == MP_EPENDING && sts[1].error == 0 && sts[2].error == 0);
+    CHECK(mp_list_count(l) == 3 && mp_list_pending(l, 0) == 1 && mp_list_pending(l, 2) == 0);
+    CHECK(mp_list_waitall_range(l, 0, 1, sts) == 0 && sts[0].tag == 150 && in[0][3] == 4 && mp_list_count(l) == 0);
+    CHECK(mp_req_wait(r, NULL) == 0 && in[1][3] == 4);
+}
+
+void test_failed_ranges(void)
+{
+    mp_list_t l = NULL;
+    int active = mp_req_active();
+    const int watched = !pal_mpi.waitall_hangs_on_failed; /* as in sends_without_statuses */
+    g_real_waitall = pal_mpi.Waitall;
+    g_real_testall = pal_mpi.Testall;
+    g_real_wait = pal_mpi.Wait;
+    CHECK(mp_list_create(5, &l) == 0);
+    if (watched)
+        pal_mpi.Waitall = waitall_watched;
+    pal_mpi.Testall = testall_watched;
+    range_statuses_asked(l, watched);
+    pal_mpi.Waitall = g_real_waitall;
+    pal_mpi.Testall = g_real_testall;
+    for (int by_test = watched ? 0 : 1; by_test < 2; by_test++)
+        range_fails(l, by_test);
+    if (!watched)
+        range_fails_one_by_one(l);
+    CHECK(mp_list_free(l, NULL) == 0 && mp_req_active() == active);
+}

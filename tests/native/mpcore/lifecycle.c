@@ -113,6 +113,7 @@ void test_before_init(void)
         CHECK(mp_checked_list_isend(l, b, 1, 0, 0, MP_COMM_WORLD, MP_SEND_STANDARD, NULL) == MP_ESTATE);
         CHECK(mp_list_irecv(l, b, 1, 0, 0, MP_COMM_WORLD, NULL) == MP_ESTATE && mp_list_count(l) == 0);
         CHECK(mp_list_waitall(l, NULL) == MP_ESTATE);
+        CHECK(mp_list_waitall_range(l, 0, 0, NULL) == MP_ESTATE && mp_list_testall_range(l, 0, 0, NULL) == MP_ESTATE);
         CHECK(mp_list_free(l, NULL) == 0);
     }
     CHECK(mp_init(7, &v) == MP_EINVAL);
@@ -168,7 +169,8 @@ void test_after_finalize(void)
         CHECK(mp_irecv(b, 4, 0, 0, MP_COMM_SELF, NULL, &r) == MP_ESTATE && r == MP_REQ_NULL);
         CHECK(mp_list_create(1, &g_after_list) == 0);
         CHECK(mp_list_isend(g_after_list, b, 4, 0, 0, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == MP_ESTATE);
-        CHECK(mp_list_testall(g_after_list, NULL) == MP_ESTATE && mp_list_free(g_after_list, NULL) == 0);
+        CHECK(mp_list_testall(g_after_list, NULL) == MP_ESTATE && mp_list_testall_range(g_after_list, 0, 0, NULL) == MP_ESTATE);
+        CHECK(mp_list_free(g_after_list, NULL) == 0);
     }
     CHECK(mp_init(MP_THREAD_SINGLE, &provided) == MP_ESTATE);
 }

@@ -372,3 +372,205 @@ static void list_budget_across_lists(void)
     CHECK(mp_req_active() == 2); /* the two held over */
     free(pend);
 }
+
+/* ---- ranges of a list (list_waitall_range, list_testall_range) ---- */
+
+static const mp_status_t k_mark = { .source = 0x5e, .tag = 0x5e, .error = 0x5e, .cancelled = 0x5e, .bytes = 0x5e };
+
+/* 1 when none of the n statuses was written (each still k_mark). */
+static int untouched(const mp_status_t *st, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (memcmp(&st[i], &k_mark, sizeof k_mark) != 0)
+            return 0;
+    return 1;
+}
+
+/* 1 when st is the empty status of a send (or of an operation an earlier call completed). */
+static int empty_status(const mp_status_t *st)
+{
+    return st->source == 0 && st->tag == 0 && st->error == 0 && st->cancelled == 0 && st->bytes == 0;
+}
+
+static void ranges_refused(mp_list_t l, mp_status_t *st);
+static void range_tests(mp_list_t l, int32_t (*in)[4], int32_t (*out)[4]);
+static void ranges_then_free(int32_t (*in)[4], int32_t (*out)[4]);
+static void range_pieces(int32_t (*in)[4], int32_t (*out)[4]);
+
+/* Ranges of a list: completed in any order, each with its statuses (statuses[j] for entry
+ * first + j: sources, tags, byte counts, ProcNull's); an entry once and only once; the list
+ * emptied (its counts folded, the next post at index 0) with its last open entry and not
+ * before; the objects of open entries alone reported to the GC; a whole-list wait after ranges
+ * completes what is left; bad ranges refused with nothing touched. */
+void test_list_ranges(void)
+{
+    static char objs[8][16];
+    int32_t out[8][4], in[8][4] = { { 0 } };
+    mp_status_t st[8];
+    mp_stats_t k0, k1;
+    mp_list_t l = NULL;
+    int active = mp_req_active();
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 4; j++)
+            out[i][j] = 100 * i + j;
+    CHECK(mp_list_create(8, &l) == 0);
+    mp_stats(&k0);
+    CHECK(mp_checked_list_irecv(l, in[0], 16, 0, 40, MP_COMM_SELF, objs[0]) == 0);
+    CHECK(mp_checked_list_irecv(l, in[1], 16, MP_ANY_SOURCE, 41, MP_COMM_SELF, objs[1]) == 1);
+    CHECK(mp_checked_list_isend(l, out[0], 16, 0, 40, MP_COMM_SELF, MP_SEND_STANDARD, objs[2]) == 2);
+    CHECK(mp_checked_list_isend(l, out[1], 8, 0, 41, MP_COMM_SELF, MP_SEND_SYNC, objs[3]) == 3);
+    CHECK(mp_checked_list_irecv(l, in[2], 16, MP_PROC_NULL, 42, MP_COMM_SELF, objs[4]) == 4);
+    CHECK(mp_checked_list_isend(l, out[2], 16, MP_PROC_NULL, 42, MP_COMM_SELF, MP_SEND_STANDARD, objs[5]) == 5);
+    CHECK(gc_objects_reported() == 4); /* a ProcNull operation holds no object: complete at its post */
+
+    /* The second half first: the sends and the ProcNull entries. */
+    for (int i = 0; i < 8; i++)
+        st[i] = k_mark;
+    CHECK(mp_list_waitall_range(l, 2, 4, st) == 0);
+    CHECK(empty_status(&st[0]) && empty_status(&st[1]) && empty_status(&st[3]));
+    CHECK(st[2].source == MP_PROC_NULL && st[2].tag == MP_ANY_TAG && st[2].bytes == 0 && st[2].error == 0);
+    CHECK(untouched(&st[4], 4));
+    CHECK(mp_list_count(l) == 6 && mp_list_pending(l, 2) == 0 && mp_list_pending(l, 5) == 0);
+    CHECK(gc_objects_reported() == 2); /* the receives' */
+    mp_stats(&k1);
+    CHECK(k1.p2p_ops == k0.p2p_ops); /* counted when the list is emptied */
+
+    ranges_refused(l, st);
+
+    /* Posts go on after the last entry while any is open. */
+    CHECK(mp_checked_list_irecv(l, in[3], 16, 0, 43, MP_COMM_SELF, objs[6]) == 6);
+    CHECK(mp_checked_list_isend(l, out[3], 12, 0, 43, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 7);
+    /* Then the first half: its receives' statuses, and the list still holds the last two. */
+    for (int i = 0; i < 8; i++)
+        st[i] = k_mark;
+    CHECK(mp_list_waitall_range(l, 0, 2, st) == 0);
+    CHECK(st[0].source == 0 && st[0].tag == 40 && st[0].bytes == 16 && st[0].error == 0 && st[0].cancelled == 0);
+    CHECK(st[1].source == 0 && st[1].tag == 41 && st[1].bytes == 8 && st[1].error == 0);
+    CHECK(in[0][0] == 0 && in[0][3] == 3 && in[1][0] == 100 && in[1][1] == 101 && in[1][2] == 0);
+    CHECK(untouched(&st[2], 6) && mp_list_count(l) == 8);
+    CHECK(gc_objects_reported() == 1);
+    CHECK(mp_list_waitall_range(l, 0, 1, st) == MP_EINVAL && last_error_mentions("operation 0 was completed"));
+    /* The whole list after ranges: what is left, the rest with empty statuses; emptied. */
+    for (int i = 0; i < 8; i++)
+        st[i] = k_mark;
+    CHECK(mp_list_waitall(l, st) == 0 && mp_list_count(l) == 0);
+    for (int i = 0; i < 6; i++)
+        CHECK(empty_status(&st[i]));
+    CHECK(st[6].source == 0 && st[6].tag == 43 && st[6].bytes == 12 && empty_status(&st[7]) && in[3][2] == 302);
+    CHECK(gc_objects_reported() == 0);
+    mp_stats(&k1);
+    CHECK(k1.p2p_ops - k0.p2p_ops == 8 && k1.p2p_bytes - k0.p2p_bytes == 16 * 5 + 8 + 12 + 16);
+
+    range_tests(l, in, out);
+    CHECK(mp_list_free(l, NULL) == 0);
+    ranges_then_free(in, out);
+    range_pieces(in, out);
+    CHECK(mp_req_active() == active);
+}
+
+/* Ranges refused with nothing touched: the statuses, the entries (still pending), the count. */
+static void ranges_refused(mp_list_t l, mp_status_t *st)
+{
+    static const struct {
+        int first, count;
+        const char *says;
+    } bad[] = {
+        { -1, 1, "must not be negative" },   { 0, -1, "must not be negative" },
+        { 0, 7, "[0, 7) is not within the list's 6" }, { 5, 2, "[5, 7) is not within" },
+        { 7, 0, "[7, 7) is not within" },   { INT_MAX, INT_MAX, "is not within" },
+        { 1, 2, "operation 2 was completed by an earlier call" }, /* 2 is a completed send */
+        { 2, 1, "operation 2 was completed" }, { 5, 1, "operation 5 was completed" },
+    };
+    for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
+        for (int i = 0; i < 8; i++)
+            st[i] = k_mark;
+        CHECK(mp_list_waitall_range(l, bad[b].first, bad[b].count, st) == MP_EINVAL && last_error_mentions(bad[b].says));
+        CHECK(mp_list_testall_range(l, bad[b].first, bad[b].count, st) == MP_EINVAL && last_error_mentions(bad[b].says));
+        CHECK(untouched(st, 8) && mp_list_count(l) == 6);
+        CHECK(mp_list_pending(l, 0) == 1 && mp_list_pending(l, 1) == 1 && gc_objects_reported() == 2);
+    }
+    /* An empty range, also at the end: nothing to do. */
+    CHECK(mp_list_waitall_range(l, 6, 0, st) == 0 && mp_list_testall_range(l, 0, 0, st) == 1 && untouched(st, 8));
+    CHECK(mp_list_waitall_range(NULL, 0, 0, st) == MP_EHANDLE && mp_list_testall_range(NULL, 0, 1, st) == MP_EHANDLE);
+}
+
+/* testall_range: 0 with nothing touched while an operation is incomplete, then as the wait;
+ * the completed entries keep their indices until the last one completes. */
+static void range_tests(mp_list_t l, int32_t (*in)[4], int32_t (*out)[4])
+{
+    mp_status_t st[4];
+    int rc;
+    CHECK(mp_checked_list_irecv(l, in[4], 16, 0, 44, MP_COMM_SELF, NULL) == 0); /* its message comes last */
+    CHECK(mp_checked_list_irecv(l, in[5], 16, 0, 45, MP_COMM_SELF, NULL) == 1);
+    CHECK(mp_checked_list_isend(l, out[5], 16, 0, 45, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 2);
+    for (int i = 0; i < 4; i++)
+        st[i] = k_mark;
+    CHECK(mp_list_testall_range(l, 0, 2, st) == 0 && untouched(st, 4));
+    CHECK(mp_list_pending(l, 0) == 1 && mp_list_count(l) == 3);
+    while ((rc = mp_list_testall_range(l, 1, 2, st)) == 0)
+        ;
+    CHECK(rc == 1 && st[0].tag == 45 && st[0].bytes == 16 && empty_status(&st[1]) && in[5][3] == 503);
+    CHECK(untouched(&st[2], 2) && mp_list_count(l) == 3 && mp_list_testall_range(l, 0, 1, st) == 0);
+    CHECK(mp_checked_send(out[4], 16, 0, 44, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    while ((rc = mp_list_testall_range(l, 0, 1, st)) == 0)
+        ;
+    CHECK(rc == 1 && st[0].tag == 44 && in[4][1] == 401 && mp_list_count(l) == 0);
+    CHECK(mp_checked_list_isend(l, out[4], 0, MP_PROC_NULL, 44, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 0);
+    CHECK(mp_list_testall_range(l, 0, 1, NULL) == 1 && mp_list_count(l) == 0);
+}
+
+/* A list freed after ranges: exactly its open entries become requests (with their objects),
+ * the completed ones give MP_REQ_NULL. */
+static void ranges_then_free(int32_t (*in)[4], int32_t (*out)[4])
+{
+    static char obj[3][8];
+    mp_list_t l = NULL;
+    mp_req_t pend[4] = { 7, 7, 7, 7 };
+    mp_status_t st[2];
+    int active = mp_req_active();
+    CHECK(mp_list_create(4, &l) == 0);
+    CHECK(mp_checked_list_irecv(l, in[6], 16, 0, 46, MP_COMM_SELF, obj[0]) == 0);
+    CHECK(mp_checked_list_irecv(l, in[7], 16, 0, 47, MP_COMM_SELF, obj[1]) == 1);
+    CHECK(mp_checked_list_isend(l, out[7], 16, 0, 47, MP_COMM_SELF, MP_SEND_STANDARD, obj[2]) == 2);
+    CHECK(mp_checked_list_irecv(l, in[5], 16, 0, 48, MP_COMM_SELF, NULL) == 3);
+    CHECK(mp_list_waitall_range(l, 1, 2, NULL) == 0 && gc_objects_reported() == 1);
+    CHECK(mp_list_free(l, pend) == 0);
+    CHECK(pend[0] != MP_REQ_NULL && pend[1] == MP_REQ_NULL && pend[2] == MP_REQ_NULL && pend[3] != MP_REQ_NULL);
+    CHECK(mp_req_active() == active + 2 && gc_objects_reported() == 1); /* the adopted request holds its object */
+    CHECK(mp_checked_send(out[6], 16, 0, 46, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    CHECK(mp_checked_send(out[5], 16, 0, 48, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    pend[1] = pend[3];
+    CHECK(mp_req_waitall(2, pend, st) == 0 && st[0].tag == 46 && st[1].tag == 48 && in[6][2] == 602);
+    CHECK(mp_list_waitall_range(l, 0, 0, NULL) == MP_EHANDLE && last_error_mentions("freed"));
+    CHECK(mp_list_testall_range(l, 0, 0, NULL) == MP_EHANDLE);
+}
+
+/* A range's receive posted with AnyTag: its record goes when the range completes it, although
+ * the list still holds others; one that took a piece of an object payload fails with
+ * MP_EPIECE and the piece is recorded for its object receive. */
+static void range_pieces(int32_t (*in)[4], int32_t (*out)[4])
+{
+    mp_list_t l = NULL;
+    mp_status_t st[2];
+    mp_token_t t;
+    int base = atomic_load(&mp_g_wild_count), reserved = mp_g_reserved_above;
+    CHECK(mp_list_create(4, &l) == 0 && mp_reserve_tags(1000) == 0);
+    CHECK(mp_checked_list_irecv(l, in[0], 16, 0, MP_ANY_TAG, MP_COMM_SELF, NULL) == 0);
+    CHECK(mp_checked_list_isend(l, out[0], 16, 0, 49, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 1);
+    CHECK(mp_checked_list_irecv(l, in[1], 16, 0, MP_ANY_TAG, MP_COMM_SELF, NULL) == 2);
+    CHECK(mp_checked_list_irecv(l, in[2], 16, 0, 50, MP_COMM_SELF, NULL) == 3);
+    CHECK(atomic_load(&mp_g_wild_count) == base + 2);
+    CHECK(mp_list_waitall_range(l, 0, 2, st) == 0 && st[0].tag == 49 && st[0].error == 0);
+    CHECK(atomic_load(&mp_g_wild_count) == base + 1 && mp_list_count(l) == 4);
+    /* A piece (a tag above the bound) taken by the second. */
+    CHECK(mp_send_start(out[1], 16, 0, 1001, MP_COMM_SELF, MP_SEND_STANDARD, &t) == 1);
+    CHECK(mp_list_waitall_range(l, 2, 1, st) == MP_EPIECE && last_error_mentions("piece of an object payload"));
+    CHECK(st[0].error == MP_EPIECE && st[0].tag == 1001 && st[0].bytes == 16);
+    CHECK(atomic_load(&mp_g_wild_count) == base && mp_list_count(l) == 4);
+    CHECK(mp_piece_taken(MP_COMM_SELF, 0, 1001, NULL) == MP_EPIECE);
+    CHECK(mp_list_waitall_range(l, 2, 1, st) == MP_EINVAL);
+    CHECK(mp_checked_send(out[2], 16, 0, 50, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    CHECK(mp_list_waitall_range(l, 3, 1, st) == 0 && st[0].tag == 50 && mp_list_count(l) == 0);
+    mp_g_reserved_above = reserved;
+    CHECK(mp_list_free(l, NULL) == 0);
+}

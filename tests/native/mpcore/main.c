@@ -41,6 +41,13 @@ void count_report(void **slot, void *ctx)
     g_last_slot = slot;
 }
 
+int gc_objects_reported(void)
+{
+    g_reported = 0;
+    (void)mp_gc_scan(MP_GC_MARK, count_report, NULL);
+    return g_reported;
+}
+
 __typeof__(MPI_Test) *g_real_test;
 
 int refusing_send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
@@ -77,6 +84,7 @@ static const struct group {
     { "checked_entries", test_checked_entries, 1 },
     { "vector_state", test_vector_state, 1 },
     { "request_lists", test_request_lists, 1 },
+    { "list_ranges", test_list_ranges, 1 },
     { "full_table", test_full_table, 1 },
     { "inflight_table", test_inflight_table, 1 },
     { "waitall_batches", test_waitall_batches, 1 },
@@ -97,6 +105,7 @@ static const struct group {
     { "failed_outputs", test_failed_outputs, 1 },
     { "refused_posts", test_refused_posts, 1 },
     { "sends_without_statuses", test_sends_without_statuses, 1 },
+    { "failed_ranges", test_failed_ranges, 1 },
 #if PAL_MPI_BUILD_ABI == 2 /* Open MPI */
     { "two_ranks", test_two_ranks, 2 }, /* only when named: it needs two ranks */
 #endif

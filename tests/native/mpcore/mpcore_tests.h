@@ -30,6 +30,8 @@ int last_error_is(const char *text);
 extern int g_reported;
 extern void **g_last_slot;
 void count_report(void **slot, void *ctx);
+/* The objects a GC mark reports now (every request table's and list's). */
+int gc_objects_reported(void);
 /* The library's MPI_Test while a test's stand-in replaces it in pal_mpi. */
 extern __typeof__(MPI_Test) *g_real_test;
 /* Stand-ins for MPI refusing a post (MPI_ERR_OTHER). */
@@ -56,6 +58,7 @@ void test_two_ranks(void);
 /* lists.c */
 void test_request_lists(void);
 void test_full_table(void);
+void test_list_ranges(void);
 /* requests.c */
 void test_inflight_table(void);
 void test_persistent(void);
@@ -72,6 +75,7 @@ void test_error_paths(void);
 void test_failed_outputs(void);
 void test_refused_posts(void);
 void test_sends_without_statuses(void);
+void test_failed_ranges(void);
 /* files.c */
 void test_files(void);
 /* comms.c */
