@@ -70,7 +70,7 @@ static int gc_mark(int pass, mp_gc_report_fn report, void *ctx)
             report(&s->obj[k], ctx);
         }
     }
-    mp_lists_gc_mark(snapshot_push, report, ctx);
+    mp_lists_gc_mark(snapshot_push, report, ctx, can_test, &g_gc_stats.released_at_mark);
     if (can_test)
         mp_gc_mpi_end();
     g_gc_stats.pinned_last_mark = (uint64_t)g_snapshot_len;

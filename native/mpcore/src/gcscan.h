@@ -8,8 +8,10 @@
 
 /* The GC's mark over the request lists (lists.c): reports every live list's
  * owner objects as pinned, remembering each (remember) for the relocate pass;
- * returns how many it reported. */
-int mp_lists_gc_mark(int (*remember)(void **slot), mp_gc_report_fn report, void *ctx);
+ * returns how many it reported.  can_test (no thread is inside a blocking call): an entry
+ * whose operation MPI has finished is forgotten instead, counted in *released. */
+int mp_lists_gc_mark(int (*remember)(void **slot), mp_gc_report_fn report, void *ctx, int can_test,
+                     uint64_t *released);
 
 /* ---- the GC scan (gcscan.c) ---- */
 int mp_gc_attached(void);

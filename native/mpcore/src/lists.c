@@ -711,7 +711,16 @@ int mp_list_testall_range(mp_list_t l, int first, int count, mp_status_t *status
 
 /* ---- the GC extension's view (gcscan.c) ---- */
 
-int mp_lists_gc_mark(int (*remember)(void **slot), mp_gc_report_fn report, void *ctx)
+/* At a mark where the GC may call MPI (can_test): whether MPI has finished entry i's operation.
+ * MPI_Request_get_status frees nothing, so the completion that follows reads MPI's status as usual. */
+static int entry_finished_at_mark(mp_list_t l, int i)
+{
+    int flag = 0;
+    return l->mr[i] != MPI_REQUEST_NULL && pal_mpi.Request_get_status(l->mr[i], &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+           flag;
+}
+
+int mp_lists_gc_mark(int (*remember)(void **slot), mp_gc_report_fn report, void *ctx, int can_test, uint64_t *released)
 {
     int reported = 0;
     mp_spin_lock(&mp_g_slot_lock);
@@ -720,6 +729,13 @@ int mp_lists_gc_mark(int (*remember)(void **slot), mp_gc_report_fn report, void 
         for (int i = 0; i < n; i++) {
             if (!__atomic_load_n(&l->obj[i], __ATOMIC_ACQUIRE))
                 continue;
+            if (can_test && entry_finished_at_mark(l, i)) {
+                /* MPI no longer touches the buffer: it is not pinned, and its address goes stale
+                 * once this GC moves it (the list's completion forgets it anyway). */
+                __atomic_store_n(&l->obj[i], NULL, __ATOMIC_RELEASE);
+                (*released)++;
+                continue;
+            }
             (void)remember(&l->obj[i]); /* when in doubt, pin: reported now regardless */
             report(&l->obj[i], ctx);
             reported++;

@@ -26,6 +26,8 @@ internal static class RequestBlocks
         SetsInAnyOrder(c, peer);
         StaleCopies(c, peer);
         EnsureBlocks(c, peer);
+        FinishedEntryUnpinnedAtMark(c, peer);
+        EnsureBlocks(c, peer);
         TruncatedInARun(c, peer);
         EnsureBlocks(c, peer);
         MixedSets(c, peer);
@@ -171,6 +173,37 @@ internal static class RequestBlocks
         c.Send(new[] { 62 }, peer, 601);
         Request.WaitAll(new[] { fresh }.AsSpan());
         Check.Equal(62, b[0], "the newer receive completes with its own message");
+    }
+
+    /// <summary>
+    /// Under motor's GC extension a block entry's buffer is pinned only while MPI may write into it:
+    /// a mark that finds the receive finished (its message arrived, not yet waited for) releases it.
+    /// </summary>
+    private static void FinishedEntryUnpinnedAtMark(Communicator c, int peer)
+    {
+        var buffer = new int[256];
+        Request r = c.IRecv(buffer, peer, 1400);
+        Check.True(OnBlock(r), "the receive is a block entry");
+        bool extension = Mpi.GetStatistics().GcExtensionActive;
+        if (extension)
+        {
+            GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+            Check.True(Mpi.GetStatistics().PinnedAtLastMark >= 1, "the entry's buffer is pinned while its message has not come");
+        }
+        long released = Mpi.GetStatistics().ReleasedAtMark;
+        c.Send(Enumerable.Range(0, 256).ToArray(), peer, 1400);
+        c.Send(new[] { 1 }, peer, 1401);
+        c.Recv(new int[1], peer, 1401); // after the data, on the same channel: the receive has finished
+        GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+        MpiStatistics after = Mpi.GetStatistics();
+        if (extension)
+        {
+            Check.Equal(0L, after.PinnedAtLastMark, "a finished entry is not pinned at the next mark, before its WaitAll");
+            Check.Equal(released + 1, after.ReleasedAtMark, "the mark found the entry finished and released its buffer");
+        }
+        Status[] st = Request.WaitAll(r);
+        Check.True(st[0].Tag == 1400 && st[0].GetCount<int>() == 256, "the WaitAll after the mark still has MPI's status");
+        Check.Sequence<int>(Enumerable.Range(0, 256).ToArray(), buffer, "the data received into the buffer");
     }
 
     /// <summary>A receive truncated inside a run: the set throws, every other receive of it completed with its data.</summary>
