@@ -30,7 +30,7 @@ int last_error_is(const char *text);
 extern int g_reported;
 extern void **g_last_slot;
 void count_report(void **slot, void *ctx);
-/* The objects a GC mark reports now (every request table's and list's). */
+/* The objects a GC mark that calls no MPI reports now (every request table's and list's). */
 int gc_objects_reported(void);
 /* The library's MPI_Test while a test's stand-in replaces it in pal_mpi. */
 extern __typeof__(MPI_Test) *g_real_test;
