@@ -280,7 +280,7 @@ typedef void (*mp_gc_report_fn)(void **slot, void *ctx);
     X(pinned_last_mark, "buffers reported pinned at the last mark")                                \
     X(pinned_total,     "buffers reported pinned, summed over all marks")                          \
     X(released_at_mark, "buffers whose operation was found complete at a mark")                    \
-    X(active_requests,  "request slots in use: requests posted and not yet freed")                 \
+    X(active_requests,  "requests not yet freed: slots in use, request lists' open entries")       \
     X(gc_extension,     "1 when the GC extension (libmpgc) is attached to this core")              \
     X(mpi_errors,       "MPI calls that returned an error (each failing call counts once)")        \
     X(open_mpi_requests, "requests whose MPI request is open: not yet seen complete by the core")  \

@@ -709,6 +709,16 @@ int mp_list_testall_range(mp_list_t l, int first, int count, mp_status_t *status
     return rc ? rc : 1;
 }
 
+uint64_t mp_lists_open(void)
+{
+    uint64_t open = 0;
+    mp_spin_lock(&mp_g_slot_lock);
+    for (struct mp_list *l = g_live.next; l != &g_live; l = l->next)
+        open += (uint64_t)(__atomic_load_n(&l->n, __ATOMIC_ACQUIRE) - l->done);
+    mp_spin_unlock(&mp_g_slot_lock);
+    return open;
+}
+
 /* ---- the GC extension's view (gcscan.c) ---- */
 
 /* At a mark where the GC may call MPI (can_test): whether MPI has finished entry i's operation.

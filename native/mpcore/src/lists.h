@@ -14,6 +14,9 @@ int mp_list_check_live(mp_list_t l);
 int mp_list_check_room(mp_list_t l);
 /* 1 while entry i of l is posted and its completion not yet processed (wildcard.c). */
 int mp_list_entry_open(mp_list_t l, int i);
+/* The open entries of every live list (stats.c): operations posted whose completion the
+ * core has not processed yet.  A query, off the per-operation path. */
+uint64_t mp_lists_open(void);
 
 #pragma GCC visibility pop
 

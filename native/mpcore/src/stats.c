@@ -1,6 +1,7 @@
 /* stats.c - mp_stats: the counters of every layer in one snapshot. */
 #include "comms.h"
 #include "gcscan.h"
+#include "lists.h"
 #include "persistent.h"
 #include "requests.h"
 
@@ -24,6 +25,11 @@ void mp_stats(mp_stats_t *out)
     out->pinned_total = gc.pinned_total;
     out->released_at_mark = gc.released_at_mark;
     mp_slot_census(&out->active_requests, &out->open_mpi_requests);
+    {
+        uint64_t listed = mp_lists_open(); /* request lists' entries: requests too, seen complete only at their completion */
+        out->active_requests += listed;
+        out->open_mpi_requests += listed;
+    }
     out->orphans = (uint64_t)atomic_load_explicit(&mp_g_orphans, memory_order_relaxed);
     out->slots_high_water = (uint64_t)atomic_load_explicit(&mp_g_nslots, memory_order_acquire);
     out->comms = (uint64_t)mp_comm_count();

@@ -43,7 +43,7 @@ public readonly struct MpiStatistics
     /// <summary>Buffers released at a mark: their operation had completed, so they were no longer pinned.</summary>
     public long ReleasedAtMark { get; init; }
 
-    /// <summary>Requests posted and not yet freed: the core's request slots in use.</summary>
+    /// <summary>Requests posted and not yet freed: the core's request slots in use, and the open entries of request lists (a <see cref="RequestList"/>'s, and those of <see cref="Request"/> objects posted in blocks).</summary>
     public long ActiveRequests { get; init; }
 
     /// <summary>Requests whose MPI request is still open (the core has not yet seen the operation complete); at most <see cref="ActiveRequests"/>.</summary>

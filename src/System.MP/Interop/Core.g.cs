@@ -806,7 +806,7 @@ internal struct CoreStats
     internal ulong PinnedTotal;
     /// <summary>released_at_mark: buffers whose operation was found complete at a mark.</summary>
     internal ulong ReleasedAtMark;
-    /// <summary>active_requests: request slots in use: requests posted and not yet freed.</summary>
+    /// <summary>active_requests: requests not yet freed: slots in use, request lists' open entries.</summary>
     internal ulong ActiveRequests;
     /// <summary>gc_extension: 1 when the GC extension (libmpgc) is attached to this core.</summary>
     internal ulong GcExtension;

@@ -81,6 +81,7 @@ internal static class RequestBlocks
     {
         for (int round = 0; round < 3; round++)
         {
+            long active = Mpi.GetStatistics().ActiveRequests;
             var recvs = new Request[64];
             var sends = new Request[64];
             var data = new int[64][];
@@ -92,8 +93,10 @@ internal static class RequestBlocks
             for (int k = 0; k < 64; k++)
                 sends[k] = c.ISend(new[] { c.Rank * 1000 + k, round }, peer, 100 + k);
             Check.True(OnBlock(recvs[0]) && OnBlock(sends[63]), "window posts are block entries");
+            Check.Equal(active + 128, Mpi.GetStatistics().ActiveRequests, "the statistics count the window's requests as active");
             Status[] st = Request.WaitAll(recvs);
             Request.WaitAll(sends.AsSpan());
+            Check.Equal(active, Mpi.GetStatistics().ActiveRequests, "and none once the window is complete");
             bool ok = true;
             for (int k = 0; k < 64; k++)
                 ok &= st[k].Source == peer && st[k].Tag == 100 + k && st[k].GetCount<int>() == 2
