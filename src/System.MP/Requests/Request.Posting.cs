@@ -161,6 +161,7 @@ public readonly unsafe partial struct Request
             rc = MpiProfile.Enabled ? RequestList.ProfiledIrecv(b.List, p + offset, (long)count * sizeof(T), source, tag, comm, obj)
                                     : Core.ListIrecv(b.List, p + offset, (long)count * sizeof(T), source, tag, comm, obj);
         }
+        b.Receives |= 1UL << i; // before the post's end: a refused one is never completed, so its bit is never read
         return PostedInBlock(b, i, rc, pin);
     }
 
@@ -172,9 +173,7 @@ public readonly unsafe partial struct Request
             RequestList.Refused(b.List, i, rc, pin);
         if (pin is not null)
             (b.Pins ??= new BufferHold?[RequestBlock.Capacity])[i] = pin;
-        b.Count = i + 1;
-        if (Volatile.Read(ref Orphans.Count) != 0)
-            SweepOrphans();
+        b.Count = i + 1; // dropped requests are swept when the block's sets complete (RequestBlock.Finish)
         return OnBlock(b, i);
     }
 

@@ -27,8 +27,9 @@ public readonly unsafe partial struct Request
         {
             if (IsRun(requests, out RequestBlock? block, out int first))
             {
+                // A run of sends: the new array's zeros are their statuses, as the core would write them.
                 fixed (Status* st = statuses)
-                    block.WaitAll(first, requests.Length, st);
+                    block.WaitAll(first, requests.Length, block.SendsOnly(first, requests.Length) ? null : st);
             }
             else
             {

@@ -59,6 +59,9 @@ internal sealed unsafe class RequestBlock
     /// <summary>Entries of this epoch completed through sets (bit i for entry i).</summary>
     internal ulong Done;
 
+    /// <summary>Entries of this epoch that are receives (bit i for entry i): a run without one has all-zero statuses.</summary>
+    internal ulong Receives;
+
     /// <summary>Entries the core counted against the request pool (mp_list_reserve): posts below it need no check.</summary>
     internal int Room;
 
@@ -178,6 +181,10 @@ internal sealed unsafe class RequestBlock
         poster.Dissolved(this);
     }
 
+    /// <summary>True when entries [first, first + n) are all sends: their statuses are all zero.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal bool SendsOnly(int first, int n) => (Receives & Range(first, n)) == 0;
+
     /// <summary>Waits for entries [first, first + n), all open (MPI_Waitall over that range of the list); <paramref name="statuses"/>: n of them, or null.</summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal void WaitAll(int first, int n, Status* statuses)
@@ -263,6 +270,7 @@ internal sealed unsafe class RequestBlock
     {
         Epoch++;
         Done = 0;
+        Receives = 0;
         int full = Count;
         Count = 0;
         if (full == Capacity)
