@@ -426,7 +426,11 @@ public unsafe partial class Communicator
     public ValueRequest<T> IRecv<T>(int source, int tag) where T : unmanaged
     {
         var box = new T[1];
-        return new ValueRequest<T>(IRecv(box, 0, 1, source, tag), box);
+        CommHandle h = Handle;
+        CheckSource(source);
+        CheckRecvTag(tag);
+        // On a slot: the value's reader is attached to the request, which an entry of a block would first leave.
+        return new ValueRequest<T>(Request.PostRecv(box, 0, 1, source, tag, h, onSlot: true), box);
     }
 
     /// <summary>Starts receiving into <paramref name="count"/> elements from <paramref name="offset"/> (MPI_Irecv).</summary>

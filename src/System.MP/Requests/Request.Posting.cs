@@ -104,13 +104,16 @@ public readonly unsafe partial struct Request
         return Posted(poster, rc, req, pin);
     }
 
-    /// <summary>Posts a receive whose arguments the caller has checked (Communicator.IRecv), as <see cref="PostSend{T}"/>.</summary>
+    /// <summary>
+    /// Posts a receive whose arguments the caller has checked (Communicator.IRecv), as <see cref="PostSend{T}"/>;
+    /// <paramref name="onSlot"/>: never as an entry of a block (a request that gets a status reader).
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static unsafe Request PostRecv<T>(T[] buffer, int offset, int count, int source, int tag, CommHandle comm)
+    internal static unsafe Request PostRecv<T>(T[] buffer, int offset, int count, int source, int tag, CommHandle comm, bool onSlot = false)
         where T : unmanaged
     {
         RequestPoster poster = RequestPoster.Current;
-        if (poster.BlockMode && (source | tag) >= 0) // a rank and a tag: no wildcard (AnyTag receives are recorded), not ProcNull
+        if (!onSlot && poster.BlockMode && (source | tag) >= 0) // a rank and a tag: no wildcard (AnyTag receives are recorded), not ProcNull
             return PostRecvInBlock(poster, buffer, offset, count, source, tag, comm);
         RequestHandle req = RequestHandle.Null;
         int rc;

@@ -239,6 +239,17 @@ internal static class RequestBlocks
     /// <summary>Block entries in a set with a request on a slot, and in the reverse of their posting order.</summary>
     private static void MixedSets(Communicator c, int peer)
     {
+        // A value's receive carries its reader: posted on a slot, it leaves block posting on.
+        ValueRequest<long> value = c.IRecv<long>(peer, 799);
+        var probe = new int[1];
+        Request r0 = c.IRecv(probe, peer, 798);
+        Check.True(!OnBlock(value.Request) && OnBlock(r0), "a value's receive is posted on a slot, the next receive still in a block");
+        c.Send(new[] { 5_000_000_000L + c.Rank }, peer, 799);
+        c.Send(new[] { 79 }, peer, 798);
+        Check.Equal(5_000_000_000L + peer, value.Result, "the value received");
+        Request.WaitAll(new[] { r0 }.AsSpan());
+        Check.Equal(79, probe[0], "the block's receive beside it");
+
         var a = new int[1];
         var b = new int[1];
         Request r1 = c.IRecv(a, peer, 800);
