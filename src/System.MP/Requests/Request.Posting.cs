@@ -134,9 +134,7 @@ public readonly unsafe partial struct Request
     private static Request PostSendInBlock<T>(RequestPoster poster, T[] buffer, int offset, int count, int dest, int tag, CommHandle comm, int mode)
         where T : unmanaged
     {
-        RequestBlock? b = poster.Block;
-        if (b is null || b.Count >= b.Room)
-            b = poster.BlockWithRoom();
+        RequestBlock b = poster.BlockToPost;
         int i = b.Count, rc;
         bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer)) // as PostSend
@@ -153,9 +151,7 @@ public readonly unsafe partial struct Request
     private static Request PostRecvInBlock<T>(RequestPoster poster, T[] buffer, int offset, int count, int source, int tag, CommHandle comm)
         where T : unmanaged
     {
-        RequestBlock? b = poster.Block;
-        if (b is null || b.Count >= b.Room)
-            b = poster.BlockWithRoom();
+        RequestBlock b = poster.BlockToPost;
         int i = b.Count, rc;
         bool register = BufferPolicy.Hold(buffer, count, poster, out BufferHold? pin);
         fixed (T* p = &MemoryMarshal.GetArrayDataReference(buffer))

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.MP.Interop;
 using System.Runtime.CompilerServices;
 using System.Threading;
@@ -103,9 +104,10 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
     {
         get
         {
-            if (_state is RequestBlock)
+            object? state = _state;
+            if (state is RequestBlock)
                 return Slotted().IsCompleted;
-            RequestSlot? s = _slot;
+            RequestSlot? s = NotOnBlock(state);
             if (s is null || s.Version != _version || s.Done)
                 return true;
             Status st;
@@ -130,9 +132,10 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public Status Wait()
     {
-        if (_state is RequestBlock)
+        object? state = _state;
+        if (state is RequestBlock)
             return Slotted().Wait();
-        RequestSlot? s = Live();
+        RequestSlot? s = Live(NotOnBlock(state));
         if (s is null)
             return EmptyStatus;
         if (s.Done)
@@ -158,9 +161,10 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public bool Test(out Status status)
     {
-        if (_state is RequestBlock)
+        object? state = _state;
+        if (state is RequestBlock)
             return Slotted().Test(out status);
-        RequestSlot? s = Live();
+        RequestSlot? s = Live(NotOnBlock(state));
         if (s is null)
         {
             status = EmptyStatus;
@@ -214,12 +218,13 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public void Dispose()
     {
-        if (_state is RequestBlock)
+        object? state = _state;
+        if (state is RequestBlock)
         {
             Slotted().Dispose();
             return;
         }
-        RequestSlot? s = _slot;
+        RequestSlot? s = NotOnBlock(state);
         if (s is null || s.Version != _version)
             return;
         s.DropReader(); // a disposed request reports no status
@@ -299,12 +304,26 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
 
     /// <summary>The request's state, null for the null request; throws for a request already completed or disposed.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private RequestSlot? Live()
+    private RequestSlot? Live() => Live(_slot);
+
+    /// <summary><see cref="Live()"/> of the request's slot <paramref name="s"/>, read already.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private RequestSlot? Live(RequestSlot? s)
     {
-        RequestSlot? s = _slot;
         if (s is not null && s.Version != _version)
             ThrowHelper.ThrowStaleRequest();
         return s;
+    }
+
+    /// <summary>
+    /// The slot in <paramref name="state"/>, the request's <see cref="_state"/> read by a caller that
+    /// has excluded a block: it then holds a <see cref="RequestSlot"/> or null (no second type test).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static RequestSlot? NotOnBlock(object? state)
+    {
+        Debug.Assert(state is null or RequestSlot);
+        return Unsafe.As<RequestSlot?>(state);
     }
 
     /// <summary>True for the null request (the default value).</summary>

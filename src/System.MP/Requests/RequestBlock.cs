@@ -208,30 +208,14 @@ internal sealed unsafe class RequestBlock
 
     /// <summary>
     /// The core completed entries [first, first + n) (rc its result, &lt; 0 when MPI failed the
-    /// call): those completed are done, their pins released; when every entry of the epoch is
-    /// done, the block starts the next one.  Throws the failure.
+    /// call): those completed are done (<see cref="Complete"/>).  Throws the failure.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void Finish(int first, int n, int rc)
     {
         if (rc < 0)
             FinishFailed(first, n, rc);
-        Done |= Range(first, n);
-        if (Pins is not null)
-            ReleasePins(first, n);
-        if (Done == Range(0, Count))
-            NextEpoch();
-        if (Request.OrphanedHolds != 0)
-            Request.SweepOrphans();
-    }
-
-    /// <summary>Releases the pins of entries [first, first + n).</summary>
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private void ReleasePins(int first, int n)
-    {
-        BufferHold?[] pins = Pins!;
-        for (int i = first; i < first + n; i++)
-            BufferHold.Release(ref pins[i]);
+        Complete(Range(first, n));
     }
 
     /// <summary>
@@ -242,23 +226,44 @@ internal sealed unsafe class RequestBlock
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void FinishFailed(int first, int n, int rc)
     {
-        Exception error = ThrowHelper.CoreException(rc);
+        Exception error = ThrowHelper.CoreException(rc); // first: the core's calls below replace its last error
         ulong done = 0;
         bool listLeft = Core.ListCount(List) > 0;
         for (int i = first; i < first + n; i++)
         {
-            if (listLeft && Core.ListPending(List, i) == 1)
-                continue;
-            done |= 1UL << i;
-            if (Pins is not null)
-                BufferHold.Release(ref Pins[i]);
+            if (!listLeft || Core.ListPending(List, i) != 1)
+                done |= 1UL << i;
         }
+        Complete(done);
+        throw error;
+    }
+
+    /// <summary>
+    /// The entries of <paramref name="done"/> completed: their pins released; when every entry of
+    /// the epoch is done, the block starts the next one.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void Complete(ulong done)
+    {
         Done |= done;
+        if (Pins is not null)
+            ReleasePins(done);
         if (Done == Range(0, Count))
             NextEpoch();
         if (Request.OrphanedHolds != 0)
             Request.SweepOrphans();
-        throw error;
+    }
+
+    /// <summary>Releases the pins of the entries of <paramref name="done"/>.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void ReleasePins(ulong done)
+    {
+        BufferHold?[] pins = Pins!;
+        for (int i = 0; i < Capacity; i++)
+        {
+            if ((done >> i & 1) != 0)
+                BufferHold.Release(ref pins[i]);
+        }
     }
 
     /// <summary>

@@ -236,6 +236,19 @@ internal sealed class RequestPoster
             Block = null;
     }
 
+    /// <summary>The block the next post goes into: <see cref="Block"/>, or <see cref="BlockWithRoom"/>'s.</summary>
+    internal RequestBlock BlockToPost
+    {
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get
+        {
+            RequestBlock? b = Block;
+            if (b is null || b.Count >= b.Room)
+                b = BlockWithRoom();
+            return b;
+        }
+    }
+
     /// <summary>
     /// The block to post into when <see cref="Block"/> is missing, full, or needs its next entries
     /// counted against the request pool (mp_list_reserve): the same block, or one from the pool.

@@ -1,5 +1,4 @@
 using System.MP;
-using System.Reflection;
 using System.Runtime.CompilerServices;
 
 namespace Scenarios;
@@ -48,11 +47,22 @@ internal static class RequestBlocks
     }
 
     /// <summary>True when the request is an entry of a block (its private state: what posting chose).</summary>
-    private static bool OnBlock(Request r) =>
-        typeof(Request).GetField("_state", BindingFlags.NonPublic | BindingFlags.Instance)!.GetValue(r)?.GetType().Name == "RequestBlock";
+    private static bool OnBlock(Request r) => StateOf(r)?.GetType().Name == "RequestBlock";
 
-    private static object? StateOf(Request r) =>
-        typeof(Request).GetField("_state", BindingFlags.NonPublic | BindingFlags.Instance)!.GetValue(r);
+    private static object? StateOf(Request r) => RequestReuse.StateOf(r);
+
+    /// <summary>Posts <paramref name="n"/> receives from <paramref name="peer"/>, receive k into an array of its own under tag <paramref name="tag"/> + k.</summary>
+    private static (Request[] Requests, int[][] Data) Receives(Communicator c, int peer, int n, int tag, int length = 1)
+    {
+        var requests = new Request[n];
+        var data = new int[n][];
+        for (int k = 0; k < n; k++)
+        {
+            data[k] = new int[length];
+            requests[k] = c.IRecv(data[k], peer, tag + k);
+        }
+        return (requests, data);
+    }
 
     /// <summary>Exchanges windows of 8 until posts go into blocks (each completed set counts), as a program's first loops would.</summary>
     private static void EnsureBlocks(Communicator c, int peer)
@@ -82,14 +92,8 @@ internal static class RequestBlocks
         for (int round = 0; round < 3; round++)
         {
             long active = Mpi.GetStatistics().ActiveRequests;
-            var recvs = new Request[64];
+            (Request[] recvs, int[][] data) = Receives(c, peer, 64, 100, 2);
             var sends = new Request[64];
-            var data = new int[64][];
-            for (int k = 0; k < 64; k++)
-            {
-                data[k] = new int[2];
-                recvs[k] = c.IRecv(data[k], peer, 100 + k);
-            }
             for (int k = 0; k < 64; k++)
                 sends[k] = c.ISend(new[] { c.Rank * 1000 + k, round }, peer, 100 + k);
             Check.True(OnBlock(recvs[0]) && OnBlock(sends[63]), "window posts are block entries");
@@ -110,21 +114,16 @@ internal static class RequestBlocks
                       && data[k][0] == peer * 1000 + k && data[k][1] == round;
             Check.True(ok, $"round {round}: every receive's status and data");
             Check.True(recvs.All(r => r == default), "WaitAll(Request[]) sets each entry to the null request");
-            Check.True(sends.All(r => r.IsCompleted), "the sends are spent");
+            if (round != 0) // WaitAll(Request[]) set round 0's entries to the null request
+                Check.Throws<ObjectDisposedException>(() => sends[63].Wait(), "a send of the completed run is spent");
         }
     }
 
     /// <summary>Receives and sends in one block, completed sends first, then the receives over a span with statuses; and TestAll.</summary>
     private static void SetsInAnyOrder(Communicator c, int peer)
     {
-        var recvs = new Request[8];
+        (Request[] recvs, int[][] data) = Receives(c, peer, 8, 200);
         var sends = new Request[8];
-        var data = new int[8][];
-        for (int k = 0; k < 8; k++)
-        {
-            data[k] = new int[1];
-            recvs[k] = c.IRecv(data[k], peer, 200 + k);
-        }
         for (int k = 0; k < 8; k++)
             sends[k] = c.ISend(new[] { 300 + k }, peer, 200 + k);
         Check.True(ReferenceEquals(StateOf(recvs[0]), StateOf(sends[7])), "the receives and the sends share a block");
@@ -137,13 +136,7 @@ internal static class RequestBlocks
         Check.True(ok, "the later run of the block completed first, then the earlier one, each with its statuses and data");
 
         // TestAll over a run: false until the peer's sends are posted, then true once.
-        var later = new int[4][];
-        var r = new Request[4];
-        for (int k = 0; k < 4; k++)
-        {
-            later[k] = new int[1];
-            r[k] = c.IRecv(later[k], peer, 400 + k);
-        }
+        (Request[] r, int[][] later) = Receives(c, peer, 4, 400);
         if (c.Rank == 0)
             Check.True(!Request.TestAll(r.AsSpan()), "TestAll of receives whose messages are not sent yet");
         c.Barrier();
@@ -219,13 +212,7 @@ internal static class RequestBlocks
     /// <summary>A receive truncated inside a run: the set throws, every other receive of it completed with its data.</summary>
     private static void TruncatedInARun(Communicator c, int peer)
     {
-        var r = new Request[4];
-        var data = new int[4][];
-        for (int k = 0; k < 4; k++)
-        {
-            data[k] = new int[1];
-            r[k] = c.IRecv(data[k], peer, 700 + k);
-        }
+        (Request[] r, int[][] data) = Receives(c, peer, 4, 700);
         for (int k = 0; k < 4; k++)
             c.Send(k == 2 ? new[] { 7, 8 } : new[] { 710 + k }, peer, 700 + k);
         Check.Throws<MessageTruncatedException>(() => Request.WaitAll(r), "WaitAll of a run with a truncated receive");
@@ -266,13 +253,7 @@ internal static class RequestBlocks
     /// <summary>Requests of a block completed one by one (Wait, Test, WaitAny, WaitSome): the block is dissolved, its requests go on as ordinary ones.</summary>
     private static void OneByOne(Communicator c, int peer)
     {
-        var r = new Request[6];
-        var data = new int[6][];
-        for (int k = 0; k < 6; k++)
-        {
-            data[k] = new int[1];
-            r[k] = c.IRecv(data[k], peer, 900 + k);
-        }
+        (Request[] r, int[][] data) = Receives(c, peer, 6, 900);
         Request copy = r[0];
         for (int k = 0; k < 6; k++)
             c.Send(new[] { 950 + k }, peer, 900 + k);

@@ -130,7 +130,7 @@ internal static class RequestReuse
     }
 
     /// <summary>The pooled state behind a request (its private field: what the test checks is reused).</summary>
-    private static object? StateOf(Request r) =>
+    internal static object? StateOf(Request r) =>
         typeof(Request).GetField("_state", BindingFlags.NonPublic | BindingFlags.Instance)!.GetValue(r);
 
     [MethodImpl(MethodImplOptions.NoInlining)]
