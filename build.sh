@@ -144,10 +144,13 @@ ARM64_LIBDIR=/usr/lib/aarch64-linux-gnu
 
 # The cross toolchain, qemu and the arm64 MPICH library are installed (Debian multiarch); they
 # sit beside the host's packages.  Open MPI's arm64 libraries cannot (libpmix2 and libmunge2 are
-# one architecture per system, and installing them removes the host's Open MPI), so they and the
-# arm64 -dev packages (for the header check) are unpacked into build/arm64/sysroot.
+# one architecture per system, and installing them removes the host's Open MPI), so they, the
+# libraries they link against that no arm64 package installed here brings (libevent, zlib), and
+# the arm64 -dev packages (for the header check) are unpacked into build/arm64/sysroot, each at
+# the version of the host's package of the same name.
+ARM64_UNPACKED=(libmpich-dev libopenmpi-dev libopenmpi3 libpmix2 libevent-core-2.1-7 libevent-pthreads-2.1-7 zlib1g)
 deps_arm64() {
-  local missing=() mpich_version ompi_version pmix_version
+  local missing=() pkgs=() pkg version
   command -v qemu-aarch64 >/dev/null || missing+=(qemu-user)
   command -v aarch64-linux-gnu-gcc >/dev/null || missing+=(gcc-aarch64-linux-gnu)
   command -v aarch64-linux-gnu-g++ >/dev/null || missing+=(g++-aarch64-linux-gnu)
@@ -163,17 +166,21 @@ deps_arm64() {
       { as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q &&
         as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends --no-remove "${missing[@]}"; }
   fi
-  [ -e "$ARM64_SYSROOT/.unpacked" ] && return
-  mpich_version="$(dpkg-query -W -f='${Version}' "libmpich-dev:$(dpkg --print-architecture)")"
-  ompi_version="$(dpkg-query -W -f='${Version}' "libopenmpi-dev:$(dpkg --print-architecture)")"
-  pmix_version="$(dpkg-query -W -f='${Version}' "libpmix2:$(dpkg --print-architecture)")"
-  log "unpacking arm64 Open MPI and the arm64 MPI headers into $ARM64_SYSROOT"
+  [ "$(cat "$ARM64_SYSROOT/.unpacked" 2>/dev/null)" = "${ARM64_UNPACKED[*]}" ] && return
+  for pkg in "${ARM64_UNPACKED[@]}"; do
+    version="$(dpkg-query -W -f='${Version}' "$pkg:$(dpkg --print-architecture)")" ||
+      die "the host has no $pkg package, whose arm64 copy the cross build unpacks (./build.sh deps installs it)"
+    pkgs+=("$pkg:arm64=$version")
+  done
+  log "unpacking arm64 Open MPI, the libraries it needs and the arm64 MPI headers into $ARM64_SYSROOT"
   rm -rf "$ARM64_SYSROOT"; mkdir -p "$ARM64_SYSROOT/debs"
-  (cd "$ARM64_SYSROOT/debs" && apt-get download -q "libmpich-dev:arm64=$mpich_version" "libopenmpi-dev:arm64=$ompi_version" \
-     "libopenmpi3:arm64=$ompi_version" "libpmix2:arm64=$pmix_version" 2>&1 | grep -v -e '^W: Download is performed unsandboxed' -e '^Get:' || true)
+  (cd "$ARM64_SYSROOT/debs" && apt-get download -q "${pkgs[@]}" 2>&1 | grep -v -e '^W: Download is performed unsandboxed' -e '^Get:' || true)
   local deb; for deb in "$ARM64_SYSROOT"/debs/*.deb; do dpkg-deb -x "$deb" "$ARM64_SYSROOT"; done
-  [ -e "$ARM64_SYSROOT$ARM64_LIBDIR/libmpi.so.40" ] || die "could not unpack Open MPI's arm64 libraries (apt-get download libopenmpi3:arm64)"
-  touch "$ARM64_SYSROOT/.unpacked"
+  local lib; for lib in libmpi.so.40 libevent_core-2.1.so.7 libevent_pthreads-2.1.so.7; do
+    [ -e "$ARM64_SYSROOT$ARM64_LIBDIR/$lib" ] || die "could not unpack the arm64 $lib (apt-get download ${pkgs[*]})"
+  done
+  [ -e "$ARM64_SYSROOT/lib/aarch64-linux-gnu/libz.so.1" ] || die "could not unpack the arm64 libz.so.1 (apt-get download ${pkgs[*]})"
+  echo "${ARM64_UNPACKED[*]}" >"$ARM64_SYSROOT/.unpacked"
 }
 
 # The cross build compiles against the host's MPI headers (an arm64 -dev package cannot be
@@ -244,7 +251,7 @@ build_native_arm64() {
     -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/linux-arm64.cmake" \
     -DMOTOR_MPI_LIBRARY="$ARM64_LIBDIR/libmpich.so.12" -DMOTOR_MPI_INCLUDE_DIRS="/usr/include/$HOST_TRIPLET/mpich" \
     -DMOTOR_OMPI_LIBMPI="$ARM64_SYSROOT$ARM64_LIBDIR/libmpi.so.40" -DMOTOR_OMPI_INCLUDE_DIRS="${ompi_inc// /;}" \
-    -DMOTOR_CROSS_LIBRARY_DIRS="$ARM64_SYSROOT$ARM64_LIBDIR" -DMOTOR_NETHOST_DIR="$ARM64_NETHOST" >/dev/null
+    -DMOTOR_CROSS_LIBRARY_DIRS="$ARM64_SYSROOT$ARM64_LIBDIR;$ARM64_SYSROOT/lib/aarch64-linux-gnu" -DMOTOR_NETHOST_DIR="$ARM64_NETHOST" >/dev/null
   cmake --build "$ARM64_BUILD" -j "$JOBS"
   layout_arm64_runtime "$ARM64_DOTNET"
 }
