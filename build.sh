@@ -149,12 +149,22 @@ ARM64_LIBDIR=/usr/lib/aarch64-linux-gnu
 # the arm64 -dev packages (for the header check) are unpacked into build/arm64/sysroot, each at
 # the version of the host's package of the same name.
 ARM64_UNPACKED=(libmpich-dev libopenmpi-dev libopenmpi3 libpmix2 libevent-core-2.1-7 libevent-pthreads-2.1-7 zlib1g)
+host_icu_package() {
+  local pkg
+  pkg="$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' 'libicu[0-9]*' 2>/dev/null | awk '$1 == "ii" { print $2; exit }')"
+  [ -n "$pkg" ] || die "the host has no libicuNN package (the .NET runtime's globalization), whose arm64 build the arm64 tests need"
+  echo "$pkg"
+}
+
 deps_arm64() {
   local missing=() pkgs=() pkg version
   command -v qemu-aarch64 >/dev/null || missing+=(qemu-user)
   command -v aarch64-linux-gnu-gcc >/dev/null || missing+=(gcc-aarch64-linux-gnu)
   command -v aarch64-linux-gnu-g++ >/dev/null || missing+=(g++-aarch64-linux-gnu)
   [ -e "$ARM64_LIBDIR/libmpich.so.12" ] || missing+=(libmpich12:arm64)
+  # The runtime's globalization for arm64 apps that do not run invariant (Arm64Tests' app from the
+  # package): the host's ICU package, built for arm64 (multiarch: it installs beside the host's).
+  compgen -G "$ARM64_LIBDIR/libicuuc.so.*" >/dev/null || missing+=("$(host_icu_package):arm64")
   dpkg --print-foreign-architectures | grep -qx arm64 || {
     log "adding Debian's arm64 architecture (multiarch)"
     as_root dpkg --add-architecture arm64
