@@ -231,7 +231,10 @@ case " $ONLY " in *" micro "*)
   echo "micro-benchmarks (BenchmarkDotNet)" >&2
   mkdir -p "$OUT/raw/micro"
   (cd "$OUT/raw/micro" && dotnet "$(app Micro)" --filter '*' --artifacts "$OUT/raw/micro" >"$OUT/raw/micro/run.txt" 2>&1) ||
-    { echo "bench: micro-benchmarks failed (see $OUT/raw/micro/run.txt)" >&2; exit 1; } ;;
+    { echo "bench: micro-benchmarks failed (see $OUT/raw/micro/run.txt)" >&2; exit 1; }
+  # BenchmarkDotNet exits 0 when a benchmark throws, and reports it as NA
+  ! grep -q "^Benchmarks with issues:" "$OUT/raw/micro/run.txt" ||
+    { echo "bench: a micro-benchmark failed (see 'Benchmarks with issues' in $OUT/raw/micro/run.txt)" >&2; exit 1; } ;;
 esac
 
 case " $ONLY " in *" instructions "*)

@@ -22,38 +22,38 @@ var config = ManualConfig.CreateMinimumViable()
 BenchmarkSwitcher.FromAssembly(typeof(CallPath).Assembly).Run(args, config);
 
 /// <summary>
-/// One call into the core (mp_state: reads a flag, touches no MPI) by each
-/// way .NET can call native code.  System.MP uses the first for every call
-/// that never waits.
+/// One call into the core (mp_core_table, its one export: returns the call table's
+/// address, touches no MPI) by each way .NET can call native code.  System.MP uses
+/// the first for every call that never waits.
 /// </summary>
 [MemoryDiagnoser]
 public unsafe class CallPath
 {
-    private delegate* unmanaged[Cdecl, SuppressGCTransition]<int> _fast;
-    private delegate* unmanaged[Cdecl]<int> _normal;
+    private delegate* unmanaged[Cdecl, SuppressGCTransition]<nint> _fast;
+    private delegate* unmanaged[Cdecl]<nint> _normal;
 
     [GlobalSetup]
     public void Setup()
     {
         nint lib = NativeLibrary.Load(Path.Combine(AppContext.BaseDirectory, "libmpcore.so"));
-        nint state = NativeLibrary.GetExport(lib, "mp_state");
-        _fast = (delegate* unmanaged[Cdecl, SuppressGCTransition]<int>)state;
-        _normal = (delegate* unmanaged[Cdecl]<int>)state;
+        nint table = NativeLibrary.GetExport(lib, "mp_core_table");
+        _fast = (delegate* unmanaged[Cdecl, SuppressGCTransition]<nint>)table;
+        _normal = (delegate* unmanaged[Cdecl]<nint>)table;
     }
 
     [Benchmark(Baseline = true, Description = "fn ptr + SuppressGCTransition (System.MP fast call)")]
-    public int FastCall() => _fast();
+    public nint FastCall() => _fast();
 
     [Benchmark(Description = "fn ptr with GC transition")]
-    public int NormalCall() => _normal();
+    public nint NormalCall() => _normal();
 
     [Benchmark(Description = "DllImport")]
-    public int DllImportCall() => Native.mp_state();
+    public nint DllImportCall() => Native.mp_core_table();
 
     private static class Native
     {
         [DllImport("libmpcore.so")]
-        internal static extern int mp_state();
+        internal static extern nint mp_core_table();
     }
 }
 
