@@ -66,6 +66,10 @@ MAX="${MAX_BYTES:-4194304}"              # largest message of the latency/bandwi
 RMA_MAX="${RMA_MAX_BYTES:-$MAX}"          # largest Put/Get of the rma-put/rma-get sweeps
 OBJECT_ARGS="${OBJECT_ARGS:-4096 1 40}"   # Figure 11: largest N, rounds, ms budget per point
 STEADY="${STEADY_ITERATIONS:-200000}"     # objects-steady: round trips timed (as many untimed before)
+# async: each series times its iterations in blocks of BENCH_BLOCK and reports the median block's
+# round trip, so that a rank preempted for a stretch (2 cores, two spinning ranks and an engine
+# thread) does not set the figure; BENCH_BLOCK=0 gives the mean over all iterations.
+export BENCH_BLOCK="${BENCH_BLOCK:-100}"
 SETS="${PAIRED_SETS:-31}"                #  latency-paired, bandwidth-paired: sets of neighbouring blocks per size
 # bandwidth-paired's blocks are osu_bw's window counts (100 up to 8 KiB, 20 above) times BW_SCALE / 10:
 # many short blocks, not a few long ones, so that neighbours stay close in time.

@@ -134,7 +134,8 @@ internal sealed record Group(string Name, string Title, string Unit, bool Higher
             "perf/Async at thread level Multiple: ping-pong of 8 B and 64 KiB, half round trip; rank 1 echoes with blocking Recv/Send, rank 0 sends " +
             "and receives by blocking Recv (recv), IRecv + Wait (wait), await IRecv with the defaults (await: progress on the caller first, " +
             "AsyncProgress.DefaultCallerPolls), or await through the progress engine alone (await-engine, AsyncProgress.CallerPolls = 0); " +
-            "C: blocking MPI_Send/MPI_Recv at MPI_THREAD_MULTIPLE."),
+            "C: blocking MPI_Send/MPI_Recv at MPI_THREAD_MULTIPLE. Each run times its iterations in blocks of BENCH_BLOCK (default 100) " +
+            "and reports the median block's, so that a stretch in which a rank lost its core does not set the figure."),
         new("async-idle", "Awaited requests: processor time while idle", "% of a core", false, false,
             "Rank 0's processor time (whole process) while IDLE_PENDING (default 64; motor-1: 1) awaited receives match nothing for " +
             "IDLE_SECONDS: the progress engine backs off to sleeps of up to 1 ms. C: the same receives waited for in MPI_Waitall (MPICH polls)."),
