@@ -140,15 +140,35 @@ public struct TransportLayoutHash
 
     /// <summary>Mixes in <paramref name="text"/> and a separator.</summary>
     /// <param name="text">A name.</param>
-    public void Add(string text)
+    public void Add(string text) => Add(text.AsSpan());
+
+    /// <summary>
+    /// Mixes in <paramref name="number"/> as its invariant decimal text (an optional '-', then
+    /// the digits), written here rather than formatted: no culture data is loaded for it, so
+    /// registering codecs at start needs no globalization library.
+    /// </summary>
+    /// <param name="number">A size or kind.</param>
+    public void Add(int number)
+    {
+        Span<char> text = stackalloc char[11]; // "-2147483648"
+        int i = text.Length;
+        long n = Math.Abs((long)number);
+        do
+        {
+            text[--i] = (char)('0' + (int)(n % 10));
+            n /= 10;
+        }
+        while (n != 0);
+        if (number < 0)
+            text[--i] = '-';
+        Add(text[i..]);
+    }
+
+    private void Add(ReadOnlySpan<char> text)
     {
         ulong h = _value;
         foreach (char c in text)
             h = (h ^ c) * 1099511628211UL;
         _value = (h ^ '|') * 1099511628211UL;
     }
-
-    /// <summary>Mixes in <paramref name="number"/> as its invariant decimal text.</summary>
-    /// <param name="number">A size or kind.</param>
-    public void Add(int number) => Add(number.ToString(CultureInfo.InvariantCulture));
 }

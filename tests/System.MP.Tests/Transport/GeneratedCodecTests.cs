@@ -73,6 +73,27 @@ public class GeneratedCodecTests
         },
     };
 
+    /// <summary>A number goes into the layout hash as its invariant decimal text does (both codec paths share this; payloads carry the hash).</summary>
+    [Theory]
+    [InlineData(0)]
+    [InlineData(7)]
+    [InlineData(10)]
+    [InlineData(4096)]
+    [InlineData(-1)]
+    [InlineData(-305)]
+    [InlineData(int.MaxValue)]
+    [InlineData(int.MinValue)]
+    public void ANumberIsHashedAsItsInvariantDecimalText(int number)
+    {
+        var byNumber = new System.MP.CompilerServices.TransportLayoutHash();
+        var byText = new System.MP.CompilerServices.TransportLayoutHash();
+        byNumber.Add("Node");
+        byText.Add("Node");
+        byNumber.Add(number);
+        byText.Add(number.ToString(Globalization.CultureInfo.InvariantCulture));
+        Assert.Equal(byText.Value, byNumber.Value);
+    }
+
     [Fact]
     public void TheTestTypesHaveGeneratedCodecsAndTheRunTimePathIsSeparate()
     {
