@@ -186,10 +186,10 @@ deps_arm64() {
   rm -rf "$ARM64_SYSROOT"; mkdir -p "$ARM64_SYSROOT/debs"
   (cd "$ARM64_SYSROOT/debs" && apt-get download -q "${pkgs[@]}" 2>&1 | grep -v -e '^W: Download is performed unsandboxed' -e '^Get:' || true)
   local deb; for deb in "$ARM64_SYSROOT"/debs/*.deb; do dpkg-deb -x "$deb" "$ARM64_SYSROOT"; done
-  local lib; for lib in libmpi.so.40 libevent_core-2.1.so.7 libevent_pthreads-2.1.so.7; do
-    [ -e "$ARM64_SYSROOT$ARM64_LIBDIR/$lib" ] || die "could not unpack the arm64 $lib (apt-get download ${pkgs[*]})"
+  local lib; for lib in $ARM64_LIBDIR/libmpi.so.40 $ARM64_LIBDIR/libevent_core-2.1.so.7 $ARM64_LIBDIR/libevent_pthreads-2.1.so.7 \
+                       /lib/aarch64-linux-gnu/libz.so.1; do
+    [ -e "$ARM64_SYSROOT$lib" ] || die "could not unpack the arm64 $lib (apt-get download ${pkgs[*]})"
   done
-  [ -e "$ARM64_SYSROOT/lib/aarch64-linux-gnu/libz.so.1" ] || die "could not unpack the arm64 libz.so.1 (apt-get download ${pkgs[*]})"
   echo "${ARM64_UNPACKED[*]}" >"$ARM64_SYSROOT/.unpacked"
 }
 
