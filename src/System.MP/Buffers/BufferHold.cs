@@ -11,7 +11,9 @@ namespace System.MP;
 /// <list type="bullet">
 /// <item>a pinned GCHandle on an array (library mode), shared by the operations in
 /// flight on that array: a window of operations on one buffer costs one GCHandle,
-/// and the array is pinned exactly while MPI may still touch it;</item>
+/// and the array is pinned exactly while MPI may still touch it.  The posting thread's
+/// last such hold keeps its GCHandle (pinning nothing) once its operations completed, and
+/// pins its next array with it: one operation at a time (a ping-pong) allocates nothing;</item>
 /// <item>the rented native buffer of an object send, shared by the messages its
 /// payload travels in (<see cref="ForPayload"/>; one hold per buffer, reused by its sends);</item>
 /// <item>native memory MPI reads until an operation completes (the counts of a
@@ -26,7 +28,14 @@ internal sealed class BufferHold
     private Transport.NativeBuffer? _payload;
     private unsafe void* _native;
     private BufferHold? _with1, _with2;
-    private int _refs;
+    private int _refs; // > 0 operations holding it; 0 while the last release lets go; Idle or Freed after (array holds)
+    private volatile bool _retired; // an array hold that is no longer a poster's last: frees its GCHandle once idle
+
+    /// <summary><see cref="_refs"/> of an array hold whose operations all completed: its GCHandle is allocated and pins nothing.</summary>
+    private const int Idle = -1;
+
+    /// <summary><see cref="_refs"/> of an array hold whose GCHandle is freed: never used again.</summary>
+    private const int Freed = -2;
     private static long s_pinnedHandles, s_pinnedHandlesAllocated;
 
     /// <summary>Pinned GCHandles held now (<see cref="MpiStatistics.PinnedHandles"/>).</summary>
@@ -102,11 +111,47 @@ internal sealed class BufferHold
         BufferHold? p = last;
         if (p is not null && ReferenceEquals(p._target, array) && p.TryAddRef())
             return p;
-        return last = New(array);
+        return Repin(array, ref last);
     }
 
+    /// <summary>
+    /// <paramref name="last"/>'s GCHandle pins <paramref name="array"/> when none of its operations
+    /// is in flight any more; else a new hold becomes the last, and the old one frees its handle
+    /// once its operations completed.
+    /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static BufferHold New(Array array) => new(array);
+    private static BufferHold Repin(Array array, ref BufferHold? last)
+    {
+        BufferHold? p = last;
+        if (p is not null)
+        {
+            if (Interlocked.CompareExchange(ref p._refs, 1, Idle) == Idle)
+            {
+                p._handle.Target = array; // only this thread (the hold's poster) revives it; no operation holds it yet
+                p._target = array;
+                Interlocked.Increment(ref s_pinnedHandles);
+                return p;
+            }
+            Retire(p);
+        }
+        return last = new(array);
+    }
+
+    /// <summary>A pinned GCHandle of its own on <paramref name="array"/> for one owner (no poster's last): freed when released.</summary>
+    internal static BufferHold PinAlone(Array array) => new(array) { _retired = true };
+
+    /// <summary>
+    /// <paramref name="hold"/> is no longer a poster's last (replaced, or its thread ended): its
+    /// GCHandle is freed now when it is idle, else by the release of its last operation.
+    /// </summary>
+    internal static unsafe void Retire(BufferHold? hold)
+    {
+        if (hold is null || hold._payload is not null || hold._native is not null)
+            return;
+        hold._retired = true;
+        if (Interlocked.CompareExchange(ref hold._refs, Freed, Idle) == Idle)
+            hold._handle.Free();
+    }
 
     /// <summary>Joins a pin that is still held (never revives a released one).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -156,8 +201,11 @@ internal sealed class BufferHold
             return;
         }
         _target = null;
-        _handle.Free();
+        _handle.Target = null; // the array is free to move; the handle stays for the poster's next pin
         Interlocked.Decrement(ref s_pinnedHandles);
+        Interlocked.Exchange(ref _refs, Idle); // a full fence before _retired is read (Retire writes it, then reads _refs)
+        if (_retired && Interlocked.CompareExchange(ref _refs, Freed, Idle) == Idle)
+            _handle.Free();
     }
 
     // Apart, so an object send's release does not set up the P/Invoke frame NativeMemory.Free needs.

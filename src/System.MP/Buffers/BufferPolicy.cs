@@ -71,11 +71,7 @@ internal static unsafe class BufferPolicy
         arrayBytes >= LargeObjectBytes && GC.GetGeneration(array) == GC.MaxGeneration;
 
     /// <summary>A pinned GCHandle of its own on <paramref name="array"/>, shared with no operation: released by its owner.</summary>
-    internal static BufferHold PinForLife(Array array)
-    {
-        BufferHold? none = null;
-        return BufferHold.Acquire(array, ref none);
-    }
+    internal static BufferHold PinForLife(Array array) => BufferHold.PinAlone(array);
 
     /// <summary>
     /// What keeps <paramref name="array"/> in place while MPI may access it at any time (a window's

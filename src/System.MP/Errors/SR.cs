@@ -23,6 +23,8 @@ internal static class SR
     internal const string FailedExitAborts = "[rank {0}] exiting with code {1} while MPI is in use; aborting the MPI job so that no rank waits for this one forever.";
     internal const string AwaitThreadLevel = "Awaiting an MPI request needs thread level Multiple (the progress engine calls MPI from its own thread), but MPI was initialized at {0}. Call Mpi.Init(ThreadLevel.Multiple) before any other MPI use; under motor, start the program with 'motor --thread-level multiple' or set the runtime property Motor.ThreadLevel (multiple).";
     internal const string StaleRequest = "This Request has already been completed (by Wait, a successful Test, a set such as WaitAll, or an await) or disposed; a Request completes once, and its slot may now serve a newer operation, which this copy cannot reach.";
+    internal const string AwaiterNotPending = "The awaiter has nothing to wait for: await the request (its IsCompleted is read first), do not call OnCompleted directly.";
+    internal const string LongestSleepRange = "AsyncProgress.LongestSleep takes a whole number of milliseconds from 1 to 1000.";
     internal const string AlreadyAwaited = "The request is already being awaited with a cancellation token, or by another thread at the same time; await the task of its first WaitAsync.";
     internal const string WhenAnyEmpty = "WhenAny needs at least one request.";
     internal const string FeatureRange = "{0} is not an MpiFeature.";

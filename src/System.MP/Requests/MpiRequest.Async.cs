@@ -69,6 +69,9 @@ public abstract partial class MpiRequest
         return e.Task;
     }
 
+    /// <summary><see cref="WaitAsync"/> without a token, testing at most <paramref name="polls"/> times on the caller (for <see cref="RequestAwaiter"/>).</summary>
+    internal Task<Status> AwaitAfter(int polls) => AwaitCore(CancellationToken.None, polls);
+
     /// <summary>One test on the caller for a set (not awaited already): the request's task if it has completed, else null.</summary>
     private Task<Status>? PollOnCaller() =>
         Volatile.Read(ref _await) is not null ? null

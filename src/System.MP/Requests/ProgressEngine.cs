@@ -11,9 +11,14 @@ namespace System.MP;
 /// What the progress engine of <see cref="MpiRequest.WaitAsync"/> does and how it is tuned.
 /// One engine per process completes every awaited request: a background thread that tests
 /// them all in batches (one MPI_Testsome per round through the core), and backs off when a
-/// round completes nothing (spins briefly, then yields, then sleeps 20 µs doubling up to 1 ms),
-/// so a process whose awaited operations wait for a long time uses almost no processor time.
-/// With nothing awaited the thread blocks until something is.
+/// round completes nothing: it spins briefly, then yields, then sleeps 20 µs doubling up to
+/// 1 ms; once nothing has completed for longer than 64 ms, each sleep is a 64th of the time
+/// waited so far, up to <see cref="LongestSleep"/> (4 ms by default).  So a process whose awaited
+/// operations wait for a long time uses almost no processor time (each wake-up costs tens of
+/// microseconds in the kernel, more on a virtual machine), and an operation that completes
+/// after a wait of T is noticed within max(1 ms, T/64) of it, at most LongestSleep.  A new
+/// await or a cancellation wakes the engine at once.  With nothing awaited the thread blocks
+/// until something is.
 /// </summary>
 /// <remarks>
 /// <para>
@@ -104,6 +109,40 @@ public static class AsyncProgress
 
     /// <summary>Times the engine has slept (backed off) so far because a round completed nothing.</summary>
     public static long Sleeps => ProgressEngine.Sleeps;
+
+    /// <summary>The default of <see cref="LongestSleep"/>: 4 ms.</summary>
+    public static readonly TimeSpan DefaultLongestSleep = TimeSpan.FromMilliseconds(4);
+
+    private static int s_longestSleepMs = ReadLongestSleep();
+
+    private static int ReadLongestSleep()
+    {
+        string? s = Environment.GetEnvironmentVariable("MOTOR_AWAIT_LONGEST_SLEEP_MS");
+        return s is not null && int.TryParse(s, out int ms) && ms is >= 1 and <= 1000 ? ms : (int)DefaultLongestSleep.TotalMilliseconds;
+    }
+
+    /// <summary>
+    /// The longest the engine sleeps between two rounds while its awaited operations wait for a
+    /// long time (default <see cref="DefaultLongestSleep"/>; $MOTOR_AWAIT_LONGEST_SLEEP_MS sets the
+    /// starting value): the most an operation that completes after a long wait can go unnoticed.
+    /// Whole milliseconds from 1 to 1000.  1 ms keeps that delay at most 1 ms at the price of a
+    /// wake-up every millisecond while anything is awaited (about 2-5 % of a core on the
+    /// machines measured, most of it the kernel's); the default wakes a long-idle engine 250
+    /// times a second.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is not a whole number of milliseconds from 1 to 1000.</exception>
+    public static TimeSpan LongestSleep
+    {
+        get => TimeSpan.FromMilliseconds(Volatile.Read(ref s_longestSleepMs));
+        set
+        {
+            if (value.Ticks % TimeSpan.TicksPerMillisecond != 0 || value < TimeSpan.FromMilliseconds(1) || value > TimeSpan.FromSeconds(1))
+                throw new ArgumentOutOfRangeException(nameof(value), value, SR.LongestSleepRange);
+            Volatile.Write(ref s_longestSleepMs, (int)value.TotalMilliseconds);
+        }
+    }
+
+    internal static int LongestSleepMilliseconds => Volatile.Read(ref s_longestSleepMs);
 }
 
 /// <summary>
@@ -175,11 +214,14 @@ internal static unsafe class ProgressEngine
 {
     private const int SpinRounds = 64, YieldRounds = 64, MinSleepMicroseconds = 20, MaxSleepMicroseconds = 1000;
 
+    /// <summary>Past the first millisecond sleeps, each sleep is this share (1/N) of the time slept since the last completion.</summary>
+    private const int WaitedShare = 64;
+
     /// <summary>Watchdog ticks without a continuation on the engine after which the watchdog sleeps until the next one.</summary>
     private const int QuietTicks = 16;
 
     private static readonly ConcurrentQueue<AwaitEntry> s_incoming = new();
-    private static readonly ManualResetEventSlim s_wake = new(false);
+    private static readonly ManualResetEventSlim s_wake = new(false, spinCount: 0); // the engine's sleeps wait on it: no spinning there (Drive spins where it helps)
     private static readonly ManualResetEventSlim s_exited = new(false);
     private static readonly ManualResetEventSlim s_watchWake = new(false);
     private static readonly Lock s_lock = new();
@@ -346,7 +388,8 @@ internal static unsafe class ProgressEngine
         internal readonly Batch Batch = new();
         internal readonly List<AwaitEntry> Ready = []; // completed, outcome set, not yet delivered
         internal int Next; // Ready's next to deliver
-        internal int Idle;
+        internal int Idle; // rounds since the last completion or new await
+        internal long SleptMicroseconds; // slept since then
     }
 
     private static void Run()
@@ -365,25 +408,31 @@ internal static unsafe class ProgressEngine
         for (; ; )
         {
             s_wake.Reset(); // before the queue is read: an Add after it sets it again
+            int added = st.Pending.Count;
             while (s_incoming.TryDequeue(out AwaitEntry? e))
                 st.Pending.Add(e);
             if (s_stopping)
                 break;
             if (st.Pending.Count == 0)
             {
+                // A short spin first: the next await often comes within microseconds (a loop of them).
+                var spin = new SpinWait();
+                while (!s_wake.IsSet && !spin.NextSpinWillYield)
+                    spin.SpinOnce();
                 s_wake.Wait();
-                st.Idle = 0;
                 continue;
             }
+            if (st.Pending.Count > added)
+                Awake(st); // a new await: its operation may complete soon
             Interlocked.Increment(ref s_rounds);
             if (Round(st) > 0)
             {
-                st.Idle = 0;
+                Awake(st);
                 if (!Deliver(st))
                     return true; // deposed: another runner has the state
             }
             else
-                BackOff(ref st.Idle);
+                BackOff(st);
         }
         while (s_incoming.TryDequeue(out AwaitEntry? e))
             st.Pending.Add(e);
@@ -499,10 +548,22 @@ internal static unsafe class ProgressEngine
         }
     }
 
-    /// <summary>Spin, then yield, then sleep with growing intervals (up to 1 ms) while nothing completes.</summary>
-    private static void BackOff(ref int idle)
+    /// <summary>Something completed or was newly awaited: the back-off starts over.</summary>
+    private static void Awake(State st)
     {
-        idle++;
+        st.Idle = 0;
+        st.SleptMicroseconds = 0;
+    }
+
+    /// <summary>
+    /// Spin, then yield, then sleep with growing intervals (up to 1 ms, then a share of the time
+    /// waited, up to <see cref="AsyncProgress.LongestSleep"/>) while nothing completes.  Sleeps
+    /// of a millisecond or more wait on <see cref="s_wake"/>, which a new await or a
+    /// cancellation sets.
+    /// </summary>
+    private static void BackOff(State st)
+    {
+        int idle = ++st.Idle;
         if (idle <= SpinRounds)
         {
             Thread.SpinWait(20);
@@ -516,7 +577,15 @@ internal static unsafe class ProgressEngine
         int doublings = Math.Min(idle - SpinRounds - YieldRounds - 1, 6);
         int us = Math.Min(MinSleepMicroseconds << doublings, MaxSleepMicroseconds);
         Interlocked.Increment(ref s_sleeps);
-        _ = usleep((uint)us);
+        if (us < MaxSleepMicroseconds)
+        {
+            st.SleptMicroseconds += us;
+            _ = usleep((uint)us);
+            return;
+        }
+        int ms = (int)Math.Clamp(st.SleptMicroseconds / WaitedShare / 1000, 1, AsyncProgress.LongestSleepMilliseconds);
+        st.SleptMicroseconds += ms * 1000L;
+        s_wake.Wait(ms);
     }
 
     // A sleep shorter than Thread.Sleep's millisecond; a normal P/Invoke, so the GC proceeds meanwhile.

@@ -250,15 +250,24 @@ public readonly unsafe partial struct Request : IDisposable, IEquatable<Request>
     /// <returns>A task with the operation's status, or its exception.</returns>
     public Task<Status> WaitAsync(CancellationToken cancellationToken = default) => ((MpiRequest)this).WaitAsync(cancellationToken);
 
-    /// <summary>Makes <c>await request</c> work, as <see cref="MpiRequest.GetAwaiter"/>.</summary>
+    /// <summary>
+    /// Makes <c>await request</c> work: tests the operation on the awaiting thread first
+    /// (<see cref="AsyncProgress.CallerPolls"/> times; allocates nothing when it completes then),
+    /// else waits through the progress engine as <see cref="WaitAsync"/> does and resumes where the
+    /// engine completed it (its own thread, see <see cref="AsyncProgress.InlineContinuations"/>),
+    /// not on the captured context.
+    /// </summary>
     /// <returns>The awaiter; the await's result is the operation's <see cref="Status"/>.</returns>
-    public ConfiguredTaskAwaitable<Status>.ConfiguredTaskAwaiter GetAwaiter() => ((MpiRequest)this).GetAwaiter();
+    /// <exception cref="InvalidOperationException">MPI's thread level is below <see cref="ThreadLevel.Multiple"/> (see <see cref="MpiRequest.WaitAsync"/>).</exception>
+    public RequestAwaiter GetAwaiter() => new(this, continueOnCapturedContext: false);
 
-    /// <summary>Awaits the operation, as <see cref="MpiRequest.ConfigureAwait"/>.</summary>
-    /// <param name="continueOnCapturedContext">True: the continuation runs on the captured context; false: where the operation completed (see <see cref="AsyncProgress.InlineContinuations"/>).</param>
+    /// <summary>Awaits the operation as <see cref="GetAwaiter"/> does, resuming on the captured context when <paramref name="continueOnCapturedContext"/> is true and the engine completed it.</summary>
+    /// <param name="continueOnCapturedContext">True: a continuation the engine completes runs on the captured context; false (what <c>await request</c> does): where the operation completed (see <see cref="AsyncProgress.InlineContinuations"/>).</param>
     /// <returns>An awaitable whose result is the operation's <see cref="Status"/>.</returns>
-    public ConfiguredTaskAwaitable<Status> ConfigureAwait(bool continueOnCapturedContext) =>
-        ((MpiRequest)this).ConfigureAwait(continueOnCapturedContext);
+    public RequestAwaitable ConfigureAwait(bool continueOnCapturedContext) => new(this, continueOnCapturedContext);
+
+    /// <summary>The request's <see cref="MpiRequest"/> form when it has been converted (which then owns it: awaits go through it), else null.</summary>
+    internal MpiRequest? Boxed() => _slot is { } s && s.Box is { } box && box.Holds(this) ? box : null;
 
     /// <summary>
     /// The request as an <see cref="MpiRequest"/>, for sets and awaits that mix it with object and

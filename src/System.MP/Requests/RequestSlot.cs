@@ -127,7 +127,11 @@ internal sealed class RequestPoster
     private RequestSlot?[] _free = new RequestSlot?[64];
     private int _count;
 
-    ~RequestPoster() => LastImmobile.Free(); // the thread has ended
+    ~RequestPoster() // the thread has ended
+    {
+        LastImmobile.Free();
+        BufferHold.Retire(LastPin);
+    }
 
     [ThreadStatic] private static RequestPoster? t_poster;
 

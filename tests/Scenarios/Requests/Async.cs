@@ -27,6 +27,7 @@ internal static class Async
         Check.Equal(ThreadLevel.Multiple, Mpi.ThreadLevel, "running at Multiple");
         int peer = 1 - c.Rank;
         await PingPong(c, peer);
+        await CallerAwaits(c, peer);
         await MixedSets(c, peer);
         await PolledAlone(c, peer);
         await Cancellation(c, peer);
@@ -72,6 +73,80 @@ internal static class Async
             Check.Equal(0, bad, $"100 awaited round trips of {n * 4} bytes");
         }
     }
+
+    private const int Arrived = 21, ArrivedLong = 22, Owned = 23;
+
+    // await request (Request's own awaiter): an operation that completes on the awaiting thread
+    // allocates nothing and never reaches the engine; its error, a second await and an await of
+    // a request already handed over through WaitAsync each behave as through the task.
+    private static async Task CallerAwaits(Communicator c, int peer)
+    {
+        const int n = 64;
+        var one = new[] { 0 };
+        var buf = new int[1];
+        int thread = Environment.CurrentManagedThreadId, bad = 0;
+        long allocated = 0, rounds = AsyncProgress.Rounds;
+        for (int batch = 0; batch < 2; batch++) // the first batch warms the pools; the second is measured
+        {
+            for (int i = 0; i < n; i++)
+            {
+                one[0] = batch * n + i;
+                c.Send(one, peer, Arrived);
+            }
+            for (int i = 0; i < n; i++)
+            {
+                c.Probe(peer, Arrived); // arrived: the first test on the caller completes the receive
+                long a0 = GC.GetAllocatedBytesForCurrentThread();
+                Status st = await c.IRecv(buf, peer, Arrived);
+                if (batch == 1)
+                    allocated += GC.GetAllocatedBytesForCurrentThread() - a0;
+                bad += st.Source == peer && st.Tag == Arrived && buf[0] == batch * n + i ? 0 : 1;
+            }
+        }
+        Check.Equal(0, bad, $"{2 * n} awaits of arrived messages: statuses and data");
+        Check.Equal(thread, Environment.CurrentManagedThreadId, "every await completed on the awaiting thread");
+        Check.Equal(rounds, AsyncProgress.Rounds, "the engine was not involved");
+        Check.Equal(0L, allocated, $"{n} awaits completed on the caller allocate nothing (posting included)");
+
+        // Errors raised inside MPI come out of the await; a second await of the request is refused.
+        c.Send(new int[8], peer, ArrivedLong);
+        c.Probe(peer, ArrivedLong);
+        Request truncated = c.IRecv(new int[4], peer, ArrivedLong);
+        await ThrowsAsync<MessageTruncatedException>(AwaitOnce(truncated), "await of a truncated receive on the caller");
+        await ThrowsAsync<ObjectDisposedException>(AwaitOnce(truncated), "a second await of a completed request");
+        c.Send(new[] { 7 }, peer, Arrived);
+        c.Probe(peer, Arrived);
+        Request done = c.IRecv(buf, peer, Arrived);
+        await done;
+        await ThrowsAsync<ObjectDisposedException>(AwaitOnce(done), "a second await after one that returned");
+        Request defaultRequest = default;
+        Check.Equal(Mpi.AnySource, (await defaultRequest).Source, "await of the null request: the empty status");
+
+        // A request awaited through WaitAsync (its MpiRequest form owns it): await request waits for
+        // the same operation through that task, and afterwards answers with its kept status.
+        int pending = AsyncProgress.Pending;
+        var owned = new int[1];
+        Request r = c.IRecv(owned, peer, Owned);
+        Task<Status> task = r.WaitAsync();
+        Check.True(!task.IsCompleted && AsyncProgress.Pending == pending + 1, "pending: the peer sends only after this side's go");
+        Task<Status> awaited = AwaitOnce(r);
+        Check.Equal(pending + 1, AsyncProgress.Pending, "the second await did not hand the request over again");
+        c.Send(new[] { 1 }, peer, Go);
+        c.Recv(new int[1], peer, Go);
+        c.Send(new[] { 50 + c.Rank }, peer, Owned);
+        Status viaAwait = await awaited, viaTask = await task;
+        Check.True(viaAwait.Equals(viaTask) && viaAwait.Source == peer && owned[0] == 50 + peer, "both awaits end with the operation's status");
+        Check.True((await r).Equals(viaTask), "an await after completion answers with the kept status");
+
+        // ConfigureAwait: an operation already complete resumes at once, whatever the flag.
+        thread = Environment.CurrentManagedThreadId; // the engine completed the last awaits: maybe on its thread
+        c.Send(new[] { 9 }, peer, Arrived);
+        c.Probe(peer, Arrived);
+        Check.Equal(peer, (await c.IRecv(buf, peer, Arrived).ConfigureAwait(true)).Source, "ConfigureAwait(true) of an arrived message");
+        Check.Equal(thread, Environment.CurrentManagedThreadId, "still on the awaiting thread");
+    }
+
+    private static async Task<Status> AwaitOnce(Request r) => await r;
 
     private static int Element(int rank, int round, int i) => (rank << 24) ^ (round << 16) ^ i;
 
@@ -563,15 +638,36 @@ internal static class Async
     // An idle engine backs off: with a receive pending for long, it ends up sleeping.
     private static async Task BackOff(Communicator c, int peer)
     {
+        Check.Equal(AsyncProgress.DefaultLongestSleep, AsyncProgress.LongestSleep, "the longest sleep's default (no MOTOR_AWAIT_LONGEST_SLEEP_MS here)");
+        foreach (TimeSpan wrong in new[] { TimeSpan.Zero, TimeSpan.FromMilliseconds(-1), TimeSpan.FromMilliseconds(1.5), TimeSpan.FromMilliseconds(1001) })
+            Check.Throws<ArgumentOutOfRangeException>(() => AsyncProgress.LongestSleep = wrong, $"longest sleep {wrong.TotalMilliseconds} ms");
+        Check.Equal(AsyncProgress.DefaultLongestSleep, AsyncProgress.LongestSleep, "a refused value changes nothing");
+        await BackOffOnce(c, peer, 16);
+        AsyncProgress.LongestSleep = TimeSpan.FromMilliseconds(1);
+        try
+        {
+            Check.Equal(TimeSpan.FromMilliseconds(1), AsyncProgress.LongestSleep, "longest sleep set to 1 ms");
+            await BackOffOnce(c, peer, 24);
+        }
+        finally
+        {
+            AsyncProgress.LongestSleep = AsyncProgress.DefaultLongestSleep;
+        }
+    }
+
+    private static async Task BackOffOnce(Communicator c, int peer, int tag)
+    {
         long sleeps = AsyncProgress.Sleeps;
-        Task<Status> t = c.IRecv(new int[1], peer, 16).WaitAsync();
+        var got = new int[1];
+        Task<Status> t = c.IRecv(got, peer, tag).WaitAsync();
         while (AsyncProgress.Sleeps == sleeps)
             Thread.Sleep(1);
         Check.True(AsyncProgress.Sleeps > sleeps, "the engine sleeps while nothing completes");
-        await c.ISend(new[] { 1 }, peer, 17);
-        await c.IRecv(new int[1], peer, 17); // both sides saw their engine sleep
-        await c.ISend(new[] { 1 }, peer, 16);
+        await c.ISend(new[] { 1 }, peer, tag + 1);
+        await c.IRecv(new int[1], peer, tag + 1); // both sides saw their engine sleep
+        await c.ISend(new[] { tag + c.Rank }, peer, tag);
         await t;
+        Check.Equal(tag + peer, got[0], $"the message the sleeping engine waited for (longest sleep {AsyncProgress.LongestSleep.TotalMilliseconds} ms)");
     }
 
     private static async Task ThrowsAsync<TException>(Task task, string what) where TException : Exception
