@@ -36,7 +36,7 @@ internal sealed class BufferHold
 
     /// <summary><see cref="_refs"/> of an array hold whose GCHandle is freed: never used again.</summary>
     private const int Freed = -2;
-    private static long s_pinnedHandles, s_pinnedHandlesAllocated;
+    private static long s_pinnedHandles, s_pinnedHandlesAllocated, s_arraysPinned;
 
     /// <summary>Pinned GCHandles held now (<see cref="MpiStatistics.PinnedHandles"/>).</summary>
     internal static long PinnedHandles => Volatile.Read(ref s_pinnedHandles);
@@ -49,8 +49,14 @@ internal sealed class BufferHold
     {
         Interlocked.Add(ref s_pinnedHandles, held);
         if (allocated > 0)
+        {
             Interlocked.Add(ref s_pinnedHandlesAllocated, allocated);
+            Interlocked.Add(ref s_arraysPinned, allocated);
+        }
     }
+
+    /// <summary>Arrays pinned so far with a GCHandle, new or re-pointed (<see cref="MpiStatistics.ArraysPinned"/>).</summary>
+    internal static long ArraysPinned => Volatile.Read(ref s_arraysPinned);
 
     /// <summary>Pinned GCHandles allocated so far (<see cref="MpiStatistics.PinnedHandlesAllocated"/>).</summary>
     internal static long PinnedHandlesAllocated => Volatile.Read(ref s_pinnedHandlesAllocated);
@@ -60,6 +66,7 @@ internal sealed class BufferHold
         _handle = GCHandle.Alloc(array, GCHandleType.Pinned);
         Interlocked.Increment(ref s_pinnedHandles);
         Interlocked.Increment(ref s_pinnedHandlesAllocated);
+        Interlocked.Increment(ref s_arraysPinned);
         _target = array;
         _refs = 1;
     }
@@ -130,6 +137,7 @@ internal sealed class BufferHold
                 p._handle.Target = array; // only this thread (the hold's poster) revives it; no operation holds it yet
                 p._target = array;
                 Interlocked.Increment(ref s_pinnedHandles);
+                Interlocked.Increment(ref s_arraysPinned);
                 return p;
             }
             Retire(p);

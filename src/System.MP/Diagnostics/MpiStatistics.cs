@@ -62,11 +62,21 @@ public readonly struct MpiStatistics
     public long PinnedHandles { get; init; }
 
     /// <summary>
-    /// Pinned GCHandles System.MP has allocated on buffers since the process started, each
-    /// shared by the operations in flight on one array (library mode).  Under motor with
-    /// its GC extension no operation allocates one: this stays 0.
+    /// Pinned GCHandles System.MP has allocated on buffers since the process started (library
+    /// mode).  A posting thread keeps its last handle once that handle's operations completed
+    /// and pins its next array with it, so one operation at a time allocates none after the
+    /// first; <see cref="ArraysPinned"/> counts every pin.  Under motor with its GC extension no
+    /// operation allocates one: this stays 0.
     /// </summary>
     public long PinnedHandlesAllocated { get; init; }
+
+    /// <summary>
+    /// Times System.MP has pinned an array with a GCHandle since the process started (library
+    /// mode), with a new handle or a re-pointed idle one: one per array per stretch of time with
+    /// operations in flight on it (the operations in flight on one array share one pin).  Under
+    /// motor with its GC extension nonblocking operations pin none (a window's memory still does).
+    /// </summary>
+    public long ArraysPinned { get; init; }
 
     /// <summary>True when the GC extension (libmpgc, loaded by motor) pins in-flight buffers at GC mark time; false when pinned GCHandles are used.</summary>
     public bool GcExtensionActive { get; init; }
@@ -134,6 +144,7 @@ public readonly struct MpiStatistics
             Communicators = (long)s.Comms,
             PinnedHandles = BufferHold.PinnedHandles,
             PinnedHandlesAllocated = BufferHold.PinnedHandlesAllocated,
+            ArraysPinned = BufferHold.ArraysPinned,
             PersistentRequests = (long)s.PersistentOpen,
             PersistentStarts = (long)s.PersistentStarts,
             PersistentRecreated = (long)s.PersistentRecreated,
@@ -218,6 +229,7 @@ internal static class MpiMeter
         m.CreateObservableGauge("mp.requests.orphaned", () => Read(s => s.OrphanedRequests), "{request}", "Dropped requests not yet freed");
         m.CreateObservableGauge("mp.pinned_handles", () => Read(s => s.PinnedHandles), "{handle}", "Pinned GCHandles on buffers in flight");
         m.CreateObservableCounter("mp.pinned_handles_allocated", () => Read(s => s.PinnedHandlesAllocated), "{handle}", "Pinned GCHandles allocated on buffers");
+        m.CreateObservableCounter("mp.arrays_pinned", () => Read(s => s.ArraysPinned), "{pin}", "Arrays pinned with a GCHandle (new or reused)");
         m.CreateObservableGauge("mp.requests.persistent", () => Read(s => s.PersistentRequests), "{request}", "Persistent requests made and not yet freed");
         m.CreateObservableCounter("mp.requests.persistent_recreated", () => Read(s => s.PersistentRecreated), "{request}", "Persistent requests made again because their array had moved");
         return m;

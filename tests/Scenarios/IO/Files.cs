@@ -444,7 +444,7 @@ internal static class Files
         int p = c.Size, r = c.Rank;
         const int chunks = 64, len = 2048;
         string path = Path.Combine(dir, "nonblocking.bin");
-        long handles = Mpi.GetStatistics().PinnedHandlesAllocated;
+        long handles = Mpi.GetStatistics().ArraysPinned;
         using (var f = MpiFile.Open(c, path, MpiFileMode.ReadWrite | MpiFileMode.Create))
         {
             f.SetView<int>();
@@ -470,7 +470,7 @@ internal static class Files
             Status[] sts = Request.WaitAll(reqs);
             Check.True(sts.All(s => s.GetCount<int>() == len), "every IWriteAt wrote all its elements");
             Check.Equal(0L, Mpi.GetStatistics().PinnedHandles, "no pin is left after completion");
-            Check.Equal(handles, Mpi.GetStatistics().PinnedHandlesAllocated, "no GCHandle for accesses made inside their post");
+            Check.Equal(handles, Mpi.GetStatistics().ArraysPinned, "no GCHandle for accesses made inside their post");
             c.Barrier();
 
             // Read the other rank's chunks back nonblocking, with GCs in between.

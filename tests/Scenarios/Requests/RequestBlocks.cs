@@ -193,6 +193,7 @@ internal static class RequestBlocks
             GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
             Check.True(Mpi.GetStatistics().PinnedAtLastMark >= 1, "the entry's buffer is pinned while its message has not come");
         }
+        c.Barrier(); // the peer sends only once this side's first mark is over (a loaded machine may delay it)
         long released = Mpi.GetStatistics().ReleasedAtMark;
         c.Send(Enumerable.Range(0, 256).ToArray(), peer, 1400);
         c.Send(new[] { 1 }, peer, 1401);

@@ -104,13 +104,13 @@ internal static class RequestLists
         list.WaitAll();
         MpiStatistics after = Mpi.GetStatistics();
         Check.Equal(prev + 500, pinnedIn[7], "a window on pinned-heap arrays");
-        Check.Equal(0L, after.PinnedHandlesAllocated - before.PinnedHandlesAllocated, "no GCHandle for pinned-heap arrays");
+        Check.Equal(0L, after.ArraysPinned - before.ArraysPinned, "no GCHandle for pinned-heap arrays");
         Check.Equal(0L, after.BuffersRegistered - before.BuffersRegistered, "no registration of pinned-heap arrays");
         c.IRecv(ordinary, prev, 74, list);
         c.ISend(pinnedOut, next, 74, list);
         list.WaitAll();
         long registered = Mpi.GetStatistics().BuffersRegistered - after.BuffersRegistered;
-        long pinned = Mpi.GetStatistics().PinnedHandlesAllocated - after.PinnedHandlesAllocated;
+        long pinned = Mpi.GetStatistics().ArraysPinned - after.ArraysPinned;
         Check.Equal(1L, Mpi.IsHosted && Mpi.GetStatistics().GcExtensionActive ? registered : pinned,
                     "beside them, an ordinary array is still registered (motor) or pinned (library mode)");
         list.Dispose();
