@@ -41,7 +41,10 @@ public struct RequestAwaiter : ICriticalNotifyCompletion
     private readonly Request _request;
     private readonly bool _onCapturedContext;
     private Status _status;
-    private object? _outcome; // null: completed on the caller with _status; the engine's Task<Status>; or the operation's exception
+    private object? _outcome; // null until IsCompleted; then CompletedHere (_status), the engine's Task<Status>, or the operation's exception
+
+    /// <summary><see cref="_outcome"/> of an operation completed on the awaiting thread: its status is <see cref="_status"/>.</summary>
+    private static readonly object CompletedHere = new();
 
     internal RequestAwaiter(Request request, bool continueOnCapturedContext)
     {
@@ -67,7 +70,7 @@ public struct RequestAwaiter : ICriticalNotifyCompletion
                 if (_request.Boxed() is { } owner) // converted to MpiRequest (WaitAsync, a set): awaited through it
                     _outcome = owner.AwaitAfter(AsyncProgress.CallerPolls);
                 else if (TestOnCaller(AsyncProgress.CallerPolls))
-                    return true;
+                    _outcome ??= CompletedHere;
                 else
                     _outcome = ((MpiRequest)_request).AwaitAfter(0);
             }
@@ -94,8 +97,9 @@ public struct RequestAwaiter : ICriticalNotifyCompletion
         return false;
     }
 
-    /// <summary>The operation's status (called by <c>await</c> once it has completed).</summary>
+    /// <summary>The operation's status (called by <c>await</c> once it has completed; before <see cref="IsCompleted"/>, waits as <see cref="Request.Wait"/>).</summary>
     /// <returns>The operation's status.</returns>
+    /// <exception cref="ObjectDisposedException">The request was already completed or disposed.</exception>
     /// <exception cref="MessageTruncatedException">A receive got a message longer than its buffer.</exception>
     /// <exception cref="MpiException">MPI failed the operation.</exception>
     /// <exception cref="OperationCanceledException">The operation was cancelled through the engine.</exception>
@@ -104,12 +108,14 @@ public struct RequestAwaiter : ICriticalNotifyCompletion
         switch (_outcome)
         {
             case null:
-                return _status;
+                return _request.Wait();
             case Task<Status> t:
                 return t.ConfigureAwait(false).GetAwaiter().GetResult();
-            default:
-                ExceptionDispatchInfo.Throw((Exception)_outcome);
+            case Exception e:
+                ExceptionDispatchInfo.Throw(e);
                 return default;
+            default:
+                return _status;
         }
     }
 

@@ -119,6 +119,14 @@ internal static class Async
         Request done = c.IRecv(buf, peer, Arrived);
         await done;
         await ThrowsAsync<ObjectDisposedException>(AwaitOnce(done), "a second await after one that returned");
+        // The awaiter used by hand: IsCompleted read twice tests once; GetResult without it waits.
+        c.Send(new[] { 8 }, peer, Arrived);
+        c.Probe(peer, Arrived);
+        RequestAwaiter byHand = c.IRecv(buf, peer, Arrived).GetAwaiter();
+        Check.True(byHand.IsCompleted && byHand.IsCompleted, "IsCompleted, read twice, of an arrived message");
+        Check.True(byHand.GetResult().Source == peer && buf[0] == 8, "GetResult after IsCompleted");
+        c.Send(new[] { 9 }, peer, Arrived);
+        Check.True(c.IRecv(buf, peer, Arrived).GetAwaiter().GetResult().Source == peer && buf[0] == 9, "GetResult alone waits");
         Request defaultRequest = default;
         Check.Equal(Mpi.AnySource, (await defaultRequest).Source, "await of the null request: the empty status");
 
