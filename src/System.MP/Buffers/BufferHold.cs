@@ -11,9 +11,10 @@ namespace System.MP;
 /// <list type="bullet">
 /// <item>a pinned GCHandle on an array (library mode), shared by the operations in
 /// flight on that array: a window of operations on one buffer costs one GCHandle,
-/// and the array is pinned exactly while MPI may still touch it.  The posting thread's
-/// last such hold keeps its GCHandle (pinning nothing) once its operations completed, and
-/// pins its next array with it: one operation at a time (a ping-pong) allocates nothing;</item>
+/// and the array is pinned exactly while MPI may still touch it.  A released hold keeps its
+/// GCHandle (pinning nothing) among its posting thread's idle pins (up to
+/// <see cref="RequestPoster.IdlePinLimit"/>), and the thread pins its next arrays with those:
+/// a loop with that many arrays in flight at a time allocates nothing;</item>
 /// <item>the rented native buffer of an object send, shared by the messages its
 /// payload travels in (<see cref="ForPayload"/>; one hold per buffer, reused by its sends);</item>
 /// <item>native memory MPI reads until an operation completes (the counts of a
@@ -29,9 +30,9 @@ internal sealed class BufferHold
     private unsafe void* _native;
     private BufferHold? _with1, _with2;
     private int _refs; // > 0 operations holding it; 0 while the last release lets go; Idle or Freed after (array holds)
-    private volatile bool _retired; // an array hold that is no longer a poster's last: frees its GCHandle once idle
+    private RequestPoster? _poster; // an array hold's posting thread, whose idle pins it joins when released; null: freed then
 
-    /// <summary><see cref="_refs"/> of an array hold whose operations all completed: its GCHandle is allocated and pins nothing.</summary>
+    /// <summary><see cref="_refs"/> of an array hold whose operations all completed, among its poster's idle pins: its GCHandle is allocated and pins nothing.</summary>
     private const int Idle = -1;
 
     /// <summary><see cref="_refs"/> of an array hold whose GCHandle is freed: never used again.</summary>
@@ -108,57 +109,51 @@ internal sealed class BufferHold
         new(native, with1, with2);
 
     /// <summary>
-    /// Pins <paramref name="array"/> for one more operation, joining
-    /// <paramref name="last"/> (the posting thread's previous pin) when it
-    /// pins the same array and is still held.
+    /// Pins <paramref name="array"/> for one more operation of <paramref name="poster"/>'s thread,
+    /// joining the thread's previous pin when it pins the same array and is still held.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static BufferHold Acquire(Array array, ref BufferHold? last)
+    internal static BufferHold Acquire(Array array, RequestPoster poster)
     {
-        BufferHold? p = last;
+        BufferHold? p = poster.LastPin;
         if (p is not null && ReferenceEquals(p._target, array) && p.TryAddRef())
             return p;
-        return Repin(array, ref last);
+        return poster.LastPin = Repin(array, poster);
     }
 
-    /// <summary>
-    /// <paramref name="last"/>'s GCHandle pins <paramref name="array"/> when none of its operations
-    /// is in flight any more; else a new hold becomes the last, and the old one frees its handle
-    /// once its operations completed.
-    /// </summary>
+    /// <summary>A hold of <paramref name="poster"/>'s for <paramref name="array"/>: one of its idle pins re-pointed, else a new one.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static BufferHold Repin(Array array, ref BufferHold? last)
+    private static BufferHold Repin(Array array, RequestPoster poster)
     {
-        BufferHold? p = last;
-        if (p is not null)
+        BufferHold?[] idle = poster.IdlePins;
+        for (int i = 0; i < idle.Length; i++)
         {
-            if (Interlocked.CompareExchange(ref p._refs, 1, Idle) == Idle)
+            if (Volatile.Read(ref idle[i]) is { } h && Interlocked.CompareExchange(ref idle[i], null, h) == h)
             {
-                p._handle.Target = array; // only this thread (the hold's poster) revives it; no operation holds it yet
-                p._target = array;
+                // Idle and out of the pool: no operation holds it and no other thread reaches it.
+                Volatile.Write(ref h._refs, 1);
+                h._handle.Target = array;
+                h._target = array;
                 Interlocked.Increment(ref s_pinnedHandles);
                 Interlocked.Increment(ref s_arraysPinned);
-                return p;
+                return h;
             }
-            Retire(p);
         }
-        return last = new(array);
+        return new(array) { _poster = poster };
     }
 
-    /// <summary>A pinned GCHandle of its own on <paramref name="array"/> for one owner (no poster's last): freed when released.</summary>
-    internal static BufferHold PinAlone(Array array) => new(array) { _retired = true };
+    /// <summary>A pinned GCHandle of its own on <paramref name="array"/> for one owner (no poster's): freed when released.</summary>
+    internal static BufferHold PinAlone(Array array) => new(array);
 
-    /// <summary>
-    /// <paramref name="hold"/> is no longer a poster's last (replaced, or its thread ended): its
-    /// GCHandle is freed now when it is idle, else by the release of its last operation.
-    /// </summary>
-    internal static unsafe void Retire(BufferHold? hold)
+    /// <summary>Frees the GCHandles of <paramref name="idle"/>'s holds (their poster's thread has ended; none is in use).</summary>
+    internal static void FreeIdle(BufferHold?[] idle)
     {
-        if (hold is null || hold._payload is not null || hold._native is not null)
-            return;
-        hold._retired = true;
-        if (Interlocked.CompareExchange(ref hold._refs, Freed, Idle) == Idle)
-            hold._handle.Free();
+        for (int i = 0; i < idle.Length; i++)
+            if (Interlocked.Exchange(ref idle[i], null) is { } h)
+            {
+                h._refs = Freed;
+                h._handle.Free();
+            }
     }
 
     /// <summary>Joins a pin that is still held (never revives a released one).</summary>
@@ -209,11 +204,18 @@ internal sealed class BufferHold
             return;
         }
         _target = null;
-        _handle.Target = null; // the array is free to move; the handle stays for the poster's next pin
+        _handle.Target = null; // the array is free to move; the handle may serve the poster's next pin
         Interlocked.Decrement(ref s_pinnedHandles);
-        Interlocked.Exchange(ref _refs, Idle); // a full fence before _retired is read (Retire writes it, then reads _refs)
-        if (_retired && Interlocked.CompareExchange(ref _refs, Freed, Idle) == Idle)
-            _handle.Free();
+        if (_poster is { } poster)
+        {
+            Volatile.Write(ref _refs, Idle);
+            BufferHold?[] idle = poster.IdlePins;
+            for (int i = 0; i < idle.Length; i++)
+                if (Interlocked.CompareExchange(ref idle[i], this, null) is null)
+                    return; // the poster's now: not touched here any more
+        }
+        _refs = Freed;
+        _handle.Free();
     }
 
     // Apart, so an object send's release does not set up the P/Invoke frame NativeMemory.Free needs.

@@ -101,12 +101,12 @@ internal static unsafe class BufferPolicy
             return false;
         if (RegistersBuffers)
             return true;
-        pin = BufferHold.Acquire(buffer, ref poster.LastPin);
+        pin = BufferHold.Acquire(buffer, poster);
         return false;
     }
 
     /// <summary>Pins <paramref name="array"/> (<see cref="BufferHoldKind.Pin"/>) for one more operation of the calling thread.</summary>
-    internal static BufferHold Pin(Array array) => BufferHold.Acquire(array, ref RequestPoster.Current.LastPin);
+    internal static BufferHold Pin(Array array) => BufferHold.Acquire(array, RequestPoster.Current);
 
     /// <summary>The array's object address, which a registering post hands to the core; stable only while the array is fixed.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -40,8 +40,8 @@ public readonly unsafe partial struct Request
         // The pins keep the arrays in place, so the addresses taken under
         // `fixed` stay valid after it.
         RequestPoster poster = RequestPoster.Current;
-        BufferHold? ps = sendHold == BufferHoldKind.Pin ? BufferHold.Acquire(send!, ref poster.LastPin) : null;
-        BufferHold? pr = recvHold == BufferHoldKind.Pin ? BufferHold.Acquire(recv!, ref poster.LastPin) : null;
+        BufferHold? ps = sendHold == BufferHoldKind.Pin ? BufferHold.Acquire(send!, poster) : null;
+        BufferHold? pr = recvHold == BufferHoldKind.Pin ? BufferHold.Acquire(recv!, poster) : null;
         fixed (T* s = send)
         fixed (T* r = recv)
         {

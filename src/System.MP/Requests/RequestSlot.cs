@@ -124,13 +124,19 @@ internal sealed class RequestPoster
 
     internal GCHandle LastImmobile = GCHandle.Alloc(null, GCHandleType.Weak); // see PinnedBuffers
     internal BufferHold? LastPin;
+
+    /// <summary>Released pins of this thread kept for its next ones (<see cref="BufferHold"/>): the most a thread keeps.</summary>
+    internal const int IdlePinLimit = 8;
+
+    /// <summary>This thread's released pins, each a GCHandle pinning nothing until re-pointed; any thread adds, this one takes.</summary>
+    internal readonly BufferHold?[] IdlePins = new BufferHold?[IdlePinLimit];
     private RequestSlot?[] _free = new RequestSlot?[64];
     private int _count;
 
     ~RequestPoster() // the thread has ended
     {
         LastImmobile.Free();
-        BufferHold.Retire(LastPin);
+        BufferHold.FreeIdle(IdlePins); // a hold still in flight keeps its poster alive: none is left out
     }
 
     [ThreadStatic] private static RequestPoster? t_poster;
