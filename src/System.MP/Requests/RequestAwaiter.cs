@@ -51,8 +51,6 @@ public struct RequestAwaiter : ICriticalNotifyCompletion
         ProgressEngine.RequireMultiple(); // as WaitAsync: the first await below Multiple says how to ask for it
         _request = request.Slotted();
         _onCapturedContext = continueOnCapturedContext;
-        _status = default;
-        _outcome = null;
     }
 
     /// <summary>
