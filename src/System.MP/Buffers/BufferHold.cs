@@ -29,6 +29,7 @@ internal sealed class BufferHold
     private Transport.NativeBuffer? _payload;
     private unsafe void* _native;
     private BufferHold? _with1, _with2;
+    private BufferHold? _nextIdle; // the next of its poster's idle pins (RequestPoster.IdleShared / IdleOwn)
     private int _refs; // > 0 operations holding it; 0 while the last release lets go; Idle or Freed after (array holds)
     private RequestPoster? _poster; // an array hold's posting thread, whose idle pins it joins when released; null: freed then
 
@@ -37,7 +38,7 @@ internal sealed class BufferHold
 
     /// <summary><see cref="_refs"/> of an array hold whose GCHandle is freed: never used again.</summary>
     private const int Freed = -2;
-    private static long s_pinnedHandles, s_pinnedHandlesAllocated, s_arraysPinned;
+    private static long s_pinnedHandles, s_pinnedHandlesAllocated, s_arraysPinned, s_handlesHeld;
 
     /// <summary>Pinned GCHandles held now (<see cref="MpiStatistics.PinnedHandles"/>).</summary>
     internal static long PinnedHandles => Volatile.Read(ref s_pinnedHandles);
@@ -59,12 +60,16 @@ internal sealed class BufferHold
     /// <summary>Arrays pinned so far with a GCHandle, new or re-pointed (<see cref="MpiStatistics.ArraysPinned"/>).</summary>
     internal static long ArraysPinned => Volatile.Read(ref s_arraysPinned);
 
+    /// <summary>GCHandles of array holds not freed: those pinning an array and the idle ones.</summary>
+    internal static long HandlesHeld => Volatile.Read(ref s_handlesHeld);
+
     /// <summary>Pinned GCHandles allocated so far (<see cref="MpiStatistics.PinnedHandlesAllocated"/>).</summary>
     internal static long PinnedHandlesAllocated => Volatile.Read(ref s_pinnedHandlesAllocated);
 
     private BufferHold(Array array)
     {
         _handle = GCHandle.Alloc(array, GCHandleType.Pinned);
+        Interlocked.Increment(ref s_handlesHeld);
         Interlocked.Increment(ref s_pinnedHandles);
         Interlocked.Increment(ref s_pinnedHandlesAllocated);
         Interlocked.Increment(ref s_arraysPinned);
@@ -125,35 +130,37 @@ internal sealed class BufferHold
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static BufferHold Repin(Array array, RequestPoster poster)
     {
-        BufferHold?[] idle = poster.IdlePins;
-        for (int i = 0; i < idle.Length; i++)
-        {
-            if (Volatile.Read(ref idle[i]) is { } h && Interlocked.CompareExchange(ref idle[i], null, h) == h)
-            {
-                // Idle and out of the pool: no operation holds it and no other thread reaches it.
-                Volatile.Write(ref h._refs, 1);
-                h._handle.Target = array;
-                h._target = array;
-                Interlocked.Increment(ref s_pinnedHandles);
-                Interlocked.Increment(ref s_arraysPinned);
-                return h;
-            }
-        }
-        return new(array) { _poster = poster };
+        // Only the posting thread takes idle pins: it keeps its own list, and takes the pins other
+        // threads released (pushed onto the shared list) all at once when its own list is empty.
+        BufferHold? h = poster.IdleOwn;
+        if (h is null && Volatile.Read(ref poster.IdleShared) is not null)
+            h = Interlocked.Exchange(ref poster.IdleShared, null);
+        if (h is null)
+            return new(array) { _poster = poster };
+        // Idle and off the lists: no operation holds it and no other thread reaches it.
+        poster.IdleOwn = h._nextIdle;
+        h._nextIdle = null;
+        Volatile.Write(ref poster.IdleTaken, poster.IdleTaken + 1);
+        Volatile.Write(ref h._refs, 1);
+        h._handle.Target = array;
+        h._target = array;
+        Interlocked.Increment(ref s_pinnedHandles);
+        Interlocked.Increment(ref s_arraysPinned);
+        return h;
     }
 
     /// <summary>A pinned GCHandle of its own on <paramref name="array"/> for one owner (no poster's): freed when released.</summary>
     internal static BufferHold PinAlone(Array array) => new(array);
 
-    /// <summary>Frees the GCHandles of <paramref name="idle"/>'s holds (their poster's thread has ended; none is in use).</summary>
-    internal static void FreeIdle(BufferHold?[] idle)
+    /// <summary>Frees the GCHandles of the holds on an idle list from <paramref name="head"/> (their poster's thread has ended; none is in use).</summary>
+    internal static void FreeIdle(BufferHold? head)
     {
-        for (int i = 0; i < idle.Length; i++)
-            if (Interlocked.Exchange(ref idle[i], null) is { } h)
-            {
-                h._refs = Freed;
-                h._handle.Free();
-            }
+        for (BufferHold? h = head; h is not null; h = h._nextIdle)
+        {
+            h._refs = Freed;
+            h._handle.Free();
+            Interlocked.Decrement(ref s_handlesHeld);
+        }
     }
 
     /// <summary>Joins a pin that is still held (never revives a released one).</summary>
@@ -208,14 +215,25 @@ internal sealed class BufferHold
         Interlocked.Decrement(ref s_pinnedHandles);
         if (_poster is { } poster)
         {
-            Volatile.Write(ref _refs, Idle);
-            BufferHold?[] idle = poster.IdlePins;
-            for (int i = 0; i < idle.Length; i++)
-                if (Interlocked.CompareExchange(ref idle[i], this, null) is null)
-                    return; // the poster's now: not touched here any more
+            // Counted before the push and after the poster's take (a take not yet seen here only
+            // makes the lists look fuller): they never hold more than the limit.
+            if (Interlocked.Increment(ref poster.IdlePushed) - Volatile.Read(ref poster.IdleTaken) <= RequestPoster.IdlePinLimit)
+            {
+                Volatile.Write(ref _refs, Idle);
+                BufferHold? head;
+                do
+                {
+                    head = Volatile.Read(ref poster.IdleShared);
+                    _nextIdle = head;
+                }
+                while (Interlocked.CompareExchange(ref poster.IdleShared, this, head) != head);
+                return; // the poster's now: not touched here any more
+            }
+            Interlocked.Decrement(ref poster.IdlePushed);
         }
         _refs = Freed;
         _handle.Free();
+        Interlocked.Decrement(ref s_handlesHeld);
     }
 
     // Apart, so an object send's release does not set up the P/Invoke frame NativeMemory.Free needs.

@@ -125,18 +125,34 @@ internal sealed class RequestPoster
     internal GCHandle LastImmobile = GCHandle.Alloc(null, GCHandleType.Weak); // see PinnedBuffers
     internal BufferHold? LastPin;
 
-    /// <summary>Released pins of this thread kept for its next ones (<see cref="BufferHold"/>): the most a thread keeps.</summary>
-    internal const int IdlePinLimit = 8;
+    /// <summary>
+    /// Released pins of this thread kept for its next ones (<see cref="BufferHold"/>): the most a
+    /// thread keeps, each a GCHandle pinning nothing (a window of 64 arrays in flight, osu_mbw_mr's).
+    /// </summary>
+    internal const int IdlePinLimit = 64;
 
-    /// <summary>This thread's released pins, each a GCHandle pinning nothing until re-pointed; any thread adds, this one takes.</summary>
-    internal readonly BufferHold?[] IdlePins = new BufferHold?[IdlePinLimit];
+    /// <summary>Released pins of this thread's, pushed by whichever thread released them (compare-and-swap).</summary>
+    internal BufferHold? IdleShared;
+
+    /// <summary>Released pins this thread took from <see cref="IdleShared"/>: its own list, for its next pins.</summary>
+    internal BufferHold? IdleOwn;
+
+    /// <summary>Holds pushed onto <see cref="IdleShared"/> so far, by any thread (interlocked; wraps around).</summary>
+    internal int IdlePushed;
+
+    /// <summary>Holds this thread took off its lists so far (written by this thread only; wraps around).</summary>
+    internal int IdleTaken;
+
+    /// <summary>The idle holds on both lists (more while one is being pushed): at most <see cref="IdlePinLimit"/>.</summary>
+    internal int IdleCount => Volatile.Read(ref IdlePushed) - Volatile.Read(ref IdleTaken);
     private RequestSlot?[] _free = new RequestSlot?[64];
     private int _count;
 
     ~RequestPoster() // the thread has ended
     {
         LastImmobile.Free();
-        BufferHold.FreeIdle(IdlePins); // a hold still in flight keeps its poster alive: none is left out
+        BufferHold.FreeIdle(IdleOwn); // a hold still in flight keeps its poster alive: none is left out
+        BufferHold.FreeIdle(IdleShared);
     }
 
     [ThreadStatic] private static RequestPoster? t_poster;

@@ -109,37 +109,72 @@ public class RequestPathTests
     }
 
     /// <summary>
-    /// Library mode, windows of a few arrays in flight together (a receive and a send on arrays of
-    /// their own, a halo's pattern): the thread's idle handles pin each window's arrays; after the
-    /// first window none is allocated, and every pin ends with its window.
+    /// Library mode, windows of arrays in flight together (receives and sends on arrays of their
+    /// own, a halo's pattern): the thread's idle handles pin each window's arrays; after the first
+    /// window none is allocated, and every pin ends with its window.  Windows of 3 + 3 arrays, and
+    /// of 32 + 32 (as many as the thread keeps).
     /// </summary>
-    [Fact]
-    public void LibraryModeKeepsIdleHandlesForWindows()
+    [Theory]
+    [InlineData(3)]
+    [InlineData(RequestPoster.IdlePinLimit / 2)]
+    public void LibraryModeKeepsIdleHandlesForWindows(int width)
     {
         Communicator c = Self;
-        const int width = 3; // arrays of each kind in flight at once: 6 pins, within RequestPoster.IdlePinLimit
-        int bad = 0;
         long allocatedBefore = 0;
+        int bad = 0;
         for (int round = 0; round < 20; round++)
         {
             if (round == 1)
                 allocatedBefore = Mpi.GetStatistics().PinnedHandlesAllocated;
-            var got = new int[width][];
-            var reqs = new Request[2 * width];
-            for (int w = 0; w < width; w++)
-            {
-                reqs[w] = c.IRecv(got[w] = new int[2], 0, 70 + w);
-                reqs[width + w] = c.ISend(new[] { round, w }, 0, 70 + w);
-            }
-            bad += Mpi.GetStatistics().PinnedHandles == 2 * width ? 0 : 1;
-            Request.WaitAll(reqs.AsSpan());
-            for (int w = 0; w < width; w++)
-                bad += got[w][0] == round && got[w][1] == w ? 0 : 1;
+            bad += Window(c, width, round);
         }
         Assert.Equal(0, bad);
-        Assert.True(RequestPoster.IdlePinLimit >= 2 * width);
         Assert.Equal(0, Mpi.GetStatistics().PinnedHandlesAllocated - allocatedBefore);
         Assert.Equal(0, Mpi.GetStatistics().PinnedHandles);
+    }
+
+    /// <summary>
+    /// Library mode, a window of more arrays than the thread keeps idle handles for: the handles
+    /// released beyond <see cref="RequestPoster.IdlePinLimit"/> are freed, not kept, and the next
+    /// such window allocates exactly that many again; no handle is left behind.
+    /// </summary>
+    [Fact]
+    public void LibraryModeFreesTheHandlesItCannotKeep()
+    {
+        Communicator c = Self;
+        const int beyond = 10;
+        int width = (RequestPoster.IdlePinLimit + beyond) / 2; // receives and as many sends
+        Assert.Equal(0, Window(c, width, 0)); // fills the thread's idle handles
+        RequestPoster poster = RequestPoster.Current;
+        Assert.Equal(RequestPoster.IdlePinLimit, poster.IdleCount);
+        long held = BufferHold.HandlesHeld, allocated = Mpi.GetStatistics().PinnedHandlesAllocated;
+        for (int round = 1; round <= 3; round++)
+            Assert.Equal(0, Window(c, width, round));
+        Assert.Equal(3 * beyond, Mpi.GetStatistics().PinnedHandlesAllocated - allocated);
+        Assert.Equal(held, BufferHold.HandlesHeld); // each window's extra handles freed at its end
+        Assert.Equal(RequestPoster.IdlePinLimit, poster.IdleCount);
+        Assert.Equal(0, Mpi.GetStatistics().PinnedHandles);
+    }
+
+    /// <summary>
+    /// One window on <paramref name="width"/> receives and as many sends to self, each on an array
+    /// of its own (tags 70 on); the number of wrong counts of arrays pinned and of wrong data.
+    /// </summary>
+    private static int Window(Communicator c, int width, int round)
+    {
+        int bad = 0;
+        var got = new int[width][];
+        var reqs = new Request[2 * width];
+        for (int w = 0; w < width; w++)
+        {
+            reqs[w] = c.IRecv(got[w] = new int[2], 0, 70 + w);
+            reqs[width + w] = c.ISend(new[] { round, w }, 0, 70 + w);
+        }
+        bad += Mpi.GetStatistics().PinnedHandles == 2 * width ? 0 : 1;
+        Request.WaitAll(reqs.AsSpan());
+        for (int w = 0; w < width; w++)
+            bad += got[w][0] == round && got[w][1] == w ? 0 : 1;
+        return bad;
     }
 
     [Fact]
