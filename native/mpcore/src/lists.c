@@ -542,11 +542,15 @@ static MP_COLD int list_failed(mp_list_t l, int first, int count, int mrc, int i
         } else if (mrc != MPI_ERR_IN_STATUS || ignored) { /* one failed call: recorded once, by the first entry */
             r = mp_mpi_fail_set(rc, mrc, call);
             status_set_failed(out, r);
-        } else {
-            if (l->ms[i].MPI_ERROR != MPI_SUCCESS) /* the first recorded: the one returned */
-                r = mp_mpi_fail_set(rc, l->ms[i].MPI_ERROR, call);
+        } else if (l->ms[i].MPI_ERROR != MPI_SUCCESS) { /* the first recorded: the one returned */
+            r = mp_mpi_fail_set(rc, l->ms[i].MPI_ERROR, call);
             list_status(l->kind[i], &l->ms[i], out);
+        } else if (list_status(l->kind[i], &l->ms[i], out)) { /* a receive with AnyTag took a piece */
+            (void)mp_wild_took(&l->mr[i], out, 1);
+            r = rc ? MP_EPIECE : mp_wild_fail(out); /* the first error's message is the one kept */
         }
+        if (MP_UNLIKELY(l->wild) && l->kind[i] == ENTRY_RECV && r != MP_EPIECE)
+            mp_wild_forget(&l->mr[i]); /* done: its record goes, as a range's does */
         out->error = r;
         __atomic_store_n(&l->obj[i], NULL, __ATOMIC_RELEASE);
         recvs += l->kind[i] == ENTRY_RECV;

@@ -992,6 +992,40 @@ static void range_fails(mp_list_t l, int by_test)
     CHECK(rc == MP_EMPI && sts[0].error == MP_EMPI && mp_list_count(l) == 0);
 }
 
+/* A set MPI failed in which a receive posted with AnyTag took a piece of an object payload: that
+ * receive fails with MP_EPIECE and the piece is recorded for its object receive, as when the set
+ * succeeds (range_pieces); the entry MPI failed keeps its error, the pending one stays open; the
+ * receive's record goes with its completion. */
+static void range_fails_with_piece(int by_test)
+{
+    int32_t out[2][4] = { { 1, 2, 3, 4 }, { 5, 6, 7, 8 } }, in[3][4] = { { 0 } };
+    mp_status_t sts[3];
+    mp_list_t l = NULL;
+    mp_token_t t;
+    mp_req_t r;
+    int base = atomic_load(&mp_g_wild_count), reserved = mp_g_reserved_above, rc;
+    CHECK(mp_list_create(3, &l) == 0 && mp_reserve_tags(1000) == 0);
+    CHECK(mp_checked_irecv(in[1], 16, 0, 160, MP_COMM_SELF, NULL, &r) == 0);
+    CHECK(mp_checked_list_irecv(l, in[0], 16, 0, MP_ANY_TAG, MP_COMM_SELF, NULL) == 0);
+    CHECK(mp_send_start(out[1], 16, 0, 1001, MP_COMM_SELF, MP_SEND_STANDARD, &t) == 1); /* a piece: entry 0's */
+    CHECK(mp_checked_list_isend(l, out[0], 16, 0, 160, MP_COMM_SELF, MP_SEND_STANDARD, NULL) == 1);
+    CHECK(mp_checked_list_irecv(l, in[2], 16, 0, 161, MP_COMM_SELF, NULL) == 2);
+    CHECK(atomic_load(&mp_g_wild_count) == base + 1);
+    inject(by_test, 1); /* entries 0 and 1 complete, 1 with an error; 2 stays pending */
+    rc = by_test ? mp_list_testall_range(l, 0, 3, sts) : mp_list_waitall_range(l, 0, 3, sts);
+    pal_mpi.Waitall = g_real_waitall, pal_mpi.Testall = g_real_testall;
+    CHECK(rc == MP_EPIECE && last_error_mentions("piece of an object payload"));
+    CHECK(sts[0].error == MP_EPIECE && sts[0].tag == 1001 && sts[0].bytes == 16);
+    CHECK(sts[1].error == MP_EMPI && sts[2].error == MP_EPENDING);
+    CHECK(atomic_load(&mp_g_wild_count) == base && mp_list_pending(l, 2) == 1);
+    CHECK(mp_piece_taken(MP_COMM_SELF, 0, 1001, NULL) == MP_EPIECE);
+    CHECK(mp_checked_send(out[0], 16, 0, 161, MP_COMM_SELF, MP_SEND_STANDARD) == 0);
+    CHECK(complete_range(l, by_test, 2, 1, sts) == 0 && sts[0].tag == 161 && mp_list_count(l) == 0);
+    CHECK(mp_req_wait(r, NULL) == 0 && in[1][3] == 4);
+    mp_g_reserved_above = reserved;
+    CHECK(mp_list_free(l, NULL) == 0);
+}
+
 /* Where the core waits for a set one request at a time (Open MPI), a wait MPI fails that leaves
  * its request pending: that entry stays open (MP_EPENDING), the range's others complete. */
 static void range_fails_one_by_one(mp_list_t l)
@@ -1030,8 +1064,10 @@ void test_failed_ranges(void)
     range_statuses_asked(l, watched);
     pal_mpi.Waitall = g_real_waitall;
     pal_mpi.Testall = g_real_testall;
-    for (int by_test = watched ? 0 : 1; by_test < 2; by_test++)
+    for (int by_test = watched ? 0 : 1; by_test < 2; by_test++) {
         range_fails(l, by_test);
+        range_fails_with_piece(by_test);
+    }
     if (!watched)
         range_fails_one_by_one(l);
     CHECK(mp_list_free(l, NULL) == 0 && mp_req_active() == active);
