@@ -110,6 +110,20 @@ public static class AsyncProgress
     /// <summary>Times the engine has slept (backed off) so far because a round completed nothing.</summary>
     public static long Sleeps => ProgressEngine.Sleeps;
 
+    /// <summary>
+    /// Times so far that a sleep of a millisecond or more was cut short because a new await or a
+    /// cancellation arrived (the engine then tests at once instead of sleeping on).
+    /// </summary>
+    public static long WakeUps => ProgressEngine.WakeUps;
+
+    /// <summary>
+    /// The engine's current sleep between two rounds, or its last one while it is between
+    /// sleeps; zero while it has not slept since something last completed or was awaited: about
+    /// how long an operation completing now may go unnoticed.  It grows while nothing completes,
+    /// up to <see cref="LongestSleep"/>.
+    /// </summary>
+    public static TimeSpan CurrentSleep => TimeSpan.FromTicks(ProgressEngine.CurrentSleepMicroseconds * TimeSpan.TicksPerMicrosecond);
+
     /// <summary>The default of <see cref="LongestSleep"/>: 4 ms.</summary>
     public static readonly TimeSpan DefaultLongestSleep = TimeSpan.FromMilliseconds(4);
 
@@ -232,7 +246,7 @@ internal static unsafe class ProgressEngine
     private static volatile bool s_stopping;
     private static volatile bool s_watchArmed;
     private static int s_pending;
-    private static long s_rounds, s_sleeps, s_handOffs;
+    private static long s_rounds, s_sleeps, s_handOffs, s_wakeUps, s_currentSleepUs;
 
     /// <summary>Even: the runner is in no continuation; odd: it is in one (each continuation adds 2).</summary>
     private static long s_inline;
@@ -249,6 +263,8 @@ internal static unsafe class ProgressEngine
     internal static long Rounds => Volatile.Read(ref s_rounds);
     internal static long Sleeps => Volatile.Read(ref s_sleeps);
     internal static long HandOffs => Volatile.Read(ref s_handOffs);
+    internal static long WakeUps => Volatile.Read(ref s_wakeUps);
+    internal static long CurrentSleepMicroseconds => Volatile.Read(ref s_currentSleepUs);
 
     /// <summary>Refuses to await below <see cref="ThreadLevel.Multiple"/> (the engine calls MPI from its own thread).</summary>
     internal static void RequireMultiple()
@@ -553,6 +569,7 @@ internal static unsafe class ProgressEngine
     {
         st.Idle = 0;
         st.SleptMicroseconds = 0;
+        Volatile.Write(ref s_currentSleepUs, 0);
     }
 
     /// <summary>
@@ -580,12 +597,15 @@ internal static unsafe class ProgressEngine
         if (us < MaxSleepMicroseconds)
         {
             st.SleptMicroseconds += us;
+            Volatile.Write(ref s_currentSleepUs, us);
             _ = usleep((uint)us);
             return;
         }
         int ms = (int)Math.Clamp(st.SleptMicroseconds / WaitedShare / 1000, 1, AsyncProgress.LongestSleepMilliseconds);
         st.SleptMicroseconds += ms * 1000L;
-        s_wake.Wait(ms);
+        Volatile.Write(ref s_currentSleepUs, ms * 1000L);
+        if (s_wake.Wait(ms))
+            Interlocked.Increment(ref s_wakeUps);
     }
 
     // A sleep shorter than Thread.Sleep's millisecond; a normal P/Invoke, so the GC proceeds meanwhile.

@@ -650,12 +650,12 @@ internal static class Async
         foreach (TimeSpan wrong in new[] { TimeSpan.Zero, TimeSpan.FromMilliseconds(-1), TimeSpan.FromMilliseconds(1.5), TimeSpan.FromMilliseconds(1001) })
             Check.Throws<ArgumentOutOfRangeException>(() => AsyncProgress.LongestSleep = wrong, $"longest sleep {wrong.TotalMilliseconds} ms");
         Check.Equal(AsyncProgress.DefaultLongestSleep, AsyncProgress.LongestSleep, "a refused value changes nothing");
-        await BackOffOnce(c, peer, 16);
+        await BackOffOnce(c, peer, 16, Waking);
         AsyncProgress.LongestSleep = TimeSpan.FromMilliseconds(1);
         try
         {
             Check.Equal(TimeSpan.FromMilliseconds(1), AsyncProgress.LongestSleep, "longest sleep set to 1 ms");
-            await BackOffOnce(c, peer, 24);
+            await BackOffOnce(c, peer, 24, Waking + WakingAwaits);
         }
         finally
         {
@@ -663,18 +663,57 @@ internal static class Async
         }
     }
 
-    private static async Task BackOffOnce(Communicator c, int peer, int tag)
+    private const int Waking = 50, WakingAwaits = 4;
+
+    // With a receive pending for long the engine's sleeps grow to the longest sleep and no
+    // further; a new await cuts such a sleep short (AsyncProgress.WakeUps).  Waits for states,
+    // never for a time: the engine's sleep reaches the longest after about 64 times that long.
+    private static async Task BackOffOnce(Communicator c, int peer, int tag, int wakingTag)
     {
-        long sleeps = AsyncProgress.Sleeps;
         var got = new int[1];
-        Task<Status> t = c.IRecv(got, peer, tag).WaitAsync();
-        while (AsyncProgress.Sleeps == sleeps)
-            Thread.Sleep(1);
-        Check.True(AsyncProgress.Sleeps > sleeps, "the engine sleeps while nothing completes");
+        Task<Status>? t = null;
+        var waking = new Task<Status>[WakingAwaits];
+        // On a thread of the pool: with inline continuations this method may be running on the
+        // engine's thread, which would then be in this code instead of asleep.
+        await Task.Run(() =>
+        {
+            long sleeps = AsyncProgress.Sleeps;
+            t = c.IRecv(got, peer, tag).WaitAsync();
+            TimeSpan longest = AsyncProgress.LongestSleep, limit = TimeSpan.FromSeconds(30);
+            var waited = System.Diagnostics.Stopwatch.StartNew();
+            while (AsyncProgress.CurrentSleep < longest && waited.Elapsed < limit)
+                Thread.Sleep(1);
+            Check.True(AsyncProgress.Sleeps > sleeps, "the engine sleeps while nothing completes");
+            Check.Equal(longest, AsyncProgress.CurrentSleep, "the engine's sleeps grew to the longest sleep");
+            // As long again as it took to get there: the sleeps would have grown by a quarter by then.
+            TimeSpan most = TimeSpan.Zero, reached = waited.Elapsed;
+            while (waited.Elapsed < 2 * reached)
+            {
+                TimeSpan now = AsyncProgress.CurrentSleep;
+                most = now > most ? now : most;
+                Thread.Sleep(1);
+            }
+            Check.Equal(longest, most, "the sleeps stay at the longest sleep");
+            // Each new await of a message not yet sent reaches the sleeping engine, which tests at
+            // once (its sleep starts over), then falls asleep again before the next.
+            long wakeUps = AsyncProgress.WakeUps;
+            for (int i = 0; i < waking.Length; i++)
+            {
+                waking[i] = c.IRecv(new int[1], peer, wakingTag + i).WaitAsync();
+                while (AsyncProgress.CurrentSleep == longest && waited.Elapsed < limit)
+                    Thread.Sleep(1);
+                while (AsyncProgress.CurrentSleep < longest && waited.Elapsed < limit)
+                    Thread.Sleep(1);
+            }
+            Check.True(AsyncProgress.WakeUps > wakeUps, $"new awaits cut the engine's sleep short ({AsyncProgress.WakeUps - wakeUps} of {WakingAwaits})");
+        });
+        for (int i = 0; i < waking.Length; i++)
+            await c.ISend(new[] { 1 }, peer, wakingTag + i);
+        await Task.WhenAll(waking);
         await c.ISend(new[] { 1 }, peer, tag + 1);
         await c.IRecv(new int[1], peer, tag + 1); // both sides saw their engine sleep
         await c.ISend(new[] { tag + c.Rank }, peer, tag);
-        await t;
+        await t!;
         Check.Equal(tag + peer, got[0], $"the message the sleeping engine waited for (longest sleep {AsyncProgress.LongestSleep.TotalMilliseconds} ms)");
     }
 
