@@ -650,12 +650,12 @@ internal static class Async
         foreach (TimeSpan wrong in new[] { TimeSpan.Zero, TimeSpan.FromMilliseconds(-1), TimeSpan.FromMilliseconds(1.5), TimeSpan.FromMilliseconds(1001) })
             Check.Throws<ArgumentOutOfRangeException>(() => AsyncProgress.LongestSleep = wrong, $"longest sleep {wrong.TotalMilliseconds} ms");
         Check.Equal(AsyncProgress.DefaultLongestSleep, AsyncProgress.LongestSleep, "a refused value changes nothing");
-        await BackOffOnce(c, peer, 16, Waking);
+        await BackOffOnce(c, peer, 16);
         AsyncProgress.LongestSleep = TimeSpan.FromMilliseconds(1);
         try
         {
             Check.Equal(TimeSpan.FromMilliseconds(1), AsyncProgress.LongestSleep, "longest sleep set to 1 ms");
-            await BackOffOnce(c, peer, 24, Waking + WakingAwaits);
+            await BackOffOnce(c, peer, 24);
         }
         finally
         {
@@ -663,16 +663,13 @@ internal static class Async
         }
     }
 
-    private const int Waking = 50, WakingAwaits = 4;
-
     // With a receive pending for long the engine's sleeps grow to the longest sleep and no
-    // further; a new await cuts such a sleep short (AsyncProgress.WakeUps).  Waits for states,
-    // never for a time: the engine's sleep reaches the longest after about 64 times that long.
-    private static async Task BackOffOnce(Communicator c, int peer, int tag, int wakingTag)
+    // further.  Waits for states, never for a time: the engine's sleep reaches the longest after
+    // about 64 times that long.
+    private static async Task BackOffOnce(Communicator c, int peer, int tag)
     {
         var got = new int[1];
         Task<Status>? t = null;
-        var waking = new Task<Status>[WakingAwaits];
         // On a thread of the pool: with inline continuations this method may be running on the
         // engine's thread, which would then be in this code instead of asleep.
         await Task.Run(() =>
@@ -694,22 +691,7 @@ internal static class Async
                 Thread.Sleep(1);
             }
             Check.Equal(longest, most, "the sleeps stay at the longest sleep");
-            // Each new await of a message not yet sent reaches the sleeping engine, which tests at
-            // once (its sleep starts over), then falls asleep again before the next.
-            long wakeUps = AsyncProgress.WakeUps;
-            for (int i = 0; i < waking.Length; i++)
-            {
-                waking[i] = c.IRecv(new int[1], peer, wakingTag + i).WaitAsync();
-                while (AsyncProgress.CurrentSleep == longest && waited.Elapsed < limit)
-                    Thread.Sleep(1);
-                while (AsyncProgress.CurrentSleep < longest && waited.Elapsed < limit)
-                    Thread.Sleep(1);
-            }
-            Check.True(AsyncProgress.WakeUps > wakeUps, $"new awaits cut the engine's sleep short ({AsyncProgress.WakeUps - wakeUps} of {WakingAwaits})");
         });
-        for (int i = 0; i < waking.Length; i++)
-            await c.ISend(new[] { 1 }, peer, wakingTag + i);
-        await Task.WhenAll(waking);
         await c.ISend(new[] { 1 }, peer, tag + 1);
         await c.IRecv(new int[1], peer, tag + 1); // both sides saw their engine sleep
         await c.ISend(new[] { tag + c.Rank }, peer, tag);
