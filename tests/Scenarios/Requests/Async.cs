@@ -663,13 +663,17 @@ internal static class Async
         }
     }
 
+    private const int Waking = 50, WakingAwaits = 32;
+
     // With a receive pending for long the engine's sleeps grow to the longest sleep and no
-    // further.  Waits for states, never for a time: the engine's sleep reaches the longest after
-    // about 64 times that long.
+    // further, and a new await cuts such a sleep short (AsyncProgress.WakeUps).  Waits for
+    // states, never for a time: the engine's sleep reaches the longest after about 64 times that
+    // long.
     private static async Task BackOffOnce(Communicator c, int peer, int tag)
     {
         var got = new int[1];
         Task<Status>? t = null;
+        var waking = new List<Task<Status>>();
         // On a thread of the pool: with inline continuations this method may be running on the
         // engine's thread, which would then be in this code instead of asleep.
         await Task.Run(() =>
@@ -691,7 +695,26 @@ internal static class Async
                 Thread.Sleep(1);
             }
             Check.Equal(longest, most, "the sleeps stay at the longest sleep");
+            // New awaits until one finds the engine asleep (most do: a round takes microseconds,
+            // but on a loaded machine the engine may be between its sleep and the next round).
+            // Each is a receive from this rank itself, sent only below, so no message can
+            // complete it on this thread before the engine has it.  The next await waits until
+            // the engine has taken this one and is back in millisecond sleeps: at most one sleep
+            // before it takes the await, then its six shorter sleeps, then the first of 1 ms.
+            long wakeUps = AsyncProgress.WakeUps;
+            while (AsyncProgress.WakeUps == wakeUps && waking.Count < WakingAwaits && waited.Elapsed < limit)
+            {
+                long before = AsyncProgress.Sleeps;
+                waking.Add(c.IRecv(new int[1], c.Rank, Waking + waking.Count).WaitAsync());
+                while ((AsyncProgress.Sleeps - before < 8 || AsyncProgress.CurrentSleep < TimeSpan.FromMilliseconds(1)) && waited.Elapsed < limit)
+                    Thread.Sleep(1);
+            }
+            Check.True(AsyncProgress.WakeUps > wakeUps, $"a new await cut the engine's sleep short ({waking.Count} awaits)");
         });
+        for (int i = 0; i < waking.Count; i++)
+            await c.ISend(new[] { i }, c.Rank, Waking + i);
+        for (int i = 0; i < waking.Count; i++)
+            Check.Equal(Waking + i, (await waking[i]).Tag, "each waking await completes with its own message");
         await c.ISend(new[] { 1 }, peer, tag + 1);
         await c.IRecv(new int[1], peer, tag + 1); // both sides saw their engine sleep
         await c.ISend(new[] { tag + c.Rank }, peer, tag);
