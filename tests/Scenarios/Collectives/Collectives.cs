@@ -1,5 +1,6 @@
 using System.MP;
 using System.Numerics;
+using static Scenarios.Heap;
 
 namespace Scenarios;
 
@@ -700,8 +701,6 @@ internal static class Collectives
             displs[i] = at;
         return displs;
     }
-
-    private static void CompactAll() => GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
 
     /// <summary>A user struct with generic-math operators: Sum, Product, Min and Max apply to it.</summary>
     internal readonly record struct Vec(long X, long Y) :

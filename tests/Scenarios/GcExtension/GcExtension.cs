@@ -3,6 +3,7 @@ using System.MP;
 using System.Runtime;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using static Scenarios.Heap;
 
 namespace Scenarios;
 
@@ -70,8 +71,6 @@ internal static class GcExtension
     private static readonly int[] s_sizes = [1, 3, 64, 1000, 4096, 30_000, 100_000, 300_000];
 
     private static int Pattern(int rank, int round, int k, int i) => (rank << 24) ^ (round << 16) ^ (k << 12) ^ i;
-
-    private static void CompactAll() => GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
 
     /// <summary>Checks a received array against the sender's pattern; counts a wrong message in <paramref name="bad"/> (the first five reported).</summary>
     private static void CheckPattern(int[] recv, int sender, int round, int k, ref int bad)
@@ -547,8 +546,6 @@ internal static class GcExtension
         for (int i = 0; i < 2048; i++)
             GC.KeepAlive(new byte[64]);
     }
-
-    private static unsafe nint Address(int[] a) => (nint)Unsafe.AsPointer(ref a[0]);
 
     private static void GcNotStarved(Communicator c)
     {

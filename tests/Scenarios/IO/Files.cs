@@ -1,6 +1,7 @@
 using System.IO;
 using System.MP;
 using System.Runtime.InteropServices;
+using static Scenarios.Heap;
 
 namespace Scenarios;
 
@@ -255,8 +256,6 @@ internal static class Files
         Check.Equal(0L, Mpi.GetStatistics().ActiveRequests, "no request left behind");
         Check.Equal(2 * c.Size, c.Allreduce(2, Op.Sum), "the ranks go on");
     }
-
-    private static void CompactAll() => GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
 
     private static void RoundTrip(Communicator c, string dir)
     {

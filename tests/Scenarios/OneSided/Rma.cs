@@ -1,5 +1,6 @@
 using System.MP;
 using System.Runtime.InteropServices;
+using static Scenarios.Heap;
 
 namespace Scenarios;
 
@@ -21,8 +22,6 @@ internal static class Rma
     }
 
     private static long Value(int rank, int i) => rank * 1000L + i;
-
-    private static void CompactAll() => GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
 
     private static void Operations(Communicator c)
     {
@@ -608,5 +607,4 @@ internal static class Rma
         GC.KeepAlive(keep);
         c.Barrier();
     }
-
 }

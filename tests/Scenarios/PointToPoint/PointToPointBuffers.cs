@@ -1,5 +1,6 @@
 using System.MP;
 using System.Numerics;
+using static Scenarios.Heap;
 
 namespace Scenarios;
 
@@ -544,6 +545,4 @@ internal static class PointToPointBuffers
         Check.Equal(Mpi.ProcNull, nul.Source, "a matched message from ProcNull");
         c.Barrier();
     }
-
-    private static void CompactAll() => GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
 }

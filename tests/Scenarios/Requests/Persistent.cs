@@ -1,5 +1,6 @@
 using System.MP;
 using System.Runtime.CompilerServices;
+using static Scenarios.Heap;
 
 namespace Scenarios;
 
@@ -21,11 +22,7 @@ internal static class Persistent
 
     private static int Value(int rank, int round, int side, int i) => (rank << 24) ^ (round << 8) ^ (side << 6) ^ i;
 
-    private static void CompactAll() => GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
-
     private const long NoGcBytes = 4 << 20;
-
-    private static unsafe nint Address(int[] a) => (nint)Unsafe.AsPointer(ref a[0]);
 
     // A 1-D halo exchange on a ring: each rank sends its two edge cells to its neighbours and
     // receives theirs, 1000 rounds, every round checked.  Even rounds start and complete the four
@@ -149,8 +146,10 @@ internal static class Persistent
             nint r = Address(recv);
             expected += r != recvAt ? 1 : 0;
             moved += r != recvAt ? 1 : 0;
-            recvAt = r;
             rr.Start();
+            // Active from here on: the address now is the one MPI has, even when another thread's
+            // collection broke the window above and moved the array before the start.
+            recvAt = Address(recv);
             ar?.Start();
             uncertain += EndNoGcRegion(collections);
             CompactAll(); // during the instance (the peer sends after the barrier): MPI's buffer stays put
@@ -158,10 +157,9 @@ internal static class Persistent
             c.Barrier();
             Check.True(GC.TryStartNoGCRegion(NoGcBytes), "no-GC region for the send's start");
             collections = GC.CollectionCount(0);
-            nint s = Address(send);
-            expected += s != sendAt ? 1 : 0;
-            sendAt = s;
+            expected += Address(send) != sendAt ? 1 : 0;
             sr.Start();
+            sendAt = Address(send); // pinned while active: the address MPI has
             uncertain += EndNoGcRegion(collections);
             sr.Wait();
             Status st = rr.Wait();

@@ -1,4 +1,5 @@
 using System.MP;
+using static Scenarios.Heap;
 
 namespace Scenarios;
 
@@ -28,8 +29,6 @@ internal static class Mpi4
 
     /// <summary>MPICH 4 has every MPI-4 call used here; Open MPI 4.1 none.</summary>
     private static bool Expected => !Mpi.LibraryVersion.StartsWith("Open MPI v4", StringComparison.Ordinal);
-
-    private static void CompactAll() => GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
 
     /// <summary>The call throws NotSupportedException naming the library and the MPI function.</summary>
     private static void NotSupported(string what, string function, Action call)
