@@ -14,5 +14,5 @@ internal static class Heap
     /// that moved the array, and a check that the array did not move would then hold by itself.
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    internal static unsafe nint Address(int[] a) => (nint)Unsafe.AsPointer(ref a[0]);
+    internal static unsafe nint Address<T>(T[] a) => (nint)Unsafe.AsPointer(ref a[0]);
 }

@@ -1,5 +1,6 @@
 using System.MP;
 using System.Runtime;
+using static Scenarios.Heap;
 
 namespace Scenarios;
 
@@ -368,7 +369,7 @@ internal static class Topologies
             Array.Fill(recv, sentinel);
             Array.Fill(vRecv, sentinel);
             Array.Fill(allRecv, sentinel);
-            GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+            CompactAll();
             PersistentRequest.StartAll(gather, allv, allAgain);
             PersistentRequest.WaitAll(gather, allv, allAgain);
             Check.Sequence<int>(Shifted(expectGather), recv, $"{what}: NeighborAllgatherInit round {round}");
@@ -404,7 +405,7 @@ internal static class Topologies
                     send[m * count + i] = Value(t.Rank, m, i) + round;
             Array.Fill(recv, sentinel);
             GCSettings.LargeObjectHeapCompactionMode = GCLargeObjectHeapCompactionMode.CompactOnce;
-            GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+            CompactAll();
             all.Start();
             all.Wait();
             bool ok = true;
@@ -437,7 +438,7 @@ internal static class Topologies
             Array.Fill(recvCounts, 0);
             Array.Fill(recvDispls, 1000);
             _ = new byte[64 * 1024];
-            GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+            CompactAll();
             r.Wait();
             bool ok = true;
             for (int j = 0; j < d.InDegree; j++)

@@ -406,7 +406,7 @@ internal static class GcExtension
             if (round % 4 == 0)
             {
                 GCSettings.LargeObjectHeapCompactionMode = GCLargeObjectHeapCompactionMode.CompactOnce;
-                GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+                CompactAll();
                 lohCompactions++;
             }
             else if (round % 4 == 2)

@@ -459,13 +459,13 @@ internal static class Files
                 reqs[k] = k % 2 == 0 ? f.IWriteAt(FileOffset.Elements(offset), arrays[k]) : f.IWriteAt(FileOffset.Elements(offset), arrays[k], 0, len);
                 garbage.Add(new byte[1000 + k]); // something to move around them
                 if (k % 8 == 0)
-                    GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+                    CompactAll();
             }
             // Made inside the post (a failed nonblocking access never completes in MPICH 4.0 and
             // crashes Open MPI 4.1's MPI_Wait: scenario files-errors, DeviceFull), so complete at once,
             // the arrays needing no hold (none registered, no GCHandle).
             Check.Equal(0L, Mpi.GetStatistics().OpenMpiRequests, "every IWriteAt complete when it returns (no MPI request open)");
-            GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+            CompactAll();
             Status[] sts = Request.WaitAll(reqs);
             Check.True(sts.All(s => s.GetCount<int>() == len), "every IWriteAt wrote all its elements");
             Check.Equal(0L, Mpi.GetStatistics().PinnedHandles, "no pin is left after completion");
@@ -480,7 +480,7 @@ internal static class Files
                 back[k] = new int[len + 4];
                 reqs[k] = f.IReadAt(FileOffset.Elements(((long)k * p + other) * len), back[k], 2, len);
                 if (k % 8 == 0)
-                    GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+                    CompactAll();
             }
             Check.Equal(0L, Mpi.GetStatistics().OpenMpiRequests, "every IReadAt complete when it returns (no MPI request open)");
             int bad = 0;

@@ -588,14 +588,14 @@ internal static class Rma
             if (round % 4 == 3)
             {
                 CompactAll();
-                Check.Equal(address, (long)Marshal.UnsafeAddrOfPinnedArrayElement(target, 0), "the attached array did not move");
+                Check.Equal(address, (long)Address(target), "the attached array did not move");
                 win.Flush(right);
             }
         }
         win.UnlockAll();
         c.Barrier();
         CompactAll();
-        Check.Equal(address, (long)Marshal.UnsafeAddrOfPinnedArrayElement(target, 0), "the attached array did not move");
+        Check.Equal(address, (long)Address(target), "the attached array did not move");
         win.Lock(me, LockType.Shared);
         int bad = 0;
         for (int round = 0; round < rounds; round++)

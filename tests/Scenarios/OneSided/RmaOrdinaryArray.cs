@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.MP;
+using static Scenarios.Heap;
 
 namespace Scenarios;
 
@@ -11,7 +12,7 @@ namespace Scenarios;
 /// (each flushed, one element) on such a window and on one over Mpi.AllocatePinned, printed
 /// and not judged (RMA_LATENCY_ROUNDS sets the rounds, default 200).
 /// </summary>
-internal static unsafe class RmaOrdinaryArray
+internal static class RmaOrdinaryArray
 {
     internal static void Register(Dictionary<Scenario, Action<Communicator>> s) => s[Scenario.RmaOrdinaryArray] = Run;
 
@@ -52,10 +53,10 @@ internal static unsafe class RmaOrdinaryArray
         nint address;
         using (Window<long> win = Window<long>.Create(c, mine))
         {
-            address = (nint)Unsafe(mine);
+            address = Address(mine);
             for (int i = 0; i < 3; i++)
-                GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
-            Check.Equal(address, (nint)Unsafe(mine), "the window's array stays in place across compacting collections");
+                CompactAll();
+            Check.Equal(address, Address(mine), "the window's array stays in place across compacting collections");
             Check.Equal((long)n, win.LengthOf(right), "LengthOf counts the array's elements");
             Check.Throws<ArgumentException>(() => win.Put([1L], right, n), "a Put past the end of the target's array");
 
@@ -75,12 +76,6 @@ internal static unsafe class RmaOrdinaryArray
             Check.Sequence<long>([1000L * r + 11, 1000L * r + 13], back, "Get from the other rank's ordinary array");
         }
         Check.True(mine[0] == 1000L * left, "the array outlives the window");
-    }
-
-    private static long* Unsafe(long[] a)
-    {
-        fixed (long* p = a)
-            return p;
     }
 
     /// <summary>Median microseconds of one flushed Put, Get and Accumulate of one element towards <paramref name="target"/>.</summary>

@@ -1,4 +1,5 @@
 using System.MP;
+using static Scenarios.Heap;
 
 namespace Scenarios;
 
@@ -29,7 +30,7 @@ internal static class ScalarForms
             c.Send(10L * r, right, 3);
             c.Send(10L * r + 1, right, 4);
             for (int i = 0; i < 3; i++)
-                GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true); // the box must not move under MPI
+                CompactAll(); // the box must not move under MPI
             MpiRequest.WaitAll(first.Request, second.Request);
             Check.Equal(10L * left, first.Result, "IRecv<long>.Result after a request set");
             Check.True(second.TryGetResult(out long v) && v == 10L * left + 1, "IRecv<long>.TryGetResult");

@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using System.MP;
+using static Scenarios.Heap;
 
 namespace Scenarios;
 
@@ -297,7 +298,7 @@ internal static class Async
         for (int i = 0; i < 3; i++)
         {
             _ = new byte[1 << 16];
-            GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+            CompactAll();
         }
         if (!Mpi.IsHosted)
             Check.True(Mpi.GetStatistics().PinnedHandles > 0, "library mode: the awaited buffer is pinned");

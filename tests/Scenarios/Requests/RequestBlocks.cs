@@ -1,5 +1,6 @@
 using System.MP;
 using System.Runtime.CompilerServices;
+using static Scenarios.Heap;
 
 namespace Scenarios;
 
@@ -190,7 +191,7 @@ internal static class RequestBlocks
         bool extension = Mpi.GetStatistics().GcExtensionActive;
         if (extension)
         {
-            GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+            CompactAll();
             Check.True(Mpi.GetStatistics().PinnedAtLastMark >= 1, "the entry's buffer is pinned while its message has not come");
         }
         c.Barrier(); // the peer sends only once this side's first mark is over (a loaded machine may delay it)
@@ -198,7 +199,7 @@ internal static class RequestBlocks
         c.Send(Enumerable.Range(0, 256).ToArray(), peer, 1400);
         c.Send(new[] { 1 }, peer, 1401);
         c.Recv(new int[1], peer, 1401); // after the data, on the same channel: the receive has finished
-        GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+        CompactAll();
         MpiStatistics after = Mpi.GetStatistics();
         if (extension)
         {

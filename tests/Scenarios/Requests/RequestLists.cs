@@ -1,4 +1,5 @@
 using System.MP;
+using static Scenarios.Heap;
 
 namespace Scenarios;
 
@@ -48,7 +49,7 @@ internal static class RequestLists
                 badIndex += c.ISend(send[w], 0, width + w, next, w, list) == window + w ? 0 : 1;
             Check.Equal(2 * window, list.Count, "Count after posting a window");
             if (round % 5 == 0)
-                GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true); // the arrays must not move
+                CompactAll(); // the arrays must not move
             if (round % 2 == 0)
                 list.WaitAll(statuses);
             else
